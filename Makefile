@@ -1,0 +1,45 @@
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/pip install --constraint constraints.txt
+DEMO_OUT ?= demo-output
+
+.PHONY: help venv install install-dev install-rl demo test test-slow lint typecheck bench clean
+
+help:
+	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
+	@echo "make test       install with the dev and rl extras, run the test suite"
+	@echo "make test-slow  run the slow tests too"
+	@echo "make lint       ruff + mypy"
+	@echo "make bench      run the benchmarks under benchmarks/"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+venv: $(BIN)/python
+
+install: venv
+	$(PIP) --quiet -e .
+
+install-dev: venv
+	$(PIP) --quiet -e ".[dev,rl]"
+
+demo: install
+	$(BIN)/paretosurf demo --out $(DEMO_OUT)
+
+test: install-dev
+	$(BIN)/python -m pytest -n 2 -q
+
+test-slow: install-dev
+	$(BIN)/python -m pytest -n 2 -q -m "slow or not slow"
+
+lint: install-dev
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+bench: install-dev
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) $(DEMO_OUT) bench-output .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,34 @@
+"""paretosurf: Pareto points evenly spaced along the front, from a single-objective solver.
+
+The main entry point is :func:`surf`; see the README for a ten-line example.
+"""
+
+from paretosurf import baselines, metrics, problems
+from paretosurf.cdf import ArcLengthCDF
+from paretosurf.executors import LocalExecutor, ProcessExecutor
+from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
+from paretosurf.solvers import GradientSolver, InnerSolver, InnerSolverError, Solution
+from paretosurf.surf import IterationRecord, SurfResult, SurfState, surf
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ArcLengthCDF",
+    "GradientSolver",
+    "InnerSolver",
+    "InnerSolverError",
+    "IterationRecord",
+    "LocalExecutor",
+    "ProcessExecutor",
+    "Solution",
+    "SpeedCDF",
+    "SurfResult",
+    "SurfState",
+    "__version__",
+    "baselines",
+    "metrics",
+    "problems",
+    "surf",
+    "weights_from_front",
+    "weights_from_speed",
+]

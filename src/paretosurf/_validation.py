@@ -1,0 +1,97 @@
+"""Argument checks shared across the library: one message style, nothing silently clipped."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+def check_n_segments(n_segments: object, *, name: str = "n_segments") -> int:
+    """Return ``n_segments`` as an int >= 1, or raise naming the argument."""
+    if isinstance(n_segments, bool) or not isinstance(n_segments, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 1, got {n_segments!r}")
+    if n_segments < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {n_segments}")
+    return int(n_segments)
+
+
+def check_alpha(alpha: object, *, name: str = "alpha") -> float:
+    """Return ``alpha`` as a float in (0, 1], or raise naming the argument."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise TypeError(f"{name} must be a real number in (0, 1], got {alpha!r}")
+    value = float(alpha)
+    if not (0.0 < value <= 1.0):
+        raise ValueError(f"{name} must lie in (0, 1], got {value}")
+    return value
+
+
+def check_non_negative_int(value: object, *, name: str) -> int:
+    """Return ``value`` as an int >= 0, or raise naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 0, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value}")
+    return int(value)
+
+
+def check_positive_int(value: object, *, name: str) -> int:
+    """Return ``value`` as an int >= 1, or raise naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value}")
+    return int(value)
+
+
+def check_positive(value: object, *, name: str) -> float:
+    """Return ``value`` as a finite float > 0, or raise naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a positive real number, got {value!r}")
+    out = float(value)
+    if not (np.isfinite(out) and out > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {out}")
+    return out
+
+
+def as_weights(
+    weights: ArrayLike, *, name: str = "weights", span_unit_interval: bool = True
+) -> FloatArray:
+    """Validate a strictly increasing 1-D weight array inside [0, 1].
+
+    With ``span_unit_interval`` the first weight must be 0 and the last 1.
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1 or w.size < 2:
+        raise ValueError(f"{name} must be a 1-D array of at least 2 weights, got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError(f"{name} must be finite")
+    if np.any((w < 0) | (w > 1)):
+        bad = w[(w < 0) | (w > 1)]
+        raise ValueError(f"{name} must lie in [0, 1]; got {bad.tolist()}")
+    if np.any(np.diff(w) <= 0):
+        raise ValueError(f"{name} must be strictly increasing")
+    if span_unit_interval and (w[0] != 0.0 or w[-1] != 1.0):
+        raise ValueError(f"{name} must start at 0 and end at 1; got {w[0]} and {w[-1]}")
+    return w
+
+
+def as_front_points(
+    points: ArrayLike, *, n_points: int | None = None, name: str = "points", min_points: int = 2
+) -> FloatArray:
+    """Validate a finite ``(P, M)`` array of objective vectors with M >= 1."""
+    p = np.asarray(points, dtype=np.float64)
+    if p.ndim != 2 or p.shape[1] < 1:
+        raise ValueError(f"{name} must be a 2-D array of shape (n_points, n_objectives), "
+                         f"got shape {p.shape}")
+    if n_points is not None and p.shape[0] != n_points:
+        raise ValueError(f"{name} must have {n_points} rows (one per weight), got {p.shape[0]}")
+    if p.shape[0] < min_points:
+        raise ValueError(f"{name} must have at least {min_points} rows, got {p.shape[0]}")
+    if not np.all(np.isfinite(p)):
+        rows = np.flatnonzero(~np.all(np.isfinite(p), axis=1))
+        raise ValueError(f"{name} must be finite; rows {rows.tolist()} are not")
+    return p

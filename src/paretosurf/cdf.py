@@ -1,0 +1,329 @@
+"""The arc-length CDF ``Phi`` of a Pareto front, as SURF estimates and refines it.
+
+``Phi(w) = s(w) / s(1)`` is the fraction of the front's arc length traversed by the
+linear-scalarization path up to weight ``w``. SURF rebuilds an estimate ``Phi~`` from the
+cumulative chord lengths between consecutive front points (monotone PCHIP interpolation) and
+damps it into the running estimate: ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``.
+
+:class:`ArcLengthCDF` stores every such function *exactly* as one piecewise cubic Hermite
+spline: a PCHIP interpolant is a cubic on each interval between its knots, so a convex
+combination of two of them is a cubic on each interval of the union of their knots and is
+determined by its values and slopes there. The mixture therefore never needs a resampling grid
+and its inverse is exact up to floating-point rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.interpolate import PchipInterpolator
+
+from paretosurf._validation import (
+    as_front_points,
+    as_weights,
+    check_alpha,
+    check_n_segments,
+)
+
+__all__ = ["ArcLengthCDF"]
+
+FloatArray = NDArray[np.float64]
+
+#: Knots of a mixture closer than this are merged (the later one is dropped). The error this
+#: introduces is of order ``gap**2`` times the jump in the second derivative: far below 1e-20.
+_KNOT_MERGE_TOL = 1e-13
+
+#: Relative floor on chord lengths when a CDF is rebuilt from front points. Coincident points
+#: (zero chords) would make ``Phi~`` flat on an interval and hence not invertible; each chord is
+#: raised to at least this fraction of the mean chord, so the rebuilt CDF stays strictly
+#: increasing. Chords above the floor are left unchanged.
+CHORD_FLOOR = 1e-6
+
+
+class ArcLengthCDF:
+    """A strictly increasing CDF on ``[0, 1]`` with ``Phi(0) = 0`` and ``Phi(1) = 1``.
+
+    Stored as a C1 piecewise cubic Hermite spline: knots ``x`` (``0 = x_0 < ... < x_K = 1``),
+    values ``y = Phi(x)`` and slopes ``d = Phi'(x)``. Build one with :meth:`identity`,
+    :meth:`from_front` or :meth:`from_knots`; combine with :meth:`mix`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import paretosurf as ps
+    >>> w = np.linspace(0.0, 1.0, 5)
+    >>> points = np.c_[w**2, 1 - w**2]          # a straight front traversed at speed ~ w
+    >>> phi = ps.ArcLengthCDF.from_front(w, points)
+    >>> float(phi(0.5))                          # arc fraction at w = 0.5 is exactly 0.25
+    0.25
+    >>> float(phi.inverse(0.25))
+    0.5
+    >>> mixed = ps.ArcLengthCDF.identity().mix(phi, alpha=0.3)
+    >>> round(float(mixed(0.5)), 12)             # 0.3 * 0.25 + 0.7 * 0.5
+    0.425
+    """
+
+    __slots__ = ("_d", "_x", "_y")
+
+    def __init__(self, x: ArrayLike, y: ArrayLike, d: ArrayLike) -> None:
+        x_arr = np.asarray(x, dtype=np.float64)
+        y_arr = np.asarray(y, dtype=np.float64)
+        d_arr = np.asarray(d, dtype=np.float64)
+        if x_arr.ndim != 1 or x_arr.shape != y_arr.shape or x_arr.shape != d_arr.shape:
+            raise ValueError("knots, values and slopes must be 1-D arrays of equal length")
+        if x_arr.size < 2:
+            raise ValueError("an ArcLengthCDF needs at least two knots")
+        if not (np.all(np.isfinite(x_arr)) and np.all(np.isfinite(y_arr))
+                and np.all(np.isfinite(d_arr))):
+            raise ValueError("knots, values and slopes must be finite")
+        if x_arr[0] != 0.0 or x_arr[-1] != 1.0 or np.any(np.diff(x_arr) <= 0):
+            raise ValueError("knots must increase strictly from 0 to 1")
+        if y_arr[0] != 0.0 or y_arr[-1] != 1.0 or np.any(np.diff(y_arr) <= 0):
+            raise ValueError("values must increase strictly from Phi(0)=0 to Phi(1)=1")
+        if np.any(d_arr < 0):
+            raise ValueError("slopes of a CDF must be non-negative")
+        self._x = x_arr
+        self._y = y_arr
+        self._d = d_arr
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def identity(cls) -> ArcLengthCDF:
+        """The uniform CDF ``Phi_0(w) = w`` that SURF starts from.
+
+        Examples
+        --------
+        >>> import paretosurf as ps
+        >>> ps.ArcLengthCDF.identity().quantile_weights(4).tolist()
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+        """
+        return cls([0.0, 1.0], [0.0, 1.0], [1.0, 1.0])
+
+    @classmethod
+    def from_knots(cls, x: ArrayLike, y: ArrayLike) -> ArcLengthCDF:
+        """Monotone PCHIP interpolant of increasing data ``(x, y)`` with ``x`` spanning [0, 1].
+
+        ``y`` is normalized so that ``Phi(0) = 0`` and ``Phi(1) = 1``. Uses scipy's
+        :class:`~scipy.interpolate.PchipInterpolator` (Fritsch-Carlson slopes with the
+        three-point shape-preserving end rule, the paper's Algorithm 2).
+
+        Parameters
+        ----------
+        x : array_like, shape (K,)
+            Strictly increasing knots with ``x[0] == 0`` and ``x[-1] == 1``.
+        y : array_like, shape (K,)
+            Strictly increasing values.
+        """
+        x_arr = as_weights(x, name="x")
+        y_arr = np.asarray(y, dtype=np.float64)
+        if y_arr.shape != x_arr.shape:
+            raise ValueError(f"y must have shape {x_arr.shape}, got {y_arr.shape}")
+        if not np.all(np.isfinite(y_arr)) or np.any(np.diff(y_arr) <= 0):
+            raise ValueError("y must be finite and strictly increasing")
+        y_arr = (y_arr - y_arr[0]) / (y_arr[-1] - y_arr[0])
+        y_arr[0], y_arr[-1] = 0.0, 1.0
+        slopes = PchipInterpolator(x_arr, y_arr).derivative()(x_arr)
+        return cls(x_arr, y_arr, np.maximum(slopes, 0.0))
+
+    @classmethod
+    def from_front(cls, weights: ArrayLike, points: ArrayLike) -> ArcLengthCDF:
+        """Rebuild ``Phi~`` from front points by cumulative chord length and PCHIP.
+
+        Parameters
+        ----------
+        weights : array_like, shape (N+1,)
+            Strictly increasing weights with ``weights[0] == 0`` and ``weights[-1] == 1``.
+        points : array_like, shape (N+1, M)
+            Objective vectors solved at ``weights``, in the same order.
+
+        Returns
+        -------
+        ArcLengthCDF
+            ``Phi~(w) = s~(w) / s~(1)``, where ``s~(w_n)`` is the cumulative chord length.
+            Chords shorter than ``CHORD_FLOOR`` times the mean chord are raised to it, so
+            coincident points still give a strictly increasing CDF; if all points coincide
+            the result is the identity.
+
+        Examples
+        --------
+        >>> import paretosurf as ps
+        >>> phi = ps.ArcLengthCDF.from_front([0, 0.5, 1], [[0, 1], [0, 1], [1, 0]])
+        >>> bool(phi(0.5) < 1e-5)          # first chord has zero length
+        True
+        """
+        w = as_weights(weights, name="weights")
+        pts = as_front_points(points, n_points=w.size, name="points")
+        chords = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+        return cls.from_knots(w, np.concatenate([[0.0], np.cumsum(floor_chords(chords))]))
+
+    # ------------------------------------------------------------------ evaluation
+    @property
+    def knots(self) -> FloatArray:
+        """Knots ``x`` of the Hermite representation (read-only copy)."""
+        return self._x.copy()
+
+    @property
+    def values(self) -> FloatArray:
+        """``Phi`` at the knots (read-only copy)."""
+        return self._y.copy()
+
+    @property
+    def slopes(self) -> FloatArray:
+        """``Phi'`` at the knots (read-only copy)."""
+        return self._d.copy()
+
+    def _locate(self, w: FloatArray) -> tuple[NDArray[np.intp], FloatArray, FloatArray]:
+        k = np.clip(np.searchsorted(self._x, w, side="right") - 1, 0, self._x.size - 2)
+        h = self._x[k + 1] - self._x[k]
+        theta = (w - self._x[k]) / h
+        return k, h, theta
+
+    def __call__(self, w: ArrayLike) -> FloatArray:
+        """Evaluate ``Phi(w)`` for ``w`` in [0, 1] (vectorised; values outside are clamped)."""
+        w_arr = np.clip(np.asarray(w, dtype=np.float64), 0.0, 1.0)
+        k, h, t = self._locate(w_arr)
+        y0, y1, d0, d1 = self._y[k], self._y[k + 1], self._d[k], self._d[k + 1]
+        h00 = (1 + 2 * t) * (1 - t) ** 2
+        h10 = t * (1 - t) ** 2
+        h01 = t * t * (3 - 2 * t)
+        h11 = t * t * (t - 1)
+        return np.asarray(h00 * y0 + h10 * h * d0 + h01 * y1 + h11 * h * d1, dtype=np.float64)
+
+    def derivative(self, w: ArrayLike) -> FloatArray:
+        """Evaluate the density ``Phi'(w)`` (proportional to the estimated front speed)."""
+        w_arr = np.clip(np.asarray(w, dtype=np.float64), 0.0, 1.0)
+        k, h, t = self._locate(w_arr)
+        y0, y1, d0, d1 = self._y[k], self._y[k + 1], self._d[k], self._d[k + 1]
+        secant = (y1 - y0) / h
+        return np.asarray(
+            6 * t * (1 - t) * secant + (1 - t) * (1 - 3 * t) * d0 + t * (3 * t - 2) * d1,
+            dtype=np.float64,
+        )
+
+    def inverse(self, q: ArrayLike) -> FloatArray:
+        """Solve ``Phi(w) = q`` for ``q`` in [0, 1], to within floating-point rounding.
+
+        The knot interval is found from the knot values; inside it the cubic is solved by
+        Newton's method safeguarded by bisection (the cubic is monotone there), vectorised
+        over all ``q``.
+
+        Raises
+        ------
+        ValueError
+            If any ``q`` is outside [0, 1] or not finite.
+        """
+        q_arr = np.asarray(q, dtype=np.float64)
+        if not np.all(np.isfinite(q_arr)) or np.any((q_arr < 0) | (q_arr > 1)):
+            raise ValueError("q must lie in [0, 1]")
+        flat = q_arr.ravel()
+        k = np.clip(np.searchsorted(self._y, flat, side="right") - 1, 0, self._x.size - 2)
+        lo = self._x[k].copy()
+        hi = self._x[k + 1].copy()
+        w = lo + (hi - lo) * (flat - self._y[k]) / (self._y[k + 1] - self._y[k])
+        for _ in range(100):
+            f = self(w) - flat
+            lo = np.where(f < 0, w, lo)
+            hi = np.where(f > 0, w, hi)
+            slope = self.derivative(w)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                newton = w - f / slope
+            inside = np.isfinite(newton) & (newton > lo) & (newton < hi)
+            w_new = np.where(inside, newton, 0.5 * (lo + hi))
+            # Residuals at rounding level: keep w (a linear piece is then inverted exactly).
+            w_new = np.where(np.abs(f) <= 2 * np.finfo(float).eps, w, w_new)
+            if np.all(np.abs(w_new - w) <= 4 * np.finfo(float).eps * np.maximum(w, 1e-300)):
+                w = w_new
+                break
+            w = w_new
+        w = np.where(flat == 0, 0.0, np.where(flat == 1, 1.0, w))
+        return w.reshape(q_arr.shape)
+
+    def quantile_weights(self, n_segments: int) -> FloatArray:
+        """Weights ``w_n = Phi^{-1}(n / N)``, n = 0..N: Rule 1 for this CDF.
+
+        Returns
+        -------
+        ndarray, shape (N+1,)
+            Strictly increasing, ``w_0 = 0`` and ``w_N = 1``.
+
+        Examples
+        --------
+        >>> import paretosurf as ps
+        >>> ps.ArcLengthCDF.identity().quantile_weights(2).tolist()
+        [0.0, 0.5, 1.0]
+        """
+        n = check_n_segments(n_segments)
+        return self.inverse(np.arange(n + 1) / n)
+
+    # ------------------------------------------------------------------ algebra
+    def mix(self, other: ArcLengthCDF, alpha: float) -> ArcLengthCDF:
+        """The damped update ``alpha * other + (1 - alpha) * self``, represented exactly.
+
+        Parameters
+        ----------
+        other : ArcLengthCDF
+            The fresh estimate ``Phi~_t``.
+        alpha : float
+            Damping factor in (0, 1]; ``alpha = 1`` returns ``other``.
+        """
+        if not isinstance(other, ArcLengthCDF):
+            raise TypeError(f"other must be an ArcLengthCDF, got {type(other).__name__}")
+        a = check_alpha(alpha)
+        if a == 1.0:
+            return other
+        x = merge_knots(np.union1d(self._x, other._x))
+        y = a * other(x) + (1 - a) * self(x)
+        d = a * other.derivative(x) + (1 - a) * self.derivative(x)
+        y[0], y[-1] = 0.0, 1.0
+        return ArcLengthCDF(x, y, np.maximum(d, 0.0))
+
+    # ------------------------------------------------------------------ serialisation
+    def to_dict(self) -> dict[str, list[float]]:
+        """A JSON-serialisable dict; :meth:`from_dict` restores the identical CDF."""
+        return {"knots": self._x.tolist(), "values": self._y.tolist(), "slopes": self._d.tolist()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ArcLengthCDF:
+        """Inverse of :meth:`to_dict`."""
+        return cls(data["knots"], data["values"], data["slopes"])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ArcLengthCDF):
+            return NotImplemented
+        return bool(
+            np.array_equal(self._x, other._x)
+            and np.array_equal(self._y, other._y)
+            and np.array_equal(self._d, other._d)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ArcLengthCDF(n_knots={self._x.size})"
+
+
+def floor_chords(chords: FloatArray) -> FloatArray:
+    """Raise each chord to at least ``CHORD_FLOOR`` times the mean chord (all equal if all zero)."""
+    mean = float(np.mean(chords)) if chords.size else 0.0
+    if mean <= 0.0:
+        return np.ones_like(chords)
+    return np.maximum(chords, CHORD_FLOOR * mean)
+
+
+def merge_knots(x: FloatArray) -> FloatArray:
+    """Drop knots closer than ``_KNOT_MERGE_TOL`` to the previous one, keeping 0 and 1."""
+    keep = np.ones(x.size, dtype=bool)
+    last = x[0]
+    for i in range(1, x.size):
+        if x[i] - last < _KNOT_MERGE_TOL:
+            keep[i] = False
+        else:
+            last = x[i]
+    merged = x[keep]
+    merged[-1] = 1.0
+    if merged.size < 2:
+        return np.array([0.0, 1.0])
+    return merged

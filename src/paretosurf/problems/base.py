@@ -1,0 +1,97 @@
+"""Common interface of the library's bi-objective test problems.
+
+A problem knows its exact linear-scalarization solution ``argmin(w)``, its objectives, and
+hence its Pareto front ``front(w) = h(argmin(w))``; from the front speed ``speed(w)`` it derives
+the true arc-length CDF (``cdf()``), the Rule 1 weights and a dense reference front for IGD.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from paretosurf._validation import check_n_segments
+from paretosurf.rules import SpeedCDF, speed_from_front
+from paretosurf.solvers import Solution
+
+__all__ = ["BiObjectiveProblem", "ExactSolver", "as_weight_array"]
+
+FloatArray = NDArray[np.float64]
+
+
+def as_weight_array(w: ArrayLike, *, name: str = "w") -> FloatArray:
+    """Weights as a float array (any shape) inside [0, 1], or a ``ValueError``."""
+    arr = np.asarray(w, dtype=np.float64)
+    if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return arr
+
+
+class BiObjectiveProblem(ABC):
+    """Base class: subclasses define ``argmin``, ``objectives`` and ideally ``speed``.
+
+    Conventions: both objectives are minimized and ``w`` weighs objective 1, i.e. the scalarized
+    problem is ``min_x w * h1(x) + (1 - w) * h2(x)``.
+    """
+
+    n_objectives: int = 2
+
+    @abstractmethod
+    def argmin(self, w: float) -> Any:
+        """The exact minimizer of the scalarized problem at weight ``w``."""
+
+    @abstractmethod
+    def objectives(self, x: Any) -> FloatArray:
+        """Objective vector ``h(x)``, shape (M,)."""
+
+    def front(self, w: ArrayLike) -> FloatArray:
+        """Pareto front ``f_PF(w)``: weights of shape (K,) to points of shape (K, M)."""
+        w_arr = np.atleast_1d(as_weight_array(w))
+        return np.stack([self.objectives(self.argmin(float(x))) for x in w_arr.ravel()])
+
+    def speed(self, w: ArrayLike) -> FloatArray:
+        """Front speed ``v(w) = ||f_PF'(w)||`` (default: numerical differentiation)."""
+        return speed_from_front(self.front)(np.asarray(w, dtype=np.float64))
+
+    @cached_property
+    def _cdf(self) -> SpeedCDF:
+        return SpeedCDF(self.speed)
+
+    def cdf(self) -> SpeedCDF:
+        """The true arc-length CDF ``Phi`` (callable, with ``inverse`` and
+        ``quantile_weights``)."""
+        return self._cdf
+
+    def optimal_weights(self, n_segments: int) -> FloatArray:
+        """Rule 1 weights ``Phi^{-1}(n / N)`` for this problem."""
+        return self.cdf().quantile_weights(check_n_segments(n_segments))
+
+    def reference_front(self, n_points: int = 1001) -> FloatArray:
+        """``n_points`` exact front points evenly spaced in arc length (for IGD)."""
+        return self.front(self.optimal_weights(check_n_segments(n_points - 1, name="n_points - 1")))
+
+    def solver(self) -> ExactSolver:
+        """An inner solver returning the exact scalarized solution (ignores warm starts)."""
+        return ExactSolver(self)
+
+
+class ExactSolver:
+    """Inner solver that calls a problem's exact ``argmin``; the state is the minimizer."""
+
+    def __init__(self, problem: BiObjectiveProblem) -> None:
+        self.problem = problem
+
+    def solve(self, weight: float, state: Any = None) -> Solution:
+        x = self.problem.argmin(float(weight))
+        return Solution(self.problem.objectives(x), state=x, info={"steps": 1})
+
+    def solve_many(self, weights: Sequence[float], states: Sequence[Any]) -> list[Solution]:
+        return [self.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
+
+    def __repr__(self) -> str:
+        return f"ExactSolver({self.problem!r})"

@@ -1,0 +1,277 @@
+"""Inner solvers: the protocol SURF calls, adapters, and a generic K-step gradient solver.
+
+An inner solver solves (exactly or approximately) the linearly scalarized problem
+``min_u w * h1(u) + (1 - w) * h2(u)`` for one weight ``w`` (the weight on objective 1),
+starting from a warm start ``state`` (``None`` on a slot's first call), and returns a
+:class:`Solution`. Anything with a ``solve(weight, state)`` method qualifies, and so does a plain
+callable ``(weight, state) -> Solution``. A solver may also offer
+``solve_many(weights, states) -> list[Solution]`` for vectorised or batched solves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from paretosurf._validation import check_positive, check_positive_int
+
+__all__ = [
+    "GradientSolver",
+    "InnerSolver",
+    "InnerSolverError",
+    "Solution",
+    "as_solver",
+    "solve_slots",
+]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass
+class Solution:
+    """What an inner solver returns for one weight.
+
+    Attributes
+    ----------
+    objectives : ndarray, shape (M,)
+        The objective vector ``h(u)`` of the solution (minimized).
+    state : object
+        Whatever the solver needs to warm-start the next solve of this slot (parameters,
+        optimizer moments, a checkpoint path...). Must be picklable for checkpoints.
+    info : dict
+        Free-form diagnostics. The key ``"steps"`` (int), when present, is summed into the
+        run's budget accounting.
+    """
+
+    objectives: FloatArray
+    state: Any = None
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.objectives = np.atleast_1d(np.asarray(self.objectives, dtype=np.float64))
+        if self.objectives.ndim != 1:
+            raise ValueError(
+                f"Solution.objectives must be a 1-D vector, got shape {self.objectives.shape}"
+            )
+
+
+@runtime_checkable
+class InnerSolver(Protocol):
+    """Protocol of an inner solver: ``solve(weight, state) -> Solution``."""
+
+    def solve(self, weight: float, state: Any) -> Solution:  # pragma: no cover - protocol
+        ...
+
+
+class InnerSolverError(RuntimeError):
+    """An inner solve failed or returned an unusable result; names the slot and weight."""
+
+    def __init__(self, message: str, *, slot: int | None = None, weight: float | None = None):
+        super().__init__(message)
+        self.slot = slot
+        self.weight = weight
+
+
+class _CallableSolver:
+    """Adapter giving a plain callable the :class:`InnerSolver` interface."""
+
+    def __init__(self, fn: Callable[[float, Any], Any]) -> None:
+        self._fn = fn
+
+    def solve(self, weight: float, state: Any) -> Any:
+        return self._fn(weight, state)
+
+    def __repr__(self) -> str:
+        return f"CallableSolver({getattr(self._fn, '__name__', repr(self._fn))})"
+
+
+def as_solver(solver: object) -> Any:
+    """Return an object with ``solve`` (and ``solve_many`` when the input has it).
+
+    Raises
+    ------
+    TypeError
+        If ``solver`` has no ``solve`` method and is not callable.
+    """
+    if hasattr(solver, "solve") and callable(solver.solve):
+        return solver
+    if callable(solver):
+        return _CallableSolver(solver)
+    raise TypeError(
+        "solver must have a solve(weight, state) method or be a callable "
+        f"(weight, state) -> Solution; got {type(solver).__name__}"
+    )
+
+
+def _to_solution(raw: object, slot: int, weight: float) -> Solution:
+    if isinstance(raw, Solution):
+        sol = raw
+    elif isinstance(raw, tuple) and len(raw) in (2, 3):
+        sol = Solution(*raw)
+    else:
+        raise InnerSolverError(
+            f"inner solver returned {type(raw).__name__} for slot {slot} (weight {weight:.6g}); "
+            "expected a Solution(objectives, state, info) or a tuple (objectives, state)",
+            slot=slot,
+            weight=weight,
+        )
+    if not np.all(np.isfinite(sol.objectives)):
+        raise InnerSolverError(
+            f"inner solver returned non-finite objectives {sol.objectives.tolist()} for slot "
+            f"{slot} (weight {weight:.6g})",
+            slot=slot,
+            weight=weight,
+        )
+    return sol
+
+
+def solve_slots(
+    solver: Any, weights: FloatArray, states: Sequence[Any], slots: Sequence[int] | None = None
+) -> list[Solution]:
+    """Solve all slots in this process, through ``solve_many`` when the solver offers it.
+
+    Every result is checked: a raised exception or non-finite objective becomes an
+    :class:`InnerSolverError` naming the slot and weight. ``slots`` gives the slot numbers used
+    in messages (default ``0..len(weights)-1``).
+
+    Returns
+    -------
+    list of Solution
+        One per weight, in order; all with the same number of objectives.
+    """
+    slot_ids = list(range(len(weights))) if slots is None else list(slots)
+    if hasattr(solver, "solve_many"):
+        try:
+            raw_list = list(solver.solve_many(np.asarray(weights, dtype=np.float64), list(states)))
+        except InnerSolverError:
+            raise
+        except Exception as exc:
+            raise InnerSolverError(
+                f"inner solver's solve_many raised {type(exc).__name__}: {exc} "
+                f"(slots {slot_ids[0]}..{slot_ids[-1]}, weights {np.round(weights, 6).tolist()})"
+            ) from exc
+        if len(raw_list) != len(weights):
+            raise InnerSolverError(
+                f"solve_many returned {len(raw_list)} solutions for {len(weights)} weights"
+            )
+    else:
+        raw_list = []
+        for slot, w, st in zip(slot_ids, weights, states, strict=True):
+            try:
+                raw_list.append(solver.solve(float(w), st))
+            except Exception as exc:
+                raise InnerSolverError(
+                    f"inner solver raised {type(exc).__name__} for slot {slot} "
+                    f"(weight {float(w):.6g}): {exc}",
+                    slot=slot,
+                    weight=float(w),
+                ) from exc
+    solutions = [
+        _to_solution(raw, slot, float(w))
+        for raw, slot, w in zip(raw_list, slot_ids, weights, strict=True)
+    ]
+    sizes = {s.objectives.size for s in solutions}
+    if len(sizes) != 1:
+        raise InnerSolverError(f"inner solver returned objective vectors of sizes {sorted(sizes)}")
+    return solutions
+
+
+@dataclass
+class GradientState:
+    """Warm start of :class:`GradientSolver`: parameters and optimizer moments."""
+
+    params: FloatArray
+    m: FloatArray
+    v: FloatArray
+    t: int = 0
+
+
+class GradientSolver:
+    """K warm-started first-order steps on a scalarized objective (an inexact inner solver).
+
+    Parameters
+    ----------
+    objectives : callable
+        ``objectives(params) -> (M,)`` objective vector (minimized).
+    gradients : callable
+        ``gradients(params) -> (M, P)`` Jacobian of the objectives, or ``(2, ...)`` arrays of
+        any parameter shape; the step uses ``w * g1 + (1 - w) * g2``.
+    init : callable or array_like
+        Initial parameters for a slot's first call: an array, or ``init(weight) -> array``.
+    steps : int
+        Number of steps K per call.
+    lr : float
+        Step size.
+    optimizer : {"adam", "sgd"}
+        Adam keeps its moments in the warm-start state, so a slot continues where it stopped.
+    project : callable, optional
+        ``project(params) -> params`` applied after each step (projected gradient descent).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.solvers import GradientSolver
+    >>> f = lambda x: np.array([(x[0] - 1) ** 2, x[0] ** 2])
+    >>> g = lambda x: np.array([[2 * (x[0] - 1)], [2 * x[0]]])
+    >>> solver = GradientSolver(f, g, init=np.zeros(1), steps=200, lr=0.1, optimizer="sgd")
+    >>> sol = solver.solve(0.25, None)              # LS optimum is x = w = 0.25
+    >>> round(float(sol.state.params[0]), 6), sol.info["steps"]
+    (0.25, 200)
+    """
+
+    def __init__(
+        self,
+        objectives: Callable[[FloatArray], ArrayLike],
+        gradients: Callable[[FloatArray], ArrayLike],
+        init: Callable[[float], ArrayLike] | ArrayLike,
+        *,
+        steps: int,
+        lr: float,
+        optimizer: str = "adam",
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        project: Callable[[FloatArray], FloatArray] | None = None,
+    ) -> None:
+        self.steps = check_positive_int(steps, name="steps")
+        self.lr = check_positive(lr, name="lr")
+        if optimizer not in ("adam", "sgd"):
+            raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
+        self.optimizer = optimizer
+        self.betas = betas
+        self.eps = eps
+        self._objectives = objectives
+        self._gradients = gradients
+        self._init = init
+        self._project = project
+
+    def initial_state(self, weight: float) -> GradientState:
+        """The state a slot starts from when it has no warm start."""
+        init = self._init(weight) if callable(self._init) else self._init
+        params = np.array(init, dtype=np.float64, copy=True)
+        return GradientState(params, np.zeros_like(params), np.zeros_like(params), 0)
+
+    def solve(self, weight: float, state: GradientState | None) -> Solution:
+        """Run ``steps`` steps on ``w * h1 + (1 - w) * h2`` from ``state``."""
+        st = self.initial_state(weight) if state is None else state
+        x, m, v, t = st.params.copy(), st.m.copy(), st.v.copy(), st.t
+        b1, b2 = self.betas
+        for _ in range(self.steps):
+            jac = np.asarray(self._gradients(x), dtype=np.float64)
+            g = weight * jac[0] + (1.0 - weight) * jac[1]
+            g = g.reshape(x.shape)
+            if self.optimizer == "adam":
+                t += 1
+                m = b1 * m + (1 - b1) * g
+                v = b2 * v + (1 - b2) * g * g
+                step = (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + self.eps)
+                x = x - self.lr * step
+            else:
+                x = x - self.lr * g
+            if self._project is not None:
+                x = self._project(x)
+        objectives = np.asarray(self._objectives(x), dtype=np.float64)
+        return Solution(objectives, GradientState(x, m, v, t), {"steps": self.steps})

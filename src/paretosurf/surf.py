@@ -1,0 +1,423 @@
+"""SURF (Algorithm 1): Pareto points evenly spaced along the front from any scalarized solver.
+
+Each outer iteration picks ``w_n = Phi_t^{-1}(n / N)``, runs the inner solver once per slot
+(warm-started from the slot's previous state), rebuilds ``Phi~_t`` from the chord lengths of the
+new points and damps it in: ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``.
+
+The run is a loop over an explicit :class:`SurfState`, which holds everything needed to continue
+(CDF, warm starts, history, counters) and is saved atomically after every outer iteration when a
+checkpoint is requested, so a killed run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paretosurf import metrics
+from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
+from paretosurf.cdf import ArcLengthCDF
+from paretosurf.executors import LocalExecutor
+from paretosurf.solvers import Solution, as_solver
+
+__all__ = ["IterationRecord", "SurfResult", "SurfState", "surf"]
+
+FloatArray = NDArray[np.float64]
+
+
+@dataclass
+class IterationRecord:
+    """What one outer iteration did.
+
+    Attributes
+    ----------
+    iteration : int
+        0-based outer iteration ``t``.
+    weights : ndarray, shape (N+1,)
+        Weights solved at, ``Phi_t^{-1}(n / N)``.
+    points : ndarray, shape (N+1, M)
+        Objective vectors found.
+    cv, gap_ratio : float
+        Uniformity of ``points`` (see :mod:`paretosurf.metrics`).
+    weight_change : float
+        ``max_n |w_n^{(t+1)} - w_n^{(t)}|``: how far the next weights move.
+    seconds : float
+        Wall time of the iteration; ``solve_seconds`` of it in the inner solver.
+    n_solves : int
+        Inner-solver calls made so far (cumulative); ``n_steps`` likewise for solver steps
+        reported in ``Solution.info["steps"]``.
+    cdf : ArcLengthCDF
+        ``Phi_{t+1}``, the CDF after this iteration's update.
+    """
+
+    iteration: int
+    weights: FloatArray
+    points: FloatArray
+    cv: float
+    gap_ratio: float
+    weight_change: float
+    seconds: float
+    solve_seconds: float
+    n_solves: int
+    n_steps: int
+    cdf: ArcLengthCDF
+
+    def scalars(self) -> dict[str, Any]:
+        """The JSON-serialisable part of the record (everything but the arrays)."""
+        return {
+            "iteration": self.iteration,
+            "cv": self.cv,
+            "gap_ratio": self.gap_ratio,
+            "weight_change": self.weight_change,
+            "seconds": self.seconds,
+            "solve_seconds": self.solve_seconds,
+            "n_solves": self.n_solves,
+            "n_steps": self.n_steps,
+            "cdf": self.cdf.to_dict(),
+        }
+
+
+@dataclass
+class SurfState:
+    """Everything a SURF run needs to continue: the loop's explicit, serialisable state.
+
+    Attributes
+    ----------
+    n_segments : int
+        N (the run has N + 1 slots).
+    alpha : float
+        Damping factor.
+    cdf : ArcLengthCDF
+        Current ``Phi_t``; the next weights are ``cdf.quantile_weights(n_segments)``.
+    states : list
+        Per-slot warm starts (``None`` before a slot's first solve).
+    history : list of IterationRecord
+        One record per completed outer iteration.
+    n_solves, n_steps : int
+        Budget used so far.
+    converged : bool
+        Whether the weight-change tolerance has been met.
+    refine : bool
+        Whether each iteration updates the CDF. ``False`` keeps the weights fixed at
+        ``cdf.quantile_weights(n_segments)``: the fixed-weight baselines (uniform, random) run
+        through the same loop and budget accounting as SURF.
+    """
+
+    n_segments: int
+    alpha: float
+    cdf: ArcLengthCDF = field(default_factory=ArcLengthCDF.identity)
+    states: list[Any] = field(default_factory=list)
+    history: list[IterationRecord] = field(default_factory=list)
+    n_solves: int = 0
+    n_steps: int = 0
+    converged: bool = False
+    refine: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.states:
+            self.states = [None] * (self.n_segments + 1)
+        if len(self.states) != self.n_segments + 1:
+            raise ValueError(
+                f"init_states must hold n_segments + 1 = {self.n_segments + 1} states, "
+                f"got {len(self.states)}"
+            )
+
+    @property
+    def iteration(self) -> int:
+        """Number of completed outer iterations."""
+        return len(self.history)
+
+    def next_weights(self) -> FloatArray:
+        """Weights the next outer iteration solves at."""
+        return self.cdf.quantile_weights(self.n_segments)
+
+    def step(self, solver: Any, executor: Any = None) -> IterationRecord:
+        """Run one outer iteration in place and return its record."""
+        start = time.perf_counter()
+        weights = self.next_weights()
+        runner = LocalExecutor() if executor is None else executor
+        solve_start = time.perf_counter()
+        solutions: list[Solution] = runner.map(solver, weights, self.states)
+        solve_seconds = time.perf_counter() - solve_start
+        points = np.stack([s.objectives for s in solutions])
+        self.states = [s.state for s in solutions]
+        self.n_solves += len(solutions)
+        self.n_steps += sum(int(s.info.get("steps", 0)) for s in solutions)
+        if self.refine:
+            self.cdf = self.cdf.mix(ArcLengthCDF.from_front(weights, points), self.alpha)
+        weight_change = float(np.max(np.abs(self.next_weights() - weights)))
+        record = IterationRecord(
+            iteration=self.iteration,
+            weights=weights,
+            points=points,
+            cv=metrics.cv(points),
+            gap_ratio=metrics.gap_ratio(points),
+            weight_change=weight_change,
+            seconds=time.perf_counter() - start,
+            solve_seconds=solve_seconds,
+            n_solves=self.n_solves,
+            n_steps=self.n_steps,
+            cdf=self.cdf,
+        )
+        self.history.append(record)
+        return record
+
+
+class SurfResult:
+    """The outcome of :func:`surf`.
+
+    Attributes
+    ----------
+    weights : ndarray, shape (N+1,)
+        Weights of the final solutions, increasing, ``weights[0] == 0``, ``weights[-1] == 1``.
+    points : ndarray, shape (N+1, M)
+        Objective vectors of the final solutions (empty ``(N+1, 0)`` if no iteration ran).
+    states : list
+        The N+1 final solver states (warm starts).
+    cdf : ArcLengthCDF
+        The refined CDF after the last update; ``cdf.quantile_weights(N)`` are the weights a
+        further iteration would use.
+    history : list of IterationRecord
+        One record per outer iteration.
+    n_solves : int
+        Inner-solver calls made. ``n_steps`` sums the solvers' reported steps.
+    converged : bool
+        Whether the run stopped on ``tol``.
+    """
+
+    def __init__(self, state: SurfState) -> None:
+        self.state = state
+
+    @property
+    def n_segments(self) -> int:
+        return self.state.n_segments
+
+    @property
+    def alpha(self) -> float:
+        return self.state.alpha
+
+    @property
+    def weights(self) -> FloatArray:
+        if self.state.history:
+            return self.state.history[-1].weights
+        return self.state.next_weights()
+
+    @property
+    def points(self) -> FloatArray:
+        if self.state.history:
+            return self.state.history[-1].points
+        return np.empty((self.state.n_segments + 1, 0))
+
+    @property
+    def states(self) -> list[Any]:
+        return self.state.states
+
+    @property
+    def cdf(self) -> ArcLengthCDF:
+        return self.state.cdf
+
+    @property
+    def history(self) -> list[IterationRecord]:
+        return self.state.history
+
+    @property
+    def n_solves(self) -> int:
+        return self.state.n_solves
+
+    @property
+    def n_steps(self) -> int:
+        return self.state.n_steps
+
+    @property
+    def converged(self) -> bool:
+        return self.state.converged
+
+    @property
+    def cv(self) -> float:
+        """CV of the final points (``nan`` if no iteration ran)."""
+        return self.state.history[-1].cv if self.state.history else math.nan
+
+    @property
+    def gap_ratio(self) -> float:
+        """Gap ratio of the final points (``nan`` if no iteration ran)."""
+        return self.state.history[-1].gap_ratio if self.state.history else math.nan
+
+    def save(self, path: str | Path) -> tuple[Path, Path]:
+        """Write the result as ``<path>.json`` (metadata, history, CDFs) and ``<path>.npz``
+        (arrays and pickled solver states). Returns the two paths."""
+        from paretosurf.checkpoint import write_state
+
+        return write_state(self.state, path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> SurfResult:
+        """Read a result written by :meth:`save` (``path`` with or without extension).
+
+        Solver states are unpickled: load only files you trust.
+        """
+        from paretosurf.checkpoint import read_state
+
+        return cls(read_state(path))
+
+    def __repr__(self) -> str:
+        return (
+            f"SurfResult(n_segments={self.n_segments}, iterations={len(self.history)}, "
+            f"cv={self.cv:.4g}, gap_ratio={self.gap_ratio:.4g}, n_solves={self.n_solves})"
+        )
+
+
+def surf(
+    solver: Any,
+    n_segments: int,
+    *,
+    alpha: float = 0.3,
+    iterations: int = 30,
+    tol: float | None = None,
+    init_states: Sequence[Any] | None = None,
+    executor: Any = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    callback: Callable[[IterationRecord], bool | None] | None = None,
+    progress: bool = False,
+) -> SurfResult:
+    """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
+
+    Parameters
+    ----------
+    solver : object or callable
+        Inner solver of ``min_u w * h1(u) + (1 - w) * h2(u)`` (objectives minimized; ``w`` is
+        the weight on objective 1): an object with ``solve(weight, state) -> Solution``
+        (optionally ``solve_many(weights, states)``), or a callable ``(weight, state)``
+        returning a :class:`~paretosurf.Solution` or a tuple ``(objectives, state)``.
+        ``state`` is the slot's warm start, ``None`` on its first call.
+    n_segments : int
+        N >= 1; the run returns N + 1 points, slot 0 at ``w = 0`` and slot N at ``w = 1``.
+    alpha : float
+        Damping factor in (0, 1] of ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``.
+    iterations : int
+        Total number of outer iterations (each solves every slot once). With ``resume``, the
+        iterations already in the checkpoint count. ``0`` runs no solve.
+    tol : float, optional
+        Stop early once the weights move by less than ``tol`` (max over slots) between
+        iterations.
+    init_states : sequence, optional
+        N + 1 warm starts for the first iteration (default ``None`` for each slot).
+    executor : object, optional
+        Runs each iteration's solves: ``map(solver, weights, states) -> list[Solution]``.
+        Default: :class:`~paretosurf.executors.LocalExecutor`.
+    checkpoint : path, optional
+        Folder where the run's state is saved atomically after every outer iteration.
+    resume : bool
+        Continue from the latest state in ``checkpoint`` if there is one.
+    callback : callable, optional
+        Called with each :class:`IterationRecord`; returning ``True`` stops the run.
+    progress : bool
+        Show a progress bar with the current CV and gap ratio.
+
+    Returns
+    -------
+    SurfResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid arguments, naming the argument and the allowed values.
+    paretosurf.solvers.InnerSolverError
+        If the solver raises or returns non-finite objectives (names the slot and weight).
+
+    Examples
+    --------
+    Points on the front ``((1 - x)^2, x^2)`` when the solver's own weighting is lopsided:
+
+    >>> import numpy as np
+    >>> import paretosurf as ps
+    >>> def solver(w, state):                       # exact minimizer of a lopsided LS problem
+    ...     x = 3 * w / (1 + 2 * w)
+    ...     return ps.Solution([(1 - x) ** 2, x ** 2], state=x)
+    >>> res = ps.surf(solver, 10, iterations=30)
+    >>> res.points.shape, float(res.weights[0]), float(res.weights[-1])
+    ((11, 2), 0.0, 1.0)
+    >>> bool(ps.metrics.cv(res.points) < 0.01 < res.history[0].cv)
+    True
+    """
+    n = check_n_segments(n_segments)
+    a = check_alpha(alpha)
+    total_iterations = check_non_negative_int(iterations, name="iterations")
+    if tol is not None and not (isinstance(tol, (int, float)) and tol > 0 and math.isfinite(tol)):
+        raise ValueError(f"tol must be a finite number > 0 or None, got {tol!r}")
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs a checkpoint folder")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError("executor must have a map(solver, weights, states) method")
+    inner = as_solver(solver)
+
+    state: SurfState | None = None
+    if resume and checkpoint is not None:
+        from paretosurf.checkpoint import load_checkpoint
+
+        state = load_checkpoint(checkpoint)
+        if state is not None and (state.n_segments != n or state.alpha != a):
+            raise ValueError(
+                f"checkpoint {checkpoint} holds a run with n_segments={state.n_segments}, "
+                f"alpha={state.alpha}; cannot resume it with n_segments={n}, alpha={a}"
+            )
+    if state is None:
+        states = list(init_states) if init_states is not None else []
+        if init_states is not None and len(states) != n + 1:
+            raise ValueError(
+                f"init_states must hold n_segments + 1 = {n + 1} states, got {len(states)}"
+            )
+        state = SurfState(n_segments=n, alpha=a, states=states)
+
+    return drive(state, inner, total_iterations, tol=tol, executor=executor,
+                 checkpoint=checkpoint, callback=callback, progress=progress, desc="SURF")
+
+
+def drive(
+    state: SurfState,
+    solver: Any,
+    iterations: int,
+    *,
+    tol: float | None = None,
+    executor: Any = None,
+    checkpoint: str | Path | None = None,
+    callback: Callable[[IterationRecord], bool | None] | None = None,
+    progress: bool = False,
+    desc: str = "SURF",
+) -> SurfResult:
+    """Step ``state`` until it has ``iterations`` records, converges on ``tol``, or the callback
+    asks to stop; checkpoint and report progress along the way. Arguments are trusted (checked
+    by the public entry points)."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=iterations, initial=min(state.iteration, iterations), desc=desc,
+                   unit="iter")
+    try:
+        while state.iteration < iterations and not state.converged:
+            record = state.step(solver, executor)
+            if tol is not None and record.weight_change < tol:
+                state.converged = True
+            if checkpoint is not None:
+                from paretosurf.checkpoint import save_checkpoint
+
+                save_checkpoint(state, checkpoint)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(cv=f"{record.cv:.4f}", gap_ratio=f"{record.gap_ratio:.3f}")
+            if callback is not None and callback(record) is True:
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    return SurfResult(state)

@@ -1,0 +1,244 @@
+"""surf(): Algorithm 1's loop, its result, errors, saving and resuming."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from paretosurf.baselines import uniform, uniform_random
+
+P = 9.0
+
+
+def gear_x(w: float | np.ndarray) -> float | np.ndarray:
+    """Exact LS minimizer of the gear toy sqrt(p)/2 (x-1)^2, x^2/2."""
+    r = math.sqrt(P)
+    return r * w / (1 + (r - 1) * w)
+
+
+def gear_phi(w: np.ndarray) -> np.ndarray:
+    """True arc-length CDF of ((1-x)^2, x^2) along x = gear_x(w), from the antiderivative of
+    2 sqrt(2x^2 - 2x + 1) (substituting u = 2x - 1: sqrt(2) * (u sqrt(1+u^2) + asinh u) / 2)."""
+
+    def s(x: np.ndarray) -> np.ndarray:
+        u = 2 * x - 1
+        return (u * np.sqrt(1 + u * u) + np.arcsinh(u)) / np.sqrt(2)
+
+    return (s(gear_x(w)) - s(0.0)) / (s(1.0) - s(0.0))
+
+
+def gear_solver(w: float, state: object) -> ps.Solution:
+    x = gear_x(w)
+    return ps.Solution([(1 - x) ** 2, x**2], state=x, info={"steps": 1})
+
+
+class CountingSolver:
+    """Gear toy solver recording every call and offering solve_many."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, object]] = []
+        self.batches = 0
+
+    def solve(self, w: float, state: object) -> ps.Solution:
+        self.calls.append((w, state))
+        return ps.Solution(gear_solver(w, state).objectives, state=("slot-state", w))
+
+    def solve_many(self, weights, states):
+        self.batches += 1
+        return [self.solve(float(w), s) for w, s in zip(weights, states)]
+
+
+def test_surf_reaches_even_spacing_on_gear_toy() -> None:
+    res = ps.surf(gear_solver, 20, alpha=0.3, iterations=40)
+    assert res.points.shape == (21, 2) and res.weights.shape == (21,)
+    assert res.weights[0] == 0.0 and res.weights[-1] == 1.0 and np.all(np.diff(res.weights) > 0)
+    assert res.history[0].cv > 0.5                 # uniform weights are badly uneven here
+    assert res.cv < 0.01 and res.gap_ratio < 1.05
+    assert ps.metrics.cdf_error(res.cdf, gear_phi) < 2e-3
+    assert res.n_solves == 40 * 21 and res.n_steps == 40 * 21
+    # final points are the exact front at the final weights
+    np.testing.assert_allclose(res.points[:, 1], gear_x(res.weights) ** 2, atol=1e-15)
+
+
+def test_solve_many_is_used_and_warm_starts_flow_per_slot() -> None:
+    solver = CountingSolver()
+    init = [("init", n) for n in range(6)]
+    res = ps.surf(solver, 5, iterations=3, init_states=init)
+    assert solver.batches == 3 and len(solver.calls) == 18
+    assert [s for _, s in solver.calls[:6]] == init
+    # second round: each slot receives the state its own previous solve returned
+    first_weights = [w for w, _ in solver.calls[:6]]
+    assert [s for _, s in solver.calls[6:12]] == [("slot-state", w) for w in first_weights]
+    assert res.states == [s.state for s in solver.solve_many(res.weights, [None] * 6)]
+
+
+def test_tuple_results_are_accepted() -> None:
+    res = ps.surf(lambda w, s: ([w, 1 - w**2], s), 3, iterations=2)
+    assert res.points.shape == (4, 2)
+
+
+def test_tol_stops_early() -> None:
+    res = ps.surf(gear_solver, 10, alpha=1.0, iterations=100, tol=1e-9)
+    assert res.converged and len(res.history) < 100
+    assert res.history[-1].weight_change < 1e-9 <= res.history[-2].weight_change
+
+
+def test_callback_receives_records_and_can_stop() -> None:
+    seen = []
+
+    def callback(record: ps.IterationRecord) -> bool:
+        seen.append(record.iteration)
+        return record.iteration == 2
+
+    res = ps.surf(gear_solver, 4, iterations=10, callback=callback)
+    assert seen == [0, 1, 2] and len(res.history) == 3
+
+
+def test_zero_iterations_solves_nothing() -> None:
+    solver = CountingSolver()
+    res = ps.surf(solver, 4, iterations=0)
+    assert solver.calls == [] and res.n_solves == 0
+    np.testing.assert_allclose(res.weights, np.linspace(0, 1, 5))
+    assert res.points.shape == (5, 0) and math.isnan(res.cv)
+
+
+def test_same_input_same_result() -> None:
+    a = ps.surf(gear_solver, 7, iterations=8)
+    b = ps.surf(gear_solver, 7, iterations=8)
+    np.testing.assert_array_equal(a.points, b.points)
+    assert a.cdf == b.cdf
+
+
+def test_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
+    ps.surf(gear_solver, 4, iterations=3, progress=True)
+    assert "SURF" in capsys.readouterr().err
+
+
+def test_solver_exception_names_slot_and_weight() -> None:
+    def solver(w: float, s: object) -> ps.Solution:
+        if 0.4 < w < 0.6:
+            raise RuntimeError("diverged")
+        return gear_solver(w, s)
+
+    with pytest.raises(ps.InnerSolverError, match=r"slot 2 \(weight 0\.5\).*diverged") as info:
+        ps.surf(solver, 4, iterations=1)
+    assert info.value.slot == 2 and info.value.weight == 0.5
+
+
+def test_non_finite_objective_names_slot_and_weight() -> None:
+    def solver(w: float, s: object) -> ps.Solution:
+        return ps.Solution([np.nan if w == 1.0 else w, 1 - w])
+
+    with pytest.raises(ps.InnerSolverError, match=r"non-finite.*slot 3 \(weight 1\)"):
+        ps.surf(solver, 3, iterations=1)
+
+
+def test_wrong_return_type() -> None:
+    with pytest.raises(ps.InnerSolverError, match="expected a Solution"):
+        ps.surf(lambda w, s: "oops", 3, iterations=1)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"n_segments": 0}, ValueError, "n_segments"),
+        ({"n_segments": 2.0}, TypeError, "n_segments"),
+        ({"alpha": 0.0}, ValueError, r"alpha must lie in \(0, 1\]"),
+        ({"alpha": 1.01}, ValueError, "alpha"),
+        ({"iterations": -1}, ValueError, "iterations"),
+        ({"tol": -1.0}, ValueError, "tol"),
+        ({"init_states": [None] * 3}, ValueError, "init_states"),
+        ({"resume": True}, ValueError, "checkpoint"),
+        ({"callback": 3}, TypeError, "callback"),
+        ({"executor": object()}, TypeError, "executor"),
+    ],
+)
+def test_bad_arguments(kwargs: dict, exc: type, match: str) -> None:
+    args = {"n_segments": 4, **kwargs}
+    n = args.pop("n_segments")
+    with pytest.raises(exc, match=match):
+        ps.surf(gear_solver, n, **args)
+
+
+def test_solver_must_be_callable() -> None:
+    with pytest.raises(TypeError, match="solver"):
+        ps.surf(42, 4)
+
+
+def test_save_and_load_round_trip(tmp_path) -> None:
+    res = ps.surf(gear_solver, 6, iterations=5)
+    json_path, npz_path = res.save(tmp_path / "run")
+    assert json_path.exists() and npz_path.exists()
+    back = ps.SurfResult.load(tmp_path / "run.json")
+    np.testing.assert_array_equal(back.weights, res.weights)
+    np.testing.assert_array_equal(back.points, res.points)
+    assert back.cdf == res.cdf and back.states == res.states
+    assert back.n_solves == res.n_solves and len(back.history) == 5
+    for a, b in zip(back.history, res.history):
+        np.testing.assert_array_equal(a.points, b.points)
+        assert a.cdf == b.cdf and a.cv == b.cv
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
+    full = ps.surf(gear_solver, 8, iterations=10)
+
+    def kill_after_four(record: ps.IterationRecord) -> None:
+        if record.iteration == 3:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        ps.surf(gear_solver, 8, iterations=10, checkpoint=tmp_path, callback=kill_after_four)
+    calls = []
+    resumed = ps.surf(lambda w, s: calls.append(w) or gear_solver(w, s), 8, iterations=10,
+                      checkpoint=tmp_path, resume=True)
+    assert len(calls) == 6 * 9                       # only iterations 4..9 were run again
+    np.testing.assert_array_equal(resumed.points, full.points)
+    assert resumed.cdf == full.cdf and resumed.n_solves == full.n_solves
+    with pytest.raises(ValueError, match="n_segments=8"):
+        ps.surf(gear_solver, 5, iterations=10, checkpoint=tmp_path, resume=True)
+
+
+def test_resume_without_checkpoint_file_starts_fresh(tmp_path) -> None:
+    res = ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path / "new", resume=True)
+    assert len(res.history) == 2 and (tmp_path / "new" / "LATEST").exists()
+
+
+def test_process_executor_matches_local() -> None:
+    local = ps.surf(gear_solver, 6, iterations=3)
+    spread = ps.surf(gear_solver, 6, iterations=3, executor=ps.ProcessExecutor(2))
+    np.testing.assert_array_equal(local.points, spread.points)
+
+
+def test_uniform_baseline_budget_and_weights() -> None:
+    solver = CountingSolver()
+    res = uniform(solver, 5, iterations=4)
+    assert len(solver.calls) == 4 * 6 == res.n_solves
+    np.testing.assert_array_equal(res.weights, np.arange(6) / 5)
+    assert all(np.array_equal(r.weights, res.weights) for r in res.history)
+
+
+def test_random_baseline_keeps_its_draw() -> None:
+    res = uniform_random(gear_solver, 6, iterations=3, seed=5)
+    assert res.n_solves == 21
+    assert all(np.array_equal(r.weights, res.weights) for r in res.history)
+    assert res.weights[0] == 0.0 and res.weights[-1] == 1.0
+    assert not np.allclose(res.weights, np.linspace(0, 1, 7))
+
+
+def test_gradient_solver_inexact_surf_converges() -> None:
+    r = math.sqrt(P)
+    solver = ps.GradientSolver(
+        objectives=lambda x: np.array([(1 - x[0]) ** 2, x[0] ** 2]),
+        # gradients of the geared scalarization's two parts: r/2 (x-1)^2 and x^2/2
+        gradients=lambda x: np.array([[r * (x[0] - 1)], [x[0]]]),
+        init=np.array([0.5]), steps=20, lr=0.3, optimizer="sgd",
+    )
+    res = ps.surf(solver, 10, iterations=40)
+    assert res.cv < 0.05 and res.n_steps == 40 * 11 * 20
