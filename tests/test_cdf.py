@@ -185,3 +185,11 @@ def test_bad_quantile_arguments() -> None:
         phi.quantile_weights(2.5)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"q must lie in \[0, 1\]"):
         phi.inverse([0.5, 1.2])
+
+
+def test_evaluation_outside_unit_interval_raises() -> None:
+    phi = ps.ArcLengthCDF.identity()
+    with pytest.raises(ValueError, match=r"w must lie in \[0, 1\]"):
+        phi(1.5)
+    with pytest.raises(ValueError, match=r"w must lie in \[0, 1\]"):
+        phi.derivative([-0.1, 0.5])

@@ -48,7 +48,7 @@ class CountingSolver:
 
     def solve_many(self, weights, states):
         self.batches += 1
-        return [self.solve(float(w), s) for w, s in zip(weights, states)]
+        return [self.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
 
 
 def test_surf_reaches_even_spacing_on_gear_toy() -> None:
@@ -177,7 +177,7 @@ def test_save_and_load_round_trip(tmp_path) -> None:
     np.testing.assert_array_equal(back.points, res.points)
     assert back.cdf == res.cdf and back.states == res.states
     assert back.n_solves == res.n_solves and len(back.history) == 5
-    for a, b in zip(back.history, res.history):
+    for a, b in zip(back.history, res.history, strict=True):
         np.testing.assert_array_equal(a.points, b.points)
         assert a.cdf == b.cdf and a.cv == b.cv
 

@@ -95,3 +95,11 @@ def as_front_points(
         rows = np.flatnonzero(~np.all(np.isfinite(p), axis=1))
         raise ValueError(f"{name} must be finite; rows {rows.tolist()} are not")
     return p
+
+
+def as_weight_array(w: ArrayLike, *, name: str = "w") -> FloatArray:
+    """Weights as a float array (any shape) of finite values inside [0, 1], or a ``ValueError``."""
+    arr = np.asarray(w, dtype=np.float64)
+    if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
+        raise ValueError(f"{name} must lie in [0, 1]")
+    return arr

@@ -21,12 +21,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.interpolate import PchipInterpolator
 
-from paretosurf._validation import (
-    as_front_points,
-    as_weights,
-    check_alpha,
-    check_n_segments,
-)
+from paretosurf._monotone import QuantileMixin, check_quantiles, solve_increasing
+from paretosurf._validation import as_front_points, as_weight_array, as_weights, check_alpha
 
 __all__ = ["ArcLengthCDF"]
 
@@ -43,7 +39,7 @@ _KNOT_MERGE_TOL = 1e-13
 CHORD_FLOOR = 1e-6
 
 
-class ArcLengthCDF:
+class ArcLengthCDF(QuantileMixin):
     """A strictly increasing CDF on ``[0, 1]`` with ``Phi(0) = 0`` and ``Phi(1) = 1``.
 
     Stored as a C1 piecewise cubic Hermite spline: knots ``x`` (``0 = x_0 < ... < x_K = 1``),
@@ -182,8 +178,8 @@ class ArcLengthCDF:
         return k, h, theta
 
     def __call__(self, w: ArrayLike) -> FloatArray:
-        """Evaluate ``Phi(w)`` for ``w`` in [0, 1] (vectorised; values outside are clamped)."""
-        w_arr = np.clip(np.asarray(w, dtype=np.float64), 0.0, 1.0)
+        """Evaluate ``Phi(w)`` for ``w`` in [0, 1] (vectorised)."""
+        w_arr = as_weight_array(w)
         k, h, t = self._locate(w_arr)
         y0, y1, d0, d1 = self._y[k], self._y[k + 1], self._d[k], self._d[k + 1]
         h00 = (1 + 2 * t) * (1 - t) ** 2
@@ -194,7 +190,7 @@ class ArcLengthCDF:
 
     def derivative(self, w: ArrayLike) -> FloatArray:
         """Evaluate the density ``Phi'(w)`` (proportional to the estimated front speed)."""
-        w_arr = np.clip(np.asarray(w, dtype=np.float64), 0.0, 1.0)
+        w_arr = as_weight_array(w)
         k, h, t = self._locate(w_arr)
         y0, y1, d0, d1 = self._y[k], self._y[k + 1], self._d[k], self._d[k + 1]
         secant = (y1 - y0) / h
@@ -207,56 +203,21 @@ class ArcLengthCDF:
         """Solve ``Phi(w) = q`` for ``q`` in [0, 1], to within floating-point rounding.
 
         The knot interval is found from the knot values; inside it the cubic is solved by
-        Newton's method safeguarded by bisection (the cubic is monotone there), vectorised
-        over all ``q``.
+        Newton's method safeguarded by bisection, vectorised over all ``q``.
 
         Raises
         ------
         ValueError
             If any ``q`` is outside [0, 1] or not finite.
         """
-        q_arr = np.asarray(q, dtype=np.float64)
-        if not np.all(np.isfinite(q_arr)) or np.any((q_arr < 0) | (q_arr > 1)):
-            raise ValueError("q must lie in [0, 1]")
+        q_arr = check_quantiles(q)
         flat = q_arr.ravel()
         k = np.clip(np.searchsorted(self._y, flat, side="right") - 1, 0, self._x.size - 2)
-        lo = self._x[k].copy()
-        hi = self._x[k + 1].copy()
-        w = lo + (hi - lo) * (flat - self._y[k]) / (self._y[k + 1] - self._y[k])
-        for _ in range(100):
-            f = self(w) - flat
-            lo = np.where(f < 0, w, lo)
-            hi = np.where(f > 0, w, hi)
-            slope = self.derivative(w)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                newton = w - f / slope
-            inside = np.isfinite(newton) & (newton > lo) & (newton < hi)
-            w_new = np.where(inside, newton, 0.5 * (lo + hi))
-            # Residuals at rounding level: keep w (a linear piece is then inverted exactly).
-            w_new = np.where(np.abs(f) <= 2 * np.finfo(float).eps, w, w_new)
-            if np.all(np.abs(w_new - w) <= 4 * np.finfo(float).eps * np.maximum(w, 1e-300)):
-                w = w_new
-                break
-            w = w_new
+        lo, hi = self._x[k], self._x[k + 1]
+        guess = lo + (hi - lo) * (flat - self._y[k]) / (self._y[k + 1] - self._y[k])
+        w = solve_increasing(self, self.derivative, flat, lo, hi, guess)
         w = np.where(flat == 0, 0.0, np.where(flat == 1, 1.0, w))
         return w.reshape(q_arr.shape)
-
-    def quantile_weights(self, n_segments: int) -> FloatArray:
-        """Weights ``w_n = Phi^{-1}(n / N)``, n = 0..N: Rule 1 for this CDF.
-
-        Returns
-        -------
-        ndarray, shape (N+1,)
-            Strictly increasing, ``w_0 = 0`` and ``w_N = 1``.
-
-        Examples
-        --------
-        >>> import paretosurf as ps
-        >>> ps.ArcLengthCDF.identity().quantile_weights(2).tolist()
-        [0.0, 0.5, 1.0]
-        """
-        n = check_n_segments(n_segments)
-        return self.inverse(np.arange(n + 1) / n)
 
     # ------------------------------------------------------------------ algebra
     def mix(self, other: ArcLengthCDF, alpha: float) -> ArcLengthCDF:

@@ -56,7 +56,7 @@ def write_state(state: Any, path: str | Path) -> tuple[Path, Path]:
     stem = _stem(path)
     json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
     hist = state.history
-    arrays: dict[str, np.ndarray] = {
+    arrays: dict[str, Any] = {
         "states_pickle": np.frombuffer(pickle.dumps(state.states), dtype=np.uint8),
     }
     if hist:

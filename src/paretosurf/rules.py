@@ -11,19 +11,34 @@ one-call forms.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import check_n_segments, check_positive_int
+from paretosurf._monotone import QuantileMixin, check_quantiles, solve_increasing
+from paretosurf._validation import as_weight_array, check_positive_int
 
-__all__ = ["SpeedCDF", "speed_from_front", "weights_from_front", "weights_from_speed"]
+__all__ = ["CDFLike", "SpeedCDF", "speed_from_front", "weights_from_front", "weights_from_speed"]
 
 FloatArray = NDArray[np.float64]
 SpeedFunction = Callable[[FloatArray], ArrayLike]
 
 
-class SpeedCDF:
+@runtime_checkable
+class CDFLike(Protocol):
+    """What the library's CDF objects share (``ArcLengthCDF``, ``SpeedCDF``, closed forms)."""
+
+    def __call__(self, w: ArrayLike) -> FloatArray: ...
+
+    def derivative(self, w: ArrayLike) -> FloatArray: ...
+
+    def inverse(self, q: ArrayLike) -> FloatArray: ...
+
+    def quantile_weights(self, n_segments: int) -> FloatArray: ...
+
+
+class SpeedCDF(QuantileMixin):
     """The arc-length CDF ``Phi`` of a known speed ``v(w)`` on [0, 1].
 
     Parameters
@@ -98,7 +113,7 @@ class SpeedCDF:
 
     def arc_length(self, w: ArrayLike) -> FloatArray:
         """The arc length ``s(w) = int_0^w v``."""
-        w_arr = np.clip(np.asarray(w, dtype=np.float64), 0.0, 1.0)
+        w_arr = as_weight_array(w)
         flat = w_arr.ravel()
         k = np.clip(np.searchsorted(self._edges, flat, side="right") - 1, 0, self._edges.size - 2)
         partial = self._integrate(self._edges[k], flat)
@@ -114,41 +129,22 @@ class SpeedCDF:
 
     def inverse(self, q: ArrayLike) -> FloatArray:
         """Solve ``Phi(w) = q`` by Newton's method safeguarded by bisection, vectorised."""
-        q_arr = np.asarray(q, dtype=np.float64)
-        if not np.all(np.isfinite(q_arr)) or np.any((q_arr < 0) | (q_arr > 1)):
-            raise ValueError("q must lie in [0, 1]")
+        q_arr = check_quantiles(q)
         target = q_arr.ravel() * self.total_length
         cum = self._cumulative
+        # side="right" skips panels of zero length
         k = np.clip(np.searchsorted(cum, target, side="right") - 1, 0, cum.size - 2)
-        # Panels of zero length are skipped by searchsorted(side="right").
-        lo = self._edges[k].copy()
-        hi = self._edges[k + 1].copy()
-        base = cum[k]
+        lo, hi, base = self._edges[k], self._edges[k + 1], cum[k]
         span = cum[k + 1] - base
         with np.errstate(divide="ignore", invalid="ignore"):
-            frac = np.where(span > 0, (target - base) / span, 0.5)
-        w = lo + (hi - lo) * np.clip(frac, 0.0, 1.0)
-        for _ in range(100):
-            f = base + self._integrate(self._edges[k], w) - target
-            lo = np.where(f < 0, w, lo)
-            hi = np.where(f > 0, w, hi)
-            v = self._evaluate_speed(w)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                newton = w - f / v
-            ok = np.isfinite(newton) & (newton > lo) & (newton < hi)
-            w_new = np.where(f == 0, w, np.where(ok, newton, 0.5 * (lo + hi)))
-            done = np.all(np.abs(w_new - w) <= 4 * np.finfo(float).eps)
-            w = w_new
-            if done:
-                break
+            frac = np.clip(np.where(span > 0, (target - base) / span, 0.5), 0.0, 1.0)
+        w = solve_increasing(
+            lambda x: base + self._integrate(lo, x), self._evaluate_speed, target, lo, hi,
+            lo + (hi - lo) * frac,
+        )
         flat_q = q_arr.ravel()
         w = np.where(flat_q == 0, 0.0, np.where(flat_q == 1, 1.0, w))
         return w.reshape(q_arr.shape)
-
-    def quantile_weights(self, n_segments: int) -> FloatArray:
-        """Rule 1 weights ``w_n = Phi^{-1}(n / N)``, n = 0..N."""
-        n = check_n_segments(n_segments)
-        return self.inverse(np.arange(n + 1) / n)
 
 
 def weights_from_speed(speed: SpeedFunction, n_segments: int) -> FloatArray:

@@ -135,8 +135,13 @@ class SurfState:
         return len(self.history)
 
     def next_weights(self) -> FloatArray:
-        """Weights the next outer iteration solves at."""
-        return self.cdf.quantile_weights(self.n_segments)
+        """Weights the next outer iteration solves at (``cdf.quantile_weights(n_segments)``)."""
+        # Cached per CDF object: each iteration needs them twice (weight change, next solve).
+        cached = self.__dict__.get("_weights_cache")
+        if cached is None or cached[0] is not self.cdf:
+            cached = (self.cdf, self.cdf.quantile_weights(self.n_segments))
+            self.__dict__["_weights_cache"] = cached
+        return cached[1].copy()
 
     def step(self, solver: Any, executor: Any = None) -> IterationRecord:
         """Run one outer iteration in place and return its record."""

@@ -1,5 +1,21 @@
-"""Bi-objective problems with exact solvers and, where known, closed-form fronts and CDFs."""
+"""Bi-objective problems with exact solvers and, where known, closed-form fronts and CDFs.
 
+Every problem subclasses :class:`BiObjectiveProblem`: ``solver()`` (exact inner solver),
+``front(w)``, ``speed(w)``, ``cdf()`` (true arc-length CDF), ``optimal_weights(N)`` (Rule 1),
+``reference_front(n_points)`` and ``gradient_solver(steps=K, lr=...)`` (K warm-started steps).
+"""
+
+from paretosurf.problems.bandit import EntropicBandit, draw_offline_dataset, paper_rewards
 from paretosurf.problems.base import BiObjectiveProblem, ExactSolver
+from paretosurf.problems.quadratic import GearToy, Quadratic, Quadratic1D
 
-__all__ = ["BiObjectiveProblem", "ExactSolver"]
+__all__ = [
+    "BiObjectiveProblem",
+    "EntropicBandit",
+    "ExactSolver",
+    "GearToy",
+    "Quadratic",
+    "Quadratic1D",
+    "draw_offline_dataset",
+    "paper_rewards",
+]

@@ -15,21 +15,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import check_n_segments
-from paretosurf.rules import SpeedCDF, speed_from_front
+from paretosurf._validation import as_weight_array, check_n_segments
+from paretosurf.rules import CDFLike, SpeedCDF, speed_from_front
 from paretosurf.solvers import Solution
 
 __all__ = ["BiObjectiveProblem", "ExactSolver", "as_weight_array"]
 
 FloatArray = NDArray[np.float64]
-
-
-def as_weight_array(w: ArrayLike, *, name: str = "w") -> FloatArray:
-    """Weights as a float array (any shape) inside [0, 1], or a ``ValueError``."""
-    arr = np.asarray(w, dtype=np.float64)
-    if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
-        raise ValueError(f"{name} must lie in [0, 1]")
-    return arr
 
 
 class BiObjectiveProblem(ABC):
@@ -59,13 +51,13 @@ class BiObjectiveProblem(ABC):
         return speed_from_front(self.front)(np.asarray(w, dtype=np.float64))
 
     @cached_property
-    def _cdf(self) -> SpeedCDF:
+    def _speed_cdf(self) -> SpeedCDF:
         return SpeedCDF(self.speed)
 
-    def cdf(self) -> SpeedCDF:
-        """The true arc-length CDF ``Phi`` (callable, with ``inverse`` and
-        ``quantile_weights``)."""
-        return self._cdf
+    def cdf(self) -> CDFLike:
+        """The true arc-length CDF ``Phi`` (callable, with ``derivative``, ``inverse`` and
+        ``quantile_weights``); by default integrated from :meth:`speed`."""
+        return self._speed_cdf
 
     def optimal_weights(self, n_segments: int) -> FloatArray:
         """Rule 1 weights ``Phi^{-1}(n / N)`` for this problem."""

@@ -1,0 +1,99 @@
+"""SURF on the gear toy: the final CDF error is O(1/N^2) whatever the gear, the first is not.
+
+Paper, appendix "Quadratic gear toy": the front ``((1 - x)^2, x^2)`` is fixed while the gear
+``p`` sets how unevenly LS traverses it (``v_max / v_min = p``). The first chord-length
+reconstruction ``Phi~_0`` (from uniform weights) has an error growing with ``p``; after
+refinement the error reaches the ``O(N^-2)`` discretization floor with a constant independent
+of ``p``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from paretosurf.problems.quadratic import GearToy
+
+GEARS = range(1, 11)
+SIZES = (10, 20, 40)
+
+# Measured max over p = 1..10 of N^2 * ||Phi_T - Phi||_inf after 40 iterations (alpha 0.3):
+# 0.038 (N = 10), 0.020 (N = 20), 0.016 (N = 40), and 0.010-0.016 for p = 1. C = 0.06 leaves
+# about 1.6x margin over the worst case. The paper's bound l^2 s(1)^3 / (6 N^2) with l = sqrt(2),
+# s(1) = 1 + asinh(1)/sqrt(2) gives C = 1.43: the same order in N, a looser constant. For
+# comparison, N^2 * ||Phi~_0 - Phi|| reaches 0.71 (N = 10, p = 10).
+FINAL_C = 0.06
+
+
+@pytest.fixture(scope="module")
+def errors() -> dict[tuple[int, int], tuple[float, float]]:
+    """(N, p) -> (first reconstruction error, final error), exact inner solver."""
+    out = {}
+    for n in SIZES:
+        for p in GEARS:
+            toy = GearToy(p)
+            truth = toy.cdf()
+            final = ps.surf(toy.solver(), n, alpha=0.3, iterations=40)
+            first = ps.surf(toy.solver(), n, alpha=1.0, iterations=1)  # history[0].cdf = Phi~_0
+            out[(n, p)] = (ps.metrics.cdf_error(first.history[0].cdf, truth),
+                           ps.metrics.cdf_error(final.cdf, truth))
+    return out
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_final_cdf_error_is_order_inverse_n_squared_for_every_gear(
+    errors: dict[tuple[int, int], tuple[float, float]], n: int
+) -> None:
+    finals = np.array([errors[(n, p)][1] for p in GEARS])
+    assert np.all(finals <= FINAL_C / n**2), finals * n**2
+    # ... and refinement beats the first reconstruction once the gear is uneven.
+    firsts = np.array([errors[(n, p)][0] for p in GEARS])
+    assert np.all(finals[3:] < firsts[3:] / 2)
+
+
+@pytest.mark.parametrize("n", SIZES)
+def test_first_reconstruction_error_grows_with_gear(
+    errors: dict[tuple[int, int], tuple[float, float]], n: int
+) -> None:
+    e1, e4, e9 = (errors[(n, p)][0] for p in (1, 4, 9))
+    assert e1 < e4 < e9
+    slope = np.polyfit(list(GEARS), [errors[(n, p)][0] for p in GEARS], 1)[0]
+    assert slope > 0
+    # The final error varies much less with the gear than the first one does.
+    f1, f9 = errors[(n, 1)][1], errors[(n, 9)][1]
+    assert f9 / f1 < e9 / e1 / 3
+
+
+def test_first_reconstruction_is_phi_tilde_zero_with_alpha_one() -> None:
+    # With alpha = 1, Phi_1 = Phi~_0: the chord-length CDF of the uniform-weight points.
+    toy = GearToy(9)
+    res = ps.surf(toy.solver(), 10, alpha=1.0, iterations=1)
+    w = np.linspace(0.0, 1.0, 11)
+    manual = ps.ArcLengthCDF.from_front(w, toy.front(w))
+    grid = np.linspace(0.0, 1.0, 1001)
+    np.testing.assert_allclose(res.history[0].cdf(grid), manual(grid), atol=1e-14)
+
+
+def test_k_step_gradient_solver_cv_decreases_to_uniform() -> None:
+    toy = GearToy(9)
+    # K = 5 SGD steps per outer iteration, slots starting from x = w (gear unknown).
+    solver = toy.gradient_solver(steps=5, lr=0.1, init=lambda w: w)
+    res = ps.surf(solver, 10, alpha=0.3, iterations=30)
+    cv = np.array([h.cv for h in res.history])
+    block_means = cv.reshape(6, 5).mean(axis=1)
+    assert np.all(np.diff(block_means) < 0), block_means
+    assert cv[-1] < 0.05
+    assert cv[-1] < cv[0] / 10
+    uniform_cv = ps.baselines.uniform(toy.solver(), 10, iterations=1).history[0].cv
+    assert cv[-1] < uniform_cv / 10
+    assert res.n_steps == 30 * 11 * 5
+
+
+def test_k_step_gradient_solver_with_large_k_matches_exact_run() -> None:
+    toy = GearToy(9)
+    exact = ps.surf(toy.solver(), 10, alpha=0.3, iterations=15)
+    # 400 SGD steps at lr 0.1 contract the error by at most 0.9^400 ~ 1e-18 per call.
+    inexact = ps.surf(toy.gradient_solver(steps=400, lr=0.1), 10, alpha=0.3, iterations=15)
+    np.testing.assert_allclose(inexact.weights, exact.weights, atol=1e-6)
+    np.testing.assert_allclose(inexact.points, exact.points, atol=1e-6)
