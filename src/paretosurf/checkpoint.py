@@ -1,10 +1,10 @@
 """Saving and restoring a SURF run: result files and atomic per-iteration checkpoints.
 
 A saved state is two files: ``<stem>.json`` (settings, counters, per-iteration scalars and
-CDFs; human-readable) and ``<stem>.npz`` (weights and points of every iteration, and the
-pickled per-slot solver states). A checkpoint folder holds numbered saves and a ``LATEST`` file
-naming the newest complete one; every file is written to a temporary name and renamed, so a run
-killed at any moment leaves the previous checkpoint intact.
+CDFs; human-readable) and ``<stem>.npz`` (``weights_<t>`` and ``points_<t>`` of every iteration
+``t``, and the pickled per-slot solver states). A checkpoint folder holds numbered saves and a
+``LATEST`` file naming the newest complete one; every file is written to a temporary name and
+renamed, so a run killed at any moment leaves the previous checkpoint intact.
 """
 
 from __future__ import annotations
@@ -59,11 +59,10 @@ def write_state(state: Any, path: str | Path) -> tuple[Path, Path]:
     arrays: dict[str, Any] = {
         "states_pickle": np.frombuffer(pickle.dumps(state.states), dtype=np.uint8),
     }
-    if hist:
-        arrays["history_weights"] = np.stack([r.weights for r in hist])
-        arrays["history_points"] = np.stack([r.points for r in hist])
-        arrays["weights"] = hist[-1].weights
-        arrays["points"] = hist[-1].points
+    # One array per record: baselines such as OLS grow their point set between iterations.
+    for i, record in enumerate(hist):
+        arrays[f"weights_{i}"] = record.weights
+        arrays[f"points_{i}"] = record.points
     meta = {
         "format": FORMAT,
         "version": VERSION,
@@ -102,13 +101,13 @@ def read_state(path: str | Path) -> Any:
                          f"reads up to version {VERSION}")
     with np.load(json_path.parent / meta["arrays"], allow_pickle=False) as data:
         states = pickle.loads(data["states_pickle"].tobytes())
-        hw = data["history_weights"] if "history_weights" in data else None
-        hp = data["history_points"] if "history_points" in data else None
+        weights = [data[f"weights_{i}"] for i in range(len(meta["history"]))]
+        points = [data[f"points_{i}"] for i in range(len(meta["history"]))]
     history = [
         IterationRecord(
             iteration=rec["iteration"],
-            weights=np.asarray(hw[i]) if hw is not None else np.empty(0),
-            points=np.asarray(hp[i]) if hp is not None else np.empty((0, 0)),
+            weights=weights[i],
+            points=points[i],
             cv=rec["cv"],
             gap_ratio=rec["gap_ratio"],
             weight_change=rec["weight_change"],

@@ -275,3 +275,13 @@ class GradientSolver:
                 x = self._project(x)
         objectives = np.asarray(self._objectives(x), dtype=np.float64)
         return Solution(objectives, GradientState(x, m, v, t), {"steps": self.steps})
+
+    def interpolate(self, state0: GradientState, state1: GradientState, t: float) -> GradientState:
+        """Parameters mixed linearly, ``(1 - t) * params0 + t * params1``, with fresh optimizer
+        moments (used by the Soup baseline)."""
+        params = (1.0 - t) * state0.params + t * state1.params
+        return GradientState(params, np.zeros_like(params), np.zeros_like(params), 0)
+
+    def evaluate(self, state: GradientState) -> FloatArray:
+        """Objective vector at a state's parameters."""
+        return np.asarray(self._objectives(state.params), dtype=np.float64)

@@ -1,5 +1,22 @@
-"""Baselines to compare SURF with, all returning :class:`~paretosurf.SurfResult`."""
+"""Baselines to compare SURF with, all returning :class:`~paretosurf.SurfResult`.
 
+- :func:`uniform` (Uniform-w) and :func:`uniform_random` (Random-w): fixed weights.
+- :func:`ols`: Optimistic Linear Support, corner weights of the value envelope.
+- :func:`umod`: UMOD, preference angles pushed apart through a surrogate of the front.
+- :func:`soup`: solve the endpoints only and interpolate their solutions.
+"""
+
+from paretosurf.baselines.ols import corner_priorities, ols
+from paretosurf.baselines.soup import Interpolable, linear_interpolate, soup
 from paretosurf.baselines.uniform import random_weights, uniform, uniform_random
 
-__all__ = ["random_weights", "uniform", "uniform_random"]
+__all__ = [
+    "Interpolable",
+    "corner_priorities",
+    "linear_interpolate",
+    "ols",
+    "random_weights",
+    "soup",
+    "uniform",
+    "uniform_random",
+]
