@@ -43,22 +43,25 @@ def solve_increasing(
     when it stays strictly inside, else the midpoint. A residual at rounding level keeps the
     current point (so a linear piece is inverted exactly).
     """
-    w = np.asarray(guess, dtype=np.float64).copy()
-    lo = np.asarray(lo, dtype=np.float64).copy()
-    hi = np.asarray(hi, dtype=np.float64).copy()
-    for _ in range(max_iter):
-        f = fun(w) - target
-        lo = np.where(f < 0, w, lo)
-        hi = np.where(f > 0, w, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            newton = w - f / slope(w)
-        inside = np.isfinite(newton) & (newton > lo) & (newton < hi)
-        w_new = np.where(inside, newton, 0.5 * (lo + hi))
-        w_new = np.where(np.abs(f) <= 2 * _EPS * np.maximum(1.0, np.abs(target)), w, w_new)
-        done = np.all((np.abs(w_new - w) <= 4 * _EPS) | (hi - lo <= 4 * _EPS))
-        w = w_new
-        if done:
-            break
+    w = np.array(guess, dtype=np.float64)
+    lo = np.array(lo, dtype=np.float64)
+    hi = np.array(hi, dtype=np.float64)
+    small = 2 * _EPS * np.maximum(1.0, np.abs(target))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(max_iter):
+            f = fun(w) - target
+            below = f < 0
+            lo[below] = w[below]
+            hi[~below] = w[~below]
+            step = w - f / slope(w)
+            outside = ~((step > lo) & (step < hi))  # also catches NaN and inf
+            step[outside] = 0.5 * (lo[outside] + hi[outside])
+            converged = np.abs(f) <= small
+            step[converged] = w[converged]
+            done = bool(np.all(np.abs(step - w) <= 4 * _EPS))
+            w = step
+            if done:
+                break
     return w
 
 

@@ -85,6 +85,13 @@ class ArcLengthCDF(QuantileMixin):
         self._y = y_arr
         self._d = d_arr
 
+    @classmethod
+    def _trusted(cls, x: FloatArray, y: FloatArray, d: FloatArray) -> ArcLengthCDF:
+        """Build from arrays the library itself produced (skips the checks of ``__init__``)."""
+        out = cls.__new__(cls)
+        out._x, out._y, out._d = x, y, d
+        return out
+
     # ------------------------------------------------------------------ constructors
     @classmethod
     def identity(cls) -> ArcLengthCDF:
@@ -119,10 +126,26 @@ class ArcLengthCDF(QuantileMixin):
             raise ValueError(f"y must have shape {x_arr.shape}, got {y_arr.shape}")
         if not np.all(np.isfinite(y_arr)) or np.any(np.diff(y_arr) <= 0):
             raise ValueError("y must be finite and strictly increasing")
-        y_arr = (y_arr - y_arr[0]) / (y_arr[-1] - y_arr[0])
-        y_arr[0], y_arr[-1] = 0.0, 1.0
-        slopes = PchipInterpolator(x_arr, y_arr).derivative()(x_arr)
-        return cls(x_arr, y_arr, np.maximum(slopes, 0.0))
+        return cls._pchip(x_arr, y_arr)
+
+    @classmethod
+    def _pchip(cls, x: FloatArray, y: FloatArray) -> ArcLengthCDF:
+        """PCHIP interpolant of validated, strictly increasing data, normalized to [0, 1]."""
+        y = (y - y[0]) / (y[-1] - y[0])
+        y[0], y[-1] = 0.0, 1.0
+        # PCHIP's local cubic coefficients c[3 - j, i] multiply (x - x_i)^j: the slope at knot i
+        # is c[2, i]; at the last knot, the derivative of the last piece at its right end.
+        c = PchipInterpolator(x, y).c
+        h_last = x[-1] - x[-2]
+        end_slope = 3.0 * c[0, -1] * h_last**2 + 2.0 * c[1, -1] * h_last + c[2, -1]
+        slopes = np.append(c[2], end_slope)
+        return cls._trusted(x, y, np.maximum(slopes, 0.0))
+
+    @classmethod
+    def _from_chords(cls, weights: FloatArray, points: FloatArray) -> ArcLengthCDF:
+        """:meth:`from_front` for validated inputs (the SURF loop's fast path)."""
+        chords = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
+        return cls._pchip(weights, np.concatenate([[0.0], np.cumsum(floor_chords(chords))]))
 
     @classmethod
     def from_front(cls, weights: ArrayLike, points: ArrayLike) -> ArcLengthCDF:
@@ -152,8 +175,7 @@ class ArcLengthCDF(QuantileMixin):
         """
         w = as_weights(weights, name="weights")
         pts = as_front_points(points, n_points=w.size, name="points")
-        chords = np.linalg.norm(np.diff(pts, axis=0), axis=1)
-        return cls.from_knots(w, np.concatenate([[0.0], np.cumsum(floor_chords(chords))]))
+        return cls._from_chords(w, pts)
 
     # ------------------------------------------------------------------ evaluation
     @property
@@ -171,33 +193,35 @@ class ArcLengthCDF(QuantileMixin):
         """``Phi'`` at the knots (read-only copy)."""
         return self._d.copy()
 
-    def _locate(self, w: FloatArray) -> tuple[NDArray[np.intp], FloatArray, FloatArray]:
-        k = np.clip(np.searchsorted(self._x, w, side="right") - 1, 0, self._x.size - 2)
-        h = self._x[k + 1] - self._x[k]
-        theta = (w - self._x[k]) / h
-        return k, h, theta
+    def _evaluate(self, w: FloatArray, *, slope: bool) -> FloatArray:
+        """``Phi`` (or ``Phi'`` with ``slope``) at weights already known to lie in [0, 1]."""
+        x, y, d = self._x, self._y, self._d
+        k = np.clip(np.searchsorted(x, w, side="right") - 1, 0, x.size - 2)
+        x0 = x[k]
+        h = x[k + 1] - x0
+        t = (w - x0) / h
+        y0, y1, d0, d1 = y[k], y[k + 1], d[k], d[k + 1]
+        u = 1.0 - t
+        if slope:
+            secant = (y1 - y0) / h
+            return np.asarray(6.0 * t * u * secant + u * (1.0 - 3.0 * t) * d0
+                              + t * (3.0 * t - 2.0) * d1, dtype=np.float64)
+        return np.asarray((1.0 + 2.0 * t) * u * u * y0 + t * u * u * h * d0
+                          + t * t * (3.0 - 2.0 * t) * y1 - t * t * u * h * d1, dtype=np.float64)
+
+    def _value(self, w: FloatArray) -> FloatArray:
+        return self._evaluate(w, slope=False)
+
+    def _slope(self, w: FloatArray) -> FloatArray:
+        return self._evaluate(w, slope=True)
 
     def __call__(self, w: ArrayLike) -> FloatArray:
         """Evaluate ``Phi(w)`` for ``w`` in [0, 1] (vectorised)."""
-        w_arr = as_weight_array(w)
-        k, h, t = self._locate(w_arr)
-        y0, y1, d0, d1 = self._y[k], self._y[k + 1], self._d[k], self._d[k + 1]
-        h00 = (1 + 2 * t) * (1 - t) ** 2
-        h10 = t * (1 - t) ** 2
-        h01 = t * t * (3 - 2 * t)
-        h11 = t * t * (t - 1)
-        return np.asarray(h00 * y0 + h10 * h * d0 + h01 * y1 + h11 * h * d1, dtype=np.float64)
+        return self._value(as_weight_array(w))
 
     def derivative(self, w: ArrayLike) -> FloatArray:
         """Evaluate the density ``Phi'(w)`` (proportional to the estimated front speed)."""
-        w_arr = as_weight_array(w)
-        k, h, t = self._locate(w_arr)
-        y0, y1, d0, d1 = self._y[k], self._y[k + 1], self._d[k], self._d[k + 1]
-        secant = (y1 - y0) / h
-        return np.asarray(
-            6 * t * (1 - t) * secant + (1 - t) * (1 - 3 * t) * d0 + t * (3 * t - 2) * d1,
-            dtype=np.float64,
-        )
+        return self._slope(as_weight_array(w))
 
     def inverse(self, q: ArrayLike) -> FloatArray:
         """Solve ``Phi(w) = q`` for ``q`` in [0, 1], to within floating-point rounding.
@@ -212,10 +236,25 @@ class ArcLengthCDF(QuantileMixin):
         """
         q_arr = check_quantiles(q)
         flat = q_arr.ravel()
-        k = np.clip(np.searchsorted(self._y, flat, side="right") - 1, 0, self._x.size - 2)
-        lo, hi = self._x[k], self._x[k + 1]
-        guess = lo + (hi - lo) * (flat - self._y[k]) / (self._y[k + 1] - self._y[k])
-        w = solve_increasing(self, self.derivative, flat, lo, hi, guess)
+        x, y, d = self._x, self._y, self._d
+        k = np.clip(np.searchsorted(y, flat, side="right") - 1, 0, x.size - 2)
+        # On its knot interval each target solves one monotone cubic in t = (w - x_k) / h.
+        h = x[k + 1] - x[k]
+        y0, y1, m0, m1 = y[k], y[k + 1], h * d[k], h * d[k + 1]
+
+        def value(t: FloatArray) -> FloatArray:
+            u = 1.0 - t
+            return np.asarray((1.0 + 2.0 * t) * u * u * y0 + t * u * u * m0
+                              + t * t * (3.0 - 2.0 * t) * y1 - t * t * u * m1, dtype=np.float64)
+
+        def slope(t: FloatArray) -> FloatArray:
+            u = 1.0 - t
+            return np.asarray(6.0 * t * u * (y1 - y0) + u * (1.0 - 3.0 * t) * m0
+                              + t * (3.0 * t - 2.0) * m1, dtype=np.float64)
+
+        zeros = np.zeros_like(flat)
+        t = solve_increasing(value, slope, flat, zeros, zeros + 1.0, (flat - y0) / (y1 - y0))
+        w = np.minimum(x[k] + t * h, x[k + 1])
         w = np.where(flat == 0, 0.0, np.where(flat == 1, 1.0, w))
         return w.reshape(q_arr.shape)
 
@@ -235,11 +274,18 @@ class ArcLengthCDF(QuantileMixin):
         a = check_alpha(alpha)
         if a == 1.0:
             return other
-        x = merge_knots(np.union1d(self._x, other._x))
-        y = a * other(x) + (1 - a) * self(x)
-        d = a * other.derivative(x) + (1 - a) * self.derivative(x)
-        y[0], y[-1] = 0.0, 1.0
-        return ArcLengthCDF(x, y, np.maximum(d, 0.0))
+        # Each side is known exactly at its own knots; evaluate it only at the other's knots.
+        x = np.concatenate([self._x, other._x])
+        y = np.concatenate([(1 - a) * self._y + a * other._value(self._x),
+                            (1 - a) * self._value(other._x) + a * other._y])
+        d = np.concatenate([(1 - a) * self._d + a * other._slope(self._x),
+                            (1 - a) * self._slope(other._x) + a * other._d])
+        order = np.argsort(x, kind="stable")
+        x, y, d = x[order], y[order], d[order]
+        keep = merge_mask(x)
+        x, y, d = x[keep], y[keep], d[keep]
+        x[-1], y[0], y[-1] = 1.0, 0.0, 1.0
+        return ArcLengthCDF._trusted(x, y, np.maximum(d, 0.0))
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, list[float]]:
@@ -274,17 +320,10 @@ def floor_chords(chords: FloatArray) -> FloatArray:
     return np.maximum(chords, CHORD_FLOOR * mean)
 
 
-def merge_knots(x: FloatArray) -> FloatArray:
-    """Drop knots closer than ``_KNOT_MERGE_TOL`` to the previous one, keeping 0 and 1."""
-    keep = np.ones(x.size, dtype=bool)
-    last = x[0]
-    for i in range(1, x.size):
-        if x[i] - last < _KNOT_MERGE_TOL:
-            keep[i] = False
-        else:
-            last = x[i]
-    merged = x[keep]
-    merged[-1] = 1.0
-    if merged.size < 2:
-        return np.array([0.0, 1.0])
-    return merged
+def merge_mask(x: FloatArray) -> NDArray[np.bool_]:
+    """Mask of sorted knots to keep: drop those closer than ``_KNOT_MERGE_TOL`` to their
+    predecessor (so 0 stays; the last kept knot is then set to exactly 1 by the caller)."""
+    keep = np.empty(x.size, dtype=bool)
+    keep[0] = True
+    keep[1:] = np.diff(x) >= _KNOT_MERGE_TOL
+    return keep

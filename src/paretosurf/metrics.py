@@ -52,7 +52,11 @@ def cv(points: ArrayLike, /) -> float:
     >>> round(metrics.cv([[0, 0], [1, 0], [4, 0]]), 6)      # gaps 1 and 3
     0.5
     """
-    gaps = segment_lengths(points)
+    return cv_of_gaps(segment_lengths(points))
+
+
+def cv_of_gaps(gaps: FloatArray) -> float:
+    """CV of precomputed gap lengths (``nan`` if they are all zero)."""
     mean = float(np.mean(gaps))
     if mean == 0.0:
         return float("nan")
@@ -68,7 +72,11 @@ def gap_ratio(points: ArrayLike, /) -> float:
     >>> metrics.gap_ratio([[0, 0], [1, 0], [4, 0]])
     3.0
     """
-    gaps = segment_lengths(points)
+    return gap_ratio_of_gaps(segment_lengths(points))
+
+
+def gap_ratio_of_gaps(gaps: FloatArray) -> float:
+    """Gap ratio of precomputed gap lengths (``inf`` if one is zero)."""
     smallest = float(np.min(gaps))
     if smallest == 0.0:
         return float("inf")

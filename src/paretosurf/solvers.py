@@ -90,19 +90,20 @@ class _CallableSolver:
 
 
 def as_solver(solver: object) -> Any:
-    """Return an object with ``solve`` (and ``solve_many`` when the input has it).
+    """Return an object with ``solve`` and/or ``solve_many`` (a callable gets ``solve``).
 
     Raises
     ------
     TypeError
-        If ``solver`` has no ``solve`` method and is not callable.
+        If ``solver`` has neither method and is not callable.
     """
-    if hasattr(solver, "solve") and callable(solver.solve):
+    if callable(getattr(solver, "solve", None)) or callable(getattr(solver, "solve_many", None)):
         return solver
     if callable(solver):
         return _CallableSolver(solver)
     raise TypeError(
-        "solver must have a solve(weight, state) method or be a callable "
+        "solver must have a solve(weight, state) or solve_many(weights, states) method or be "
+        "a callable "
         f"(weight, state) -> Solution; got {type(solver).__name__}"
     )
 

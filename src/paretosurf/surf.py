@@ -156,14 +156,17 @@ class SurfState:
         self.n_solves += len(solutions)
         self.n_steps += sum(int(s.info.get("steps", 0)) for s in solutions)
         if self.refine:
-            self.cdf = self.cdf.mix(ArcLengthCDF.from_front(weights, points), self.alpha)
+            # weights come from quantile_weights and points were checked finite: skip the
+            # public constructor's validation
+            self.cdf = self.cdf.mix(ArcLengthCDF._from_chords(weights, points), self.alpha)
         weight_change = float(np.max(np.abs(self.next_weights() - weights)))
+        gaps = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
         record = IterationRecord(
             iteration=self.iteration,
             weights=weights,
             points=points,
-            cv=metrics.cv(points),
-            gap_ratio=metrics.gap_ratio(points),
+            cv=metrics.cv_of_gaps(gaps),
+            gap_ratio=metrics.gap_ratio_of_gaps(gaps),
             weight_change=weight_change,
             seconds=time.perf_counter() - start,
             solve_seconds=solve_seconds,

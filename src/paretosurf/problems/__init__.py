@@ -7,6 +7,15 @@ Every problem subclasses :class:`BiObjectiveProblem`: ``solver()`` (exact inner 
 
 from paretosurf.problems.bandit import EntropicBandit, draw_offline_dataset, paper_rewards
 from paretosurf.problems.base import BiObjectiveProblem, ExactSolver
+from paretosurf.problems.gym import (
+    TabularMDP,
+    TabularModel,
+    deep_sea_treasure,
+    fishwood,
+    tabular_deep_sea_treasure,
+    tabular_fishwood,
+)
+from paretosurf.problems.mdp import MDPAssumptionReport, RegularizedMDP
 from paretosurf.problems.quadratic import GearToy, Quadratic, Quadratic1D
 
 __all__ = [
@@ -14,8 +23,16 @@ __all__ = [
     "EntropicBandit",
     "ExactSolver",
     "GearToy",
+    "MDPAssumptionReport",
     "Quadratic",
     "Quadratic1D",
+    "RegularizedMDP",
+    "TabularMDP",
+    "TabularModel",
+    "deep_sea_treasure",
     "draw_offline_dataset",
+    "fishwood",
     "paper_rewards",
+    "tabular_deep_sea_treasure",
+    "tabular_fishwood",
 ]
