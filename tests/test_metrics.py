@@ -80,3 +80,15 @@ def test_cdf_error_sup_norm() -> None:
 def test_bad_input(call, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_front_distance_against_dense_sampling() -> None:
+    rng = np.random.default_rng(7)
+    theta = np.linspace(0, np.pi / 2, 50)
+    ref = np.c_[np.cos(theta), np.sin(theta)]
+    pts = rng.uniform(0, 1.2, size=(20, 2))
+    # independent: distance to a very dense sampling of the same polyline
+    dense = np.concatenate([np.linspace(ref[i], ref[i + 1], 400) for i in range(49)])
+    brute = np.min(np.linalg.norm(pts[:, None] - dense[None], axis=2), axis=1)
+    np.testing.assert_allclose(metrics.front_distance(pts, ref), brute, atol=2e-5)
+    assert np.all(metrics.front_distance(ref, ref) < 1e-15)

@@ -14,7 +14,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import as_front_points, check_positive_int
 
-__all__ = ["cdf_error", "cv", "gap_ratio", "hypervolume", "igd", "segment_lengths"]
+__all__ = [
+    "cdf_error",
+    "cv",
+    "front_distance",
+    "gap_ratio",
+    "hypervolume",
+    "igd",
+    "segment_lengths",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -145,3 +153,32 @@ def cdf_error(
         grid = np.union1d(grid, np.concatenate(extra))
     diff = np.asarray(cdf_a(grid), dtype=np.float64) - np.asarray(cdf_b(grid), dtype=np.float64)
     return float(np.max(np.abs(diff)))
+
+
+def front_distance(points: ArrayLike, /, reference_front: ArrayLike) -> FloatArray:
+    """Distance of each point to the polyline through ``reference_front`` (in its order).
+
+    With a dense exact front as reference, this tells how far a method's points lie off the
+    front (a dominated point has a positive distance).
+
+    Examples
+    --------
+    >>> from paretosurf import metrics
+    >>> metrics.front_distance([[1, 1], [0, 1]], [[0, 1], [1, 0]]).round(6).tolist()
+    [0.707107, 0.0]
+    """
+    p = as_front_points(points, name="points", min_points=1)
+    ref = as_front_points(reference_front, name="reference_front", min_points=2)
+    if ref.shape[1] != p.shape[1]:
+        raise ValueError(
+            f"reference_front has {ref.shape[1]} objectives but points have {p.shape[1]}"
+        )
+    a, seg = ref[:-1], np.diff(ref, axis=0)
+    length2 = np.einsum("ij,ij->i", seg, seg)
+    rel = p[:, None, :] - a[None, :, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(length2 > 0, np.einsum("pij,ij->pi", rel, seg) / length2, 0.0)
+    t = np.clip(t, 0.0, 1.0)
+    nearest = a[None, :, :] + t[..., None] * seg[None, :, :]
+    return np.asarray(np.min(np.linalg.norm(p[:, None, :] - nearest, axis=2), axis=1),
+                      dtype=np.float64)

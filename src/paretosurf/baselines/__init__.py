@@ -8,6 +8,7 @@
 
 from paretosurf.baselines.ols import corner_priorities, ols
 from paretosurf.baselines.soup import Interpolable, linear_interpolate, soup
+from paretosurf.baselines.umod import umod
 from paretosurf.baselines.uniform import random_weights, uniform, uniform_random
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "ols",
     "random_weights",
     "soup",
+    "umod",
     "uniform",
     "uniform_random",
 ]

@@ -25,6 +25,7 @@ the paper's balanced offline dataset (arms ``x_a`` evenly spaced in [0, 1], ``R1
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -32,7 +33,7 @@ from scipy.special import logsumexp, rel_entr
 
 from paretosurf._validation import check_positive, check_positive_int
 from paretosurf.problems.base import BiObjectiveProblem, as_weight_array
-from paretosurf.solvers import GradientSolver
+from paretosurf.solvers import GradientSolver, GradientState
 
 __all__ = ["EntropicBandit", "draw_offline_dataset", "paper_rewards"]
 
@@ -353,6 +354,12 @@ class EntropicBandit(BiObjectiveProblem):
         base = self.beta * (log_pi - self._log_ref)
         c = np.stack([base - self.R1, base - self.R2])
         return np.asarray(pi[None, :] * (c - (c @ pi)[:, None]), dtype=np.float64)
+
+    def decision(self, state: Any) -> FloatArray:
+        """Policy of a solver state: the exact solver's policy, or ``softmax`` of logits."""
+        if isinstance(state, GradientState):
+            return np.exp(_log_softmax(np.asarray(state.params, dtype=np.float64)))
+        return np.asarray(state, dtype=np.float64)
 
     def gradient_solver(
         self,

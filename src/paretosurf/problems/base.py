@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import as_weight_array, check_n_segments
 from paretosurf.rules import CDFLike, SpeedCDF, speed_from_front
-from paretosurf.solvers import Solution
+from paretosurf.solvers import GradientState, Solution
 
 __all__ = ["BiObjectiveProblem", "ExactSolver", "as_weight_array"]
 
@@ -70,6 +70,24 @@ class BiObjectiveProblem(ABC):
     def solver(self) -> ExactSolver:
         """An inner solver returning the exact scalarized solution (ignores warm starts)."""
         return ExactSolver(self)
+
+    # ------------------------------------------------------------ solution interpolation
+    def decision(self, state: Any) -> Any:
+        """The decision variable ``objectives`` takes, from a solver state: the exact solver's
+        state as is, a gradient solver's parameters (subclasses map logits to policies)."""
+        return state.params if isinstance(state, GradientState) else state
+
+    def interpolate(self, state0: Any, state1: Any, t: float) -> Any:
+        """The solution ``t`` of the way from ``state0`` to ``state1`` (used by the Soup
+        baseline): linear in the decision variables unless a subclass knows better (MDPs
+        mix occupancy measures)."""
+        x0 = np.asarray(self.decision(state0), dtype=np.float64)
+        x1 = np.asarray(self.decision(state1), dtype=np.float64)
+        return (1.0 - t) * x0 + t * x1
+
+    def evaluate(self, state: Any) -> FloatArray:
+        """Objective vector of a solver state or decision variable."""
+        return np.asarray(self.objectives(self.decision(state)), dtype=np.float64)
 
 
 class ExactSolver:

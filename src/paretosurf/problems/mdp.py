@@ -938,6 +938,24 @@ class RegularizedMDP(BiObjectiveProblem):
             messages=tuple(msgs),
         )
 
+    # ------------------------------------------------------------------ interpolation
+    def decision(self, state: Any) -> FloatArray:
+        """Policy (S, A) of a solver state: the exact solver's policy, or softmax of logits."""
+        if isinstance(state, GradientState):
+            return self.policy_from_logits(state.params)
+        return np.asarray(state, dtype=np.float64)
+
+    def interpolate(self, state0: Any, state1: Any, t: float) -> FloatArray:
+        """Policy of the occupancy measure ``(1 - t) mu_0 + t mu_1`` (the convex, hidden-space
+        mixture of two solutions; states with no occupancy under both get ``pi_ref``)."""
+        mu = (1.0 - t) * self.occupancy(self.decision(state0)) + t * self.occupancy(
+            self.decision(state1))
+        mass = mu.sum(axis=1, keepdims=True)
+        ref = np.exp(self._log_ref)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            policy = np.where(mass > 0, mu / mass, ref)
+        return np.asarray(policy, dtype=np.float64)
+
     # ------------------------------------------------------------------ inner solvers
     def solver(self) -> MDPExactSolver:  # type: ignore[override]
         """Exact inner solver (soft policy iteration, warm-started from the slot's policy)."""
