@@ -193,3 +193,28 @@ def test_evaluation_outside_unit_interval_raises() -> None:
         phi(1.5)
     with pytest.raises(ValueError, match=r"w must lie in \[0, 1\]"):
         phi.derivative([-0.1, 0.5])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pchip_slopes_equal_scipy(seed: int) -> None:
+    from scipy.interpolate import PchipInterpolator
+
+    from paretosurf.cdf import pchip_slopes
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    x = np.concatenate([[0.0], np.sort(rng.uniform(0, 1, n - 1)), [1.0]])
+    y = np.cumsum(rng.exponential(size=n + 1) ** 3)  # strictly increasing, very uneven
+    np.testing.assert_allclose(pchip_slopes(x, y), PchipInterpolator(x, y).derivative()(x),
+                               rtol=1e-12, atol=1e-12 * y[-1])
+
+
+def test_warm_guess_does_not_change_the_inverse() -> None:
+    rng = np.random.default_rng(11)
+    phi = ps.ArcLengthCDF.identity()
+    for _ in range(6):
+        phi = phi.mix(ps.ArcLengthCDF.from_front(*random_front(rng, 10)), 0.3)
+    q = np.linspace(0, 1, 31)
+    cold = phi.inverse(q)
+    for guess in (cold, rng.uniform(0, 1, 31), np.full(31, 2.0)):
+        np.testing.assert_allclose(phi.inverse(q, guess=guess), cold, atol=1e-14)

@@ -50,13 +50,15 @@ def solve_increasing(
     with np.errstate(divide="ignore", invalid="ignore"):
         for _ in range(max_iter):
             f = fun(w) - target
+            converged = np.abs(f) <= small
+            if converged.all():
+                break
             below = f < 0
             lo[below] = w[below]
             hi[~below] = w[~below]
             step = w - f / slope(w)
             outside = ~((step > lo) & (step < hi))  # also catches NaN and inf
             step[outside] = 0.5 * (lo[outside] + hi[outside])
-            converged = np.abs(f) <= small
             step[converged] = w[converged]
             done = bool(np.all(np.abs(step - w) <= 4 * _EPS))
             w = step

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.interpolate import PchipInterpolator
 
 from paretosurf._monotone import QuantileMixin, check_quantiles, solve_increasing
 from paretosurf._validation import as_front_points, as_weight_array, as_weights, check_alpha
@@ -109,9 +108,10 @@ class ArcLengthCDF(QuantileMixin):
     def from_knots(cls, x: ArrayLike, y: ArrayLike) -> ArcLengthCDF:
         """Monotone PCHIP interpolant of increasing data ``(x, y)`` with ``x`` spanning [0, 1].
 
-        ``y`` is normalized so that ``Phi(0) = 0`` and ``Phi(1) = 1``. Uses scipy's
-        :class:`~scipy.interpolate.PchipInterpolator` (Fritsch-Carlson slopes with the
-        three-point shape-preserving end rule, the paper's Algorithm 2).
+        ``y`` is normalized so that ``Phi(0) = 0`` and ``Phi(1) = 1``. The slopes are
+        Fritsch-Carlson's with the three-point shape-preserving end rule (the paper's
+        Algorithm 2, identical to :class:`scipy.interpolate.PchipInterpolator`; see
+        :func:`pchip_slopes`).
 
         Parameters
         ----------
@@ -133,19 +133,15 @@ class ArcLengthCDF(QuantileMixin):
         """PCHIP interpolant of validated, strictly increasing data, normalized to [0, 1]."""
         y = (y - y[0]) / (y[-1] - y[0])
         y[0], y[-1] = 0.0, 1.0
-        # PCHIP's local cubic coefficients c[3 - j, i] multiply (x - x_i)^j: the slope at knot i
-        # is c[2, i]; at the last knot, the derivative of the last piece at its right end.
-        c = PchipInterpolator(x, y).c
-        h_last = x[-1] - x[-2]
-        end_slope = 3.0 * c[0, -1] * h_last**2 + 2.0 * c[1, -1] * h_last + c[2, -1]
-        slopes = np.append(c[2], end_slope)
-        return cls._trusted(x, y, np.maximum(slopes, 0.0))
+        return cls._trusted(x, y, pchip_slopes(x, y))
 
     @classmethod
-    def _from_chords(cls, weights: FloatArray, points: FloatArray) -> ArcLengthCDF:
-        """:meth:`from_front` for validated inputs (the SURF loop's fast path)."""
-        chords = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
-        return cls._pchip(weights, np.concatenate([[0.0], np.cumsum(floor_chords(chords))]))
+    def _from_chords(cls, weights: FloatArray, chords: FloatArray) -> ArcLengthCDF:
+        """:meth:`from_front` from validated weights and chord lengths (the SURF loop's path)."""
+        s = np.empty(weights.size)
+        s[0] = 0.0
+        np.cumsum(floor_chords(chords), out=s[1:])
+        return cls._pchip(weights, s)
 
     @classmethod
     def from_front(cls, weights: ArrayLike, points: ArrayLike) -> ArcLengthCDF:
@@ -175,7 +171,7 @@ class ArcLengthCDF(QuantileMixin):
         """
         w = as_weights(weights, name="weights")
         pts = as_front_points(points, n_points=w.size, name="points")
-        return cls._from_chords(w, pts)
+        return cls._from_chords(w, np.linalg.norm(np.diff(pts, axis=0), axis=1))
 
     # ------------------------------------------------------------------ evaluation
     @property
@@ -193,27 +189,26 @@ class ArcLengthCDF(QuantileMixin):
         """``Phi'`` at the knots (read-only copy)."""
         return self._d.copy()
 
-    def _evaluate(self, w: FloatArray, *, slope: bool) -> FloatArray:
-        """``Phi`` (or ``Phi'`` with ``slope``) at weights already known to lie in [0, 1]."""
+    def _evaluate(self, w: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(Phi(w), Phi'(w))`` at weights already known to lie in [0, 1]."""
         x, y, d = self._x, self._y, self._d
-        k = np.clip(np.searchsorted(x, w, side="right") - 1, 0, x.size - 2)
+        k = np.searchsorted(x, w, side="right") - 1
+        k = np.minimum(np.maximum(k, 0), x.size - 2)
         x0 = x[k]
         h = x[k + 1] - x0
         t = (w - x0) / h
         y0, y1, d0, d1 = y[k], y[k + 1], d[k], d[k + 1]
         u = 1.0 - t
-        if slope:
-            secant = (y1 - y0) / h
-            return np.asarray(6.0 * t * u * secant + u * (1.0 - 3.0 * t) * d0
-                              + t * (3.0 * t - 2.0) * d1, dtype=np.float64)
-        return np.asarray((1.0 + 2.0 * t) * u * u * y0 + t * u * u * h * d0
-                          + t * t * (3.0 - 2.0 * t) * y1 - t * t * u * h * d1, dtype=np.float64)
+        tu = t * u
+        value = y0 + t * t * (3.0 - 2.0 * t) * (y1 - y0) + tu * h * (u * d0 - t * d1)
+        slope = 6.0 * tu * (y1 - y0) / h + u * (1.0 - 3.0 * t) * d0 + t * (3.0 * t - 2.0) * d1
+        return value, slope
 
     def _value(self, w: FloatArray) -> FloatArray:
-        return self._evaluate(w, slope=False)
+        return self._evaluate(w)[0]
 
     def _slope(self, w: FloatArray) -> FloatArray:
-        return self._evaluate(w, slope=True)
+        return self._evaluate(w)[1]
 
     def __call__(self, w: ArrayLike) -> FloatArray:
         """Evaluate ``Phi(w)`` for ``w`` in [0, 1] (vectorised)."""
@@ -223,11 +218,12 @@ class ArcLengthCDF(QuantileMixin):
         """Evaluate the density ``Phi'(w)`` (proportional to the estimated front speed)."""
         return self._slope(as_weight_array(w))
 
-    def inverse(self, q: ArrayLike) -> FloatArray:
+    def inverse(self, q: ArrayLike, *, guess: ArrayLike | None = None) -> FloatArray:
         """Solve ``Phi(w) = q`` for ``q`` in [0, 1], to within floating-point rounding.
 
         The knot interval is found from the knot values; inside it the cubic is solved by
-        Newton's method safeguarded by bisection, vectorised over all ``q``.
+        Newton's method safeguarded by bisection, vectorised over all ``q``. ``guess`` (same
+        shape as ``q``, e.g. the previous iteration's weights) only speeds this up.
 
         Raises
         ------
@@ -238,24 +234,35 @@ class ArcLengthCDF(QuantileMixin):
         flat = q_arr.ravel()
         x, y, d = self._x, self._y, self._d
         k = np.clip(np.searchsorted(y, flat, side="right") - 1, 0, x.size - 2)
-        # On its knot interval each target solves one monotone cubic in t = (w - x_k) / h.
-        h = x[k + 1] - x[k]
-        y0, y1, m0, m1 = y[k], y[k + 1], h * d[k], h * d[k + 1]
-
-        def value(t: FloatArray) -> FloatArray:
-            u = 1.0 - t
-            return np.asarray((1.0 + 2.0 * t) * u * u * y0 + t * u * u * m0
-                              + t * t * (3.0 - 2.0 * t) * y1 - t * t * u * m1, dtype=np.float64)
-
-        def slope(t: FloatArray) -> FloatArray:
-            u = 1.0 - t
-            return np.asarray(6.0 * t * u * (y1 - y0) + u * (1.0 - 3.0 * t) * m0
-                              + t * (3.0 * t - 2.0) * m1, dtype=np.float64)
-
-        zeros = np.zeros_like(flat)
-        t = solve_increasing(value, slope, flat, zeros, zeros + 1.0, (flat - y0) / (y1 - y0))
-        w = np.minimum(x[k] + t * h, x[k + 1])
-        w = np.where(flat == 0, 0.0, np.where(flat == 1, 1.0, w))
+        # On its knot interval each target solves one monotone cubic in t = (w - x_k) / h:
+        # c1 t + c2 t^2 + c3 t^3 = q - y_k (the Hermite form expanded).
+        x0 = x[k]
+        h = x[k + 1] - x0
+        dy = y[k + 1] - y[k]
+        c1, m1 = h * d[k], h * d[k + 1]
+        c2, c3 = 3.0 * dy - 2.0 * c1 - m1, c1 + m1 - 2.0 * dy
+        rhs = flat - y[k]
+        t = rhs / dy
+        if guess is not None:
+            t_guess = (np.asarray(guess, dtype=np.float64).ravel() - x0) / h
+            t = np.where((t_guess > 0) & (t_guess < 1), t_guess, t)
+        # Plain Newton steps kept inside [0, 1] settle almost every target in two or three
+        # steps; any target they leave unsettled gets the safeguarded solver.
+        small = 4 * np.finfo(float).eps
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for _ in range(6):
+                residual = t * (c1 + t * (c2 + t * c3)) - rhs
+                if np.abs(residual).max() <= small:
+                    break
+                t = np.clip(t - residual / (c1 + t * (2.0 * c2 + 3.0 * t * c3)), 0.0, 1.0)
+            else:
+                t = solve_increasing(
+                    lambda u: u * (c1 + u * (c2 + u * c3)),
+                    lambda u: c1 + u * (2.0 * c2 + 3.0 * u * c3),
+                    rhs, np.zeros_like(t), np.ones_like(t), np.nan_to_num(t, nan=0.5),
+                )
+        w = np.minimum(x0 + t * h, x[k + 1])
+        w[flat == 1.0] = 1.0
         return w.reshape(q_arr.shape)
 
     # ------------------------------------------------------------------ algebra
@@ -275,17 +282,23 @@ class ArcLengthCDF(QuantileMixin):
         if a == 1.0:
             return other
         # Each side is known exactly at its own knots; evaluate it only at the other's knots.
-        x = np.concatenate([self._x, other._x])
-        y = np.concatenate([(1 - a) * self._y + a * other._value(self._x),
-                            (1 - a) * self._value(other._x) + a * other._y])
-        d = np.concatenate([(1 - a) * self._d + a * other._slope(self._x),
-                            (1 - a) * self._slope(other._x) + a * other._d])
+        b = 1.0 - a
+        n_self = self._x.size
+        x = np.concatenate((self._x, other._x))
+        yd = np.empty((x.size, 2))
+        other_y, other_d = other._evaluate(self._x)
+        self_y, self_d = self._evaluate(other._x)
+        yd[:n_self, 0] = b * self._y + a * other_y
+        yd[:n_self, 1] = b * self._d + a * other_d
+        yd[n_self:, 0] = b * self_y + a * other._y
+        yd[n_self:, 1] = b * self_d + a * other._d
         order = np.argsort(x, kind="stable")
-        x, y, d = x[order], y[order], d[order]
+        x = x[order]
         keep = merge_mask(x)
-        x, y, d = x[keep], y[keep], d[keep]
-        x[-1], y[0], y[-1] = 1.0, 0.0, 1.0
-        return ArcLengthCDF._trusted(x, y, np.maximum(d, 0.0))
+        x, yd = x[keep], yd[order[keep]]
+        x[-1], yd[0, 0], yd[-1, 0] = 1.0, 0.0, 1.0
+        np.maximum(yd[:, 1], 0.0, out=yd[:, 1])
+        return ArcLengthCDF._trusted(x, yd[:, 0].copy(), yd[:, 1].copy())
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, list[float]]:
@@ -314,7 +327,7 @@ class ArcLengthCDF(QuantileMixin):
 
 def floor_chords(chords: FloatArray) -> FloatArray:
     """Raise each chord to at least ``CHORD_FLOOR`` times the mean chord (all equal if all zero)."""
-    mean = float(np.mean(chords)) if chords.size else 0.0
+    mean = float(chords.sum()) / chords.size if chords.size else 0.0
     if mean <= 0.0:
         return np.ones_like(chords)
     return np.maximum(chords, CHORD_FLOOR * mean)
@@ -327,3 +340,35 @@ def merge_mask(x: FloatArray) -> NDArray[np.bool_]:
     keep[0] = True
     keep[1:] = np.diff(x) >= _KNOT_MERGE_TOL
     return keep
+
+
+def pchip_slopes(x: FloatArray, y: FloatArray) -> FloatArray:
+    """Fritsch-Carlson PCHIP slopes of strictly increasing data (the paper's Algorithm 2).
+
+    Interior slopes are the weighted harmonic means of the neighbouring secants; end slopes use
+    the three-point formula, set to 0 if its sign differs from the end secant and capped at
+    three times that secant. For strictly increasing data this is exactly what
+    :class:`scipy.interpolate.PchipInterpolator` computes (the tests check it); it is written
+    out here because the SURF loop needs only the knot slopes, and building scipy's piecewise
+    polynomial object costs more than the rest of an outer iteration together.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.cdf import pchip_slopes
+    >>> pchip_slopes(np.array([0.0, 0.5, 1.0]), np.array([0.0, 0.25, 1.0])).tolist()
+    [0.0, 0.75, 2.0]
+    """
+    h = np.diff(x)
+    delta = np.diff(y) / h
+    if x.size == 2:
+        return np.array([delta[0], delta[0]])
+    slopes = np.empty(x.size)
+    w1 = 2.0 * h[1:] + h[:-1]
+    w2 = h[1:] + 2.0 * h[:-1]
+    slopes[1:-1] = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
+    for end, h0, h1, d0, d1 in ((0, h[0], h[1], delta[0], delta[1]),
+                                (-1, h[-1], h[-2], delta[-1], delta[-2])):
+        m = ((2.0 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
+        slopes[end] = 0.0 if m * d0 <= 0 else min(m, 3.0 * d0)
+    return slopes

@@ -110,24 +110,15 @@ def as_solver(solver: object) -> Any:
 
 def _to_solution(raw: object, slot: int, weight: float) -> Solution:
     if isinstance(raw, Solution):
-        sol = raw
-    elif isinstance(raw, tuple) and len(raw) in (2, 3):
-        sol = Solution(*raw)
-    else:
-        raise InnerSolverError(
-            f"inner solver returned {type(raw).__name__} for slot {slot} (weight {weight:.6g}); "
-            "expected a Solution(objectives, state, info) or a tuple (objectives, state)",
-            slot=slot,
-            weight=weight,
-        )
-    if not np.all(np.isfinite(sol.objectives)):
-        raise InnerSolverError(
-            f"inner solver returned non-finite objectives {sol.objectives.tolist()} for slot "
-            f"{slot} (weight {weight:.6g})",
-            slot=slot,
-            weight=weight,
-        )
-    return sol
+        return raw
+    if isinstance(raw, tuple) and len(raw) in (2, 3):
+        return Solution(*raw)
+    raise InnerSolverError(
+        f"inner solver returned {type(raw).__name__} for slot {slot} (weight {weight:.6g}); "
+        "expected a Solution(objectives, state, info) or a tuple (objectives, state)",
+        slot=slot,
+        weight=weight,
+    )
 
 
 def solve_slots(
@@ -178,6 +169,15 @@ def solve_slots(
     sizes = {s.objectives.size for s in solutions}
     if len(sizes) != 1:
         raise InnerSolverError(f"inner solver returned objective vectors of sizes {sorted(sizes)}")
+    finite = np.isfinite(np.concatenate([s.objectives for s in solutions]))
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0]) // sizes.pop()
+        raise InnerSolverError(
+            f"inner solver returned non-finite objectives {solutions[i].objectives.tolist()} "
+            f"for slot {slot_ids[i]} (weight {float(weights[i]):.6g})",
+            slot=slot_ids[i],
+            weight=float(weights[i]),
+        )
     return solutions
 
 

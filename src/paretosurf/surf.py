@@ -139,7 +139,10 @@ class SurfState:
         # Cached per CDF object: each iteration needs them twice (weight change, next solve).
         cached = self.__dict__.get("_weights_cache")
         if cached is None or cached[0] is not self.cdf:
-            cached = (self.cdf, self.cdf.quantile_weights(self.n_segments))
+            n = self.n_segments
+            # the last solved weights are an excellent Newton start once the CDF settles
+            guess = self.history[-1].weights if self.history else None
+            cached = (self.cdf, self.cdf.inverse(np.arange(n + 1) / n, guess=guess))
             self.__dict__["_weights_cache"] = cached
         return cached[1].copy()
 
@@ -155,12 +158,12 @@ class SurfState:
         self.states = [s.state for s in solutions]
         self.n_solves += len(solutions)
         self.n_steps += sum(int(s.info.get("steps", 0)) for s in solutions)
+        gaps = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
         if self.refine:
             # weights come from quantile_weights and points were checked finite: skip the
             # public constructor's validation
-            self.cdf = self.cdf.mix(ArcLengthCDF._from_chords(weights, points), self.alpha)
+            self.cdf = self.cdf.mix(ArcLengthCDF._from_chords(weights, gaps), self.alpha)
         weight_change = float(np.max(np.abs(self.next_weights() - weights)))
-        gaps = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
         record = IterationRecord(
             iteration=self.iteration,
             weights=weights,

@@ -1,0 +1,115 @@
+"""Deep Sea Treasure and Fishwood: SURF's uniformity and speed, exact vs K-step inner solver.
+
+Prints, side by side in one process:
+
+* quality: CV and gap ratio of SURF with the exact solver and with the paper's K-step Adam
+  solver (K = 100, lr 0.02, DST's warm-start protocol), against the paper's figures;
+* speed: the exact run's wall time as a fraction of the K-step run's, and the outer loop's own
+  work (everything but the inner solver's calls) as a fraction of the exact run.
+
+    python benchmarks/bench_dst.py [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+import paretosurf as ps
+from paretosurf.bench import get_task
+
+
+class TimedSolver:
+    """Wraps a solver and accumulates the wall time spent inside its calls."""
+
+    def __init__(self, solver: Any) -> None:
+        self.solver = solver
+        self.seconds = 0.0
+
+    def solve(self, weight: float, state: Any) -> ps.Solution:
+        start = time.perf_counter()
+        try:
+            return self.solver.solve(weight, state)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def solve_many(self, weights: np.ndarray, states: list[Any]) -> list[ps.Solution]:
+        start = time.perf_counter()
+        try:
+            return list(self.solver.solve_many(weights, states))
+        finally:
+            self.seconds += time.perf_counter() - start
+
+
+def timed_run(task_name: str, kind: str) -> tuple[ps.SurfResult, float, float]:
+    """One SURF run with the task's protocol; returns (result, wall seconds, solver seconds)."""
+    task = get_task(task_name)
+    problem = task.make_problem()
+    solver = TimedSolver(task.solver(problem, kind))
+    init, _ = task.initial_states(problem, solver.solver, kind, task.n_segments, seed=0)
+    start = time.perf_counter()
+    res = ps.surf(solver, task.n_segments, alpha=task.alpha, iterations=task.iterations,
+                  init_states=init)
+    return res, time.perf_counter() - start, solver.seconds
+
+
+class ReplaySolver:
+    """Returns a recorded run's points instantly: times the outer loop without any solver."""
+
+    def __init__(self, result: ps.SurfResult) -> None:
+        self.points = [r.points for r in result.history]
+        self.calls = 0
+
+    def solve_many(self, weights: np.ndarray, states: list[Any]) -> list[ps.Solution]:
+        points = self.points[self.calls]
+        self.calls += 1
+        return [ps.Solution(p, None) for p in points]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
+    args = parser.parse_args()
+
+    print("quality (SURF, alpha = 0.3)")
+    print(f"{'task':<10}{'solver':<10}{'N':>4}{'T':>4}{'CV':>10}{'gap ratio':>11}"
+          f"{'paper CV':>10}{'paper gap':>11}{'target CV':>11}{'target gap':>12}")
+    targets = {("dst", "exact"): (0.081, 1.45, 0.02, 1.10),
+               ("dst", "gradient"): (0.081, 1.45, 0.081, 1.45),
+               ("fishwood", "exact"): (0.026, 1.12, 0.026, 1.12),
+               ("fishwood", "gradient"): (0.026, 1.12, 0.026, 1.12)}
+    for (name, kind), (pcv, pgap, tcv, tgap) in targets.items():
+        res, _, _ = timed_run(name, kind)
+        task = get_task(name)
+        print(f"{name:<10}{kind:<10}{task.n_segments:>4}{task.iterations:>4}{res.cv:>10.4f}"
+              f"{res.gap_ratio:>11.3f}{pcv:>10.3f}{pgap:>11.2f}{tcv:>11.3f}{tgap:>12.2f}")
+
+    exact_wall, exact_solver, grad_wall, replay_wall = [], [], [], []
+    for _ in range(args.repeats):
+        res, wall, inside = timed_run("dst", "exact")
+        exact_wall.append(wall)
+        exact_solver.append(inside)
+        start = time.perf_counter()
+        ps.surf(ReplaySolver(res), res.n_segments, iterations=len(res.history))
+        replay_wall.append(time.perf_counter() - start)
+        _, wall, _ = timed_run("dst", "gradient")
+        grad_wall.append(wall)
+    ew, es, gw = np.median(exact_wall), np.median(exact_solver), np.median(grad_wall)
+    outer = np.median(np.array(exact_wall) - np.array(exact_solver))
+    replay = np.median(replay_wall)
+    print("\nspeed on DST (N = 15, 30 outer iterations), median of", args.repeats)
+    print(f"{'exact run':<34}{ew:>9.3f} s")
+    print(f"{'K = 100 gradient run':<34}{gw:>9.3f} s")
+    print(f"{'exact / gradient':<34}{ew / gw:>9.2%}   (target < 5%)")
+    print(f"{'outer loop work in the exact run':<34}{outer:>9.4f} s")
+    print(f"{'outer loop / exact run':<34}{outer / ew:>9.2%}   (target < 5%)")
+    print(f"{'outer loop alone (replayed points)':<34}{replay:>9.4f} s = {replay / ew:.2%} of "
+          "the exact run")
+    print(f"{'inner solver / exact run':<34}{es / ew:>9.2%}")
+
+
+if __name__ == "__main__":
+    main()
