@@ -21,9 +21,11 @@ from paretosurf._validation import check_positive, check_positive_int
 
 __all__ = [
     "GradientSolver",
+    "GradientState",
     "InnerSolver",
     "InnerSolverError",
     "Solution",
+    "StepRule",
     "as_solver",
     "solve_slots",
 ]
@@ -191,6 +193,54 @@ class GradientState:
     t: int = 0
 
 
+class StepRule:
+    """A first-order update: plain gradient steps ("sgd") or Adam with bias correction.
+
+    Shared by every K-step solver of the library. :meth:`apply` works on a batch of slots at
+    once: ``params`` of shape ``(B, ...)`` with per-slot step counters ``t`` of shape ``(B,)``,
+    or a single slot with a scalar ``t``.
+
+    Parameters
+    ----------
+    lr : float
+        Step size.
+    optimizer : {"adam", "sgd"}
+    betas : tuple of float
+        Adam's moment decay rates, each in [0, 1).
+    eps : float
+        Adam's denominator guard.
+    """
+
+    def __init__(self, lr: float, optimizer: str = "adam",
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+        self.lr = check_positive(lr, name="lr")
+        if optimizer not in ("adam", "sgd"):
+            raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
+        self.optimizer = optimizer
+        b1, b2 = (float(b) for b in betas)
+        if not (0.0 <= b1 < 1.0 and 0.0 <= b2 < 1.0):
+            raise ValueError(f"betas must lie in [0, 1), got {betas}")
+        self.betas = (b1, b2)
+        self.eps = check_positive(eps, name="eps")
+
+    def apply(self, params: FloatArray, grad: FloatArray, m: FloatArray, v: FloatArray,
+              t: Any) -> tuple[FloatArray, FloatArray, FloatArray, Any]:
+        """One step; returns the new ``(params, m, v, t)``."""
+        if self.optimizer == "sgd":
+            return params - self.lr * grad, m, v, t
+        b1, b2 = self.betas
+        t = t + 1
+        m = b1 * m + (1.0 - b1) * grad
+        v = b2 * v + (1.0 - b2) * grad * grad
+        if np.ndim(t) == 0:
+            correct1, correct2 = 1.0 - b1 ** int(t), 1.0 - b2 ** int(t)
+        else:  # one step counter per slot of a batch
+            tt = np.reshape(t, np.shape(t) + (1,) * (params.ndim - np.ndim(t)))
+            correct1, correct2 = 1.0 - b1**tt, 1.0 - b2**tt
+        step = (m / correct1) / (np.sqrt(v / correct2) + self.eps)
+        return params - self.lr * step, m, v, t
+
+
 class GradientSolver:
     """K warm-started first-order steps on a scalarized objective (an inexact inner solver).
 
@@ -238,12 +288,7 @@ class GradientSolver:
         project: Callable[[FloatArray], FloatArray] | None = None,
     ) -> None:
         self.steps = check_positive_int(steps, name="steps")
-        self.lr = check_positive(lr, name="lr")
-        if optimizer not in ("adam", "sgd"):
-            raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
-        self.optimizer = optimizer
-        self.betas = betas
-        self.eps = eps
+        self.rule = StepRule(lr, optimizer, betas, eps)
         self._objectives = objectives
         self._gradients = gradients
         self._init = init
@@ -259,23 +304,14 @@ class GradientSolver:
         """Run ``steps`` steps on ``w * h1 + (1 - w) * h2`` from ``state``."""
         st = self.initial_state(weight) if state is None else state
         x, m, v, t = st.params.copy(), st.m.copy(), st.v.copy(), st.t
-        b1, b2 = self.betas
         for _ in range(self.steps):
             jac = np.asarray(self._gradients(x), dtype=np.float64)
-            g = weight * jac[0] + (1.0 - weight) * jac[1]
-            g = g.reshape(x.shape)
-            if self.optimizer == "adam":
-                t += 1
-                m = b1 * m + (1 - b1) * g
-                v = b2 * v + (1 - b2) * g * g
-                step = (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + self.eps)
-                x = x - self.lr * step
-            else:
-                x = x - self.lr * g
+            g = (weight * jac[0] + (1.0 - weight) * jac[1]).reshape(x.shape)
+            x, m, v, t = self.rule.apply(x, g, m, v, t)
             if self._project is not None:
                 x = self._project(x)
         objectives = np.asarray(self._objectives(x), dtype=np.float64)
-        return Solution(objectives, GradientState(x, m, v, t), {"steps": self.steps})
+        return Solution(objectives, GradientState(x, m, v, int(t)), {"steps": self.steps})
 
     def interpolate(self, state0: GradientState, state1: GradientState, t: float) -> GradientState:
         """Parameters mixed linearly, ``(1 - t) * params0 + t * params1``, with fresh optimizer

@@ -30,6 +30,8 @@ from paretosurf.solvers import Solution, as_solver
 __all__ = ["IterationRecord", "SurfResult", "SurfState", "surf"]
 
 FloatArray = NDArray[np.float64]
+#: ``update(state, weights, points)``: sets ``state.cdf`` after an iteration's solves.
+UpdateRule = Callable[["SurfState", FloatArray, FloatArray], None]
 
 
 @dataclass
@@ -146,8 +148,14 @@ class SurfState:
             self.__dict__["_weights_cache"] = cached
         return cached[1].copy()
 
-    def step(self, solver: Any, executor: Any = None) -> IterationRecord:
-        """Run one outer iteration in place and return its record."""
+    def step(self, solver: Any, executor: Any = None,
+             update: UpdateRule | None = None) -> IterationRecord:
+        """Run one outer iteration in place and return its record.
+
+        ``update(state, weights, points)``, when given, replaces the CDF update: it must set
+        ``state.cdf`` to a CDF whose ``quantile_weights(n_segments)`` are the next weights (the
+        UMOD baseline steers its weights this way through the same loop).
+        """
         start = time.perf_counter()
         weights = self.next_weights()
         runner = LocalExecutor() if executor is None else executor
@@ -159,7 +167,9 @@ class SurfState:
         self.n_solves += len(solutions)
         self.n_steps += sum(int(s.info.get("steps", 0)) for s in solutions)
         gaps = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
-        if self.refine:
+        if update is not None:
+            update(self, weights, points)
+        elif self.refine:
             # weights come from quantile_weights and points were checked finite: skip the
             # public constructor's validation
             self.cdf = self.cdf.mix(ArcLengthCDF._from_chords(weights, gaps), self.alpha)
@@ -404,10 +414,12 @@ def drive(
     callback: Callable[[IterationRecord], bool | None] | None = None,
     progress: bool = False,
     desc: str = "SURF",
+    update: UpdateRule | None = None,
 ) -> SurfResult:
     """Step ``state`` until it has ``iterations`` records, converges on ``tol``, or the callback
-    asks to stop; checkpoint and report progress along the way. Arguments are trusted (checked
-    by the public entry points)."""
+    asks to stop; checkpoint and report progress along the way. ``update`` replaces the CDF
+    update (see :meth:`SurfState.step`). Arguments are trusted (checked by the public entry
+    points)."""
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -416,7 +428,7 @@ def drive(
                    unit="iter")
     try:
         while state.iteration < iterations and not state.converged:
-            record = state.step(solver, executor)
+            record = state.step(solver, executor, update)
             if tol is not None and record.weight_change < tol:
                 state.converged = True
             if checkpoint is not None:

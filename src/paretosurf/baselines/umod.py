@@ -46,22 +46,20 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf import metrics
 from paretosurf._validation import (
     check_n_segments,
     check_non_negative_int,
     check_positive,
 )
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.solvers import Solution, as_solver, solve_slots
-from paretosurf.surf import IterationRecord, SurfResult, SurfState
+from paretosurf.solvers import as_solver
+from paretosurf.surf import IterationRecord, SurfResult, SurfState, drive
 
 __all__ = [
     "angles_to_weights",
@@ -552,65 +550,29 @@ def umod(
     data_points: list[FloatArray] = []
     model: Any = None
 
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    def update(state: SurfState, weights: FloatArray, points: FloatArray) -> None:
+        """Fit the surrogate on all points so far and push the predicted points apart."""
+        nonlocal model
+        theta = weights_to_angles(weights)
+        data_theta.append(theta)
+        data_points.append(points)
+        if n < 2:
+            return
+        all_t = np.concatenate(data_theta)
+        all_y = np.concatenate(data_points)
+        lo = all_y.min(axis=0)
+        scale = float(np.max(all_y.max(axis=0) - lo))
+        if scale <= 0.0:
+            return
+        if model is None:
+            model = (_SplineSurrogate() if surrogate == "spline"
+                     else _MLPSurrogate(points.shape[1], rng))
+        model.fit(all_t, (all_y - lo) / scale)
+        state.cdf = _cdf_of(max_min_ascent(theta, model.predict, model.jacobian, lr=step_size,
+                                           steps=n_ascent, min_gap=gap, temperature=tau))
 
-        bar = tqdm(total=total, desc="UMOD", unit="iter")
-    try:
-        while state.iteration < total:
-            start = time.perf_counter()
-            weights = angles_to_weights(theta)
-            solve_start = time.perf_counter()
-            solutions: list[Solution] = solve_slots(inner, weights, state.states)
-            solve_seconds = time.perf_counter() - solve_start
-            points = np.stack([s.objectives for s in solutions])
-            state.states = [s.state for s in solutions]
-            state.n_solves += len(solutions)
-            state.n_steps += sum(int(s.info.get("steps", 0)) for s in solutions)
-            data_theta.append(theta.copy())
-            data_points.append(points)
-
-            new_theta = theta
-            if n >= 2:
-                all_t = np.concatenate(data_theta)
-                all_y = np.concatenate(data_points)
-                lo = all_y.min(axis=0)
-                scale = float(np.max(all_y.max(axis=0) - lo))
-                if scale > 0.0:
-                    if model is None:
-                        model = (_SplineSurrogate() if surrogate == "spline"
-                                 else _MLPSurrogate(points.shape[1], rng))
-                    model.fit(all_t, (all_y - lo) / scale)
-                    new_theta = max_min_ascent(theta, model.predict, model.jacobian,
-                                               lr=step_size, steps=n_ascent, min_gap=gap,
-                                               temperature=tau)
-            new_weights = angles_to_weights(new_theta)
-            theta = new_theta
-            state.cdf = _cdf_of(theta)
-            record = IterationRecord(
-                iteration=state.iteration,
-                weights=weights,
-                points=points,
-                cv=metrics.cv(points),
-                gap_ratio=metrics.gap_ratio(points),
-                weight_change=float(np.max(np.abs(new_weights - weights))),
-                seconds=time.perf_counter() - start,
-                solve_seconds=solve_seconds,
-                n_solves=state.n_solves,
-                n_steps=state.n_steps,
-                cdf=state.cdf,
-            )
-            state.history.append(record)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(cv=f"{record.cv:.4f}", gap_ratio=f"{record.gap_ratio:.3f}")
-            if callback is not None and callback(record) is True:
-                break
-    finally:
-        if bar is not None:
-            bar.close()
-    return SurfResult(state)
+    return drive(state, inner, total, callback=callback, progress=progress, desc="UMOD",
+                 update=update)
 
 
 def _cdf_of(theta: FloatArray) -> ArcLengthCDF:

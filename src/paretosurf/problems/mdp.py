@@ -59,7 +59,7 @@ from numpy.typing import ArrayLike, NDArray
 from paretosurf._validation import check_positive, check_positive_int
 from paretosurf.problems.base import BiObjectiveProblem, as_weight_array
 from paretosurf.rules import SpeedCDF
-from paretosurf.solvers import GradientState, Solution
+from paretosurf.solvers import GradientState, Solution, StepRule
 
 __all__ = [
     "MDPAssumptionReport",
@@ -1072,15 +1072,7 @@ class MDPGradientSolver:
     ) -> None:
         self.problem = problem
         self.steps = check_positive_int(steps, name="steps")
-        self.lr = check_positive(lr, name="lr")
-        if optimizer not in ("adam", "sgd"):
-            raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
-        self.optimizer = optimizer
-        b1, b2 = (float(b) for b in betas)
-        if not (0.0 <= b1 < 1.0 and 0.0 <= b2 < 1.0):
-            raise ValueError(f"betas must lie in [0, 1), got {betas}")
-        self.betas = (b1, b2)
-        self.eps = check_positive(eps, name="eps")
+        self.rule = StepRule(lr, optimizer, betas, eps)
         shape = (problem.n_states, problem.n_actions)
         if init_logits is None:
             self._init = problem._log_ref.copy()
@@ -1133,18 +1125,9 @@ class MDPGradientSolver:
         v = np.stack([st.v for st in sts]).astype(np.float64)
         t = np.array([st.t for st in sts], dtype=np.float64)
         rewards = (w[:, None, None] * prob.R[0] + (1.0 - w[:, None, None]) * prob.R[1])[:, None]
-        b1, b2 = self.betas
         for _ in range(self.steps):
             g = prob._policy_gradients(theta, rewards)[:, 0]
-            if self.optimizer == "adam":
-                t += 1.0
-                m = b1 * m + (1.0 - b1) * g
-                v = b2 * v + (1.0 - b2) * g * g
-                m_hat = m / (1.0 - b1**t)[:, None, None]
-                v_hat = v / (1.0 - b2**t)[:, None, None]
-                theta = theta - self.lr * m_hat / (np.sqrt(v_hat) + self.eps)
-            else:
-                theta = theta - self.lr * g
+            theta, m, v, t = self.rule.apply(theta, g, m, v, t)
         pis = np.exp(_log_softmax(theta))
         objs = prob.objectives_many(pis)
         return [
@@ -1158,6 +1141,6 @@ class MDPGradientSolver:
 
     def __repr__(self) -> str:
         return (
-            f"MDPGradientSolver({self.problem!r}, steps={self.steps}, lr={self.lr}, "
-            f"optimizer={self.optimizer!r})"
+            f"MDPGradientSolver({self.problem!r}, steps={self.steps}, lr={self.rule.lr}, "
+            f"optimizer={self.rule.optimizer!r})"
         )
