@@ -232,6 +232,8 @@ class StepRule:
         t = t + 1
         m = b1 * m + (1.0 - b1) * grad
         v = b2 * v + (1.0 - b2) * grad * grad
+        correct1: Any
+        correct2: Any
         if np.ndim(t) == 0:
             correct1, correct2 = 1.0 - b1 ** int(t), 1.0 - b2 ** int(t)
         else:  # one step counter per slot of a batch
