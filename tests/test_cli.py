@@ -1,4 +1,5 @@
-"""The ``paretosurf`` command: demo output checked against closed forms, arguments, registry."""
+"""The ``paretosurf`` command: the demo (run through the bench runner) checked against closed
+forms, argument handling and the subcommand registry. ``bench`` is tested in test_bench.py."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import contextlib
 import importlib.metadata
 import io
 import json
-import math
 import subprocess
 import sys
 import time
@@ -15,14 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import paretosurf as ps
 from paretosurf import cli
 from paretosurf.baselines import random_weights
+from paretosurf.bench.tasks import TASKS, Task
 from paretosurf.problems.base import BiObjectiveProblem
 
-N, T, SEED = 8, 10, 1
-METHODS = ("SURF", "Uniform-w", "Random-w")
+N, T, SEED = 8, 25, 1
+LABELS = ("SURF", "Uniform-w", "Random-w")
 ROOT_P = 3.0  # sqrt of the gear parameter p = 9
+PNG = b"\x89PNG\r\n\x1a\n"
 
 
 # ---------------------------------------------------------------------------- stand-in problem
@@ -66,10 +67,12 @@ class StandInGear(BiObjectiveProblem):
         return 2 * np.sqrt((1 - x) ** 2 + x**2) * ROOT_P / (1 + (ROOT_P - 1) * w) ** 2
 
 
-STANDINS = [
-    cli.DemoProblem("gear", "gear stand-in", lambda: StandInGear(0.0)),
-    cli.DemoProblem("shifted", "shifted gear stand-in", lambda: StandInGear(-2.0)),
-]
+SHIFTS = {"standin-gear": 0.0, "standin-shifted": -2.0}
+STANDINS = {
+    name: Task(name, f"stand-in gear, shift {shift}", (lambda s=shift: StandInGear(s)),
+               n_segments=5, iterations=3)
+    for name, shift in SHIFTS.items()
+}
 
 
 # ---------------------------------------------------------------------------- independent truth
@@ -89,9 +92,8 @@ def hv_2d(points: np.ndarray, ref: np.ndarray) -> float:
     return float(np.sum((right - p[:, 0]) * (ref[1] - p[:, 1])))
 
 
-def gaps_cv(points: np.ndarray) -> float:
-    gaps = np.linalg.norm(np.diff(points, axis=0), axis=1)
-    return float(np.std(gaps) / np.mean(gaps))
+def gaps(points: np.ndarray) -> np.ndarray:
+    return np.linalg.norm(np.diff(points, axis=0), axis=1)
 
 
 def run_main(argv: list[str]) -> tuple[int, str]:
@@ -101,141 +103,151 @@ def run_main(argv: list[str]) -> tuple[int, str]:
     return status, buffer.getvalue()
 
 
+@pytest.fixture()
+def standins(monkeypatch):
+    for name, task in STANDINS.items():
+        monkeypatch.setitem(TASKS, name, task)
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     out = tmp_path_factory.mktemp("demo")
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(cli, "DEMO_PROBLEMS", STANDINS)
-        status, text = run_main(["demo", "--out", str(out), "--n", str(N), "--iterations", str(T),
-                                 "--seed", str(SEED)])
-    return status, text, out, json.loads((out / "results.json").read_text())
+        for name, task in STANDINS.items():
+            mp.setitem(TASKS, name, task)
+        status, text = run_main(["demo", "--out", str(out), "--tasks", ",".join(STANDINS),
+                                 "--n", str(N), "--iterations", str(T), "--seed", str(SEED)])
+    results = {name: json.loads((out / name / "results.json").read_text())
+               for name in STANDINS}
+    return status, text, out, results
 
 
 # ---------------------------------------------------------------------------- demo
-def test_demo_prints_a_table_per_problem(demo) -> None:
+def test_demo_prints_a_table_per_task_and_a_summary(demo) -> None:
     status, text, out, _ = demo
     assert status == 0
-    for title in ("gear stand-in", "shifted gear stand-in"):
-        assert f"\n{title}: StandInGear" in text
-    header = [line for line in text.splitlines() if line.startswith("method")]
-    assert len(header) == 2
-    assert header[0].split() == ["method", "CV", "gap", "ratio", "HV", "IGD", "CDF", "err",
-                                 "solver", "calls"]
-    for method in METHODS:
-        assert sum(line.startswith(method + " ") for line in text.splitlines()) == 2
-    assert "nadir + 0.1 x (nadir - ideal)" in text
-    assert text.rstrip().splitlines()[-1] == f"wrote {out.resolve()}"
+    lines = text.splitlines()
+    for name, task in STANDINS.items():
+        assert any(line.startswith(f"**{task.title}**, N = {N}, {T} outer iterations, exact")
+                   for line in lines)
+        assert (out / name / "table.md").read_text().strip() in text
+    assert lines.count("| metric | SURF | Uniform-w | Random-w |") == 2
+    summary = (out / "summary.md").read_text().strip()
+    assert summary in text
+    rows = [line for line in summary.splitlines() if line.startswith("| standin-")]
+    assert [row.split(" | ")[0] for row in rows] == [f"| {name}" for name in STANDINS]
+    assert lines[-1] == f"wrote {out.resolve()}"
 
 
-def test_demo_writes_plots_and_results(demo) -> None:
-    _, _, out, report = demo
-    for name in ("gear", "shifted"):
-        for plot in ("front.png", "cdf_history.png", "uniformity.png"):
+def test_demo_writes_the_bench_files_per_task(demo) -> None:
+    _, _, out, results = demo
+    for name in STANDINS:
+        for plot in ("front.png", "cdf_convergence.png", "uniformity.png"):
             data = (out / name / plot).read_bytes()
-            assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5000
-        assert sorted(report["problems"][name]["plots"]) == sorted(
-            f"{name}/{p}" for p in ("front.png", "cdf_history.png", "uniformity.png"))
-        for slug in ("surf", "uniform-w", "random-w"):
-            assert (out / name / f"{slug}.json").is_file()
-            assert (out / name / f"{slug}.npz").is_file()
-    assert report["settings"] == {"n_segments": N, "iterations": T, "alpha": 0.3, "seed": SEED}
-    assert report["paretosurf_version"] == importlib.metadata.version("paretosurf")
+            assert data.startswith(PNG) and len(data) > 5000
+        data = results[name]
+        assert data["task"] == name and data["solver"] == "exact"
+        assert (data["n_segments"], data["iterations"], data["seeds"]) == (N, T, [SEED])
+        assert [m["label"] for m in data["methods"].values()] == list(LABELS)
 
 
-@pytest.mark.parametrize(("name", "shift"), [("gear", 0.0), ("shifted", -2.0)])
-def test_demo_numbers_match_independent_computations(demo, name, shift) -> None:
-    _, text, _, report = demo
-    entry = report["problems"][name]
+@pytest.mark.parametrize("name", list(STANDINS))
+def test_demo_numbers_match_independent_computations(demo, name) -> None:
+    _, text, _, results = demo
+    shift = SHIFTS[name]
+    data = results[name]
     # exact front ends: w = 0 gives (1, 0) + shift, w = 1 gives (0, 1) + shift
     ref = np.array([1.0 + shift, 1.0 + shift]) + 0.1 * 1.0
-    np.testing.assert_allclose(entry["hv_reference_point"], ref, rtol=1e-9, atol=1e-12)
-    methods = entry["methods"]
-    assert list(methods) == list(METHODS)
-    for m in METHODS:
-        assert methods[m]["n_solves"] == (N + 1) * T
-        assert methods[m]["iterations"] == T
-    uni = methods["Uniform-w"]
+    np.testing.assert_allclose(data["hv_ref"], ref, rtol=1e-9, atol=1e-12)
+    dense = arc_even_front(shift, 1001)
+    assert data["hv_exact_front"] == pytest.approx(hv_2d(dense, ref), rel=1e-3)
+    methods = data["methods"]
+    for m in methods.values():
+        assert m["n_solves"] == (N + 1) * T
+    uni = methods["uniform"]
     w = np.linspace(0.0, 1.0, N + 1)
     x = gear_x(w)
     points = np.c_[(1 - x) ** 2, x**2] + shift
-    assert uni["cv"] == pytest.approx(gaps_cv(points), rel=1e-12)
-    gaps = np.linalg.norm(np.diff(points, axis=0), axis=1)
-    assert uni["gap_ratio"] == pytest.approx(gaps.max() / gaps.min(), rel=1e-12)
-    assert uni["hv"] == pytest.approx(hv_2d(points, ref), rel=1e-9)
-    dense = arc_even_front(shift, 1001)
+    np.testing.assert_allclose(uni["points"], points, rtol=1e-12, atol=1e-12)
+    g = gaps(points)
+    assert uni["cv"]["mean"] == pytest.approx(np.std(g) / np.mean(g), rel=1e-12)
+    assert uni["gap_ratio"]["mean"] == pytest.approx(g.max() / g.min(), rel=1e-12)
+    assert uni["hv"]["mean"] == pytest.approx(hv_2d(points, ref), rel=1e-9)
     brute_igd = np.mean([np.min(np.linalg.norm(points - r, axis=1)) for r in dense])
-    assert uni["igd"] == pytest.approx(brute_igd, rel=1e-3)
-    grid = np.linspace(0.0, 1.0, 200_001)
-    assert uni["cdf_error"] == pytest.approx(np.max(np.abs(grid - gear_phi(grid))), rel=1e-4)
-    assert entry["hv_exact_front"] == pytest.approx(hv_2d(dense, ref), rel=1e-3)
-    # SURF evens out the gaps within the same budget and finds the true CDF
-    assert methods["SURF"]["cv"] < uni["cv"] / 5
-    assert methods["SURF"]["cdf_error"] < uni["cdf_error"] / 10
-    assert f"{uni['cv']:#.4g}".rstrip(".") in text
+    assert uni["igd"]["mean"] == pytest.approx(brute_igd, rel=1e-3)
+    # Random-w solves at the seeded random weights
+    np.testing.assert_allclose(methods["random"]["weights"], random_weights(N, seed=SEED),
+                               rtol=1e-12)
+    # SURF: Rule 1 (Phi(w_n) = n / N for the true Phi), evenly spaced points, small CDF error
+    surf = methods["surf"]
+    np.testing.assert_allclose(gear_phi(np.array(surf["weights"])), np.linspace(0, 1, N + 1),
+                               atol=2e-3)
+    assert surf["cv"]["mean"] < uni["cv"]["mean"] / 5
+    assert surf["cdf_error"]["mean"] < np.max(np.abs(w - gear_phi(w))) / 10
+    # the summary line quotes the same numbers and their ratio
+    row = next(line for line in text.splitlines() if line.startswith(f"| {name} |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[:2] == [name, str(N)]
+    assert float(cells[2]) == pytest.approx(surf["cv"]["mean"], rel=1e-3)
+    assert float(cells[3]) == pytest.approx(uni["cv"]["mean"], rel=1e-3)
+    assert float(cells[4]) == pytest.approx(uni["cv"]["mean"] / surf["cv"]["mean"], rel=1e-2)
+    assert float(cells[7]) == pytest.approx(
+        uni["gap_ratio"]["mean"] / surf["gap_ratio"]["mean"], rel=1e-2)
 
 
-def test_demo_saved_results_load(demo) -> None:
-    _, _, out, report = demo
-    path = out / report["problems"]["gear"]["methods"]["Random-w"]["result_file"]
-    res = ps.SurfResult.load(path)
-    np.testing.assert_array_equal(res.weights, random_weights(N, seed=SEED))
-    assert res.n_solves == (N + 1) * T and len(res.history) == T
-    x = gear_x(res.weights)
-    np.testing.assert_allclose(res.points, np.c_[(1 - x) ** 2, x**2], rtol=1e-12)
-
-
-def test_demo_tables_are_extendable_and_seeded(tmp_path, monkeypatch) -> None:
-    one_shot = cli.DemoMethod(
-        "Uniform-w once", lambda solver, s: ps.baselines.uniform(solver, s.n_segments,
-                                                                 iterations=1))
-    monkeypatch.setattr(cli, "DEMO_PROBLEMS", STANDINS[:1])
-    monkeypatch.setattr(cli, "DEMO_METHODS", [*cli.DEMO_METHODS, one_shot])
-    reports = []
+def test_demo_is_seeded_and_plots_are_optional(tmp_path, standins) -> None:
+    data = []
     for seed in (3, 4):
-        status, text = run_main(["demo", "--out", str(tmp_path / str(seed)), "--n", "5",
-                                 "--iterations", "2", "--seed", str(seed), "--no-plots"])
-        assert status == 0 and "Uniform-w once" in text
-        reports.append(json.loads((tmp_path / str(seed) / "results.json").read_text()))
+        out = tmp_path / str(seed)
+        status, _ = run_main(["demo", "--out", str(out), "--tasks", "standin-gear", "--n", "5",
+                              "--iterations", "2", "--seed", str(seed), "--no-plots",
+                              "--alpha", "0.5"])
+        assert status == 0
+        data.append(json.loads((out / "standin-gear" / "results.json").read_text()))
     assert not list(tmp_path.rglob("*.png"))
-    methods = [r["problems"]["gear"]["methods"] for r in reports]
-    assert methods[0]["Uniform-w once"]["n_solves"] == 6
-    assert methods[0]["Uniform-w"] == methods[1]["Uniform-w"] | {
-        "result_file": methods[0]["Uniform-w"]["result_file"]}
-    assert methods[0]["Random-w"]["cv"] != methods[1]["Random-w"]["cv"]
-    assert reports[0]["problems"]["gear"]["plots"] == []
+    assert data[0]["alpha"] == 0.5 and data[0]["n_segments"] == 5
+    a, b = (d["methods"] for d in data)
+    assert a["uniform"]["points"] == b["uniform"]["points"]
+    assert a["surf"]["points"] == b["surf"]["points"]  # exact solver: no randomness in SURF
+    assert a["random"]["weights"] != b["random"]["weights"]
+    np.testing.assert_allclose(a["random"]["weights"], random_weights(5, seed=3), rtol=1e-12)
 
 
-def test_demo_on_the_real_problems(tmp_path) -> None:
-    pytest.importorskip("paretosurf.problems.quadratic")
-    pytest.importorskip("paretosurf.problems.bandit")
+def test_demo_on_the_default_tasks(tmp_path) -> None:
     start = time.perf_counter()
-    status, _ = run_main(["demo", "--out", str(tmp_path)])
+    status, text = run_main(["demo", "--out", str(tmp_path)])
     elapsed = time.perf_counter() - start
     assert status == 0
-    report = json.loads((tmp_path / "results.json").read_text())
-    assert set(report["problems"]) == {"gear-toy", "bandit"}
-    for entry in report["problems"].values():
-        m = entry["methods"]
-        assert m["SURF"]["cv"] < min(m["Uniform-w"]["cv"], m["Random-w"]["cv"]) / 10
-        assert m["SURF"]["gap_ratio"] < 1.01
-        assert len(entry["plots"]) == 3
+    assert [p.name for p in sorted(tmp_path.iterdir()) if p.is_dir()] == sorted(cli.DEMO_TASKS)
+    first = text.index("**Deep Sea Treasure")
+    assert first < text.index("**quadratic gear toy") < text.index("**entropic bandit")
+    for name in cli.DEMO_TASKS:
+        data = json.loads((tmp_path / name / "results.json").read_text())
+        m = data["methods"]
+        assert m["surf"]["n_solves"] == m["uniform"]["n_solves"] == m["random"]["n_solves"]
+        assert m["surf"]["cv"]["mean"] < min(m["uniform"]["cv"]["mean"],
+                                             m["random"]["cv"]["mean"]) / 10
+        assert m["surf"]["gap_ratio"]["mean"] < 1.2
+        assert (tmp_path / name / "front.png").read_bytes().startswith(PNG)
+    assert (tmp_path / "dst" / "visitation.png").is_file()
     assert elapsed < 30, f"the demo took {elapsed:.1f} s"
 
 
-def test_demo_unwritable_output_fails_cleanly(tmp_path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(cli, "DEMO_PROBLEMS", STANDINS[:1])
+def test_demo_unwritable_output_fails_cleanly(tmp_path, capsys, standins) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    assert cli.main(["demo", "--out", str(blocker), "--no-plots"]) == 1
+    assert cli.main(["demo", "--out", str(blocker), "--tasks", "standin-gear",
+                     "--no-plots"]) == 1
     assert "paretosurf demo: error:" in capsys.readouterr().err
 
 
-def test_hv_reference_point_rule() -> None:
-    # nadir + 0.1 (nadir - ideal); a constant objective gets 0.1 max(|nadir|, 1)
-    got = cli.hv_reference_point([[0.0, 5.0, -3.0], [4.0, 5.0, -1.0]])
-    np.testing.assert_allclose(got, [4.4, 5.5, -0.8])
-    with pytest.raises(ValueError, match="reference_front"):
-        cli.hv_reference_point([[0.0, math.nan]])
+def test_run_demo_rejects_bad_input(tmp_path) -> None:
+    with pytest.raises(ValueError, match="unknown task 'nope'"):
+        cli.run_demo(tmp_path, tasks=["nope"], stream=io.StringIO())
+    with pytest.raises(ValueError, match="at least one task"):
+        cli.run_demo(tmp_path, tasks=[], stream=io.StringIO())
+    with pytest.raises(ValueError, match="alpha"):
+        cli.run_demo(tmp_path, tasks=["gear"], alpha=1.5, stream=io.StringIO())
 
 
 # ---------------------------------------------------------------------------- arguments
@@ -251,7 +263,8 @@ def test_demo_help_lists_options(capsys) -> None:
         cli.main(["demo", "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    for option in ("--out", "--n", "--iterations", "--alpha", "--seed", "--no-plots"):
+    for option in ("--out", "--tasks", "--n", "--iterations", "--alpha", "--seed",
+                   "--no-plots"):
         assert option in out
 
 
@@ -259,7 +272,7 @@ def test_demo_help_lists_options(capsys) -> None:
     ("argv", "fragment"),
     [
         ([], "required"),
-        (["bench"], "invalid choice"),
+        (["nope"], "invalid choice"),
         (["demo", "--n", "1"], "argument --n: must be an integer >= 2, got 1"),
         (["demo", "--n", "two"], "argument --n: must be an integer >= 2, got 'two'"),
         (["demo", "--iterations", "0"], "argument --iterations: must be an integer >= 1"),
@@ -267,6 +280,9 @@ def test_demo_help_lists_options(capsys) -> None:
         (["demo", "--alpha", "1.5"], "argument --alpha: must be a number in (0, 1]"),
         (["demo", "--alpha", "nan"], "argument --alpha: must be a number in (0, 1]"),
         (["demo", "--seed", "-1"], "argument --seed: must be an integer >= 0"),
+        (["demo", "--tasks", "gear,nope"], "unknown task(s) 'nope'; choose from dst,"),
+        (["demo", "--tasks", "gear,gear"], "repeated task"),
+        (["demo", "--tasks", ""], "comma-separated list of tasks"),
         (["demo", "--bogus"], "unrecognized arguments: --bogus"),
     ],
 )
@@ -286,17 +302,23 @@ def test_registry_adds_a_subcommand(monkeypatch, capsys) -> None:
         parser.add_argument("--name", required=True)
 
     def run(args):
+        if args.name == "bad":
+            raise cli.UsageError("--name cannot be 'bad'")
         print(f"hello {args.name}")
         return 3
 
     cli.register(cli.Command("hello", "say hello", configure, run))
     assert cli.main(["hello", "--name", "SURF"]) == 3
     assert capsys.readouterr().out == "hello SURF\n"
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["hello", "--name", "bad"])
+    assert exc.value.code == 2
+    assert "paretosurf hello: error: --name cannot be 'bad'" in capsys.readouterr().err
     with pytest.raises(ValueError, match="already registered"):
         cli.register(cli.Command("demo", "again", configure, run))
     with pytest.raises(TypeError, match="Command"):
         cli.register("bench")  # type: ignore[arg-type]
-    assert list(cli.COMMANDS) == ["demo", "hello"]
+    assert list(cli.COMMANDS) == ["demo", "bench", "hello"]
 
 
 def test_console_script_and_module() -> None:

@@ -242,3 +242,27 @@ def test_gradient_solver_inexact_surf_converges() -> None:
     )
     res = ps.surf(solver, 10, iterations=40)
     assert res.cv < 0.05 and res.n_steps == 40 * 11 * 20
+
+
+def test_nearest_warm_start_hands_each_slot_the_closest_previous_solution() -> None:
+    solver = CountingSolver()
+    res = ps.surf(solver, 6, iterations=3, warm_start="nearest")
+    first, second = solver.calls[:7], solver.calls[7:14]
+    prev_w = np.array([w for w, _ in first])
+    for w, state in second:
+        closest = prev_w[np.abs(prev_w - w).argmin()]
+        assert state == ("slot-state", closest)
+    # shared states are copies, never the same object
+    assert len({id(s) for s in res.states}) == len(res.states)
+    assert res.state.warm_start == "nearest"
+    with pytest.raises(ValueError, match="warm_start"):
+        ps.surf(gear_solver, 4, warm_start="closest")
+
+
+def test_nearest_warm_start_survives_save_and_resume(tmp_path) -> None:
+    full = ps.surf(gear_solver, 5, iterations=6, warm_start="nearest")
+    ps.surf(gear_solver, 5, iterations=3, warm_start="nearest", checkpoint=tmp_path)
+    resumed = ps.surf(gear_solver, 5, iterations=6, warm_start="nearest", checkpoint=tmp_path,
+                      resume=True)
+    assert resumed.state.warm_start == "nearest"
+    np.testing.assert_array_equal(resumed.points, full.points)

@@ -73,6 +73,7 @@ def write_state(state: Any, path: str | Path) -> tuple[Path, Path]:
         "n_steps": state.n_steps,
         "converged": state.converged,
         "refine": state.refine,
+        "warm_start": state.warm_start,
         "cdf": state.cdf.to_dict(),
         "arrays": npz_path.name,
         "history": [r.scalars() for r in hist],
@@ -129,6 +130,7 @@ def read_state(path: str | Path) -> Any:
         n_steps=meta["n_steps"],
         converged=meta["converged"],
         refine=meta.get("refine", True),
+        warm_start=meta.get("warm_start", "slot"),
     )
 
 

@@ -2,57 +2,56 @@
 
 Subcommands live in a registry (:data:`COMMANDS`): each is a :class:`Command` with a name, a
 one-line help, a function that adds its arguments to an :mod:`argparse` subparser and a function
-that runs it and returns the exit status. A new subcommand (such as a later ``bench``) is one
-:func:`register` call; :func:`main` builds the parser from the registry.
+that runs it and returns the exit status. A new subcommand is one :func:`register` call;
+:func:`main` builds the parser from the registry.
 
-``paretosurf demo`` compares SURF with fixed-weight baselines on small problems with exact
-solvers and known fronts, prints a table per problem and writes plots, the results and a
-``results.json`` into a folder.
+``paretosurf demo`` runs SURF, Uniform-w and Random-w with the exact inner solver on a few
+benchmark tasks (:data:`DEMO_TASKS`) through the benchmark runner and writes, per task, what
+``paretosurf bench`` writes. ``paretosurf bench TASK`` runs the benchmark methods over seeds
+(:func:`paretosurf.bench.run_task`), and ``paretosurf bench TASK --ablation`` runs the paper's
+SURF ablation (:func:`paretosurf.bench.ablation.run_ablation`). All scoring, tables and figures
+live in :mod:`paretosurf.bench`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 import math
-import re
 import sys
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import numpy as np
-from numpy.typing import NDArray
+if TYPE_CHECKING:
+    from paretosurf.bench.runner import TaskReport
 
 __all__ = [
     "COMMANDS",
     "DEMO_METHODS",
-    "DEMO_PROBLEMS",
+    "DEMO_TASKS",
     "Command",
-    "DemoMethod",
-    "DemoProblem",
-    "DemoSettings",
+    "UsageError",
     "build_parser",
-    "hv_reference_point",
+    "demo_summary",
     "main",
     "register",
     "run_demo",
 ]
 
-FloatArray = NDArray[np.float64]
+#: Tasks of ``paretosurf demo``, in order (names of :data:`paretosurf.bench.TASKS`).
+DEMO_TASKS: tuple[str, ...] = ("dst", "gear", "bandit")
 
-#: HV reference point of the demo: per objective, the worst value on the exact front plus this
-#: fraction of the front's range (objectives are minimized), i.e. ``nadir + 0.1 * (nadir -
-#: ideal)``. Unlike a multiple of the nadir it stays behind the front for negative objectives.
-HV_REFERENCE_MARGIN = 0.1
+#: Methods of ``paretosurf demo`` (names of :data:`paretosurf.bench.METHODS`).
+DEMO_METHODS: tuple[str, ...] = ("surf", "uniform", "random")
 
-#: Number of exact front points (evenly spaced in arc length) that IGD is measured against.
-IGD_REFERENCE_POINTS = 1001
+#: Seeds of ``paretosurf bench`` when ``--seeds`` is not given.
+BENCH_SEEDS = 8
 
-#: Grid of :func:`paretosurf.metrics.cdf_error` in the demo table (knots are added to it).
-CDF_ERROR_GRID = 2001
+
+class UsageError(ValueError):
+    """Arguments that parse but do not fit together; :func:`main` exits with status 2."""
 
 
 # ---------------------------------------------------------------------------- registry
@@ -121,351 +120,304 @@ def _alpha(text: str) -> float:
     return value
 
 
-# ---------------------------------------------------------------------------- demo: tables
-@dataclass(frozen=True)
-class DemoSettings:
-    """Parameters of one demo run (shared by all problems and methods)."""
+def _name_list(what: str, valid: Callable[[], Sequence[str]]) -> Callable[[str], list[str]]:
+    """Parse ``a,b,c`` into names from ``valid()``; unknown, repeated or no names are errors."""
 
-    n_segments: int = 20
-    iterations: int = 30
-    alpha: float = 0.3
-    seed: int = 0
+    def parse(text: str) -> list[str]:
+        known = list(valid())
+        names = [part.strip() for part in text.split(",")]
+        if not text.strip() or any(not name for name in names):
+            raise argparse.ArgumentTypeError(
+                f"must be a comma-separated list of {what}s from {', '.join(known)}; "
+                f"got {text!r}")
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what}(s) {', '.join(map(repr, unknown))}; choose from "
+                f"{', '.join(known)}")
+        if len(set(names)) != len(names):
+            raise argparse.ArgumentTypeError(f"repeated {what} in {text!r}")
+        return names
 
-
-@dataclass(frozen=True)
-class DemoProblem:
-    """A demo problem: ``factory()`` returns a
-    :class:`~paretosurf.problems.BiObjectiveProblem` (imported lazily inside the factory)."""
-
-    name: str
-    title: str
-    factory: Callable[[], Any]
-    objective_names: tuple[str, str] = ("objective 1", "objective 2")
-
-
-@dataclass(frozen=True)
-class DemoMethod:
-    """A demo method: ``run(solver, settings)`` returns a :class:`~paretosurf.SurfResult`."""
-
-    name: str
-    run: Callable[[Any, DemoSettings], Any]
-    description: str = field(default="", compare=False)
+    parse.__name__ = f"list of {what}s"
+    return parse
 
 
-def _gear_toy() -> Any:
-    from paretosurf.problems.quadratic import GearToy
+def _task_names() -> list[str]:
+    from paretosurf.bench.tasks import TASKS
 
-    return GearToy(p=9)
-
-
-def _entropic_bandit() -> Any:
-    from paretosurf.problems.bandit import EntropicBandit
-
-    return EntropicBandit.paper_example()
+    return list(TASKS)
 
 
-#: Problems of ``paretosurf demo``; add one with a line here.
-DEMO_PROBLEMS: list[DemoProblem] = [
-    DemoProblem("gear-toy", "quadratic gear toy (p = 9)", _gear_toy,
-                ("objective 1: (1 - x)^2", "objective 2: x^2")),
-    DemoProblem("bandit", "entropic bandit (paper example)", _entropic_bandit,
-                ("objective 1: beta KL - <R1, pi>", "objective 2: beta KL - <R2, pi>")),
-]
+def _method_names() -> list[str]:
+    from paretosurf.bench.runner import METHODS
+
+    return list(METHODS)
 
 
-def _run_surf(solver: Any, s: DemoSettings) -> Any:
-    from paretosurf.surf import surf
-
-    return surf(solver, s.n_segments, alpha=s.alpha, iterations=s.iterations)
+def _progress_to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
-def _run_uniform(solver: Any, s: DemoSettings) -> Any:
-    from paretosurf.baselines.uniform import uniform
-
-    return uniform(solver, s.n_segments, iterations=s.iterations)
-
-
-def _run_random(solver: Any, s: DemoSettings) -> Any:
-    from paretosurf.baselines.uniform import uniform_random
-
-    return uniform_random(solver, s.n_segments, iterations=s.iterations, seed=s.seed)
-
-
-#: Methods of ``paretosurf demo``, all given the same budget (T solves per slot).
-DEMO_METHODS: list[DemoMethod] = [
-    DemoMethod("SURF", _run_surf, "SURF (Algorithm 1), weights w_n = Phi_t^{-1}(n / N) refined "
-               "every iteration"),
-    DemoMethod("Uniform-w", _run_uniform, "fixed, evenly spaced weights w_n = n / N"),
-    DemoMethod("Random-w", _run_random, "fixed, sorted random weights drawn once from --seed"),
-]
-
-
-# ---------------------------------------------------------------------------- demo: metrics
-def hv_reference_point(reference_front: Any) -> FloatArray:
-    """The demo's HV reference point: ``nadir + HV_REFERENCE_MARGIN * (nadir - ideal)``.
-
-    Nadir and ideal are the per-objective maximum and minimum of the exact front (objectives
-    are minimized). An objective that is constant on the front gets a margin of
-    ``HV_REFERENCE_MARGIN * max(|nadir|, 1)``.
-
-    Examples
-    --------
-    >>> from paretosurf.cli import hv_reference_point
-    >>> hv_reference_point([[0.0, -1.0], [2.0, -3.0]]).tolist()
-    [2.2, -0.8]
-    """
-    front = np.asarray(reference_front, dtype=np.float64)
-    if front.ndim != 2 or front.shape[0] < 1 or not np.all(np.isfinite(front)):
-        raise ValueError("reference_front must be a finite (P, M) array with P >= 1")
-    nadir, ideal = front.max(axis=0), front.min(axis=0)
-    spread = nadir - ideal
-    spread = np.where(spread > 0, spread, np.maximum(np.abs(nadir), 1.0))
-    return np.asarray(nadir + HV_REFERENCE_MARGIN * spread, dtype=np.float64)
-
-
-def _slug(name: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return slug or "method"
-
-
-def _finite_or_none(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
-
-
-def _fmt(value: float) -> str:
-    """Four significant digits, trailing zeros kept (``1.000``, ``0.02027``, ``3086``)."""
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return f"{value:#.4g}".rstrip(".")
-
-
-_COLUMNS = ("method", "CV", "gap ratio", "HV", "IGD", "CDF err", "solver calls")
-
-
-def _table(rows: Sequence[dict[str, Any]]) -> str:
-    cells = [list(_COLUMNS)]
-    for row in rows:
-        cells.append([row["method"], _fmt(row["cv"]), _fmt(row["gap_ratio"]), _fmt(row["hv"]),
-                      _fmt(row["igd"]), _fmt(row["cdf_error"]), str(row["n_solves"])])
-    widths = [max(len(line[i]) for line in cells) for i in range(len(_COLUMNS))]
-    lines = []
-    for line in cells:
-        first = line[0].ljust(widths[0])
-        rest = [c.rjust(w) for c, w in zip(line[1:], widths[1:], strict=True)]
-        lines.append("  ".join([first, *rest]))
-    lines.insert(1, "-" * len(lines[0]))
-    return "\n".join(lines)
-
-
-_LEGEND = (
-    "CV: std/mean of the gaps between consecutive points (0 = perfectly even); gap ratio: "
-    "largest/smallest gap (1 = perfectly even).\n"
-    "HV: hypervolume (higher is better) w.r.t. the reference point nadir + "
-    f"{HV_REFERENCE_MARGIN} x (nadir - ideal) of the exact front, per objective.\n"
-    f"IGD: inverted generational distance to {IGD_REFERENCE_POINTS} exact front points evenly "
-    "spaced in arc length (lower is better).\n"
-    "CDF err: max_w |Phi(w) - Phi_true(w)| of the CDF behind the final weights (the identity "
-    "for Uniform-w)."
-)
-
-
-# ---------------------------------------------------------------------------- demo: run
+# ---------------------------------------------------------------------------- demo
 def run_demo(
     out: str | Path,
-    settings: DemoSettings | None = None,
     *,
+    tasks: Sequence[str] | None = None,
+    n_segments: int | None = None,
+    iterations: int | None = None,
+    alpha: float | None = None,
+    seed: int = 0,
     plots: bool = True,
-    problems: Sequence[DemoProblem] | None = None,
-    methods: Sequence[DemoMethod] | None = None,
     stream: TextIO | None = None,
-) -> dict[str, Any]:
-    """Run every demo method on every demo problem; print tables and write ``out``.
+) -> dict[str, TaskReport]:
+    """Run :data:`DEMO_METHODS` with the exact inner solver on each demo task.
 
-    Writes, per problem, ``out/<problem>/<method>.json|.npz`` (:meth:`SurfResult.save`) and,
-    with ``plots``, ``front.png``, ``cdf_history.png`` and ``uniformity.png``; then
-    ``out/results.json`` with all numbers. Returns the content of ``results.json``.
+    For each task, :func:`paretosurf.bench.run_task` (one seed) and
+    :func:`paretosurf.bench.write_report` into ``out/<task>`` (``results.json``, ``table.md``,
+    figures), printing its table; then the summary of :func:`demo_summary`, also written to
+    ``out/summary.md``, and the output folder.
 
     Parameters
     ----------
     out : path
         Output folder (created if missing; files in it are overwritten).
-    settings : DemoSettings, optional
-        N, T, alpha and seed (default :class:`DemoSettings`).
+    tasks : sequence of str, optional
+        Task names (default :data:`DEMO_TASKS`, read at call time).
+    n_segments, iterations : int, optional
+        Override each task's N and outer iterations.
+    alpha : float, optional
+        Override each task's SURF damping factor.
+    seed : int
+        Seed of the run (Random-w draws its weights from it).
     plots : bool
         Whether to draw the figures.
-    problems, methods : sequence, optional
-        Default :data:`DEMO_PROBLEMS` and :data:`DEMO_METHODS` (read at call time).
     stream : text file, optional
         Where the tables go (default ``sys.stdout``).
+
+    Returns
+    -------
+    dict
+        Task name to its :class:`~paretosurf.bench.TaskReport`.
 
     Examples
     --------
     >>> import io, tempfile
-    >>> from paretosurf.cli import DEMO_PROBLEMS, DemoSettings, run_demo
+    >>> from paretosurf.cli import run_demo
     >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     report = run_demo(tmp, DemoSettings(n_segments=4, iterations=3), plots=False,
-    ...                       problems=DEMO_PROBLEMS[:1], stream=io.StringIO())
-    >>> methods = report["problems"]["gear-toy"]["methods"]
-    >>> list(methods), methods["SURF"]["n_solves"]
-    (['SURF', 'Uniform-w', 'Random-w'], 15)
+    ...     reports = run_demo(tmp, tasks=["gear"], n_segments=4, iterations=3, plots=False,
+    ...                        stream=io.StringIO())
+    >>> [r.results["surf"][0].n_solves for r in reports.values()]
+    [15]
     """
-    from paretosurf import __version__, metrics
+    from paretosurf.bench import get_task, run_task, write_report
 
-    s = settings if settings is not None else DemoSettings()
-    problem_list = list(DEMO_PROBLEMS if problems is None else problems)
-    method_list = list(DEMO_METHODS if methods is None else methods)
-    if not problem_list or not method_list:
-        raise ValueError("the demo needs at least one problem and one method")
-    write = (stream if stream is not None else sys.stdout).write
+    names = list(DEMO_TASKS if tasks is None else tasks)
+    if not names:
+        raise ValueError("tasks must name at least one task")
+    chosen = [get_task(name) for name in names]
+    if alpha is not None:
+        from paretosurf._validation import check_alpha
+
+        a = check_alpha(alpha)
+        chosen = [dataclasses.replace(task, alpha=a) for task in chosen]
+    out_stream = stream if stream is not None else sys.stdout
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-
-    report: dict[str, Any] = {
-        "paretosurf_version": __version__,
-        "settings": asdict(s),
-        "hv_reference_point_rule": f"nadir + {HV_REFERENCE_MARGIN} * (nadir - ideal) of the "
-                                   "exact front, per objective (objectives minimized)",
-        "igd_reference": f"problem.reference_front({IGD_REFERENCE_POINTS})",
-        "cdf_error": f"paretosurf.metrics.cdf_error(result.cdf, problem.cdf(), "
-                     f"n_grid={CDF_ERROR_GRID})",
-        "problems": {},
-    }
-    for spec in problem_list:
-        problem = spec.factory()
-        folder = root / spec.name
-        folder.mkdir(parents=True, exist_ok=True)
-        reference = np.asarray(problem.reference_front(IGD_REFERENCE_POINTS), dtype=np.float64)
-        ref_point = hv_reference_point(reference)
-        true_cdf = problem.cdf()
-        results: dict[str, Any] = {}
-        rows: list[dict[str, Any]] = []
-        for method in method_list:
-            result = method.run(problem.solver(), s)
-            results[method.name] = result
-            stem = folder / _slug(method.name)
-            result.save(stem)
-            rows.append({
-                "method": method.name,
-                "cv": float(result.cv),
-                "gap_ratio": float(result.gap_ratio),
-                "hv": metrics.hypervolume(result.points, ref=ref_point),
-                "igd": metrics.igd(result.points, reference),
-                "cdf_error": metrics.cdf_error(result.cdf, true_cdf, n_grid=CDF_ERROR_GRID),
-                "n_solves": int(result.n_solves),
-                "iterations": len(result.history),
-                "result_file": str(stem.with_suffix(".json").relative_to(root)),
-            })
-        entry: dict[str, Any] = {
-            "title": spec.title,
-            "problem": repr(problem),
-            "hv_reference_point": ref_point.tolist(),
-            "hv_exact_front": metrics.hypervolume(reference, ref=ref_point),
-            "methods": {
-                row["method"]: {k: (_finite_or_none(v) if isinstance(v, float) else v)
-                                for k, v in row.items() if k != "method"}
-                for row in rows
-            },
-            "plots": [],
-        }
-        if plots:
-            entry["plots"] = _demo_plots(spec, problem, results, reference, true_cdf, folder,
-                                         root)
-        report["problems"][spec.name] = entry
-
-        write(f"\n{spec.title}: {problem!r}\n")
-        write(f"N = {s.n_segments} segments ({s.n_segments + 1} points), T = {s.iterations} "
-              f"outer iterations, alpha = {s.alpha}, exact inner solver; HV reference point "
-              f"{[round(float(v), 6) for v in ref_point]} (exact front: HV = "
-              f"{_fmt(entry['hv_exact_front'])})\n")
-        write(_table(rows) + "\n")
-
-    report["seconds"] = time.perf_counter() - start
-    (root / "results.json").write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
-    write("\n" + _LEGEND + "\n")
-    for method in method_list:
-        if method.description:
-            write(f"{method.name}: {method.description}.\n")
-    write(f"\nwrote {root.resolve()}\n")
-    return report
+    reports: dict[str, TaskReport] = {}
+    for task in chosen:
+        report = run_task(task, methods=DEMO_METHODS, seeds=[seed], solver_kind="exact",
+                          n_segments=n_segments, iterations=iterations)
+        out_stream.write("\n")
+        write_report(report, root / task.name, plots=plots, stream=out_stream)
+        reports[task.name] = report
+    summary = demo_summary(reports)
+    (root / "summary.md").write_text(summary + "\n")
+    out_stream.write("\n" + summary + "\n")
+    out_stream.write(f"\nwrote {root.resolve()}\n")
+    return reports
 
 
-def _demo_plots(
-    spec: DemoProblem,
-    problem: Any,
-    results: dict[str, Any],
-    reference: FloatArray,
-    true_cdf: Any,
-    folder: Path,
-    root: Path,
-) -> list[str]:
-    from paretosurf import plotting
+def _ratio(a: float, b: float) -> str:
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return "-"
+    if b == 0:
+        return "inf" if a > 0 else "-"
+    return f"{a / b:.3g}"
 
-    plt = plotting._pyplot()
-    written: list[str] = []
-    surf_result = next((r for r in results.values()
-                        if getattr(getattr(r, "state", None), "refine", False)), None)
-    figures: list[tuple[str, Any]] = [
-        ("front.png", plotting.plot_front(results, reference_front=reference,
-                                          title=f"{spec.title}: {problem!r}",
-                                          objective_names=spec.objective_names)),
-        ("uniformity.png", plotting.plot_uniformity(results)),
+
+def demo_summary(reports: dict[str, TaskReport]) -> str:
+    """A Markdown table: per task, SURF's and Uniform-w's CV and gap ratio and their ratios
+    (Uniform-w / SURF: how many times more uneven fixed uniform weights are).
+
+    Examples
+    --------
+    >>> import io, tempfile
+    >>> from paretosurf.cli import demo_summary, run_demo
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     reports = run_demo(tmp, tasks=["gear"], n_segments=4, iterations=3, plots=False,
+    ...                        stream=io.StringIO())
+    >>> demo_summary(reports).splitlines()[4].split(" | ")[:2]
+    ['| gear', '4']
+    """
+    lines = [
+        "**Summary**: SURF vs Uniform-w with the same budget (CV: std/mean of the gaps between "
+        "consecutive points, 0 = even; gap ratio: largest/smallest gap, 1 = even).",
+        "",
+        "| task | N | CV SURF | CV Uniform-w | CV Uniform-w / SURF | gap ratio SURF | "
+        "gap ratio Uniform-w | gap ratio Uniform-w / SURF |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    if surf_result is not None:
-        figures.insert(1, ("cdf_history.png",
-                           plotting.plot_cdf_history(surf_result, true_cdf=true_cdf)))
-    for name, fig in figures:
-        if name != "front.png":
-            fig.suptitle(f"{spec.title}: {problem!r}", fontsize="medium")
-        path = plotting.save_figure(fig, folder / name)
-        plt.close(fig)
-        written.append(str(path.relative_to(root)))
-    return written
+    for name, report in reports.items():
+        sc = {m: report.scores[m][0] for m in ("surf", "uniform") if m in report.scores}
+        if len(sc) < 2:
+            continue
+        cv_s, cv_u = sc["surf"]["cv"], sc["uniform"]["cv"]
+        gr_s, gr_u = sc["surf"]["gap_ratio"], sc["uniform"]["gap_ratio"]
+        lines.append(f"| {name} | {report.n_segments} | {cv_s:.4g} | {cv_u:.4g} | "
+                     f"{_ratio(cv_u, cv_s)} | {gr_s:.4g} | {gr_u:.4g} | {_ratio(gr_u, gr_s)} |")
+    return "\n".join(lines)
+
+
+def _task_defaults(names: Sequence[str], attribute: str) -> str:
+    from paretosurf.bench.tasks import TASKS
+
+    return ", ".join(f"{n} {getattr(TASKS[n], attribute)}" for n in names if n in TASKS)
 
 
 def _configure_demo(parser: argparse.ArgumentParser) -> None:
-    d = DemoSettings()
     parser.add_argument("--out", default="demo-output", type=Path, metavar="DIR",
                         help="output folder (default: %(default)s)")
-    parser.add_argument("--n", type=_int_at_least(2), default=d.n_segments, metavar="N",
-                        help="segments: N + 1 points per method (integer >= 2, "
-                             "default: %(default)s)")
-    parser.add_argument("--iterations", type=_int_at_least(1), default=d.iterations,
-                        metavar="T", help="outer iterations (solves per slot) of every "
-                                          "method (integer >= 1, default: %(default)s)")
-    parser.add_argument("--alpha", type=_alpha, default=d.alpha,
-                        help="SURF's damping factor in (0, 1] (default: %(default)s)")
-    parser.add_argument("--seed", type=_int_at_least(0), default=d.seed, metavar="S",
+    parser.add_argument("--tasks", type=_name_list("task", _task_names), default=None,
+                        metavar="LIST", help="comma-separated tasks (default: "
+                        f"{','.join(DEMO_TASKS)})")
+    parser.add_argument("--n", type=_int_at_least(2), default=None, metavar="N",
+                        help="segments: N + 1 points per method (integer >= 2; default: the "
+                             f"task's own, {_task_defaults(DEMO_TASKS, 'n_segments')})")
+    parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
+                        help="outer iterations (solves per slot) of every method (integer >= 1;"
+                             f" default: the task's own, "
+                             f"{_task_defaults(DEMO_TASKS, 'iterations')})")
+    parser.add_argument("--alpha", type=_alpha, default=None,
+                        help="SURF's damping factor in (0, 1] (default: the task's own, 0.3)")
+    parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
                         help="seed of the Random-w baseline (default: %(default)s)")
     parser.add_argument("--no-plots", dest="plots", action="store_false",
                         help="skip the figures")
 
 
 def _run_demo_command(args: argparse.Namespace) -> int:
-    settings = DemoSettings(n_segments=args.n, iterations=args.iterations, alpha=args.alpha,
-                            seed=args.seed)
-    run_demo(args.out, settings, plots=args.plots)
+    run_demo(args.out, tasks=args.tasks, n_segments=args.n, iterations=args.iterations,
+             alpha=args.alpha, seed=args.seed, plots=args.plots)
     return 0
 
 
 register(Command(
     name="demo",
-    help="compare SURF with uniform and random weights on toy problems",
+    help="compare SURF with uniform and random weights on toy problems (a few seconds)",
     description=(
-        "Run SURF, Uniform-w and Random-w with the same budget on problems with exact solvers "
-        "and known fronts (the quadratic gear toy and the entropic bandit), print a table of "
-        "CV, gap ratio, HV, IGD, CDF error and solver calls per problem, and write plots, the "
-        "saved results and results.json into --out."
+        "Run SURF, Uniform-w and Random-w with the same budget and the exact inner solver on "
+        f"benchmark tasks with known fronts ({', '.join(DEMO_TASKS)} by default), through the "
+        "benchmark runner of `paretosurf bench`: per task, print the table (HV, IGD, CV, gap "
+        "ratio, distance to the front, seconds, solver calls) and write results.json, table.md "
+        "and figures into --out/<task>; then print a SURF vs Uniform-w summary."
     ),
     configure=_configure_demo,
     run=_run_demo_command,
 ))
 
-# A later ``bench`` subcommand registers here, e.g.
-#     register(Command("bench", "reproduce the paper's tables", bench.configure, bench.run))
-# with ``bench`` importing its heavy dependencies inside ``run`` only.
+
+# ---------------------------------------------------------------------------- bench
+def _configure_bench(parser: argparse.ArgumentParser) -> None:
+    from paretosurf.bench.runner import METHODS
+    from paretosurf.bench.tasks import SOLVER_KINDS, TASKS
+
+    parser.add_argument("task", metavar="TASK", choices=list(TASKS),
+                        help=f"benchmark task, one of: {', '.join(TASKS)}")
+    parser.add_argument("--methods", type=_name_list("method", _method_names), default=None,
+                        metavar="LIST", help="comma-separated methods (default: all, "
+                        f"{','.join(METHODS)})")
+    parser.add_argument("--seeds", type=_int_at_least(1), default=None, metavar="S",
+                        help=f"number of seeds 0..S-1 (default: {BENCH_SEEDS})")
+    parser.add_argument("--n", type=_int_at_least(2), default=None, metavar="N",
+                        help="segments: N + 1 points (default: the task's N; with --ablation "
+                             "the N held fixed in panels (b) and (c), default 15)")
+    parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
+                        help="outer iterations, i.e. solver calls per slot (default: the "
+                             "task's; with --ablation 30)")
+    parser.add_argument("--solver", choices=SOLVER_KINDS, default="gradient",
+                        help="inner solver: the task's K-step gradient solver (the paper's "
+                             "budget) or the exact one (default: %(default)s)")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="output folder (default: bench-output/TASK-SOLVER, with "
+                             "--ablation bench-output/TASK-ablation[-exact])")
+    parser.add_argument("--no-plots", dest="plots", action="store_false",
+                        help="skip the figures")
+    parser.add_argument("--ablation", action="store_true",
+                        help="run the SURF ablation instead: error ||Phi_t - Phi||_inf per "
+                             "outer iteration for N in {5,10,15,25,50}, alpha in "
+                             "{0.2,0.3,0.5,0.9}, K in {10,30,100} (gradient solver), and the "
+                             "final error vs N in 4..20 with the exact solver; writes "
+                             "ablation.json, ablation.md and ablation.png")
+
+
+def _run_bench_command(args: argparse.Namespace) -> int:
+    from paretosurf.bench import get_task, run_task, write_report
+    from paretosurf.bench.runner import METHODS
+
+    task = get_task(args.task)
+    if args.ablation:
+        return _run_ablation(args, task)
+    out = (args.out if args.out is not None
+           else Path("bench-output") / f"{task.name}-{args.solver}")
+
+    report = run_task(task, methods=args.methods or tuple(METHODS),
+                      seeds=args.seeds or BENCH_SEEDS, solver_kind=args.solver,
+                      n_segments=args.n, iterations=args.iterations,
+                      progress=_progress_to_stderr)
+    written = write_report(report, out, plots=args.plots, stream=sys.stdout)
+    _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {out.resolve()}")
+    return 0
+
+
+def _run_ablation(args: argparse.Namespace, task: Any) -> int:
+    from paretosurf.bench.ablation import run_ablation, write_ablation
+
+    extra = [flag for flag, value in (("--methods", args.methods), ("--seeds", args.seeds))
+             if value is not None]
+    if extra:
+        raise UsageError(f"{' and '.join(extra)} cannot be used with --ablation (it runs "
+                         "SURF alone, seed 0)")
+    suffix = "" if args.solver == "gradient" else f"-{args.solver}"
+    out = (args.out if args.out is not None
+           else Path("bench-output") / f"{task.name}-ablation{suffix}")
+    options: dict[str, Any] = {}
+    if args.n is not None:
+        options["n_fixed"] = args.n
+    if args.iterations is not None:
+        options["iterations"] = args.iterations
+    report = run_ablation(task, solver_kind=args.solver, progress=_progress_to_stderr,
+                          **options)
+    written = write_ablation(report, out, plots=args.plots, stream=sys.stdout)
+    _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {out.resolve()}")
+    return 0
+
+
+register(Command(
+    name="bench",
+    help="run SURF and the baselines on a benchmark task (the paper's tables and figures)",
+    description=(
+        "Run the benchmark methods (SURF, Uniform-w, Random-w, OLS, UMOD, Soup) on TASK over "
+        "seeds with the same inner solver and budget; print a progress line per run to stderr "
+        "and the Markdown table (mean +- std over seeds) to stdout, and write results.json, "
+        "table.md and figures into --out. With --ablation, run the paper's SURF ablation on "
+        "TASK instead (any task; DST takes a minute or two): --n sets the N held fixed, "
+        "--iterations the outer iterations, --solver exact runs panels (a) and (b) with the "
+        "exact solver and skips (c)."
+    ),
+    configure=_configure_bench,
+    run=_run_bench_command,
+))
 
 
 # ---------------------------------------------------------------------------- entry point
@@ -477,7 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
     >>> from paretosurf.cli import build_parser
     >>> args = build_parser().parse_args(["demo", "--n", "8", "--no-plots"])
     >>> args.command, args.n, args.iterations, args.plots
-    ('demo', 8, 30, False)
+    ('demo', 8, None, False)
+    >>> args = build_parser().parse_args(["bench", "gear", "--methods", "surf,ols"])
+    >>> args.task, args.methods, args.solver
+    ('gear', ['surf', 'ols'], 'gradient')
     """
     from paretosurf import __version__
 
@@ -491,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
         child = sub.add_parser(command.name, help=command.help,
                                description=command.description or command.help)
         command.configure(child)
-        child.set_defaults(_run=command.run)
+        child.set_defaults(_run=command.run, _parser=child)
     return parser
 
 
@@ -499,12 +454,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``paretosurf`` command with ``argv`` (default ``sys.argv[1:]``).
 
     Returns the exit status. Bad arguments, ``--help`` and ``--version`` exit through
-    :class:`SystemExit` as :mod:`argparse` does (status 2 for bad arguments, 0 otherwise).
+    :class:`SystemExit` as :mod:`argparse` does (status 2 for bad arguments, also for a
+    :class:`UsageError` raised by a command; 0 otherwise). An :class:`OSError` (say, an
+    output folder that cannot be written) is reported on stderr with status 1.
     """
     parser = build_parser()
     args = parser.parse_args(None if argv is None else [str(a) for a in argv])
     try:
         status: int = args._run(args)
+    except UsageError as exc:
+        args._parser.error(str(exc))
     except OSError as exc:
         print(f"paretosurf {args.command}: error: {exc}", file=sys.stderr)
         return 1

@@ -452,6 +452,7 @@ def umod(
     seed: int | np.random.Generator | None = None,
     progress: bool = False,
     callback: Callable[[IterationRecord], bool | None] | None = None,
+    warm_start: str = "slot",
 ) -> SurfResult:
     """UMOD baseline: max-min preference design through a surrogate of the front.
 
@@ -493,6 +494,8 @@ def umod(
         Show a progress bar.
     callback : callable, optional
         Called with each :class:`~paretosurf.IterationRecord`; returning ``True`` stops.
+    warm_start : {"slot", "nearest"}
+        Which previous solution warm-starts each slot, as in :func:`paretosurf.surf`.
 
     Returns
     -------
@@ -545,7 +548,8 @@ def umod(
     rng = np.random.default_rng(seed)
 
     theta = np.linspace(0.0, HALF_PI, n + 1)
-    state = SurfState(n_segments=n, alpha=1.0, cdf=_cdf_of(theta), states=states, refine=False)
+    state = SurfState(n_segments=n, alpha=1.0, cdf=_cdf_of(theta), states=states, refine=False,
+                      warm_start=warm_start)
     data_theta: list[FloatArray] = []
     data_points: list[FloatArray] = []
     model: Any = None

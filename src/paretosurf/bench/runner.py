@@ -1,0 +1,362 @@
+"""Run methods on a task over seeds, score them, and write the Table 1 block and figures.
+
+Every method gets the same inner solver and budget: ``iterations`` solver calls per slot (Soup:
+per endpoint; OLS: at most ``iterations * (N + 1)`` calls). Scores use exact references: the HV
+reference point is ``nadir + HV_MARGIN * (nadir - ideal)`` of the exact front and IGD is measured
+against ``problem.reference_front(IGD_POINTS)`` (points evenly spaced in arc length).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from paretosurf import metrics
+from paretosurf._validation import as_front_points
+from paretosurf.bench.tasks import SOLVER_KINDS, Task
+from paretosurf.problems.base import BiObjectiveProblem
+from paretosurf.surf import SurfResult
+
+__all__ = [
+    "HV_MARGIN",
+    "IGD_POINTS",
+    "METHODS",
+    "MethodRun",
+    "TaskReport",
+    "format_table",
+    "hv_reference_point",
+    "run_task",
+    "score",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: HV reference point: nadir + HV_MARGIN * (nadir - ideal) of the exact front, per objective.
+HV_MARGIN = 0.1
+#: Points of the exact reference front used for IGD and the distance to the front.
+IGD_POINTS = 1001
+#: Grid of the CDF error.
+CDF_GRID = 4001
+
+
+def hv_reference_point(reference_front: ArrayLike) -> FloatArray:
+    """The HV reference point: ``nadir + HV_MARGIN * (nadir - ideal)`` of the exact front.
+
+    Nadir and ideal are the per-objective maximum and minimum (objectives minimized). An
+    objective constant on the front gets a margin of ``HV_MARGIN * max(|nadir|, 1)``.
+
+    Examples
+    --------
+    >>> from paretosurf.bench.runner import hv_reference_point
+    >>> hv_reference_point([[0.0, -1.0], [2.0, -3.0]]).tolist()
+    [2.2, -0.8]
+    """
+    front = as_front_points(reference_front, name="reference_front", min_points=1)
+    nadir, ideal = front.max(axis=0), front.min(axis=0)
+    spread = nadir - ideal
+    spread = np.where(spread > 0, spread, np.maximum(np.abs(nadir), 1.0))
+    return np.asarray(nadir + HV_MARGIN * spread, dtype=np.float64)
+
+
+# ------------------------------------------------------------------------------- methods
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method of the benchmark: ``run(context) -> SurfResult``."""
+
+    name: str
+    label: str
+    description: str
+    run: Callable[[MethodRun], SurfResult]
+
+
+@dataclass
+class MethodRun:
+    """Everything a method needs for one run."""
+
+    task: Task
+    problem: BiObjectiveProblem
+    solver: Any
+    kind: str
+    n_segments: int
+    iterations: int
+    seed: int
+    init_states: list[Any] | None
+
+
+def _run_surf(c: MethodRun) -> SurfResult:
+    from paretosurf.surf import surf
+
+    return surf(c.solver, c.n_segments, alpha=c.task.alpha, iterations=c.iterations,
+                init_states=c.init_states, warm_start=c.task.warm_start)
+
+
+def _run_uniform(c: MethodRun) -> SurfResult:
+    from paretosurf.baselines.uniform import uniform
+
+    return uniform(c.solver, c.n_segments, iterations=c.iterations, init_states=c.init_states)
+
+
+def _run_random(c: MethodRun) -> SurfResult:
+    from paretosurf.baselines.uniform import uniform_random
+
+    return uniform_random(c.solver, c.n_segments, iterations=c.iterations, seed=c.seed,
+                          init_states=c.init_states)
+
+
+def _run_ols(c: MethodRun) -> SurfResult:
+    from paretosurf.baselines.ols import ols
+
+    calls = c.iterations if c.kind == "gradient" else 1
+    return ols(c.solver, c.n_segments, calls_per_solve=calls,
+               max_solves=c.iterations * (c.n_segments + 1), init_states=c.init_states)
+
+
+def _run_umod(c: MethodRun) -> SurfResult:
+    from paretosurf.baselines.umod import umod
+
+    return umod(c.solver, c.n_segments, iterations=c.iterations, seed=c.seed,
+                init_states=c.init_states, warm_start=c.task.warm_start)
+
+
+def _run_soup(c: MethodRun) -> SurfResult:
+    from paretosurf.baselines.soup import soup
+
+    return soup(c.solver, c.n_segments, iterations=c.iterations, interpolator=c.problem,
+                init_states=c.init_states)
+
+
+#: The benchmark's methods, by command-line name.
+METHODS: dict[str, MethodSpec] = {
+    m.name: m
+    for m in (
+        MethodSpec("surf", "SURF", "SURF (Algorithm 1): w_n = Phi_t^-1(n/N), Phi_t refined "
+                   "every iteration", _run_surf),
+        MethodSpec("uniform", "Uniform-w", "fixed weights w_n = n/N", _run_uniform),
+        MethodSpec("random", "Random-w", "fixed sorted random weights drawn from the seed",
+                   _run_random),
+        MethodSpec("ols", "OLS", "Optimistic Linear Support: corner weights of the value "
+                   "envelope", _run_ols),
+        MethodSpec("umod", "UMOD", "preference angles pushed apart through a surrogate front",
+                   _run_umod),
+        MethodSpec("soup", "Soup", "endpoints solved, interior solutions interpolated "
+                   "(occupancy measures for MDPs)", _run_soup),
+    )
+}
+
+
+# ------------------------------------------------------------------------------- scoring
+def score(result: SurfResult, reference_front: FloatArray, hv_ref: FloatArray,
+          true_cdf: Any = None) -> dict[str, float]:
+    """HV, IGD, CV, gap ratio, distance to the exact front and (if known) CDF error."""
+    pts = result.points
+    dist = metrics.front_distance(pts, reference_front)
+    out = {
+        "hv": metrics.hypervolume(pts, ref=hv_ref),
+        "igd": metrics.igd(pts, reference_front),
+        "cv": metrics.cv(pts),
+        "gap_ratio": metrics.gap_ratio(pts),
+        "front_distance_mean": float(np.mean(dist)),
+        "front_distance_max": float(np.max(dist)),
+    }
+    if true_cdf is not None:
+        out["cdf_error"] = metrics.cdf_error(result.cdf, true_cdf, n_grid=CDF_GRID)
+    return out
+
+
+def _summary(values: Sequence[float]) -> dict[str, float | None]:
+    arr = np.asarray(values, dtype=np.float64)
+    bad = int(np.sum(~np.isfinite(arr)))
+    if bad or arr.size == 0:  # e.g. an infinite gap ratio when two points coincide
+        return {"mean": None, "std": None, "non_finite": bad}
+    return {"mean": float(np.mean(arr)), "std": float(np.std(arr))}
+
+
+# ------------------------------------------------------------------------------- the run
+@dataclass
+class TaskReport:
+    """What :func:`run_task` measured; :meth:`to_json` is the ``results.json`` content."""
+
+    task: Task
+    solver_kind: str
+    n_segments: int
+    iterations: int
+    seeds: list[int]
+    hv_ref: FloatArray
+    hv_exact_front: float
+    problem: BiObjectiveProblem
+    reference_front: FloatArray
+    scores: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+    results: dict[str, list[SurfResult]] = field(default_factory=dict)
+    seconds: dict[str, list[float]] = field(default_factory=dict)
+    warmup_steps: int = 0
+
+    def summary(self, method: str, key: str) -> dict[str, float | None]:
+        """Mean and std over seeds of one score."""
+        return _summary([s[key] for s in self.scores[method] if key in s])
+
+    def to_json(self) -> dict[str, Any]:
+        methods: dict[str, Any] = {}
+        for name, runs in self.results.items():
+            first = runs[0]
+            entry: dict[str, Any] = {
+                key: self.summary(name, key)
+                for key in ("hv", "igd", "cv", "gap_ratio", "front_distance_mean",
+                            "front_distance_max", "cdf_error")
+                if key in self.scores[name][0]
+            }
+            entry.update({
+                "label": METHODS[name].label,
+                "points": first.points.tolist(),
+                "weights": first.weights.tolist(),
+                "n_solves": int(first.n_solves),
+                "n_steps": int(first.n_steps) + self.warmup_steps,
+                "seconds": _summary(self.seconds[name]),
+                "per_seed": [{k: (v if math.isfinite(v) else None) for k, v in s.items()}
+                             for s in self.scores[name]],
+            })
+            methods[name] = entry
+        return {
+            "task": self.task.name,
+            "title": self.task.title,
+            "solver": self.solver_kind,
+            "n_segments": self.n_segments,
+            "iterations": self.iterations,
+            "alpha": self.task.alpha,
+            "seeds": self.seeds,
+            "hv_ref": self.hv_ref.tolist(),
+            "hv_ref_rule": f"nadir + {HV_MARGIN} * (nadir - ideal) of the exact front",
+            "hv_exact_front": self.hv_exact_front,
+            "igd_reference": f"exact front, {IGD_POINTS} points evenly spaced in arc length",
+            "objective_names": list(self.task.objective_names),
+            "methods": methods,
+        }
+
+
+def run_task(
+    task: Task,
+    *,
+    methods: Sequence[str] = tuple(METHODS),
+    seeds: int | Sequence[int] = 8,
+    solver_kind: str = "gradient",
+    n_segments: int | None = None,
+    iterations: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> TaskReport:
+    """Run ``methods`` on ``task`` for each seed with the same solver and budget.
+
+    Parameters
+    ----------
+    task : Task
+    methods : sequence of str
+        Names from :data:`METHODS`.
+    seeds : int or sequence of int
+        Number of seeds (0..n-1) or the seeds themselves.
+    solver_kind : {"gradient", "exact"}
+        The task's K-step solver or the exact one.
+    n_segments, iterations : int, optional
+        Override the task's N and outer iterations.
+    progress : callable, optional
+        Called with a line of text after each run.
+    """
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"methods must be a non-empty subset of {list(METHODS)}, got "
+                         f"{list(methods)}")
+    if solver_kind not in SOLVER_KINDS:
+        raise ValueError(f"solver must be one of {SOLVER_KINDS}, got {solver_kind!r}")
+    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
+    if not seed_list:
+        raise ValueError("seeds must name at least one seed")
+    n = task.n_segments if n_segments is None else int(n_segments)
+    iters = task.iterations if iterations is None else int(iterations)
+    if n < 1 or iters < 1:
+        raise ValueError(f"n_segments and iterations must be >= 1, got {n} and {iters}")
+    problem = task.make_problem()
+    reference = problem.reference_front(IGD_POINTS)
+    hv_ref = hv_reference_point(reference)
+    true_cdf = problem.cdf()
+    report = TaskReport(task, solver_kind, n, iters, seed_list, hv_ref,
+                        metrics.hypervolume(reference, ref=hv_ref), problem, reference)
+    for name in methods:
+        report.scores[name], report.results[name], report.seconds[name] = [], [], []
+        for seed in seed_list:
+            solver = task.solver(problem, solver_kind)
+            init, spent = task.initial_states(problem, solver, solver_kind, n, seed)
+            report.warmup_steps = spent
+            start = time.perf_counter()
+            result = METHODS[name].run(MethodRun(task, problem, solver, solver_kind, n, iters,
+                                                 seed, init))
+            elapsed = time.perf_counter() - start
+            sc = score(result, reference, hv_ref, true_cdf if name == "surf" else None)
+            report.scores[name].append(sc)
+            report.results[name].append(result)
+            report.seconds[name].append(elapsed)
+            if progress is not None:
+                progress(f"{task.name} {METHODS[name].label:<9} seed {seed}: CV {sc['cv']:.4f}  "
+                         f"gap ratio {sc['gap_ratio']:.3f}  HV {sc['hv']:.5g}  "
+                         f"IGD {sc['igd']:.4g}  ({elapsed:.2f} s)")
+    return report
+
+
+# ------------------------------------------------------------------------------- output
+def _fmt(stat: dict[str, float | None], with_std: bool = True) -> str:
+    mean, std = stat["mean"], stat["std"]
+    if mean is None or std is None:
+        return f"inf/nan in {stat.get('non_finite', 0)} run(s)"
+    return f"{mean:.4g} +- {std:.2g}" if with_std else f"{mean:.4g}"
+
+
+def format_table(report: TaskReport) -> str:
+    """The Table 1 block as Markdown: mean +- std over seeds per method (the mean alone for a
+    single seed)."""
+    data = report.to_json()
+    rows = [("HV", "hv"), ("IGD", "igd"), ("CV", "cv"), ("gap ratio", "gap_ratio"),
+            ("distance to front (mean)", "front_distance_mean"),
+            ("CDF error (max abs Phi_T - Phi)", "cdf_error"), ("seconds", "seconds")]
+    with_std = len(report.seeds) > 1
+    names = list(data["methods"])
+    head = ["metric", *(data["methods"][m]["label"] for m in names)]
+    lines = [
+        f"**{report.task.title}**, N = {report.n_segments}, {report.iterations} outer "
+        f"iterations, {report.solver_kind} inner solver, {len(report.seeds)} seed(s); "
+        f"HV reference point {np.round(report.hv_ref, 6).tolist()} "
+        f"({data['hv_ref_rule']}), HV of the exact front {report.hv_exact_front:.5g}.",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for title, key in rows:
+        cells = [_fmt(data["methods"][m][key], with_std) if key in data["methods"][m] else "-"
+                 for m in names]
+        if all(cell == "-" for cell in cells):
+            continue
+        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    lines.append("| solver calls | " + " | ".join(str(data["methods"][m]["n_solves"])
+                                                 for m in names) + " |")
+    return "\n".join(lines)
+
+
+def write_report(report: TaskReport, out: str | Path, *, plots: bool = True,
+                 stream: TextIO | None = None) -> list[Path]:
+    """Write ``results.json``, ``table.md`` and (with ``plots``) the figures into ``out``."""
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    written = [root / "results.json", root / "table.md"]
+    (root / "results.json").write_text(json.dumps(report.to_json(), indent=1,
+                                                  allow_nan=False) + "\n")
+    (root / "table.md").write_text(format_table(report) + "\n")
+    if plots:
+        from paretosurf.bench.figures import task_figures
+
+        written += task_figures(report, root)
+    if stream is not None:
+        stream.write(format_table(report) + "\n")
+    return written

@@ -1,0 +1,195 @@
+"""The benchmark tasks: a problem, the paper's settings, and the inner-solver protocol.
+
+Each :class:`Task` names a problem with an exact solver and an exact front (so HV and IGD use
+exact references), the paper's N, outer iterations, alpha and K-step budget, and how the K-step
+runs are started. Add a task with one :func:`register_task` call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from paretosurf.problems.base import BiObjectiveProblem
+from paretosurf.solvers import GradientState
+
+__all__ = ["SOLVER_KINDS", "TASKS", "Task", "get_task", "register_task"]
+
+#: Inner-solver kinds a task can be run with.
+SOLVER_KINDS = ("gradient", "exact")
+
+
+@dataclass(frozen=True)
+class Task:
+    """A benchmark task.
+
+    Attributes
+    ----------
+    name, title : str
+        Command-line name and a human title.
+    make_problem : callable
+        ``() -> BiObjectiveProblem``.
+    n_segments : int
+        The paper's N (N + 1 points).
+    iterations : int
+        Outer iterations; every method gets ``iterations`` inner-solver calls per slot.
+    alpha : float
+        SURF's damping factor.
+    steps, lr, optimizer :
+        The K-step inner solver's budget per call: ``problem.gradient_solver(steps, lr,
+        optimizer)``.
+    warmup_steps : int
+        K-step protocol: both endpoints are first solved with this many steps (0: none).
+    interior_start : {"default", "endpoint1"}
+        K-step protocol: interior slots start from the solver's default initial state, or from
+        the warmed-up ``w = 1`` endpoint's solution.
+    init_noise : float
+        Standard deviation of the seeded Gaussian perturbation of the initial parameters of
+        every slot (K-step protocol), so that seeds differ.
+    warm_start : {"slot", "nearest"}
+        Warm-start rule of the methods whose weights move (SURF, UMOD); see
+        :func:`paretosurf.surf`.
+    objective_names : tuple of str
+        Axis labels.
+    """
+
+    name: str
+    title: str
+    make_problem: Callable[[], BiObjectiveProblem]
+    n_segments: int
+    iterations: int
+    alpha: float = 0.3
+    steps: int = 100
+    lr: float = 0.02
+    optimizer: str = "adam"
+    warmup_steps: int = 0
+    interior_start: str = "default"
+    init_noise: float = 0.0
+    warm_start: str = "nearest"
+    objective_names: tuple[str, str] = ("objective 1", "objective 2")
+
+    def solver(self, problem: BiObjectiveProblem, kind: str) -> Any:
+        """The inner solver of ``kind`` ("gradient": K steps per call, or "exact")."""
+        if kind == "exact":
+            return problem.solver()
+        if kind == "gradient":
+            return problem.gradient_solver(  # type: ignore[attr-defined]
+                steps=self.steps, lr=self.lr, optimizer=self.optimizer)
+        raise ValueError(f"solver kind must be one of {SOLVER_KINDS}, got {kind!r}")
+
+    def initial_states(self, problem: BiObjectiveProblem, solver: Any, kind: str, n_segments: int,
+                       seed: int) -> tuple[list[Any] | None, int]:
+        """Warm starts for the N + 1 slots and the inner steps spent making them.
+
+        Exact solvers start cold. K-step solvers start from the solver's initial parameters
+        perturbed with ``init_noise``, the endpoints warmed up with ``warmup_steps`` steps, and
+        interior slots optionally from the ``w = 1`` endpoint (see :attr:`interior_start`).
+        """
+        if kind == "exact" or not hasattr(solver, "initial_state"):
+            return None, 0
+        rng = np.random.default_rng(seed)
+
+        def perturbed(weight: float) -> GradientState:
+            base = solver.initial_state(weight)
+            params = base.params + self.init_noise * rng.standard_normal(base.params.shape)
+            return GradientState(params, np.zeros_like(params), np.zeros_like(params), 0)
+
+        states: list[Any] = [perturbed(n / n_segments) for n in range(n_segments + 1)]
+        spent = 0
+        if self.warmup_steps > 0:
+            warm = problem.gradient_solver(  # type: ignore[attr-defined]
+                steps=self.warmup_steps, lr=self.lr, optimizer=self.optimizer)
+            states[0] = warm.solve(0.0, states[0]).state
+            states[-1] = warm.solve(1.0, states[-1]).state
+            spent = 2 * self.warmup_steps
+        if self.interior_start == "endpoint1":
+            end = states[-1]
+            for n in range(1, n_segments):
+                states[n] = GradientState(end.params.copy(), np.zeros_like(end.params),
+                                          np.zeros_like(end.params), 0)
+        elif self.interior_start != "default":
+            raise ValueError(f"interior_start must be 'default' or 'endpoint1', "
+                             f"got {self.interior_start!r}")
+        return states, spent
+
+
+TASKS: dict[str, Task] = {}
+
+
+def register_task(task: Task) -> Task:
+    """Add ``task`` to :data:`TASKS` (names are unique)."""
+    if task.name in TASKS:
+        raise ValueError(f"a task named {task.name!r} is already registered")
+    TASKS[task.name] = task
+    return task
+
+
+def get_task(name: str) -> Task:
+    """The registered task ``name``, or a ``ValueError`` listing the known ones."""
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise ValueError(f"unknown task {name!r}; known tasks: {', '.join(TASKS)}") from None
+
+
+def _dst(map_name: str) -> Callable[[], BiObjectiveProblem]:
+    def make() -> BiObjectiveProblem:
+        from paretosurf.problems.gym import deep_sea_treasure
+
+        return deep_sea_treasure(map_name, gamma=0.999, beta=1.5)
+
+    return make
+
+
+def _fishwood() -> BiObjectiveProblem:
+    from paretosurf.problems.gym import fishwood
+
+    return fishwood(gamma=0.995, beta=0.5)
+
+
+def _quadratic() -> BiObjectiveProblem:
+    from paretosurf.problems.quadratic import Quadratic
+
+    # Two anisotropic bowls whose LS path speeds up sharply near w = 1.
+    return Quadratic(np.diag([1.0, 4.0]), np.array([1.0, 0.0]),
+                     np.diag([6.0, 0.5]), np.array([0.0, 1.0]))
+
+
+def _bandit() -> BiObjectiveProblem:
+    from paretosurf.problems.bandit import EntropicBandit
+
+    return EntropicBandit.paper_example()
+
+
+def _gear() -> BiObjectiveProblem:
+    from paretosurf.problems.quadratic import GearToy
+
+    return GearToy(9)
+
+
+_DST_NAMES = ("treasure: -(treasure return) + KL", "time: (steps to treasure) + KL")
+# The paper's DST protocol: K = 100 Adam steps (lr 0.02) per call, endpoints first solved with
+# 500 steps; interior slots start from the treasure-seeking endpoint, from which the K-step
+# solver reaches every trade-off (from the uniform policy it stalls for thousands of steps on the
+# plateau of the nearest treasure).
+register_task(Task("dst", "Deep Sea Treasure (concave map)", _dst("concave"), 15, 30,
+                   steps=100, lr=0.02, warmup_steps=500, interior_start="endpoint1",
+                   init_noise=0.1, objective_names=_DST_NAMES))
+register_task(Task("dst-convex", "Deep Sea Treasure (convex map)", _dst("convex"), 15, 30,
+                   steps=100, lr=0.02, warmup_steps=500, interior_start="endpoint1",
+                   init_noise=0.1, objective_names=_DST_NAMES))
+register_task(Task("fishwood", "Fishwood", _fishwood, 11, 15, steps=100, lr=0.05,
+                   init_noise=0.1,
+                   objective_names=("fish: -(fish return) + KL", "wood: -(wood return) + KL")))
+register_task(Task("quadratic", "two anisotropic quadratics", _quadratic, 10, 30, steps=20,
+                   lr=0.05, init_noise=0.1,
+                   objective_names=("(x-b1)' Q1 (x-b1)", "(x-b2)' Q2 (x-b2)")))
+register_task(Task("bandit", "entropic bandit (paper example)", _bandit, 10, 30, steps=50,
+                   lr=0.05, init_noise=0.1,
+                   objective_names=("beta KL - <R1, pi>", "beta KL - <R2, pi>")))
+register_task(Task("gear", "quadratic gear toy (p = 9)", _gear, 20, 30, steps=10, lr=0.1,
+                   optimizer="sgd", init_noise=0.05,
+                   objective_names=("(1 - x)^2", "x^2")))
