@@ -231,7 +231,11 @@ class ArcLengthCDF(QuantileMixin):
             If any ``q`` is outside [0, 1] or not finite.
         """
         q_arr = check_quantiles(q)
-        flat = q_arr.ravel()
+        guess_arr = None if guess is None else np.asarray(guess, dtype=np.float64).ravel()
+        return self._inverse(q_arr.ravel(), guess_arr).reshape(q_arr.shape)
+
+    def _inverse(self, flat: FloatArray, guess: FloatArray | None) -> FloatArray:
+        """:meth:`inverse` of a validated 1-D ``q`` (and optional starting weights)."""
         x, y, d = self._x, self._y, self._d
         k = np.clip(np.searchsorted(y, flat, side="right") - 1, 0, x.size - 2)
         # On its knot interval each target solves one monotone cubic in t = (w - x_k) / h:
@@ -244,17 +248,18 @@ class ArcLengthCDF(QuantileMixin):
         rhs = flat - y[k]
         t = rhs / dy
         if guess is not None:
-            t_guess = (np.asarray(guess, dtype=np.float64).ravel() - x0) / h
+            t_guess = (guess - x0) / h
             t = np.where((t_guess > 0) & (t_guess < 1), t_guess, t)
         # Plain Newton steps kept inside [0, 1] settle almost every target in two or three
         # steps; any target they leave unsettled gets the safeguarded solver.
         small = 4 * np.finfo(float).eps
+        c2x2, c3x3 = 2.0 * c2, 3.0 * c3
         with np.errstate(divide="ignore", invalid="ignore"):
             for _ in range(6):
                 residual = t * (c1 + t * (c2 + t * c3)) - rhs
                 if np.abs(residual).max() <= small:
                     break
-                t = np.clip(t - residual / (c1 + t * (2.0 * c2 + 3.0 * t * c3)), 0.0, 1.0)
+                t = np.clip(t - residual / (c1 + t * (c2x2 + t * c3x3)), 0.0, 1.0)
             else:
                 t = solve_increasing(
                     lambda u: u * (c1 + u * (c2 + u * c3)),
@@ -263,7 +268,7 @@ class ArcLengthCDF(QuantileMixin):
                 )
         w = np.minimum(x0 + t * h, x[k + 1])
         w[flat == 1.0] = 1.0
-        return w.reshape(q_arr.shape)
+        return w
 
     # ------------------------------------------------------------------ algebra
     def mix(self, other: ArcLengthCDF, alpha: float) -> ArcLengthCDF:
@@ -298,7 +303,7 @@ class ArcLengthCDF(QuantileMixin):
         x, yd = x[keep], yd[order[keep]]
         x[-1], yd[0, 0], yd[-1, 0] = 1.0, 0.0, 1.0
         np.maximum(yd[:, 1], 0.0, out=yd[:, 1])
-        return ArcLengthCDF._trusted(x, yd[:, 0].copy(), yd[:, 1].copy())
+        return ArcLengthCDF._trusted(x, yd[:, 0], yd[:, 1])
 
     # ------------------------------------------------------------------ serialisation
     def to_dict(self) -> dict[str, list[float]]:
@@ -367,8 +372,9 @@ def pchip_slopes(x: FloatArray, y: FloatArray) -> FloatArray:
     w1 = 2.0 * h[1:] + h[:-1]
     w2 = h[1:] + 2.0 * h[:-1]
     slopes[1:-1] = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
-    for end, h0, h1, d0, d1 in ((0, h[0], h[1], delta[0], delta[1]),
-                                (-1, h[-1], h[-2], delta[-1], delta[-2])):
+    ends = [float(v) for v in (h[0], h[1], delta[0], delta[1], h[-1], h[-2], delta[-1],
+                               delta[-2])]
+    for end, (h0, h1, d0, d1) in ((0, ends[:4]), (-1, ends[4:])):
         m = ((2.0 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
         slopes[end] = 0.0 if m * d0 <= 0 else min(m, 3.0 * d0)
     return slopes

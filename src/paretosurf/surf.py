@@ -154,7 +154,7 @@ class SurfState:
             n = self.n_segments
             # the last solved weights are an excellent Newton start once the CDF settles
             guess = self.history[-1].weights if self.history else None
-            cached = (self.cdf, self.cdf.inverse(np.arange(n + 1) / n, guess=guess))
+            cached = (self.cdf, self.cdf._inverse(np.arange(n + 1) / n, guess))
             self.__dict__["_weights_cache"] = cached
         return cached[1].copy()
 

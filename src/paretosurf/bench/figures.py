@@ -45,7 +45,10 @@ def task_figures(report: Any, root: Path) -> list[Path]:
             figures.append(("visitation.png", plot_state_visitation(report.problem, shown)))
     written = []
     for name, fig in figures:
-        if name != "front.png":
+        if name == "visitation.png":
+            fig.suptitle(title, fontsize="medium")
+            fig.tight_layout(rect=(0.0, 0.0, 1.0, 0.93))
+        elif name != "front.png":
             fig.suptitle(title, fontsize="medium")
         written.append(plotting.save_figure(fig, root / name))
         plt.close(fig)
