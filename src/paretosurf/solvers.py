@@ -27,6 +27,7 @@ __all__ = [
     "Solution",
     "StepRule",
     "as_solver",
+    "count_steps",
     "solve_slots",
 ]
 
@@ -181,6 +182,11 @@ def solve_slots(
             weight=float(weights[i]),
         )
     return solutions
+
+
+def count_steps(solutions: Sequence[Solution]) -> int:
+    """Inner steps the solutions report (``info["steps"]``, 0 where absent)."""
+    return sum(int(s.info.get("steps", 0)) for s in solutions)
 
 
 @dataclass

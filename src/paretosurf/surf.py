@@ -26,7 +26,7 @@ from paretosurf import metrics
 from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.executors import LocalExecutor
-from paretosurf.solvers import Solution, as_solver
+from paretosurf.solvers import Solution, as_solver, count_steps
 
 __all__ = ["IterationRecord", "SurfResult", "SurfState", "surf"]
 
@@ -73,6 +73,27 @@ class IterationRecord:
     n_solves: int
     n_steps: int
     cdf: ArcLengthCDF
+
+    @classmethod
+    def from_points(
+        cls,
+        iteration: int,
+        weights: FloatArray,
+        points: FloatArray,
+        *,
+        cdf: ArcLengthCDF,
+        seconds: float,
+        solve_seconds: float,
+        n_solves: int,
+        n_steps: int,
+        weight_change: float = math.nan,
+        gaps: FloatArray | None = None,
+    ) -> IterationRecord:
+        """A record whose CV and gap ratio are computed from ``points`` (or their ``gaps``)."""
+        g = metrics.segment_lengths(points) if gaps is None else gaps
+        return cls(iteration, weights, points, metrics.cv_of_gaps(g),
+                   metrics.gap_ratio_of_gaps(g), weight_change, seconds, solve_seconds,
+                   n_solves, n_steps, cdf)
 
     def scalars(self) -> dict[str, Any]:
         """The JSON-serialisable part of the record (everything but the arrays)."""
@@ -177,7 +198,7 @@ class SurfState:
         points = np.stack([s.objectives for s in solutions])
         self.states = [s.state for s in solutions]
         self.n_solves += len(solutions)
-        self.n_steps += sum(int(s.info.get("steps", 0)) for s in solutions)
+        self.n_steps += count_steps(solutions)
         gaps = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
         if update is not None:
             update(self, weights, points)
@@ -186,18 +207,10 @@ class SurfState:
             # public constructor's validation
             self.cdf = self.cdf.mix(ArcLengthCDF._from_chords(weights, gaps), self.alpha)
         weight_change = float(np.max(np.abs(self.next_weights() - weights)))
-        record = IterationRecord(
-            iteration=self.iteration,
-            weights=weights,
-            points=points,
-            cv=metrics.cv_of_gaps(gaps),
-            gap_ratio=metrics.gap_ratio_of_gaps(gaps),
-            weight_change=weight_change,
-            seconds=time.perf_counter() - start,
-            solve_seconds=solve_seconds,
-            n_solves=self.n_solves,
-            n_steps=self.n_steps,
-            cdf=self.cdf,
+        record = IterationRecord.from_points(
+            self.iteration, weights, points, cdf=self.cdf,
+            seconds=time.perf_counter() - start, solve_seconds=solve_seconds,
+            n_solves=self.n_solves, n_steps=self.n_steps, weight_change=weight_change, gaps=gaps,
         )
         self.history.append(record)
         return record

@@ -49,10 +49,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf import metrics
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.solvers import Solution, as_solver, solve_slots
+from paretosurf.solvers import Solution, as_solver, count_steps, solve_slots
 from paretosurf.surf import IterationRecord, SurfResult, SurfState
 
 __all__ = ["corner_priorities", "ols"]
@@ -200,28 +199,6 @@ def _check_epsilon(epsilon: object) -> float:
     return value
 
 
-def _make_record(iteration: int, weights: FloatArray, points: FloatArray, seconds: float,
-                 solve_seconds: float, n_solves: int, n_steps: int,
-                 weight_change: float = math.nan) -> IterationRecord:
-    return IterationRecord(
-        iteration=iteration,
-        weights=weights,
-        points=points,
-        cv=metrics.cv(points),
-        gap_ratio=metrics.gap_ratio(points),
-        weight_change=weight_change,
-        seconds=seconds,
-        solve_seconds=solve_seconds,
-        n_solves=n_solves,
-        n_steps=n_steps,
-        cdf=ArcLengthCDF.from_front(weights, points),
-    )
-
-
-def _steps(solutions: Sequence[Solution]) -> int:
-    return sum(int(s.info.get("steps", 0)) for s in solutions)
-
-
 # ---------------------------------------------------------------------------------------------
 # OLS
 # ---------------------------------------------------------------------------------------------
@@ -355,7 +332,7 @@ def ols(
             sols = solve_slots(inner, np.array([0.0, 1.0]), states, slots=[0, 1])
             states = [s.state for s in sols]
             n_solves += 2
-            n_steps += _steps(sols)
+            n_steps += count_steps(sols)
         solve_seconds = time.perf_counter() - start
         for visit, (w, sol) in enumerate(zip((0.0, 1.0), sols, strict=True)):
             check_size(sol, visit, w)
@@ -363,8 +340,10 @@ def ols(
             found_p.append(sol.objectives)
             found_s.append(sol.state)
         weights, points = snapshot()
-        history.append(_make_record(0, weights, points, time.perf_counter() - start,
-                                    solve_seconds, n_solves, n_steps))
+        history.append(IterationRecord.from_points(
+            0, weights, points, cdf=ArcLengthCDF.from_front(weights, points),
+            seconds=time.perf_counter() - start, solve_seconds=solve_seconds,
+            n_solves=n_solves, n_steps=n_steps))
         if bar is not None:
             bar.update(2)
 
@@ -383,10 +362,10 @@ def ols(
             nearest = int(np.argmin(np.abs(np.asarray(found_w) - wc)))
             state = found_s[nearest]
             sol = solve_slots(inner, np.array([wc]), [state], slots=[visit])[0]
-            n_steps += _steps([sol])
+            n_steps += count_steps([sol])
             for _ in range(calls - 1):
                 sol = solve_slots(inner, np.array([wc]), [sol.state], slots=[visit])[0]
-                n_steps += _steps([sol])
+                n_steps += count_steps([sol])
             n_solves += calls
             solve_seconds = time.perf_counter() - start
             check_size(sol, visit, wc)
@@ -400,9 +379,10 @@ def ols(
                 if bar is not None:
                     bar.update(1)
             weights, points = snapshot()
-            history.append(_make_record(len(history), weights, points,
-                                        time.perf_counter() - start, solve_seconds, n_solves,
-                                        n_steps))
+            history.append(IterationRecord.from_points(
+                len(history), weights, points, cdf=ArcLengthCDF.from_front(weights, points),
+                seconds=time.perf_counter() - start, solve_seconds=solve_seconds,
+                n_solves=n_solves, n_steps=n_steps))
             visit += 1
     finally:
         if bar is not None:

@@ -16,7 +16,6 @@ segment), which is what this baseline measures.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -24,11 +23,10 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf import metrics
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines.ols import endpoint_states
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.solvers import InnerSolverError, Solution, as_solver, solve_slots
+from paretosurf.solvers import InnerSolverError, Solution, as_solver, count_steps, solve_slots
 from paretosurf.surf import IterationRecord, SurfResult, SurfState
 
 __all__ = ["Interpolable", "linear_interpolate", "soup"]
@@ -100,27 +98,6 @@ def _resolve(
         if callable(method):
             return method
     return None
-
-
-def _steps(solutions: Sequence[Solution]) -> int:
-    return sum(int(s.info.get("steps", 0)) for s in solutions)
-
-
-def _record(iteration: int, weights: FloatArray, points: FloatArray, seconds: float,
-            solve_seconds: float, n_solves: int, n_steps: int) -> IterationRecord:
-    return IterationRecord(
-        iteration=iteration,
-        weights=weights,
-        points=points,
-        cv=metrics.cv(points),
-        gap_ratio=metrics.gap_ratio(points),
-        weight_change=math.nan,
-        seconds=seconds,
-        solve_seconds=solve_seconds,
-        n_solves=n_solves,
-        n_steps=n_steps,
-        cdf=ArcLengthCDF.identity(),
-    )
 
 
 def soup(
@@ -231,19 +208,23 @@ def soup(
             solve_seconds = time.perf_counter() - start
             states = [s.state for s in sols]
             n_solves += 2
-            n_steps += _steps(sols)
+            n_steps += count_steps(sols)
             if it < total - 1:
                 points = np.stack([s.objectives for s in sols])
-                history.append(_record(it, ends.copy(), points, time.perf_counter() - start,
-                                       solve_seconds, n_solves, n_steps))
+                history.append(IterationRecord.from_points(
+                    it, ends.copy(), points, cdf=ArcLengthCDF.identity(),
+                    seconds=time.perf_counter() - start, solve_seconds=solve_seconds,
+                    n_solves=n_solves, n_steps=n_steps))
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
     all_states, points = _mix(sols, weights, mix, value)
-    history.append(_record(total - 1, weights.copy(), points, time.perf_counter() - start,
-                           solve_seconds, n_solves, n_steps))
+    history.append(IterationRecord.from_points(
+        total - 1, weights.copy(), points, cdf=ArcLengthCDF.identity(),
+        seconds=time.perf_counter() - start, solve_seconds=solve_seconds, n_solves=n_solves,
+        n_steps=n_steps))
 
     final = SurfState(
         n_segments=n,
