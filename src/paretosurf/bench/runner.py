@@ -311,7 +311,8 @@ def _fmt(stat: dict[str, float | None], with_std: bool = True) -> str:
     mean, std = stat["mean"], stat["std"]
     if mean is None or std is None:
         return f"inf/nan in {stat.get('non_finite', 0)} run(s)"
-    return f"{mean:.4g} +- {std:.2g}" if with_std else f"{mean:.4g}"
+    shown = f"{mean:#.4g}".rstrip(".")  # keep trailing zeros: 1.000, not 1
+    return f"{shown} +- {std:.2g}" if with_std else shown
 
 
 def format_table(report: TaskReport) -> str:
