@@ -71,3 +71,22 @@ def test_bad_arguments() -> None:
         ps.weights_from_speed(3.0, 4)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="n_segments"):
         ps.weights_from_speed(lambda w: np.ones_like(w), 0)
+
+
+def test_piecewise_chebyshev_reproduces_a_sharp_speed() -> None:
+    from paretosurf.rules import PiecewiseChebyshev
+
+    calls = []
+
+    def f(w: np.ndarray) -> np.ndarray:
+        calls.append(w.size)
+        return np.exp(3 * w) / (1e-3 + (w - 0.3) ** 2)   # peak of height 1e3 at w = 0.3
+
+    approx = PiecewiseChebyshev(f)
+    used = sum(calls)
+    x = np.linspace(0, 1, 20001)
+    np.testing.assert_allclose(approx(x), f(x), rtol=1e-8, atol=1e-9 * f(x).max())
+    assert used == approx.n_evaluations < 2000      # far fewer evaluations than a dense table
+    # integrates like the function itself
+    exact = SpeedCDF(f, n_panels=2048)
+    np.testing.assert_allclose(SpeedCDF(approx)(x[::100]), exact(x[::100]), atol=1e-10)

@@ -47,7 +47,6 @@ needs no exploration condition); ``method="hessian"`` evaluates Proposition 1 li
 
 from __future__ import annotations
 
-import itertools
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,7 +57,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_positive, check_positive_int
 from paretosurf.problems.base import BiObjectiveProblem, as_weight_array
-from paretosurf.rules import SpeedCDF
+from paretosurf.rules import PiecewiseChebyshev, SpeedCDF
 from paretosurf.solvers import GradientState, Solution, StepRule
 
 __all__ = [
@@ -97,70 +96,6 @@ def _log_softmax(z: FloatArray) -> FloatArray:
     """Log-softmax over the last axis (finite for finite input)."""
     z = z - np.max(z, axis=-1, keepdims=True)
     return np.asarray(z - np.log(np.sum(np.exp(z), axis=-1, keepdims=True)), dtype=np.float64)
-
-
-class _PiecewiseChebyshev:
-    """Adaptive piecewise Chebyshev interpolant of a smooth, non-negative ``f`` on [0, 1].
-
-    Each panel carries the degree-``degree`` interpolant at Chebyshev points of the first kind.
-    A panel is bisected until its three highest Chebyshev coefficients fall below
-    ``rtol * max|f|``; refinement also stops at ``min_width``, or once bisection stops shrinking
-    the coefficients (a floating-point noise plateau below ``1e-8 * max|f|``). ``f`` is called
-    once per refinement round with all new nodes, so batched evaluation pays off. Values are
-    clipped at 0 from below (``f`` is a speed).
-    """
-
-    def __init__(
-        self,
-        f: Any,
-        *,
-        degree: int = 24,
-        n_panels: int = 16,
-        rtol: float = 1e-11,
-        min_width: float = 1.0 / 1024,
-    ) -> None:
-        k = np.arange(degree + 1)
-        self._nodes = np.cos(np.pi * (k + 0.5) / (degree + 1))
-        vander = np.polynomial.chebyshev.chebvander(self._nodes, degree)
-        self._to_coefs = np.linalg.inv(vander)
-        edges = np.linspace(0.0, 1.0, n_panels + 1)
-        # (left, right, tail of the parent panel)
-        pending = [(float(lo), float(hi), np.inf) for lo, hi in itertools.pairwise(edges)]
-        done: list[tuple[float, float, FloatArray]] = []
-        scale = 0.0
-        self.n_evaluations = 0
-        while pending:
-            a = np.array([p[0] for p in pending])
-            b = np.array([p[1] for p in pending])
-            x = 0.5 * (a + b)[:, None] + 0.5 * (b - a)[:, None] * self._nodes[None, :]
-            y = np.asarray(f(x.ravel()), dtype=np.float64).reshape(x.shape)
-            self.n_evaluations += y.size
-            scale = max(scale, float(np.max(np.abs(y))))
-            coefs = y @ self._to_coefs.T  # (panels, degree + 1)
-            tail = np.max(np.abs(coefs[:, -3:]), axis=1)
-            nxt = []
-            for i, (lo, hi, parent_tail) in enumerate(pending):
-                plateau = tail[i] <= 1e-8 * scale and tail[i] > 0.25 * parent_tail
-                if tail[i] <= rtol * scale or hi - lo <= min_width or plateau:
-                    done.append((lo, hi, coefs[i]))
-                else:
-                    mid = 0.5 * (lo + hi)
-                    nxt.extend([(lo, mid, float(tail[i])), (mid, hi, float(tail[i]))])
-            pending = nxt
-        done.sort(key=lambda t: t[0])
-        self._left = np.array([d[0] for d in done])
-        self._right = np.array([d[1] for d in done])
-        self._coefs = np.stack([d[2] for d in done], axis=1)  # (degree + 1, panels)
-        self.n_panels = len(done)
-
-    def __call__(self, w: ArrayLike) -> FloatArray:
-        w_arr = np.asarray(w, dtype=np.float64)
-        flat = w_arr.ravel()
-        k = np.clip(np.searchsorted(self._left, flat, side="right") - 1, 0, self.n_panels - 1)
-        a, b = self._left[k], self._right[k]
-        x = (2.0 * flat - a - b) / (b - a)
-        val = np.polynomial.chebyshev.chebval(x, self._coefs[:, k], tensor=False)
-        return np.asarray(np.maximum(val, 0.0), dtype=np.float64).reshape(w_arr.shape)
 
 
 @dataclass(frozen=True)
@@ -851,7 +786,7 @@ class RegularizedMDP(BiObjectiveProblem):
         """
         if self._speed_cdf is None:
             self._require_two("cdf")
-            self._speed_cdf = SpeedCDF(_PiecewiseChebyshev(self.speed))
+            self._speed_cdf = SpeedCDF(PiecewiseChebyshev(self.speed))
         return self._speed_cdf
 
     # ------------------------------------------------------------------ assumptions
