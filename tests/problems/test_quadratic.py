@@ -385,3 +385,16 @@ def test_closed_form_cdf_rejects_bad_arguments(cdf: Quadratic1DCDF | GearToyCDF)
         cdf.inverse([0.5, -0.2])
     with pytest.raises(ValueError, match="n_segments"):
         cdf.quantile_weights(0)
+
+
+def test_gear_toy_scalarized_objectives_are_what_its_argmin_minimizes() -> None:
+    toy = GearToy(7)
+    for w in (0.1, 0.5, 0.8):
+        x = toy.argmin(w)
+        grid = np.linspace(-0.5, 1.5, 4001)
+        values = [w * toy.scalarized_objectives(g)[0] + (1 - w) * toy.scalarized_objectives(g)[1]
+                  for g in grid]
+        assert abs(grid[int(np.argmin(values))] - x) < 1e-3
+        eps = 1e-6
+        fd = (toy.scalarized_objectives(x + eps) - toy.scalarized_objectives(x - eps)) / (2 * eps)
+        np.testing.assert_allclose(toy.scalarized_gradients(x)[:, 0], fd, rtol=1e-7, atol=1e-9)
