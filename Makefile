@@ -9,7 +9,7 @@ DEMO_OUT ?= demo-output
 help:
 	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
 	@echo "make test       install with the dev and rl extras, run the test suite"
-	@echo "make test-slow  run the slow tests too"
+	@echo "make test-slow  run the slow tests (Table 1 figures, minutes)"
 	@echo "make lint       ruff + mypy"
 	@echo "make bench      run the benchmarks under benchmarks/"
 
@@ -32,7 +32,7 @@ test: install-dev
 	$(BIN)/python -m pytest -n 2 -q
 
 test-slow: install-dev
-	$(BIN)/python -m pytest -n 2 -q -m "slow or not slow"
+	$(BIN)/python -m pytest -n 2 -q -m slow
 
 lint: install-dev
 	$(BIN)/ruff check src tests benchmarks
