@@ -149,7 +149,20 @@ def save_checkpoint(state: Any, folder: str | Path) -> Path:
 
 
 def load_checkpoint(folder: str | Path) -> Any | None:
-    """The newest complete state in ``folder``, or ``None`` if it holds none."""
+    """The newest complete state in ``folder``, or ``None`` if it holds none.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import paretosurf as ps
+    >>> from paretosurf.checkpoint import load_checkpoint
+    >>> solver = lambda w, s: ps.Solution([w, 1 - w * w])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = ps.surf(solver, 4, iterations=3, checkpoint=folder)
+    ...     state = load_checkpoint(folder)
+    >>> state.iteration, state.n_solves
+    (3, 15)
+    """
     root = Path(folder)
     latest = root / _LATEST
     if not latest.exists():

@@ -52,6 +52,14 @@ class ProcessExecutor:
 
     Slots are split into contiguous chunks, one per worker; each chunk runs through the
     solver's ``solve_many`` when it has one.
+
+    Examples
+    --------
+    >>> import paretosurf as ps
+    >>> from paretosurf.problems import GearToy
+    >>> res = ps.surf(GearToy(4).solver(), 6, iterations=2, executor=ps.ProcessExecutor(2))
+    >>> res.n_solves
+    14
     """
 
     def __init__(self, max_workers: int = 2) -> None:

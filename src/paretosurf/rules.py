@@ -261,6 +261,14 @@ def speed_from_front(
         Vectorised ``f_PF``: weights of shape (K,) to points of shape (K, M).
     step : float
         Largest difference step ``h``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.rules import speed_from_front
+    >>> speed = speed_from_front(lambda w: np.c_[w**2, 1 - w**2])   # |f'| = 2 sqrt(2) w
+    >>> speed(np.array([0.5])).round(8).tolist()
+    [1.41421356]
     """
 
     def speed(w: FloatArray) -> FloatArray:

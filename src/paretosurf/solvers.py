@@ -48,6 +48,13 @@ class Solution:
     info : dict
         Free-form diagnostics. The key ``"steps"`` (int), when present, is summed into the
         run's budget accounting.
+
+    Examples
+    --------
+    >>> from paretosurf import Solution
+    >>> sol = Solution([1.0, 2.0], state={"x": 3}, info={"steps": 10})
+    >>> sol.objectives.tolist(), sol.info["steps"]
+    ([1.0, 2.0], 10)
     """
 
     objectives: FloatArray
@@ -215,6 +222,15 @@ class StepRule:
         Adam's moment decay rates, each in [0, 1).
     eps : float
         Adam's denominator guard.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.solvers import StepRule
+    >>> rule = StepRule(lr=0.1, optimizer="sgd")
+    >>> x, m, v, t = rule.apply(np.array([1.0]), np.array([2.0]), 0.0, 0.0, 0)
+    >>> x.tolist()                                   # 1 - 0.1 * 2
+    [0.8]
     """
 
     def __init__(self, lr: float, optimizer: str = "adam",

@@ -236,6 +236,15 @@ class SurfResult:
         Inner-solver calls made. ``n_steps`` sums the solvers' reported steps.
     converged : bool
         Whether the run stopped on ``tol``.
+
+    Examples
+    --------
+    >>> import paretosurf as ps
+    >>> res = ps.surf(lambda w, s: ps.Solution([w, (1 - w) ** 2]), 4, iterations=5)
+    >>> res.points.shape, len(res.history), res.n_solves
+    ((5, 2), 5, 25)
+    >>> bool(res.history[-1].cv <= res.history[0].cv)
+    True
     """
 
     def __init__(self, state: SurfState) -> None:

@@ -120,7 +120,17 @@ TASKS: dict[str, Task] = {}
 
 
 def register_task(task: Task) -> Task:
-    """Add ``task`` to :data:`TASKS` (names are unique)."""
+    """Add ``task`` to :data:`TASKS` (names are unique).
+
+    Examples
+    --------
+    >>> from paretosurf.bench import TASKS, Task, register_task
+    >>> from paretosurf.problems import GearToy
+    >>> task = register_task(Task("gear-4", "gear toy, p = 4", lambda: GearToy(4), 10, 20))
+    >>> "gear-4" in TASKS
+    True
+    >>> del TASKS["gear-4"]
+    """
     if task.name in TASKS:
         raise ValueError(f"a task named {task.name!r} is already registered")
     TASKS[task.name] = task
