@@ -9,7 +9,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -214,9 +213,7 @@ def test_demo_is_seeded_and_plots_are_optional(tmp_path, standins) -> None:
 
 
 def test_demo_on_the_default_tasks(tmp_path) -> None:
-    start = time.perf_counter()
     status, text = run_main(["demo", "--out", str(tmp_path)])
-    elapsed = time.perf_counter() - start
     assert status == 0
     assert [p.name for p in sorted(tmp_path.iterdir()) if p.is_dir()] == sorted(cli.DEMO_TASKS)
     first = text.index("**Deep Sea Treasure")
@@ -230,7 +227,6 @@ def test_demo_on_the_default_tasks(tmp_path) -> None:
         assert m["surf"]["gap_ratio"]["mean"] < 1.2
         assert (tmp_path / name / "front.png").read_bytes().startswith(PNG)
     assert (tmp_path / "dst" / "visitation.png").is_file()
-    assert elapsed < 30, f"the demo took {elapsed:.1f} s"
 
 
 def test_demo_unwritable_output_fails_cleanly(tmp_path, capsys, standins) -> None:

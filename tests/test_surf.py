@@ -8,47 +8,8 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
+from conftest import CountingSolver, Interrupt, P, gear_phi, gear_solver, gear_x
 from paretosurf.baselines import uniform, uniform_random
-
-P = 9.0
-
-
-def gear_x(w: float | np.ndarray) -> float | np.ndarray:
-    """Exact LS minimizer of the gear toy sqrt(p)/2 (x-1)^2, x^2/2."""
-    r = math.sqrt(P)
-    return r * w / (1 + (r - 1) * w)
-
-
-def gear_phi(w: np.ndarray) -> np.ndarray:
-    """True arc-length CDF of ((1-x)^2, x^2) along x = gear_x(w), from the antiderivative of
-    2 sqrt(2x^2 - 2x + 1) (substituting u = 2x - 1: sqrt(2) * (u sqrt(1+u^2) + asinh u) / 2)."""
-
-    def s(x: np.ndarray) -> np.ndarray:
-        u = 2 * x - 1
-        return (u * np.sqrt(1 + u * u) + np.arcsinh(u)) / np.sqrt(2)
-
-    return (s(gear_x(w)) - s(0.0)) / (s(1.0) - s(0.0))
-
-
-def gear_solver(w: float, state: object) -> ps.Solution:
-    x = gear_x(w)
-    return ps.Solution([(1 - x) ** 2, x**2], state=x, info={"steps": 1})
-
-
-class CountingSolver:
-    """Gear toy solver recording every call and offering solve_many."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[float, object]] = []
-        self.batches = 0
-
-    def solve(self, w: float, state: object) -> ps.Solution:
-        self.calls.append((w, state))
-        return ps.Solution(gear_solver(w, state).objectives, state=("slot-state", w))
-
-    def solve_many(self, weights, states):
-        self.batches += 1
-        return [self.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
 
 
 def test_surf_reaches_even_spacing_on_gear_toy() -> None:
@@ -182,10 +143,6 @@ def test_save_and_load_round_trip(tmp_path) -> None:
         assert a.cdf == b.cdf and a.cv == b.cv
 
 
-class Interrupt(Exception):
-    pass
-
-
 def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
     full = ps.surf(gear_solver, 8, iterations=10)
 
@@ -201,7 +158,7 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
     assert len(calls) == 6 * 9                       # only iterations 4..9 were run again
     np.testing.assert_array_equal(resumed.points, full.points)
     assert resumed.cdf == full.cdf and resumed.n_solves == full.n_solves
-    with pytest.raises(ValueError, match="n_segments=8"):
+    with pytest.raises(ValueError, match="n_segments: 8 in the checkpoint, 5 now"):
         ps.surf(gear_solver, 5, iterations=10, checkpoint=tmp_path, resume=True)
 
 
@@ -254,7 +211,7 @@ def test_nearest_warm_start_hands_each_slot_the_closest_previous_solution() -> N
         assert state == ("slot-state", closest)
     # shared states are copies, never the same object
     assert len({id(s) for s in res.states}) == len(res.states)
-    assert res.state.warm_start == "nearest"
+    assert res.settings["warm_start"] == "nearest"
     with pytest.raises(ValueError, match="warm_start"):
         ps.surf(gear_solver, 4, warm_start="closest")
 
@@ -264,5 +221,5 @@ def test_nearest_warm_start_survives_save_and_resume(tmp_path) -> None:
     ps.surf(gear_solver, 5, iterations=3, warm_start="nearest", checkpoint=tmp_path)
     resumed = ps.surf(gear_solver, 5, iterations=6, warm_start="nearest", checkpoint=tmp_path,
                       resume=True)
-    assert resumed.state.warm_start == "nearest"
+    assert resumed.settings["warm_start"] == "nearest"
     np.testing.assert_array_equal(resumed.points, full.points)

@@ -6,9 +6,10 @@ The main entry point is :func:`surf`; see the README for a ten-line example.
 from paretosurf import baselines, metrics, problems
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.executors import LocalExecutor, ProcessExecutor
+from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
 from paretosurf.solvers import GradientSolver, InnerSolver, InnerSolverError, Solution
-from paretosurf.surf import IterationRecord, SurfResult, SurfState, surf
+from paretosurf.surf import surf
 
 __version__ = "0.1.0"
 
@@ -23,7 +24,6 @@ __all__ = [
     "Solution",
     "SpeedCDF",
     "SurfResult",
-    "SurfState",
     "__version__",
     "baselines",
     "metrics",

@@ -267,6 +267,9 @@ class ArcLengthCDF(QuantileMixin):
                     rhs, np.zeros_like(t), np.ones_like(t), np.nan_to_num(t, nan=0.5),
                 )
         w = np.minimum(x0 + t * h, x[k + 1])
+        # Phi(0) = 0 and Phi(1) = 1 exactly: where Phi is flat at an end (zero slope), the
+        # cubic is solved only to rounding, which would put the first weight at ~1e-5.
+        w[flat == 0.0] = 0.0
         w[flat == 1.0] = 1.0
         return w
 

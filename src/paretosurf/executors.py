@@ -1,8 +1,10 @@
 """How the N+1 inner solves of one outer iteration are run.
 
-An executor is any object with ``map(solver, weights, states) -> list[Solution]``. The default,
-:class:`LocalExecutor`, runs them in this process (through the solver's ``solve_many`` when it
-has one). :class:`ProcessExecutor` spreads slots over local worker processes.
+An executor is any object with ``map(solver, weights, states, *, slots=None) ->
+list[Solution]`` (``slots``: the slot numbers that error messages name; an executor whose
+``map`` takes only three arguments works too, its messages then count slots from 0). The
+default, :class:`LocalExecutor`, runs them in this process (through the solver's ``solve_many``
+when it has one). :class:`ProcessExecutor` spreads slots over local worker processes.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ __all__ = ["Executor", "LocalExecutor", "ProcessExecutor"]
 
 @runtime_checkable
 class Executor(Protocol):
-    """Runs one outer iteration's inner solves and returns the solutions in slot order."""
+    """Runs one round's inner solves and returns the solutions in slot order."""
 
     def map(
         self, solver: Any, weights: NDArray[np.float64], states: Sequence[Any]
@@ -34,9 +36,11 @@ class LocalExecutor:
     """Solve every slot in this process (vectorised through ``solve_many`` when offered)."""
 
     def map(
-        self, solver: Any, weights: NDArray[np.float64], states: Sequence[Any]
+        self, solver: Any, weights: NDArray[np.float64], states: Sequence[Any], *,
+        slots: Sequence[int] | None = None,
     ) -> list[Solution]:
-        return solve_slots(solver, weights, states)
+        """Solve every slot here; ``slots`` are the numbers error messages give them."""
+        return solve_slots(solver, weights, states, slots)
 
     def __repr__(self) -> str:
         return "LocalExecutor()"
@@ -66,14 +70,17 @@ class ProcessExecutor:
         self.max_workers = check_positive_int(max_workers, name="max_workers")
 
     def map(
-        self, solver: Any, weights: NDArray[np.float64], states: Sequence[Any]
+        self, solver: Any, weights: NDArray[np.float64], states: Sequence[Any], *,
+        slots: Sequence[int] | None = None,
     ) -> list[Solution]:
+        """Solve contiguous chunks of slots in worker processes, results in slot order."""
         n = len(weights)
+        ids = list(range(n)) if slots is None else list(slots)
         chunks = [c for c in np.array_split(np.arange(n), min(self.max_workers, n)) if c.size]
         with ProcessPoolExecutor(max_workers=len(chunks)) as pool:
             futures = [
                 pool.submit(_solve_chunk, solver, weights[c], [states[i] for i in c],
-                            c.tolist())
+                            [ids[i] for i in c])
                 for c in chunks
             ]
             results: list[Solution] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,11 +20,13 @@ from numpy.typing import ArrayLike, NDArray
 from paretosurf._validation import check_positive, check_positive_int
 
 __all__ = [
+    "BatchSolver",
     "GradientSolver",
     "GradientState",
     "InnerSolver",
     "InnerSolverError",
     "Solution",
+    "SolverLike",
     "StepRule",
     "as_solver",
     "count_steps",
@@ -77,6 +79,21 @@ class InnerSolver(Protocol):
         ...
 
 
+@runtime_checkable
+class BatchSolver(Protocol):
+    """Protocol of a solver that solves several weights in one call (vectorised, batched on a
+    GPU...): ``solve_many(weights, states) -> list[Solution]``, one per weight, in order."""
+
+    def solve_many(self, weights: FloatArray,
+                   states: Sequence[Any]) -> Sequence[Solution]:  # pragma: no cover - protocol
+        ...
+
+
+#: What the library accepts as an inner solver: an :class:`InnerSolver`, a
+#: :class:`BatchSolver`, or a plain callable ``(weight, state) -> Solution | (objectives, state)``.
+SolverLike = InnerSolver | BatchSolver | Callable[[float, Any], Any]
+
+
 class InnerSolverError(RuntimeError):
     """An inner solve failed or returned an unusable result; names the slot and weight."""
 
@@ -99,7 +116,7 @@ class _CallableSolver:
         return f"CallableSolver({getattr(self._fn, '__name__', repr(self._fn))})"
 
 
-def as_solver(solver: object) -> Any:
+def as_solver(solver: object) -> InnerSolver | BatchSolver:
     """Return an object with ``solve`` and/or ``solve_many`` (a callable gets ``solve``).
 
     Raises
@@ -108,7 +125,7 @@ def as_solver(solver: object) -> Any:
         If ``solver`` has neither method and is not callable.
     """
     if callable(getattr(solver, "solve", None)) or callable(getattr(solver, "solve_many", None)):
-        return solver
+        return cast("InnerSolver | BatchSolver", solver)
     if callable(solver):
         return _CallableSolver(solver)
     raise TypeError(

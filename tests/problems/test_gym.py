@@ -330,7 +330,7 @@ def test_tabular_model_validation_and_reorder() -> None:
         m.reorder_objectives((0, 0))
     bad_p = P.copy()
     bad_p[0, 0, 0] = 0.5
-    with pytest.raises(ValueError, match="summing to 1"):
+    with pytest.raises(ValueError, match="P must sum to 1"):
         TabularModel(bad_p, R, rho, ("s", "end"), ("go",), ("gain", "cost"))
     with pytest.raises(ValueError, match="absorbing"):
         TabularModel(P, R, rho, ("s", "end"), ("go",), ("gain", "cost"), terminal_state=0)

@@ -17,6 +17,7 @@ from scipy.special import logsumexp, softmax
 
 import paretosurf as ps
 from paretosurf.problems.mdp import MDPAssumptionReport, RegularizedMDP
+from paretosurf.problems.mdp.policy_iteration import soft_policy_iteration
 from paretosurf.rules import SpeedCDF
 from paretosurf.solvers import GradientState
 
@@ -143,7 +144,7 @@ def test_non_convergence_raises() -> None:
     rewards = mdp.scalarized_reward(0.5)[None]
     start = np.log(mdp.ref_policy)[None]
     with pytest.raises(RuntimeError, match="did not converge"):
-        mdp._soft_policy_iteration(rewards, start, max_iter=1)
+        soft_policy_iteration(mdp, rewards, start, max_iter=1)
 
 
 def test_warm_start_gives_same_policy_in_fewer_iterations() -> None:
@@ -487,7 +488,7 @@ def test_bad_call_arguments_raise() -> None:
         mdp.speed(0.5, method="newton")
     with pytest.raises(ValueError, match="policy must have shape"):
         mdp.objectives(np.full((3, 2), 0.5))
-    with pytest.raises(ValueError, match="rows must sum to 1"):
+    with pytest.raises(ValueError, match="policy must sum to 1"):
         mdp.objectives(np.full((2, 2), 0.4))
     with pytest.raises(ValueError, match="optimizer"):
         mdp.gradient_solver(steps=5, optimizer="lbfgs")

@@ -341,7 +341,7 @@ def test_quadratic_rejects_bad_matrices_and_vectors() -> None:
     with pytest.raises(ValueError, match="b1 and b2 must differ"):
         Quadratic(good, [1, 0], good, [1, 0])
     prob = Quadratic(good, [1, 0], good, [0, 1])
-    with pytest.raises(ValueError, match="init must be a vector"):
+    with pytest.raises(ValueError, match=r"init must be a finite array of shape \(2,\)"):
         prob.gradient_solver(steps=3, init=[0.0])
     with pytest.raises(ValueError, match="optimizer"):
         prob.gradient_solver(steps=3, optimizer="lbfgs")

@@ -6,13 +6,24 @@
 - :func:`soup`: solve the endpoints only and interpolate their solutions.
 """
 
-from paretosurf.baselines.ols import corner_priorities, ols
-from paretosurf.baselines.soup import Interpolable, linear_interpolate, soup
-from paretosurf.baselines.umod import umod
-from paretosurf.baselines.uniform import random_weights, uniform, uniform_random
+from paretosurf.baselines.ols import OLSMethod, corner_priorities, ols
+from paretosurf.baselines.soup import Interpolable, SoupMethod, linear_interpolate, soup
+from paretosurf.baselines.umod import UMODMethod, umod
+from paretosurf.baselines.uniform import (
+    FixedWeights,
+    RandomWeights,
+    random_weights,
+    uniform,
+    uniform_random,
+)
 
 __all__ = [
+    "FixedWeights",
     "Interpolable",
+    "OLSMethod",
+    "RandomWeights",
+    "SoupMethod",
+    "UMODMethod",
     "corner_priorities",
     "linear_interpolate",
     "ols",

@@ -42,19 +42,21 @@ from __future__ import annotations
 
 import math
 import numbers
-import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
-from paretosurf.cdf import ArcLengthCDF
-from paretosurf.solvers import Solution, as_solver, count_steps, solve_slots
-from paretosurf.surf import IterationRecord, SurfResult, SurfState
+from paretosurf.baselines._endpoints import endpoint_keys
+from paretosurf.driver import Callback, Method, Round, RoundOutcome, StatePool, run
+from paretosurf.executors import Executor
+from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.solvers import SolverLike
 
-__all__ = ["corner_priorities", "ols"]
+__all__ = ["OLSMethod", "corner_priorities", "ols"]
 
 FloatArray = NDArray[np.float64]
 
@@ -167,29 +169,6 @@ def corner_priorities(
     return corners, priorities
 
 
-# ---------------------------------------------------------------------------------------------
-# Shared argument helpers (also used by :mod:`paretosurf.baselines.soup`)
-# ---------------------------------------------------------------------------------------------
-def endpoint_states(init_states: Sequence[Any] | None, n_segments: int) -> list[Any]:
-    """Warm starts for the solves at ``w = 0`` and ``w = 1``.
-
-    ``init_states`` may hold 2 states (for ``w = 0`` and ``w = 1``) or, as for
-    :func:`paretosurf.surf`, ``n_segments + 1`` states of which the first and last are used.
-    """
-    if init_states is None:
-        return [None, None]
-    if isinstance(init_states, (str, bytes)) or not isinstance(init_states, Sequence):
-        raise TypeError("init_states must be a sequence of warm starts or None, got "
-                        f"{type(init_states).__name__}")
-    states = list(init_states)
-    if len(states) not in (2, n_segments + 1):
-        raise ValueError(
-            f"init_states must hold 2 states (for w = 0 and w = 1) or n_segments + 1 = "
-            f"{n_segments + 1}, got {len(states)}"
-        )
-    return [states[0], states[-1]]
-
-
 def _check_epsilon(epsilon: object) -> float:
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"epsilon must be a real number >= 0, got {epsilon!r}")
@@ -200,16 +179,136 @@ def _check_epsilon(epsilon: object) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# OLS
+# OLS as a method of the driver
 # ---------------------------------------------------------------------------------------------
+class OLSMethod(Method):
+    """OLS: solve both endpoints, then one corner weight per round (see the module docstring).
+
+    The method holds the accepted points (the growing convex coverage set) with their weights
+    and state keys, and the weights visited so far. ``converged`` is True once no corner has
+    priority above ``epsilon``.
+    """
+
+    name = "ols"
+    label = "OLS"
+
+    def __init__(self, n_segments: int, *, epsilon: float = 1e-9, max_solves: int | None = None,
+                 calls_per_solve: int = 1) -> None:
+        self.n_segments = check_n_segments(n_segments)
+        self.epsilon = _check_epsilon(epsilon)
+        self.calls = check_positive_int(calls_per_solve, name="calls_per_solve")
+        self.max_solves: int | None = None
+        if max_solves is not None:
+            self.max_solves = check_positive_int(max_solves, name="max_solves")
+            if self.max_solves < 2 * self.calls:
+                raise ValueError(
+                    f"max_solves must be at least 2 * calls_per_solve = {2 * self.calls} (the "
+                    f"solves at w = 0 and w = 1), got {self.max_solves}"
+                )
+        self.starts: list[int | None] = [None, None]
+        self.found_w: list[float] = []
+        self.found_p: list[FloatArray] = []
+        self.found_k: list[int | None] = []
+        self.solved: list[float] = [0.0, 1.0]
+        self.used = 0
+        self.visit = 0
+        self._converged = False
+        self._pending_value = math.nan
+
+    def settings(self) -> dict[str, Any]:
+        return {"n_segments": self.n_segments, "epsilon": self.epsilon,
+                "max_solves": self.max_solves, "calls_per_solve": self.calls}
+
+    @property
+    def converged(self) -> bool:
+        return self._converged
+
+    def start(self, init_keys: list[int | None] | None) -> None:
+        self.starts = endpoint_keys(init_keys, self.n_segments)
+
+    def propose(self) -> Round | None:
+        if not self.found_w:  # round 0: both endpoints, `calls` warm-started calls each
+            return Round(np.array([0.0, 1.0]), self.starts, slots=[0, 1], repeats=self.calls)
+        if len(self.found_w) >= self.n_segments + 1:
+            return None
+        pts = np.stack(self.found_p)
+        corners, prio = corner_priorities(pts, self.solved)
+        if corners.size == 0 or float(np.max(prio)) <= self.epsilon:
+            self._converged = True
+            return None
+        if self.max_solves is not None and self.used + self.calls > self.max_solves:
+            return None
+        wc = float(corners[int(np.argmax(prio))])  # first (lowest-weight) corner among ties
+        nearest = int(np.argmin(np.abs(np.asarray(self.found_w) - wc)))
+        self._pending_value = float(_envelope_value(pts, np.asarray(wc)))
+        return Round(np.array([wc]), [self.found_k[nearest]], slots=[self.visit],
+                     repeats=self.calls)
+
+    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
+        visits = [0, 1] if not self.found_w else [self.visit]
+        for visit, w, p in zip(visits, outcome.weights.tolist(), outcome.points, strict=True):
+            if p.size != 2:
+                raise ValueError(f"OLS needs 2 objectives; the solver returned {p.size} for "
+                                 f"visit {visit} (weight {w:.6g})")
+        self.used += len(outcome.keys) * self.calls
+        if not self.found_w:
+            self.found_w += [0.0, 1.0]
+            self.found_p += list(outcome.points)
+            self.found_k += outcome.keys
+            self.visit = 2
+            return
+        wc = float(outcome.weights[0])
+        obj = outcome.points[0]
+        self.solved.append(wc)
+        if self._pending_value - (wc * obj[0] + (1.0 - wc) * obj[1]) > self.epsilon:
+            self.found_w.append(wc)
+            self.found_p.append(obj)
+            self.found_k.append(outcome.keys[0])
+        self.visit += 1
+
+    def front(self) -> tuple[FloatArray, FloatArray, list[int | None]]:
+        if not self.found_w:
+            return np.array([0.0, 1.0]), np.empty((2, 0)), self.starts
+        order = np.argsort(self.found_w)
+        return (np.asarray(self.found_w, dtype=np.float64)[order],
+                np.stack([self.found_p[k] for k in order]),
+                [self.found_k[k] for k in order])
+
+    def live_keys(self) -> list[int | None]:
+        return self.found_k if self.found_w else self.starts
+
+    def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        meta = {"starts": self.starts, "found_w": self.found_w, "found_k": self.found_k,
+                "solved": self.solved, "used": self.used, "visit": self.visit,
+                "converged": self._converged}
+        points = np.stack(self.found_p) if self.found_p else np.empty((0, 2))
+        return meta, {"found_p": points}
+
+    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
+                        history: Sequence[IterationRecord]) -> None:
+        self.starts = list(meta["starts"])
+        self.found_w = [float(w) for w in meta["found_w"]]
+        self.found_k = list(meta["found_k"])
+        self.found_p = [np.asarray(p, dtype=np.float64) for p in arrays["found_p"]]
+        self.solved = [float(w) for w in meta["solved"]]
+        self.used = int(meta["used"])
+        self.visit = int(meta["visit"])
+        self._converged = bool(meta["converged"])
+
+
 def ols(
-    solver: Any,
+    solver: SolverLike,
     n_segments: int,
     *,
     epsilon: float = 1e-9,
     max_solves: int | None = None,
     calls_per_solve: int = 1,
     init_states: Sequence[Any] | None = None,
+    executor: Executor | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    callback: Callback | None = None,
     progress: bool = False,
 ) -> SurfResult:
     """Optimistic Linear Support: up to N + 1 supported points, visiting corner weights.
@@ -242,8 +341,9 @@ def ols(
         Warm starts for the first solves at ``w = 0`` and ``w = 1``: 2 states, or N + 1 as for
         :func:`paretosurf.surf` (first and last used). A corner's first call starts from the
         state of the accepted point found at the nearest weight.
-    progress : bool
-        Show a progress bar of accepted points.
+    executor, checkpoint, resume, overwrite, callback, progress :
+        As for :func:`paretosurf.surf`; a round is one visited weight (the two endpoints
+        first), and the run continues until OLS stops on its own.
 
     Returns
     -------
@@ -253,10 +353,10 @@ def ols(
         ``res.n_segments`` is ``len(res.points) - 1``: below N when the CCS has fewer vertices
         or the budget ran out. ``history`` has one record per round of solves (the two
         endpoints first, then one per visited corner), each holding the points accepted so far
-        (so their lengths differ); its ``weight_change`` is ``nan`` and its ``cdf`` the
-        chord-length CDF of those points. ``converged`` is True when OLS stopped because no
-        corner had priority above ``epsilon`` (the CCS is complete). Errors name the visit
-        number as ``slot`` (0 and 1 for the endpoints).
+        (so their lengths differ); its ``weight_change`` is ``nan``. ``cdf`` is ``None``.
+        ``converged`` is True when OLS stopped because no corner had priority above
+        ``epsilon`` (the CCS is complete). Errors name the visit number as ``slot`` (0 and 1
+        for the endpoints).
 
     Raises
     ------
@@ -282,122 +382,8 @@ def ols(
     >>> res.converged, res.n_solves                    # 2K - 1 visits for K = 3 vertices
     (True, 5)
     """
-    n = check_n_segments(n_segments)
-    eps = _check_epsilon(epsilon)
-    calls = check_positive_int(calls_per_solve, name="calls_per_solve")
-    budget: int | None = None
-    if max_solves is not None:
-        budget = check_positive_int(max_solves, name="max_solves")
-        if budget < 2 * calls:
-            raise ValueError(
-                f"max_solves must be at least 2 * calls_per_solve = {2 * calls} (the solves at "
-                f"w = 0 and w = 1), got {budget}"
-            )
-    starts = endpoint_states(init_states, n)
-    inner = as_solver(solver)
-
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=n + 1, desc="OLS", unit="point")
-
-    found_w: list[float] = []
-    found_p: list[FloatArray] = []
-    found_s: list[Any] = []
-    solved: list[float] = [0.0, 1.0]
-    history: list[IterationRecord] = []
-    n_solves = 0
-    n_steps = 0
-    converged = False
-
-    def snapshot() -> tuple[FloatArray, FloatArray]:
-        order = np.argsort(found_w)
-        return (np.asarray(found_w, dtype=np.float64)[order],
-                np.stack([found_p[k] for k in order]))
-
-    def check_size(sol: Solution, visit: int, w: float) -> None:
-        if sol.objectives.size != 2:
-            raise ValueError(
-                f"OLS needs 2 objectives; the solver returned {sol.objectives.size} for visit "
-                f"{visit} (weight {w:.6g})"
-            )
-
-    try:
-        # Round 0: both endpoints, `calls` warm-started rounds, through solve_many if offered.
-        start = time.perf_counter()
-        states = starts
-        sols: list[Solution] = []
-        for _ in range(calls):
-            sols = solve_slots(inner, np.array([0.0, 1.0]), states, slots=[0, 1])
-            states = [s.state for s in sols]
-            n_solves += 2
-            n_steps += count_steps(sols)
-        solve_seconds = time.perf_counter() - start
-        for visit, (w, sol) in enumerate(zip((0.0, 1.0), sols, strict=True)):
-            check_size(sol, visit, w)
-            found_w.append(w)
-            found_p.append(sol.objectives)
-            found_s.append(sol.state)
-        weights, points = snapshot()
-        history.append(IterationRecord.from_points(
-            0, weights, points, cdf=ArcLengthCDF.from_front(weights, points),
-            seconds=time.perf_counter() - start, solve_seconds=solve_seconds,
-            n_solves=n_solves, n_steps=n_steps))
-        if bar is not None:
-            bar.update(2)
-
-        visit = 2
-        while len(found_w) < n + 1:
-            pts = np.stack(found_p)
-            corners, prio = corner_priorities(pts, solved)
-            if corners.size == 0 or float(np.max(prio)) <= eps:
-                converged = True
-                break
-            if budget is not None and n_solves + calls > budget:
-                break
-            start = time.perf_counter()
-            k = int(np.argmax(prio))  # first (lowest-weight) corner among ties
-            wc = float(corners[k])
-            nearest = int(np.argmin(np.abs(np.asarray(found_w) - wc)))
-            state = found_s[nearest]
-            sol = solve_slots(inner, np.array([wc]), [state], slots=[visit])[0]
-            n_steps += count_steps([sol])
-            for _ in range(calls - 1):
-                sol = solve_slots(inner, np.array([wc]), [sol.state], slots=[visit])[0]
-                n_steps += count_steps([sol])
-            n_solves += calls
-            solve_seconds = time.perf_counter() - start
-            check_size(sol, visit, wc)
-            solved.append(wc)
-            value_before = float(_envelope_value(pts, np.asarray(wc)))
-            value_new = wc * sol.objectives[0] + (1.0 - wc) * sol.objectives[1]
-            if value_before - value_new > eps:
-                found_w.append(wc)
-                found_p.append(sol.objectives)
-                found_s.append(sol.state)
-                if bar is not None:
-                    bar.update(1)
-            weights, points = snapshot()
-            history.append(IterationRecord.from_points(
-                len(history), weights, points, cdf=ArcLengthCDF.from_front(weights, points),
-                seconds=time.perf_counter() - start, solve_seconds=solve_seconds,
-                n_solves=n_solves, n_steps=n_steps))
-            visit += 1
-    finally:
-        if bar is not None:
-            bar.close()
-
-    order = np.argsort(found_w)
-    final = SurfState(
-        n_segments=len(found_w) - 1,
-        alpha=1.0,
-        cdf=history[-1].cdf,
-        states=[found_s[k] for k in order],
-        history=history,
-        n_solves=n_solves,
-        n_steps=n_steps,
-        converged=converged,
-        refine=False,
-    )
-    return SurfResult(final)
+    method = OLSMethod(n_segments, epsilon=epsilon, max_solves=max_solves,
+                       calls_per_solve=calls_per_solve)
+    return run(method, solver, iterations=None, init_states=init_states, executor=executor,
+               checkpoint=checkpoint, resume=resume, overwrite=overwrite, callback=callback,
+               progress=progress)

@@ -16,20 +16,21 @@ segment), which is what this baseline measures.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
-from paretosurf.baselines.ols import endpoint_states
-from paretosurf.cdf import ArcLengthCDF
-from paretosurf.solvers import InnerSolverError, Solution, as_solver, count_steps, solve_slots
-from paretosurf.surf import IterationRecord, SurfResult, SurfState
+from paretosurf.baselines._endpoints import endpoint_keys
+from paretosurf.driver import Callback, Method, Round, RoundOutcome, StatePool, run
+from paretosurf.executors import Executor
+from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.solvers import InnerSolverError, SolverLike
 
-__all__ = ["Interpolable", "linear_interpolate", "soup"]
+__all__ = ["Interpolable", "SoupMethod", "linear_interpolate", "soup"]
 
 FloatArray = NDArray[np.float64]
 
@@ -100,8 +101,84 @@ def _resolve(
     return None
 
 
+class SoupMethod(Method):
+    """Soup as a method of the driver: ``iterations`` rounds solving only ``w = 0`` and
+    ``w = 1`` (each warm-started from the previous round), then the interior slots mixed from
+    the endpoint solutions without a solve.
+
+    Parameters
+    ----------
+    n_segments : int
+        N >= 1 (N + 1 points at ``w = n / N``).
+    iterations : int
+        Endpoint rounds (>= 1).
+    interpolate : callable
+        ``interpolate(state0, state1, t) -> state``.
+    evaluate : callable
+        ``evaluate(state) -> objectives``.
+    """
+
+    name = "soup"
+    label = "Soup"
+
+    def __init__(self, n_segments: int, *, iterations: int,
+                 interpolate: Callable[[Any, Any, float], Any],
+                 evaluate: Callable[[Any], ArrayLike]) -> None:
+        self.n_segments = check_n_segments(n_segments)
+        self.iterations = check_positive_int(iterations, name="iterations")
+        self._mix = interpolate
+        self._value = evaluate
+        self.ends: list[int | None] = [None, None]
+        self.end_points = np.empty((2, 0))
+        self.rounds = 0
+        self.keys: list[int | None] | None = None
+        self.points: FloatArray | None = None
+
+    def settings(self) -> dict[str, Any]:
+        return {"n_segments": self.n_segments, "iterations": self.iterations}
+
+    def start(self, init_keys: list[int | None] | None) -> None:
+        self.ends = endpoint_keys(init_keys, self.n_segments)
+
+    def propose(self) -> Round | None:
+        if self.rounds >= self.iterations:
+            return None
+        return Round(np.array([0.0, 1.0]), self.ends, slots=[0, self.n_segments])
+
+    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
+        self.ends = list(outcome.keys)
+        self.end_points = outcome.points
+        self.rounds += 1
+        if self.rounds == self.iterations:
+            weights = np.arange(self.n_segments + 1, dtype=np.float64) / self.n_segments
+            states, self.points = _mix(pool.get(self.ends[0]), pool.get(self.ends[1]),
+                                       outcome.points, weights, self._mix, self._value)
+            self.keys = [self.ends[0], *(pool.add(st) for st in states), self.ends[1]]
+
+    def front(self) -> tuple[FloatArray, FloatArray, list[int | None]]:
+        if self.keys is not None and self.points is not None:
+            weights = np.arange(self.n_segments + 1, dtype=np.float64) / self.n_segments
+            return weights, self.points, self.keys
+        return np.array([0.0, 1.0]), self.end_points, self.ends
+
+    def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        arrays = {"end_points": self.end_points}
+        if self.points is not None:
+            arrays["points"] = self.points
+        return {"ends": self.ends, "rounds": self.rounds, "keys": self.keys}, arrays
+
+    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
+                        history: Sequence[IterationRecord]) -> None:
+        self.ends = list(meta["ends"])
+        self.rounds = int(meta["rounds"])
+        self.keys = None if meta["keys"] is None else list(meta["keys"])
+        self.end_points = np.asarray(arrays["end_points"], dtype=np.float64)
+        self.points = (np.asarray(arrays["points"], dtype=np.float64) if "points" in arrays
+                       else None)
+
+
 def soup(
-    solver: Any,
+    solver: SolverLike,
     n_segments: int,
     *,
     iterations: int = 30,
@@ -109,6 +186,11 @@ def soup(
     evaluate: Callable[[Any], ArrayLike] | None = None,
     interpolator: Any = None,
     init_states: Sequence[Any] | None = None,
+    executor: Executor | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    callback: Callback | None = None,
     progress: bool = False,
 ) -> SurfResult:
     """Soup: solve ``w = 0`` and ``w = 1``, then interpolate the solutions at ``w = n / N``.
@@ -121,7 +203,7 @@ def soup(
         N >= 1: the result has N + 1 points, at ``w_n = n / N``.
     iterations : int
         Warm-started inner-solver calls for each endpoint (>= 1): the per-slot budget of an
-        ``iterations``-iteration SURF run. The whole run makes ``2 * iterations`` calls.
+        ``iterations``-round SURF run. The whole run makes ``2 * iterations`` calls.
     interpolate : callable, optional
         ``interpolate(state0, state1, t) -> state``, the mixture ``t`` of the way from the
         ``w = 0`` solution to the ``w = 1`` one. Default: ``interpolator.interpolate``, else
@@ -134,8 +216,8 @@ def soup(
     init_states : sequence, optional
         Warm starts of the two endpoint solves: 2 states, or N + 1 as for
         :func:`paretosurf.surf` (first and last used).
-    progress : bool
-        Show a progress bar over the endpoint iterations.
+    executor, checkpoint, resume, overwrite, callback, progress :
+        As for :func:`paretosurf.surf`; a round solves the two endpoints.
 
     Returns
     -------
@@ -145,7 +227,7 @@ def soup(
         ``states`` are the corresponding states. ``history`` has one record per round of
         endpoint solves: the records before the last hold only the two endpoints (weights
         ``[0, 1]``), the last holds all N + 1 points. ``weight_change`` is ``nan`` and ``cdf``
-        the identity (the weights are fixed).
+        is ``None``.
 
     Raises
     ------
@@ -171,10 +253,8 @@ def soup(
     >>> bool(np.any(np.all(front < res.points[1] - 0.05, axis=1)))
     True
     """
-    n = check_n_segments(n_segments)
-    total = check_positive_int(iterations, name="iterations")
-    starts = endpoint_states(init_states, n)
-    inner = as_solver(solver)
+    check_n_segments(n_segments)
+    check_positive_int(iterations, name="iterations")
     if interpolator is not None and not any(
         callable(getattr(interpolator, m, None)) for m in ("interpolate", "evaluate")
     ):
@@ -187,77 +267,33 @@ def soup(
             "soup needs evaluate(state) -> objectives: pass evaluate=, an interpolator with an "
             "evaluate method, or a solver with one"
         )
-
-    weights = np.arange(n + 1, dtype=np.float64) / n
-    ends = np.array([0.0, 1.0])
-    history: list[IterationRecord] = []
-    n_solves = 0
-    n_steps = 0
-    states = starts
-    sols: list[Solution] = []
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=total, desc="Soup", unit="iter")
-    start = solve_seconds = 0.0
-    try:
-        for it in range(total):
-            start = time.perf_counter()
-            sols = solve_slots(inner, ends, states, slots=[0, n])
-            solve_seconds = time.perf_counter() - start
-            states = [s.state for s in sols]
-            n_solves += 2
-            n_steps += count_steps(sols)
-            if it < total - 1:
-                points = np.stack([s.objectives for s in sols])
-                history.append(IterationRecord.from_points(
-                    it, ends.copy(), points, cdf=ArcLengthCDF.identity(),
-                    seconds=time.perf_counter() - start, solve_seconds=solve_seconds,
-                    n_solves=n_solves, n_steps=n_steps))
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-    all_states, points = _mix(sols, weights, mix, value)
-    history.append(IterationRecord.from_points(
-        total - 1, weights.copy(), points, cdf=ArcLengthCDF.identity(),
-        seconds=time.perf_counter() - start, solve_seconds=solve_seconds, n_solves=n_solves,
-        n_steps=n_steps))
-
-    final = SurfState(
-        n_segments=n,
-        alpha=1.0,
-        cdf=ArcLengthCDF.identity(),
-        states=all_states,
-        history=history,
-        n_solves=n_solves,
-        n_steps=n_steps,
-        refine=False,
-    )
-    return SurfResult(final)
+    method = SoupMethod(n_segments, iterations=iterations, interpolate=mix, evaluate=value)
+    return run(method, solver, iterations=None, init_states=init_states, executor=executor,
+               checkpoint=checkpoint, resume=resume, overwrite=overwrite, callback=callback,
+               progress=progress)
 
 
 def _mix(
-    sols: Sequence[Solution],
+    state0: Any,
+    state1: Any,
+    end_points: FloatArray,
     weights: FloatArray,
     mix: Callable[[Any, Any, float], Any],
     value: Callable[[Any], ArrayLike],
 ) -> tuple[list[Any], FloatArray]:
-    """States and objectives of all N + 1 slots from the two endpoint solutions."""
-    first, last = sols
+    """States of the interior slots and the objectives of all N + 1 slots, from the two
+    endpoint solutions."""
     n = weights.size - 1
-    size = first.objectives.size
-    states: list[Any] = [first.state]
-    rows: list[FloatArray] = [first.objectives]
+    size = end_points.shape[1]
+    states: list[Any] = []
+    rows: list[FloatArray] = [end_points[0]]
     for slot in range(1, n):
         t = float(weights[slot])
         if mix is linear_interpolate:
-            state = mix(first.state, last.state, t)  # its TypeError/ValueError explain the fix
+            state = mix(state0, state1, t)  # its TypeError/ValueError explain the fix
         else:
             try:
-                state = mix(first.state, last.state, t)
+                state = mix(state0, state1, t)
             except Exception as exc:
                 raise InnerSolverError(
                     f"soup's interpolate raised {type(exc).__name__} for slot {slot} "
@@ -274,6 +310,5 @@ def _mix(
                 f"expected {size} finite objectives", slot=slot, weight=t)
         states.append(state)
         rows.append(obj)
-    states.append(last.state)
-    rows.append(last.objectives)
+    rows.append(end_points[1])
     return states, np.stack(rows)

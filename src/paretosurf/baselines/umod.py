@@ -46,22 +46,25 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import (
-    check_n_segments,
     check_non_negative_int,
     check_positive,
 )
-from paretosurf.cdf import ArcLengthCDF
-from paretosurf.solvers import as_solver
-from paretosurf.surf import IterationRecord, SurfResult, SurfState, drive
+from paretosurf.driver import Callback, run
+from paretosurf.executors import Executor
+from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.slots import SlotMethod
+from paretosurf.solvers import Solution, SolverLike, as_solver
 
 __all__ = [
+    "UMODMethod",
     "angles_to_weights",
     "max_min_ascent",
     "project_angles",
@@ -286,6 +289,30 @@ class _MLPSurrogate:
             loss.backward()
             self._opt.step()
 
+    def state_arrays(self) -> dict[str, FloatArray]:
+        """The network's parameters and Adam's moments and step counts, as arrays."""
+        out = {f"param{i}": p.detach().numpy().copy()
+               for i, p in enumerate(self._net.parameters())}
+        for i, st in self._opt.state_dict()["state"].items():
+            for key, value in st.items():
+                out[f"adam{i}_{key}"] = value.detach().numpy().copy()
+        return out
+
+    def load_arrays(self, arrays: Mapping[str, NDArray[Any]]) -> None:
+        """Inverse of :meth:`state_arrays` (on a network of the same shape)."""
+        torch = self._torch
+        with torch.no_grad():
+            for i, p in enumerate(self._net.parameters()):
+                p.copy_(torch.from_numpy(np.asarray(arrays[f"param{i}"])))
+        state = self._opt.state_dict()
+        moments: dict[int, dict[str, Any]] = {}
+        for key, value in arrays.items():
+            if key.startswith("adam"):
+                index, name = key[4:].split("_", 1)
+                moments.setdefault(int(index), {})[name] = torch.from_numpy(np.array(value))
+        state["state"] = moments
+        self._opt.load_state_dict(state)
+
     def predict(self, theta: FloatArray) -> FloatArray:
         with self._torch.no_grad():
             return np.asarray(self._net(self._inputs(theta)).numpy(), dtype=np.float64)
@@ -419,7 +446,7 @@ class _TchebycheffAdapter:
             raise TypeError("tchebycheff_solver must have a solve(pref, state) method or be a "
                             f"callable (pref, state) -> Solution; got {type(solver).__name__}")
 
-    def solve(self, weight: float, state: Any) -> Any:
+    def solve(self, weight: float, state: Any) -> Solution:
         return self._fn(np.array([1.0 - weight, weight], dtype=np.float64), state)
 
 
@@ -437,8 +464,105 @@ def _check_min_gap(min_gap: object, n: int) -> float:
     return gap
 
 
+def _seed_setting(seed: object) -> Any:
+    """The JSON form of a seed recorded in the settings: the int, ``None``, or the type name of
+    a generator (whose state is saved with the method instead)."""
+    if seed is None or isinstance(seed, numbers.Integral):
+        return None if seed is None else int(seed)
+    return type(seed).__name__
+
+
+class UMODMethod(SlotMethod):
+    """UMOD as a method of the driver: N + 1 slots at the LS weights of preference angles that
+    the max-min ascent on the surrogate moves after every round (see the module docstring).
+
+    The surrogate's data set is every round's ``(angles, points)``: the run's history, from
+    which :meth:`load_state_dict` rebuilds it. Parameters are those of :func:`umod`.
+    """
+
+    name = "umod"
+    label = "UMOD"
+
+    def __init__(self, n_segments: int, *, lr: float = 0.05, surrogate: str = "spline",
+                 min_gap: float | None = None, surrogate_steps: int = 500,
+                 temperature: float = 0.2, seed: int | np.random.Generator | None = None,
+                 warm_start: str = "slot", scalarization: str = "linear") -> None:
+        super().__init__(n_segments, warm_start=warm_start)
+        self.lr = check_positive(lr, name="lr")
+        self.surrogate_steps = check_non_negative_int(surrogate_steps, name="surrogate_steps")
+        self.temperature = check_positive(temperature, name="temperature")
+        self.min_gap = _check_min_gap(min_gap, self.n_segments)
+        if surrogate not in ("spline", "mlp"):
+            raise ValueError(f"surrogate must be 'spline' or 'mlp', got {surrogate!r}")
+        self.surrogate = surrogate
+        self.scalarization = scalarization
+        self.seed = _seed_setting(seed)
+        self.rng = np.random.default_rng(seed)
+        self.theta = np.linspace(0.0, HALF_PI, self.n_segments + 1)
+        self.data_theta: list[FloatArray] = []
+        self.data_points: list[FloatArray] = []
+        self.model: Any = None
+
+    def settings(self) -> dict[str, Any]:
+        return {"n_segments": self.n_segments, "lr": self.lr, "surrogate": self.surrogate,
+                "min_gap": self.min_gap, "surrogate_steps": self.surrogate_steps,
+                "temperature": self.temperature, "seed": self.seed,
+                "warm_start": self.warm_start, "scalarization": self.scalarization}
+
+    def next_weights(self) -> FloatArray:
+        return angles_to_weights(self.theta)
+
+    def update(self, weights: FloatArray, points: FloatArray) -> None:
+        """Fit the surrogate on all points so far and push the predicted points apart."""
+        theta = weights_to_angles(weights)
+        self.data_theta.append(theta)
+        self.data_points.append(points)
+        if self.n_segments < 2:
+            return
+        all_t = np.concatenate(self.data_theta)
+        all_y = np.concatenate(self.data_points)
+        lo = all_y.min(axis=0)
+        scale = float(np.max(all_y.max(axis=0) - lo))
+        if scale <= 0.0:
+            return
+        if self.model is None:
+            self.model = (_SplineSurrogate() if self.surrogate == "spline"
+                          else _MLPSurrogate(points.shape[1], self.rng))
+        self.model.fit(all_t, (all_y - lo) / scale)
+        self.theta = max_min_ascent(theta, self.model.predict, self.model.jacobian, lr=self.lr,
+                                    steps=self.surrogate_steps, min_gap=self.min_gap,
+                                    temperature=self.temperature)
+
+    def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        meta, arrays = self.slot_state()
+        meta["rng"] = self.rng.bit_generator.state
+        meta["n_outputs"] = None
+        arrays["theta"] = self.theta
+        if isinstance(self.model, _MLPSurrogate):
+            meta["n_outputs"] = int(self.data_points[-1].shape[1])
+            arrays.update({f"mlp_{k}": v for k, v in self.model.state_arrays().items()})
+        return meta, arrays
+
+    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
+                        history: Sequence[IterationRecord]) -> None:
+        self.load_slot_state(meta, arrays)
+        self.theta = np.asarray(arrays["theta"], dtype=np.float64)
+        self.data_theta = [weights_to_angles(r.weights) for r in history]
+        self.data_points = [r.points for r in history]
+        state = dict(meta["rng"])
+        self.rng = np.random.Generator(getattr(np.random, state["bit_generator"])())
+        self.rng.bit_generator.state = state
+        self.model = None
+        if meta.get("n_outputs") is not None:
+            self.model = _MLPSurrogate(int(meta["n_outputs"]), np.random.default_rng(0))
+            self.model.load_arrays({k[4:]: v for k, v in arrays.items()
+                                    if k.startswith("mlp_")})
+        elif self.surrogate == "spline" and history and self.n_segments >= 2:
+            self.model = _SplineSurrogate()  # refitted from the data every round
+
+
 def umod(
-    solver: Any,
+    solver: SolverLike | None,
     n_segments: int,
     *,
     iterations: int = 30,
@@ -450,8 +574,13 @@ def umod(
     tchebycheff_solver: Any = None,
     init_states: Sequence[Any] | None = None,
     seed: int | np.random.Generator | None = None,
+    tol: float | None = None,
+    executor: Executor | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    callback: Callback | None = None,
     progress: bool = False,
-    callback: Callable[[IterationRecord], bool | None] | None = None,
     warm_start: str = "slot",
 ) -> SurfResult:
     """UMOD baseline: max-min preference design through a surrogate of the front.
@@ -465,8 +594,8 @@ def umod(
         N >= 1: N + 1 preferences, slot 0 at ``theta = 0`` (``w = 0``), slot N at
         ``theta = pi/2`` (``w = 1``). Initial angles are evenly spaced.
     iterations : int
-        Outer iterations; each solves every slot once (``iterations * (N + 1)`` solves, the
-        budget of SURF with the same ``iterations``).
+        Rounds; each solves every slot once (``iterations * (N + 1)`` solves, the budget of
+        SURF with the same ``iterations``).
     lr : float
         Step size of the ascent on the angles, as a fraction of the initial angle spacing
         ``pi / (2 N)``: the first of the ``surrogate_steps`` normalized steps moves the angle with
@@ -479,7 +608,7 @@ def umod(
         Minimum separation of consecutive angles, in ``(0, pi / (2 N))``; default
         ``0.01 * pi / (2 N)`` (1 % of the initial spacing).
     surrogate_steps : int
-        Gradient steps on the angles per outer iteration (the surrogate is cheap to query).
+        Gradient steps on the angles per round (the surrogate is cheap to query).
     temperature : float
         Soft-min temperature relative to the mean predicted gap (see :func:`max_min_ascent`).
     tchebycheff_solver : object or callable, optional
@@ -487,22 +616,21 @@ def umod(
         ``solve(pref, state)`` method), ``pref = (1 - w, w)`` on the simplex; used instead of
         the LS map. The result's ``weights`` are then the equivalent ``w(theta)``.
     init_states : sequence, optional
-        N + 1 warm starts for the first iteration.
+        N + 1 warm starts for the first round.
     seed : int or numpy.random.Generator, optional
         Seeds the MLP's initialization (the spline surrogate is deterministic).
-    progress : bool
-        Show a progress bar.
-    callback : callable, optional
-        Called with each :class:`~paretosurf.IterationRecord`; returning ``True`` stops.
+    tol : float, optional
+        Stop once the weights move by less than ``tol`` between rounds.
+    executor, checkpoint, resume, overwrite, callback, progress :
+        As for :func:`paretosurf.surf`.
     warm_start : {"slot", "nearest"}
         Which previous solution warm-starts each slot, as in :func:`paretosurf.surf`.
 
     Returns
     -------
     SurfResult
-        ``weights`` are the LS weights solved at in the last iteration (increasing from 0 to 1);
-        ``cdf.quantile_weights(N)`` gives the weights the next iteration would use;
-        ``history[t].weights`` the weights of iteration ``t``.
+        ``weights`` are the LS weights solved at in the last round (increasing from 0 to 1);
+        ``history[t].weights`` the weights of round ``t``; ``cdf`` is ``None``.
 
     Raises
     ------
@@ -524,16 +652,7 @@ def umod(
     >>> bool(res.cv < 0.05 < res.history[0].cv)
     True
     """
-    n = check_n_segments(n_segments)
     total = check_non_negative_int(iterations, name="iterations")
-    step_size = check_positive(lr, name="lr")
-    n_ascent = check_non_negative_int(surrogate_steps, name="surrogate_steps")
-    tau = check_positive(temperature, name="temperature")
-    gap = _check_min_gap(min_gap, n)
-    if surrogate not in ("spline", "mlp"):
-        raise ValueError(f"surrogate must be 'spline' or 'mlp', got {surrogate!r}")
-    if callback is not None and not callable(callback):
-        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
     if tchebycheff_solver is not None:
         if solver is not None:
             raise ValueError("pass either solver (LS) or tchebycheff_solver, not both; "
@@ -541,45 +660,10 @@ def umod(
         inner: Any = _TchebycheffAdapter(tchebycheff_solver)
     else:
         inner = as_solver(solver)
-    states = list(init_states) if init_states is not None else []
-    if init_states is not None and len(states) != n + 1:
-        raise ValueError(f"init_states must hold n_segments + 1 = {n + 1} states, "
-                         f"got {len(states)}")
-    rng = np.random.default_rng(seed)
-
-    theta = np.linspace(0.0, HALF_PI, n + 1)
-    state = SurfState(n_segments=n, alpha=1.0, cdf=_cdf_of(theta), states=states, refine=False,
-                      warm_start=warm_start)
-    data_theta: list[FloatArray] = []
-    data_points: list[FloatArray] = []
-    model: Any = None
-
-    def update(state: SurfState, weights: FloatArray, points: FloatArray) -> None:
-        """Fit the surrogate on all points so far and push the predicted points apart."""
-        nonlocal model
-        theta = weights_to_angles(weights)
-        data_theta.append(theta)
-        data_points.append(points)
-        if n < 2:
-            return
-        all_t = np.concatenate(data_theta)
-        all_y = np.concatenate(data_points)
-        lo = all_y.min(axis=0)
-        scale = float(np.max(all_y.max(axis=0) - lo))
-        if scale <= 0.0:
-            return
-        if model is None:
-            model = (_SplineSurrogate() if surrogate == "spline"
-                     else _MLPSurrogate(points.shape[1], rng))
-        model.fit(all_t, (all_y - lo) / scale)
-        state.cdf = _cdf_of(max_min_ascent(theta, model.predict, model.jacobian, lr=step_size,
-                                           steps=n_ascent, min_gap=gap, temperature=tau))
-
-    return drive(state, inner, total, callback=callback, progress=progress, desc="UMOD",
-                 update=update)
-
-
-def _cdf_of(theta: FloatArray) -> ArcLengthCDF:
-    """A CDF whose ``quantile_weights(N)`` are the LS weights of ``theta``."""
-    w = angles_to_weights(theta)
-    return ArcLengthCDF.from_knots(w, np.linspace(0.0, 1.0, w.size))
+    method = UMODMethod(n_segments, lr=lr, surrogate=surrogate, min_gap=min_gap,
+                        surrogate_steps=surrogate_steps, temperature=temperature, seed=seed,
+                        warm_start=warm_start,
+                        scalarization="linear" if tchebycheff_solver is None else "tchebycheff")
+    return run(method, inner, iterations=total, init_states=init_states, tol=tol,
+               executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
+               callback=callback, progress=progress)

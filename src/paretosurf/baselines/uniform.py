@@ -1,76 +1,85 @@
 """Fixed-weight baselines: evenly spaced weights (Uniform-w) and random weights (Random-w).
 
-Both run through the same loop as :func:`paretosurf.surf` with the CDF update switched off, so
-they use the same warm starts, budget accounting, history, checkpoints and result type: with
-``iterations=T`` each slot gets exactly T inner-solver calls, the budget of a T-iteration SURF run.
+Both are methods of the driver (:mod:`paretosurf.driver`) with N + 1 slots whose weights never
+move: with ``iterations=T`` each slot gets exactly T warm-started inner-solver calls, the budget
+of a T-round SURF run, with the same executors, checkpoints, callback and result type.
+
+This is the shortest complete method of the library: copy it to add one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from paretosurf._validation import check_n_segments, check_non_negative_int
-from paretosurf.cdf import ArcLengthCDF
-from paretosurf.solvers import as_solver
-from paretosurf.surf import IterationRecord, SurfResult, SurfState, drive
+from paretosurf.driver import Callback, run
+from paretosurf.executors import Executor
+from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.slots import SlotMethod
+from paretosurf.solvers import SolverLike
 
-__all__ = ["random_weights", "uniform", "uniform_random"]
+__all__ = ["FixedWeights", "RandomWeights", "random_weights", "uniform", "uniform_random"]
 
-
-def _fixed_weight_run(
-    cdf: ArcLengthCDF,
-    solver: Any,
-    n_segments: int,
-    iterations: int,
-    init_states: Sequence[Any] | None,
-    executor: Any,
-    checkpoint: str | Path | None,
-    callback: Callable[[IterationRecord], bool | None] | None,
-    progress: bool,
-    desc: str,
-) -> SurfResult:
-    n = check_n_segments(n_segments)
-    total = check_non_negative_int(iterations, name="iterations")
-    states = list(init_states) if init_states is not None else []
-    state = SurfState(n_segments=n, alpha=1.0, cdf=cdf, states=states, refine=False)
-    return drive(state, as_solver(solver), total, executor=executor, checkpoint=checkpoint,
-                 callback=callback, progress=progress, desc=desc)
+FloatArray = NDArray[np.float64]
 
 
-def uniform(
-    solver: Any,
-    n_segments: int,
-    *,
-    iterations: int = 30,
-    init_states: Sequence[Any] | None = None,
-    executor: Any = None,
-    checkpoint: str | Path | None = None,
-    callback: Callable[[IterationRecord], bool | None] | None = None,
-    progress: bool = False,
-) -> SurfResult:
-    """Uniform-w: solve at ``w_n = n / N`` for ``iterations`` warm-started rounds.
+class FixedWeights(SlotMethod):
+    """Uniform-w: every round solves the N + 1 slots at ``w_n = n / N``, each warm-started
+    from its own previous solution."""
 
-    Parameters are those of :func:`paretosurf.surf` (there is no CDF to refine). With an exact
-    solver, ``iterations=1`` suffices.
+    name = "uniform"
+    label = "Uniform-w"
 
-    Examples
-    --------
-    >>> import paretosurf as ps
-    >>> from paretosurf.baselines import uniform
-    >>> solver = lambda w, s: ps.Solution([w, 1 - w])
-    >>> res = uniform(solver, 4, iterations=3)
-    >>> res.weights.tolist(), res.n_solves
-    ([0.0, 0.25, 0.5, 0.75, 1.0], 15)
-    """
-    return _fixed_weight_run(ArcLengthCDF.identity(), solver, n_segments, iterations,
-                             init_states, executor, checkpoint, callback, progress, "Uniform-w")
+    def __init__(self, n_segments: int) -> None:
+        super().__init__(n_segments, warm_start="slot")
+        self.weights = np.arange(self.n_segments + 1, dtype=np.float64) / self.n_segments
+
+    def settings(self) -> dict[str, Any]:
+        return {"n_segments": self.n_segments}
+
+    def next_weights(self) -> FloatArray:
+        return self.weights.copy()
+
+    def weight_change(self) -> float:
+        return float("nan")  # the weights never move: there is nothing to converge
+
+    def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        meta, arrays = self.slot_state()
+        return meta, {**arrays, "weights": self.weights}
+
+    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
+                        history: Sequence[IterationRecord]) -> None:
+        self.load_slot_state(meta, arrays)
+        self.weights = np.asarray(arrays["weights"], dtype=np.float64)
 
 
-def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = None) -> np.ndarray:
+class RandomWeights(FixedWeights):
+    """Random-w: the slots' weights are :func:`random_weights` drawn once from ``seed``."""
+
+    name = "random"
+    label = "Random-w"
+
+    def __init__(self, n_segments: int, *, seed: int | np.random.Generator | None = None
+                 ) -> None:
+        super().__init__(n_segments)
+        self.seed = seed
+        self.weights = random_weights(self.n_segments, seed=seed)
+
+    def settings(self) -> dict[str, Any]:
+        seed = self.seed
+        return {"n_segments": self.n_segments,
+                "seed": int(seed) if isinstance(seed, numbers.Integral) else
+                (None if seed is None else type(seed).__name__)}
+
+
+def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = None
+                   ) -> FloatArray:
     """Sorted uniform draws in (0, 1) with the endpoints 0 and 1 forced: N + 1 weights.
 
     Examples
@@ -88,29 +97,66 @@ def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = 
     return np.concatenate([[0.0], inner, [1.0]])
 
 
+def uniform(
+    solver: SolverLike,
+    n_segments: int,
+    *,
+    iterations: int = 30,
+    init_states: Sequence[Any] | None = None,
+    executor: Executor | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    callback: Callback | None = None,
+    progress: bool = False,
+) -> SurfResult:
+    """Uniform-w: solve at ``w_n = n / N`` for ``iterations`` warm-started rounds.
+
+    Parameters are those of :func:`paretosurf.surf` (there is no CDF to refine, so no
+    ``alpha``, ``tol`` or ``warm_start``). With an exact solver, ``iterations=1`` suffices.
+    ``result.cdf`` is ``None``.
+
+    Examples
+    --------
+    >>> import paretosurf as ps
+    >>> from paretosurf.baselines import uniform
+    >>> solver = lambda w, s: ps.Solution([w, 1 - w])
+    >>> res = uniform(solver, 4, iterations=3)
+    >>> res.weights.tolist(), res.n_solves, res.cdf is None
+    ([0.0, 0.25, 0.5, 0.75, 1.0], 15, True)
+    """
+    method = FixedWeights(n_segments)
+    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
+               init_states=init_states, executor=executor, checkpoint=checkpoint,
+               resume=resume, overwrite=overwrite, callback=callback, progress=progress)
+
+
 def uniform_random(
-    solver: Any,
+    solver: SolverLike,
     n_segments: int,
     *,
     iterations: int = 30,
     seed: int | np.random.Generator | None = None,
     init_states: Sequence[Any] | None = None,
-    executor: Any = None,
+    executor: Executor | None = None,
     checkpoint: str | Path | None = None,
-    callback: Callable[[IterationRecord], bool | None] | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
+    callback: Callback | None = None,
     progress: bool = False,
 ) -> SurfResult:
-    """Random-w: solve at :func:`random_weights` (drawn once) for ``iterations`` rounds.
+    """Random-w: solve at :func:`random_weights` (drawn once from ``seed``) for ``iterations``
+    rounds. Other parameters are those of :func:`uniform`.
 
     Examples
     --------
     >>> import paretosurf as ps
     >>> from paretosurf.baselines import uniform_random, random_weights
     >>> res = uniform_random(lambda w, s: ps.Solution([w, 1 - w]), 5, iterations=2, seed=3)
-    >>> bool(abs(res.weights - random_weights(5, seed=3)).max() < 1e-12)
+    >>> bool((res.weights == random_weights(5, seed=3)).all())
     True
     """
-    w = random_weights(n_segments, seed=seed)
-    cdf = ArcLengthCDF.from_knots(w, np.linspace(0.0, 1.0, w.size))
-    return _fixed_weight_run(cdf, solver, n_segments, iterations, init_states, executor,
-                             checkpoint, callback, progress, "Random-w")
+    method = RandomWeights(n_segments, seed=seed)
+    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
+               init_states=init_states, executor=executor, checkpoint=checkpoint,
+               resume=resume, overwrite=overwrite, callback=callback, progress=progress)

@@ -34,7 +34,7 @@ from paretosurf import metrics
 from paretosurf._validation import check_alpha, check_positive_int
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.surf import SurfResult
+from paretosurf.result import SurfResult
 
 __all__ = [
     "ABLATION_ALPHAS",
@@ -105,7 +105,11 @@ def cdf_error_curve(result: SurfResult, true_cdf: Callable[[FloatArray], ArrayLi
     if not callable(true_cdf):
         raise TypeError(f"true_cdf must be a callable CDF, got {type(true_cdf).__name__}")
     cdfs = [ArcLengthCDF.identity(), *(record.cdf for record in result.history)]
-    return np.array([metrics.cdf_error(c, true_cdf, n_grid=n_grid) for c in cdfs],
+    if any(c is None for c in cdfs):
+        raise ValueError(f"result must come from SURF (whose records hold its CDF), got a "
+                         f"{result.label} result")
+    return np.array([metrics.cdf_error(c, true_cdf, n_grid=n_grid) for c in cdfs
+                     if c is not None],
                     dtype=np.float64)
 
 

@@ -22,10 +22,9 @@ def task_figures(report: Any, root: Path) -> list[Path]:
     Uniform-w's policies per weight).
     """
     from paretosurf import plotting
-    from paretosurf.bench.runner import METHODS
 
     plt = plotting._pyplot()
-    firsts = {METHODS[name].label: runs[0] for name, runs in report.results.items()}
+    firsts = {runs[0].label: runs[0] for runs in report.results.values()}
     title = (f"{report.task.title}: N = {report.n_segments}, {report.iterations} iterations, "
              f"{report.solver_kind} solver")
     figures: list[tuple[str, Any]] = [

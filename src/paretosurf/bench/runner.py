@@ -21,9 +21,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf import metrics
 from paretosurf._validation import as_front_points
+from paretosurf.bench.figures import task_figures
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
 from paretosurf.problems.base import BiObjectiveProblem
-from paretosurf.surf import SurfResult
+from paretosurf.result import SurfResult
 
 __all__ = [
     "HV_MARGIN",
@@ -166,7 +167,7 @@ def score(result: SurfResult, reference_front: FloatArray, hv_ref: FloatArray,
         "front_distance_mean": float(np.mean(dist)),
         "front_distance_max": float(np.max(dist)),
     }
-    if true_cdf is not None:
+    if true_cdf is not None and result.cdf is not None:
         out["cdf_error"] = metrics.cdf_error(result.cdf, true_cdf, n_grid=CDF_GRID)
     return out
 
@@ -364,8 +365,6 @@ def write_report(report: TaskReport, out: str | Path, *, plots: bool = True,
                                                   allow_nan=False) + "\n")
     (root / "table.md").write_text(format_table(report) + "\n")
     if plots:
-        from paretosurf.bench.figures import task_figures
-
         written += task_figures(report, root)
     if stream is not None:
         stream.write(format_table(report) + "\n")

@@ -39,8 +39,8 @@ class Task:
     alpha : float
         SURF's damping factor.
     steps, lr, optimizer :
-        The K-step inner solver's budget per call: ``problem.gradient_solver(steps, lr,
-        optimizer)``.
+        The K-step inner solver's budget per call: ``problem.gradient_solver(steps=steps,
+        lr=lr, optimizer=optimizer)``.
     warmup_steps : int
         K-step protocol: both endpoints are first solved with this many steps (0: none).
     interior_start : {"default", "endpoint1"}
@@ -76,8 +76,8 @@ class Task:
         if kind == "exact":
             return problem.solver()
         if kind == "gradient":
-            return problem.gradient_solver(  # type: ignore[attr-defined]
-                steps=self.steps, lr=self.lr, optimizer=self.optimizer)
+            return problem.gradient_solver(steps=self.steps, lr=self.lr,
+                                           optimizer=self.optimizer)
         raise ValueError(f"solver kind must be one of {SOLVER_KINDS}, got {kind!r}")
 
     def initial_states(self, problem: BiObjectiveProblem, solver: Any, kind: str, n_segments: int,
@@ -100,8 +100,8 @@ class Task:
         states: list[Any] = [perturbed(n / n_segments) for n in range(n_segments + 1)]
         spent = 0
         if self.warmup_steps > 0:
-            warm = problem.gradient_solver(  # type: ignore[attr-defined]
-                steps=self.warmup_steps, lr=self.lr, optimizer=self.optimizer)
+            warm = problem.gradient_solver(steps=self.warmup_steps, lr=self.lr,
+                                           optimizer=self.optimizer)
             states[0] = warm.solve(0.0, states[0]).state
             states[-1] = warm.solve(1.0, states[-1]).state
             spent = 2 * self.warmup_steps

@@ -2,7 +2,9 @@
 
 Every problem subclasses :class:`BiObjectiveProblem`: ``solver()`` (exact inner solver),
 ``front(w)``, ``speed(w)``, ``cdf()`` (true arc-length CDF), ``optimal_weights(N)`` (Rule 1),
-``reference_front(n_points)`` and ``gradient_solver(steps=K, lr=...)`` (K warm-started steps).
+``reference_front(n_points)`` and, with one signature for all,
+``gradient_solver(*, steps, lr=None, optimizer=None, init=None)`` (K = ``steps`` warm-started
+steps; ``None`` means the problem's ``default_lr`` / ``default_optimizer`` / default start).
 """
 
 from paretosurf.problems.bandit import EntropicBandit, draw_offline_dataset, paper_rewards

@@ -25,14 +25,15 @@ the paper's balanced offline dataset (arms ``x_a`` evenly spaced in [0, 1], ``R1
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp, rel_entr
+from scipy.special import log_softmax, rel_entr
 
 from paretosurf._validation import check_positive, check_positive_int
-from paretosurf.problems.base import BiObjectiveProblem, as_weight_array
+from paretosurf.problems._simplex import check_simplex
+from paretosurf.problems.base import BiObjectiveProblem, InitParams, as_weight_array
 from paretosurf.solvers import GradientSolver, GradientState
 
 __all__ = ["EntropicBandit", "draw_offline_dataset", "paper_rewards"]
@@ -46,8 +47,6 @@ FloatArray = NDArray[np.float64]
 PAPER_N_ACTIONS = 10
 PAPER_BETA = 0.1
 
-_SUM_TOL = 1e-8
-
 
 def _as_reward_vector(values: ArrayLike, name: str) -> FloatArray:
     arr = np.asarray(values, dtype=np.float64)
@@ -57,24 +56,6 @@ def _as_reward_vector(values: ArrayLike, name: str) -> FloatArray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite")
     return arr.copy()
-
-
-def _check_distribution(p: FloatArray, name: str, *, allow_zeros: bool) -> None:
-    if not np.all(np.isfinite(p)):
-        raise ValueError(f"{name} must be finite")
-    if allow_zeros:
-        if np.any(p < 0):
-            raise ValueError(f"{name} must be non-negative")
-    elif np.any(p <= 0):
-        raise ValueError(f"{name} must be strictly positive on every arm (no zeros)")
-    total = float(np.sum(p))
-    if abs(total - 1.0) > _SUM_TOL * max(1, p.size):
-        raise ValueError(f"{name} must sum to 1, got a sum of {total!r}")
-
-
-def _log_softmax(z: FloatArray) -> FloatArray:
-    """Row-wise ``log softmax`` along the last axis, without overflow."""
-    return np.asarray(z - logsumexp(z, axis=-1, keepdims=True), dtype=np.float64)
 
 
 def paper_rewards(n_actions: int = PAPER_N_ACTIONS) -> tuple[FloatArray, FloatArray]:
@@ -116,8 +97,8 @@ class EntropicBandit(BiObjectiveProblem):
     beta : float
         Regularization strength, > 0.
     ref_policy : array_like, shape (A,), optional
-        Reference policy ``pi_ref``: strictly positive, summing to 1 (to within 1e-8 per arm;
-        it is then renormalized exactly). Default: uniform.
+        Reference policy ``pi_ref``: strictly positive, summing to 1 (to within
+        ``SIMPLEX_TOL = 1e-8``; it is then renormalized exactly). Default: uniform.
 
     Attributes
     ----------
@@ -142,6 +123,10 @@ class EntropicBandit(BiObjectiveProblem):
     0.5
     """
 
+    #: ``gradient_solver`` defaults.
+    default_lr: ClassVar[float] = 0.05
+    default_optimizer: ClassVar[str] = "adam"
+
     def __init__(
         self,
         R1: ArrayLike,
@@ -163,7 +148,7 @@ class EntropicBandit(BiObjectiveProblem):
             if ref.shape != (a,):
                 raise ValueError(f"ref_policy must have shape ({a},) (one probability per arm), "
                                  f"got {ref.shape}")
-            _check_distribution(ref, "ref_policy", allow_zeros=False)
+            check_simplex(ref, name="ref_policy", positive=True)
             ref = ref / ref.sum()
         self.R1 = r1
         self.R2 = r2
@@ -260,7 +245,7 @@ class EntropicBandit(BiObjectiveProblem):
         z = self._log_ref[None, :] + (
             w[:, None] * self.R1[None, :] + (1.0 - w[:, None]) * self.R2[None, :]
         ) / self.beta
-        return _log_softmax(z)
+        return log_softmax(z, axis=-1)
 
     def policies(self, w: ArrayLike) -> FloatArray:
         """The LS-optimal policies ``pi_w`` at an array of weights: shape ``w.shape + (A,)``."""
@@ -291,12 +276,12 @@ class EntropicBandit(BiObjectiveProblem):
         Parameters
         ----------
         x : array_like, shape (A,)
-            A policy: non-negative, summing to 1 (to within 1e-8 per arm).
+            A policy: non-negative, summing to 1 (to within ``SIMPLEX_TOL = 1e-8``).
         """
         pi = np.asarray(x, dtype=np.float64)
         if pi.shape != (self.n_actions,):
             raise ValueError(f"x must be a policy of shape ({self.n_actions},), got {pi.shape}")
-        _check_distribution(pi, "x", allow_zeros=True)
+        check_simplex(pi, name="x")
         kl = float(np.sum(rel_entr(pi, self.ref_policy)))
         return np.array([self.beta * kl - pi @ self.R1, self.beta * kl - pi @ self.R2])
 
@@ -340,7 +325,8 @@ class EntropicBandit(BiObjectiveProblem):
     def logit_objectives(self, logits: ArrayLike) -> FloatArray:
         """Objectives at ``softmax(logits)``, computed stably from the logits."""
         theta = np.asarray(logits, dtype=np.float64)
-        return self._objectives_from_log_policies(_log_softmax(theta.reshape(1, -1)))[0]
+        log_pi = log_softmax(theta.reshape(1, -1), axis=-1)
+        return self._objectives_from_log_policies(log_pi)[0]
 
     def logit_gradients(self, logits: ArrayLike) -> FloatArray:
         """Analytic gradients of ``h1, h2`` with respect to the logits, shape (2, A).
@@ -349,7 +335,7 @@ class EntropicBandit(BiObjectiveProblem):
         gradient in ``pi`` up to a constant), ``grad_theta h_m = pi * (c_m - <pi, c_m>)``.
         """
         theta = np.asarray(logits, dtype=np.float64).reshape(-1)
-        log_pi = _log_softmax(theta)
+        log_pi = log_softmax(theta, axis=-1)
         pi = np.exp(log_pi)
         base = self.beta * (log_pi - self._log_ref)
         c = np.stack([base - self.R1, base - self.R2])
@@ -358,33 +344,19 @@ class EntropicBandit(BiObjectiveProblem):
     def decision(self, state: Any) -> FloatArray:
         """Policy of a solver state: the exact solver's policy, or ``softmax`` of logits."""
         if isinstance(state, GradientState):
-            return np.exp(_log_softmax(np.asarray(state.params, dtype=np.float64)))
+            return np.exp(log_softmax(state.params, axis=-1))
         return np.asarray(state, dtype=np.float64)
 
-    def gradient_solver(
-        self,
-        steps: int,
-        lr: float = 0.05,
-        optimizer: str = "adam",
-        *,
-        init: ArrayLike | None = None,
-    ) -> GradientSolver:
+    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
+                        init: InitParams | None = None) -> GradientSolver:
         """A K-step warm-started first-order inner solver on the policy logits.
 
+        The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
         The state (``GradientState.params``) holds the logits ``theta``; the reported objectives
         are those of ``softmax(theta)``. Gradients are analytic through the softmax
-        (:meth:`logit_gradients`).
-
-        Parameters
-        ----------
-        steps : int
-            Steps K per call.
-        lr : float
-            Step size.
-        optimizer : {"adam", "sgd"}
-        init : array_like, shape (A,), optional
-            Initial logits of every slot. Default ``log pi_ref`` (start at the reference
-            policy).
+        (:meth:`logit_gradients`). Defaults: ``lr = 0.05``, Adam. ``init`` is logits of shape
+        ``(A,)`` (or ``init(w)`` returning them); default ``log pi_ref`` (start at the
+        reference policy).
 
         Examples
         --------
@@ -395,23 +367,9 @@ class EntropicBandit(BiObjectiveProblem):
         >>> bool(np.allclose(sol.objectives, bandit.front([0.3])[0], atol=1e-8))
         True
         """
-        if init is None:
-            start = self._log_ref.copy()
-        else:
-            start = np.array(init, dtype=np.float64, copy=True)
-            if start.shape != (self.n_actions,):
-                raise ValueError(f"init must be logits of shape ({self.n_actions},), got "
-                                 f"{start.shape}")
-            if not np.all(np.isfinite(start)):
-                raise ValueError("init must be finite")
-        return GradientSolver(
-            self.logit_objectives,
-            self.logit_gradients,
-            init=start,
-            steps=steps,
-            lr=lr,
-            optimizer=optimizer,
-        )
+        return self._first_order_solver(self.logit_objectives, self.logit_gradients, init,
+                                        self._log_ref.copy(), steps=steps, lr=lr,
+                                        optimizer=optimizer)
 
 
 def draw_offline_dataset(

@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from paretosurf.problems._simplex import check_simplex
 from paretosurf.problems.mdp import RegularizedMDP
 
 __all__ = [
@@ -98,7 +99,8 @@ TERMINAL = "terminal"
 class TabularModel:
     """A finite multi-reward MDP: dynamics, expected rewards, start distribution and labels.
 
-    Arrays are stored as read-only float64 copies; the instance is immutable.
+    Arrays are stored as read-only float64 copies; the instance is immutable. Probability rows
+    (``P[s, a]``, ``rho``) must sum to 1 within ``SIMPLEX_TOL = 1e-8``.
 
     Attributes
     ----------
@@ -146,12 +148,12 @@ class TabularModel:
         if P.ndim != 3 or P.shape[0] != P.shape[2] or P.shape[0] < 1 or P.shape[1] < 1:
             raise ValueError(f"P must have shape (S, A, S) with S, A >= 1, got {P.shape}")
         n_s, n_a = P.shape[:2]
-        if np.any(P < 0) or not np.allclose(P.sum(axis=2), 1.0, rtol=0.0, atol=1e-12):
-            raise ValueError("P must be non-negative with every P[s, a, :] summing to 1")
+        check_simplex(P, name="P")
         if R.ndim != 3 or R.shape[1:] != (n_s, n_a) or R.shape[0] < 1:
             raise ValueError(f"R must have shape (M, S, A) = (M, {n_s}, {n_a}), got {R.shape}")
-        if rho.shape != (n_s,) or np.any(rho < 0) or not np.isclose(rho.sum(), 1.0, atol=1e-12):
-            raise ValueError(f"rho must be a probability vector of shape ({n_s},)")
+        if rho.shape != (n_s,):
+            raise ValueError(f"rho must be a probability vector of shape ({n_s},), got {rho.shape}")
+        check_simplex(rho, name="rho")
         labels = {
             "state_labels": (tuple(self.state_labels), n_s),
             "action_labels": (tuple(self.action_labels), n_a),
@@ -245,8 +247,7 @@ class TabularModel:
                 f"policy must have shape (S, A) = {(self.n_states, self.n_actions)}, "
                 f"got {pi.shape}"
             )
-        if np.any(pi < 0) or not np.allclose(pi.sum(axis=1), 1.0, rtol=0.0, atol=1e-9):
-            raise ValueError("policy rows must be probability vectors")
+        check_simplex(pi, name="policy")
         g = _check_probability(gamma, "gamma", open_interval=True)
         p_pi = np.einsum("sa,sat->st", pi, self.P)
         r_pi = np.einsum("sa,msa->ms", pi, self.R)
@@ -477,15 +478,8 @@ class TabularMDP(RegularizedMDP):
         As for :class:`~paretosurf.problems.mdp.RegularizedMDP` (``ref_policy=None``: uniform).
     """
 
-    def __init__(
-        self,
-        model: TabularModel,
-        gamma: float,
-        beta: float,
-        ref_policy: ArrayLike | None = None,
-        *,
-        scale: str = "normalized",
-    ) -> None:
+    def __init__(self, model: TabularModel, gamma: float, beta: float,
+                 ref_policy: ArrayLike | None = None, *, scale: str = "normalized") -> None:
         if not isinstance(model, TabularModel):
             raise TypeError(f"model must be a TabularModel, got {type(model).__name__}")
         super().__init__(model.P, model.R, gamma, model.rho, beta, ref_policy, scale=scale)

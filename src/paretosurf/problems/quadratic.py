@@ -19,15 +19,14 @@ from __future__ import annotations
 import math
 import numbers
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._monotone import QuantileMixin, check_quantiles, solve_increasing
 from paretosurf._validation import check_positive
-from paretosurf.problems.base import BiObjectiveProblem, as_weight_array
+from paretosurf.problems.base import BiObjectiveProblem, InitParams, as_weight_array
 from paretosurf.solvers import GradientSolver
 
 __all__ = [
@@ -309,6 +308,10 @@ class Quadratic(BiObjectiveProblem):
     [[2.0, 0.0], [0.0, 5.0]]
     """
 
+    #: ``gradient_solver`` defaults.
+    default_lr: ClassVar[float] = 0.05
+    default_optimizer: ClassVar[str] = "adam"
+
     def __init__(self, Q1: ArrayLike, b1: ArrayLike, Q2: ArrayLike, b2: ArrayLike) -> None:
         self.Q1 = _as_spd(Q1, "Q1")
         n = self.Q1.shape[0]
@@ -368,26 +371,15 @@ class Quadratic(BiObjectiveProblem):
         df2 = 2.0 * np.einsum("ki,ij,kj->k", pd, self.Q2, dpd)
         return np.asarray(np.hypot(df1, df2), dtype=np.float64).reshape(w_arr.shape)
 
-    def gradient_solver(
-        self,
-        *,
-        steps: int,
-        lr: float = 0.05,
-        optimizer: str = "adam",
-        init: ArrayLike | Callable[[float], ArrayLike] | None = None,
-    ) -> GradientSolver:
-        """A K-step warm-started gradient solver of the scalarized problem.
+    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
+                        init: InitParams | None = None) -> GradientSolver:
+        """K warm-started gradient steps on ``w h1 + (1 - w) h2``.
 
-        Parameters
-        ----------
-        steps : int
-            Gradient steps per call (K).
-        lr : float
-            Step size. Plain gradient descent (``"sgd"``) converges for ``lr < 1 / lambda_max``
-            with ``lambda_max`` the largest eigenvalue of ``Q1`` and ``Q2``.
-        optimizer : {"adam", "sgd"}
-        init : array_like or callable, optional
-            A slot's starting point (or ``init(w)``); default ``(b1 + b2) / 2``.
+        The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
+        Defaults: ``lr = 0.05``, Adam. Plain gradient descent (``"sgd"``) converges for
+        ``lr < 1 / lambda_max``, ``lambda_max`` the largest eigenvalue of ``Q1`` and ``Q2``.
+        ``init`` is a point of shape ``(n,)`` (or ``init(w)`` returning one); default
+        ``(b1 + b2) / 2``.
 
         Examples
         --------
@@ -398,15 +390,9 @@ class Quadratic(BiObjectiveProblem):
         >>> np.round(sol.state.params, 6).tolist()
         [0.25, 0.75]
         """
-        start: ArrayLike | Callable[[float], ArrayLike]
-        if init is None:
-            start = 0.5 * (self.b1 + self.b2)
-        elif callable(init):
-            start = init
-        else:
-            start = _as_vector(init, "init", self.n_dim)
-        return GradientSolver(self.objectives, self.gradients, start, steps=steps, lr=lr,
-                              optimizer=optimizer)
+        return self._first_order_solver(self.objectives, self.gradients, init,
+                                        0.5 * (self.b1 + self.b2), steps=steps, lr=lr,
+                                        optimizer=optimizer)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n_dim={self.n_dim})"
@@ -541,6 +527,10 @@ class GearToy(BiObjectiveProblem):
     [[1.0, 0.0], [0.25, 0.25], [0.0, 1.0]]
     """
 
+    #: ``gradient_solver`` defaults.
+    default_lr: ClassVar[float] = 0.1
+    default_optimizer: ClassVar[str] = "sgd"
+
     def __init__(self, p: float) -> None:
         self.p = check_positive(p, name="p")
         self._root_p = math.sqrt(self.p)
@@ -579,25 +569,14 @@ class GearToy(BiObjectiveProblem):
         """The closed-form arc-length CDF (:class:`GearToyCDF`)."""
         return self._closed_cdf
 
-    def gradient_solver(
-        self,
-        *,
-        steps: int,
-        lr: float = 0.1,
-        optimizer: str = "sgd",
-        init: float | Callable[[float], float] | None = None,
-    ) -> GradientSolver:
+    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
+                        init: InitParams | None = None) -> GradientSolver:
         """K warm-started gradient steps on the geared scalarization, reporting ``bar-h``.
 
-        Parameters
-        ----------
-        steps : int
-            Gradient steps per call (K).
-        lr : float
-            Step size; plain gradient descent converges for ``lr < 2 / max(1, sqrt(p))``.
-        optimizer : {"sgd", "adam"}
-        init : float or callable, optional
-            A slot's starting ``x`` (or ``init(w)``); default ``0.5``.
+        The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
+        Defaults: ``lr = 0.1``, plain gradient descent (``"sgd"``), which converges for
+        ``lr < 2 / max(1, sqrt(p))``. ``init`` is a slot's starting ``x``: a float or an array
+        of shape ``(1,)``, or ``init(w)`` returning one; default ``0.5``.
 
         Examples
         --------
@@ -606,22 +585,19 @@ class GearToy(BiObjectiveProblem):
         >>> round(float(sol.state.params[0]), 6), sol.objectives.round(6).tolist()
         (0.5, [0.25, 0.25])
         """
-        start: Callable[[float], FloatArray]
-        if init is None:
-            def start(w: float) -> FloatArray:
-                return np.array([0.5])
+        start: InitParams | None = init
+        if isinstance(init, numbers.Real):
+            start = [_check_real(init, "init")]
         elif callable(init):
             fn = init
 
-            def start(w: float) -> FloatArray:
-                return np.array([float(fn(w))])
-        else:
-            value = _check_real(init, "init")
+            def scalar_start(w: float) -> FloatArray:
+                x = np.asarray(fn(w), dtype=np.float64)
+                return x.reshape(1) if x.size == 1 else x  # other sizes: the check names init
 
-            def start(w: float) -> FloatArray:
-                return np.array([value])
-        return GradientSolver(self.objectives, self.scalarized_gradients, start, steps=steps,
-                              lr=lr, optimizer=optimizer)
+            start = scalar_start
+        return self._first_order_solver(self.objectives, self.scalarized_gradients, start,
+                                        np.array([0.5]), steps=steps, lr=lr, optimizer=optimizer)
 
     def __repr__(self) -> str:
         return f"GearToy(p={self.p!r})"

@@ -1,0 +1,374 @@
+"""The model of a KL-regularized tabular MDP, everything about it that needs no optimal solve.
+
+:class:`MDPModel` holds and validates ``(P, R, gamma, rho, beta, pi_ref)``, turns weights into
+simplex vectors and checks policies, solves the batched linear systems of policy evaluation
+(``I - gamma P_pi``, soft values with the KL term), and evaluates policies: objectives,
+occupancy measures, values and the analytic policy gradient. The public problem,
+:class:`~paretosurf.problems.mdp.RegularizedMDP`, adds the solves (soft policy iteration, front
+speed, assumption checks, inner solvers) on top of it; the modules that implement those import
+this one, never the other way round.
+
+Objective ``m`` (minimized) is the negated regularized return
+
+``h_m(pi) = -E_{rho, pi}[ sum_t gamma^t (r_m(s_t, a_t) - beta * KL(pi(.|s_t) || pi_ref(.|s_t))) ]``
+
+(``scale="discounted"``), or, by default, the paper's occupancy-normalised form
+``f_m = (1 - gamma) * h_m`` (``scale="normalized"``). Values are evaluated with the large
+constant part ``mean payoff / (1 - gamma)`` split off, which keeps the value differences the
+policy depends on accurate when ``gamma`` is close to 1.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import log_softmax
+
+from paretosurf._validation import check_positive
+from paretosurf.problems._simplex import check_simplex
+from paretosurf.problems.base import BiObjectiveProblem, as_weight_array
+from paretosurf.solvers import GradientState
+
+__all__ = ["MDPModel"]
+
+FloatArray = NDArray[np.float64]
+
+
+class MDPModel(BiObjectiveProblem):
+    """The model half of :class:`~paretosurf.problems.mdp.RegularizedMDP` (same parameters).
+
+    Validates and stores the MDP, and evaluates policies; it solves nothing, so it leaves
+    ``argmin`` to :class:`~paretosurf.problems.mdp.RegularizedMDP`.
+
+    Parameters
+    ----------
+    P : array_like, shape (S, A, S)
+    R : array_like, shape (M, S, A)
+    gamma : float
+    rho : array_like, shape (S,)
+    beta : float
+    ref_policy : array_like, shape (S, A), optional
+    scale : {"normalized", "discounted"}
+        See :class:`~paretosurf.problems.mdp.RegularizedMDP`.
+    """
+
+    P: FloatArray
+    R: FloatArray
+    gamma: float
+    rho: FloatArray
+    beta: float
+    ref_policy: FloatArray
+    scale: str
+    n_states: int
+    n_actions: int
+    _log_ref: FloatArray
+    _factor: float
+
+    def __init__(
+        self,
+        P: ArrayLike,
+        R: ArrayLike,
+        gamma: float,
+        rho: ArrayLike,
+        beta: float,
+        ref_policy: ArrayLike | None = None,
+        *,
+        scale: str = "normalized",
+    ) -> None:
+        P_arr = np.array(P, dtype=np.float64)
+        if P_arr.ndim != 3 or P_arr.shape[0] != P_arr.shape[2] or P_arr.shape[0] < 1:
+            raise ValueError(
+                f"P must have shape (S, A, S) with S, A >= 1, got shape {P_arr.shape}"
+            )
+        n_states, n_actions = P_arr.shape[0], P_arr.shape[1]
+        if n_actions < 1:
+            raise ValueError(f"P must have at least one action, got shape {P_arr.shape}")
+        check_simplex(P_arr, name="P")
+
+        R_arr = np.array(R, dtype=np.float64)
+        if R_arr.ndim != 3 or R_arr.shape[1:] != (n_states, n_actions) or R_arr.shape[0] < 2:
+            raise ValueError(
+                f"R must have shape (M, S, A) = (M, {n_states}, {n_actions}) with M >= 2 "
+                f"objectives, got shape {R_arr.shape}"
+            )
+        if not np.all(np.isfinite(R_arr)):
+            raise ValueError("R must be finite")
+
+        if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
+            raise TypeError(f"gamma must be a real number in (0, 1), got {gamma!r}")
+        gamma_f = float(gamma)
+        if not 0.0 < gamma_f < 1.0:
+            raise ValueError(f"gamma must lie in (0, 1), got {gamma_f}")
+
+        rho_arr = np.array(rho, dtype=np.float64)
+        if rho_arr.shape != (n_states,):
+            raise ValueError(f"rho must have shape (S,) = ({n_states},), got {rho_arr.shape}")
+        check_simplex(rho_arr, name="rho")
+
+        beta_f = check_positive(beta, name="beta")
+
+        if ref_policy is None:
+            ref = np.full((n_states, n_actions), 1.0 / n_actions)
+        else:
+            ref = np.array(ref_policy, dtype=np.float64)
+            if ref.shape != (n_states, n_actions):
+                raise ValueError(
+                    f"ref_policy must have shape (S, A) = ({n_states}, {n_actions}), "
+                    f"got {ref.shape}"
+                )
+            check_simplex(ref, name="ref_policy", positive=True)
+
+        if scale not in ("normalized", "discounted"):
+            raise ValueError(f"scale must be 'normalized' or 'discounted', got {scale!r}")
+
+        self.P = P_arr
+        self.R = R_arr
+        self.gamma = gamma_f
+        self.rho = rho_arr
+        self.beta = beta_f
+        self.ref_policy = ref
+        self.scale = scale
+        self.n_states = n_states
+        self.n_actions = n_actions
+        self.n_objectives = int(R_arr.shape[0])
+        self._log_ref = np.log(ref)
+        # Objectives in the chosen scale = factor * (discounted h_m).
+        self._factor = (1.0 - gamma_f) if scale == "normalized" else 1.0
+
+    def __repr__(self) -> str:
+        return (
+            f"RegularizedMDP(S={self.n_states}, A={self.n_actions}, M={self.n_objectives}, "
+            f"gamma={self.gamma}, beta={self.beta}, scale={self.scale!r})"
+        )
+
+    # ------------------------------------------------------------------ weights and policies
+    def _require_two(self, what: str) -> None:
+        if self.n_objectives != 2:
+            raise ValueError(
+                f"{what} takes a scalar weight and needs M = 2 objectives; this MDP has "
+                f"M = {self.n_objectives}: use solve_weights with weight vectors"
+            )
+
+    def _weight_matrix(self, weights: ArrayLike, *, name: str = "weights") -> FloatArray:
+        """Weights as a (B, M) array of simplex vectors (scalars mean ``[w, 1 - w]``)."""
+        arr = np.asarray(weights, dtype=np.float64)
+        m = self.n_objectives
+        if arr.ndim <= 1 and not (arr.ndim == 1 and m > 2 and arr.shape[0] == m):
+            if m != 2:
+                raise ValueError(
+                    f"{name}: scalar weights need M = 2 objectives; this MDP has M = {m}, "
+                    f"so pass weight vectors of length {m} (shape (B, {m}))"
+                )
+            w = np.atleast_1d(as_weight_array(arr, name=name))
+            return np.stack([w, 1.0 - w], axis=1)
+        mat = np.atleast_2d(arr)
+        if mat.ndim != 2 or mat.shape[1] != m:
+            raise ValueError(
+                f"{name} must be scalars in [0, 1] (M = 2) or weight vectors of shape (B, {m}), "
+                f"got shape {arr.shape}"
+            )
+        return check_simplex(mat, name=name)
+
+    def scalarized_reward(self, w: ArrayLike) -> FloatArray:
+        """The reward ``sum_m w_m r_m`` of shape (S, A) (scalar ``w`` means ``[w, 1 - w]``)."""
+        mat = self._weight_matrix(w, name="w")
+        if mat.shape[0] != 1:
+            raise ValueError("w must be one weight (or one weight vector)")
+        return np.asarray(np.tensordot(mat[0], self.R, axes=1), dtype=np.float64)
+
+    def _check_policy(self, policy: ArrayLike, *, name: str = "policy") -> FloatArray:
+        pi = np.asarray(policy, dtype=np.float64)
+        if pi.shape[-2:] != (self.n_states, self.n_actions):
+            raise ValueError(
+                f"{name} must have shape (S, A) = ({self.n_states}, {self.n_actions}), "
+                f"got {pi.shape}"
+            )
+        return check_simplex(pi, name=name)
+
+    # ------------------------------------------------------------------ batched linear algebra
+    def _flow_matrices(self, pi: FloatArray) -> FloatArray:
+        """``I - gamma P_pi`` for a batch of policies (B, S, A) -> (B, S, S)."""
+        n = self.n_states
+        flow = np.einsum("bsa,sat->bst", pi, self.P, optimize=True)
+        flow *= -self.gamma
+        flow.reshape(-1, n * n)[:, :: n + 1] += 1.0
+        return np.asarray(flow, dtype=np.float64)
+
+    def _kl_terms(self, pi: FloatArray, log_pi: FloatArray) -> FloatArray:
+        """``pi (log pi - log pi_ref)`` elementwise, 0 where ``pi = 0``."""
+        with np.errstate(invalid="ignore"):
+            term = pi * (log_pi - self._log_ref)
+        return np.asarray(np.where(pi > 0, term, 0.0), dtype=np.float64)
+
+    @staticmethod
+    def _safe_log(pi: FloatArray) -> FloatArray:
+        with np.errstate(divide="ignore"):
+            return np.asarray(np.log(pi), dtype=np.float64)
+
+    def _soft_values_centered(
+        self, pi: FloatArray, log_pi: FloatArray, rewards: FloatArray, flow: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """Discounted soft values ``V^pi = U + k`` of rewards (B, K, S, A), with the KL term.
+
+        Returns ``U`` (B, K, S) and the constant ``k`` (B, K): since ``(I - gamma P_pi) 1 =
+        (1 - gamma) 1``, removing the mean of the per-state payoff before the solve leaves the
+        large constant part ``k`` out of ``U``, which keeps value differences (all that the
+        policy depends on) accurate when ``gamma`` is close to 1.
+        """
+        kl = np.sum(self._kl_terms(pi, log_pi), axis=-1)  # (B, S)
+        c = np.sum(pi[:, None] * rewards, axis=-1) - self.beta * kl[:, None]  # (B, K, S)
+        mean = np.mean(c, axis=-1)
+        u = np.linalg.solve(flow, np.swapaxes(c - mean[..., None], 1, 2))  # (B, S, K)
+        return np.asarray(np.swapaxes(u, 1, 2), dtype=np.float64), mean / (1.0 - self.gamma)
+
+    def _soft_values(
+        self, pi: FloatArray, log_pi: FloatArray, rewards: FloatArray, flow: FloatArray
+    ) -> FloatArray:
+        """Discounted soft values ``V^pi`` (B, K, S) of rewards (B, K, S, A) with the KL term."""
+        u, k = self._soft_values_centered(pi, log_pi, rewards, flow)
+        return np.asarray(u + k[..., None], dtype=np.float64)
+
+    def _centered_difference_q(self, pi: FloatArray) -> FloatArray:
+        """``Q^D - V^D`` (B, S, A) of the reward difference ``D = R_1 - R_2`` under ``pi``.
+
+        Unregularized, discounted scale; ``dQ*_w/dw = Q^D`` for the optimal policy, so
+        ``d log pi_w / dw = (Q^D - V^D) / beta``.
+        """
+        diff = self.R[0] - self.R[1]
+        flow = self._flow_matrices(pi)
+        v_d = np.linalg.solve(flow, np.sum(pi * diff, axis=-1)[..., None])[..., 0]
+        q_d = diff + self.gamma * np.einsum("sat,bt->bsa", self.P, v_d, optimize=True)
+        return np.asarray(q_d - v_d[..., None], dtype=np.float64)
+
+    # ------------------------------------------------------------------ evaluation
+    def objectives_many(self, policies: ArrayLike) -> FloatArray:
+        """Objective vectors (B, M) of a batch of policies (B, S, A)."""
+        pi = self._check_policy(policies, name="policies")
+        pi = pi.reshape(-1, self.n_states, self.n_actions)
+        log_pi = self._safe_log(pi)
+        flow = self._flow_matrices(pi)
+        rewards = np.broadcast_to(self.R, (pi.shape[0], *self.R.shape))
+        v = self._soft_values(pi, log_pi, rewards, flow)  # (B, M, S)
+        return np.asarray(-self._factor * (v @ self.rho), dtype=np.float64)
+
+    def objectives(self, policy: ArrayLike) -> FloatArray:
+        """Objective vector, shape (M,): ``f`` (or ``h`` with ``scale="discounted"``)."""
+        pi = self._check_policy(policy)
+        if pi.ndim != 2:
+            raise ValueError(f"policy must have shape (S, A), got {pi.shape}")
+        return self.objectives_many(pi[None])[0]
+
+    def state_occupancy(self, policy: ArrayLike) -> FloatArray:
+        """Normalized discounted state occupancy ``d(s) = (1 - gamma) rho^T (I - gamma P_pi)^-1``.
+
+        Shape (S,) (or (B, S) for a batch of policies); sums to 1.
+        """
+        pi = self._check_policy(policy)
+        batch = pi.reshape(-1, self.n_states, self.n_actions)
+        flow = self._flow_matrices(batch)
+        rhs = np.broadcast_to(self.rho, (batch.shape[0], self.n_states))[..., None]
+        d = (1.0 - self.gamma) * np.linalg.solve(np.swapaxes(flow, 1, 2), rhs)[..., 0]
+        return np.asarray(d.reshape(pi.shape[:-1]), dtype=np.float64)
+
+    def occupancy(self, policy: ArrayLike) -> FloatArray:
+        """Normalized state-action occupancy ``mu(s, a) = d(s) pi(a|s)``, shape (S, A), sum 1."""
+        pi = self._check_policy(policy)
+        return np.asarray(self.state_occupancy(pi)[..., None] * pi, dtype=np.float64)
+
+    def value(
+        self, policy: ArrayLike, reward: ArrayLike | int, *, regularized: bool = True
+    ) -> FloatArray:
+        """Discounted state values ``V^pi(s) = E[sum_t gamma^t (r - beta KL_t) | s_0 = s]``.
+
+        Parameters
+        ----------
+        policy : array_like, shape (S, A)
+        reward : int or array_like, shape (S, A)
+            An objective index ``m`` (reward ``R[m]``) or a reward table.
+        regularized : bool
+            Subtract the KL penalty (default) or not.
+
+        Returns
+        -------
+        ndarray, shape (S,)
+            Values in the discounted scale (``h_m = -rho^T V`` for ``reward=m``).
+        """
+        pi = self._check_policy(policy)
+        if pi.ndim != 2:
+            raise ValueError(f"policy must have shape (S, A), got {pi.shape}")
+        if isinstance(reward, numbers.Integral) and not isinstance(reward, bool):
+            if not 0 <= int(reward) < self.n_objectives:
+                raise ValueError(
+                    f"reward index must lie in 0..{self.n_objectives - 1}, got {reward}"
+                )
+            r = self.R[int(reward)]
+        else:
+            r = np.asarray(reward, dtype=np.float64)
+            if r.shape != (self.n_states, self.n_actions):
+                raise ValueError(
+                    f"reward must be an objective index or an (S, A) = "
+                    f"({self.n_states}, {self.n_actions}) table, got shape {r.shape}"
+                )
+        c = np.sum(pi * r, axis=1)
+        if regularized:
+            c = c - self.beta * np.sum(self._kl_terms(pi, self._safe_log(pi)), axis=1)
+        flow = self._flow_matrices(pi[None])[0]
+        return np.asarray(np.linalg.solve(flow, c), dtype=np.float64)
+
+    # ------------------------------------------------------------------ gradients
+    def _policy_gradients(self, logits: FloatArray, rewards: FloatArray) -> FloatArray:
+        """Gradients (B, K, S, A) w.r.t. logits (B, S, A) of the objectives of rewards (B, K, S, A).
+
+        Objective of a reward ``r``: ``factor * (-rho^T V_r^pi)`` with ``pi = softmax(logits)``.
+        Soft policy gradient theorem: ``d(rho^T V)/d theta[s, a] = d_u(s) pi(a|s) A(s, a)`` with
+        the unnormalized occupancy ``d_u = rho^T (I - gamma P_pi)^-1`` and the soft advantage
+        ``A = r + gamma P V - beta log(pi / pi_ref) - V``.
+        """
+        log_pi = log_softmax(logits, axis=-1)
+        pi = np.exp(log_pi)
+        flow = self._flow_matrices(pi)
+        v = self._soft_values(pi, log_pi, rewards, flow)  # (B, K, S)
+        q = rewards + self.gamma * np.einsum("sat,bkt->bksa", self.P, v)
+        adv = q - self.beta * (log_pi - self._log_ref)[:, None] - v[..., None]
+        rhs = np.broadcast_to(self.rho, (pi.shape[0], self.n_states))[..., None]
+        d_u = np.linalg.solve(np.swapaxes(flow, 1, 2), rhs)[..., 0]  # (B, S)
+        grad = -self._factor * d_u[:, None, :, None] * pi[:, None] * adv
+        return np.asarray(grad, dtype=np.float64)
+
+    def policy_gradient(self, logits: ArrayLike) -> FloatArray:
+        """Jacobian (M, S, A) of the objectives w.r.t. tabular logits, ``pi = softmax(logits)``.
+
+        Analytic (soft policy gradient theorem), in the problem's ``scale``.
+        """
+        theta = np.asarray(logits, dtype=np.float64)
+        if theta.shape != (self.n_states, self.n_actions) or not np.all(np.isfinite(theta)):
+            raise ValueError(
+                f"logits must be a finite array of shape (S, A) = "
+                f"({self.n_states}, {self.n_actions}), got shape {theta.shape}"
+            )
+        return self._policy_gradients(theta[None], self.R[None])[0]
+
+    def policy_from_logits(self, logits: ArrayLike) -> FloatArray:
+        """``softmax(logits)`` over actions."""
+        return np.exp(log_softmax(np.asarray(logits, dtype=np.float64), axis=-1))
+
+    # ------------------------------------------------------------------ interpolation
+    def decision(self, state: Any) -> FloatArray:
+        """Policy (S, A) of a solver state: the exact solver's policy, or softmax of logits."""
+        if isinstance(state, GradientState):
+            return self.policy_from_logits(state.params)
+        return np.asarray(state, dtype=np.float64)
+
+    def interpolate(self, state0: Any, state1: Any, t: float) -> FloatArray:
+        """Policy of the occupancy measure ``(1 - t) mu_0 + t mu_1`` (the convex, hidden-space
+        mixture of two solutions; states with no occupancy under both get ``pi_ref``)."""
+        mu = (1.0 - t) * self.occupancy(self.decision(state0)) + t * self.occupancy(
+            self.decision(state1))
+        mass = mu.sum(axis=1, keepdims=True)
+        ref = np.exp(self._log_ref)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            policy = np.where(mass > 0, mu / mass, ref)
+        return np.asarray(policy, dtype=np.float64)

@@ -1,0 +1,181 @@
+"""The inner solvers of a two-objective regularized MDP: exact (soft policy iteration) and
+K warm-started first-order steps on tabular softmax logits, both batched over slots."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import log_softmax
+
+from paretosurf._validation import check_positive_int
+from paretosurf.problems.base import InitParams, as_initial_params, as_weight_array
+from paretosurf.problems.mdp.model import MDPModel
+from paretosurf.problems.mdp.policy_iteration import solve_with_iters
+from paretosurf.solvers import GradientState, Solution, StepRule
+
+__all__ = ["MDPExactSolver", "MDPGradientSolver"]
+
+FloatArray = NDArray[np.float64]
+
+
+class MDPExactSolver:
+    """Exact inner solver of a :class:`RegularizedMDP`; the state is the optimal policy.
+
+    Warm starts (the slot's previous policy) cut soft policy iteration to a few iterations;
+    ``solve_many`` solves all slots in one batch. ``info`` holds ``steps = 1`` (one exact solve)
+    and ``policy_iterations``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import paretosurf as ps
+    >>> from paretosurf.problems.mdp import RegularizedMDP
+    >>> rng = np.random.default_rng(0)
+    >>> P = rng.dirichlet(np.ones(4), size=(4, 2))
+    >>> mdp = RegularizedMDP(P, rng.normal(size=(2, 4, 2)), 0.9, np.ones(4) / 4, 0.3)
+    >>> res = ps.surf(mdp.solver(), 10, iterations=30)
+    >>> bool(res.cv < 0.02)
+    True
+    """
+
+    def __init__(self, problem: MDPModel) -> None:
+        self.problem = problem
+
+    def solve(self, weight: float, state: Any = None) -> Solution:
+        return self.solve_many(np.array([weight], dtype=np.float64), [state])[0]
+
+    def solve_many(self, weights: ArrayLike, states: Sequence[Any]) -> list[Solution]:
+        w = np.asarray(weights, dtype=np.float64).ravel()
+        pis, _, iters = solve_with_iters(self.problem, w, list(states))
+        objs = self.problem.objectives_many(pis)
+        return [
+            Solution(objs[i], state=pis[i], info={"steps": 1, "policy_iterations": int(iters[i])})
+            for i in range(w.size)
+        ]
+
+    def __repr__(self) -> str:
+        return f"MDPExactSolver({self.problem!r})"
+
+
+class MDPGradientSolver:
+    """K warm-started first-order steps on tabular softmax logits (an inexact inner solver).
+
+    The policy is ``pi = softmax(theta)`` with ``theta`` of shape (S, A); each step uses the
+    analytic gradient of ``w h_1 + (1 - w) h_2`` (soft policy gradient theorem, in the problem's
+    scale, see :meth:`RegularizedMDP.policy_gradient`). The state is a
+    :class:`paretosurf.solvers.GradientState` (logits and Adam moments), so a slot continues
+    where it stopped. ``solve_many`` advances all slots together (batched linear algebra).
+
+    Parameters
+    ----------
+    problem : RegularizedMDP
+        A two-objective MDP.
+    steps : int
+        K, steps per call (reported as ``info["steps"]``).
+    lr : float, optional
+        Step size; default ``problem.default_lr`` (0.02).
+    optimizer : {"adam", "sgd"}, optional
+        Default ``problem.default_optimizer`` (Adam).
+    betas, eps : Adam constants.
+    init : array_like or callable, optional
+        A slot's starting logits, shape (S, A), or ``init(w)`` returning them; default
+        ``log pi_ref`` (start at the reference policy).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.problems.mdp import RegularizedMDP
+    >>> rng = np.random.default_rng(1)
+    >>> P = rng.dirichlet(np.ones(3), size=(3, 2))
+    >>> mdp = RegularizedMDP(P, rng.normal(size=(2, 3, 2)), 0.8, np.ones(3) / 3, 0.5)
+    >>> solver = mdp.gradient_solver(steps=200, lr=0.05)
+    >>> sol = solver.solve(0.3, None)
+    >>> sol = solver.solve(0.3, sol.state)                 # warm start: 200 more steps
+    >>> exact = mdp.objectives(mdp.argmin(0.3))
+    >>> bool(np.max(np.abs(sol.objectives - exact)) < 1e-3), sol.info["steps"]
+    (True, 200)
+    """
+
+    def __init__(
+        self,
+        problem: MDPModel,
+        *,
+        steps: int,
+        lr: float | None = None,
+        optimizer: str | None = None,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        init: InitParams | None = None,
+    ) -> None:
+        self.problem = problem
+        self.steps = check_positive_int(steps, name="steps")
+        lr_value, optimizer_name = problem._step_options(lr, optimizer)
+        self.rule = StepRule(lr_value, optimizer_name, betas, eps)
+        self._shape = (problem.n_states, problem.n_actions)
+        self._init: FloatArray | Callable[[float], FloatArray] = as_initial_params(
+            init, problem._log_ref.copy()
+        )
+
+    def initial_state(self, weight: float) -> GradientState:
+        """The state a slot starts from when it has no warm start."""
+        start = self._init(weight) if callable(self._init) else self._init
+        params = start.copy()
+        return GradientState(params, np.zeros_like(params), np.zeros_like(params), 0)
+
+    def _as_state(self, state: Any, weight: float, slot: int) -> GradientState:
+        if state is None:
+            return self.initial_state(weight)
+        if not isinstance(state, GradientState):
+            raise TypeError(
+                f"state of slot {slot} must be None or a GradientState, got {type(state).__name__}"
+            )
+        if state.params.shape != self._shape:
+            raise ValueError(
+                f"state of slot {slot} has logits of shape {state.params.shape}, "
+                f"expected {self._shape}"
+            )
+        return state
+
+    def solve(self, weight: float, state: GradientState | None) -> Solution:
+        """Run ``steps`` steps on ``w h_1 + (1 - w) h_2`` from ``state``."""
+        return self.solve_many(np.array([weight], dtype=np.float64), [state])[0]
+
+    def solve_many(
+        self, weights: ArrayLike, states: Sequence[GradientState | None]
+    ) -> list[Solution]:
+        """Advance every slot by ``steps`` steps in one batch."""
+        prob = self.problem
+        w = np.atleast_1d(as_weight_array(weights, name="weights")).ravel()
+        if len(states) != w.size:
+            raise ValueError(f"states must hold one entry per weight ({w.size}), got {len(states)}")
+        sts = [
+            self._as_state(st, float(wi), i)
+            for i, (wi, st) in enumerate(zip(w, states, strict=True))
+        ]
+        theta = np.stack([st.params for st in sts]).astype(np.float64)
+        m = np.stack([st.m for st in sts]).astype(np.float64)
+        v = np.stack([st.v for st in sts]).astype(np.float64)
+        t = np.array([st.t for st in sts], dtype=np.float64)
+        rewards = (w[:, None, None] * prob.R[0] + (1.0 - w[:, None, None]) * prob.R[1])[:, None]
+        for _ in range(self.steps):
+            g = prob._policy_gradients(theta, rewards)[:, 0]
+            theta, m, v, t = self.rule.apply(theta, g, m, v, t)
+        pis = np.exp(log_softmax(theta, axis=-1))
+        objs = prob.objectives_many(pis)
+        return [
+            Solution(
+                objs[i],
+                state=GradientState(theta[i].copy(), m[i].copy(), v[i].copy(), int(t[i])),
+                info={"steps": self.steps},
+            )
+            for i in range(w.size)
+        ]
+
+    def __repr__(self) -> str:
+        return (
+            f"MDPGradientSolver({self.problem!r}, steps={self.steps}, lr={self.rule.lr}, "
+            f"optimizer={self.rule.optimizer!r})"
+        )

@@ -1,0 +1,371 @@
+"""What every method returns: :class:`SurfResult`, with one :class:`IterationRecord` per round.
+
+SURF and every baseline return the same result type, built by the driver
+(:mod:`paretosurf.driver`) from the method's final points and the run's bookkeeping. A result
+saves itself as a file pair (:meth:`SurfResult.save`) and loads from such a pair or from a run's
+checkpoint folder (:meth:`SurfResult.load`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paretosurf import metrics
+from paretosurf.cdf import ArcLengthCDF
+from paretosurf.checkpoint import (
+    RunFolder,
+    decode_pickled,
+    encode_pickled,
+    read_pair,
+    write_pair,
+)
+
+__all__ = ["IterationRecord", "SurfResult", "history_from_parts"]
+
+FloatArray = NDArray[np.float64]
+
+#: Scalar fields of an :class:`IterationRecord`, in the order they are saved.
+_RECORD_SCALARS = ("iteration", "cv", "gap_ratio", "weight_change", "seconds", "solve_seconds",
+                   "n_solves", "n_steps")
+
+
+@dataclass
+class IterationRecord:
+    """What one round (outer iteration) of a run did.
+
+    Attributes
+    ----------
+    iteration : int
+        0-based round ``t``.
+    weights : ndarray, shape (P,)
+        Weights of the method's points after the round (SURF: the weights solved at,
+        ``Phi_t^{-1}(n / N)``; OLS: the points accepted so far).
+    points : ndarray, shape (P, M)
+        Objective vectors at ``weights``.
+    cv, gap_ratio : float
+        Uniformity of ``points`` (see :mod:`paretosurf.metrics`).
+    weight_change : float
+        ``max_n |w_n^{(t+1)} - w_n^{(t)}|``, how far the next round's weights move (``nan`` for
+        methods whose slots do not persist, such as OLS and Soup); ``tol`` compares with it.
+    seconds : float
+        Wall time of the round; ``solve_seconds`` of it in the executor (the inner solves).
+    n_solves : int
+        Inner-solver calls made so far (cumulative); ``n_steps`` likewise for the solver steps
+        reported in ``Solution.info["steps"]``.
+    cdf : ArcLengthCDF or None
+        SURF: ``Phi_{t+1}``, the CDF after this round's update. ``None`` for methods that do
+        not estimate the arc-length CDF.
+    cdf_estimate : ArcLengthCDF or None
+        SURF: ``Phi~_t``, the chord-length CDF of this round's points, before damping.
+    alpha : float
+        SURF: the damping of this round's update, ``cdf = alpha * cdf_estimate + (1 - alpha) *
+        previous cdf`` (``nan`` without an estimate). Files store the estimate and ``alpha``
+        and rebuild ``cdf`` from the previous record, so that a record's size does not grow
+        with the round number.
+    """
+
+    iteration: int
+    weights: FloatArray
+    points: FloatArray
+    cv: float
+    gap_ratio: float
+    weight_change: float
+    seconds: float
+    solve_seconds: float
+    n_solves: int
+    n_steps: int
+    cdf: ArcLengthCDF | None = None
+    cdf_estimate: ArcLengthCDF | None = None
+    alpha: float = math.nan
+
+    @classmethod
+    def from_points(
+        cls,
+        iteration: int,
+        weights: FloatArray,
+        points: FloatArray,
+        *,
+        cdf: ArcLengthCDF | None,
+        seconds: float,
+        solve_seconds: float,
+        n_solves: int,
+        n_steps: int,
+        weight_change: float = math.nan,
+        cdf_estimate: ArcLengthCDF | None = None,
+        alpha: float = math.nan,
+    ) -> IterationRecord:
+        """A record whose CV and gap ratio are computed from ``points``."""
+        gaps = metrics.segment_lengths(points) if len(points) >= 2 else np.empty(0)
+        cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
+        ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
+        return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
+                   solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha)
+
+    def scalars(self) -> dict[str, Any]:
+        """The JSON-serialisable part of the record (everything but the arrays)."""
+        out: dict[str, Any] = {key: getattr(self, key) for key in _RECORD_SCALARS}
+        for key in ("cv", "gap_ratio", "weight_change", "seconds", "solve_seconds", "alpha"):
+            out[key] = float(getattr(self, key))
+        return out
+
+    def arrays(self) -> dict[str, FloatArray]:
+        """The record's arrays: weights, points, and the Hermite data of the CDF estimate
+        (SURF) or, for a CDF not built from an estimate, of the CDF itself."""
+        out = {"weights": self.weights, "points": self.points}
+        for prefix, cdf in (("estimate", self.cdf_estimate),
+                            ("cdf", self.cdf if self.cdf_estimate is None else None)):
+            if cdf is not None:
+                out.update({f"{prefix}_knots": cdf.knots, f"{prefix}_values": cdf.values,
+                            f"{prefix}_slopes": cdf.slopes})
+        return out
+
+    @classmethod
+    def from_parts(cls, scalars: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
+                   previous: ArcLengthCDF | None = None) -> IterationRecord:
+        """Inverse of :meth:`scalars` and :meth:`arrays`; ``previous`` is the CDF of the
+        previous record (the identity for the first), which a CDF estimate updates."""
+
+        def read(prefix: str) -> ArcLengthCDF | None:
+            if f"{prefix}_knots" not in arrays:
+                return None
+            return ArcLengthCDF(arrays[f"{prefix}_knots"], arrays[f"{prefix}_values"],
+                                arrays[f"{prefix}_slopes"])
+
+        alpha = float(scalars.get("alpha", math.nan))
+        estimate = read("estimate")
+        cdf = read("cdf")
+        if estimate is not None:
+            base = ArcLengthCDF.identity() if previous is None else previous
+            cdf = base.mix(estimate, alpha)
+        return cls(
+            iteration=int(scalars["iteration"]),
+            weights=np.asarray(arrays["weights"], dtype=np.float64),
+            points=np.asarray(arrays["points"], dtype=np.float64),
+            cv=float(scalars["cv"]),
+            gap_ratio=float(scalars["gap_ratio"]),
+            weight_change=float(scalars["weight_change"]),
+            seconds=float(scalars["seconds"]),
+            solve_seconds=float(scalars["solve_seconds"]),
+            n_solves=int(scalars["n_solves"]),
+            n_steps=int(scalars["n_steps"]),
+            cdf=cdf,
+            cdf_estimate=estimate,
+            alpha=alpha,
+        )
+
+
+def history_from_parts(parts: Sequence[tuple[Mapping[str, Any], Mapping[str, NDArray[Any]]]]
+                       ) -> list[IterationRecord]:
+    """Records from their saved ``(scalars, arrays)``, in order, each CDF rebuilt from the
+    previous one and the record's estimate (the same arithmetic as the run: bit for bit)."""
+    records: list[IterationRecord] = []
+    for scalars, arrays in parts:
+        previous = records[-1].cdf if records else None
+        records.append(IterationRecord.from_parts(scalars, arrays, previous))
+    return records
+
+
+class SurfResult:
+    """The outcome of :func:`paretosurf.surf` and of every baseline.
+
+    Attributes
+    ----------
+    method : str
+        The method that produced it (``"surf"``, ``"uniform"``, ``"random"``, ``"ols"``,
+        ``"umod"``, ``"soup"``); ``label`` is its display name.
+    settings : dict
+        Every setting of the method (``n_segments``, ``alpha``, ``warm_start``, seed, options),
+        as recorded in its checkpoint.
+    weights : ndarray, shape (P,)
+        Weights of the final solutions, increasing, ``weights[0] == 0``, ``weights[-1] == 1``
+        (``P = N + 1``, or fewer for OLS when the front has fewer supported vertices).
+    points : ndarray, shape (P, M)
+        Objective vectors of the final solutions (``(N+1, 0)`` if no round ran).
+    states : list
+        The final solver states (warm starts), one per point.
+    cdf : ArcLengthCDF or None
+        SURF: its estimate ``Phi_T`` of the arc-length CDF after the last update
+        (``cdf.quantile_weights(N)`` are the weights a further round would use). ``None`` for
+        the baselines, which do not estimate it.
+    history : list of IterationRecord
+        One record per round.
+    n_solves : int
+        Inner-solver calls made; ``n_steps`` sums the solvers' reported steps.
+    converged : bool
+        Whether the run stopped on ``tol`` (SURF, UMOD) or because the method found nothing
+        left to improve (OLS: the convex coverage set is complete).
+    stop_reason : str
+        Why the run ended: ``"iterations"`` (the round limit), ``"converged"``, ``"method"``
+        (the method finished, e.g. Soup after its endpoint solves), ``"callback"``, or
+        ``"not started"``.
+
+    Examples
+    --------
+    >>> import paretosurf as ps
+    >>> res = ps.surf(lambda w, s: ps.Solution([w, (1 - w) ** 2]), 4, iterations=5)
+    >>> res.points.shape, len(res.history), res.n_solves, res.method
+    ((5, 2), 5, 25, 'surf')
+    >>> bool(res.history[-1].cv <= res.history[0].cv)
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        method: str,
+        label: str,
+        settings: Mapping[str, Any],
+        weights: FloatArray,
+        points: FloatArray,
+        states: list[Any],
+        cdf: ArcLengthCDF | None,
+        history: list[IterationRecord],
+        n_solves: int,
+        n_steps: int,
+        converged: bool,
+        stop_reason: str,
+    ) -> None:
+        self.method = method
+        self.label = label
+        self.settings = dict(settings)
+        self.weights = weights
+        self.points = points
+        self.states = states
+        self.cdf = cdf
+        self.history = history
+        self.n_solves = n_solves
+        self.n_steps = n_steps
+        self.converged = converged
+        self.stop_reason = stop_reason
+
+    @property
+    def n_segments(self) -> int:
+        """Number of segments between the final points (``len(weights) - 1``)."""
+        return len(self.weights) - 1
+
+    @property
+    def alpha(self) -> float:
+        """SURF's damping factor (``nan`` for methods that do not damp)."""
+        return float(self.settings.get("alpha", math.nan))
+
+    @property
+    def cv(self) -> float:
+        """CV of the final points (``nan`` if no round ran)."""
+        return self.history[-1].cv if self.history else math.nan
+
+    @property
+    def gap_ratio(self) -> float:
+        """Gap ratio of the final points (``nan`` if no round ran)."""
+        return self.history[-1].gap_ratio if self.history else math.nan
+
+    # ------------------------------------------------------------------ files
+    def to_parts(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        """The result as JSON-able metadata and named arrays (solver states pickled)."""
+        meta, arrays = self.summary_parts()
+        meta["history"] = [r.scalars() for r in self.history]
+        arrays["states_pickle"] = encode_pickled(self.states)
+        for i, record in enumerate(self.history):
+            arrays.update({f"record{i}_{k}": v for k, v in record.arrays().items()})
+        return meta, arrays
+
+    def summary_parts(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        """:meth:`to_parts` without the history and the solver states (which a checkpoint
+        stores on their own)."""
+        meta: dict[str, Any] = {
+            "kind": "result",
+            "method": self.method,
+            "label": self.label,
+            "settings": self.settings,
+            "n_solves": self.n_solves,
+            "n_steps": self.n_steps,
+            "converged": self.converged,
+            "stop_reason": self.stop_reason,
+            "cdf": self._cdf_entry(),
+        }
+        return meta, {"weights": self.weights, "points": self.points}
+
+    def _cdf_entry(self) -> Any:
+        if self.cdf is None:
+            return None
+        if self.history and self.cdf == self.history[-1].cdf:
+            return "last record"  # rebuilt from the history, which stores it compactly
+        return self.cdf.to_dict()
+
+    @classmethod
+    def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
+                   history: list[IterationRecord] | None = None,
+                   states: list[Any] | None = None) -> SurfResult:
+        """Inverse of :meth:`to_parts`; ``history`` and ``states``, when given, replace the
+        records and states stored in ``meta`` and ``arrays``."""
+        if history is None:
+            parts = []
+            for i, scalars in enumerate(meta["history"]):
+                prefix = f"record{i}_"
+                parts.append((scalars, {k[len(prefix):]: v for k, v in arrays.items()
+                                        if k.startswith(prefix)}))
+            history = history_from_parts(parts)
+        cdf: ArcLengthCDF | None = None
+        if meta.get("cdf") == "last record":
+            cdf = history[-1].cdf
+        elif meta.get("cdf") is not None:
+            cdf = ArcLengthCDF.from_dict(meta["cdf"])
+        return cls(
+            method=str(meta["method"]),
+            label=str(meta.get("label", meta["method"])),
+            settings=meta.get("settings", {}),
+            weights=np.asarray(arrays["weights"], dtype=np.float64),
+            points=np.asarray(arrays["points"], dtype=np.float64),
+            states=(list(decode_pickled(arrays["states_pickle"])) if states is None
+                    else states),
+            cdf=cdf,
+            history=history,
+            n_solves=int(meta["n_solves"]),
+            n_steps=int(meta["n_steps"]),
+            converged=bool(meta["converged"]),
+            stop_reason=str(meta.get("stop_reason", "iterations")),
+        )
+
+    def save(self, path: str | Path) -> tuple[Path, Path]:
+        """Write the result as ``<path>.json`` (method, settings, history, CDF) and
+        ``<path>.npz`` (arrays and the pickled solver states). Returns the two paths."""
+        meta, arrays = self.to_parts()
+        return write_pair(path, meta, arrays)
+
+    @classmethod
+    def load(cls, path: str | Path) -> SurfResult:
+        """Read a result written by :meth:`save` (``path`` with or without extension), or the
+        latest state of a run's checkpoint folder.
+
+        Solver states are unpickled: load only files you trust.
+
+        Raises
+        ------
+        FileNotFoundError
+            If there is no such result file or folder.
+        paretosurf.checkpoint.CheckpointError
+            If the files are corrupt, truncated or of another format.
+        """
+        p = Path(path)
+        if p.is_dir():
+            saved = RunFolder(p).load()
+            history = history_from_parts(saved.records)
+            pool = decode_pickled(saved.arrays["pool_pickle"])
+            view = saved.meta["result"]
+            return cls.from_parts(view, saved.arrays, history=history,
+                                  states=[None if k is None else pool[k]
+                                          for k in view["state_keys"]])
+        return cls.from_parts(*read_pair(p))
+
+    def __repr__(self) -> str:
+        return (
+            f"SurfResult(method={self.method!r}, n_segments={self.n_segments}, "
+            f"rounds={len(self.history)}, cv={self.cv:.4g}, gap_ratio={self.gap_ratio:.4g}, "
+            f"n_solves={self.n_solves})"
+        )

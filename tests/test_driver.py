@@ -1,0 +1,191 @@
+"""The driver on its own: a method written from scratch, rounds, state copies, guards, and
+the run folder's files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import GearKStep, gear_solver
+
+import paretosurf as ps
+from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
+
+
+class Bisection(Method):
+    """A made-up method: endpoints first, then each round the midpoint of the widest gap of
+    the points found so far, each solved twice in a row (``repeats``)."""
+
+    name = "bisection"
+    label = "Bisection"
+
+    def __init__(self, rounds: int) -> None:
+        self.rounds = rounds
+        self.w: list[float] = []
+        self.p: list[np.ndarray] = []
+        self.k: list[int | None] = []
+
+    def settings(self) -> dict[str, Any]:
+        return {"rounds": self.rounds}
+
+    def start(self, init_keys: list[int | None] | None) -> None:
+        self.init = init_keys or [None, None]
+
+    def propose(self) -> Round | None:
+        if not self.w:
+            return Round(np.array([0.0, 1.0]), self.init, repeats=2)
+        if len(self.w) >= self.rounds + 1:
+            return None
+        w, p, _ = self.front()
+        i = int(np.argmax(np.linalg.norm(np.diff(p, axis=0), axis=1)))
+        return Round(np.array([(w[i] + w[i + 1]) / 2]), [self.front()[2][i]], repeats=2)
+
+    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
+        self.w += outcome.weights.tolist()
+        self.p += list(outcome.points)
+        self.k += outcome.keys
+
+    def front(self) -> tuple[np.ndarray, np.ndarray, list[int | None]]:
+        if not self.w:
+            return np.array([0.0, 1.0]), np.empty((2, 0)), [None, None]
+        order = np.argsort(self.w)
+        return (np.asarray(self.w)[order], np.stack(self.p)[order],
+                [self.k[i] for i in order])
+
+    def state_dict(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        return {"w": self.w, "k": self.k}, {"p": np.array(self.p)}
+
+    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
+                        history: Sequence[ps.IterationRecord]) -> None:
+        self.w, self.k, self.p = list(meta["w"]), list(meta["k"]), list(arrays["p"])
+
+
+def test_a_method_written_from_scratch_gets_the_whole_loop(tmp_path) -> None:
+    solver = GearKStep()
+    res = run(Bisection(4), solver, iterations=None, checkpoint=tmp_path, progress=True)
+    # endpoints, then 3 midpoints; every weight solved twice (repeats=2)
+    assert len(res.history) == 4 and res.n_solves == solver.calls == 2 * (2 + 3)
+    assert res.n_steps == solver.steps * res.n_solves
+    assert res.weights.tolist()[0] == 0.0 and res.weights.tolist()[-1] == 1.0
+    assert res.stop_reason == "method" and res.method == "bisection" and res.cdf is None
+    # each state is the one its point came from, after two warm-started calls
+    np.testing.assert_allclose([solver.evaluate(s) for s in res.states], res.points, atol=0)
+    manifest = json.loads((tmp_path / "run.json").read_text())
+    assert manifest["method"] == "bisection" and manifest["settings"] == {"rounds": 4}
+    back = run(Bisection(4), GearKStep(), iterations=None, checkpoint=tmp_path, resume=True)
+    np.testing.assert_array_equal(back.points, res.points)
+
+
+def test_state_pool_copies_a_state_used_by_two_slots() -> None:
+    pool = StatePool()
+    a = pool.add(np.zeros(2))
+    first, second = pool.take([a, a])
+    assert first is pool.get(a) and second is not first
+    second += 1.0
+    assert pool.get(a).tolist() == [0.0, 0.0]
+    pool.keep([])
+    with pytest.raises(KeyError, match="released"):
+        pool.get(a)
+
+
+class Wild(Bisection):
+    def propose(self) -> Round | None:
+        return Round(np.array([0.0, 1.5]), [None, None])
+
+
+def test_weights_outside_the_unit_interval_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"outside \[0, 1\]"):
+        run(Wild(2), gear_solver, iterations=3)
+
+
+def test_a_solver_that_changes_its_number_of_objectives_is_refused() -> None:
+    calls = []
+
+    def solver(w: float, state: Any) -> ps.Solution:
+        calls.append(w)
+        return ps.Solution([w, 1 - w] if len(calls) <= 5 else [w, 1 - w, 0.0])
+
+    with pytest.raises(ValueError, match="3 objectives in round 1, but 2 before"):
+        ps.surf(solver, 4, iterations=3)
+
+
+class PlainExecutor:
+    """An executor whose map takes no slot numbers."""
+
+    def map(self, solver: Any, weights: np.ndarray, states: Sequence[Any]) -> list[ps.Solution]:
+        return [solver.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
+
+
+def test_an_executor_without_slot_numbers_works() -> None:
+    local = ps.surf(gear_solver, 5, iterations=4)
+    plain = ps.surf(gear_solver, 5, iterations=4, executor=PlainExecutor())
+    np.testing.assert_array_equal(local.points, plain.points)
+
+
+def test_init_states_must_be_a_sequence() -> None:
+    with pytest.raises(TypeError, match="init_states"):
+        ps.surf(gear_solver, 4, init_states="abcde")
+
+
+def test_endpoints_are_exactly_zero_and_one_when_the_cdf_is_flat_at_an_end() -> None:
+    # coincident points at w = 0 and w = 0.25 make Phi flat at 0 (zero slope there)
+    w = np.linspace(0, 1, 5)
+    cdf = ps.ArcLengthCDF.from_front(w, [[0, 1], [0, 1], [0.5, 0.5], [0.8, 0.2], [1, 0]])
+    q = cdf.quantile_weights(4)
+    assert q[0] == 0.0 and q[-1] == 1.0 and np.all(np.diff(q) > 0)
+
+    def flat_start(w: float, state: Any) -> ps.Solution:   # the front does not move below 0.3
+        x = max(w - 0.3, 0.0) / 0.7
+        return ps.Solution([x, (1 - x) ** 2])
+
+    res = ps.surf(flat_start, 6, iterations=10, alpha=1.0)
+    assert all(r.weights[0] == 0.0 and r.weights[-1] == 1.0 for r in res.history)
+
+
+# ------------------------------------------------------------------------------ run folders
+def test_clear_removes_only_the_runs_files(tmp_path) -> None:
+    ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path)
+    (tmp_path / "mine.txt").write_text("keep me")
+    (tmp_path / "state-notes.md").write_text("keep me too")
+    RunFolder(tmp_path).clear()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt", "state-notes.md"]
+
+
+def test_pruning_keeps_the_two_newest_states_and_latest_names_one(tmp_path) -> None:
+    seen = []
+
+    def check(record: ps.IterationRecord) -> None:
+        states = sorted(p.name for p in tmp_path.glob("state-*.json"))
+        latest = (tmp_path / "LATEST").read_text()
+        assert f"{latest}.json" in states and len(states) <= 2
+        seen.append(latest)
+
+    ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check)
+    assert seen == [f"state-{i:06d}" for i in range(1, 6)]
+
+
+def test_a_checkpoint_of_the_previous_format_is_recognised(tmp_path) -> None:
+    (tmp_path / "iter-000003.json").write_text("{}")
+    (tmp_path / "LATEST").write_text("iter-000003")
+    with pytest.raises(FileExistsError, match="paretosurf 0.1"):
+        ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path)
+    with pytest.raises(CheckpointError, match="paretosurf 0.1"):
+        ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path, resume=True)
+
+
+def test_a_missing_round_file_is_reported(tmp_path) -> None:
+    ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path)
+    (tmp_path / "rounds" / "round-000001.npz").unlink()
+    with pytest.raises(CheckpointError, match="round-000001.npz is missing"):
+        ps.SurfResult.load(tmp_path)
+
+
+def test_checkpoint_must_be_a_folder(tmp_path) -> None:
+    target = tmp_path / "file"
+    target.write_text("")
+    with pytest.raises(NotADirectoryError, match="folder"):
+        ps.surf(gear_solver, 4, iterations=1, checkpoint=target)
