@@ -55,7 +55,8 @@ def timed_run(task_name: str, kind: str,
     init, _ = task.initial_states(problem, solver.solver, kind, task.n_segments, seed=0)
     start = time.perf_counter()
     res = ps.surf(solver, task.n_segments, alpha=task.alpha, iterations=task.iterations,
-                  init_states=init, warm_start=warm_start or task.warm_start)
+                  init_states=init, warm_start=warm_start or task.warm_start,
+                  normalize=task.normalize)
     return res, time.perf_counter() - start, solver.seconds
 
 
@@ -100,7 +101,8 @@ def main() -> None:
         exact_wall.append(wall)
         exact_solver.append(inside)
         start = time.perf_counter()
-        ps.surf(ReplaySolver(res), res.n_segments, iterations=len(res.history))
+        ps.surf(ReplaySolver(res), res.n_segments, iterations=len(res.history),
+                normalize=res.settings["normalize"])
         replay_wall.append(time.perf_counter() - start)
         _, wall, _ = timed_run("dst", "gradient")
         grad_wall.append(wall)

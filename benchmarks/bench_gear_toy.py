@@ -26,7 +26,8 @@ def main() -> None:
     rows = [("uniform weights", "-", base.cv, base.gap_ratio,
              ps.metrics.cdf_error(ps.ArcLengthCDF.identity(), true_cdf))]
     for alpha in (0.3, 1.0):
-        res = ps.surf(problem.solver(), args.n, alpha=alpha, iterations=30)
+        res = ps.surf(problem.solver(), args.n, alpha=alpha, iterations=30,
+                      normalize="none")
         for t in (5, 30):
             rec = res.history[t - 1]
             # rec.cdf is Phi_t+1; the points of iteration t were solved at Phi_t's weights

@@ -68,7 +68,7 @@ def surf_task(name: str, kind: str, rule: str, seed: int) -> ps.SurfResult:
     solver = task.solver(problem, kind)
     init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed)
     return ps.surf(solver, task.n_segments, alpha=task.alpha, iterations=task.iterations,
-                   init_states=init, warm_start=rule)
+                   init_states=init, warm_start=rule, normalize=task.normalize)
 
 
 def row(label: str, results: dict[str, list[ps.SurfResult]]) -> str:

@@ -18,12 +18,13 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     problem = ps.problems.GearToy(9)
     uniform = ps.baselines.uniform(problem.solver(), 20, iterations=1)
-    surf = ps.surf(problem.solver(), 20, iterations=30)
+    surf = ps.surf(problem.solver(), 20, iterations=30, normalize="none")
     ref = problem.reference_front(501)
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
     names = ("objective 1: (1-x)^2", "objective 2: x^2")
     plot_front({"Uniform-w": uniform}, reference_front=ref, ax=axes[0], objective_names=names,
-               title=f"evenly spaced weights: CV {uniform.cv:.2f}, gap ratio {uniform.gap_ratio:.1f}")
+               title=f"evenly spaced weights: CV {uniform.cv:.2f}, "
+                     f"gap ratio {uniform.gap_ratio:.1f}")
     plot_front({"SURF": surf}, reference_front=ref, ax=axes[1], objective_names=names,
                title=f"SURF, 30 iterations: CV {surf.cv:.0e}, gap ratio {surf.gap_ratio:.3f}")
     plot_cdf_history(surf, true_cdf=problem.cdf(), ax=axes[2])

@@ -225,10 +225,12 @@ def test_inexact_gradient_solver_with_calls_per_solve() -> None:
 
 
 def test_n_segments_one_and_degenerate_front() -> None:
-    res = ols(lambda w, s: ps.Solution([w, 1 - w]), 1)
-    assert res.weights.tolist() == [0.0, 1.0] and res.n_solves == 2
-    flat = ols(lambda w, s: ps.Solution([1.0, 2.0]), 5)   # a single-point "front"
-    assert flat.converged and flat.n_solves == 2
+    res = ols(lambda w, s: ps.Solution([1 - w, w]), 1)
+    assert res.weights.tolist() == [0.0, 1.0] and res.n_solves == 2 and res.success
+    with pytest.warns(ps.SurfWarning, match="do not vary"):
+        flat = ols(lambda w, s: ps.Solution([1.0, 2.0]), 5)   # a single-point "front"
+    assert flat.n_solves == 2 and flat.stop_reason == "method"
+    assert not flat.converged and not flat.success       # a collapsed front never converges
     assert flat.points.tolist() == [[1.0, 2.0], [1.0, 2.0]]
 
 

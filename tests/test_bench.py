@@ -4,6 +4,7 @@ argument handling, and the SURF ablation against the paper's closed forms and N^
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import math
@@ -12,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paretosurf import cli
-from paretosurf.bench import METHODS, TASKS, get_task, hv_reference_point
+from paretosurf import cli, plotting
+from paretosurf.bench import METHODS, TASKS, get_task, hv_reference_point, run_task
 from paretosurf.bench.ablation import (
     ABLATION_ALPHAS,
     ABLATION_EXACT_N,
@@ -22,6 +23,9 @@ from paretosurf.bench.ablation import (
     fit_power_law,
     run_ablation,
 )
+from paretosurf.bench.figures import task_figures
+from paretosurf.bench.runner import _fmt, format_table
+from paretosurf.plotting import POSITION_LABEL, WEIGHT_LABEL, weights_cluster
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ROOT_P = 3.0  # sqrt of the gear parameter p = 9
@@ -44,12 +48,13 @@ METHOD_SCHEMA = {
     "hv": STAT, "igd": STAT, "cv": STAT, "gap_ratio": STAT, "front_distance_mean": STAT,
     "front_distance_max": STAT, "label": str, "points": "points", "weights": "weights",
     "n_solves": int, "n_steps": int, "seconds": STAT, "per_seed": "per_seed",
+    "success": "bool_list", "messages": "str_list",
 }
 SCHEMA = {
     "task": str, "title": str, "solver": str, "n_segments": int, "iterations": int,
     "alpha": float, "seeds": "int_list", "hv_ref": "pair", "hv_ref_rule": str,
     "hv_exact_front": float, "igd_reference": str, "objective_names": "str_pair",
-    "methods": "methods",
+    "coordinates": str, "methods": "methods",
 }
 SCORE_KEYS = {"hv", "igd", "cv", "gap_ratio", "front_distance_mean", "front_distance_max"}
 
@@ -92,6 +97,12 @@ def check_schema(data: dict) -> None:
                 assert isinstance(value, int) and not isinstance(value, bool) and value > 0
             elif kind is str:
                 assert value == METHODS[name].label
+            elif kind == "bool_list":
+                assert len(value) == len(data["seeds"]) and all(isinstance(v, bool)
+                                                                for v in value)
+            elif kind == "str_list":
+                assert len(value) == len(data["seeds"]) and all(
+                    v.startswith(entry["label"]) for v in value)
             elif kind == "points":
                 arr = np.asarray(value, dtype=float)
                 assert arr.ndim == 2 and arr.shape[1] == 2 and np.all(np.isfinite(arr)), name
@@ -305,6 +316,112 @@ def test_hv_reference_point_rule() -> None:
     np.testing.assert_allclose(hv_reference_point([[0.0, 0.2], [0.0, 0.4]]), [0.1, 0.42])
     with pytest.raises(ValueError, match="reference_front"):
         hv_reference_point([[0.0, math.nan]])
+
+
+# ---------------------------------------------------------------------------- table and figures
+def table_cells(table: str, metric: str) -> dict[str, str]:
+    """The cells of one metric's row of a Markdown table, by column label."""
+    lines = table.splitlines()
+    head = next(line for line in lines if line.startswith("| metric |"))
+    labels = [c.strip() for c in head.strip("|").split("|")][1:]
+    row = next(line for line in lines if line.startswith(f"| {metric} |"))
+    return dict(zip(labels, [c.strip() for c in row.strip("|").split("|")][1:], strict=True))
+
+
+@pytest.mark.parametrize(
+    ("mean", "std", "cell"),
+    [
+        (0.09762, 7.3e-15, "0.09762 +- 0"),        # a deterministic method's rounding noise
+        (0.0005, 7.9e-17, "0.0005000 +- 0"),
+        (2.5e-8, 1e-23, "2.500e-08 +- 0"),          # the rule is relative: any scale
+        (1942.0, 1e-10, "1942 +- 0"),
+        (1.0, 1e-9, "1.000 +- 0"),                 # the threshold itself is noise
+        (1.0, 2e-9, "1.000 +- 2e-09"),             # just above: printed
+        (0.004978, 9.2e-09, "0.004978 +- 9.2e-09"),  # real spread across seeds, however small
+        (2.595, 0.62, "2.595 +- 0.62"),
+        (0.0, 0.0, "0.000 +- 0"),
+        (-3.0, 1e-15, "-3.000 +- 0"),
+        (0.0, 1e-20, "0.000 +- 0"),                # below the absolute floor: rounding
+        (3.394e-08, 7.8e-16, "3.394e-08 +- 0"),     # a tiny difference of O(1) objectives
+        (1e-6, 2e-13, "1.000e-06 +- 2e-13"),        # above both floors: printed
+    ],
+)
+def test_std_noise_rule(mean, std, cell) -> None:
+    assert _fmt({"mean": mean, "std": std}) == cell
+    assert _fmt({"mean": mean, "std": std}, with_std=False) == cell.split(" +- ")[0]
+
+
+@pytest.fixture(scope="module")
+def gear_report():
+    return run_task(get_task("gear"), seeds=2, solver_kind="exact", iterations=3)
+
+
+def test_table_shows_noise_as_zero_and_keeps_real_spread(gear_report) -> None:
+    report = copy.copy(gear_report)
+    report.scores = {name: [dict(s) for s in runs] for name, runs in gear_report.scores.items()}
+    a, b = 0.09762, 0.09762 * (1 + 3e-15)         # the same value up to rounding: std ~1.5e-16
+    report.scores["soup"][0]["cv"], report.scores["soup"][1]["cv"] = a, b
+    report.scores["surf"][0]["hv"], report.scores["surf"][1]["hv"] = 0.004978, 0.004978 + 2e-8
+    report.scores["random"][0]["cv"], report.scores["random"][1]["cv"] = 2.0, 3.2
+    table = format_table(report)
+    assert np.std([a, b]) > 0                       # a real (noise) std, not an exact zero
+    assert table_cells(table, "CV")["Soup"] == "0.09762 +- 0"
+    assert table_cells(table, "CV")["Random-w"] == "2.600 +- 0.6"
+    assert table_cells(table, "HV")["SURF"] == "0.004978 +- 1e-08"
+
+
+def test_deterministic_methods_print_zero_spread(fishwood_exact) -> None:
+    """With the exact solver every method but Random-w gives the same points for every seed:
+    their std over seeds is 0 or rounding noise, printed ``+- 0``; Random-w's is not."""
+    table = (fishwood_exact[3] / "table.md").read_text()
+    data = fishwood_exact[4]
+    for metric, key in (("HV", "hv"), ("IGD", "igd"), ("CV", "cv"), ("gap ratio", "gap_ratio"),
+                        ("distance to front (mean)", "front_distance_mean")):
+        cells = table_cells(table, metric)
+        for name, entry in data["methods"].items():
+            cell = cells[entry["label"]]
+            values = np.array([row[key] for row in entry["per_seed"]])
+            if name == "random":
+                assert not cell.endswith(" +- 0"), (metric, cell)
+            else:
+                assert np.ptp(values) <= 1e-12 * np.abs(values).max(), (metric, name)
+                assert cell.endswith(" +- 0"), (metric, name, cell)
+
+
+def test_front_figure_has_a_panel_per_method(gear_report, tmp_path, monkeypatch) -> None:
+    saved = {}
+    real_save = plotting.save_figure
+
+    def keep(fig, path, **kwargs):
+        saved[Path(path).name] = fig
+        return real_save(fig, path, **kwargs)
+
+    monkeypatch.setattr(plotting, "save_figure", keep)
+    written = task_figures(gear_report, tmp_path)
+    assert (tmp_path / "front.png") in written
+    fig = saved["front.png"]
+    firsts = [runs[0] for runs in gear_report.results.values()]
+    panels = [a for a in fig.axes if a.get_label() != "<colorbar>"]
+    assert len(panels) == len(METHODS) and len(fig.axes) == len(METHODS) + 1
+    clustered = any(weights_cluster(r.weights) for r in firsts)
+    assert fig.axes[-1].get_ylabel() == (POSITION_LABEL if clustered else WEIGHT_LABEL)
+    assert fig.get_suptitle().startswith(get_task("gear").title)
+    ref = gear_report.reference_front
+    for ax, result in zip(panels, firsts, strict=True):
+        label, numbers = ax.get_title().split("\n")
+        assert label == result.label
+        g = np.linalg.norm(np.diff(result.points, axis=0), axis=1)
+        cv, ratio = (float(part.split()[-1]) for part in numbers.split(", "))
+        assert cv == pytest.approx(np.std(g) / np.mean(g), rel=5e-3)
+        assert ratio == pytest.approx(g.max() / g.min(), rel=5e-3)
+        reference, join = ax.lines
+        np.testing.assert_array_equal(np.c_[reference.get_xdata(), reference.get_ydata()], ref)
+        np.testing.assert_array_equal(np.c_[join.get_xdata(), join.get_ydata()], result.points)
+        assert np.all(np.diff(result.weights) > 0)
+        assert ax.get_xlim() == panels[0].get_xlim() and ax.get_ylim() == panels[0].get_ylim()
+    # two rows of three: x labels on the bottom row, y labels on the left column
+    assert [bool(ax.get_xlabel()) for ax in panels] == [False] * 3 + [True] * 3
+    assert [bool(ax.get_ylabel()) for ax in panels] == [True, False, False] * 2
 
 
 # ---------------------------------------------------------------------------- ablation

@@ -9,9 +9,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import GearKStep, gear_solver
 
 import paretosurf as ps
+from conftest import GearKStep, gear_solver
+from paretosurf.baselines import uniform
 from paretosurf.checkpoint import CheckpointError, RunFolder
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
 
@@ -75,7 +76,8 @@ def test_a_method_written_from_scratch_gets_the_whole_loop(tmp_path) -> None:
     # each state is the one its point came from, after two warm-started calls
     np.testing.assert_allclose([solver.evaluate(s) for s in res.states], res.points, atol=0)
     manifest = json.loads((tmp_path / "run.json").read_text())
-    assert manifest["method"] == "bisection" and manifest["settings"] == {"rounds": 4}
+    assert manifest["method"] == "bisection" and manifest["settings"]["rounds"] == 4
+    assert manifest["settings"]["normalize"] == "endpoints"
     back = run(Bisection(4), GearKStep(), iterations=None, checkpoint=tmp_path, resume=True)
     np.testing.assert_array_equal(back.points, res.points)
 
@@ -107,10 +109,19 @@ def test_a_solver_that_changes_its_number_of_objectives_is_refused() -> None:
 
     def solver(w: float, state: Any) -> ps.Solution:
         calls.append(w)
-        return ps.Solution([w, 1 - w] if len(calls) <= 5 else [w, 1 - w, 0.0])
+        return ps.Solution([1 - w, w] if len(calls) <= 5 else [1 - w, w, 0.0])
 
     with pytest.raises(ValueError, match="3 objectives in round 1, but 2 before"):
-        ps.surf(solver, 4, iterations=3)
+        uniform(solver, 4, iterations=3)
+
+
+@pytest.mark.parametrize("m", [1, 3])
+def test_surf_refuses_other_than_two_objectives(m: int) -> None:
+    def solver(w: float, state: Any) -> ps.Solution:
+        return ps.Solution(np.full(m, w))
+
+    with pytest.raises(ValueError, match=f"front of 2 objectives; the solver returned {m}"):
+        ps.surf(solver, 4, iterations=2)
 
 
 class PlainExecutor:
@@ -140,7 +151,7 @@ def test_endpoints_are_exactly_zero_and_one_when_the_cdf_is_flat_at_an_end() -> 
 
     def flat_start(w: float, state: Any) -> ps.Solution:   # the front does not move below 0.3
         x = max(w - 0.3, 0.0) / 0.7
-        return ps.Solution([x, (1 - x) ** 2])
+        return ps.Solution([(1 - x) ** 2, x])
 
     res = ps.surf(flat_start, 6, iterations=10, alpha=1.0)
     assert all(r.weights[0] == 0.0 and r.weights[-1] == 1.0 for r in res.history)
@@ -171,16 +182,16 @@ def test_pruning_keeps_the_two_newest_states_and_latest_names_one(tmp_path) -> N
 def test_a_checkpoint_of_the_previous_format_is_recognised(tmp_path) -> None:
     (tmp_path / "iter-000003.json").write_text("{}")
     (tmp_path / "LATEST").write_text("iter-000003")
-    with pytest.raises(FileExistsError, match="paretosurf 0.1"):
+    with pytest.raises(FileExistsError, match=r"paretosurf 0\.1"):
         ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path)
-    with pytest.raises(CheckpointError, match="paretosurf 0.1"):
+    with pytest.raises(CheckpointError, match=r"paretosurf 0\.1"):
         ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path, resume=True)
 
 
 def test_a_missing_round_file_is_reported(tmp_path) -> None:
     ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path)
     (tmp_path / "rounds" / "round-000001.npz").unlink()
-    with pytest.raises(CheckpointError, match="round-000001.npz is missing"):
+    with pytest.raises(CheckpointError, match=r"round-000001\.npz is missing"):
         ps.SurfResult.load(tmp_path)
 
 

@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import itertools
+from types import SimpleNamespace
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -22,11 +23,15 @@ from matplotlib.colors import to_rgba
 import paretosurf as ps
 from paretosurf.baselines import uniform
 from paretosurf.plotting import (
+    CHORD_POSITION_LABEL,
+    POSITION_LABEL,
     WEIGHT_LABEL,
     plot_cdf_history,
     plot_front,
+    plot_fronts,
     plot_uniformity,
     save_figure,
+    weights_cluster,
 )
 
 ROOT_P = 3.0  # sqrt of the gear parameter p = 9
@@ -153,9 +158,288 @@ def test_front_rejects_result_without_iterations() -> None:
 
 
 def test_front_rejects_three_objective_result() -> None:
-    res = ps.surf(lambda w, s: ps.Solution([w, 1 - w, w * (1 - w)]), 4, iterations=1)
+    w = np.linspace(0, 1, 5)
+    res = SimpleNamespace(weights=w, points=np.c_[w, 1 - w, w * (1 - w)])
     with pytest.raises(ValueError, match="M = 2"):
         plot_front({"3 objectives": res})
+    with pytest.raises(ValueError, match="M = 2"):
+        plot_fronts({"3 objectives": res})
+
+
+# ---------------------------------------------------------------------------- plot_fronts
+def title_numbers(title):
+    """``(label, CV, gap ratio)`` read back from a panel title ``"label\\nCV x, gap ratio y"``."""
+    label, numbers = title.split("\n")
+    cv_part, ratio_part = numbers.split(", ")
+    assert cv_part.startswith("CV ") and ratio_part.startswith("gap ratio ")
+    return label, float(cv_part[3:]), float(ratio_part[10:])
+
+
+def gaps_ratio(points):
+    gaps = [math.dist(a, b) for a, b in itertools.pairwise(points)]
+    return max(gaps) / min(gaps)
+
+
+def chord_fraction(points):
+    """Cumulative chord length from the first point over the total, written out by hand."""
+    cum = [0.0]
+    for a, b in itertools.pairwise(points):
+        cum.append(cum[-1] + math.dist(a, b))
+    return np.array(cum) / cum[-1]
+
+
+def clustered_run(n=10):
+    """A result-like object whose weights cluster: w_n = (n/N)^(1/20), 7 of 11 in [0.95, 1]."""
+    w = (np.arange(n + 1) / n) ** (1 / 20)
+    return SimpleNamespace(weights=w, points=gear_front(w))
+
+
+def panels_of(fig):
+    """The panels of a plot_fronts figure (every Axes but the colour bar)."""
+    return [a for a in fig.axes if a.get_label() != "<colorbar>"]
+
+
+GEAR_REF = gear_front(np.linspace(0, 1, 400))
+
+
+def test_fronts_one_panel_per_method_over_the_exact_front(surf_run, uniform_run) -> None:
+    bare = gear_front(np.linspace(0, 1, 6))
+    fig = plot_fronts({"SURF": surf_run, "Uniform-w": uniform_run, "bare": bare},
+                      reference_front=GEAR_REF, objective_names=("cost", "risk"), title="gear")
+    assert len(fig.axes) == 3 + 1                                 # 3 panels + colour bar
+    panels = panels_of(fig)
+    assert len(panels) == 3 and fig.axes[:3] == panels
+    assert fig.axes[3].get_ylabel() == WEIGHT_LABEL
+    assert fig.get_suptitle() == "gear"
+    expected = {"SURF": (surf_run.weights, gear_front(surf_run.weights)),
+                "Uniform-w": (np.linspace(0, 1, 11), gear_front(np.linspace(0, 1, 11))),
+                "bare": (None, bare)}
+    for ax, (name, (weights, pts)) in zip(panels, expected.items(), strict=True):
+        # the exact front under the panel: a thin grey line, drawn first
+        assert len(ax.lines) == 2
+        ref_line, join = ax.lines
+        np.testing.assert_allclose(np.c_[ref_line.get_xdata(), ref_line.get_ydata()], GEAR_REF)
+        assert to_rgba(ref_line.get_color()) == pytest.approx(to_rgba("0.6"))
+        assert ref_line.get_linewidth() < 1 and ref_line.get_zorder() < join.get_zorder()
+        # the method's points, joined in weight order (the closed-form front at its weights)
+        np.testing.assert_allclose(np.c_[join.get_xdata(), join.get_ydata()], pts, rtol=1e-12)
+        (scatter,) = ax.collections
+        np.testing.assert_allclose(scatter.get_offsets(), pts, rtol=1e-12)
+        if weights is not None:
+            assert np.all(np.diff(weights) > 0)
+            np.testing.assert_allclose(scatter.get_array(), weights, rtol=1e-12)
+        else:
+            assert scatter.get_array() is None                # bare points: method colour
+        # the title: label, then CV and gap ratio of the points (3 significant digits)
+        label, cv, ratio = title_numbers(ax.get_title())
+        assert label == name
+        assert cv == pytest.approx(gaps_cv(pts), rel=5e-3)
+        assert ratio == pytest.approx(gaps_ratio(pts), rel=5e-3)
+    # shared limits that hold every point and the whole front
+    assert len({ax.get_xlim() for ax in panels}) == 1 and len({ax.get_ylim() for ax in panels}) == 1
+    (x0, x1), (y0, y1) = panels[0].get_xlim(), panels[0].get_ylim()
+    everything = np.concatenate([GEAR_REF, bare, gear_front(surf_run.weights)])
+    assert x0 < everything[:, 0].min() and everything[:, 0].max() < x1
+    assert y0 < everything[:, 1].min() and everything[:, 1].max() < y1
+    assert all(panels[0].get_shared_x_axes().joined(panels[0], ax) for ax in panels)
+    assert all(panels[0].get_shared_y_axes().joined(panels[0], ax) for ax in panels)
+    # labels on the outer panels only: one row, so x labels everywhere, y label on the left
+    assert [ax.get_xlabel() for ax in panels] == ["cost"] * 3
+    assert [ax.get_ylabel() for ax in panels] == ["risk", "", ""]
+    assert [t.get_text() for t in panels[0].get_legend().get_texts()] == ["exact front"]
+    # the methods keep the colours and markers plot_uniformity gives them
+    edge = [to_rgba(ax.lines[1].get_color()) for ax in panels]
+    assert edge == [colormaps["tab10"](i) for i in range(3)]
+    fig.canvas.draw()
+    np.testing.assert_allclose(panels[0].collections[0].get_facecolors(),
+                               colormaps["viridis"](surf_run.weights), atol=1e-12)
+
+
+def test_fronts_sequence_of_results_is_titled_by_label(surf_run, uniform_run) -> None:
+    fig = plot_fronts([surf_run, uniform_run])
+    assert [title_numbers(ax.get_title())[0] for ax in panels_of(fig)] == ["SURF", "Uniform-w"]
+    _, cv, ratio = title_numbers(panels_of(fig)[0].get_title())
+    assert cv == pytest.approx(surf_run.cv, rel=5e-3)
+    assert ratio == pytest.approx(surf_run.gap_ratio, rel=5e-3)
+    assert panels_of(fig)[0].get_xlabel() == "objective 1"
+    assert panels_of(fig)[0].get_legend() is None                # no reference front
+
+
+@pytest.mark.parametrize(("n", "ncols", "shape"),
+                         [(1, None, (1, 1)), (4, None, (1, 4)), (5, None, (2, 3)),
+                          (6, None, (2, 3)), (7, None, (3, 3)), (4, 2, (2, 2))])
+def test_fronts_grid_layout(n, ncols, shape) -> None:
+    results = {f"m{i}": uniform(gear_solver, 4 + i, iterations=1) for i in range(n)}
+    fig = plot_fronts(results, ncols=ncols)
+    panels = panels_of(fig)
+    assert len(fig.axes) == n + 1 and len(panels) == n             # no empty cells left over
+    rows, cols = shape
+    specs = [ax.get_subplotspec() for ax in panels]
+    assert {(s.get_geometry()[0], s.get_geometry()[1]) for s in specs} == {(rows, cols)}
+    assert [(s.rowspan.start, s.colspan.start) for s in specs] == [divmod(i, cols)
+                                                                     for i in range(n)]
+    for i, ax in enumerate(panels):
+        below = i + cols < n                 # a panel under this one carries the x axis
+        assert (ax.get_xlabel() == "objective 1") is not below
+        assert ax.xaxis.get_tick_params()["labelbottom"] is not below
+        assert (ax.get_ylabel() == "objective 2") is (i % cols == 0)
+    assert len({ax.get_xlim() for ax in panels}) == 1
+
+
+def test_fronts_into_given_axes_share_limits(surf_run) -> None:
+    fig, axes = plt.subplots(1, 3)
+    far = gear_front(np.linspace(0, 1, 5)) + 3.0
+    out = plot_fronts({"SURF": surf_run, "far": far}, ax=list(axes[:2]))
+    assert out is fig
+    assert len(axes[0].collections) == 1 and len(axes[2].collections) == 0
+    assert axes[0].get_xlim() == axes[1].get_xlim() and axes[0].get_ylim() == axes[1].get_ylim()
+    assert axes[0].get_xlim()[1] > 4.0 and axes[1].get_xlim()[0] < 0.0
+    assert len(fig.axes) == 4 and fig.axes[3].get_ylabel() == WEIGHT_LABEL
+
+
+@pytest.mark.parametrize(
+    ("results", "kwargs", "error", "match"),
+    [
+        ({}, {}, ValueError, "at least one method"),
+        ([], {}, ValueError, "at least one method"),
+        ("SURF", {}, TypeError, "mapping"),
+        ([np.zeros((3, 2))], {}, TypeError, "label"),
+        ({"3d": np.random.default_rng(0).random((5, 3))}, {}, ValueError, "M = 3"),
+        ({"ok": [[0, 1], [1, 0]]}, {"reference_front": np.ones((4, 3))}, ValueError, "M = 3"),
+        ({"ok": [[0, 1], [1, 0]]}, {"objective_names": "xy"}, ValueError, "objective_names"),
+        ({"ok": [[0, 1], [1, 0]]}, {"color_by": "speed"}, ValueError, "color_by"),
+        ({"ok": [[0, 1], [1, 0]]}, {"ncols": 0}, ValueError, "ncols"),
+        ({"ok": [[0, 1], [1, 0]]}, {"ax": "ab"}, TypeError, "sequence of matplotlib Axes"),
+        ({"ok": [[0, 1], [1, 0]]}, {"ax": []}, ValueError, "one Axes per method"),
+    ],
+)
+def test_fronts_reject_bad_input(results, kwargs, error, match) -> None:
+    with pytest.raises(error, match=match):
+        plot_fronts(results, **kwargs)
+
+
+def test_fronts_axes_of_two_figures_are_refused() -> None:
+    (_, a), (_, b) = plt.subplots(), plt.subplots()
+    with pytest.raises(ValueError, match="one figure"):
+        plot_fronts({"a": [[0, 1], [1, 0]], "b": [[0, 1], [1, 0]]}, ax=[a, b])
+
+
+# ---------------------------------------------------------------------------- colour rule
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 15, 40, 1000])
+def test_even_weights_never_cluster(n) -> None:
+    assert not weights_cluster(np.linspace(0, 1, n + 1))
+
+
+def test_random_weights_do_not_cluster() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        w = np.sort(np.r_[0.0, rng.random(14), 1.0])
+        assert not weights_cluster(w)
+
+
+@pytest.mark.parametrize(
+    ("weights", "clusters"),
+    [
+        ((np.arange(11) / 10) ** (1 / 20), True),               # 7 of 11 in [0.95, 1]
+        (np.r_[0.0, np.linspace(0.40, 0.45, 14), 1.0], True),  # 14 of 16 in a window of 0.05
+        ([0.0, 0.25, 0.5, 0.98, 0.99, 1.0], False),            # 3 of 6: half, not more
+        ([0.0, 0.25, 0.97, 0.98, 0.99, 1.0], True),            # 4 of 6
+        ([0.0, 0.25, 0.5, 0.94, 0.97, 1.0], False),            # 3 of 6 within 0.06
+        ([0.0, 1.0], False),
+        ([0.5], False),
+    ],
+)
+def test_cluster_rule(weights, clusters) -> None:
+    assert weights_cluster(weights) is clusters
+    assert weights_cluster(np.asarray(weights)[::-1]) is clusters   # order does not matter
+
+
+def test_cluster_rule_on_deep_sea_treasure() -> None:
+    """SURF's weights on DST bunch where the front bends (11 of 16 within 0.05); Uniform-w's
+    are evenly spaced."""
+    problem = ps.problems.deep_sea_treasure()
+    res = ps.surf(problem.solver(), 15, iterations=30)
+    assert weights_cluster(res.weights)
+    assert not weights_cluster(uniform(problem.solver(), 15, iterations=1).weights)
+    fig = plot_fronts([res], reference_front=problem.reference_front(501))
+    assert fig.axes[1].get_ylabel() == POSITION_LABEL
+
+
+def test_cluster_rule_rejects_bad_weights() -> None:
+    with pytest.raises(ValueError, match="1-D"):
+        weights_cluster(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="finite"):
+        weights_cluster([0.0, np.nan])
+
+
+def test_clustered_weights_colour_by_arc_length_position(uniform_run) -> None:
+    """Auto colouring switches to position for every panel when one method's weights cluster;
+    on the exact front the position is the true arc-length CDF Phi(w) in closed form."""
+    clustered = clustered_run()
+    dense = gear_front(np.linspace(0, 1, 20_001))
+    fig = plot_fronts({"clustered": clustered, "Uniform-w": uniform_run},
+                      reference_front=dense)
+    assert len(fig.axes) == 3 and fig.axes[2].get_ylabel() == POSITION_LABEL
+    for ax, w in zip(panels_of(fig), (clustered.weights, uniform_run.weights), strict=True):
+        values = ax.collections[0].get_array()
+        np.testing.assert_allclose(values, gear_phi(w), atol=1e-6)
+    fig.canvas.draw()
+    scatter = panels_of(fig)[0].collections[0]
+    np.testing.assert_allclose(scatter.get_facecolors(),
+                               colormaps["viridis"](scatter.get_array()), atol=1e-12)
+
+
+def test_clustered_weights_without_front_colour_by_chord_position() -> None:
+    clustered = clustered_run()
+    fig = plot_fronts({"clustered": clustered})
+    assert fig.axes[1].get_ylabel() == CHORD_POSITION_LABEL
+    values = fig.axes[0].collections[0].get_array()
+    np.testing.assert_allclose(values, chord_fraction(clustered.points), rtol=1e-12, atol=1e-15)
+    assert values[0] == 0 and values[-1] == pytest.approx(1.0)
+
+
+def test_points_off_the_front_take_the_position_of_their_nearest_front_point() -> None:
+    front = np.array([[0.0, 2.0], [0.0, 0.0], [2.0, 0.0]])          # an L of length 4
+    points = np.array([[-0.5, 1.0], [0.3, 0.2], [1.0, 0.5], [3.0, -1.0]])
+    fig = plot_fronts({"off": points}, reference_front=front, color_by="position")
+    # nearest front points: (0, 1), (0, 0.2) or (0.3, 0): (0.3, 0) is nearer, (1, 0), (2, 0)
+    np.testing.assert_allclose(fig.axes[0].collections[0].get_array(),
+                               [1 / 4, 2.3 / 4, 3 / 4, 4 / 4], rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("color_by", "clustered", "label"),
+    [
+        ("auto", False, WEIGHT_LABEL),
+        ("auto", True, POSITION_LABEL),
+        ("weight", True, WEIGHT_LABEL),
+        ("position", False, POSITION_LABEL),
+    ],
+)
+def test_color_by_option(color_by, clustered, label, uniform_run) -> None:
+    run = clustered_run() if clustered else uniform_run
+    fig = plot_fronts({"run": run}, reference_front=GEAR_REF, color_by=color_by)
+    assert fig.axes[1].get_ylabel() == label
+    values = fig.axes[0].collections[0].get_array()
+    if label == WEIGHT_LABEL:
+        np.testing.assert_allclose(values, run.weights, rtol=1e-12)
+    else:
+        np.testing.assert_allclose(values, gear_phi(run.weights), atol=1e-4)
+
+
+def test_bare_points_colour_only_by_position() -> None:
+    bare = {"a": [[0, 1], [0.5, 0.4], [1, 0]]}
+    assert len(plot_fronts(bare).axes) == 1                           # auto: no weights known
+    assert len(plot_fronts(bare, color_by="weight").axes) == 1
+    fig = plot_fronts(bare, color_by="position")
+    assert fig.axes[1].get_ylabel() == CHORD_POSITION_LABEL
+
+
+def test_plot_front_follows_the_colour_rule() -> None:
+    fig = plot_front({"clustered": clustered_run()}, reference_front=GEAR_REF)
+    assert fig.axes[1].get_ylabel() == POSITION_LABEL
+    fig = plot_front({"clustered": clustered_run()}, color_by="weight")
+    assert fig.axes[1].get_ylabel() == WEIGHT_LABEL
 
 
 # ---------------------------------------------------------------------------- plot_cdf_history

@@ -1,24 +1,47 @@
-"""The README's example runs as printed and does what its comments say."""
+"""The README's examples run as printed and do what their comments say."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def test_readme_example_runs(tmp_path, monkeypatch) -> None:
+def examples() -> list[str]:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
-    assert blocks, "README has no python example"
+    assert len(blocks) >= 2, "README lost its python examples"
+    return blocks
+
+
+def run(block: str) -> dict[str, Any]:
+    namespace: dict[str, Any] = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    return namespace
+
+
+def test_quick_start_with_from_scipy_runs_as_printed() -> None:
+    block = examples()[0]
+    namespace = run(block)
+    res, ps = namespace["res"], namespace["ps"]
+    assert res.success and res.weights.shape == (21,)
+    printed = re.search(r"print\(res.message\)\s+# (.*)", block)
+    assert printed is not None and res.message == printed.group(1)
+    f1, f2 = res.points.T                         # on ZDT1's front, evenly spaced along it
+    np.testing.assert_allclose(f2, 1 - np.sqrt(f1), atol=1e-6)
+    assert ps.metrics.cv(res.points) < 0.01
+
+
+def test_own_solver_example_runs(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    namespace: dict = {}
-    exec(compile(blocks[0], "README.md", "exec"), namespace)
+    namespace = run(examples()[1])
     res = namespace["res"]
     ps = namespace["ps"]
     assert res.weights.shape == (21,) and res.weights[0] == 0 and res.weights[-1] == 1
+    assert res.success
     assert ps.metrics.cv(res.points) < 0.01 and ps.metrics.gap_ratio(res.points) < 1.05
     assert (tmp_path / "my-run.json").exists() and (tmp_path / "my-run.npz").exists()
     back = ps.SurfResult.load("my-run")

@@ -37,7 +37,7 @@ def test_solve_many_is_used_and_warm_starts_flow_per_slot() -> None:
 
 
 def test_tuple_results_are_accepted() -> None:
-    res = ps.surf(lambda w, s: ([w, 1 - w**2], s), 3, iterations=2)
+    res = ps.surf(lambda w, s: ([1 - w, w**2], s), 3, iterations=2)
     assert res.points.shape == (4, 2)
 
 

@@ -3,8 +3,9 @@
 The main entry point is :func:`surf`; see the README for a ten-line example.
 """
 
-from paretosurf import baselines, metrics, problems
+from paretosurf import adapters, baselines, metrics, problems
 from paretosurf.cdf import ArcLengthCDF
+from paretosurf.diagnostics import SurfWarning
 from paretosurf.executors import LocalExecutor, ProcessExecutor
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
@@ -24,7 +25,9 @@ __all__ = [
     "Solution",
     "SpeedCDF",
     "SurfResult",
+    "SurfWarning",
     "__version__",
+    "adapters",
     "baselines",
     "metrics",
     "problems",

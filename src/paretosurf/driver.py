@@ -26,12 +26,14 @@ from __future__ import annotations
 import copy
 import inspect
 import math
+import numbers
 import time
+import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -40,9 +42,11 @@ from paretosurf._progress import progress_bar
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.checkpoint import CheckpointError, RunFolder, decode_pickled, encode_pickled
+from paretosurf.diagnostics import SurfWarning, diagnose, summary
 from paretosurf.executors import Executor, LocalExecutor
 from paretosurf.result import IterationRecord, SurfResult, history_from_parts
 from paretosurf.solvers import Solution, SolverLike, as_solver, count_steps
+from paretosurf.spacing import Spacing
 
 __all__ = [
     "Callback",
@@ -50,8 +54,11 @@ __all__ = [
     "Method",
     "Round",
     "RoundOutcome",
+    "RunOptions",
     "StatePool",
+    "SurfWarning",
     "check_run_options",
+    "moving_average_step",
     "run",
 ]
 
@@ -90,14 +97,26 @@ class Round:
 class RoundOutcome:
     """What a round found: the points at the round's weights and the keys of the new states.
 
-    ``points`` has shape (R, M); ``keys[i]`` is the pool key of the state of ``weights[i]``;
-    ``infos`` the solvers' ``Solution.info`` dicts.
+    ``points`` has shape (R, M), the objectives the solver returned; ``keys[i]`` is the pool
+    key of the state of ``weights[i]``; ``infos`` the solvers' ``Solution.info`` dicts.
+    ``estimates`` are the points averaged across rounds per slot (the run's
+    ``moving_average``; equal to ``points`` without it) and ``coordinates`` the estimates in
+    the coordinates distances are measured in (the run's ``normalize``): a method that spaces
+    points uses ``coordinates``.
     """
 
     weights: FloatArray
     points: FloatArray
     keys: list[int]
     infos: list[dict[str, Any]] = field(default_factory=list)
+    estimates: FloatArray | None = None
+    coordinates: FloatArray | None = None
+
+    def __post_init__(self) -> None:
+        if self.estimates is None:
+            self.estimates = self.points
+        if self.coordinates is None:
+            self.coordinates = self.estimates
 
 
 class StatePool:
@@ -187,6 +206,11 @@ class Method(ABC):
     name: ClassVar[str]
     #: Display name (``"SURF"``).
     label: ClassVar[str]
+    #: Number of objectives the method handles (``None``: any).
+    n_objectives: ClassVar[int | None] = 2
+    #: Whether the points come from scalarized solves at their weights, so that objective 1
+    #: falls and objective 2 rises with the weight (False for interpolated points).
+    ordered: ClassVar[bool] = True
 
     @abstractmethod
     def settings(self) -> dict[str, Any]:
@@ -250,6 +274,22 @@ class Method(ABC):
 
 
 # ---------------------------------------------------------------------------- the loop
+class RunOptions(TypedDict, total=False):
+    """The keywords of :func:`run` that every method's entry point passes on (see :func:`run`
+    for their meaning): ``executor``, ``checkpoint``, ``resume``, ``overwrite``,
+    ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``."""
+
+    executor: Executor | None
+    checkpoint: str | Path | None
+    resume: bool
+    overwrite: bool
+    callback: Callback | None
+    progress: bool
+    normalize: Any
+    moving_average: float | None
+    weight_bounds: tuple[float, float] | None
+
+
 def check_run_options(
     *, tol: object = None, checkpoint: object = None, resume: object = False,
     overwrite: object = False, callback: object = None, executor: object = None,
@@ -269,6 +309,58 @@ def check_run_options(
         raise TypeError(f"callback must be callable, got {type(callback).__name__}")
     if executor is not None and not callable(getattr(executor, "map", None)):
         raise TypeError("executor must have a map(solver, weights, states) method")
+
+
+def check_weight_bounds(weight_bounds: object) -> tuple[float, float] | None:
+    """``weight_bounds`` as ``(lo, hi)`` with ``0 <= lo < hi <= 1``, or ``None``."""
+    if weight_bounds is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in weight_bounds)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        raise TypeError("weight_bounds must be a pair (lo, hi) of weights or None, got "
+                        f"{weight_bounds!r}") from None
+    if not (0.0 <= lo < hi <= 1.0):
+        raise ValueError(f"weight_bounds must satisfy 0 <= lo < hi <= 1, got ({lo}, {hi})")
+    return lo, hi
+
+
+def check_moving_average(rate: object) -> float | None:
+    """The moving-average rate in (0, 1], or ``None``."""
+    if rate is None:
+        return None
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not (
+            0.0 < float(rate) <= 1.0):
+        raise ValueError(f"moving_average must be a rate in (0, 1] (the weight of the newest "
+                         f"estimate) or None, got {rate!r}")
+    return float(rate)
+
+
+def moving_average_step(point: FloatArray, weight: float, previous: FloatArray | None,
+                        rate: float, spacing: float) -> FloatArray:
+    """One step of a slot's moving average of its objectives.
+
+    ``previous`` holds the slot's average and the weight it was at (``None`` on its first
+    round). The new estimate enters with the share ``rate`` while the slot's weight stays, and
+    with a share growing linearly to 1 as the weight moves by up to ``spacing`` (one average
+    gap between weights): an average over points at other weights would place this one where
+    the slot was, not where it is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.driver import moving_average_step
+    >>> old = np.array([1.0, 1.0, 0.5])                   # average (1, 1) at weight 0.5
+    >>> moving_average_step(np.array([0.0, 0.0]), 0.5, old, 0.2, 0.1).tolist()
+    [0.8, 0.8]
+    >>> moving_average_step(np.array([0.0, 0.0]), 0.7, old, 0.2, 0.1).tolist()   # moved
+    [0.0, 0.0]
+    """
+    if previous is None:
+        return np.array(point, dtype=np.float64)
+    moved = min(1.0, abs(weight - float(previous[-1])) / spacing)
+    share = rate + (1.0 - rate) * moved
+    return np.asarray(share * point + (1.0 - share) * previous[:-1], dtype=np.float64)
 
 
 def _takes_slots(executor: Any) -> bool:
@@ -295,8 +387,13 @@ class _Runner:
     """One call of :func:`run`."""
 
     def __init__(self, method: Method, solver: Any, executor: Executor | None,
-                 folder: RunFolder | None) -> None:
+                 folder: RunFolder | None, spacing: Spacing, moving_average: float | None,
+                 weight_bounds: tuple[float, float] | None) -> None:
         self.method = method
+        self.spacing = spacing
+        self.moving_average = moving_average
+        self.weight_bounds = weight_bounds
+        self.averages: dict[int, FloatArray] = {}
         self.solver = solver
         self.executor: Any = LocalExecutor() if executor is None else executor
         self.pass_slots = _takes_slots(self.executor)
@@ -305,9 +402,24 @@ class _Runner:
         self.progress = _Progress()
 
     # ------------------------------------------------------------------ set-up
+    def settings(self) -> dict[str, Any]:
+        """The method's settings and the loop's options that change results."""
+        return {**self.method.settings(), "normalize": self.spacing.setting(),
+                "moving_average": self.moving_average,
+                "weight_bounds": None if self.weight_bounds is None else list(self.weight_bounds)}
+
     def manifest(self) -> dict[str, Any]:
         return {"method": self.method.name, "label": self.method.label,
-                "settings": self.method.settings()}
+                "settings": self.settings()}
+
+    def solved_weights(self, weights: FloatArray) -> FloatArray:
+        """The weights the solver sees: ``lo + (hi - lo) * w`` with ``weight_bounds``."""
+        if self.weight_bounds is None:
+            return weights
+        lo, hi = self.weight_bounds
+        out = lo + (hi - lo) * weights
+        out[weights == 0.0], out[weights == 1.0] = lo, hi
+        return np.asarray(out, dtype=np.float64)
 
     def start_fresh(self, init_states: Sequence[Any] | None) -> None:
         if init_states is not None and (isinstance(init_states, (str, bytes))
@@ -331,6 +443,8 @@ class _Runner:
                                   bool(meta["converged"]), meta.get("stop_reason"),
                                   meta.get("n_objectives"))
         self.pool = StatePool.from_parts(meta["pool"], arrays)
+        self.averages = {int(k): np.asarray(v, dtype=np.float64)
+                         for k, v in meta.get("averages", {}).items()}
         prefix = "method/"
         method_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
         self.method.load_state_dict(meta["method_state"], method_arrays, history)
@@ -343,7 +457,7 @@ class _Runner:
                 f"{where} holds a {manifest.get('label', manifest.get('method'))} run; cannot "
                 f"resume it as {self.method.label} (use another folder, or overwrite=True)")
         saved = manifest.get("settings", {})
-        now = self.method.settings()
+        now = self.settings()
         diffs = [f"{key}: {saved.get(key, '(unset)')!r} in the checkpoint, "
                  f"{now.get(key, '(unset)')!r} now"
                  for key in sorted(set(saved) | set(now)) if saved.get(key) != now.get(key)]
@@ -362,13 +476,14 @@ class _Runner:
                              f"{weights.tolist()}")
         states = self.pool.take(rnd.starts)
         slots = list(range(weights.size)) if rnd.slots is None else list(rnd.slots)
+        solve_at = self.solved_weights(weights)
         start = time.perf_counter()
         solutions: list[Solution] = []
         for _ in range(rnd.repeats):
             if self.pass_slots:
-                solutions = self.executor.map(self.solver, weights, states, slots=slots)
+                solutions = self.executor.map(self.solver, solve_at, states, slots=slots)
             else:
-                solutions = self.executor.map(self.solver, weights, states)
+                solutions = self.executor.map(self.solver, solve_at, states)
             if len(solutions) != weights.size:
                 raise ValueError(f"the executor returned {len(solutions)} solutions for "
                                  f"{weights.size} weights")
@@ -378,34 +493,82 @@ class _Runner:
         seconds = time.perf_counter() - start
         points = np.stack([s.objectives for s in solutions])
         m = points.shape[1]
+        wanted = self.method.n_objectives
+        if wanted is not None and m != wanted:
+            raise ValueError(
+                f"{self.method.label} spaces points along a front of {wanted} objectives; the "
+                f"solver returned {m} (objective vectors of shape ({m},)). Return the two "
+                "objectives to trade off, both minimized")
         if self.progress.n_objectives is None:
             self.progress.n_objectives = m
         elif m != self.progress.n_objectives:
             raise ValueError(f"the solver returned {m} objectives in round {index}, but "
                              f"{self.progress.n_objectives} before")
         keys = [self.pool.add(s) for s in states]
-        return RoundOutcome(weights, points, keys, [s.info for s in solutions]), seconds
+        estimates = self.average(slots, weights, points)
+        if weights.size >= 2 and weights[0] == 0.0 and weights[-1] == 1.0:
+            self.spacing.fit(estimates)
+        else:
+            self.spacing.fit(self.method.front()[1])
+        coordinates = self.spacing(estimates)
+        return RoundOutcome(weights, points, keys, [s.info for s in solutions], estimates,
+                            coordinates), seconds
+
+    def average(self, slots: Sequence[int], weights: FloatArray,
+                points: FloatArray) -> FloatArray:
+        """Each slot's objectives averaged across rounds (see :func:`moving_average`)."""
+        rate = self.moving_average
+        if rate is None:
+            return points
+        out = np.empty_like(points)
+        spacing = 1.0 / max(len(slots) - 1, 1)
+        for i, slot in enumerate(slots):
+            previous = self.averages.get(slot)
+            out[i] = moving_average_step(points[i], weights[i], previous, rate, spacing)
+            self.averages[slot] = np.append(out[i], weights[i])
+        return out
+
+    def front(self) -> tuple[FloatArray, FloatArray, FloatArray, list[int | None]]:
+        """The method's points: weights as solved, objectives, their coordinates, keys."""
+        weights, points, keys = self.method.front()
+        coords = points
+        if points.ndim == 2 and points.shape[1] > 0:
+            self.spacing.fit(points)
+            coords = self.spacing(points)
+        return self.solved_weights(np.array(weights, dtype=np.float64)), points, coords, keys
 
     def record(self, index: int, started: float, solve_seconds: float) -> IterationRecord:
-        weights, points, _ = self.method.front()
+        weights, points, coords, _ = self.front()
         estimate, alpha = self.method.cdf_update()
         return IterationRecord.from_points(
-            index, weights, points, cdf=self.method.cdf,
+            index, weights, points, coords=coords, cdf=self.method.cdf,
             seconds=time.perf_counter() - started, solve_seconds=solve_seconds,
             n_solves=self.progress.n_solves, n_steps=self.progress.n_steps,
             weight_change=self.method.weight_change(), cdf_estimate=estimate, alpha=alpha)
 
     # ------------------------------------------------------------------ results and saves
     def result(self) -> SurfResult:
-        weights, points, keys = self.method.front()
+        weights, points, coords, keys = self.front()
         p = self.progress
+        findings = []
+        if p.history:
+            findings = diagnose(weights, points, coords, normalize=self.spacing.kind,
+                                moving_average=self.moving_average,
+                                ordered=self.method.ordered)
+        collapsed = any(f.code in ("collapsed", "jump", "constant") for f in findings)
+        cv = p.history[-1].cv if p.history else math.nan
+        ratio = p.history[-1].gap_ratio if p.history else math.nan
+        success, message = summary(self.method.label, len(weights), cv, ratio, findings)
+        if not p.history:
+            success, message = False, f"{self.method.label}: no round was run"
         return SurfResult(
             method=self.method.name, label=self.method.label,
-            settings=self.method.settings(), weights=weights, points=points,
+            settings=self.settings(), weights=weights, points=points,
             states=[self.pool.get(k) for k in keys], cdf=self.method.cdf,
             history=p.history, n_solves=p.n_solves, n_steps=p.n_steps,
-            converged=p.converged or self.method.converged,
-            stop_reason=p.stop_reason or "not started")
+            converged=(p.converged or self.method.converged) and not collapsed,
+            stop_reason=p.stop_reason or "not started", success=success, message=message,
+            findings=findings)
 
     def save_state(self) -> None:
         assert self.folder is not None
@@ -416,6 +579,7 @@ class _Runner:
         view_meta["state_keys"] = self.method.front()[2]
         meta = {"n_solves": p.n_solves, "n_steps": p.n_steps, "converged": p.converged,
                 "stop_reason": p.stop_reason, "n_objectives": p.n_objectives,
+                "averages": {str(k): v.tolist() for k, v in self.averages.items()},
                 "method_state": method_meta, "pool": pool_meta, "result": view_meta}
         arrays = {**{f"method/{k}": v for k, v in method_arrays.items()}, **pool_arrays,
                   **view_arrays}
@@ -467,6 +631,9 @@ def run(
     overwrite: bool = False,
     callback: Callback | None = None,
     progress: bool = False,
+    normalize: Any = "endpoints",
+    moving_average: float | None = None,
+    weight_bounds: tuple[float, float] | None = None,
 ) -> SurfResult:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
@@ -503,17 +670,32 @@ def run(
         ``True`` stops the run.
     progress : bool
         Show a progress bar with the current CV and gap ratio.
+    normalize : {"endpoints", "none"}, (ideal, nadir) or callable
+        The coordinates distances are measured in, by the method (SURF's chords, UMOD's
+        surrogate) and by the records' CV and gap ratio; see :mod:`paretosurf.spacing`.
+    moving_average : float, optional
+        Rate in (0, 1] of an exponential moving average of each slot's objectives across
+        rounds, ``avg = rate * new + (1 - rate) * avg`` while the slot's weight stays put (the
+        new estimate's share grows to 1 as the weight moves by one average gap, see
+        :func:`moving_average_step`): the method updates its weights from the averages, the
+        history keeps the raw estimates. For noisy objective estimates.
+    weight_bounds : (lo, hi), optional
+        Solve at ``lo + (hi - lo) * w`` instead of ``w``: keeps the solves off the ends of
+        [0, 1], where a scalarized problem that ignores one objective may return a weakly
+        Pareto-optimal point. The result's and records' weights are those solved at.
 
     Returns
     -------
     SurfResult
+        With ``success`` and ``message``; each problem :func:`paretosurf.diagnostics.diagnose`
+        finds in the final points is also raised as a :class:`SurfWarning`.
 
     Examples
     --------
     >>> import paretosurf as ps
     >>> from paretosurf.driver import run
     >>> from paretosurf.baselines.uniform import FixedWeights
-    >>> res = run(FixedWeights(4), lambda w, s: ps.Solution([w, 1 - w]), iterations=2)
+    >>> res = run(FixedWeights(4), lambda w, s: ps.Solution([1 - w, w]), iterations=2)
     >>> res.weights.tolist(), res.n_solves, res.stop_reason
     ([0.0, 0.25, 0.5, 0.75, 1.0], 10, 'iterations')
     """
@@ -521,8 +703,11 @@ def run(
                       callback=callback, executor=executor)
     if iterations is not None:
         iterations = check_non_negative_int(iterations, name="iterations")
+    spacing = Spacing(normalize)
+    rate = check_moving_average(moving_average)
+    bounds = check_weight_bounds(weight_bounds)
     folder = RunFolder(checkpoint) if checkpoint is not None else None
-    runner = _Runner(method, as_solver(solver), executor, folder)
+    runner = _Runner(method, as_solver(solver), executor, folder, spacing, rate, bounds)
     if folder is not None and folder.holds_run():
         if resume:
             runner.restore()
@@ -543,5 +728,8 @@ def run(
         runner.loop(iterations, tol, callback, bar)
     finally:
         bar.close()
-    return runner.result()
+    result = runner.result()
+    for finding in result.findings:
+        warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=2)
+    return result
 

@@ -1,9 +1,12 @@
 """Plots of fronts and of SURF's convergence (matplotlib, imported only when a plot is drawn).
 
-Three figures cover what a run shows:
+Four figures cover what a run shows:
 
-- :func:`plot_front`: the points each method found, joined in weight order and coloured by
-  their weight, over the exact front when it is known;
+- :func:`plot_fronts`: one panel per method, side by side on shared axes, each with the method's
+  points joined in weight order over the exact front (a thin grey line) and titled with the
+  method's CV and gap ratio; points are coloured by their weight, or by their position along the
+  front when the weights cluster (see :func:`weights_cluster`);
+- :func:`plot_front`: the same points of one or more methods overlaid on one axes;
 - :func:`plot_cdf_history`: SURF's CDF estimates ``Phi_t`` iteration by iteration, with the
   distance to the true CDF when it is known;
 - :func:`plot_uniformity`: CV and gap ratio of the points per outer iteration.
@@ -33,12 +36,41 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from matplotlib.colors import Colormap
     from matplotlib.figure import Figure
 
-__all__ = ["plot_cdf_history", "plot_front", "plot_uniformity", "save_figure"]
+__all__ = [
+    "plot_cdf_history",
+    "plot_front",
+    "plot_fronts",
+    "plot_uniformity",
+    "save_figure",
+    "weights_cluster",
+]
 
 FloatArray = NDArray[np.float64]
 
-#: Label of the weight colour bar of :func:`plot_front`.
+#: Label of the colour bar of :func:`plot_fronts` and :func:`plot_front` when points are
+#: coloured by their weight.
 WEIGHT_LABEL = "weight w on objective 1"
+
+#: Colour bar label when points are coloured by the arc-length fraction of their projection
+#: onto the reference front.
+POSITION_LABEL = "arc-length position on the front"
+
+#: Colour bar label when points are coloured by their cumulative chord-length fraction (no
+#: reference front).
+CHORD_POSITION_LABEL = "chord-length position along the points"
+
+#: What points can be coloured by (``color_by``).
+COLOR_BY = ("auto", "weight", "position")
+
+#: Weights cluster when a closed interval of width ``CLUSTER_WIDTH`` holds more than
+#: ``CLUSTER_FRACTION`` of them (see :func:`weights_cluster`).
+CLUSTER_WIDTH = 0.05
+CLUSTER_FRACTION = 0.5
+
+#: :func:`plot_fronts` puts up to this many panels in one row; more wrap into rows of
+#: ``WRAP_COLUMNS``.
+MAX_ROW_PANELS = 4
+WRAP_COLUMNS = 3
 
 #: Markers given to the methods of a plot, in order (then repeated).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -143,17 +175,168 @@ def _truncated(cmap: str | Colormap, low: float) -> Colormap:
     return ListedColormap(base(np.linspace(low, 1.0, 256)))
 
 
+def _check_objective_names(objective_names: object) -> tuple[str, str]:
+    names = ("objective 1", "objective 2") if objective_names is None else objective_names
+    if (isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or len(names) != 2
+            or not all(isinstance(n, str) for n in names)):
+        raise ValueError(f"objective_names must be two strings, got {objective_names!r}")
+    return names[0], names[1]
+
+
+def _check_reference(reference_front: ArrayLike | None) -> FloatArray | None:
+    if reference_front is None:
+        return None
+    ref = as_front_points(reference_front, name="reference_front", min_points=2)
+    _check_two_objectives(ref, "reference_front")
+    return ref
+
+
+# ---------------------------------------------------------------------------- colours
+def weights_cluster(weights: ArrayLike, /) -> bool:
+    """Whether the weights cluster, so that colouring points by weight would hide them.
+
+    The weights cluster when some closed interval of width ``CLUSTER_WIDTH = 0.05`` (5 % of
+    the weight range [0, 1]) holds more than ``CLUSTER_FRACTION = 0.5`` of them: at least
+    ``P // 2 + 1`` of the P weights. Such points get colours within 5 % of the colour map, which
+    the eye cannot tell apart. Evenly spaced weights ``n / N`` never cluster (a window of width
+    0.05 holds at most ``0.05 N + 1`` of the ``N + 1`` weights); SURF's weights on a front
+    whose speed ``v(w)`` is concentrated in a narrow range of ``w`` (Deep Sea Treasure) do.
+
+    Parameters
+    ----------
+    weights : array_like, shape (P,)
+        Finite weights, in any order. Fewer than 2 weights never cluster.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.plotting import weights_cluster
+    >>> weights_cluster(np.linspace(0, 1, 201))           # evenly spaced: never
+    False
+    >>> weights_cluster([0.0, 0.5, 0.96, 0.97, 0.98, 0.99, 1.0])   # 5 of 7 within 0.04
+    True
+    >>> weights_cluster([0.0, 0.25, 0.5, 0.98, 0.99, 1.0])          # 3 of 6: just half
+    False
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim != 1:
+        raise ValueError(f"weights must be a 1-D array, got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights must be finite")
+    if w.size < 2:
+        return False
+    w = np.sort(w)
+    # most weights in a window [w_i, w_i + width] (a densest window starts at a weight)
+    inside = np.searchsorted(w, w + CLUSTER_WIDTH, side="right") - np.arange(w.size)
+    return bool(int(inside.max()) > CLUSTER_FRACTION * w.size)
+
+
+def _chord_position(points: FloatArray) -> FloatArray:
+    """Cumulative chord length from the first point, as a fraction of the total (all 0 if the
+    points coincide)."""
+    cum = np.concatenate(([0.0], np.cumsum(np.linalg.norm(np.diff(points, axis=0), axis=1))))
+    total = float(cum[-1])
+    return cum / total if total > 0 else np.zeros_like(cum)
+
+
+def _front_position(points: FloatArray, reference: FloatArray | None) -> FloatArray:
+    """Position in [0, 1] of each point along the front.
+
+    With a reference front (a polyline), the arc length from its first point to the point's
+    nearest point on it, as a fraction of its length; without one (or with a reference of zero
+    length), the points' own cumulative chord-length fraction.
+    """
+    if reference is None:
+        return _chord_position(points)
+    start, step = reference[:-1], np.diff(reference, axis=0)
+    lengths = np.linalg.norm(step, axis=1)
+    total = float(lengths.sum())
+    if total == 0.0:
+        return _chord_position(points)
+    sq = lengths**2
+    safe = np.where(sq > 0, sq, 1.0)
+    before = np.concatenate(([0.0], np.cumsum(lengths)))
+    along = np.empty(points.shape[0])
+    chunk = max(1, 1_000_000 // lengths.size)      # bound the (points, segments) temporaries
+    for lo in range(0, points.shape[0], chunk):
+        block = points[lo:lo + chunk]
+        # parameter t in [0, 1] of each segment's point nearest to each point: (P, R-1)
+        rel = block[:, None, :] - start[None, :, :]
+        t = np.where(sq > 0, np.clip(np.einsum("prk,rk->pr", rel, step) / safe, 0.0, 1.0), 0.0)
+        gap = rel - t[:, :, None] * step[None, :, :]
+        nearest = np.argmin(np.einsum("prk,prk->pr", gap, gap), axis=1)
+        along[lo:lo + chunk] = (before[nearest]
+                                + t[np.arange(block.shape[0]), nearest] * lengths[nearest])
+    return np.clip(along / total, 0.0, 1.0)
+
+
+def _colour_mode(color_by: object, weights: Sequence[FloatArray | None],
+                 reference: FloatArray | None) -> tuple[str | None, str]:
+    """``(mode, colour bar label)``: mode ``"weight"``, ``"position"`` or None (no colours:
+    colouring by weight with no weights known)."""
+    if not isinstance(color_by, str) or color_by not in COLOR_BY:
+        raise ValueError(f"color_by must be one of {COLOR_BY}, got {color_by!r}")
+    known = [w for w in weights if w is not None]
+    mode: str | None = color_by
+    if color_by == "auto":
+        mode = ("position" if any(weights_cluster(w) for w in known)
+                else "weight" if known else None)
+    elif color_by == "weight" and not known:
+        mode = None
+    if mode == "position":
+        return mode, CHORD_POSITION_LABEL if reference is None else POSITION_LABEL
+    return mode, WEIGHT_LABEL
+
+
+def _colour_values(mode: str | None, weights: FloatArray | None, points: FloatArray,
+                   reference: FloatArray | None) -> FloatArray | None:
+    """What each point's fill colour encodes (None: the method's own colour)."""
+    if mode == "position":
+        return _front_position(points, reference)
+    if mode == "weight":
+        return weights
+    return None
+
+
 # ---------------------------------------------------------------------------- front
+def _draw_reference(ax: Any, ref: FloatArray) -> Any:
+    """The exact front as a thin grey line under everything else; returns the line."""
+    (line,) = ax.plot(ref[:, 0], ref[:, 1], color="0.6", linewidth=0.8, zorder=1,
+                      label="exact front")
+    return line
+
+
+def _draw_points(ax: Any, pts: FloatArray, values: FloatArray | None, colour: Any, marker: str,
+                 colour_map: Colormap, norm: Any) -> None:
+    """A method's points joined in order by a thin line in its colour, filled with the colour
+    map's colour of ``values`` (or the method's colour when None)."""
+    ax.plot(pts[:, 0], pts[:, 1], color=colour, linewidth=1.0, alpha=0.7, zorder=2)
+    if values is not None:
+        ax.scatter(pts[:, 0], pts[:, 1], c=values, cmap=colour_map, norm=norm, marker=marker,
+                   s=36, edgecolors=[colour], linewidths=0.9, zorder=3)
+    else:
+        ax.scatter(pts[:, 0], pts[:, 1], color=[colour], marker=marker, s=36,
+                   edgecolors=[colour], linewidths=0.9, zorder=3)
+
+
 def plot_front(
     results: Mapping[str, Any],
     *,
     reference_front: ArrayLike | None = None,
     ax: Axes | None = None,
     title: str | None = None,
-    objective_names: Sequence[str] = ("objective 1", "objective 2"),
+    objective_names: Sequence[str] | None = ("objective 1", "objective 2"),
+    color_by: str = "auto",
     cmap: str | Colormap = "viridis",
 ) -> Figure:
-    """Points of one or more methods on a bi-objective front, coloured by weight.
+    """Points of one or more methods overlaid on one axes, coloured by weight (or position).
+
+    :func:`plot_fronts` draws one panel per method instead, which reads better for more than
+    one or two methods.
 
     Parameters
     ----------
@@ -161,19 +344,24 @@ def plot_front(
         Method name to a :class:`~paretosurf.SurfResult` (or any object with ``weights`` of
         shape (N+1,) and ``points`` of shape (N+1, 2)), or to an (N+1, 2) array of points in
         weight order. A method's points are joined in weight order by a thin line in the
-        method's colour and drawn with the method's own marker; points with known weights are
-        filled with their weight's colour (shared colour map and colour bar), points given as a
-        bare array are filled with the method's colour.
+        method's colour and drawn with the method's own marker; points are filled with the
+        colour of their weight or position (``color_by``; shared colour map and colour bar), or
+        with the method's colour when colouring by weight and the method gives no weights.
     reference_front : array_like, shape (P, 2), optional
-        Exact front, drawn as a thin grey line (e.g. ``problem.reference_front(1001)``).
+        Exact front, drawn as a thin grey line (e.g. ``problem.reference_front(1001)``),
+        ordered from its ``w = 0`` end.
     ax : matplotlib Axes, optional
         Axes to draw into (default: a new figure).
     title : str, optional
         Axes title.
-    objective_names : pair of str
-        Axis labels.
+    objective_names : pair of str, optional
+        Axis labels (default ``("objective 1", "objective 2")``).
+    color_by : {"auto", "weight", "position"}
+        What the fill colour shows, as in :func:`plot_fronts`: the weight, the position along
+        the front, or (``"auto"``) the position when some method's weights cluster
+        (:func:`weights_cluster`), else the weight.
     cmap : str or Colormap
-        Colour map of the weights.
+        Colour map of the weights or positions.
 
     Returns
     -------
@@ -198,16 +386,12 @@ def plot_front(
     (2, 'weight w on objective 1')
     """
     entries = _check_results(results)
-    names = tuple(objective_names)
-    if len(names) != 2 or not all(isinstance(n, str) for n in names):
-        raise ValueError(f"objective_names must be two strings, got {objective_names!r}")
+    names = _check_objective_names(objective_names)
     parsed = {name: _front_entry(name, value) for name, value in entries.items()}
     for name, (_, pts) in parsed.items():
         _check_two_objectives(pts, f"results[{name!r}]")
-    ref = None
-    if reference_front is not None:
-        ref = as_front_points(reference_front, name="reference_front", min_points=2)
-        _check_two_objectives(ref, "reference_front")
+    ref = _check_reference(reference_front)
+    mode, colour_label = _colour_mode(color_by, [w for w, _ in parsed.values()], ref)
 
     from matplotlib import colormaps
     from matplotlib.cm import ScalarMappable
@@ -222,29 +406,236 @@ def plot_front(
     norm = Normalize(vmin=0.0, vmax=1.0)
     handles: list[Any] = []
     if ref is not None:
-        (line,) = ax.plot(ref[:, 0], ref[:, 1], color="0.6", linewidth=0.8, zorder=1,
-                          label="exact front")
-        handles.append(line)
-    any_weights = False
+        handles.append(_draw_reference(ax, ref))
     for i, (name, (weights, pts)) in enumerate(parsed.items()):
         colour, marker = _method_style(i)
-        ax.plot(pts[:, 0], pts[:, 1], color=colour, linewidth=1.0, alpha=0.7, zorder=2)
-        if weights is not None:
-            any_weights = True
-            ax.scatter(pts[:, 0], pts[:, 1], c=weights, cmap=colour_map, norm=norm,
-                       marker=marker, s=36, edgecolors=[colour], linewidths=0.9, zorder=3)
-        else:
-            ax.scatter(pts[:, 0], pts[:, 1], color=[colour], marker=marker, s=36,
-                       edgecolors=[colour], linewidths=0.9, zorder=3)
+        _draw_points(ax, pts, _colour_values(mode, weights, pts, ref), colour, marker,
+                     colour_map, norm)
         handles.append(Line2D([], [], color=colour, marker=marker, markerfacecolor="white",
                               markeredgecolor=colour, linewidth=1.0, label=name))
-    if any_weights:
-        fig.colorbar(ScalarMappable(norm=norm, cmap=colour_map), ax=ax, label=WEIGHT_LABEL)
+    if mode is not None:
+        fig.colorbar(ScalarMappable(norm=norm, cmap=colour_map), ax=ax, label=colour_label)
     ax.set_xlabel(names[0])
     ax.set_ylabel(names[1])
     ax.legend(handles=handles, loc="best", fontsize="small")
     if title is not None:
         ax.set_title(title)
+    return fig
+
+
+def _panel_entries(results: object) -> list[tuple[str, FloatArray | None, FloatArray]]:
+    """``(label, weights or None, points)`` per method of :func:`plot_fronts`."""
+    if isinstance(results, Mapping):
+        return [(name, *_front_entry(name, value))
+                for name, value in _check_results(results).items()]
+    if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
+        raise TypeError(f"results must be a mapping from method name to result, or a sequence "
+                        f"of results with a .label, got {type(results).__name__}")
+    if len(results) == 0:
+        raise ValueError("results must hold at least one method, got an empty sequence")
+    out = []
+    for i, value in enumerate(results):
+        label = getattr(value, "label", None)
+        if not isinstance(label, str):
+            raise TypeError(f"results[{i}] must be a SurfResult (with a str .label, .weights and "
+                            f".points), got {type(value).__name__}; pass a mapping from name "
+                            f"to result to name other objects")
+        out.append((label, *_front_entry(label, value)))
+    return out
+
+
+def _panel_grid(n: int, ncols: object) -> tuple[int, int]:
+    """``(rows, columns)`` of ``n`` panels."""
+    if ncols is None:
+        cols = n if n <= MAX_ROW_PANELS else WRAP_COLUMNS
+    elif isinstance(ncols, bool) or not isinstance(ncols, numbers.Integral) or ncols < 1:
+        raise ValueError(f"ncols must be an integer >= 1 or None, got {ncols!r}")
+    else:
+        cols = min(int(ncols), n)
+    return -(-n // cols), cols
+
+
+def _padded_limits(values: FloatArray, margin: float = 0.04) -> tuple[float, float]:
+    lo, hi = float(values.min()), float(values.max())
+    pad = margin * (hi - lo) if hi > lo else margin * max(abs(lo), 1.0)
+    return lo - pad, hi + pad
+
+
+def _panel_title(label: str, points: FloatArray) -> str:
+    """The method's label over the CV and gap ratio of its points' gaps."""
+    from paretosurf.metrics import cv_of_gaps, gap_ratio_of_gaps
+
+    gaps = np.linalg.norm(np.diff(points, axis=0), axis=1)
+    if gaps.size == 0:
+        return f"{label}\n(one point)"
+    cv, ratio = (f"{v:#.3g}".rstrip(".") for v in (cv_of_gaps(gaps), gap_ratio_of_gaps(gaps)))
+    return f"{label}\nCV {cv}, gap ratio {ratio}"
+
+
+def plot_fronts(
+    results: Mapping[str, Any] | Sequence[Any],
+    *,
+    reference_front: ArrayLike | None = None,
+    objective_names: Sequence[str] | None = None,
+    color_by: str = "auto",
+    ncols: int | None = None,
+    ax: Sequence[Axes] | None = None,
+    title: str | None = None,
+    cmap: str | Colormap = "viridis",
+) -> Figure:
+    """One panel per method, side by side on shared axes: the points each method found.
+
+    Each panel shows the exact front as a thin grey line, the method's points joined in weight
+    order by a thin line in the method's colour (the colour and marker :func:`plot_uniformity`
+    gives it), and is titled with the method's label and the CV and gap ratio of its points
+    (:func:`paretosurf.metrics.cv`, :func:`paretosurf.metrics.gap_ratio`; 0 and 1 are perfectly
+    even). All panels have the same axis limits, so the spacing of the points can be compared
+    at a glance. The points are filled with the colour of their weight or of their position
+    along the front (``color_by``), on one colour bar shared by all panels.
+
+    Up to 4 methods make one row; more wrap into rows of 3 panels (``ncols`` overrides). In a
+    new figure the panels share their axes (zooming one zooms all), and only the outer panels
+    carry axis labels and tick labels.
+
+    Parameters
+    ----------
+    results : mapping or sequence
+        Method name to a :class:`~paretosurf.SurfResult` (or any object with increasing
+        ``weights`` of shape (P,) and ``points`` of shape (P, 2)) or to a (P, 2) array of points
+        in weight order; or a sequence of results, each titled by its ``label``.
+    reference_front : array_like, shape (R, 2), optional
+        Exact front (e.g. ``problem.reference_front(1001)``), ordered from its ``w = 0`` end,
+        drawn under every panel.
+    objective_names : pair of str, optional
+        Axis labels (default ``("objective 1", "objective 2")``).
+    color_by : {"auto", "weight", "position"}
+        What the fill colour shows, from 0 to 1. ``"weight"``: the point's weight
+        (:data:`WEIGHT_LABEL`; points given as bare arrays are filled with the method's colour,
+        and there is no colour bar when no method gives weights). ``"position"``: the point's
+        position along the front: with ``reference_front``, the arc length from the front's
+        first point to the point's nearest point on it, as a fraction of the front's length
+        (:data:`POSITION_LABEL`); without it, the cumulative chord length from the method's
+        first point, as a fraction of its total (:data:`CHORD_POSITION_LABEL`). ``"auto"``
+        (default): by position when the weights of any method cluster (see
+        :func:`weights_cluster`: more than half of them within an interval of width 0.05),
+        where colours by weight would be indistinguishable, else by weight.
+    ncols : int, optional
+        Panels per row.
+    ax : sequence of matplotlib Axes, optional
+        One Axes per method, all in one figure, to draw into (default: a new figure). Their
+        limits are set equal; they are not otherwise linked.
+    title : str, optional
+        Figure title (``suptitle``).
+    cmap : str or Colormap
+        Colour map of the weights or positions.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        With one Axes per method, in the order of ``results``, then the colour bar's Axes (if
+        any).
+
+    Raises
+    ------
+    ValueError
+        If ``results`` is empty, a result has no points, anything has M != 2 objectives, or an
+        option is out of range.
+    TypeError
+        If ``results`` is not a mapping of names to results or arrays or a sequence of results,
+        or ``ax`` is not a sequence of Axes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import paretosurf as ps
+    >>> from paretosurf.baselines import uniform
+    >>> from paretosurf.plotting import plot_fronts
+    >>> solver = lambda w, s: ps.Solution([1 - w, w ** 2])
+    >>> runs = [ps.surf(solver, 8, iterations=5), uniform(solver, 8, iterations=1)]
+    >>> w = np.linspace(0, 1, 201)
+    >>> fig = plot_fronts(runs, reference_front=np.c_[1 - w, w ** 2])
+    >>> len(fig.axes)                                   # two panels and the colour bar
+    3
+    >>> print(fig.axes[1].get_title())
+    Uniform-w
+    CV 0.257, gap ratio 2.11
+    >>> fig.axes[2].get_ylabel()
+    'weight w on objective 1'
+    >>> fig.axes[0].get_xlim() == fig.axes[1].get_xlim()
+    True
+
+    Weights that cluster (here 7 of 9 within 0.05) are coloured by position instead:
+
+    >>> wc = np.array([0, 0.5, 0.95, 0.96, 0.97, 0.98, 0.99, 0.995, 1])
+    >>> from types import SimpleNamespace
+    >>> fig = plot_fronts({"clustered": SimpleNamespace(weights=wc, points=np.c_[1 - wc, wc**2])})
+    >>> fig.axes[1].get_ylabel()
+    'chord-length position along the points'
+    """
+    entries = _panel_entries(results)
+    names = _check_objective_names(objective_names)
+    for label, _, pts in entries:
+        _check_two_objectives(pts, f"the points of {label!r}")
+    ref = _check_reference(reference_front)
+    mode, colour_label = _colour_mode(color_by, [w for _, w, _ in entries], ref)
+    n = len(entries)
+    rows, cols = _panel_grid(n, ncols)
+
+    from matplotlib import colormaps
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    created = ax is None
+    if ax is None:
+        fig, grid = _pyplot().subplots(
+            rows, cols, squeeze=False, sharex=True, sharey=True, layout="constrained",
+            figsize=(3.4 * cols + (1.0 if mode is not None else 0.2),
+                     3.0 * rows + (0.5 if title is not None else 0.2)))
+        panels = [grid[i // cols, i % cols] for i in range(n)]
+        for extra in grid.flat[n:]:
+            fig.delaxes(extra)
+    else:
+        if isinstance(ax, (str, bytes)) or not isinstance(ax, Sequence):
+            raise TypeError(f"ax must be a sequence of matplotlib Axes (one per method), got "
+                            f"{type(ax).__name__}")
+        panels = list(ax)
+        if len(panels) != n:
+            raise ValueError(f"ax must hold one Axes per method ({n}), got {len(panels)}")
+        figures = {id(_axes_figure(a)): _axes_figure(a) for a in panels}
+        if len(figures) != 1:
+            raise ValueError("the Axes in ax must belong to one figure")
+        fig = next(iter(figures.values()))
+
+    colour_map = colormaps[cmap] if isinstance(cmap, str) else cmap
+    norm = Normalize(vmin=0.0, vmax=1.0)
+    everything = [pts for _, _, pts in entries] + ([] if ref is None else [ref])
+    stacked = np.concatenate(everything, axis=0)
+    xlim, ylim = _padded_limits(stacked[:, 0]), _padded_limits(stacked[:, 1])
+    for i, (panel, (label, weights, pts)) in enumerate(zip(panels, entries, strict=True)):
+        colour, marker = _method_style(i)
+        if ref is not None:
+            line = _draw_reference(panel, ref)
+            if i == 0:
+                panel.legend(handles=[line], loc="best", fontsize="small")
+        _draw_points(panel, pts, _colour_values(mode, weights, pts, ref), colour, marker,
+                     colour_map, norm)
+        panel.set_title(_panel_title(label, pts), fontsize="medium")
+        panel.set_xlim(xlim)
+        panel.set_ylim(ylim)
+        panel.grid(True, alpha=0.25)
+        col = i % cols
+        bottom = not created or i + cols >= n      # no panel below this one
+        left = not created or col == 0
+        if bottom:
+            panel.set_xlabel(names[0])
+        if left:
+            panel.set_ylabel(names[1])
+        if created:
+            panel.tick_params(labelbottom=bottom, labelleft=left)
+    if mode is not None:
+        fig.colorbar(ScalarMappable(norm=norm, cmap=colour_map), ax=panels, label=colour_label)
+    if title is not None:
+        fig.suptitle(title, fontsize="medium")
     return fig
 
 

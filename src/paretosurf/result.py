@@ -26,6 +26,7 @@ from paretosurf.checkpoint import (
     read_pair,
     write_pair,
 )
+from paretosurf.diagnostics import Finding
 
 __all__ = ["IterationRecord", "SurfResult", "history_from_parts"]
 
@@ -50,7 +51,8 @@ class IterationRecord:
     points : ndarray, shape (P, M)
         Objective vectors at ``weights``.
     cv, gap_ratio : float
-        Uniformity of ``points`` (see :mod:`paretosurf.metrics`).
+        Uniformity of ``points`` (see :mod:`paretosurf.metrics`), measured in the run's
+        coordinates (its ``normalize`` option).
     weight_change : float
         ``max_n |w_n^{(t+1)} - w_n^{(t)}|``, how far the next round's weights move (``nan`` for
         methods whose slots do not persist, such as OLS and Soup); ``tol`` compares with it.
@@ -100,9 +102,12 @@ class IterationRecord:
         weight_change: float = math.nan,
         cdf_estimate: ArcLengthCDF | None = None,
         alpha: float = math.nan,
+        coords: FloatArray | None = None,
     ) -> IterationRecord:
-        """A record whose CV and gap ratio are computed from ``points``."""
-        gaps = metrics.segment_lengths(points) if len(points) >= 2 else np.empty(0)
+        """A record whose CV and gap ratio are computed from ``points``, or from ``coords``,
+        the points in the coordinates the run measures distances in."""
+        at = points if coords is None else coords
+        gaps = metrics.segment_lengths(at) if len(at) >= 2 and at.shape[-1] else np.empty(0)
         cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
         ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
         return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
@@ -205,11 +210,22 @@ class SurfResult:
         Why the run ended: ``"iterations"`` (the round limit), ``"converged"``, ``"method"``
         (the method finished, e.g. Soup after its endpoint solves), ``"callback"``, or
         ``"not started"``.
+    success : bool
+        Whether the points are what was asked for: none of the problems
+        :func:`paretosurf.diagnostics.diagnose` checks for (dominated or collapsed points, a
+        weakly Pareto-optimal endpoint, a jump that weighted sums cannot cross, noisy
+        estimates, constant objectives) was found. Each problem is also raised as a
+        :class:`~paretosurf.SurfWarning` when the run ends.
+    message : str
+        A summary: the method, the number of points, CV and gap ratio, and every problem found
+        with its remedy.
+    findings : list of Finding
+        The problems found (``code``, ``message``, ``fatal``).
 
     Examples
     --------
     >>> import paretosurf as ps
-    >>> res = ps.surf(lambda w, s: ps.Solution([w, (1 - w) ** 2]), 4, iterations=5)
+    >>> res = ps.surf(lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2]), 4, iterations=5)
     >>> res.points.shape, len(res.history), res.n_solves, res.method
     ((5, 2), 5, 25, 'surf')
     >>> bool(res.history[-1].cv <= res.history[0].cv)
@@ -231,6 +247,9 @@ class SurfResult:
         n_steps: int,
         converged: bool,
         stop_reason: str,
+        success: bool = True,
+        message: str = "",
+        findings: Sequence[Finding] = (),
     ) -> None:
         self.method = method
         self.label = label
@@ -244,6 +263,9 @@ class SurfResult:
         self.n_steps = n_steps
         self.converged = converged
         self.stop_reason = stop_reason
+        self.success = success
+        self.message = message
+        self.findings = list(findings)
 
     @property
     def n_segments(self) -> int:
@@ -287,6 +309,10 @@ class SurfResult:
             "n_steps": self.n_steps,
             "converged": self.converged,
             "stop_reason": self.stop_reason,
+            "success": self.success,
+            "message": self.message,
+            "findings": [{"code": f.code, "message": f.message, "fatal": f.fatal}
+                         for f in self.findings],
             "cdf": self._cdf_entry(),
         }
         return meta, {"weights": self.weights, "points": self.points}
@@ -330,6 +356,9 @@ class SurfResult:
             n_steps=int(meta["n_steps"]),
             converged=bool(meta["converged"]),
             stop_reason=str(meta.get("stop_reason", "iterations")),
+            success=bool(meta.get("success", True)),
+            message=str(meta.get("message", "")),
+            findings=[Finding(**f) for f in meta.get("findings", [])],
         )
 
     def save(self, path: str | Path) -> tuple[Path, Path]:
@@ -367,5 +396,5 @@ class SurfResult:
         return (
             f"SurfResult(method={self.method!r}, n_segments={self.n_segments}, "
             f"rounds={len(self.history)}, cv={self.cv:.4g}, gap_ratio={self.gap_ratio:.4g}, "
-            f"n_solves={self.n_solves})"
+            f"n_solves={self.n_solves}, success={self.success})"
         )

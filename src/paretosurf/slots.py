@@ -65,8 +65,9 @@ class SlotMethod(Method):
         """Weights of the next round, increasing from exactly 0 to exactly 1."""
         raise NotImplementedError
 
-    def update(self, weights: FloatArray, points: FloatArray) -> None:
-        """Learn from the round just solved (before the slots' keys move on)."""
+    def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
+        """Learn from the round just solved (before the slots' keys move on): ``coordinates``
+        are its points in the coordinates the run measures distances in."""
 
     # ------------------------------------------------------------------ Method hooks
     def start(self, init_keys: list[int | None] | None) -> None:
@@ -84,7 +85,8 @@ class SlotMethod(Method):
         return Round(weights, starts)
 
     def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
-        self.update(outcome.weights, outcome.points)
+        assert outcome.coordinates is not None
+        self.update(outcome.weights, outcome.coordinates)
         self.keys = list(outcome.keys)
         self.last_weights = outcome.weights
         self.last_points = outcome.points

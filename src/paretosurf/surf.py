@@ -72,10 +72,10 @@ class SurfMethod(SlotMethod):
             self._next = self._cdf._inverse(np.arange(n + 1) / n, self._guess)
         return self._next.copy()
 
-    def update(self, weights: FloatArray, points: FloatArray) -> None:
+    def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         # Chord lengths, and the new CDF from them: weights come from quantile_weights and
         # points were checked finite, so the public constructor's validation is skipped.
-        gaps = np.sqrt(np.sum(np.diff(points, axis=0) ** 2, axis=1))
+        gaps = np.sqrt(np.sum(np.diff(coordinates, axis=0) ** 2, axis=1))
         self._estimate = ArcLengthCDF._from_chords(weights, gaps)
         self._cdf = self._cdf.mix(self._estimate, self.alpha)
         self._guess = self.last_weights
@@ -112,6 +112,9 @@ def surf(
     progress: bool = False,
     warm_start: str = "slot",
     overwrite: bool = False,
+    normalize: Any = "endpoints",
+    moving_average: float | None = None,
+    weight_bounds: tuple[float, float] | None = None,
 ) -> SurfResult:
     """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
 
@@ -160,10 +163,35 @@ def surf(
         solver states can be deep-copied and shared (not, e.g., a path the solver overwrites).
     overwrite : bool
         Replace the run saved in ``checkpoint`` (only its own files).
+    normalize : {"endpoints", "none"}, (ideal, nadir) or callable
+        The coordinates in which the points are spaced evenly (and CV and gap ratio are
+        measured). ``"endpoints"`` (default): each objective shifted and scaled by the ideal
+        and nadir of the current endpoint solutions, so that an objective's units do not
+        change which solutions are found. ``"none"``: the raw objectives, as in the paper.
+        ``(ideal, nadir)``: a fixed normalization. A callable ``f(points) -> coordinates``:
+        any other coordinates, for example the rewards without a regularization term. See
+        :mod:`paretosurf.spacing`.
+    moving_average : float, optional
+        For noisy objective estimates (stochastic evaluation, RL returns, LLM rewards): the
+        rate in (0, 1] of an exponential moving average of each slot's objectives across rounds
+        (``avg = rate * new + (1 - rate) * avg`` while the slot's weight stays; a slot whose
+        weight moves by one average gap starts afresh); 0.2 to 0.5 are good starts, see the
+        README's measurements. The CDF is updated from the averages; the history keeps the raw
+        estimates.
+    weight_bounds : (lo, hi), optional
+        Solve at ``lo + (hi - lo) * w`` instead of ``w`` (e.g. ``(1e-3, 1 - 1e-3)``): at
+        exactly ``w = 0`` or ``1`` the scalarized problem ignores one objective, and a solver
+        may stop anywhere on the flat face it leaves, at a weakly Pareto-optimal point.
+        The result's weights are those solved at; ``cdf`` is a function of the position
+        ``(w - lo) / (hi - lo)``.
 
     Returns
     -------
     SurfResult
+        ``success`` and ``message`` say whether the points are what was asked for; each
+        problem found (dominated or collapsed points, a weakly Pareto-optimal endpoint, a front
+        that weighted sums cannot cross, noisy estimates, constant or badly scaled objectives)
+        is also raised as a :class:`~paretosurf.SurfWarning` naming the remedy.
 
     Raises
     ------
@@ -193,4 +221,5 @@ def surf(
     total = check_non_negative_int(iterations, name="iterations")
     return run(method, solver, iterations=total, init_states=init_states, tol=tol,
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
-               callback=callback, progress=progress)
+               callback=callback, progress=progress, normalize=normalize,
+               moving_average=moving_average, weight_bounds=weight_bounds)

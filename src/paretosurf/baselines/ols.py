@@ -43,18 +43,19 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
-from paretosurf.driver import Callback, Method, Round, RoundOutcome, StatePool, run
-from paretosurf.executors import Executor
+from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.solvers import SolverLike
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from typing import Unpack
 
 __all__ = ["OLSMethod", "corner_priorities", "ols"]
 
@@ -304,12 +305,7 @@ def ols(
     max_solves: int | None = None,
     calls_per_solve: int = 1,
     init_states: Sequence[Any] | None = None,
-    executor: Executor | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-    callback: Callback | None = None,
-    progress: bool = False,
+    **options: Unpack[RunOptions],
 ) -> SurfResult:
     """Optimistic Linear Support: up to N + 1 supported points, visiting corner weights.
 
@@ -341,9 +337,14 @@ def ols(
         Warm starts for the first solves at ``w = 0`` and ``w = 1``: 2 states, or N + 1 as for
         :func:`paretosurf.surf` (first and last used). A corner's first call starts from the
         state of the accepted point found at the nearest weight.
-    executor, checkpoint, resume, overwrite, callback, progress :
-        As for :func:`paretosurf.surf`; a round is one visited weight (the two endpoints
-        first), and the run continues until OLS stops on its own.
+    **options :
+        The loop options of :func:`paretosurf.surf` (``executor``, ``checkpoint``,
+        ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``,
+        ``moving_average``, ``weight_bounds``; see :class:`paretosurf.driver.RunOptions`). A
+        round is one visited weight (the two endpoints first), and the run continues until
+        OLS stops on its own. OLS's envelope uses the raw objectives (the weights it visits
+        are those of the solver's scalarization); ``normalize`` sets the coordinates of the
+        records' CV and gap ratio.
 
     Returns
     -------
@@ -384,6 +385,4 @@ def ols(
     """
     method = OLSMethod(n_segments, epsilon=epsilon, max_solves=max_solves,
                        calls_per_solve=calls_per_solve)
-    return run(method, solver, iterations=None, init_states=init_states, executor=executor,
-               checkpoint=checkpoint, resume=resume, overwrite=overwrite, callback=callback,
-               progress=progress)
+    return run(method, solver, iterations=None, init_states=init_states, **options)

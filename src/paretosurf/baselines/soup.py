@@ -17,18 +17,19 @@ segment), which is what this baseline measures.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
-from paretosurf.driver import Callback, Method, Round, RoundOutcome, StatePool, run
-from paretosurf.executors import Executor
+from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.solvers import InnerSolverError, SolverLike
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from typing import Unpack
 
 __all__ = ["Interpolable", "SoupMethod", "linear_interpolate", "soup"]
 
@@ -120,6 +121,8 @@ class SoupMethod(Method):
 
     name = "soup"
     label = "Soup"
+    n_objectives = None  # the weights do not depend on the objectives
+    ordered = False  # interior points are mixtures, not scalarized solutions
 
     def __init__(self, n_segments: int, *, iterations: int,
                  interpolate: Callable[[Any, Any, float], Any],
@@ -186,12 +189,7 @@ def soup(
     evaluate: Callable[[Any], ArrayLike] | None = None,
     interpolator: Any = None,
     init_states: Sequence[Any] | None = None,
-    executor: Executor | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-    callback: Callback | None = None,
-    progress: bool = False,
+    **options: Unpack[RunOptions],
 ) -> SurfResult:
     """Soup: solve ``w = 0`` and ``w = 1``, then interpolate the solutions at ``w = n / N``.
 
@@ -216,8 +214,11 @@ def soup(
     init_states : sequence, optional
         Warm starts of the two endpoint solves: 2 states, or N + 1 as for
         :func:`paretosurf.surf` (first and last used).
-    executor, checkpoint, resume, overwrite, callback, progress :
-        As for :func:`paretosurf.surf`; a round solves the two endpoints.
+    **options :
+        The loop options of :func:`paretosurf.surf` (``executor``, ``checkpoint``,
+        ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``,
+        ``moving_average``, ``weight_bounds``; see :class:`paretosurf.driver.RunOptions`); a
+        round solves the two endpoints.
 
     Returns
     -------
@@ -268,9 +269,7 @@ def soup(
             "evaluate method, or a solver with one"
         )
     method = SoupMethod(n_segments, iterations=iterations, interpolate=mix, evaluate=value)
-    return run(method, solver, iterations=None, init_states=init_states, executor=executor,
-               checkpoint=checkpoint, resume=resume, overwrite=overwrite, callback=callback,
-               progress=progress)
+    return run(method, solver, iterations=None, init_states=init_states, **options)
 
 
 def _mix(

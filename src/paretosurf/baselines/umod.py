@@ -47,8 +47,7 @@ import itertools
 import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -57,11 +56,13 @@ from paretosurf._validation import (
     check_non_negative_int,
     check_positive,
 )
-from paretosurf.driver import Callback, run
-from paretosurf.executors import Executor
+from paretosurf.driver import RunOptions, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import Solution, SolverLike, as_solver
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from typing import Unpack
 
 __all__ = [
     "UMODMethod",
@@ -476,8 +477,8 @@ class UMODMethod(SlotMethod):
     """UMOD as a method of the driver: N + 1 slots at the LS weights of preference angles that
     the max-min ascent on the surrogate moves after every round (see the module docstring).
 
-    The surrogate's data set is every round's ``(angles, points)``: the run's history, from
-    which :meth:`load_state_dict` rebuilds it. Parameters are those of :func:`umod`.
+    The surrogate's data set is every round's ``(angles, points)`` (points in the run's
+    ``normalize`` coordinates), saved with the method. Parameters are those of :func:`umod`.
     """
 
     name = "umod"
@@ -512,8 +513,9 @@ class UMODMethod(SlotMethod):
     def next_weights(self) -> FloatArray:
         return angles_to_weights(self.theta)
 
-    def update(self, weights: FloatArray, points: FloatArray) -> None:
+    def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         """Fit the surrogate on all points so far and push the predicted points apart."""
+        points = coordinates
         theta = weights_to_angles(weights)
         self.data_theta.append(theta)
         self.data_points.append(points)
@@ -538,6 +540,9 @@ class UMODMethod(SlotMethod):
         meta["rng"] = self.rng.bit_generator.state
         meta["n_outputs"] = None
         arrays["theta"] = self.theta
+        if self.data_points:  # every round's points: the data set grows by design
+            arrays["data_theta"] = np.stack(self.data_theta)
+            arrays["data_points"] = np.stack(self.data_points)
         if isinstance(self.model, _MLPSurrogate):
             meta["n_outputs"] = int(self.data_points[-1].shape[1])
             arrays.update({f"mlp_{k}": v for k, v in self.model.state_arrays().items()})
@@ -547,8 +552,8 @@ class UMODMethod(SlotMethod):
                         history: Sequence[IterationRecord]) -> None:
         self.load_slot_state(meta, arrays)
         self.theta = np.asarray(arrays["theta"], dtype=np.float64)
-        self.data_theta = [weights_to_angles(r.weights) for r in history]
-        self.data_points = [r.points for r in history]
+        self.data_theta = list(arrays.get("data_theta", []))
+        self.data_points = list(arrays.get("data_points", []))
         state = dict(meta["rng"])
         self.rng = np.random.Generator(getattr(np.random, state["bit_generator"])())
         self.rng.bit_generator.state = state
@@ -575,13 +580,8 @@ def umod(
     init_states: Sequence[Any] | None = None,
     seed: int | np.random.Generator | None = None,
     tol: float | None = None,
-    executor: Executor | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-    callback: Callback | None = None,
-    progress: bool = False,
     warm_start: str = "slot",
+    **options: Unpack[RunOptions],
 ) -> SurfResult:
     """UMOD baseline: max-min preference design through a surrogate of the front.
 
@@ -621,10 +621,14 @@ def umod(
         Seeds the MLP's initialization (the spline surrogate is deterministic).
     tol : float, optional
         Stop once the weights move by less than ``tol`` between rounds.
-    executor, checkpoint, resume, overwrite, callback, progress :
-        As for :func:`paretosurf.surf`.
     warm_start : {"slot", "nearest"}
         Which previous solution warm-starts each slot, as in :func:`paretosurf.surf`.
+    **options :
+        The loop options of :func:`paretosurf.surf` (``executor``, ``checkpoint``,
+        ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``,
+        ``moving_average``, ``weight_bounds``; see :class:`paretosurf.driver.RunOptions`).
+        The surrogate models the points in the ``normalize`` coordinates, so that UMOD spreads
+        them evenly there.
 
     Returns
     -------
@@ -664,6 +668,4 @@ def umod(
                         surrogate_steps=surrogate_steps, temperature=temperature, seed=seed,
                         warm_start=warm_start,
                         scalarization="linear" if tchebycheff_solver is None else "tchebycheff")
-    return run(method, inner, iterations=total, init_states=init_states, tol=tol,
-               executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
-               callback=callback, progress=progress)
+    return run(method, inner, iterations=total, init_states=init_states, tol=tol, **options)

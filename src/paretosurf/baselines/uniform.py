@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf._validation import check_n_segments, check_non_negative_int
-from paretosurf.driver import Callback, run
-from paretosurf.executors import Executor
+from paretosurf.driver import RunOptions, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import SolverLike
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from typing import Unpack
 
 __all__ = ["FixedWeights", "RandomWeights", "random_weights", "uniform", "uniform_random"]
 
@@ -35,6 +36,7 @@ class FixedWeights(SlotMethod):
 
     name = "uniform"
     label = "Uniform-w"
+    n_objectives = None  # the weights do not depend on the objectives
 
     def __init__(self, n_segments: int) -> None:
         super().__init__(n_segments, warm_start="slot")
@@ -103,32 +105,28 @@ def uniform(
     *,
     iterations: int = 30,
     init_states: Sequence[Any] | None = None,
-    executor: Executor | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-    callback: Callback | None = None,
-    progress: bool = False,
+    **options: Unpack[RunOptions],
 ) -> SurfResult:
     """Uniform-w: solve at ``w_n = n / N`` for ``iterations`` warm-started rounds.
 
     Parameters are those of :func:`paretosurf.surf` (there is no CDF to refine, so no
-    ``alpha``, ``tol`` or ``warm_start``). With an exact solver, ``iterations=1`` suffices.
+    ``alpha``, ``tol`` or ``warm_start``); ``**options`` are its loop options (see
+    :class:`paretosurf.driver.RunOptions`), of which ``normalize`` sets only the coordinates
+    of the records' CV and gap ratio. With an exact solver, ``iterations=1`` suffices.
     ``result.cdf`` is ``None``.
 
     Examples
     --------
     >>> import paretosurf as ps
     >>> from paretosurf.baselines import uniform
-    >>> solver = lambda w, s: ps.Solution([w, 1 - w])
+    >>> solver = lambda w, s: ps.Solution([1 - w, w])
     >>> res = uniform(solver, 4, iterations=3)
     >>> res.weights.tolist(), res.n_solves, res.cdf is None
     ([0.0, 0.25, 0.5, 0.75, 1.0], 15, True)
     """
     method = FixedWeights(n_segments)
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, executor=executor, checkpoint=checkpoint,
-               resume=resume, overwrite=overwrite, callback=callback, progress=progress)
+               init_states=init_states, **options)
 
 
 def uniform_random(
@@ -138,12 +136,7 @@ def uniform_random(
     iterations: int = 30,
     seed: int | np.random.Generator | None = None,
     init_states: Sequence[Any] | None = None,
-    executor: Executor | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    overwrite: bool = False,
-    callback: Callback | None = None,
-    progress: bool = False,
+    **options: Unpack[RunOptions],
 ) -> SurfResult:
     """Random-w: solve at :func:`random_weights` (drawn once from ``seed``) for ``iterations``
     rounds. Other parameters are those of :func:`uniform`.
@@ -152,11 +145,10 @@ def uniform_random(
     --------
     >>> import paretosurf as ps
     >>> from paretosurf.baselines import uniform_random, random_weights
-    >>> res = uniform_random(lambda w, s: ps.Solution([w, 1 - w]), 5, iterations=2, seed=3)
+    >>> res = uniform_random(lambda w, s: ps.Solution([1 - w, w]), 5, iterations=2, seed=3)
     >>> bool((res.weights == random_weights(5, seed=3)).all())
     True
     """
     method = RandomWeights(n_segments, seed=seed)
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, executor=executor, checkpoint=checkpoint,
-               resume=resume, overwrite=overwrite, callback=callback, progress=progress)
+               init_states=init_states, **options)

@@ -345,7 +345,7 @@ def run_ablation(
         solver = t.solver(problem, kind)
         init, _ = t.initial_states(problem, solver, kind, n, int(seed))
         result = surf(solver, n, alpha=alpha, iterations=iterations, init_states=init,
-                        warm_start=t.warm_start)
+                        warm_start=t.warm_start, normalize=t.normalize)
         curve = AblationCurve(n, alpha, steps, kind, cdf_error_curve(result, true_cdf),
                               time.perf_counter() - clock, result)
         cache[key] = curve

@@ -16,7 +16,8 @@ FloatArray = NDArray[np.float64]
 def task_figures(report: Any, root: Path) -> list[Path]:
     """Write the figures of a :class:`~paretosurf.bench.runner.TaskReport` into ``root``.
 
-    ``front.png`` (first seed of every method on the exact front), ``cdf_convergence.png``
+    ``front.png`` (first seed of every method, one panel each over the exact front, see
+    :func:`paretosurf.plotting.plot_fronts`), ``cdf_convergence.png``
     (SURF's ``Phi_t`` and its error against the true CDF), ``uniformity.png`` (CV and gap ratio
     per iteration) and, for grid-world tasks, ``visitation.png`` (state visitation of SURF's and
     Uniform-w's policies per weight).
@@ -28,9 +29,9 @@ def task_figures(report: Any, root: Path) -> list[Path]:
     title = (f"{report.task.title}: N = {report.n_segments}, {report.iterations} iterations, "
              f"{report.solver_kind} solver")
     figures: list[tuple[str, Any]] = [
-        ("front.png", plotting.plot_front(firsts, reference_front=report.reference_front,
-                                          title=title,
-                                          objective_names=report.task.objective_names)),
+        ("front.png", plotting.plot_fronts(firsts, reference_front=report.reference_front,
+                                           title=title,
+                                           objective_names=report.task.objective_names)),
         ("uniformity.png", plotting.plot_uniformity(firsts)),
     ]
     if "surf" in report.results:

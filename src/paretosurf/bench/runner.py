@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +24,11 @@ from paretosurf import metrics
 from paretosurf._validation import as_front_points
 from paretosurf.bench.figures import task_figures
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
+from paretosurf.diagnostics import SurfWarning
+from paretosurf.driver import RunOptions
 from paretosurf.problems.base import BiObjectiveProblem
 from paretosurf.result import SurfResult
+from paretosurf.spacing import Spacing
 
 __all__ = [
     "HV_MARGIN",
@@ -91,25 +95,30 @@ class MethodRun:
     seed: int
     init_states: list[Any] | None
 
+    def options(self) -> RunOptions:
+        """The loop options every method of the task runs with."""
+        return {"normalize": self.task.normalize}
+
 
 def _run_surf(c: MethodRun) -> SurfResult:
     from paretosurf.surf import surf
 
     return surf(c.solver, c.n_segments, alpha=c.task.alpha, iterations=c.iterations,
-                init_states=c.init_states, warm_start=c.task.warm_start)
+                init_states=c.init_states, warm_start=c.task.warm_start, **c.options())
 
 
 def _run_uniform(c: MethodRun) -> SurfResult:
     from paretosurf.baselines.uniform import uniform
 
-    return uniform(c.solver, c.n_segments, iterations=c.iterations, init_states=c.init_states)
+    return uniform(c.solver, c.n_segments, iterations=c.iterations, init_states=c.init_states,
+                   **c.options())
 
 
 def _run_random(c: MethodRun) -> SurfResult:
     from paretosurf.baselines.uniform import uniform_random
 
     return uniform_random(c.solver, c.n_segments, iterations=c.iterations, seed=c.seed,
-                          init_states=c.init_states)
+                          init_states=c.init_states, **c.options())
 
 
 def _run_ols(c: MethodRun) -> SurfResult:
@@ -117,21 +126,22 @@ def _run_ols(c: MethodRun) -> SurfResult:
 
     calls = c.iterations if c.kind == "gradient" else 1
     return ols(c.solver, c.n_segments, calls_per_solve=calls,
-               max_solves=c.iterations * (c.n_segments + 1), init_states=c.init_states)
+               max_solves=c.iterations * (c.n_segments + 1), init_states=c.init_states,
+               **c.options())
 
 
 def _run_umod(c: MethodRun) -> SurfResult:
     from paretosurf.baselines.umod import umod
 
     return umod(c.solver, c.n_segments, iterations=c.iterations, seed=c.seed,
-                init_states=c.init_states, warm_start=c.task.warm_start)
+                init_states=c.init_states, warm_start=c.task.warm_start, **c.options())
 
 
 def _run_soup(c: MethodRun) -> SurfResult:
     from paretosurf.baselines.soup import soup
 
     return soup(c.solver, c.n_segments, iterations=c.iterations, interpolator=c.problem,
-                init_states=c.init_states)
+                init_states=c.init_states, **c.options())
 
 
 #: The benchmark's methods, by command-line name.
@@ -222,6 +232,8 @@ class TaskReport:
                 "seconds": _summary(self.seconds[name]),
                 "per_seed": [{k: (v if math.isfinite(v) else None) for k, v in s.items()}
                              for s in self.scores[name]],
+                "success": [bool(r.success) for r in runs],
+                "messages": [r.message for r in runs],
             })
             methods[name] = entry
         return {
@@ -237,6 +249,7 @@ class TaskReport:
             "hv_exact_front": self.hv_exact_front,
             "igd_reference": f"exact front, {IGD_POINTS} points evenly spaced in arc length",
             "objective_names": list(self.task.objective_names),
+            "coordinates": Spacing(self.task.normalize).describe(),
             "methods": methods,
         }
 
@@ -302,8 +315,12 @@ def run_task(
             init, spent = task.initial_states(problem, solver, solver_kind, n, seed)
             report.warmup_steps = spent
             start = time.perf_counter()
-            result = METHODS[name].run(MethodRun(task, problem, solver, solver_kind, n, iters,
-                                                 seed, init))
+            with warnings.catch_warnings():
+                # a baseline's clumped or dominated points are what the table measures; the
+                # result's success and message record them (results.json, per seed)
+                warnings.simplefilter("ignore", SurfWarning)
+                result = METHODS[name].run(MethodRun(task, problem, solver, solver_kind, n,
+                                                     iters, seed, init))
             elapsed = time.perf_counter() - start
             sc = score(result, reference, hv_ref, true_cdf if name == "surf" else None)
             report.scores[name].append(sc)
@@ -317,17 +334,54 @@ def run_task(
 
 
 # ------------------------------------------------------------------------------- output
-def _fmt(stat: dict[str, float | None], with_std: bool = True) -> str:
+def _fmt(stat: dict[str, float | None], with_std: bool = True, *,
+         noise_rtol: float = 1e-9, noise_atol: float = 1e-13) -> str:
+    """A score over seeds as ``mean +- std``: the mean to 4 significant digits, the std to 2.
+
+    A std of at most ``noise_rtol * |mean|`` is floating-point noise, not a spread: the seeds
+    of a method that does not depend on the seed give values that differ in their last bits
+    only (relative differences of about 1e-16 to 1e-13, from another summation order), and it
+    is printed as ``+- 0``. With ``noise_rtol = 1e-9`` a real spread is never hidden: the
+    smallest in the paper's tasks is about 1e-6 of the mean, and a std of 1e-9 of the mean
+    could not show in a mean printed to 4 digits anyway. The rule is relative, so it holds at
+    any scale; a mean of exactly 0 treats only a std of 0 as noise (the table's scores are
+    non-negative, so a zero mean has a zero std). A std of at most ``noise_atol`` is noise too:
+    a score that is a tiny difference of objectives of order 1 (the distance to the front of
+    a point on it, about 1e-8) carries their rounding, about 1e-16, whatever its own size.
+
+    Examples
+    --------
+    >>> from paretosurf.bench.runner import _fmt
+    >>> _fmt({"mean": 0.09762, "std": 7.3e-15}), _fmt({"mean": 2.5e-08, "std": 7.9e-24})
+    ('0.09762 +- 0', '2.500e-08 +- 0')
+    >>> _fmt({"mean": 2.595, "std": 0.62}), _fmt({"mean": 0.004978, "std": 9.2e-09})
+    ('2.595 +- 0.62', '0.004978 +- 9.2e-09')
+    >>> _fmt({"mean": 3.394e-08, "std": 7.8e-16})
+    '3.394e-08 +- 0'
+    >>> _fmt({"mean": 1.0, "std": 0.0}), _fmt({"mean": 1.0, "std": 0.5}, with_std=False)
+    ('1.000 +- 0', '1.000')
+    >>> _fmt({"mean": None, "std": None, "non_finite": 2})
+    'inf/nan in 2 run(s)'
+    """
     mean, std = stat["mean"], stat["std"]
     if mean is None or std is None:
         return f"inf/nan in {stat.get('non_finite', 0)} run(s)"
     shown = f"{mean:#.4g}".rstrip(".")  # keep trailing zeros: 1.000, not 1
-    return f"{shown} +- {std:.2g}" if with_std else shown
+    if not with_std:
+        return shown
+    if std <= max(noise_rtol * abs(mean), noise_atol):
+        return f"{shown} +- 0"
+    return f"{shown} +- {std:.2g}"
 
 
 def format_table(report: TaskReport) -> str:
     """The Table 1 block as Markdown: mean +- std over seeds per method (the mean alone for a
-    single seed)."""
+    single seed).
+
+    A std that is floating-point noise (see :func:`_fmt`; a method that gives the same
+    result for every seed), is printed as ``+- 0``; any larger std as it is, to 2 significant
+    digits.
+    """
     data = report.to_json()
     rows = [("HV", "hv"), ("IGD", "igd"), ("CV", "cv"), ("gap ratio", "gap_ratio"),
             ("distance to front (mean)", "front_distance_mean"),
@@ -339,7 +393,8 @@ def format_table(report: TaskReport) -> str:
         f"**{report.task.title}**, N = {report.n_segments}, {report.iterations} outer "
         f"iterations, {report.solver_kind} inner solver, {len(report.seeds)} seed(s); "
         f"HV reference point {np.round(report.hv_ref, 6).tolist()} "
-        f"({data['hv_ref_rule']}), HV of the exact front {report.hv_exact_front:.5g}.",
+        f"({data['hv_ref_rule']}), HV of the exact front {report.hv_exact_front:.5g}; CV and "
+        f"gap ratio in {data['coordinates']}.",
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),

@@ -52,6 +52,9 @@ class Task:
     warm_start : {"slot", "nearest"}
         Warm-start rule of the methods whose weights move (SURF, UMOD); see
         :func:`paretosurf.surf`.
+    normalize : str
+        The coordinates every method measures distances in (see :mod:`paretosurf.spacing`);
+        ``"none"`` (the raw objectives) keeps the tables comparable with the paper's.
     objective_names : tuple of str
         Axis labels.
     """
@@ -69,6 +72,7 @@ class Task:
     interior_start: str = "default"
     init_noise: float = 0.0
     warm_start: str = "nearest"
+    normalize: str = "none"
     objective_names: tuple[str, str] = ("objective 1", "objective 2")
 
     def solver(self, problem: BiObjectiveProblem, kind: str) -> Any:

@@ -1,0 +1,57 @@
+"""Bring objectives, not a solver: inner solvers built from plain objective functions.
+
+Each function here turns two minimized objectives into a warm-started, budgeted inner solver
+(``solve(weight, state) -> Solution``) that every method of the library accepts
+(:func:`paretosurf.surf`, :mod:`paretosurf.baselines`):
+
+- :func:`from_scipy`: ``objectives(x) -> (h1, h2)`` solved per weight with
+  ``scipy.optimize.minimize`` (bounds, constraints, Jacobians as scipy takes them).
+- :func:`from_pymoo`: a two-objective pymoo ``Problem``, through the same scipy machinery.
+- :func:`from_torch`: a torch model and its two losses (multi-task learning), ``steps``
+  optimizer steps per call.
+
+Each takes ``scalarization="linear"`` (SURF's paper), ``"tchebycheff"`` or
+``"modified_tchebycheff"`` (:class:`Scalarization`); the Tchebycheff ones reach every Pareto
+point, also on concave fronts, where the linear one only reaches their convex hull.
+
+Modules: :mod:`~paretosurf.adapters.scalarization` (the scalarizations),
+:mod:`~paretosurf.adapters.scipy_solver`, :mod:`~paretosurf.adapters.pymoo_solver`,
+:mod:`~paretosurf.adapters.torch_solver`. Importing this package imports neither torch nor
+pymoo; :func:`from_torch` needs the ``rl`` extra, :func:`from_pymoo` pymoo (the ``dev``
+extra).
+
+Examples
+--------
+>>> import numpy as np
+>>> import paretosurf as ps
+>>> from paretosurf.adapters import from_scipy
+>>> def objectives(x):                      # a concave front: f2 = 1 - f1^2 for f1 in [0, 1]
+...     return np.array([x[0], 1.0 - x[0] ** 2])
+>>> solver = from_scipy(objectives, x0=[0.5], bounds=[(0.0, 1.0)],
+...                     scalarization="tchebycheff")
+>>> res = ps.surf(solver, 4, iterations=20)
+>>> np.round(res.points[:, 0], 2).tolist()  # interior points too, evenly spaced by arc length
+[1.0, 0.82, 0.61, 0.35, 0.0]
+"""
+
+from paretosurf.adapters.pymoo_solver import from_pymoo
+from paretosurf.adapters.scalarization import (
+    SCALARIZATIONS,
+    Scalarization,
+    as_scalarization,
+    weight_vector,
+)
+from paretosurf.adapters.scipy_solver import ScipySolver, from_scipy
+from paretosurf.adapters.torch_solver import TorchSolver, from_torch
+
+__all__ = [
+    "SCALARIZATIONS",
+    "Scalarization",
+    "ScipySolver",
+    "TorchSolver",
+    "as_scalarization",
+    "from_pymoo",
+    "from_scipy",
+    "from_torch",
+    "weight_vector",
+]

@@ -1,0 +1,254 @@
+"""Scalarizations of two minimized objectives for one weight ``w``: linear and Tchebycheff.
+
+Every scalarization here maps the weight ``w`` of the library (the weight on objective 1, in
+``[0, 1]``) to a coefficient vector ``c(w)`` and combines the objective vector ``h`` with it:
+
+``"linear"``
+    ``w * h1 + (1 - w) * h2``, coefficients ``lam = (w, 1 - w)``. The scalarization SURF's
+    paper analyses. Its minimizers only reach the convex hull of the front: on a concave
+    stretch they jump from one end of the stretch to the other.
+``"tchebycheff"``
+    ``max_m c_m (h_m - z_m) + rho * sum_m c_m (h_m - z_m)`` with ``c = lam = (w, 1 - w)``
+    and the ideal (utopia) point ``z``. Its minimizer lies where ``w (h1 - z1) =
+    (1 - w) (h2 - z2)``: on the ray from ``z`` along ``(1 - w, w)``.
+``"modified_tchebycheff"``
+    ``max_m (h_m - z_m) / mu_m + rho * sum_m (h_m - z_m) / mu_m`` with the ray direction
+    ``mu = (1 - w, w)``: the minimizer is the front point on the ray ``z + t * mu``, and the
+    scalarized value is the ray parameter ``t`` (in objective units) whatever ``w``.
+
+Direction of the modified variant. Written literally with ``mu = lam = (w, 1 - w)``, the
+modified Tchebycheff point would lie on the ray along ``(w, 1 - w)``: objective 1 would *grow*
+with ``w``, against the library's convention that ``w`` is the weight on objective 1 (slot N,
+``w = 1``, is objective 1's minimizer). The ray direction is therefore ``mu = (1 - w, w)``,
+which is ``1 / lam`` rescaled: a larger ``w`` tolerates less excess ``h1 - z1``. For two
+objectives the two Tchebycheff variants then have the same minimizers for every ``w`` in
+``[floor, 1 - floor]`` (their coefficients differ by the positive factor ``w (1 - w)``); they
+differ at the two ends (the floors below) and in scale: the modified value does not shrink
+near ``w = 0`` and ``w = 1``, which matters for the step sizes of plain gradient descent
+(``from_torch(..., optimizer="sgd")``); ``from_scipy`` rescales its problem, so there the two
+behave alike.
+
+Zero coefficients. At ``w = 0`` and ``w = 1`` one entry of ``lam`` (and of ``mu``) is 0. Both
+Tchebycheff variants floor it at ``floor`` (default ``1e-4``) before use: ``c = max(lam,
+floor)`` for ``"tchebycheff"`` and ``c = 1 / max(mu, floor)`` for ``"modified_tchebycheff"``.
+So ``w = 0`` minimizes objective 2 with objective 1 still weighted by ``floor`` (the reverse at
+``w = 1``): the end point is Pareto-optimal, not a weakly optimal point on the flat face a zero
+coefficient leaves, and lies within about ``floor`` times the objectives' range of the extreme
+point (at the extreme itself where the augmentation outweighs the front's slope there). All
+weights within ``floor`` of an end give the same problem. Dropping the objective whose
+``mu_m`` is 0 instead would be wrong: ``(h_m - z_m) / mu_m`` grows without bound as
+``mu_m -> 0``, so that objective is the one that matters most there.
+
+Augmentation. A plain Tchebycheff minimizer is only weakly Pareto-optimal: on a flat stretch
+of the max the other objective is free. The term ``rho * sum_m c_m (h_m - z_m)`` (``rho``
+default ``1e-4``, relative: it is ``rho`` times the linear scalarization with the same
+coefficients) makes the scalarization strictly increasing in every objective, so that every
+minimizer is Pareto-optimal. It moves the minimizer off the ray by a relative ``O(rho)``, and
+Pareto points whose trade-off rate exceeds about ``1 / rho`` can no longer be reached;
+``rho = 0`` gives the plain forms.
+
+Theory's status. SURF's paper proves its results for linear scalarization only. With
+Tchebycheff scalarizations every Pareto point, also of concave or partly concave fronts, is
+the minimizer for some weight (given an ideal point ``z`` strictly below every attainable
+value; with the augmentation, every point whose trade-off rates stay below about ``1 / rho``),
+and for a connected front the map from ``w`` to the front point is monotone along the
+front: as ``w`` grows, objective 1 is non-increasing and objective 2 non-decreasing (the ray
+turns from the objective-1 axis at ``w = 0`` to the objective-2 axis at ``w = 1``). SURF's
+arc-length CDF and its inverse therefore apply unchanged; its convergence rates are not proven
+for these scalarizations.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "DEFAULT_FLOOR",
+    "DEFAULT_RHO",
+    "SCALARIZATIONS",
+    "Scalarization",
+    "as_scalarization",
+    "check_weight",
+    "weight_vector",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: The scalarizations this module offers.
+SCALARIZATIONS = ("linear", "tchebycheff", "modified_tchebycheff")
+#: Default relative augmentation of the Tchebycheff scalarizations.
+DEFAULT_RHO = 1e-4
+#: Default floor of the Tchebycheff coefficients' zero entries (at ``w = 0`` and ``w = 1``).
+DEFAULT_FLOOR = 1e-4
+
+
+def check_weight(w: object, *, name: str = "weight") -> float:
+    """Return the weight ``w`` as a float in ``[0, 1]``, or raise naming the argument.
+
+    Examples
+    --------
+    >>> from paretosurf.adapters.scalarization import check_weight
+    >>> check_weight(0.25)
+    0.25
+    """
+    if isinstance(w, bool) or not isinstance(w, numbers.Real):
+        raise TypeError(f"{name} must be a real number in [0, 1], got {w!r}")
+    value = float(w)
+    if not 0.0 <= value <= 1.0:
+        raise ValueError(f"{name} must lie in [0, 1], got {value}")
+    return value
+
+
+def weight_vector(w: float) -> FloatArray:
+    """The weight vector ``lam = (w, 1 - w)`` of the library's scalar weight ``w``.
+
+    Examples
+    --------
+    >>> from paretosurf.adapters import weight_vector
+    >>> weight_vector(0.25).tolist()
+    [0.25, 0.75]
+    """
+    value = check_weight(w, name="w")
+    return np.array([value, 1.0 - value])
+
+
+def _last_axis_max(x: Any) -> Any:
+    # torch tensors reduce with .amax(dim); numpy arrays have no .amax method
+    return x.amax(-1) if hasattr(x, "amax") else np.max(x, axis=-1)
+
+
+class Scalarization:
+    """A scalarization of two minimized objectives for the library's weight ``w``.
+
+    See the module docstring for the formulas, the ray each Tchebycheff minimizer lies on, the
+    floors at ``w = 0`` and ``w = 1`` and the augmentation.
+
+    Parameters
+    ----------
+    kind : {"linear", "tchebycheff", "modified_tchebycheff"}
+    ideal : array_like of shape (2,), optional
+        The ideal point ``z`` (strictly below every attainable objective value); needed to
+        evaluate the Tchebycheff kinds, ignored by ``"linear"``. The adapters estimate it when
+        it is not given (:func:`~paretosurf.adapters.from_scipy`).
+    rho : float
+        Relative augmentation of the Tchebycheff kinds, ``>= 0`` (default ``1e-4``).
+    floor : float
+        Floor in ``(0, 0.5]`` of the zero coefficients at ``w = 0`` and ``w = 1``.
+
+    Examples
+    --------
+    >>> from paretosurf.adapters import Scalarization
+    >>> Scalarization("linear")([1.0, 3.0], 0.25)                  # 0.25 * 1 + 0.75 * 3
+    2.5
+    >>> tch = Scalarization("tchebycheff", ideal=[0.0, 0.0], rho=0.0)
+    >>> tch([1.0, 3.0], 0.25)                                      # max(0.25 * 1, 0.75 * 3)
+    2.25
+    >>> mod = Scalarization("modified_tchebycheff", ideal=[0.0, 0.0], rho=0.0)
+    >>> mod([1.0, 3.0], 0.25)                                      # max(1 / 0.75, 3 / 0.25)
+    12.0
+    >>> mod.coefficients(1.0).tolist()                             # mu = (0, 1) floored
+    [10000.0, 1.0]
+    """
+
+    kind: str
+    ideal: FloatArray | None
+    rho: float
+    floor: float
+
+    def __init__(self, kind: str = "linear", *, ideal: ArrayLike | None = None,
+                 rho: float = DEFAULT_RHO, floor: float = DEFAULT_FLOOR) -> None:
+        if not isinstance(kind, str) or kind not in SCALARIZATIONS:
+            raise ValueError(f"scalarization must be one of {list(SCALARIZATIONS)}, "
+                             f"got {kind!r}")
+        self.kind = kind
+        self.ideal = None if ideal is None else _as_ideal(ideal)
+        if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not (
+                np.isfinite(rho) and rho >= 0):
+            raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
+        self.rho = float(rho)
+        if isinstance(floor, bool) or not isinstance(floor, numbers.Real) or not (
+                0.0 < floor <= 0.5):
+            raise ValueError(f"floor must lie in (0, 0.5], got {floor!r}")
+        self.floor = float(floor)
+
+    @property
+    def needs_ideal(self) -> bool:
+        """Whether the kind uses the ideal point (the Tchebycheff kinds)."""
+        return self.kind != "linear"
+
+    def with_ideal(self, ideal: ArrayLike) -> Scalarization:
+        """A copy with the ideal point ``ideal``."""
+        return Scalarization(self.kind, ideal=ideal, rho=self.rho, floor=self.floor)
+
+    def coefficients(self, w: float) -> FloatArray:
+        """The coefficient vector ``c(w)`` of shape (2,): ``lam = (w, 1 - w)`` for
+        ``"linear"``, ``max(lam, floor)`` for ``"tchebycheff"``, ``1 / max(mu, floor)`` with
+        ``mu = (1 - w, w)`` for ``"modified_tchebycheff"``."""
+        lam = weight_vector(w)
+        if self.kind == "linear":
+            return lam
+        if self.kind == "tchebycheff":
+            return np.maximum(lam, self.floor)
+        return 1.0 / np.maximum(lam[::-1], self.floor)
+
+    def combine(self, values: Any, coefficients: Any, ideal: Any = None) -> Any:
+        """The scalarized value from the objectives and the coefficients (and ideal point).
+
+        Works on any array type with arithmetic, ``.sum(-1)`` and a max over the last axis
+        (numpy arrays of shape ``(..., 2)``, torch tensors of shape ``(2,)``), so that
+        gradient-based adapters differentiate the same formula.
+        """
+        if self.kind == "linear":
+            return (values * coefficients).sum(-1)
+        terms = (values - ideal) * coefficients
+        return _last_axis_max(terms) + self.rho * terms.sum(-1)
+
+    def __call__(self, values: ArrayLike, w: float) -> Any:
+        """The scalarized value of objective vectors ``values`` of shape ``(..., 2)``: a float
+        for one vector, an array for several."""
+        h = np.asarray(values, dtype=np.float64)
+        if h.ndim == 0 or h.shape[-1] != 2:
+            raise ValueError(f"values must have shape (..., 2), got shape {h.shape}")
+        if self.needs_ideal and self.ideal is None:
+            raise ValueError(f"scalarization {self.kind!r} needs an ideal point; "
+                             "give ideal=[z1, z2]")
+        out = self.combine(h, self.coefficients(w), self.ideal)
+        return float(out) if np.ndim(out) == 0 else out
+
+    def __repr__(self) -> str:
+        ideal = None if self.ideal is None else self.ideal.tolist()
+        return (f"Scalarization({self.kind!r}, ideal={ideal}, rho={self.rho:g}, "
+                f"floor={self.floor:g})")
+
+
+def _as_ideal(ideal: ArrayLike) -> FloatArray:
+    z = np.asarray(ideal, dtype=np.float64)
+    if z.shape != (2,) or not np.all(np.isfinite(z)):
+        raise ValueError(f"ideal must be a finite vector of shape (2,), got {np.asarray(ideal)!r}")
+    return z.copy()
+
+
+def as_scalarization(scalarization: str | Scalarization, ideal: ArrayLike | None = None,
+                     rho: float | None = None) -> Scalarization:
+    """The :class:`Scalarization` an adapter's ``scalarization``, ``ideal`` and ``rho``
+    arguments describe (an instance carries its own ``ideal`` and ``rho``).
+
+    Examples
+    --------
+    >>> from paretosurf.adapters import as_scalarization
+    >>> as_scalarization("tchebycheff", ideal=[0, 0])
+    Scalarization('tchebycheff', ideal=[0.0, 0.0], rho=0.0001, floor=0.0001)
+    """
+    if isinstance(scalarization, Scalarization):
+        if ideal is not None or rho is not None:
+            raise ValueError("give ideal and rho inside the Scalarization, not as keywords "
+                             "next to a Scalarization instance")
+        return scalarization
+    if not isinstance(scalarization, str) or scalarization not in SCALARIZATIONS:
+        raise ValueError(f"scalarization must be one of {list(SCALARIZATIONS)} or a "
+                         f"Scalarization, got {scalarization!r}")
+    return Scalarization(scalarization, ideal=ideal, rho=DEFAULT_RHO if rho is None else rho)

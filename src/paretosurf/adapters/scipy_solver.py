@@ -1,0 +1,606 @@
+"""Inner solvers from plain objective functions, one ``scipy.optimize.minimize`` run per call.
+
+:func:`from_scipy` turns ``objectives(x) -> (h1, h2)`` into a warm-started, budgeted inner
+solver (:class:`ScipySolver`). Each ``solve(weight, state)`` minimizes the scalarization of the
+objectives for that weight (:mod:`paretosurf.adapters.scalarization`) from the warm start
+``state`` (the decision vector; ``x0`` on a slot's first call), with at most ``steps``
+iterations of the chosen scipy method.
+
+Linear scalarization is smooth and goes to ``minimize`` as it is. The Tchebycheff
+scalarizations are a max, not smooth, so they are solved in epigraph form: minimize
+``t + rho * sum_m c_m (h_m(x) - z_m)`` over ``(x, t)`` subject to ``c_m (h_m(x) - z_m) <= t``,
+which needs a method that takes constraints. The epigraph problem is divided by the largest
+term ``|c_m (h_m - z_m)|`` at the start (minimizers unchanged: the active term starts at 1
+whatever the size of the coefficients), and SLSQP's ``ftol`` defaults to ``EPIGRAPH_FTOL``
+(``1e-9``, relative to that scale) there. Methods per scalarization:
+
+================== ========================================================================
+scalarization      methods (default first)
+================== ========================================================================
+linear             L-BFGS-B (SLSQP when there are constraints), SLSQP, trust-constr,
+                   BFGS, CG, Nelder-Mead, Powell
+tchebycheff,       SLSQP, trust-constr
+modified_...
+================== ========================================================================
+
+Constraints can only go to SLSQP and trust-constr, bounds to every method above but BFGS and
+CG; other combinations are refused with a ``ValueError``. SLSQP is the default for the
+Tchebycheff ones because trust-constr, an interior-point method, stops a barrier distance
+inside the bounds that are active at the solution (about ``1e-3`` off on ZDT2 with scipy's
+defaults; tighten ``options={"barrier_tol": ...}`` if you use it).
+
+The warm start is the decision vector only: a quasi-Newton method's curvature estimate is
+rebuilt on every call, so ``steps=K`` calls make less progress together than one call of the
+same total length.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.optimize import Bounds, LinearConstraint, NonlinearConstraint, minimize
+
+from paretosurf._validation import check_positive_int
+from paretosurf.adapters.scalarization import Scalarization, as_scalarization, check_weight
+from paretosurf.solvers import Solution
+
+__all__ = [
+    "EPIGRAPH_FTOL",
+    "EPIGRAPH_METHODS",
+    "IDEAL_MARGIN_ABS",
+    "IDEAL_MARGIN_REL",
+    "LINEAR_METHODS",
+    "ScipySolver",
+    "from_scipy",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Methods for linear scalarization: name -> (takes bounds, takes constraints, uses gradients).
+LINEAR_METHODS: dict[str, tuple[bool, bool, bool]] = {
+    "L-BFGS-B": (True, False, True),
+    "SLSQP": (True, True, True),
+    "trust-constr": (True, True, True),
+    "BFGS": (False, False, True),
+    "CG": (False, False, True),
+    "Nelder-Mead": (True, False, False),
+    "Powell": (True, False, False),
+}
+#: Methods for the Tchebycheff scalarizations (epigraph form, with constraints).
+EPIGRAPH_METHODS = ("SLSQP", "trust-constr")
+#: The estimated ideal point is ``best - (IDEAL_MARGIN_REL * range + IDEAL_MARGIN_ABS *
+#: max(1, |best|))``, per objective, from the two endpoint solves.
+IDEAL_MARGIN_REL = 1e-6
+IDEAL_MARGIN_ABS = 1e-8
+#: SLSQP's ``ftol`` in the epigraph form unless ``options`` give one (scipy's default is 1e-6;
+#: the epigraph problem is divided by its largest term at the start, so this is relative).
+#: Tight, so that the tiny coefficient near ``w = 0`` and ``w = 1`` still drives the other
+#: objective to its best value.
+EPIGRAPH_FTOL = 1e-9
+
+_CACHE_SIZE = 4
+
+
+def from_scipy(
+    objectives: Callable[[FloatArray], ArrayLike],
+    x0: ArrayLike,
+    *,
+    scalarization: str | Scalarization = "linear",
+    method: str | None = None,
+    steps: int | None = None,
+    jac: Callable[[FloatArray], ArrayLike] | None = None,
+    bounds: Any = None,
+    constraints: Any = (),
+    ideal: ArrayLike | None = None,
+    rho: float | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> ScipySolver:
+    """An inner solver that minimizes a scalarization of ``objectives`` with scipy.
+
+    Parameters
+    ----------
+    objectives : callable
+        ``objectives(x) -> (h1, h2)``: the two objectives (minimized) at the decision vector
+        ``x``, a float64 array of shape (n,).
+    x0 : array_like of shape (n,)
+        Finite starting point of every slot's first call (the cold start); it must lie within
+        ``bounds``, and ``objectives(x0)`` must return two finite values.
+    scalarization : {"linear", "tchebycheff", "modified_tchebycheff"} or Scalarization
+        See :mod:`paretosurf.adapters.scalarization`. A :class:`Scalarization` instance
+        carries its own ``ideal`` and ``rho`` (then leave those keywords out).
+    method : str, optional
+        scipy method. Default: ``"L-BFGS-B"`` for linear scalarization (``"SLSQP"`` when
+        ``constraints`` are given), ``"SLSQP"`` for the Tchebycheff ones (epigraph form). The
+        allowed combinations are in the module docstring; others raise ``ValueError``.
+    steps : int, optional
+        Budget of one call: scipy's ``maxiter`` (an inexact K-step solver, warm-started).
+        ``None`` runs each call to convergence (scipy's own ``maxiter``, or
+        ``options["maxiter"]``).
+    jac : callable, optional
+        ``jac(x) -> (2, n)``: the Jacobian of the objectives. ``None``: scipy's finite
+        differences.
+    bounds : sequence of (low, high) pairs or scipy.optimize.Bounds, optional
+        As ``scipy.optimize.minimize`` takes them (``None`` for an open side).
+    constraints : dict, LinearConstraint, NonlinearConstraint or a sequence of them
+        As ``scipy.optimize.minimize`` takes them (SLSQP and trust-constr only); functions of
+        ``x``, also in the epigraph form.
+    ideal : array_like of shape (2,), optional
+        Ideal point ``z`` of the Tchebycheff scalarizations, strictly below every attainable
+        objective value. ``None``: estimated at construction from two full solves from ``x0``
+        with ``method``, one per objective alone, minus a margin of ``IDEAL_MARGIN_REL``
+        (``1e-6``) times the range of the two solves' values plus ``IDEAL_MARGIN_ABS``
+        (``1e-8``) times ``max(1, |minimum|)``. These are local solves: for non-convex
+        objectives give ``ideal`` if the minima from ``x0`` may not be global.
+    rho : float, optional
+        Relative augmentation of the Tchebycheff scalarizations (default ``1e-4``).
+    options : mapping, optional
+        Further options of the scipy method (``ftol``, ``gtol``...); not ``maxiter`` together
+        with ``steps``.
+
+    Returns
+    -------
+    ScipySolver
+        ``solve(weight, state) -> Solution``: the state is the decision vector ``x`` (a
+        float64 array; the epigraph variable ``t`` is recomputed from it); ``info`` holds
+        ``steps`` (iterations used, scipy's ``nit``), ``nfev``, ``success``, ``message``,
+        ``value`` (the scalarized value at ``x``) and ``objective_calls`` (calls of
+        ``objectives``). It pickles when the functions given do,
+        so process executors can run it. Its ``ideal`` attribute is the ideal point used;
+        ``evaluate(state)`` gives the objectives at a state (for the Soup baseline).
+
+    Raises
+    ------
+    ValueError, TypeError
+        On invalid arguments (naming the argument), on a method that cannot take the
+        scalarization, bounds or constraints, and when ``objectives(x0)`` does not return two
+        finite values.
+
+    Examples
+    --------
+    Two quadratics ``(x - 1)^2`` and ``(x + 1)^2``; the linear-scalarization minimizer is
+    ``x = 2 w - 1``:
+
+    >>> import numpy as np
+    >>> from paretosurf.adapters import from_scipy
+    >>> def objectives(x):
+    ...     return np.array([(x[0] - 1) ** 2, (x[0] + 1) ** 2])
+    >>> solver = from_scipy(objectives, x0=[0.0])
+    >>> sol = solver.solve(0.75, None)
+    >>> round(float(sol.state[0]), 6), sol.info["success"]
+    (0.5, True)
+
+    The Tchebycheff scalarization estimates the ideal point ``(0, 0)`` from the endpoints
+    (minus ``1e-6`` times the range ``4`` of the endpoint values, plus ``1e-8``):
+
+    >>> tch = from_scipy(objectives, x0=[0.0], scalarization="tchebycheff")
+    >>> tch.ideal.round(8).tolist()
+    [-4.01e-06, -4.01e-06]
+    """
+    return ScipySolver(objectives, x0, scalarization=scalarization, method=method, steps=steps,
+                       jac=jac, bounds=bounds, constraints=constraints, ideal=ideal, rho=rho,
+                       options=options)
+
+
+class ScipySolver:
+    """A scalarized inner solver over ``scipy.optimize.minimize``; built by
+    :func:`from_scipy` (and :func:`~paretosurf.adapters.from_pymoo`), whose docstring
+    describes the arguments.
+
+    Attributes
+    ----------
+    scalarization : Scalarization
+        The scalarization solved, with the ideal point used (estimated or given).
+    ideal : ndarray of shape (2,) or None
+        The ideal point of the Tchebycheff scalarizations (``None`` for linear).
+    method : str
+        The scipy method.
+    x0 : ndarray of shape (n,)
+        The cold start.
+    """
+
+    def __init__(
+        self,
+        objectives: Callable[[FloatArray], ArrayLike],
+        x0: ArrayLike,
+        *,
+        scalarization: str | Scalarization = "linear",
+        method: str | None = None,
+        steps: int | None = None,
+        jac: Callable[[FloatArray], ArrayLike] | None = None,
+        bounds: Any = None,
+        constraints: Any = (),
+        ideal: ArrayLike | None = None,
+        rho: float | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not callable(objectives):
+            raise TypeError(f"objectives must be a callable x -> (h1, h2), got "
+                            f"{type(objectives).__name__}")
+        if jac is not None and not callable(jac):
+            raise TypeError(f"jac must be a callable x -> (2, n) Jacobian or None, got "
+                            f"{type(jac).__name__}")
+        self.objectives = objectives
+        self.jac = jac
+        self.x0 = _as_x0(x0)
+        n = self.x0.size
+        self.bounds = _as_bounds(bounds, n)
+        if self.bounds is not None and not np.all(
+                (self.bounds[0] <= self.x0) & (self.x0 <= self.bounds[1])):
+            raise ValueError("x0 must lie within bounds")
+        self.constraints = _as_constraints(constraints)
+        sc = as_scalarization(scalarization, ideal, rho)
+        self.method = _choose_method(sc.kind, method, self.bounds is not None,
+                                     bool(self.constraints))
+        self.steps = None if steps is None else check_positive_int(steps, name="steps")
+        self.options = _as_options(options, self.steps)
+
+        h0 = _as_values(objectives(self.x0.copy()), "objectives(x0)")
+        if not np.all(np.isfinite(h0)):
+            raise ValueError(f"objectives(x0) must return finite values, got {h0.tolist()}")
+        if jac is not None:
+            _as_jacobian(jac(self.x0.copy()), n)
+        if sc.needs_ideal and sc.ideal is None:
+            sc = sc.with_ideal(self._estimate_ideal())
+        self.scalarization = sc
+
+    @property
+    def ideal(self) -> FloatArray | None:
+        """The ideal point used by the Tchebycheff scalarizations (``None`` for linear)."""
+        return None if self.scalarization.ideal is None else self.scalarization.ideal.copy()
+
+    def solve(self, weight: float, state: ArrayLike | None) -> Solution:
+        """Minimize the scalarization for ``weight`` from ``state`` (``x0`` when ``None``),
+        with at most ``steps`` iterations."""
+        w = check_weight(weight)
+        start = self.x0 if state is None else self._as_state(state)
+        return self._run(self.scalarization, w, start, self.steps)
+
+    def evaluate(self, state: ArrayLike) -> FloatArray:
+        """The objectives at a state (a decision vector), e.g. one the Soup baseline mixed
+        from two solutions (states are arrays, so its default linear interpolation applies)."""
+        return _as_values(self.objectives(self._as_state(state)), "objectives(x)")
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _as_state(self, state: ArrayLike) -> FloatArray:
+        x = np.asarray(state, dtype=np.float64)
+        if x.shape != self.x0.shape or not np.all(np.isfinite(x)):
+            raise ValueError(f"state must be a finite decision vector of shape {self.x0.shape} "
+                             f"(the x a previous solve returned), got {state!r}")
+        if self.bounds is not None:  # solvers may return points a rounding error outside
+            x = np.clip(x, *self.bounds)
+        return x
+
+    def _run(self, sc: Scalarization, w: float, start: FloatArray,
+             steps: int | None) -> Solution:
+        ev = _Evaluator(self.objectives, self.jac, start.size)
+        coef = sc.coefficients(w)
+        options = dict(self.options)
+        if steps is not None:
+            options["maxiter"] = steps
+        uses_gradient = LINEAR_METHODS[self.method][2]
+        kwargs: dict[str, Any] = {"method": self.method, "options": options}
+        if sc.kind == "linear":
+            lin = _LinearObjective(ev, coef)
+            if uses_gradient and self.jac is not None:
+                kwargs["jac"] = lin.gradient
+            if self.bounds is not None:
+                kwargs["bounds"] = Bounds(*self.bounds)
+            if self.constraints:
+                kwargs["constraints"] = self.constraints
+            res = minimize(lin, start, **kwargs)
+            x = np.asarray(res.x, dtype=np.float64)
+        else:
+            assert sc.ideal is not None
+            # one common factor, the largest weighted term at the start (minimizers unchanged):
+            # the active term starts at 1 whatever the coefficients' size, and SLSQP's
+            # absolute ftol becomes relative
+            scale = float(np.max(np.abs(coef * (ev.values(start) - sc.ideal))))
+            epi = _Epigraph(ev, coef, sc.ideal, sc.rho, scale if scale > 0 else 1.0)
+            if self.method == "SLSQP":
+                options.setdefault("ftol", EPIGRAPH_FTOL)
+            elif sc.rho == 0.0:  # trust-constr: the objective t is linear, its Hessian zero
+                kwargs["hess"] = _zero_hessian
+            if self.jac is not None:
+                kwargs["jac"] = epi.gradient
+            if self.bounds is not None:
+                lb, ub = self.bounds
+                kwargs["bounds"] = Bounds(np.append(lb, -np.inf), np.append(ub, np.inf))
+            kwargs["constraints"] = [epi.constraint_dict(self.jac is not None),
+                                     *(_lift(c) for c in self.constraints)]
+            res = minimize(epi, np.append(start, epi.t_start(start)), **kwargs)
+            x = np.asarray(res.x[:-1], dtype=np.float64)
+        if self.bounds is not None:
+            x = np.clip(x, *self.bounds)
+        h = ev.values(x)
+        info = {
+            "steps": int(getattr(res, "nit", 0)),
+            "nfev": int(getattr(res, "nfev", 0)),
+            "success": bool(res.success),
+            "message": str(res.message),
+            "value": float(sc(h, w)),
+            "objective_calls": ev.calls,
+        }
+        return Solution(h.copy(), state=x.copy(), info=info)
+
+    def _estimate_ideal(self) -> FloatArray:
+        """Minimize each objective alone from ``x0`` (full solves), minus a small margin."""
+        linear = Scalarization("linear")
+        ends = np.array([self._run(linear, w, self.x0, None).objectives for w in (1.0, 0.0)])
+        best, worst = ends.min(axis=0), ends.max(axis=0)
+        margin = IDEAL_MARGIN_REL * (worst - best) + IDEAL_MARGIN_ABS * np.maximum(
+            1.0, np.abs(best))
+        return best - margin
+
+    def __repr__(self) -> str:
+        return (f"ScipySolver(scalarization={self.scalarization.kind!r}, "
+                f"method={self.method!r}, steps={self.steps}, n={self.x0.size})")
+
+
+# -- objective evaluation ----------------------------------------------------------------
+
+
+class _Evaluator:
+    """Objectives and Jacobian at ``x``, remembering the last few points (scipy asks for the
+    objective and the constraints at the same iterate)."""
+
+    def __init__(self, objectives: Callable[[FloatArray], ArrayLike],
+                 jac: Callable[[FloatArray], ArrayLike] | None, n: int) -> None:
+        self._objectives = objectives
+        self._jac = jac
+        self._n = n
+        self._values: dict[bytes, FloatArray] = {}
+        self._jacobians: dict[bytes, FloatArray] = {}
+        self.calls = 0
+
+    def values(self, x: FloatArray) -> FloatArray:
+        key = np.asarray(x, dtype=np.float64).tobytes()
+        out = self._values.get(key)
+        if out is None:
+            out = _as_values(self._objectives(np.array(x, dtype=np.float64)), "objectives(x)")
+            self.calls += 1
+            _remember(self._values, key, out)
+        return out
+
+    def jacobian(self, x: FloatArray) -> FloatArray:
+        assert self._jac is not None
+        key = np.asarray(x, dtype=np.float64).tobytes()
+        out = self._jacobians.get(key)
+        if out is None:
+            out = _as_jacobian(self._jac(np.array(x, dtype=np.float64)), self._n)
+            _remember(self._jacobians, key, out)
+        return out
+
+
+def _remember(cache: dict[bytes, FloatArray], key: bytes, value: FloatArray) -> None:
+    if len(cache) >= _CACHE_SIZE:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+
+
+class _LinearObjective:
+    """``c . h(x)`` and its gradient ``c . J(x)``."""
+
+    def __init__(self, ev: _Evaluator, coef: FloatArray) -> None:
+        self.ev, self.coef = ev, coef
+
+    def __call__(self, x: FloatArray) -> float:
+        return float(self.coef @ self.ev.values(x))
+
+    def gradient(self, x: FloatArray) -> FloatArray:
+        return self.coef @ self.ev.jacobian(x)
+
+
+class _Epigraph:
+    """Epigraph form of a Tchebycheff scalarization over ``y = (x, t)``: the objective
+    ``t + rho * sum_m c_m (h_m - z_m) / s`` and the constraints ``t - c_m (h_m - z_m) / s >=
+    0``, with a common scale ``s > 0``."""
+
+    def __init__(self, ev: _Evaluator, coef: FloatArray, ideal: FloatArray, rho: float,
+                 scale: float) -> None:
+        self.ev, self.coef, self.ideal, self.rho, self.scale = ev, coef, ideal, rho, scale
+
+    def terms(self, x: FloatArray) -> FloatArray:
+        return self.coef * (self.ev.values(x) - self.ideal) / self.scale
+
+    def t_start(self, x: FloatArray) -> float:
+        return float(np.max(self.terms(x)))
+
+    def __call__(self, y: FloatArray) -> float:
+        return float(y[-1] + self.rho * np.sum(self.terms(y[:-1])))
+
+    def gradient(self, y: FloatArray) -> FloatArray:
+        return np.append(self.rho * (self.coef @ self.ev.jacobian(y[:-1])) / self.scale, 1.0)
+
+    def constraint(self, y: FloatArray) -> FloatArray:
+        return y[-1] - self.terms(y[:-1])
+
+    def constraint_jacobian(self, y: FloatArray) -> FloatArray:
+        jac = -self.coef[:, None] * self.ev.jacobian(y[:-1]) / self.scale
+        return np.hstack([jac, np.ones((jac.shape[0], 1))])
+
+    def constraint_dict(self, with_jacobian: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": "ineq", "fun": self.constraint}
+        if with_jacobian:
+            out["jac"] = self.constraint_jacobian
+        return out
+
+
+def _zero_hessian(y: FloatArray) -> FloatArray:
+    return np.zeros((y.size, y.size))
+
+
+# -- user constraints in the epigraph form -------------------------------------------------
+
+
+class _OnX:
+    """A function of ``x`` called on ``y = (x, t)``."""
+
+    def __init__(self, fun: Callable[..., Any]) -> None:
+        self.fun = fun
+
+    def __call__(self, y: FloatArray, *args: Any) -> Any:
+        return self.fun(y[:-1], *args)
+
+
+class _JacobianOnX:
+    """A Jacobian in ``x`` called on ``y = (x, t)``, with a zero column for ``t``."""
+
+    def __init__(self, jac: Callable[..., Any]) -> None:
+        self.jac = jac
+
+    def __call__(self, y: FloatArray, *args: Any) -> FloatArray:
+        jac = np.atleast_2d(np.asarray(self.jac(y[:-1], *args), dtype=np.float64))
+        return np.hstack([jac, np.zeros((jac.shape[0], 1))])
+
+
+class _HessianOnX:
+    """A constraint Hessian ``hess(x, v)`` called on ``y``, padded with a zero row and
+    column for ``t`` (trust-constr)."""
+
+    def __init__(self, hess: Callable[..., Any]) -> None:
+        self.hess = hess
+
+    def __call__(self, y: FloatArray, v: FloatArray) -> FloatArray:
+        hess = np.asarray(self.hess(y[:-1], v), dtype=np.float64)
+        return np.pad(hess, ((0, 1), (0, 1)))
+
+
+def _lift(con: Any) -> Any:
+    """A user constraint on ``x`` as a constraint on ``y = (x, t)``."""
+    if isinstance(con, LinearConstraint):
+        a = np.atleast_2d(np.asarray(con.A, dtype=np.float64))
+        return LinearConstraint(np.hstack([a, np.zeros((a.shape[0], 1))]), con.lb, con.ub,
+                                keep_feasible=con.keep_feasible)
+    if isinstance(con, NonlinearConstraint):
+        jac = _JacobianOnX(con.jac) if callable(con.jac) else con.jac
+        hess = _HessianOnX(con.hess) if callable(con.hess) else con.hess
+        return NonlinearConstraint(_OnX(con.fun), con.lb, con.ub, jac=jac, hess=hess,
+                                   keep_feasible=con.keep_feasible)
+    out = dict(con)
+    out["fun"] = _OnX(con["fun"])
+    if callable(con.get("jac")):
+        out["jac"] = _JacobianOnX(con["jac"])
+    return out
+
+
+# -- validation --------------------------------------------------------------------------
+
+
+def _as_values(raw: object, what: str) -> FloatArray:
+    try:
+        h = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        h = np.empty(0)
+    if h.size != 2:
+        raise ValueError(f"{what} must return 2 values (one per objective), got {raw!r}")
+    return h.reshape(2)
+
+
+def _as_jacobian(raw: object, n: int) -> FloatArray:
+    try:
+        jac = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        jac = np.empty(0)
+    if jac.size != 2 * n:
+        raise ValueError(f"jac(x) must return the (2, {n}) Jacobian of the objectives, got "
+                         f"shape {np.shape(np.asarray(raw, dtype=object))}")
+    return jac.reshape(2, n)
+
+
+def _as_x0(x0: ArrayLike) -> FloatArray:
+    try:
+        x = np.array(x0, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"x0 must be a 1-D array of numbers, got {x0!r}") from exc
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"x0 must be a non-empty 1-D array, got shape {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError(f"x0 must be finite, got {x.tolist()}")
+    return x
+
+
+def _as_bounds(bounds: Any, n: int) -> tuple[FloatArray, FloatArray] | None:
+    if bounds is None:
+        return None
+    if isinstance(bounds, Bounds):
+        lb = np.broadcast_to(np.asarray(bounds.lb, dtype=np.float64), (n,)).copy()
+        ub = np.broadcast_to(np.asarray(bounds.ub, dtype=np.float64), (n,)).copy()
+    else:
+        pairs = list(bounds)
+        if len(pairs) != n or any(np.size(p) != 2 for p in pairs):
+            raise ValueError(f"bounds must be {n} (low, high) pairs or a "
+                             f"scipy.optimize.Bounds, got {bounds!r}")
+        lb = np.array([-np.inf if p[0] is None else p[0] for p in pairs], dtype=np.float64)
+        ub = np.array([np.inf if p[1] is None else p[1] for p in pairs], dtype=np.float64)
+    if np.any(np.isnan(lb) | np.isnan(ub)) or np.any(lb > ub):
+        raise ValueError(f"bounds must have low <= high, got low {lb.tolist()} and high "
+                         f"{ub.tolist()}")
+    if np.all(np.isneginf(lb) & np.isposinf(ub)):
+        return None
+    return lb, ub
+
+
+def _as_constraints(constraints: Any) -> list[Any]:
+    if constraints is None:
+        return []
+    items = ([constraints] if isinstance(constraints, (dict, LinearConstraint,
+                                                        NonlinearConstraint))
+             else list(constraints) if isinstance(constraints, Iterable) else None)
+    if items is None:
+        raise TypeError("constraints must be a dict, LinearConstraint, NonlinearConstraint "
+                        f"or a sequence of them, got {type(constraints).__name__}")
+    for con in items:
+        if isinstance(con, (LinearConstraint, NonlinearConstraint)):
+            continue
+        if not isinstance(con, Mapping) or con.get("type") not in ("eq", "ineq") or not callable(
+                con.get("fun")):
+            raise TypeError("each constraint must be a LinearConstraint, a "
+                            "NonlinearConstraint or a dict with 'type' ('eq' or 'ineq') and "
+                            f"a callable 'fun', got {con!r}")
+    return [dict(c) if isinstance(c, Mapping) else c for c in items]
+
+
+def _choose_method(kind: str, method: str | None, has_bounds: bool,
+                   has_constraints: bool) -> str:
+    smooth = kind == "linear"
+    if method is None:
+        return "L-BFGS-B" if smooth and not has_constraints else "SLSQP"
+    names = {name.lower(): name for name in LINEAR_METHODS}
+    if not isinstance(method, str) or method.lower() not in names:
+        raise ValueError(f"method must be one of {list(LINEAR_METHODS)}, got {method!r}")
+    name = names[method.lower()]
+    takes_bounds, takes_constraints, _ = LINEAR_METHODS[name]
+    if not smooth and name not in EPIGRAPH_METHODS:
+        raise ValueError(
+            f"method {name!r} cannot solve scalarization {kind!r}: a Tchebycheff "
+            "scalarization is not smooth and is solved in epigraph form (minimize t subject "
+            f"to c_m (h_m - z_m) <= t), which needs a method with constraints: "
+            f"{list(EPIGRAPH_METHODS)}")
+    if has_constraints and not takes_constraints:
+        raise ValueError(f"method {name!r} cannot take constraints; use one of "
+                         f"{[m for m, caps in LINEAR_METHODS.items() if caps[1]]}")
+    if has_bounds and not takes_bounds:
+        raise ValueError(f"method {name!r} cannot take bounds; use one of "
+                         f"{[m for m, caps in LINEAR_METHODS.items() if caps[0]]}")
+    return name
+
+
+def _as_options(options: Mapping[str, Any] | None, steps: int | None) -> dict[str, Any]:
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"options must be a mapping of scipy method options, got "
+                        f"{type(options).__name__}")
+    if steps is not None and "maxiter" in options:
+        raise ValueError("give the per-call budget once: steps or options['maxiter'], "
+                         "not both")
+    if "maxiter" in options:
+        maxiter = options["maxiter"]
+        if isinstance(maxiter, bool) or not isinstance(maxiter, numbers.Integral) or maxiter < 1:
+            raise ValueError(f"options['maxiter'] must be an integer >= 1, got {maxiter!r}")
+    return dict(options)

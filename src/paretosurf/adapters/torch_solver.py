@@ -1,0 +1,315 @@
+"""Inner solvers for multi-task learning in PyTorch: K optimizer steps on the scalarized loss.
+
+:func:`from_torch` turns a model (or a list of tensors) and a function returning its two
+differentiable losses into a warm-started, budgeted inner solver (:class:`TorchSolver`). torch
+is imported only when :func:`from_torch` is called (it comes with the ``rl`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from paretosurf._validation import check_positive, check_positive_int
+from paretosurf.adapters.scalarization import Scalarization, as_scalarization, check_weight
+from paretosurf.solvers import Solution
+
+__all__ = ["TorchSolver", "from_torch"]
+
+FloatArray = NDArray[np.float64]
+
+
+def from_torch(
+    model_or_params: Any,
+    objectives_fn: Callable[[Any], Any],
+    *,
+    steps: int,
+    optimizer: str | Callable[[list[Any]], Any] = "adam",
+    lr: float = 1e-3,
+    scalarization: str | Scalarization = "linear",
+    ideal: ArrayLike | None = None,
+    rho: float | None = None,
+    evaluate_fn: Callable[[Any], Any] | None = None,
+    device: Any = None,
+) -> TorchSolver:
+    """An inner solver running ``steps`` torch optimizer steps on the scalarized losses.
+
+    Parameters
+    ----------
+    model_or_params : torch.nn.Module or iterable of torch.Tensor
+        The model, or leaf tensors with ``requires_grad``. The solver uses it as scratch
+        space: each call loads the slot's warm start into it (after a call it holds the last
+        solved slot's parameters). A module's buffers (e.g. batch-norm statistics) are part of
+        the state too.
+    objectives_fn : callable
+        ``objectives_fn(model_or_params) -> tensor of shape (2,)``: the two differentiable
+        losses (minimized). It may sample a mini-batch itself.
+    steps : int
+        Optimizer steps per call (the budget; ``info["steps"]``).
+    optimizer : {"adam", "sgd"} or callable
+        ``torch.optim.Adam`` or ``torch.optim.SGD`` with ``lr``, or a callable
+        ``params -> torch.optim.Optimizer`` (then ``lr`` is not used).
+    lr : float
+        Learning rate of ``"adam"`` and ``"sgd"``.
+    scalarization : {"linear", "tchebycheff", "modified_tchebycheff"} or Scalarization
+        See :mod:`paretosurf.adapters.scalarization`; the Tchebycheff max is differentiated
+        as torch does (the gradient of the largest term).
+    ideal : array_like of shape (2,), optional
+        Ideal point of the Tchebycheff scalarizations, required with them (``[0, 0]`` is
+        one for non-negative losses). It is not estimated: ``steps`` optimizer steps per
+        objective from the initial parameters would give a point well above the true minima.
+    rho : float, optional
+        Relative augmentation of the Tchebycheff scalarizations (default ``1e-4``).
+    evaluate_fn : callable, optional
+        ``evaluate_fn(model_or_params) -> 2 values`` (a tensor, array or sequence), called
+        under ``torch.no_grad()`` after the steps to give the solution's objectives (e.g. a
+        full-batch evaluation). Default: ``objectives_fn`` under ``torch.no_grad()``. The
+        solver does not switch ``train()``/``eval()`` modes; do it in these functions if the
+        model needs it.
+    device : str or torch.device, optional
+        Where the model is trained: a module is moved there at construction; tensors must
+        already be there. Default: where they are.
+
+    Returns
+    -------
+    TorchSolver
+        ``solve(weight, state) -> Solution``; the state is a dict of CPU tensors: copies of
+        the parameters (and buffers) under ``"tensors"`` and of the optimizer's state dict
+        under ``"optimizer"``, so slots never share tensors. A cold start (``state=None``) uses
+        the parameters the model had at construction (copied once) and a fresh optimizer.
+        ``info`` holds ``steps`` and ``loss`` (the last training step's scalarized loss).
+        ``evaluate(state)`` and ``interpolate(state0, state1, t)`` serve the Soup baseline.
+
+    Raises
+    ------
+    ImportError
+        If torch is not installed (``pip install paretosurf[rl]``).
+    TypeError, ValueError
+        On invalid arguments, naming the argument.
+
+    Examples
+    --------
+    Least squares towards two targets; the linear-scalarization optimum is the weighted mean:
+
+    >>> import torch
+    >>> from paretosurf.adapters import from_torch
+    >>> theta = torch.zeros(1, requires_grad=True)
+    >>> def losses(params):
+    ...     (p,) = params
+    ...     return torch.stack([(p[0] - 1.0) ** 2, (p[0] + 1.0) ** 2])
+    >>> solver = from_torch([theta], losses, steps=200, optimizer="sgd", lr=0.1)
+    >>> sol = solver.solve(0.75, None)            # minimizer 2 w - 1 = 0.5
+    >>> round(float(sol.state["tensors"][0][0]), 4), sol.info["steps"]
+    (0.5, 200)
+    """
+    return TorchSolver(model_or_params, objectives_fn, steps=steps, optimizer=optimizer, lr=lr,
+                       scalarization=scalarization, ideal=ideal, rho=rho,
+                       evaluate_fn=evaluate_fn, device=device)
+
+
+class TorchSolver:
+    """K torch optimizer steps on a scalarization of two losses; built by :func:`from_torch`,
+    whose docstring describes the arguments.
+
+    Attributes
+    ----------
+    scalarization : Scalarization
+        The scalarization of the losses.
+    steps : int
+        Optimizer steps per call.
+    """
+
+    def __init__(
+        self,
+        model_or_params: Any,
+        objectives_fn: Callable[[Any], Any],
+        *,
+        steps: int,
+        optimizer: str | Callable[[list[Any]], Any] = "adam",
+        lr: float = 1e-3,
+        scalarization: str | Scalarization = "linear",
+        ideal: ArrayLike | None = None,
+        rho: float | None = None,
+        evaluate_fn: Callable[[Any], Any] | None = None,
+        device: Any = None,
+    ) -> None:
+        torch = _import_torch()
+        if isinstance(model_or_params, torch.nn.Module):
+            if device is not None:
+                model_or_params.to(device)
+            self.target: Any = model_or_params
+            params = [p for p in model_or_params.parameters() if p.requires_grad]
+            tensors = list(model_or_params.state_dict(keep_vars=True).values())
+        elif isinstance(model_or_params, Iterable) and not isinstance(model_or_params,
+                                                                      torch.Tensor):
+            params = list(model_or_params)
+            self.target = params
+            tensors = params
+            for p in params:
+                if not isinstance(p, torch.Tensor) or not p.requires_grad or not p.is_leaf:
+                    raise TypeError("model_or_params must be a torch.nn.Module or an iterable "
+                                    "of leaf tensors with requires_grad=True; got an item "
+                                    f"{type(p).__name__}")
+            if device is not None and any(p.device != torch.device(device) for p in params):
+                raise ValueError(f"model_or_params: every tensor must be on device {device}; "
+                                 "move them there before building the solver")
+        else:
+            raise TypeError("model_or_params must be a torch.nn.Module or an iterable of "
+                            f"tensors with requires_grad=True, got "
+                            f"{type(model_or_params).__name__}")
+        if not params:
+            raise ValueError("model_or_params has no tensor with requires_grad=True to train")
+        if not callable(objectives_fn):
+            raise TypeError(f"objectives_fn must be a callable model -> tensor of shape (2,), "
+                            f"got {type(objectives_fn).__name__}")
+        if evaluate_fn is not None and not callable(evaluate_fn):
+            raise TypeError(f"evaluate_fn must be a callable or None, got "
+                            f"{type(evaluate_fn).__name__}")
+        if not (optimizer in ("adam", "sgd") or callable(optimizer)):
+            raise ValueError(f"optimizer must be 'adam', 'sgd' or a callable params -> "
+                             f"torch.optim.Optimizer, got {optimizer!r}")
+        self.objectives_fn = objectives_fn
+        self.evaluate_fn = evaluate_fn
+        self.optimizer = optimizer
+        self.lr = check_positive(lr, name="lr")
+        self.steps = check_positive_int(steps, name="steps")
+        self.scalarization = as_scalarization(scalarization, ideal, rho)
+        if self.scalarization.needs_ideal and self.scalarization.ideal is None:
+            raise ValueError(
+                f"scalarization {self.scalarization.kind!r} needs ideal=[z1, z2] below every "
+                "attainable loss (e.g. [0, 0] for non-negative losses); from_torch does not "
+                "estimate it")
+        self._params = params
+        self._tensors = tensors
+        self._init = [t.detach().to("cpu", copy=True) for t in tensors]
+
+    @property
+    def ideal(self) -> FloatArray | None:
+        """The ideal point of the Tchebycheff scalarizations (``None`` for linear)."""
+        return None if self.scalarization.ideal is None else self.scalarization.ideal.copy()
+
+    def solve(self, weight: float, state: dict[str, Any] | None) -> Solution:
+        """Run ``steps`` optimizer steps on the scalarized losses for ``weight`` from
+        ``state`` (the construction-time parameters and a fresh optimizer when ``None``)."""
+        torch = _import_torch()
+        w = check_weight(weight)
+        opt = self._make_optimizer()
+        if state is None:
+            self._load(self._init)
+        else:
+            self._load(_state_tensors(state))
+            if state.get("optimizer") is not None:
+                # a copy: the optimizer updates its moments in place
+                opt.load_state_dict(_copy_tensors(state["optimizer"], None))
+        sc = self.scalarization
+        first = self._params[0]
+        coef = torch.as_tensor(sc.coefficients(w), dtype=first.dtype, device=first.device)
+        ideal = (None if sc.ideal is None
+                 else torch.as_tensor(sc.ideal, dtype=first.dtype, device=first.device))
+        loss = None
+        for _ in range(self.steps):
+            opt.zero_grad()
+            h = _as_losses(self.objectives_fn(self.target), torch)
+            loss = sc.combine(h, coef.to(h.dtype), None if ideal is None else ideal.to(h.dtype))
+            loss.backward()
+            opt.step()
+        objectives = self._evaluate_loaded()
+        new_state = {
+            "tensors": [t.detach().to("cpu", copy=True) for t in self._tensors],
+            "optimizer": _copy_tensors(opt.state_dict(), "cpu"),
+        }
+        info = {"steps": self.steps, "loss": float(loss.detach()) if loss is not None else None}
+        return Solution(objectives, state=new_state, info=info)
+
+    def evaluate(self, state: dict[str, Any]) -> FloatArray:
+        """The objectives at a state's parameters (``evaluate_fn``, else ``objectives_fn``,
+        under ``torch.no_grad()``)."""
+        self._load(_state_tensors(state))
+        return self._evaluate_loaded()
+
+    def interpolate(self, state0: dict[str, Any], state1: dict[str, Any],
+                    t: float) -> dict[str, Any]:
+        """Parameters mixed linearly, ``(1 - t) * state0 + t * state1`` (integer buffers from
+        ``state0``), with a fresh optimizer (for the Soup baseline)."""
+        mixed = [a + t * (b - a) if a.is_floating_point() else a.clone()
+                 for a, b in zip(_state_tensors(state0), _state_tensors(state1), strict=True)]
+        return {"tensors": mixed, "optimizer": None}
+
+    def _evaluate_loaded(self) -> FloatArray:
+        torch = _import_torch()
+        with torch.no_grad():
+            fn = self.evaluate_fn if self.evaluate_fn is not None else self.objectives_fn
+            return _as_values(fn(self.target))
+
+    def _load(self, saved: list[Any]) -> None:
+        torch = _import_torch()
+        if len(saved) != len(self._tensors):
+            raise ValueError(f"state holds {len(saved)} tensors, the model {len(self._tensors)}")
+        with torch.no_grad():
+            for t, s in zip(self._tensors, saved, strict=True):
+                t.copy_(s)
+
+    def _make_optimizer(self) -> Any:
+        torch = _import_torch()
+        if self.optimizer == "adam":
+            return torch.optim.Adam(self._params, lr=self.lr)
+        if self.optimizer == "sgd":
+            return torch.optim.SGD(self._params, lr=self.lr)
+        assert callable(self.optimizer)
+        return self.optimizer(self._params)
+
+    def __repr__(self) -> str:
+        return (f"TorchSolver(scalarization={self.scalarization.kind!r}, "
+                f"optimizer={self.optimizer!r}, steps={self.steps})")
+
+
+def _import_torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - torch is in the rl extra
+        raise ImportError("from_torch needs torch: pip install paretosurf[rl]") from exc
+    return torch
+
+
+def _state_tensors(state: Any) -> list[Any]:
+    if not isinstance(state, dict) or "tensors" not in state:
+        raise ValueError("state must be None or a state a previous solve returned (a dict "
+                         "with 'tensors' and 'optimizer')")
+    return list(state["tensors"])
+
+
+def _copy_tensors(obj: Any, device: Any) -> Any:
+    """A deep copy of nested dicts/lists/tuples whose tensors are detached clones (moved to
+    ``device`` when given)."""
+    torch = _import_torch()
+    if isinstance(obj, torch.Tensor):
+        out = obj.detach().clone()
+        return out if device is None else out.to(device)
+    if isinstance(obj, dict):
+        return {k: _copy_tensors(v, device) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_copy_tensors(v, device) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(_copy_tensors(v, device) for v in obj)
+    return obj
+
+
+def _as_losses(raw: Any, torch: Any) -> Any:
+    if not isinstance(raw, torch.Tensor) or raw.numel() != 2:
+        raise ValueError("objectives_fn must return a tensor of shape (2,) (one loss per "
+                         f"objective), got {raw!r}")
+    return raw.reshape(2)
+
+
+def _as_values(raw: Any) -> FloatArray:
+    if hasattr(raw, "detach"):
+        raw = raw.detach().to("cpu").double().numpy()
+    elif isinstance(raw, (list, tuple)):  # e.g. a list of 0-d tensors
+        raw = [float(v) for v in raw]
+    h = np.asarray(raw, dtype=np.float64)
+    if h.size != 2:
+        raise ValueError(f"evaluate_fn (or objectives_fn) must return 2 values, got {raw!r}")
+    return h.reshape(2)

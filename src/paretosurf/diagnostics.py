@@ -1,0 +1,270 @@
+"""Honest results: checks that a run's points are what was asked for, with the remedy named.
+
+:func:`diagnose` looks at a run's final weights and points and returns one :class:`Finding`
+per problem it sees; the driver turns them into the result's ``success`` and ``message`` and
+into :class:`SurfWarning` warnings. The checks, in the coordinates the run measured distances
+in (see :mod:`paretosurf.spacing`) and with tolerances relative to the front's extent:
+
+- ``constant``: an objective does not vary over the points;
+- ``scale``: with ``normalize="none"``, the objectives' ranges differ by more than 1e3;
+- ``collapsed``: fewer distinct points than slots, or weights closer than a tolerance;
+- ``jump``: consecutive points far apart at nearly the same weight, a stretch of the front
+  (non-convex or disconnected) that weighted sums cannot reach;
+- ``endpoint``: a point at ``w = 0`` or ``w = 1`` only weakly Pareto-optimal (another point is
+  as good in one objective and better in the other);
+- ``dominated``: interior points dominated by others (moocore's non-dominated filter);
+- ``noisy``: objectives out of the order linear scalarization guarantees (objective 1
+  non-increasing and objective 2 non-decreasing in ``w``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import moocore
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Finding", "SurfWarning", "diagnose"]
+
+FloatArray = NDArray[np.float64]
+
+#: Two weights closer than this are the same weight.
+WEIGHT_TOL = 1e-9
+#: Distances below this fraction of the front's extent are zero (rounding, not geometry).
+RELATIVE_TOL = 1e-9
+#: Differences in an objective below this fraction of its range are ties (weak dominance):
+#: rounding-level only, since near an endpoint a smooth front is tangent to an axis and its
+#: points legitimately differ there by tiny amounts in one objective.
+TIE_TOL = 1e-9
+#: Steps against the order weighted sums guarantee smaller than this fraction of an
+#: objective's range are solver tolerance, not noise.
+ORDER_TOL = 1e-6
+#: Objective ranges differing by more than this factor make raw coordinates lopsided.
+SCALE_RATIO = 1e3
+#: A gap this many times the median gap, at nearly the same weight, is a jump.
+JUMP_FACTOR = 5.0
+#: Weights closer than this are too close for their points' order to mean anything.
+SEPARATED_WEIGHTS = 1e-6
+
+
+class SurfWarning(UserWarning):
+    """A result is not what was asked for (dominated or collapsed points, a front that
+    weighted sums cannot cross, noisy estimates, badly scaled objectives); the message names
+    the remedy."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem :func:`diagnose` found.
+
+    Attributes
+    ----------
+    code : str
+        ``"constant"``, ``"scale"``, ``"collapsed"``, ``"jump"``, ``"endpoint"``,
+        ``"dominated"`` or ``"noisy"``.
+    message : str
+        What is wrong and the remedy.
+    fatal : bool
+        Whether the result fails (``success=False``); ``scale`` only advises.
+    """
+
+    code: str
+    message: str
+    fatal: bool = True
+
+
+def _distinct(coords: FloatArray, tol: float) -> int:
+    """Number of distinct rows (consecutive rows closer than ``tol`` are one)."""
+    if len(coords) == 0:
+        return 0
+    gaps = np.linalg.norm(np.diff(coords, axis=0), axis=1)
+    return 1 + int(np.sum(gaps > tol))
+
+
+def _weakly_dominated(points: FloatArray, ranges: FloatArray) -> NDArray[np.bool_]:
+    """Rows some other row beats in one objective by more than a tie while being no worse
+    (beyond a tie) in the others."""
+    tie = TIE_TOL * np.where(ranges > 0, ranges, 1.0)
+    better_or_tie = np.all(points[None, :, :] <= points[:, None, :] + tie, axis=2)
+    strictly = np.any(points[None, :, :] < points[:, None, :] - tie, axis=2)
+    beaten = better_or_tie & strictly
+    np.fill_diagonal(beaten, False)
+    return np.asarray(beaten.any(axis=1), dtype=bool)
+
+
+def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
+             normalize: str, moving_average: float | None = None,
+             ordered: bool = True) -> list[Finding]:
+    """The problems of a run's final points.
+
+    Parameters
+    ----------
+    weights : ndarray, shape (P,)
+        The points' weights, increasing.
+    points : ndarray, shape (P, M)
+        Their objectives (minimized).
+    coords : ndarray, shape (P, K)
+        The points in the coordinates distances were measured in.
+    normalize : str
+        The run's ``normalize`` option (``"none"`` enables the scale check).
+    moving_average : float, optional
+        The run's moving-average rate (changes the remedy of the noise check).
+    ordered : bool
+        Whether the points come from linear scalarization at their weights, so that their
+        objectives must be ordered (False for interpolated points such as Soup's).
+
+    Returns
+    -------
+    list of Finding
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.diagnostics import diagnose
+    >>> w = np.linspace(0, 1, 5)
+    >>> good = np.c_[1 - w, w ** 2]
+    >>> diagnose(w, good, good, normalize="none")
+    []
+    >>> bad = good.copy(); bad[2] = bad[1]                 # two slots on one point
+    >>> [f.code for f in diagnose(w, bad, bad, normalize="none")]
+    ['collapsed']
+    """
+    findings: list[Finding] = []
+    p = len(points)
+    if p < 2 or points.ndim != 2 or points.shape[1] == 0:
+        return findings
+    ranges = points.max(axis=0) - points.min(axis=0)
+    level = np.maximum(np.abs(points).max(axis=0), 1.0)
+    constant = np.flatnonzero(ranges <= 1e-12 * level)
+    if constant.size:
+        which = " and ".join(f"objective {m + 1} (= {points[0, m]:.6g})" for m in constant)
+        verb = "does" if constant.size == 1 else "do"
+        findings.append(Finding(
+            "constant", f"{which} {verb} not vary over the points: there is no trade-off to "
+            "spread points along; check that the solver returns the objectives you meant"))
+        return findings
+    if normalize == "none" and ranges.max() > SCALE_RATIO * ranges.min():
+        big = int(np.argmax(ranges))
+        findings.append(Finding(
+            "scale", f"with normalize='none' the objectives' ranges differ by a factor of "
+            f"{ranges.max() / ranges.min():.3g}, so distances (and the spacing) are dominated "
+            f"by objective {big + 1}; use normalize='endpoints' to measure them in normalized "
+            "coordinates", fatal=False))
+
+    extent = float(np.sum(np.linalg.norm(np.diff(coords, axis=0), axis=1)))
+    gaps = np.linalg.norm(np.diff(coords, axis=0), axis=1)
+    tol = RELATIVE_TOL * max(extent, 1e-300)
+    distinct = _distinct(coords, tol)
+    close_weights = int(np.sum(np.diff(weights) < WEIGHT_TOL))
+    jump = _jump(weights, gaps, extent)
+    weak = _weakly_dominated(points, ranges)
+    # the order of points at (nearly) one weight is the solver's tolerance, not noise
+    separated = np.diff(weights) >= SEPARATED_WEIGHTS
+    wrong_order = _out_of_order(points, ranges, separated) if ordered else 0
+    # with noisy points an endpoint beaten by a neighbour is likely noise, not a flat face
+    ends = [] if wrong_order else [i for i in (0, p - 1) if weak[i]]
+    # a jump next to an endpoint along one objective only: the endpoint left the front
+    # (at that weight the scalarized problem ignores the other objective)
+    at_end = jump is not None and jump[0] in (0, p - 2) and _axis_parallel(
+        points[jump[0]], points[jump[0] + 1], ranges)
+    if at_end and jump is not None:
+        ends = sorted(set(ends) | {0 if jump[0] == 0 else p - 1})
+    collapsed = distinct < p or close_weights > 0
+    if collapsed:
+        detail = (f"only {distinct} distinct points among {p}" if distinct < p
+                  else f"{close_weights + 1} weights within {WEIGHT_TOL:g} of each other")
+        if ends:
+            remedy = "an endpoint is only weakly Pareto-optimal (see below)"
+        elif jump:
+            remedy = "the front has a jump that weighted sums cannot cross (see below)"
+        else:
+            remedy = ("parts of the front are reached at a single weight or not at all; a "
+                      "Tchebycheff scalarization (paretosurf.adapters, scalarization="
+                      "'tchebycheff') reaches every Pareto point")
+        findings.append(Finding("collapsed", f"points have collapsed: {detail}; {remedy}"))
+    if ends:
+        names = " and ".join(f"w = {weights[i]:.6g}" for i in ends)
+        verb = "is" if len(ends) == 1 else "are"
+        findings.append(Finding(
+            "endpoint", f"the point{'s' if len(ends) > 1 else ''} at {names} {verb} only "
+            "weakly Pareto-optimal: another point is as good in one objective and better in "
+            "the other, or far better in it at almost the same value of the first (at that "
+            "weight the scalarized problem ignores one objective, and the solver stopped on the "
+            "flat face it leaves); pass weight_bounds=(1e-3, 1 - 1e-3) to solve slightly "
+            "inside [0, 1]"))
+    if jump is not None and not at_end:
+        i, share = jump
+        findings.append(Finding(
+            "jump", f"the front jumps between weights {weights[i]:.6g} and {weights[i + 1]:.6g} "
+            f"({share:.0%} of its length in one gap): weighted sums cannot reach that stretch "
+            "(the front is non-convex or disconnected there); use a Tchebycheff "
+            "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"))
+
+    nondominated = moocore.is_nondominated(points)
+    inner = [i for i in range(1, p - 1) if not nondominated[i] and weak[i]]
+    if inner:
+        remedy = ("let the solver converge further (more steps per call or more rounds)"
+                  if moving_average is not None else
+                  "let the solver converge further (more steps per call or more rounds), or "
+                  "average noisy estimates with moving_average=0.2")
+        findings.append(Finding(
+            "dominated", f"{len(inner)} of {p} points are dominated by others (slots "
+            f"{_short(inner)}); {remedy}"))
+    if wrong_order and not collapsed:
+        wrong = wrong_order
+        if wrong:
+            remedy = ("use more steps per call" if moving_average is not None else
+                      "average them across rounds with moving_average=0.2, or use more "
+                      "steps per call")
+            findings.append(Finding(
+                "noisy", f"objective estimates look noisy or unconverged: {wrong} of {p - 1} "
+                "neighbouring pairs are out of the order weighted sums guarantee (objective 1 "
+                f"falling and objective 2 rising with w); {remedy}"))
+    return findings
+
+
+def _jump(weights: FloatArray, gaps: FloatArray, extent: float) -> tuple[int, float] | None:
+    """The largest gap if it is a jump: many times the median gap and over a weight interval
+    far narrower than the even spacing."""
+    if gaps.size < 2 or extent <= 0:
+        return None
+    i = int(np.argmax(gaps))
+    median = float(np.median(gaps))
+    narrow = weights[i + 1] - weights[i] < 0.01 / gaps.size
+    if narrow and gaps[i] > JUMP_FACTOR * max(median, 1e-300) and gaps[i] > 0.2 * extent:
+        return i, float(gaps[i] / extent)
+    return None
+
+
+def _out_of_order(points: FloatArray, ranges: FloatArray,
+                  separated: NDArray[np.bool_]) -> int:
+    """Neighbouring pairs at ``separated`` weights where objective 1 rises or objective 2
+    falls with the weight."""
+    rise = np.diff(points[:, 0]) > ORDER_TOL * ranges[0]
+    fall = np.diff(points[:, 1]) < -ORDER_TOL * ranges[1]
+    return int(np.sum((rise | fall) & separated))
+
+
+def _axis_parallel(a: FloatArray, b: FloatArray, ranges: FloatArray) -> bool:
+    """Whether the step from ``a`` to ``b`` moves along one objective only (relative to the
+    objectives' ranges, the other moves less than 1e-3 as much)."""
+    step = np.abs(b - a) / np.where(ranges > 0, ranges, 1.0)
+    return bool(step.min() < 1e-3 * step.max())
+
+
+def _short(indices: list[int]) -> str:
+    shown = ", ".join(str(i) for i in indices[:8])
+    return shown + (", ..." if len(indices) > 8 else "")
+
+
+def summary(label: str, n_points: int, cv: float, gap_ratio: float,
+            findings: list[Finding]) -> tuple[bool, str]:
+    """``(success, message)`` of a result from its findings."""
+    success = not any(f.fatal for f in findings)
+    head = (f"{label}: {n_points} points, CV {cv:.3g}, gap ratio {gap_ratio:.3g}"
+            if math.isfinite(cv) else f"{label}: {n_points} points")
+    if not findings:
+        return True, head
+    return success, head + "; " + "; ".join(f.message for f in findings)
