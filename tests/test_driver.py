@@ -166,17 +166,16 @@ def test_clear_removes_only_the_runs_files(tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt", "state-notes.md"]
 
 
-def test_pruning_keeps_the_two_newest_states_and_latest_names_one(tmp_path) -> None:
+def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:
     seen = []
 
     def check(record: ps.IterationRecord) -> None:
-        states = sorted(p.name for p in tmp_path.glob("state-*.json"))
-        latest = (tmp_path / "LATEST").read_text()
-        assert f"{latest}.json" in states and len(states) <= 2
-        seen.append(latest)
+        files = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("state"))
+        assert files == (["state.1"] if record.iteration == 0 else ["state.0", "state.1"])
+        seen.append(RunFolder(tmp_path).n_rounds())
 
     ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check)
-    assert seen == [f"state-{i:06d}" for i in range(1, 6)]
+    assert seen == [1, 2, 3, 4, 5]
 
 
 def test_a_checkpoint_of_the_previous_format_is_recognised(tmp_path) -> None:
@@ -188,10 +187,13 @@ def test_a_checkpoint_of_the_previous_format_is_recognised(tmp_path) -> None:
         ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path, resume=True)
 
 
-def test_a_missing_round_file_is_reported(tmp_path) -> None:
+def test_a_corrupt_history_line_is_reported(tmp_path) -> None:
     ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path)
-    (tmp_path / "rounds" / "round-000001.npz").unlink()
-    with pytest.raises(CheckpointError, match=r"round-000001\.npz is missing"):
+    history = tmp_path / "history.jsonl"
+    lines = history.read_text().splitlines()
+    lines[1] = lines[1][: len(lines[1]) // 2]
+    history.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CheckpointError, match=r"history\.jsonl line 2 is corrupt"):
         ps.SurfResult.load(tmp_path)
 
 

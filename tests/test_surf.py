@@ -164,7 +164,7 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
 
 def test_resume_without_checkpoint_file_starts_fresh(tmp_path) -> None:
     res = ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path / "new", resume=True)
-    assert len(res.history) == 2 and (tmp_path / "new" / "LATEST").exists()
+    assert len(res.history) == 2 and (tmp_path / "new" / "run.json").exists()
 
 
 def test_process_executor_matches_local() -> None:

@@ -6,7 +6,7 @@ The main entry point is :func:`surf`; see the README for a ten-line example.
 from paretosurf import adapters, baselines, metrics, problems
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.diagnostics import SurfWarning
-from paretosurf.executors import LocalExecutor, ProcessExecutor
+from paretosurf.executors import LocalExecutor, ProcessExecutor, RayExecutor
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
 from paretosurf.solvers import GradientSolver, InnerSolver, InnerSolverError, Solution
@@ -22,6 +22,7 @@ __all__ = [
     "IterationRecord",
     "LocalExecutor",
     "ProcessExecutor",
+    "RayExecutor",
     "Solution",
     "SpeedCDF",
     "SurfResult",

@@ -11,18 +11,23 @@ truncated or swapped array file is detected when read, never half-loaded.
 A **run folder** (``checkpoint=DIR``) belongs to one run::
 
     run.json                  the method's name and every setting (written once)
-    history.jsonl             one line per completed round (appended, never rewritten)
-    rounds/round-000012.npz   that round's arrays (weights, points, ...)
-    state-000013.json/.npz    everything needed to continue after 13 rounds
-    LATEST                    names the newest complete state (``state-000013``)
+    history.jsonl             one line per completed round: its scalars (appended)
+    rounds.bin                the rounds' arrays, raw, where their history lines say (appended)
+    solves.jsonl              one line per solve attempt: round, slot, weight, objectives,
+                              seconds, attempt, host, pid, error (appended)
+    state.0, state.1          everything needed to continue, written in turn, in place
+    states/round-000012/...   solver states kept as folders (solvers with save_state)
 
-Each round appends its record and writes one state of constant size, so the bytes written
-grow linearly with the number of rounds. Only the two newest states are kept; pruning touches
-only this layout's own file names, and never the state that ``LATEST`` names.
+A round appends one line to each log and rewrites one state file, of a size that does not grow
+with the round number, so the bytes a run writes grow linearly with its rounds. The two state
+files take turns: a write cut short (a killed process, a crashed machine) leaves the other one,
+a round older, intact, and a CRC tells which is whole; resuming uses the newest whole one and
+drops any round logged after it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import json
@@ -31,8 +36,9 @@ import os
 import pickle
 import re
 import shutil
-import tempfile
+import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,13 +65,17 @@ VERSION = 2
 
 _MANIFEST = "run.json"
 _HISTORY = "history.jsonl"
-_ROUNDS = "rounds"
+_ROUND_ARRAYS = "rounds.bin"
+_SOLVES = "solves.jsonl"
+_STATES = "states"
+#: The two state files, written in turn.
+_STATE_FILES = ("state.0", "state.1")
+_STATE_MAGIC = b"PARETOSURF-STATE\n"
+#: Files of the checkpoints of paretosurf 0.1, recognised so that they are never mixed up.
 _LATEST = "LATEST"
-_STATE = re.compile(r"^state-(\d{6})\.(json|npz)$")
-#: Files of the format-1 checkpoints written by paretosurf 0.1.
+_ROUNDS = "rounds"
 _LEGACY = re.compile(r"^iter-\d{6}\.(json|npz)$")
-#: How many state saves a run folder keeps.
-_KEEP = 2
+_OLD_STATE = re.compile(r"^state-\d{6}\.(json|npz|bin)$")
 
 
 class CheckpointError(ValueError):
@@ -73,16 +83,20 @@ class CheckpointError(ValueError):
 
 
 # ---------------------------------------------------------------------------- atomic writes
-def atomic_write(target: Path, write: Callable[[IO[Any]], object], mode: str = "wb") -> None:
-    """Write ``target`` through a temporary file in the same folder, fsync it, then rename:
-    a reader (or a crash) sees either the old file or the complete new one."""
+def atomic_write(target: Path, write: Callable[[IO[Any]], object], mode: str = "wb", *,
+                 sync: bool = True) -> None:
+    """Write ``target`` through a temporary file in the same folder, then rename it: a reader,
+    or a process killed at any moment, sees either the old file or the complete new one.
+    ``sync`` also flushes the file to the disk first (``fsync``), so that the new file
+    survives a crash of the machine."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        with os.fdopen(fd, mode) as fh:
+        with open(tmp, mode) as fh:
             write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
@@ -97,8 +111,36 @@ def _npz_bytes(arrays: Mapping[str, NDArray[Any]]) -> bytes:
     return buffer.getvalue()
 
 
-def _load_npz(path: Path, digest: str | None) -> dict[str, NDArray[Any]]:
-    """All arrays of ``path``, after checking its SHA-256 against ``digest`` (if given)."""
+def _pack(arrays: Mapping[str, NDArray[Any]]) -> tuple[bytes, dict[str, Any]]:
+    """Arrays as one blob of their raw bytes and an index (dtype, shape, offset) for JSON.
+
+    Checkpoints write a state every round, and a zip file (``.npz``) of many small arrays costs
+    about a millisecond to build; the raw blob costs a few microseconds per array. Result files,
+    written once, stay ``.npz`` for other tools to read.
+    """
+    parts, index, offset = [], {}, 0
+    for name, value in arrays.items():
+        arr = np.ascontiguousarray(value)
+        if arr.dtype.hasobject:
+            raise TypeError(f"array {name!r} holds Python objects and cannot be stored raw")
+        index[name] = [arr.dtype.str, list(arr.shape), offset]
+        parts.append(arr.tobytes())
+        offset += arr.nbytes
+    return b"".join(parts), index
+
+
+def _unpack(blob: bytes, index: Mapping[str, Any], path: Path) -> dict[str, NDArray[Any]]:
+    out = {}
+    for name, (dtype, shape, offset) in index.items():
+        dt = np.dtype(dtype)
+        count = int(np.prod(shape, dtype=np.int64))
+        if offset + count * dt.itemsize > len(blob):
+            raise CheckpointError(f"{path} is truncated (array {name!r} runs past its end)")
+        out[name] = np.frombuffer(blob, dtype=dt, count=count, offset=offset).reshape(shape)
+    return out
+
+
+def _read_bytes(path: Path, digest: str | None) -> bytes:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -106,6 +148,12 @@ def _load_npz(path: Path, digest: str | None) -> dict[str, NDArray[Any]]:
     if digest is not None and hashlib.sha256(data).hexdigest() != digest:
         raise CheckpointError(f"{path} is corrupt or was replaced (its SHA-256 does not match "
                               "the one recorded when it was written)")
+    return data
+
+
+def _load_npz(path: Path, digest: str | None) -> dict[str, NDArray[Any]]:
+    """All arrays of ``path``, after checking its SHA-256 against ``digest`` (if given)."""
+    data = _read_bytes(path, digest)
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as npz:
             return {key: npz[key] for key in npz.files}
@@ -175,21 +223,31 @@ def _stem(path: str | Path) -> Path:
 
 
 def write_pair(path: str | Path, meta: Mapping[str, Any],
-               arrays: Mapping[str, NDArray[Any]]) -> tuple[Path, Path]:
-    """Write ``<path>.json`` (``meta`` plus format tags) and ``<path>.npz`` (``arrays``).
+               arrays: Mapping[str, NDArray[Any]], *, packed: bool = False,
+               sync: bool = True) -> tuple[Path, Path]:
+    """Write ``<path>.json`` (``meta`` plus format tags) and the arrays: ``<path>.npz``
+    (compressed), or with ``packed`` one raw ``<path>.bin`` indexed in the JSON (fast, for
+    checkpoints).
 
-    The ``.npz`` is written first and the ``.json``, which names it and records its SHA-256,
-    last; both atomically. Returns the two paths.
+    The arrays are written first and the ``.json``, which names them and records their
+    SHA-256, last; both atomically (``sync``: and flushed to the disk). Returns the two paths.
     """
     stem = _stem(path)
-    json_path, npz_path = stem.with_suffix(".json"), stem.with_suffix(".npz")
-    blob = _npz_bytes(arrays)
-    full = {"format": FORMAT, "version": VERSION, **meta, "arrays": npz_path.name,
-            "arrays_sha256": hashlib.sha256(blob).hexdigest()}
-    text = _dump_json(to_json_floats(full))
-    atomic_write(npz_path, lambda fh: fh.write(blob))
-    atomic_write(json_path, lambda fh: fh.write(text), mode="w")
-    return json_path, npz_path
+    json_path = stem.with_suffix(".json")
+    extra: dict[str, Any] = {}
+    if packed:
+        blob, extra["arrays_index"] = _pack(arrays)
+        data_path = stem.with_suffix(".bin")
+    else:
+        blob = _npz_bytes(arrays)
+        data_path = stem.with_suffix(".npz")
+    full = {"format": FORMAT, "version": VERSION, **meta, "arrays": data_path.name,
+            "arrays_sha256": hashlib.sha256(blob).hexdigest(), **extra}
+    text = (json.dumps(to_json_floats(full), allow_nan=False, separators=(",", ":"))
+            if packed else _dump_json(to_json_floats(full)))
+    atomic_write(data_path, lambda fh: fh.write(blob), sync=sync)
+    atomic_write(json_path, lambda fh: fh.write(text), mode="w", sync=sync)
+    return json_path, data_path
 
 
 def read_pair(path: str | Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
@@ -207,8 +265,11 @@ def read_pair(path: str | Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]
         raise FileNotFoundError(f"no saved paretosurf file at {json_path}")
     meta = from_json_floats(_read_json(json_path))
     _check_format(meta, json_path)
-    arrays = _load_npz(json_path.parent / meta["arrays"], meta.get("arrays_sha256"))
-    return meta, arrays
+    data_path = json_path.parent / meta["arrays"]
+    if "arrays_index" in meta:
+        blob = _read_bytes(data_path, meta.get("arrays_sha256"))
+        return meta, _unpack(blob, meta["arrays_index"], data_path)
+    return meta, _load_npz(data_path, meta.get("arrays_sha256"))
 
 
 def _check_format(meta: Any, path: Path) -> None:
@@ -238,8 +299,52 @@ class SavedRun:
     records: list[tuple[dict[str, Any], dict[str, NDArray[Any]]]]
 
 
+def _json_line(value: Mapping[str, Any]) -> str:
+    """One compact JSON line; non-finite floats spelled out only when there are any."""
+    try:
+        return json.dumps(value, allow_nan=False, separators=(",", ":"))
+    except ValueError:
+        return json.dumps(to_json_floats(dict(value)), allow_nan=False, separators=(",", ":"))
+
+
+_SOLVE_KEYS = ("round", "call", "attempt", "slot", "weight", "objectives", "seconds", "host",
+               "pid", "error", "killed", "time")
+
+
+def _solve_line(line: Mapping[str, Any]) -> str:
+    """One line of the solve log. A run writes one per solve: when the line has exactly the
+    log's keys and finite numbers it is formatted directly (``repr`` of a float is valid,
+    exact JSON), a few times faster than :func:`json.dumps`; anything else goes through it."""
+    objectives = line.get("objectives")
+    if tuple(line) != _SOLVE_KEYS:
+        return _json_line(line) + "\n"
+    numbers = (line["weight"], line["seconds"], line["time"], *(objectives or ()))
+    if not all(type(v) is float for v in numbers) or not math.isfinite(sum(numbers)):
+        return _json_line(line) + "\n"  # a sum is finite only if every term is
+    objs = "null" if objectives is None else "[" + ",".join(map(repr, objectives)) + "]"
+    error = line["error"]
+    return (f'{{"round":{int(line["round"])},"call":{int(line["call"])},'
+            f'"attempt":{int(line["attempt"])},"slot":{int(line["slot"])},'
+            f'"weight":{line["weight"]!r},"objectives":{objs},"seconds":{line["seconds"]!r},'
+            f'"host":{_json_string(str(line["host"]))},"pid":{int(line["pid"])},'
+            f'"error":{"null" if error is None else json.dumps(error)},'
+            f'"killed":{"true" if line["killed"] else "false"},"time":{line["time"]!r}}}\n')
+
+
+@functools.lru_cache(maxsize=64)
+def _json_string(text: str) -> str:
+    """A JSON string literal (host names repeat on every line of the solve log)."""
+    return json.dumps(text)
+
+
 class RunFolder:
     """The files of one run in ``path`` (see the module docstring for the layout).
+
+    During a run the two log files and the two state files stay open: a round costs one
+    append to ``history.jsonl``, one to ``solves.jsonl`` and one write of a state file in
+    place, whatever the number of rounds. The two state files take turns, so a write cut
+    short by a crash leaves the other one, a round older, intact; each is checked by a CRC
+    when read.
 
     Examples
     --------
@@ -249,45 +354,51 @@ class RunFolder:
     ...     folder = RunFolder(tmp)
     ...     folder.create({"method": "surf", "settings": {"n_segments": 4}})
     ...     folder.append_round(0, {"cv": 0.5}, {"weights": np.linspace(0, 1, 5)})
-    ...     _ = folder.save_state(1, {"n_solves": 5}, {})
+    ...     _ = folder.save_state(1, {"n_solves": 5}, {"x": np.ones(3)})
+    ...     folder.close()
     ...     saved = folder.load()
     >>> saved.manifest["method"], saved.meta["n_solves"], len(saved.records)
     ('surf', 5, 1)
+    >>> saved.records[0][1]["weights"].tolist(), saved.arrays["x"].tolist()
+    ([0.0, 0.25, 0.5, 0.75, 1.0], [1.0, 1.0, 1.0])
     """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         if self.path.exists() and not self.path.is_dir():
             raise NotADirectoryError(f"checkpoint must be a folder, but {self.path} is a file")
+        #: Whether writes are flushed to the disk (``fsync``) before they count as done.
+        #: A killed process cannot leave the folder inconsistent either way; a run turns this
+        #: off for rounds so short that redoing one costs less than syncing.
+        self.durable = True
+        self._handles: dict[str, IO[Any]] = {}
 
     # ------------------------------------------------------------------ what is there
     def holds_run(self) -> bool:
         """Whether the folder holds a run (of this or an older version)."""
         if not self.path.is_dir():
             return False
-        if (self.path / _MANIFEST).exists() or (self.path / _LATEST).exists():
+        if any((self.path / name).exists() for name in (_MANIFEST, _LATEST, *_STATE_FILES)):
             return True
         return any(_LEGACY.match(p.name) for p in self.path.iterdir())
 
     def manifest(self) -> dict[str, Any]:
         """The run's ``run.json``: method name and settings."""
         path = self.path / _MANIFEST
-        if not path.exists():
+        if not path.exists() or (self.path / _LATEST).exists():
             if self.holds_run():
                 raise CheckpointError(
-                    f"{self.path} holds a checkpoint of paretosurf 0.1 (format version 1), "
-                    "which this version cannot resume; use another folder or overwrite=True")
+                    f"{self.path} holds a checkpoint of paretosurf 0.1, which this version "
+                    "cannot resume; use another folder or overwrite=True")
             raise CheckpointError(f"{self.path} holds no run")
         meta = from_json_floats(_read_json(path))
         _check_format(meta, path)
         return dict(meta)
 
     def n_rounds(self) -> int:
-        """Rounds saved in the newest state (0 if none)."""
-        latest = self._latest_name()
-        if latest is None:
-            return 0
-        return int(_read_json(self.path / f"{latest}.json").get("n_rounds", 0))
+        """Rounds saved in the newest valid state (0 if none)."""
+        found = self._newest_state()
+        return 0 if found is None else int(found[0]["n_rounds"])
 
     def describe(self) -> str:
         """A short description of the run in the folder, for messages."""
@@ -315,38 +426,80 @@ class RunFolder:
 
     def clear(self) -> None:
         """Delete the run's own files (and nothing else the folder holds)."""
+        self.close()
         if not self.path.is_dir():
             return
         for p in self.path.iterdir():
-            if p.name in (_MANIFEST, _HISTORY, _LATEST) or _STATE.match(p.name) \
-                    or _LEGACY.match(p.name):
+            if p.name in (_MANIFEST, _HISTORY, _ROUND_ARRAYS, _SOLVES, _LATEST, *_STATE_FILES) \
+                    or _LEGACY.match(p.name) or _OLD_STATE.match(p.name):
                 p.unlink()
-            elif p.name == _ROUNDS and p.is_dir():
+            elif p.name in (_ROUNDS, _STATES) and p.is_dir():
                 shutil.rmtree(p)
 
-    def _round_path(self, index: int) -> Path:
-        return self.path / _ROUNDS / f"round-{index:06d}.npz"
+    def _handle(self, name: str, mode: str) -> IO[Any]:
+        fh = self._handles.get(name)
+        if fh is None or fh.closed:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fh = open(self.path / name, mode)
+            self._handles[name] = fh
+        return fh
+
+    def close(self) -> None:
+        """Close the files a run keeps open (reopened on the next write)."""
+        for fh in self._handles.values():
+            fh.close()
+        self._handles.clear()
+
+    def _append(self, name: str, data: bytes) -> int:
+        """Append ``data`` to the file ``name``; returns the offset it starts at."""
+        fh = self._handle(name, "ab")
+        at = fh.tell()
+        fh.write(data)
+        fh.flush()
+        if self.durable:
+            os.fsync(fh.fileno())
+        return at
 
     def append_round(self, index: int, scalars: Mapping[str, Any],
                      arrays: Mapping[str, NDArray[Any]]) -> None:
-        """Save round ``index``: its arrays as a file of their own, its scalars as one more
-        line of ``history.jsonl`` (with the arrays' SHA-256)."""
-        blob = _npz_bytes(arrays)
-        atomic_write(self._round_path(index), lambda fh: fh.write(blob))
-        line = json.dumps(to_json_floats({**scalars, "round": index,
-                                          "arrays_sha256": hashlib.sha256(blob).hexdigest()}),
-                          allow_nan=False)
-        with open(self.path / _HISTORY, "a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        """Save round ``index``: its arrays appended to ``rounds.bin``, then one more line of
+        ``history.jsonl`` with its scalars and where its arrays are (and their CRC)."""
+        blob, index_of = _pack(arrays)
+        at = self._append(_ROUND_ARRAYS, blob)
+        line = _json_line({**scalars, "round": index, "arrays_at": at, "arrays_size": len(blob),
+                           "arrays_crc": zlib.crc32(blob), "arrays_index": index_of})
+        self._append(_HISTORY, (line + "\n").encode())
+
+    def append_solves(self, lines: list[Mapping[str, Any]]) -> None:
+        """Append one line per solve attempt to ``solves.jsonl`` (the run's solve log)."""
+        self._append(_SOLVES, "".join(_solve_line(line) for line in lines).encode())
+
+    def repair_solves(self) -> None:
+        """Cut a last line of ``solves.jsonl`` that a killed run left half written, so that
+        the next appended line starts on a line of its own."""
+        _cut_partial_line(self.path / _SOLVES)
+
+    def solves(self) -> list[dict[str, Any]]:
+        """The solve log, one dict per attempt (lines cut short by a crash are skipped)."""
+        path = self.path / _SOLVES
+        if not path.exists():
+            return []
+        out = []
+        for line in path.read_text().splitlines():
+            try:
+                out.append(from_json_floats(json.loads(line)))
+            except json.JSONDecodeError:
+                continue
+        return out
 
     def truncate_history(self, n_rounds: int) -> None:
         """Keep the first ``n_rounds`` lines of ``history.jsonl`` (drops a round that was
         appended after the newest state was saved, e.g. by a run killed in between)."""
+        self.close()
         path = self.path / _HISTORY
         if not path.exists():
             return
+        end = 0
         with open(path, "rb+") as fh:
             offset = 0
             for _ in range(n_rounds):
@@ -354,38 +507,71 @@ class RunFolder:
                 if not line.endswith(b"\n"):
                     raise CheckpointError(f"{path} holds fewer than {n_rounds} rounds")
                 offset += len(line)
+                record = json.loads(line)
+                end = int(record["arrays_at"]) + int(record["arrays_size"])
             fh.truncate(offset)
-            fh.flush()
-            os.fsync(fh.fileno())
+        arrays = self.path / _ROUND_ARRAYS
+        if arrays.exists() and arrays.stat().st_size > end:
+            with open(arrays, "rb+") as fh:
+                fh.truncate(end)
 
     def save_state(self, n_rounds: int, meta: Mapping[str, Any],
                    arrays: Mapping[str, NDArray[Any]]) -> Path:
-        """Save the state after ``n_rounds`` rounds, point ``LATEST`` at it, prune older ones."""
-        name = f"state-{n_rounds:06d}"
-        write_pair(self.path / name, {**meta, "n_rounds": n_rounds}, arrays)
-        atomic_write(self.path / _LATEST, lambda fh: fh.write(name), mode="w")
-        self._prune(n_rounds)
+        """Save the state after ``n_rounds`` rounds into the state file of its turn, in place
+        (the other file keeps the state of the round before)."""
+        blob, index = _pack(arrays)
+        header = _json_line({"format": FORMAT, "version": VERSION, **meta,
+                             "n_rounds": n_rounds, "arrays_index": index}).encode()
+        body = len(header).to_bytes(8, "little") + header + blob
+        name = _STATE_FILES[n_rounds % 2]
+        fh = self._handle(name, "r+b" if (self.path / name).exists() else "w+b")
+        fh.seek(0)
+        fh.write(_STATE_MAGIC + zlib.crc32(body).to_bytes(4, "little")
+                 + len(body).to_bytes(8, "little") + body)
+        fh.flush()  # bytes past the new length (an older, longer state) are never read
+        if self.durable:
+            os.fsync(fh.fileno())
         return self.path / name
 
-    def _prune(self, newest: int) -> None:
-        numbers = sorted({int(m.group(1)) for p in self.path.iterdir()
-                          if (m := _STATE.match(p.name))})
-        keep = {n for n in numbers if n <= newest}
-        keep = set(sorted(keep)[-_KEEP:]) | {newest}
-        for n in numbers:
-            if n not in keep:
-                for suffix in (".json", ".npz"):
-                    (self.path / f"state-{n:06d}{suffix}").unlink(missing_ok=True)
-
     # ------------------------------------------------------------------ reading
-    def _latest_name(self) -> str | None:
-        latest = self.path / _LATEST
-        if not latest.exists():
+    def _read_state(self, name: str) -> tuple[dict[str, Any], bytes] | str:
+        """The state in ``name`` as ``(header, blob)``, or why it cannot be read."""
+        path = self.path / name
+        if not path.exists():
+            return "missing"
+        data = path.read_bytes()
+        size = len(_STATE_MAGIC)
+        if data[:size] != _STATE_MAGIC or len(data) < size + 12:
+            return "not a paretosurf state file"
+        crc = int.from_bytes(data[size:size + 4], "little")
+        length = int.from_bytes(data[size + 4:size + 12], "little")
+        body = data[size + 12:size + 12 + length]
+        if len(body) != length or zlib.crc32(body) != crc:
+            return "damaged (truncated or altered: its CRC does not match)"
+        head = int.from_bytes(body[:8], "little")
+        try:
+            header = from_json_floats(json.loads(body[8:8 + head]))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return "damaged (unreadable header)"
+        _check_format(header, path)
+        return header, body[8 + head:]
+
+    def _newest_state(self) -> tuple[dict[str, Any], bytes] | None:
+        """The valid state file with the most rounds (warning about a damaged one)."""
+        found = {name: self._read_state(name) for name in _STATE_FILES}
+        valid = [v for v in found.values() if not isinstance(v, str)]
+        damaged = {n: v for n, v in found.items() if isinstance(v, str) and v != "missing"}
+        if not valid:
+            if damaged:
+                raise CheckpointError(
+                    f"{self.path} holds no readable state: " + "; ".join(
+                        f"{n} is {why}" for n, why in damaged.items()))
             return None
-        name = latest.read_text().strip()
-        if not re.fullmatch(r"state-\d{6}", name):
-            raise CheckpointError(f"{latest} names {name!r}, not a state of this format")
-        return name
+        newest = max(valid, key=lambda v: int(v[0]["n_rounds"]))
+        for name, why in damaged.items():
+            warnings.warn(f"{self.path / name} is {why}; using the state after round "
+                          f"{newest[0]['n_rounds']} in the other state file", stacklevel=3)
+        return newest
 
     def load(self) -> SavedRun:
         """The manifest, the newest complete state and the history up to it.
@@ -396,22 +582,41 @@ class RunFolder:
             If a file is missing, corrupt or truncated, or the folder holds no saved state.
         """
         manifest = self.manifest()
-        name = self._latest_name()
-        if name is None:
+        found = self._newest_state()
+        if found is None:
             raise CheckpointError(f"{self.path} holds a run but no saved state")
-        meta, arrays = read_pair(self.path / name)
-        n_rounds = int(meta["n_rounds"])
-        records = []
+        header, blob = found
+        n_rounds = int(header["n_rounds"])
+        arrays = _unpack(blob, header.pop("arrays_index"), self.path / _STATE_FILES[
+            n_rounds % 2])
         history = self.path / _HISTORY
         lines = history.read_text().splitlines() if history.exists() else []
         if len(lines) < n_rounds:
             raise CheckpointError(f"{history} holds {len(lines)} rounds but the saved state "
-                                  f"{name} needs {n_rounds}")
+                                  f"needs {n_rounds}")
+        round_path = self.path / _ROUND_ARRAYS
+        data = round_path.read_bytes() if n_rounds and round_path.exists() else b""
+        records = []
         for index, line in enumerate(lines[:n_rounds]):
             try:
                 scalars = from_json_floats(json.loads(line))
-            except json.JSONDecodeError as exc:
+                at, size = int(scalars.pop("arrays_at")), int(scalars.pop("arrays_size"))
+                crc, layout = int(scalars.pop("arrays_crc")), scalars.pop("arrays_index")
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
                 raise CheckpointError(f"{history} line {index + 1} is corrupt: {exc}") from None
-            records.append((scalars, _load_npz(self._round_path(index),
-                                               scalars.pop("arrays_sha256", None))))
-        return SavedRun(manifest, meta, arrays, records)
+            blob = data[at:at + size]
+            if len(blob) != size or zlib.crc32(blob) != crc:
+                raise CheckpointError(f"{round_path} is damaged or truncated: the arrays of "
+                                      f"round {index} do not match their CRC")
+            records.append((scalars, _unpack(blob, layout, round_path)))
+        return SavedRun(manifest, header, arrays, records)
+
+
+def _cut_partial_line(path: Path) -> None:
+    """Cut a last line that a killed writer left without its newline."""
+    if not path.exists():
+        return
+    with open(path, "rb+") as fh:
+        data = fh.read()
+        if data and not data.endswith(b"\n"):
+            fh.truncate(data.rfind(b"\n") + 1)

@@ -420,6 +420,136 @@ register(Command(
 ))
 
 
+# ---------------------------------------------------------------------------- run
+#: Executors of ``paretosurf run``.
+EXECUTORS = ("local", "processes", "ray")
+
+
+def _configure_run(parser: argparse.ArgumentParser) -> None:
+    from paretosurf.bench.tasks import SOLVER_KINDS, TASKS
+
+    parser.add_argument("task", metavar="TASK", choices=list(TASKS),
+                        help=f"benchmark task, one of: {', '.join(TASKS)}")
+    parser.add_argument("--method", choices=_method_names(), default="surf",
+                        help="method to run (default: %(default)s)")
+    parser.add_argument("--solver", choices=SOLVER_KINDS, default="gradient",
+                        help="inner solver: the task's K-step gradient solver or the exact "
+                             "one (default: %(default)s)")
+    parser.add_argument("--n", type=_int_at_least(1), default=None, metavar="N",
+                        help="segments: N + 1 points (default: the task's N)")
+    parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
+                        help="rounds (default: the task's)")
+    parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
+                        help="SURF's damping factor (default: the task's)")
+    parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
+                        help="seed of the task's initial states and of random baselines "
+                             "(default: %(default)s)")
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="where the solves run: this process, a pool of --workers local "
+                             "processes, or Ray (default: %(default)s)")
+    parser.add_argument("--workers", type=_int_at_least(1), default=2, metavar="W",
+                        help="worker processes of --executor processes (default: "
+                             "%(default)s)")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="Ray cluster to join with --executor ray ('auto' or "
+                             "'ray://host:port'; default: a local Ray instance)")
+    parser.add_argument("--checkpoint", type=Path, default=None, metavar="DIR",
+                        help="run folder: the run is saved there after every round, with a "
+                             "log of every solve (solves.jsonl)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run saved in --checkpoint")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="where the table, results.json and figures go (default: "
+                             "--checkpoint, else run-output/TASK-METHOD)")
+    parser.add_argument("--no-plots", dest="plots", action="store_false",
+                        help="skip the figures")
+
+
+def _executor(args: argparse.Namespace) -> Any:
+    import paretosurf as ps
+
+    if args.address is not None and args.executor != "ray":
+        raise UsageError("--address needs --executor ray")
+    if args.executor == "processes":
+        return ps.ProcessExecutor(args.workers)
+    if args.executor == "ray":
+        from paretosurf import executors
+
+        return executors.RayExecutor(address=args.address)
+    return ps.LocalExecutor()
+
+
+def _resume_command(args: argparse.Namespace) -> str:
+    """The command line that continues an interrupted ``paretosurf run``."""
+    parts = ["paretosurf", "run", args.task, "--method", args.method, "--solver", args.solver,
+             "--seed", str(args.seed), "--executor", args.executor]
+    for flag, value in (("--n", args.n), ("--iterations", args.iterations),
+                        ("--alpha", args.alpha), ("--address", args.address),
+                        ("--out", args.out)):
+        if value is not None:
+            parts += [flag, str(value)]
+    if args.executor == "processes":
+        parts += ["--workers", str(args.workers)]
+    parts += ["--checkpoint", str(args.checkpoint), "--resume"]
+    return " ".join(parts)
+
+
+def _run_run_command(args: argparse.Namespace) -> int:
+    import dataclasses as dc
+
+    from paretosurf.bench import get_task, run_task, write_report
+
+    if args.resume and args.checkpoint is None:
+        raise UsageError("--resume needs --checkpoint")
+    task = get_task(args.task)
+    if args.alpha is not None:
+        task = dc.replace(task, alpha=args.alpha)
+    executor = _executor(args)
+    terminal = sys.stderr.isatty()
+
+    def report_round(record: Any) -> None:
+        print(f"round {record.iteration + 1}: CV {record.cv:.4g}, gap ratio "
+              f"{record.gap_ratio:.4g}, {record.n_solves} solves, {record.seconds:.2f} s",
+              file=sys.stderr, flush=True)
+
+    loop: dict[str, Any] = {"executor": executor, "checkpoint": args.checkpoint,
+                            "resume": args.resume, "progress": terminal}
+    if not terminal:
+        loop["callback"] = report_round
+    out = args.out or args.checkpoint or Path("run-output") / f"{task.name}-{args.method}"
+    try:
+        report = run_task(task, methods=[args.method], seeds=[args.seed],
+                          solver_kind=args.solver, n_segments=args.n,
+                          iterations=args.iterations, loop=loop)  # type: ignore[arg-type]
+    except KeyboardInterrupt:
+        if args.checkpoint is not None:
+            print(f"interrupted; the run is saved in {args.checkpoint}. Resume it with:\n"
+                  f"  {_resume_command(args)}", file=sys.stderr)
+        else:
+            print("interrupted (no --checkpoint: nothing was saved)", file=sys.stderr)
+        return 130
+    written = write_report(report, out, plots=args.plots, stream=sys.stdout)
+    result = report.results[args.method][0]
+    print(result.message, file=sys.stderr)
+    _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {Path(out).resolve()}")
+    return 0
+
+
+register(Command(
+    name="run",
+    help="run one method on a benchmark task, on any executor, with checkpoints",
+    description=(
+        "Run one method (SURF by default) on TASK with the task's settings, the solves on "
+        "this process, local worker processes or a Ray cluster. With --checkpoint DIR the run "
+        "is saved after every round (and every solve logged in DIR/solves.jsonl); a killed or "
+        "interrupted run continues with --resume. Shows a progress bar on a terminal and a "
+        "line per round otherwise; ends with the run's table and figures."
+    ),
+    configure=_configure_run,
+    run=_run_run_command,
+))
+
+
 # ---------------------------------------------------------------------------- entry point
 def build_parser() -> argparse.ArgumentParser:
     """The ``paretosurf`` argument parser, with one subparser per registered command.

@@ -27,6 +27,9 @@ import copy
 import inspect
 import math
 import numbers
+import shutil
+import sys
+import tempfile
 import time
 import warnings
 from abc import ABC, abstractmethod
@@ -41,12 +44,26 @@ from numpy.typing import NDArray
 from paretosurf._progress import progress_bar
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import CheckpointError, RunFolder, decode_pickled, encode_pickled
+from paretosurf.checkpoint import CheckpointError, RunFolder
 from paretosurf.diagnostics import SurfWarning, diagnose, summary
-from paretosurf.executors import Executor, LocalExecutor
+from paretosurf.executors import (
+    Executor,
+    LocalExecutor,
+    SolveOutcome,
+    SolveTask,
+    raise_for,
+)
 from paretosurf.result import IterationRecord, SurfResult, history_from_parts
-from paretosurf.solvers import Solution, SolverLike, as_solver, count_steps
+from paretosurf.solvers import SolverLike, as_solver, count_steps
 from paretosurf.spacing import Spacing
+from paretosurf.states import (
+    StateFolder,
+    decode_states,
+    encode_states,
+    has_disk_states,
+    load_state,
+    save_state,
+)
 
 __all__ = [
     "Callback",
@@ -130,7 +147,7 @@ class StatePool:
     >>> starts = pool.take([a, a, None])          # the second use of `a` is a copy
     >>> starts[0] is pool.get(a), starts[1] is pool.get(a), starts[1] == [1.0], starts[2]
     (True, False, True, None)
-    >>> pool.keep([b]); sorted(pool.keys())
+    >>> _ = pool.keep([b]); sorted(pool.keys())
     [1]
     """
 
@@ -170,26 +187,32 @@ class StatePool:
             out.append(state)
         return out
 
-    def keep(self, keys: Iterable[int | None]) -> None:
-        """Forget every state not in ``keys``."""
+    def keep(self, keys: Iterable[int | None]) -> list[Any]:
+        """Forget every state not in ``keys``; returns the states forgotten."""
         live = {k for k in keys if k is not None}
-        for key in [k for k in self._states if k not in live]:
-            del self._states[key]
+        return [self._states.pop(key) for key in [k for k in self._states if k not in live]]
 
     def keys(self) -> list[int]:
         """Keys of the states kept."""
         return list(self._states)
 
-    def to_parts(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        """The pool as metadata and arrays (states pickled)."""
-        return {"next_key": self._next}, {"pool_pickle": encode_pickled(self._states)}
+    def to_parts(self, root: Path | None = None
+                 ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        """The pool as metadata and arrays (see :func:`paretosurf.states.encode_states`;
+        folders below ``root`` are stored relative to it)."""
+        meta, arrays = encode_states({str(k): v for k, v in self._states.items()},
+                                     prefix="pool", root=root)
+        return {"next_key": self._next, "states": meta}, arrays
 
     @classmethod
-    def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]]
-                   ) -> StatePool:
+    def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
+                   root: Path | None = None, allow_pickle: bool = False,
+                   where: str = "the checkpoint") -> StatePool:
         """Inverse of :meth:`to_parts`."""
         pool = cls()
-        pool._states = dict(decode_pickled(arrays["pool_pickle"]))
+        states = decode_states(meta["states"], arrays, root=root, allow_pickle=allow_pickle,
+                               where=where)
+        pool._states = {int(k): v for k, v in states.items()}
         pool._next = int(meta["next_key"])
         return pool
 
@@ -238,7 +261,8 @@ class Method(ABC):
 
     @abstractmethod
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        """The method's own state: JSON-able values and named arrays."""
+        """The method's own state: JSON-able values and named arrays (containers of its own,
+        not ones it goes on changing)."""
 
     @abstractmethod
     def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
@@ -274,10 +298,17 @@ class Method(ABC):
 
 
 # ---------------------------------------------------------------------------- the loop
+#: Rounds whose solves take at least this many seconds are flushed to the disk (fsync) when
+#: checkpointed; shorter ones are only renamed into place, which a killed process cannot
+#: break, and a crash of the whole machine loses at most a few seconds of solving.
+DURABLE_ROUND_SECONDS = 0.5
+
+
 class RunOptions(TypedDict, total=False):
     """The keywords of :func:`run` that every method's entry point passes on (see :func:`run`
     for their meaning): ``executor``, ``checkpoint``, ``resume``, ``overwrite``,
-    ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``."""
+    ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``,
+    ``retries``, ``allow_pickle``."""
 
     executor: Executor | None
     checkpoint: str | Path | None
@@ -288,6 +319,8 @@ class RunOptions(TypedDict, total=False):
     normalize: Any
     moving_average: float | None
     weight_bounds: tuple[float, float] | None
+    retries: int
+    allow_pickle: bool
 
 
 def check_run_options(
@@ -363,12 +396,44 @@ def moving_average_step(point: FloatArray, weight: float, previous: FloatArray |
     return np.asarray(share * point + (1.0 - share) * previous[:-1], dtype=np.float64)
 
 
-def _takes_slots(executor: Any) -> bool:
-    try:
-        params = inspect.signature(executor.map).parameters
-    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
-        return False
-    return "slots" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+class _MapExecutor:
+    """An executor with only the older ``map(solver, weights, states[, slots=])``: a round
+    that raises fails every one of its tasks."""
+
+    def __init__(self, executor: Any) -> None:
+        self.executor = executor
+        try:
+            params = inspect.signature(executor.map).parameters
+            self.takes_slots = "slots" in params or any(
+                p.kind is p.VAR_KEYWORD for p in params.values())
+        except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+            self.takes_slots = False
+
+    def solve(self, solver: Any, tasks: Sequence[SolveTask],
+              on_done: Any = None) -> list[SolveOutcome]:
+        weights = np.array([t.weight for t in tasks], dtype=np.float64)
+        states = [load_state(solver, t.state) for t in tasks]
+        start = time.perf_counter()
+        try:
+            if self.takes_slots:
+                sols = self.executor.map(solver, weights, states, slots=[t.slot for t in tasks])
+            else:
+                sols = self.executor.map(solver, weights, states)
+            if len(sols) != len(tasks):
+                raise ValueError(f"the executor returned {len(sols)} solutions for "
+                                 f"{len(tasks)} weights")
+        except Exception as exc:
+            seconds = (time.perf_counter() - start) / max(len(tasks), 1)
+            return [SolveOutcome(t.slot, t.weight, None, f"{type(exc).__name__}: {exc}",
+                                 None, seconds) for t in tasks]
+        seconds = (time.perf_counter() - start) / max(len(tasks), 1)
+        out = []
+        for task, sol in zip(tasks, sols, strict=True):
+            if task.save_to is not None:
+                sol = type(sol)(sol.objectives, save_state(solver, sol.state, task.save_to),
+                                sol.info)
+            out.append(SolveOutcome(task.slot, task.weight, sol, seconds=seconds))
+        return out
 
 
 @dataclass
@@ -386,27 +451,51 @@ class _Progress:
 class _Runner:
     """One call of :func:`run`."""
 
-    def __init__(self, method: Method, solver: Any, executor: Executor | None,
+    def __init__(self, method: Method, solver: Any, executor: Any,
                  folder: RunFolder | None, spacing: Spacing, moving_average: float | None,
-                 weight_bounds: tuple[float, float] | None) -> None:
+                 weight_bounds: tuple[float, float] | None, retries: int,
+                 allow_pickle: bool) -> None:
+        self.postfix: dict[str, str] = {}
+        self._settings: dict[str, Any] | None = None
+        self.slots_done = self.slots_total = 0
+        self.round_started = time.perf_counter()
         self.method = method
         self.spacing = spacing
         self.moving_average = moving_average
         self.weight_bounds = weight_bounds
+        self.retries = retries
+        self.allow_pickle = allow_pickle
         self.averages: dict[int, FloatArray] = {}
         self.solver = solver
-        self.executor: Any = LocalExecutor() if executor is None else executor
-        self.pass_slots = _takes_slots(self.executor)
+        given = LocalExecutor() if executor is None else executor
+        self.executor: Any = given if callable(getattr(given, "solve", None)) else \
+            _MapExecutor(given)
+        self.lifecycle = given
         self.folder = folder
         self.pool = StatePool()
         self.progress = _Progress()
+        self.disk = has_disk_states(solver)
+        self.temp_root: Path | None = None
+        self.state_root: Path | None = None
+        if self.disk:
+            if folder is not None:
+                self.state_root = folder.path / "states"
+            else:
+                self.temp_root = Path(tempfile.mkdtemp(prefix="paretosurf-states-"))
+                self.state_root = self.temp_root
+        self.bar: Any = None
 
     # ------------------------------------------------------------------ set-up
     def settings(self) -> dict[str, Any]:
-        """The method's settings and the loop's options that change results."""
-        return {**self.method.settings(), "normalize": self.spacing.setting(),
+        """The method's settings and the loop's options that change results (fixed for the
+        run, so computed once)."""
+        if self._settings is None:
+            self._settings = {
+                **self.method.settings(), "normalize": self.spacing.setting(),
                 "moving_average": self.moving_average,
-                "weight_bounds": None if self.weight_bounds is None else list(self.weight_bounds)}
+                "weight_bounds": (None if self.weight_bounds is None
+                                  else list(self.weight_bounds))}
+        return dict(self._settings)
 
     def manifest(self) -> dict[str, Any]:
         return {"method": self.method.name, "label": self.method.label,
@@ -426,11 +515,21 @@ class _Runner:
                                         or not isinstance(init_states, Sequence)):
             raise TypeError("init_states must be a sequence of warm starts (None for a cold "
                             f"start) or None, got {type(init_states).__name__}")
-        keys = None if init_states is None else [None if s is None else self.pool.add(s)
-                                                 for s in init_states]
-        self.method.start(keys)
         if self.folder is not None:
             self.folder.create(self.manifest())
+        keys: list[int | None] | None = None
+        if init_states is not None:
+            keys = []
+            for slot, state in enumerate(init_states):
+                if state is None:
+                    keys.append(None)
+                    continue
+                if self.disk and not isinstance(state, StateFolder):
+                    assert self.state_root is not None
+                    state = save_state(self.solver, state,
+                                       self.state_root / "init" / f"slot-{slot:02d}")
+                keys.append(self.pool.add(state))
+        self.method.start(keys)
 
     def restore(self) -> None:
         assert self.folder is not None
@@ -438,11 +537,14 @@ class _Runner:
         self.check_same_run(saved.manifest)
         meta, arrays = saved.meta, saved.arrays
         self.folder.truncate_history(int(meta["n_rounds"]))
+        self.folder.repair_solves()
         history = history_from_parts(saved.records)
         self.progress = _Progress(history, int(meta["n_solves"]), int(meta["n_steps"]),
                                   bool(meta["converged"]), meta.get("stop_reason"),
                                   meta.get("n_objectives"))
-        self.pool = StatePool.from_parts(meta["pool"], arrays)
+        self.pool = StatePool.from_parts(meta["pool"], arrays, root=self.folder.path,
+                                         allow_pickle=self.allow_pickle,
+                                         where=f"checkpoint {self.folder.path}")
         self.averages = {int(k): np.asarray(v, dtype=np.float64)
                          for k, v in meta.get("averages", {}).items()}
         prefix = "method/"
@@ -466,6 +568,59 @@ class _Runner:
                              "settings; differing: " + "; ".join(diffs))
 
     # ------------------------------------------------------------------ one round
+    def save_folder(self, index: int, slot: int, call: int, last: bool) -> str | None:
+        """Where a task of round ``index`` saves its new state (disk states only)."""
+        if self.state_root is None:
+            return None
+        name = f"slot-{slot:02d}" if last else f"slot-{slot:02d}-call-{call}"
+        return str(self.state_root / f"round-{index:06d}" / name)
+
+    def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
+        """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
+        logged. Raises the last failure's :class:`InnerSolverError` when retries run out."""
+        results: dict[int, SolveOutcome] = {}
+        pending = list(range(len(tasks)))
+        attempt = 0
+        while pending:
+            attempt += 1
+            batch = [tasks[i] for i in pending]
+            outcomes = self.executor.solve(self.solver, batch, self.on_done)
+            if len(outcomes) != len(batch):
+                raise ValueError(f"the executor returned {len(outcomes)} outcomes for "
+                                 f"{len(batch)} tasks")
+            self.log(outcomes, index, call, attempt)
+            failed = []
+            for i, outcome in zip(pending, outcomes, strict=True):
+                if outcome.ok:
+                    results[i] = outcome
+                else:
+                    failed.append((i, outcome))
+            if failed and attempt > self.retries:
+                raise_for(failed[0][1], attempt)
+            pending = [i for i, _ in failed]
+        return [results[i] for i in range(len(tasks))]
+
+    def on_done(self, outcome: SolveOutcome) -> None:
+        if self.bar is not None and outcome.ok:
+            self.slots_done += 1
+            self.bar.set_postfix(**self.postfix, slots=f"{self.slots_done}/{self.slots_total}")
+
+    def log(self, outcomes: Sequence[SolveOutcome], index: int, call: int,
+            attempt: int) -> None:
+        if self.folder is None:
+            return
+        # fsync only rounds that cost more to redo than to sync
+        self.folder.durable = (time.perf_counter() - self.round_started
+                               >= DURABLE_ROUND_SECONDS)
+        now = time.time()
+        self.folder.append_solves([
+            {"round": index, "call": call, "attempt": attempt, "slot": o.slot,
+             "weight": float(o.weight),
+             "objectives": None if o.solution is None else o.solution.objectives.tolist(),
+             "seconds": float(o.seconds), "host": o.host, "pid": o.pid, "error": o.error,
+             "killed": o.killed, "time": now}
+            for o in outcomes])
+
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
         weights = np.asarray(rnd.weights, dtype=np.float64)
         if weights.ndim != 1 or len(rnd.starts) != weights.size or weights.size == 0:
@@ -477,21 +632,25 @@ class _Runner:
         states = self.pool.take(rnd.starts)
         slots = list(range(weights.size)) if rnd.slots is None else list(rnd.slots)
         solve_at = self.solved_weights(weights)
-        start = time.perf_counter()
-        solutions: list[Solution] = []
-        for _ in range(rnd.repeats):
-            if self.pass_slots:
-                solutions = self.executor.map(self.solver, solve_at, states, slots=slots)
-            else:
-                solutions = self.executor.map(self.solver, solve_at, states)
-            if len(solutions) != weights.size:
-                raise ValueError(f"the executor returned {len(solutions)} solutions for "
-                                 f"{weights.size} weights")
-            states = [s.state for s in solutions]
-            self.progress.n_solves += len(solutions)
-            self.progress.n_steps += count_steps(solutions)
+        self.slots_done, self.slots_total = 0, weights.size * rnd.repeats
+        start = self.round_started = time.perf_counter()
+        outcomes: list[SolveOutcome] = []
+        for call in range(rnd.repeats):
+            last = call == rnd.repeats - 1
+            tasks = [SolveTask(slot, float(w), state, self.save_folder(index, slot, call, last))
+                     for slot, w, state in zip(slots, solve_at, states, strict=True)]
+            outcomes = self.run_tasks(tasks, index, call)
+            states = [o.solution.state for o in outcomes if o.solution is not None]
+            self.progress.n_solves += len(outcomes)
+            self.progress.n_steps += count_steps([o.solution for o in outcomes
+                                                  if o.solution is not None])
         seconds = time.perf_counter() - start
-        points = np.stack([s.objectives for s in solutions])
+        sols = [o.solution for o in outcomes if o.solution is not None]
+        sizes = {s.objectives.size for s in sols}
+        if len(sizes) != 1:
+            raise ValueError(f"the solver returned objective vectors of sizes {sorted(sizes)} "
+                             f"in round {index}")
+        points = np.stack([s.objectives for s in sols])
         m = points.shape[1]
         wanted = self.method.n_objectives
         if wanted is not None and m != wanted:
@@ -511,7 +670,7 @@ class _Runner:
         else:
             self.spacing.fit(self.method.front()[1])
         coordinates = self.spacing(estimates)
-        return RoundOutcome(weights, points, keys, [s.info for s in solutions], estimates,
+        return RoundOutcome(weights, points, keys, [s.info for s in sols], estimates,
                             coordinates), seconds
 
     def average(self, slots: Sequence[int], weights: FloatArray,
@@ -570,13 +729,31 @@ class _Runner:
             stop_reason=p.stop_reason or "not started", success=success, message=message,
             findings=findings)
 
-    def save_state(self) -> None:
+    def save_state(self, final: SurfResult | None = None) -> None:
+        """Checkpoint the run; ``final``: the finished run's result, whose success, message
+        and findings the saved result then carries (an unfinished run's say so)."""
         assert self.folder is not None
         p = self.progress
         method_meta, method_arrays = self.method.state_dict()
-        pool_meta, pool_arrays = self.pool.to_parts()
-        view_meta, view_arrays = self.result().summary_parts()
-        view_meta["state_keys"] = self.method.front()[2]
+        pool_meta, pool_arrays = self.pool.to_parts(root=self.folder.path)
+        weights, points, _, keys = self.front()
+        cdf = self.method.cdf
+        view_meta = {"kind": "result", "method": self.method.name, "label": self.method.label,
+                     "settings": self.settings(), "n_solves": p.n_solves,
+                     "n_steps": p.n_steps,
+                     "converged": p.converged or self.method.converged,
+                     "stop_reason": p.stop_reason or "not finished",
+                     "cdf": (None if cdf is None else "last record"
+                             if p.history and cdf is p.history[-1].cdf else cdf.to_dict()),
+                     "state_keys": keys, "success": False,
+                     "message": (f"{self.method.label}: the run in {self.folder.path} was "
+                                 f"stopped after round {len(p.history)} and can be resumed")}
+        if final is not None:
+            view_meta.update(success=final.success, message=final.message,
+                             findings=[{"code": f.code, "message": f.message,
+                                        "fatal": f.fatal} for f in final.findings],
+                             converged=final.converged, stop_reason=final.stop_reason)
+        view_arrays = {"weights": weights, "points": points}
         meta = {"n_solves": p.n_solves, "n_steps": p.n_steps, "converged": p.converged,
                 "stop_reason": p.stop_reason, "n_objectives": p.n_objectives,
                 "averages": {str(k): v.tolist() for k, v in self.averages.items()},
@@ -584,6 +761,33 @@ class _Runner:
         arrays = {**{f"method/{k}": v for k, v in method_arrays.items()}, **pool_arrays,
                   **view_arrays}
         self.folder.save_state(len(p.history), meta, arrays)
+
+    def prune_state_folders(self) -> None:
+        """Delete the state folders the pool no longer holds (after the checkpoint that
+        stopped naming them was saved); only the run's own ``states/`` is touched."""
+        if self.state_root is None or not self.state_root.is_dir():
+            return
+        kept = {Path(st.path) for st in (self.pool.get(k) for k in self.pool.keys())
+                if isinstance(st, StateFolder)}
+        for group in self.state_root.iterdir():
+            if not group.is_dir() or not (group.name.startswith("round-")
+                                          or group.name == "init"):
+                continue
+            for folder in group.iterdir():
+                if folder.is_dir() and folder not in kept and not folder.name.startswith("."):
+                    shutil.rmtree(folder, ignore_errors=True)
+            if not any(group.iterdir()):
+                group.rmdir()
+
+    def finish(self, result: SurfResult) -> None:
+        """Without a run folder, states on disk lived in a temporary folder: load the final
+        ones into the result and delete it."""
+        if self.temp_root is None:
+            return
+        try:
+            result.states = [load_state(self.solver, st) for st in result.states]
+        finally:
+            shutil.rmtree(self.temp_root, ignore_errors=True)
 
     # ------------------------------------------------------------------ the loop
     def loop(self, iterations: int | None, tol: float | None, callback: Callback | None,
@@ -610,8 +814,10 @@ class _Runner:
             if self.folder is not None:
                 self.folder.append_round(index, record.scalars(), record.arrays())
                 self.save_state()
+            self.prune_state_folders()
+            self.postfix = {"cv": f"{record.cv:.4f}", "gap_ratio": f"{record.gap_ratio:.3f}"}
             bar.update(1)
-            bar.set_postfix(cv=f"{record.cv:.4f}", gap_ratio=f"{record.gap_ratio:.3f}")
+            bar.set_postfix(**self.postfix)
             if callback is not None and callback(record) is True:
                 p.stop_reason = "callback"
                 if self.folder is not None:
@@ -634,6 +840,8 @@ def run(
     normalize: Any = "endpoints",
     moving_average: float | None = None,
     weight_bounds: tuple[float, float] | None = None,
+    retries: int = 1,
+    allow_pickle: bool = False,
 ) -> SurfResult:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
@@ -683,6 +891,22 @@ def run(
         Solve at ``lo + (hi - lo) * w`` instead of ``w``: keeps the solves off the ends of
         [0, 1], where a scalarized problem that ignores one objective may return a weakly
         Pareto-optimal point. The result's and records' weights are those solved at.
+    retries : int
+        How many times a failed solve (an exception, non-finite objectives, a killed worker)
+        is tried again, on its own, before the run stops with an error naming the slot, the
+        weight, the attempt and the original error; the last checkpoint stays as it was.
+    allow_pickle : bool
+        Let ``resume`` unpickle solver states that nothing else could store (see
+        :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust.
+
+    Solver states. A solver with ``save_state(state, folder)`` and ``load_state(folder)``
+    keeps its states as folders: in ``checkpoint``'s ``states/`` (the result's ``states`` are
+    then :class:`~paretosurf.states.StateFolder` paths there), or, without a checkpoint, in a
+    temporary folder that the run deletes after loading the final states into the result.
+    Solve tasks get folder paths, so nothing model-sized is pickled on its way to a worker.
+
+    Interrupting (Ctrl-C) leaves the checkpoint of the last completed round, and says how to
+    resume. A run closes the executor's resources (worker pools) that it started itself.
 
     Returns
     -------
@@ -703,11 +927,20 @@ def run(
                       callback=callback, executor=executor)
     if iterations is not None:
         iterations = check_non_negative_int(iterations, name="iterations")
+    n_retries = check_non_negative_int(retries, name="retries")
     spacing = Spacing(normalize)
     rate = check_moving_average(moving_average)
     bounds = check_weight_bounds(weight_bounds)
     folder = RunFolder(checkpoint) if checkpoint is not None else None
-    runner = _Runner(method, as_solver(solver), executor, folder, spacing, rate, bounds)
+    inner = as_solver(solver)
+    if (folder is None and has_disk_states(inner)
+            and getattr(executor, "address", None) not in (None, "local")):
+        raise ValueError(
+            "a solver that keeps its states in folders (save_state/load_state) on a cluster "
+            "needs checkpoint=DIR on a filesystem every node sees: without it the states would "
+            "live in a temporary folder of this machine only")
+    runner = _Runner(method, inner, executor, folder, spacing, rate, bounds,
+                     n_retries, bool(allow_pickle))
     if folder is not None and folder.holds_run():
         if resume:
             runner.restore()
@@ -724,11 +957,29 @@ def run(
     done = len(runner.progress.history)
     bar = progress_bar(progress, total=iterations, desc=method.label, unit="round",
                        initial=done if iterations is None else min(done, iterations))
+    runner.bar = bar if progress else None
+    start = getattr(runner.lifecycle, "start", None)
+    started = bool(start()) if callable(start) else False
     try:
         runner.loop(iterations, tol, callback, bar)
+    except KeyboardInterrupt:
+        if folder is not None:
+            sys.stderr.write(
+                f"\nparetosurf: interrupted; {method.label}'s run in {folder.path} is saved "
+                f"after round {len(runner.progress.history)}; run the same call with "
+                "resume=True to continue it\n")
+        raise
     finally:
         bar.close()
+        if folder is not None:
+            folder.close()
+        if started:
+            runner.lifecycle.close()
     result = runner.result()
+    if folder is not None and runner.progress.history:
+        runner.save_state(final=result)
+        folder.close()
+    runner.finish(result)
     for finding in result.findings:
         warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=2)
     return result

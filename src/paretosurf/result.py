@@ -19,14 +19,9 @@ from numpy.typing import NDArray
 
 from paretosurf import metrics
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import (
-    RunFolder,
-    decode_pickled,
-    encode_pickled,
-    read_pair,
-    write_pair,
-)
+from paretosurf.checkpoint import RunFolder, read_pair, write_pair
 from paretosurf.diagnostics import Finding
+from paretosurf.states import decode_states, encode_states
 
 __all__ = ["IterationRecord", "SurfResult", "history_from_parts"]
 
@@ -289,10 +284,14 @@ class SurfResult:
 
     # ------------------------------------------------------------------ files
     def to_parts(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        """The result as JSON-able metadata and named arrays (solver states pickled)."""
+        """The result as JSON-able metadata and named arrays (solver states as
+        :func:`paretosurf.states.encode_states` stores them)."""
         meta, arrays = self.summary_parts()
         meta["history"] = [r.scalars() for r in self.history]
-        arrays["states_pickle"] = encode_pickled(self.states)
+        states_meta, states_arrays = encode_states(
+            {str(i): s for i, s in enumerate(self.states)}, prefix="states")
+        meta["states"] = states_meta
+        arrays.update(states_arrays)
         for i, record in enumerate(self.history):
             arrays.update({f"record{i}_{k}": v for k, v in record.arrays().items()})
         return meta, arrays
@@ -327,9 +326,14 @@ class SurfResult:
     @classmethod
     def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
                    history: list[IterationRecord] | None = None,
-                   states: list[Any] | None = None) -> SurfResult:
+                   states: list[Any] | None = None,
+                   allow_pickle: bool = False) -> SurfResult:
         """Inverse of :meth:`to_parts`; ``history`` and ``states``, when given, replace the
         records and states stored in ``meta`` and ``arrays``."""
+        if states is None:
+            decoded = decode_states(meta["states"], arrays, allow_pickle=allow_pickle,
+                                    where="the result file")
+            states = [decoded[str(i)] for i in range(len(decoded))]
         if history is None:
             parts = []
             for i, scalars in enumerate(meta["history"]):
@@ -348,8 +352,7 @@ class SurfResult:
             settings=meta.get("settings", {}),
             weights=np.asarray(arrays["weights"], dtype=np.float64),
             points=np.asarray(arrays["points"], dtype=np.float64),
-            states=(list(decode_pickled(arrays["states_pickle"])) if states is None
-                    else states),
+            states=states,
             cdf=cdf,
             history=history,
             n_solves=int(meta["n_solves"]),
@@ -368,11 +371,13 @@ class SurfResult:
         return write_pair(path, meta, arrays)
 
     @classmethod
-    def load(cls, path: str | Path) -> SurfResult:
+    def load(cls, path: str | Path, *, allow_pickle: bool = False) -> SurfResult:
         """Read a result written by :meth:`save` (``path`` with or without extension), or the
         latest state of a run's checkpoint folder.
 
-        Solver states are unpickled: load only files you trust.
+        Solver states are stored without pickle where possible (arrays, dataclasses of
+        arrays, numbers; folders for solvers with ``save_state``). States only pickle could
+        store need ``allow_pickle=True``: unpickling runs code, so only for files you trust.
 
         Raises
         ------
@@ -385,12 +390,14 @@ class SurfResult:
         if p.is_dir():
             saved = RunFolder(p).load()
             history = history_from_parts(saved.records)
-            pool = decode_pickled(saved.arrays["pool_pickle"])
+            pool = decode_states(saved.meta["pool"]["states"], saved.arrays, root=p,
+                                 allow_pickle=allow_pickle, where=f"checkpoint {p}")
             view = saved.meta["result"]
             return cls.from_parts(view, saved.arrays, history=history,
-                                  states=[None if k is None else pool[k]
+                                  states=[None if k is None else pool[str(k)]
                                           for k in view["state_keys"]])
-        return cls.from_parts(*read_pair(p))
+        meta, arrays = read_pair(p)
+        return cls.from_parts(meta, arrays, allow_pickle=allow_pickle)
 
     def __repr__(self) -> str:
         return (

@@ -106,7 +106,7 @@ class SlotMethod(Method):
         arrays = {}
         if self.last_weights is not None and self.last_points is not None:
             arrays = {"last_weights": self.last_weights, "last_points": self.last_points}
-        return {"keys": self.keys}, arrays
+        return {"keys": list(self.keys)}, arrays
 
     def load_slot_state(self, meta: Mapping[str, Any],
                         arrays: Mapping[str, NDArray[Any]]) -> None:

@@ -28,9 +28,9 @@ __all__ = [
     "Solution",
     "SolverLike",
     "StepRule",
+    "as_solution",
     "as_solver",
     "count_steps",
-    "solve_slots",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -135,77 +135,25 @@ def as_solver(solver: object) -> InnerSolver | BatchSolver:
     )
 
 
-def _to_solution(raw: object, slot: int, weight: float) -> Solution:
+def as_solution(raw: object, slot: int, weight: float) -> Solution:
+    """A solver's return value as a :class:`Solution`: a Solution as is, a tuple
+    ``(objectives, state[, info])`` converted; anything else an :class:`InnerSolverError`
+    naming the slot and weight."""
     if isinstance(raw, Solution):
         return raw
     if isinstance(raw, tuple) and len(raw) in (2, 3):
-        return Solution(*raw)
+        try:
+            return Solution(*raw)
+        except (TypeError, ValueError) as exc:
+            raise InnerSolverError(
+                f"inner solver returned a tuple that is not (objectives, state[, info]) for "
+                f"slot {slot} (weight {weight:.6g}): {exc}", slot=slot, weight=weight) from exc
     raise InnerSolverError(
         f"inner solver returned {type(raw).__name__} for slot {slot} (weight {weight:.6g}); "
         "expected a Solution(objectives, state, info) or a tuple (objectives, state)",
         slot=slot,
         weight=weight,
     )
-
-
-def solve_slots(
-    solver: Any, weights: FloatArray, states: Sequence[Any], slots: Sequence[int] | None = None
-) -> list[Solution]:
-    """Solve all slots in this process, through ``solve_many`` when the solver offers it.
-
-    Every result is checked: a raised exception or non-finite objective becomes an
-    :class:`InnerSolverError` naming the slot and weight. ``slots`` gives the slot numbers used
-    in messages (default ``0..len(weights)-1``).
-
-    Returns
-    -------
-    list of Solution
-        One per weight, in order; all with the same number of objectives.
-    """
-    slot_ids = list(range(len(weights))) if slots is None else list(slots)
-    if hasattr(solver, "solve_many"):
-        try:
-            raw_list = list(solver.solve_many(np.asarray(weights, dtype=np.float64), list(states)))
-        except InnerSolverError:
-            raise
-        except Exception as exc:
-            raise InnerSolverError(
-                f"inner solver's solve_many raised {type(exc).__name__}: {exc} "
-                f"(slots {slot_ids[0]}..{slot_ids[-1]}, weights {np.round(weights, 6).tolist()})"
-            ) from exc
-        if len(raw_list) != len(weights):
-            raise InnerSolverError(
-                f"solve_many returned {len(raw_list)} solutions for {len(weights)} weights"
-            )
-    else:
-        raw_list = []
-        for slot, w, st in zip(slot_ids, weights, states, strict=True):
-            try:
-                raw_list.append(solver.solve(float(w), st))
-            except Exception as exc:
-                raise InnerSolverError(
-                    f"inner solver raised {type(exc).__name__} for slot {slot} "
-                    f"(weight {float(w):.6g}): {exc}",
-                    slot=slot,
-                    weight=float(w),
-                ) from exc
-    solutions = [
-        _to_solution(raw, slot, float(w))
-        for raw, slot, w in zip(raw_list, slot_ids, weights, strict=True)
-    ]
-    sizes = {s.objectives.size for s in solutions}
-    if len(sizes) != 1:
-        raise InnerSolverError(f"inner solver returned objective vectors of sizes {sorted(sizes)}")
-    finite = np.isfinite(np.concatenate([s.objectives for s in solutions]))
-    if not finite.all():
-        i = int(np.flatnonzero(~finite)[0]) // sizes.pop()
-        raise InnerSolverError(
-            f"inner solver returned non-finite objectives {solutions[i].objectives.tolist()} "
-            f"for slot {slot_ids[i]} (weight {float(weights[i]):.6g})",
-            slot=slot_ids[i],
-            weight=float(weights[i]),
-        )
-    return solutions
 
 
 def count_steps(solutions: Sequence[Solution]) -> int:

@@ -115,6 +115,8 @@ def surf(
     normalize: Any = "endpoints",
     moving_average: float | None = None,
     weight_bounds: tuple[float, float] | None = None,
+    retries: int = 1,
+    allow_pickle: bool = False,
 ) -> SurfResult:
     """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
 
@@ -184,6 +186,12 @@ def surf(
         may stop anywhere on the flat face it leaves, at a weakly Pareto-optimal point.
         The result's weights are those solved at; ``cdf`` is a function of the position
         ``(w - lo) / (hi - lo)``.
+    retries : int
+        How many more times a failed solve is tried, on its own, before the run stops with
+        an error naming the slot, weight, attempt and original error (default 1).
+    allow_pickle : bool
+        Let ``resume`` unpickle solver states that could not be stored otherwise (see
+        :func:`paretosurf.driver.run`; only for checkpoints you trust).
 
     Returns
     -------
@@ -222,4 +230,5 @@ def surf(
     return run(method, solver, iterations=total, init_states=init_states, tol=tol,
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
                callback=callback, progress=progress, normalize=normalize,
-               moving_average=moving_average, weight_bounds=weight_bounds)
+               moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
+               allow_pickle=allow_pickle)

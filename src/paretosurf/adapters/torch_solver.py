@@ -76,9 +76,10 @@ def from_torch(
     Returns
     -------
     TorchSolver
-        ``solve(weight, state) -> Solution``; the state is a dict of CPU tensors: copies of
+        ``solve(weight, state) -> Solution``; the state is a dict of numpy arrays: copies of
         the parameters (and buffers) under ``"tensors"`` and of the optimizer's state dict
-        under ``"optimizer"``, so slots never share tensors. A cold start (``state=None``) uses
+        under ``"optimizer"``, so slots never share memory, states travel to worker processes
+        fast and checkpoints store them without pickle. A cold start (``state=None``) uses
         the parameters the model had at construction (copied once) and a fresh optimizer.
         ``info`` holds ``steps`` and ``loss`` (the last training step's scalarized loss).
         ``evaluate(state)`` and ``interpolate(state0, state1, t)`` serve the Soup baseline.
@@ -184,7 +185,7 @@ class TorchSolver:
                 "estimate it")
         self._params = params
         self._tensors = tensors
-        self._init = [t.detach().to("cpu", copy=True) for t in tensors]
+        self._init = [_to_numpy(t) for t in tensors]
 
     @property
     def ideal(self) -> FloatArray | None:
@@ -202,8 +203,8 @@ class TorchSolver:
         else:
             self._load(_state_tensors(state))
             if state.get("optimizer") is not None:
-                # a copy: the optimizer updates its moments in place
-                opt.load_state_dict(_copy_tensors(state["optimizer"], None))
+                # fresh tensors: the optimizer updates its moments in place
+                opt.load_state_dict(_optimizer_from_numpy(state["optimizer"]))
         sc = self.scalarization
         first = self._params[0]
         coef = torch.as_tensor(sc.coefficients(w), dtype=first.dtype, device=first.device)
@@ -218,8 +219,8 @@ class TorchSolver:
             opt.step()
         objectives = self._evaluate_loaded()
         new_state = {
-            "tensors": [t.detach().to("cpu", copy=True) for t in self._tensors],
-            "optimizer": _copy_tensors(opt.state_dict(), "cpu"),
+            "tensors": [_to_numpy(t) for t in self._tensors],
+            "optimizer": _optimizer_to_numpy(opt.state_dict()),
         }
         info = {"steps": self.steps, "loss": float(loss.detach()) if loss is not None else None}
         return Solution(objectives, state=new_state, info=info)
@@ -234,7 +235,7 @@ class TorchSolver:
                     t: float) -> dict[str, Any]:
         """Parameters mixed linearly, ``(1 - t) * state0 + t * state1`` (integer buffers from
         ``state0``), with a fresh optimizer (for the Soup baseline)."""
-        mixed = [a + t * (b - a) if a.is_floating_point() else a.clone()
+        mixed = [a + t * (b - a) if np.issubdtype(a.dtype, np.floating) else a.copy()
                  for a, b in zip(_state_tensors(state0), _state_tensors(state1), strict=True)]
         return {"tensors": mixed, "optimizer": None}
 
@@ -250,7 +251,7 @@ class TorchSolver:
             raise ValueError(f"state holds {len(saved)} tensors, the model {len(self._tensors)}")
         with torch.no_grad():
             for t, s in zip(self._tensors, saved, strict=True):
-                t.copy_(s)
+                t.copy_(torch.as_tensor(s) if isinstance(s, np.ndarray) else s)
 
     def _make_optimizer(self) -> Any:
         torch = _import_torch()
@@ -281,20 +282,47 @@ def _state_tensors(state: Any) -> list[Any]:
     return list(state["tensors"])
 
 
-def _copy_tensors(obj: Any, device: Any) -> Any:
-    """A deep copy of nested dicts/lists/tuples whose tensors are detached clones (moved to
-    ``device`` when given)."""
+def _to_numpy(tensor: Any) -> NDArray[Any]:
+    """A tensor as a numpy array of its own (on the CPU, detached, copied)."""
+    return np.array(tensor.detach().to("cpu").numpy(), copy=True)
+
+
+# States are numpy arrays, not tensors: they cross process boundaries about a hundred times
+# faster (a small model's tensors cost ~1.5 ms to pickle, its arrays ~0.01 ms), and checkpoints
+# store them without pickle (see paretosurf.states).
+def _optimizer_to_numpy(state: dict[str, Any]) -> dict[str, Any]:
+    """An optimizer's ``state_dict`` with numpy arrays for tensors and string keys (so that
+    :mod:`paretosurf.states` stores it without pickle)."""
     torch = _import_torch()
-    if isinstance(obj, torch.Tensor):
-        out = obj.detach().clone()
-        return out if device is None else out.to(device)
-    if isinstance(obj, dict):
-        return {k: _copy_tensors(v, device) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_copy_tensors(v, device) for v in obj]
-    if isinstance(obj, tuple):
-        return tuple(_copy_tensors(v, device) for v in obj)
-    return obj
+
+    def convert(obj: Any) -> Any:
+        if isinstance(obj, torch.Tensor):
+            return _to_numpy(obj)
+        if isinstance(obj, dict):
+            return {str(k): convert(v) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(convert(v) for v in obj)
+        return obj
+
+    return {"state": {str(k): convert(v) for k, v in state["state"].items()},
+            "param_groups": convert(state["param_groups"])}
+
+
+def _optimizer_from_numpy(state: dict[str, Any]) -> dict[str, Any]:
+    """Inverse of :func:`_optimizer_to_numpy` (fresh tensors)."""
+    torch = _import_torch()
+
+    def convert(obj: Any) -> Any:
+        if isinstance(obj, np.ndarray):
+            return torch.from_numpy(obj.copy())
+        if isinstance(obj, dict):
+            return {k: convert(v) for k, v in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(convert(v) for v in obj)
+        return obj
+
+    return {"state": {int(k): convert(v) for k, v in state["state"].items()},
+            "param_groups": convert(state["param_groups"])}
 
 
 def _as_losses(raw: Any, torch: Any) -> Any:

@@ -279,9 +279,9 @@ class OLSMethod(Method):
         return self.found_k if self.found_w else self.starts
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        meta = {"starts": self.starts, "found_w": self.found_w, "found_k": self.found_k,
-                "solved": self.solved, "used": self.used, "visit": self.visit,
-                "converged": self._converged}
+        meta = {"starts": list(self.starts), "found_w": list(self.found_w),
+                "found_k": list(self.found_k), "solved": list(self.solved), "used": self.used,
+                "visit": self.visit, "converged": self._converged}
         points = np.stack(self.found_p) if self.found_p else np.empty((0, 2))
         return meta, {"found_p": points}
 

@@ -168,7 +168,8 @@ class SoupMethod(Method):
         arrays = {"end_points": self.end_points}
         if self.points is not None:
             arrays["points"] = self.points
-        return {"ends": self.ends, "rounds": self.rounds, "keys": self.keys}, arrays
+        return {"ends": list(self.ends), "rounds": self.rounds,
+                "keys": None if self.keys is None else list(self.keys)}, arrays
 
     def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
                         history: Sequence[IterationRecord]) -> None:

@@ -94,10 +94,12 @@ class MethodRun:
     iterations: int
     seed: int
     init_states: list[Any] | None
+    loop: RunOptions = field(default_factory=lambda: RunOptions())
 
     def options(self) -> RunOptions:
-        """The loop options every method of the task runs with."""
-        return {"normalize": self.task.normalize}
+        """The loop options the method runs with: the task's coordinates, and ``loop``
+        (executor, checkpoint, progress...)."""
+        return RunOptions(normalize=self.task.normalize, **self.loop)
 
 
 def _run_surf(c: MethodRun) -> SurfResult:
@@ -263,6 +265,7 @@ def run_task(
     n_segments: int | None = None,
     iterations: int | None = None,
     progress: Callable[[str], None] | None = None,
+    loop: RunOptions | None = None,
 ) -> TaskReport:
     """Run ``methods`` on ``task`` for each seed with the same solver and budget.
 
@@ -279,6 +282,9 @@ def run_task(
         Override the task's N and outer iterations.
     progress : callable, optional
         Called with a line of text after each run.
+    loop : dict, optional
+        Loop options for every run (see :class:`paretosurf.driver.RunOptions`: executor,
+        checkpoint, resume, callback, progress...); the task's ``normalize`` always applies.
 
     Examples
     --------
@@ -320,7 +326,7 @@ def run_task(
                 # result's success and message record them (results.json, per seed)
                 warnings.simplefilter("ignore", SurfWarning)
                 result = METHODS[name].run(MethodRun(task, problem, solver, solver_kind, n,
-                                                     iters, seed, init))
+                                                     iters, seed, init, loop or RunOptions()))
             elapsed = time.perf_counter() - start
             sc = score(result, reference, hv_ref, true_cdf if name == "surf" else None)
             report.scores[name].append(sc)

@@ -1,0 +1,86 @@
+"""What checkpointing costs: a run with ``checkpoint=DIR`` against the same run without.
+
+Side by side in one process, median of repeats, on Deep Sea Treasure (N = 15, 30 rounds) with
+the exact solver and with the paper's K-step solver (K = 100 Adam steps): the plain run, the
+run checkpointed after every round, and the run checkpointed with the solver's states kept as
+folders (``save_state``/``load_state``, one ``.npz`` per slot and round). Targets: under 5% of
+the exact run, under 2% of the K-step run.
+
+    python benchmarks/bench_checkpoint.py [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import paretosurf as ps
+from paretosurf.bench import get_task
+from paretosurf.solvers import GradientState
+
+
+class FolderStates:
+    """Wraps a solver so that its states live in folders (one ``state.npz`` each)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def solve_many(self, weights: np.ndarray, states: list[Any]) -> list[ps.Solution]:
+        return list(self.inner.solve_many(weights, states))
+
+    def save_state(self, state: Any, folder: Path) -> None:
+        if isinstance(state, GradientState):
+            np.savez(folder / "state.npz", params=state.params, m=state.m, v=state.v,
+                     t=np.array(state.t))
+        else:
+            np.savez(folder / "state.npz", policy=np.asarray(state))
+
+    def load_state(self, folder: Path) -> Any:
+        with np.load(folder / "state.npz") as data:
+            if "params" in data:
+                return GradientState(data["params"], data["m"], data["v"], int(data["t"]))
+            return data["policy"]
+
+
+def timed(kind: str, mode: str) -> float:
+    task = get_task("dst")
+    problem = task.make_problem()
+    solver = task.solver(problem, kind)
+    init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed=0)
+    inner: Any = FolderStates(solver) if mode == "states on disk" else solver
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = None if mode == "no checkpoint" else Path(tmp) / "run"
+        start = time.perf_counter()
+        ps.surf(inner, task.n_segments, alpha=task.alpha, iterations=task.iterations,
+                init_states=init, warm_start=task.warm_start, normalize=task.normalize,
+                checkpoint=folder)
+        return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    print("checkpoint cost on Deep Sea Treasure, N = 15, 30 rounds (median of "
+          f"{args.repeats})")
+    print(f"{'solver':<10} {'run':<16} {'seconds':>9} {'overhead':>9} {'target':>7}")
+    for kind, target in (("exact", 0.05), ("gradient", 0.02)):
+        modes = ("no checkpoint", "checkpoint", "states on disk")
+        seconds = {m: float(np.median([timed(kind, m) for _ in range(args.repeats)]))
+                   for m in modes}
+        base = seconds["no checkpoint"]
+        for mode in modes:
+            over = seconds[mode] / base - 1.0
+            verdict = "" if mode == "no checkpoint" else ("met" if over < target else
+                                                          "MISSED")
+            print(f"{kind:<10} {mode:<16} {seconds[mode]:9.3f} {over:9.1%} "
+                  f"{target:6.0%} {verdict}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

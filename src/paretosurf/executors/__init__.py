@@ -1,0 +1,54 @@
+"""Where a round's solves run: in this process, in a pool of local processes, or on Ray.
+
+A round is a list of :class:`SolveTask` (slot, weight, warm start, and where to save the new
+state when the solver keeps its states on disk). An executor runs them with
+``solve(solver, tasks, on_done=None) -> list[SolveOutcome]``: one outcome per task, in order,
+each with the solution or the error, the seconds it took and the host and process it ran on.
+A failing solve does not raise: the run decides what to retry (its ``retries``) and logs every
+attempt. ``on_done(outcome)``, when given, is called as each task finishes (progress
+displays).
+
+:func:`execute` runs tasks in the calling process, and every executor runs it wherever the
+solves go: it loads warm starts saved on disk, calls the solver (its ``solve_many`` for a batch
+when it has one), checks the results, and saves new states to disk.
+
+- :class:`LocalExecutor` (the default): this process.
+- :class:`ProcessExecutor`: a pool of local worker processes, kept for the whole run; a worker
+  killed by a signal or the out-of-memory killer is replaced and its task resubmitted.
+- :class:`RayExecutor` (the ``ray`` extra): Ray tasks on this machine or a cluster, each with
+  its own CPUs or GPU; Ray reruns a task whose worker died.
+
+Executors that hold resources (worker processes, a Ray connection) start them in ``start()``
+and release them in ``close()``; they are context managers, and a run closes the executor it
+started. An object with only the older ``map(solver, weights, states)`` still works as an
+executor (any exception then fails the whole round).
+
+Modules: :mod:`~paretosurf.executors.base` (tasks, outcomes, :func:`execute`, the in-process
+executor), :mod:`~paretosurf.executors.process`, :mod:`~paretosurf.executors.ray_executor`.
+"""
+
+from paretosurf.executors.base import (
+    Executor,
+    LocalExecutor,
+    OnDone,
+    SolveOutcome,
+    SolveTask,
+    execute,
+    map_with,
+    raise_for,
+)
+from paretosurf.executors.process import ProcessExecutor
+from paretosurf.executors.ray_executor import RayExecutor
+
+__all__ = [
+    "Executor",
+    "LocalExecutor",
+    "OnDone",
+    "ProcessExecutor",
+    "RayExecutor",
+    "SolveOutcome",
+    "SolveTask",
+    "execute",
+    "map_with",
+    "raise_for",
+]

@@ -1,0 +1,261 @@
+"""Solves as Ray tasks: on this machine's cores and GPUs, or across the nodes of a Ray cluster.
+
+Each task of a round is one Ray task running :func:`~paretosurf.executors.execute` on that
+task alone, with the executor's ``num_cpus``/``num_gpus`` (so Ray gives each solve its own
+cores or device) and ``max_retries`` (Ray reruns a task whose worker process or node died; an
+exception of the solver is already captured in the outcome, so it is never retried by Ray). The
+solver is put into the object store once per round.
+
+Solver, tasks and outcomes travel as cloudpickle bytes rather than through Ray's zero-copy
+serialization, which would hand back read-only numpy arrays: states then arrive as writable
+copies, exactly as with :class:`~paretosurf.executors.ProcessExecutor`, and a deterministic
+solver gives the same results, to the last bit, as :class:`~paretosurf.executors.LocalExecutor`.
+Solvers and states defined in a script or notebook (``__main__``) travel by value.
+
+Ray is the ``ray`` extra; it is imported by :meth:`RayExecutor.start`, never by
+``import paretosurf``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import numbers
+import os
+import pickle
+import site
+import sys
+import sysconfig
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from paretosurf._validation import check_non_negative_int
+from paretosurf.executors.base import (
+    OnDone,
+    SolveOutcome,
+    SolveTask,
+    _Lifecycle,
+    execute,
+    failure,
+)
+
+__all__ = ["RayExecutor"]
+
+
+def _solve_remote(solver_blob: bytes, task_blob: bytes) -> bytes:
+    """The Ray task: one :class:`SolveTask` through :func:`execute`, its outcome pickled."""
+    from ray import cloudpickle
+
+    task = pickle.loads(task_blob)
+    try:
+        solver = pickle.loads(solver_blob)
+    except Exception as exc:  # a module the solver needs is missing on this node, say
+        return cloudpickle.dumps(failure(task, exc, 0.0))
+    return cloudpickle.dumps(execute(solver, [task])[0])
+
+
+def _check_resource(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number >= 0, got {value!r}")
+    out = float(value)
+    if not (math.isfinite(out) and out >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return int(out) if out.is_integer() else out
+
+
+def _driver_path() -> str:
+    """This process's own import folders (its ``sys.path`` less the standard library and the
+    site-packages every interpreter has), as a ``PYTHONPATH`` for the workers of a Ray
+    instance started on this machine."""
+    paths = sysconfig.get_paths()
+    own = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    own.update(site.getsitepackages())
+    if site.ENABLE_USER_SITE and site.getusersitepackages():
+        own.add(site.getusersitepackages())
+    roots = [os.path.abspath(p) for p in own]
+    folders: list[str] = []
+    for entry in sys.path:
+        folder = os.path.abspath(entry or os.curdir)
+        if (os.path.isdir(folder) and folder not in folders
+                and not any(folder == r or folder.startswith(r + os.sep) for r in roots)):
+            folders.append(folder)
+    return os.pathsep.join(folders)
+
+
+def _local_cpus() -> int:
+    """CPUs this process may use (its affinity mask where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+class RayExecutor(_Lifecycle):
+    """Run each task of a round as a Ray task, on this machine or on a Ray cluster.
+
+    Parameters
+    ----------
+    address : str, optional
+        ``None``: start a Ray instance on this machine (with all its CPUs, its workers importing
+        from this process's ``sys.path``) when the executor starts, and shut it down when the
+        executor that started it closes. ``"auto"`` (the
+        cluster started by ``ray start`` on this machine), ``"HOST:PORT"`` or
+        ``"ray://HOST:PORT"`` (Ray Client): join that cluster; closing only disconnects. When
+        Ray is already initialized in this process, that instance is used, whatever
+        ``address``, and left running.
+    num_cpus, num_gpus : float
+        Resources each solve reserves (fractions allowed, >= 0). With ``num_gpus=1`` Ray gives
+        each solve its own GPU (``CUDA_VISIBLE_DEVICES``), so as many solves run at once as
+        there are GPUs.
+    max_retries : int
+        How many times Ray reruns a task whose worker died (SIGKILL, out of memory, a lost
+        node), >= 0. After that the outcome has ``killed=True`` and Ray's error text.
+    runtime_env : dict, optional
+        Ray's runtime environment for the tasks (``{"pip": [...]}``,
+        ``{"working_dir": "."}``, ``{"env_vars": {...}}``): what every node needs to import
+        the solver.
+
+    Notes
+    -----
+    Every node must be able to import ``paretosurf`` and the solver's module (install them,
+    or ship them with ``runtime_env``). With a solver that keeps its states on disk
+    (``save_state``/``load_state``), the workers read warm starts from and write new states to
+    the run folder directly, so on a cluster the run folder (``checkpoint=``) must be on a
+    filesystem every node sees under the same path (NFS, a shared volume).
+
+    Examples
+    --------
+    >>> import paretosurf as ps
+    >>> ps.RayExecutor(num_gpus=1)
+    RayExecutor(address=None, num_cpus=1, num_gpus=1, max_retries=2)
+
+    Used as ``ps.surf(solver, N, executor=ps.RayExecutor(address="auto", num_gpus=1))`` on a
+    cluster started with ``ray start --head`` (see the README).
+    """
+
+    def __init__(self, address: str | None = None, *, num_cpus: float = 1,
+                 num_gpus: float = 0, max_retries: int = 2,
+                 runtime_env: Mapping[str, Any] | None = None) -> None:
+        if address is not None and (not isinstance(address, str) or not address.strip()):
+            raise ValueError(f"address must be None (a Ray instance on this machine), 'auto', "
+                             f"'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+        if runtime_env is not None and not isinstance(runtime_env, Mapping):
+            raise TypeError(f"runtime_env must be a dict or None, got "
+                            f"{type(runtime_env).__name__}")
+        self.address = address
+        self.num_cpus = _check_resource(num_cpus, "num_cpus")
+        self.num_gpus = _check_resource(num_gpus, "num_gpus")
+        self.max_retries = check_non_negative_int(max_retries, name="max_retries")
+        self.runtime_env = None if runtime_env is None else dict(runtime_env)
+        self._ray: Any = None
+        self._remote: Any = None
+        self._owns = False
+
+    # ------------------------------------------------------------------ the connection
+    def start(self) -> bool:
+        """Connect to Ray (starting a local instance for ``address=None``); returns whether
+        this call initialized Ray (and so whether :meth:`close` shuts it down).
+
+        Raises
+        ------
+        ImportError
+            If Ray is not installed (``pip install 'paretosurf[ray]'``).
+        ValueError
+            If a Ray instance started here has fewer CPUs or GPUs than one task reserves.
+        """
+        if self._ray is not None and self._ray.is_initialized():
+            return False
+        try:
+            import ray
+        except ImportError as exc:
+            raise ImportError("RayExecutor needs Ray, which is not installed: "
+                              "pip install 'paretosurf[ray]'") from exc
+        owns = not ray.is_initialized()
+        if owns and self.address is None:
+            ray.init(address="local", num_cpus=max(_local_cpus(), math.ceil(self.num_cpus)),
+                     include_dashboard=False, logging_level=logging.ERROR,
+                     runtime_env={"env_vars": {"PYTHONPATH": _driver_path()}})
+            self._check_fits(ray)
+        elif owns:
+            ray.init(address=self.address, logging_level=logging.ERROR)
+        self._ray, self._owns = ray, owns
+        self._remote = ray.remote(_solve_remote)
+        return owns
+
+    def _check_fits(self, ray: Any) -> None:
+        have = ray.cluster_resources()
+        for name, key, need in (("num_cpus", "CPU", self.num_cpus),
+                                ("num_gpus", "GPU", self.num_gpus)):
+            if need > have.get(key, 0):
+                ray.shutdown()
+                raise ValueError(
+                    f"{name}={need} per task, but the Ray instance started on this machine has "
+                    f"{have.get(key, 0):g} {key}s; lower {name} or join a cluster with address=")
+
+    def close(self) -> None:
+        """Shut down the Ray instance this executor started, or disconnect from the cluster it
+        joined; a Ray instance initialized by someone else is left running."""
+        ray, self._ray, self._remote = self._ray, None, None
+        if ray is not None and self._owns and ray.is_initialized():
+            ray.shutdown()
+        self._owns = False
+
+    # ------------------------------------------------------------------ a round
+    def solve(self, solver: Any, tasks: Sequence[SolveTask],
+              on_done: OnDone | None = None) -> list[SolveOutcome]:
+        """Run each task as a Ray task; one outcome per task, in task order."""
+        tasks = list(tasks)
+        if not tasks:
+            return []
+        self.start()
+        ray = self._ray
+        from ray import cloudpickle
+        from ray.exceptions import RayError, RayTaskError
+
+        try:
+            solver_blob = cloudpickle.dumps(solver)
+        except Exception as exc:
+            raise TypeError(f"RayExecutor could not serialize the solver "
+                            f"({type(solver).__name__}): {exc}") from exc
+        options: dict[str, Any] = {"num_cpus": self.num_cpus, "num_gpus": self.num_gpus,
+                                   "max_retries": self.max_retries, "retry_exceptions": False}
+        if self.runtime_env is not None:
+            options["runtime_env"] = self.runtime_env
+        remote = self._remote.options(**options)
+        solver_ref = ray.put(solver_blob)
+        refs = [remote.remote(solver_ref, cloudpickle.dumps(task)) for task in tasks]
+        index = {ref: i for i, ref in enumerate(refs)}
+        outcomes: list[SolveOutcome | None] = [None] * len(tasks)
+        pending = list(refs)
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                if pending:  # and whatever else is done by now
+                    more, pending = ray.wait(pending, num_returns=len(pending), timeout=0)
+                    ready += more
+                for ref in ready:
+                    i = index[ref]
+                    task = tasks[i]
+                    try:
+                        outcome: SolveOutcome = pickle.loads(ray.get(ref))
+                    except RayTaskError as exc:  # raised outside the solve: loading the task
+                        cause = getattr(exc, "cause", None) or exc
+                        outcome = SolveOutcome(task.slot, task.weight, None,
+                                               f"{type(cause).__name__}: {cause}", str(exc))
+                    except RayError as exc:  # the worker or its node died, max_retries times
+                        outcome = SolveOutcome(
+                            task.slot, task.weight, None,
+                            f"{type(exc).__name__}: the Ray worker running it died "
+                            f"{self.max_retries + 1} times (max_retries={self.max_retries}): "
+                            f"{exc}", killed=True)
+                    outcomes[i] = outcome
+                    if on_done is not None:
+                        on_done(outcome)
+        except BaseException:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+            raise
+        return [o for o in outcomes if o is not None]
+
+    def __repr__(self) -> str:
+        return (f"RayExecutor(address={self.address!r}, num_cpus={self.num_cpus}, "
+                f"num_gpus={self.num_gpus}, max_retries={self.max_retries})")

@@ -1,0 +1,443 @@
+"""Executors: the same outcomes and results everywhere, one process pool per run, killed
+workers retried, solver errors reported, Ctrl-C honoured, bad arguments refused.
+
+The Ray tests share one local 2-CPU Ray instance per test process (a module-scoped fixture)
+and skip when Ray is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from conftest import CountingSolver, GearKStep, gear_curve
+from paretosurf.executors import SolveOutcome, SolveTask, execute
+
+TESTS = Path(__file__).resolve().parent
+N = 6
+
+
+# ---------------------------------------------------------------------------- test doubles
+class BatchGearKStep(GearKStep):
+    """:class:`GearKStep` with a ``solve_many`` (solves one after another)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches = 0
+
+    def solve_many(self, weights: Sequence[float], states: Sequence[Any]) -> list[ps.Solution]:
+        self.batches += 1
+        return [self.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
+
+
+class KillOnce(GearKStep):
+    """:class:`GearKStep` whose first solve in a worker process SIGKILLs that process; the
+    marker file records that it happened (solves in the test's own process never kill)."""
+
+    def __init__(self, marker: Path) -> None:
+        super().__init__()
+        self.marker = str(marker)
+        self.home = os.getpid()
+
+    def solve(self, w: float, state: float | None) -> ps.Solution:
+        if os.getpid() != self.home and not os.path.exists(self.marker):
+            Path(self.marker).touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().solve(w, state)
+
+
+class KillAt(GearKStep):
+    """Kills its worker process whenever it solves at ``weight``; counts those kills in files
+    under ``folder``."""
+
+    def __init__(self, weight: float, folder: Path) -> None:
+        super().__init__()
+        self.weight, self.folder, self.home = weight, str(folder), os.getpid()
+
+    def solve(self, w: float, state: float | None) -> ps.Solution:
+        if w == self.weight and os.getpid() != self.home:
+            Path(self.folder, f"kill-{os.getpid()}").touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().solve(w, state)
+
+
+class RaiseAt(GearKStep):
+    """Raises ``ValueError`` at ``weight``."""
+
+    def __init__(self, weight: float) -> None:
+        super().__init__()
+        self.weight = weight
+
+    def solve(self, w: float, state: float | None) -> ps.Solution:
+        if w == self.weight:
+            raise ValueError(f"diverged at {w}")
+        return super().solve(w, state)
+
+
+class SlowAt(GearKStep):
+    """Sleeps ``seconds`` before solving at ``weight``."""
+
+    def __init__(self, weight: float, seconds: float) -> None:
+        super().__init__()
+        self.weight, self.seconds = weight, seconds
+
+    def solve(self, w: float, state: float | None) -> ps.Solution:
+        if w == self.weight:
+            time.sleep(self.seconds)
+        return super().solve(w, state)
+
+
+class DiskGear(GearKStep):
+    """:class:`GearKStep` keeping its states on disk (``save_state``/``load_state``)."""
+
+    def save_state(self, state: float, folder: Path) -> None:
+        np.save(Path(folder) / "x.npy", np.array([state]))
+
+    def load_state(self, folder: Path) -> float:
+        return float(np.load(Path(folder) / "x.npy")[0])
+
+
+class PidRecorder:
+    """Wraps an executor and records the worker pids of each round's outcomes."""
+
+    def __init__(self, executor: Any) -> None:
+        self.executor = executor
+        self.rounds: list[set[int]] = []
+
+    def start(self) -> bool:
+        return bool(self.executor.start())
+
+    def close(self) -> None:
+        self.executor.close()
+
+    def solve(self, solver: Any, tasks: Sequence[SolveTask], on_done: Any = None
+              ) -> list[SolveOutcome]:
+        out = self.executor.solve(solver, tasks, on_done)
+        self.rounds.append({o.pid for o in out})
+        return out
+
+    def map(self, *args: Any, **kwargs: Any) -> Any:  # the run checks that executors have it
+        return self.executor.map(*args, **kwargs)
+
+
+def tasks_for(n: int = 7) -> list[SolveTask]:
+    """A round with warm starts (every slot starts somewhere else)."""
+    return [SolveTask(i, i / (n - 1), 0.1 * i if i % 2 else None) for i in range(n)]
+
+
+def same_outcomes(a: list[SolveOutcome], b: list[SolveOutcome]) -> None:
+    assert [(o.slot, o.weight, o.ok) for o in a] == [(o.slot, o.weight, o.ok) for o in b]
+    for x, y in zip(a, b, strict=True):
+        assert x.solution is not None and y.solution is not None
+        assert x.solution.objectives.tobytes() == y.solution.objectives.tobytes()
+        assert float(x.solution.state) == float(y.solution.state)
+        assert x.solution.info == y.solution.info
+
+
+def same_result(a: ps.SurfResult, b: ps.SurfResult) -> None:
+    np.testing.assert_array_equal(a.weights, b.weights)
+    np.testing.assert_array_equal(a.points, b.points)
+    assert [float(s) for s in a.states] == [float(s) for s in b.states]
+    assert a.n_solves == b.n_solves
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def surf(solver: Any, executor: Any = None, **kwargs: Any) -> ps.SurfResult:
+    return ps.surf(solver, N, iterations=4, executor=executor, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def ray_instance() -> Iterator[Any]:
+    """One local 2-CPU Ray instance for this module's Ray tests (workers import from tests/)."""
+    ray = pytest.importorskip("ray")
+    import logging
+
+    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
+             runtime_env={"env_vars": {"PYTHONPATH": str(TESTS)}})
+    yield ray
+    ray.shutdown()
+
+
+def executors(ray_instance: Any = None) -> list[Any]:
+    out = [ps.LocalExecutor(), ps.ProcessExecutor(2)]
+    if ray_instance is not None:
+        out.append(ps.RayExecutor(num_cpus=1))
+    return out
+
+
+# ---------------------------------------------------------------------------- same results
+@pytest.mark.parametrize("make", [GearKStep, BatchGearKStep], ids=["solve", "solve_many"])
+def test_process_executor_gives_the_local_outcomes_bit_for_bit(make: Any) -> None:
+    local = execute(make(), tasks_for())
+    with ps.ProcessExecutor(2) as ex:
+        done: list[int] = []
+        out = ex.solve(make(), tasks_for(), lambda o: done.append(o.slot))
+    same_outcomes(out, local)
+    assert sorted(done) == list(range(7))
+    assert {o.pid for o in out} - {os.getpid()} == {o.pid for o in out}
+
+
+@pytest.mark.parametrize("make", [GearKStep, BatchGearKStep], ids=["solve", "solve_many"])
+def test_ray_executor_gives_the_local_outcomes_bit_for_bit(make: Any, ray_instance: Any) -> None:
+    local = execute(make(), tasks_for())
+    ex = ps.RayExecutor(num_cpus=1)
+    done: list[int] = []
+    out = ex.solve(make(), tasks_for(), lambda o: done.append(o.slot))
+    same_outcomes(out, local)
+    assert sorted(done) == list(range(7))
+    assert all(o.solution is not None and o.host for o in out)
+
+
+@pytest.mark.parametrize("make", [GearKStep, CountingSolver], ids=["solve", "solve_many"])
+def test_every_executor_gives_the_same_surf_result(make: Any, ray_instance: Any) -> None:
+    results = [surf(make(), ex) for ex in executors(ray_instance)]
+    for res in results[1:]:
+        np.testing.assert_array_equal(res.weights, results[0].weights)
+        np.testing.assert_array_equal(res.points, results[0].points)
+
+
+def test_solve_many_runs_in_one_chunk_per_worker() -> None:
+    solver = CountingSolver()
+    with ps.ProcessExecutor(2) as ex:
+        out = ex.solve(solver, tasks_for(7))
+    assert [o.slot for o in out] == list(range(7))
+    # 7 tasks in two chunks: slots 0-3 share a worker call, 4-6 another
+    assert len({o.seconds for o in out[:4]}) == 1 and len({o.seconds for o in out[4:]}) == 1
+
+
+def test_a_slow_slot_does_not_hold_back_the_others() -> None:
+    order: list[int] = []
+    with ps.ProcessExecutor(2) as ex:
+        out = ex.solve(SlowAt(0.0, 1.0), tasks_for(7), lambda o: order.append(o.slot))
+    assert order[-1] == 0 and sorted(order) == list(range(7))
+    assert [o.slot for o in out] == list(range(7))        # in task order all the same
+    assert out[0].pid not in {o.pid for o in out[1:]}     # the others ran beside it
+
+
+def test_disk_states_are_written_by_the_workers(tmp_path: Path) -> None:
+    local = surf(DiskGear(), checkpoint=tmp_path / "local")
+    remote = surf(DiskGear(), ps.ProcessExecutor(2), checkpoint=tmp_path / "pool")
+    np.testing.assert_array_equal(remote.points, local.points)
+    assert any((tmp_path / "pool").rglob("x.npy"))
+
+
+def test_ray_workers_read_and_write_disk_states(tmp_path: Path, ray_instance: Any) -> None:
+    local = surf(DiskGear(), checkpoint=tmp_path / "local")
+    remote = surf(DiskGear(), ps.RayExecutor(num_cpus=1), checkpoint=tmp_path / "ray")
+    np.testing.assert_array_equal(remote.points, local.points)
+    assert any((tmp_path / "ray").rglob("x.npy"))
+
+
+# ---------------------------------------------------------------------------- one pool per run
+def test_a_run_keeps_one_pool_and_closes_it() -> None:
+    ex = PidRecorder(ps.ProcessExecutor(2))
+    surf(GearKStep(), ex)
+    pids = set().union(*ex.rounds)
+    assert len(ex.rounds) == 4 and 1 <= len(pids) <= 2 and os.getpid() not in pids
+    time.sleep(0.1)
+    assert not any(alive(pid) for pid in pids)            # the run closed the pool it started
+
+
+def test_a_context_manager_keeps_the_workers_across_runs() -> None:
+    with ps.ProcessExecutor(2) as pool:
+        first, second = PidRecorder(pool), PidRecorder(pool)
+        surf(GearKStep(), first)
+        pids = set().union(*first.rounds)
+        assert all(alive(pid) for pid in pids)            # the run did not close it
+        surf(GearKStep(), second)
+        assert len(pids | set().union(*second.rounds)) <= 2
+    time.sleep(0.1)
+    assert not any(alive(pid) for pid in pids)
+
+
+# ---------------------------------------------------------------------------- killed workers
+def test_process_executor_survives_a_killed_worker(tmp_path: Path) -> None:
+    marker = tmp_path / "killed"
+    clean = surf(GearKStep())
+    res = surf(KillOnce(marker), ps.ProcessExecutor(2))
+    assert marker.exists()
+    same_result(res, clean)
+
+
+def test_ray_executor_survives_a_killed_worker(tmp_path: Path, ray_instance: Any) -> None:
+    marker = tmp_path / "killed"
+    clean = surf(GearKStep())
+    res = surf(KillOnce(marker), ps.RayExecutor(num_cpus=1))
+    assert marker.exists()
+    same_result(res, clean)
+
+
+def test_a_task_that_keeps_killing_its_worker_comes_back_killed(tmp_path: Path) -> None:
+    local = execute(GearKStep(), tasks_for())
+    with ps.ProcessExecutor(2, max_retries=1) as ex:
+        out = ex.solve(KillAt(0.5, tmp_path), tasks_for())
+        again = ex.solve(GearKStep(), tasks_for())        # and the pool works afterwards
+    bad = out[3]
+    assert bad.weight == 0.5 and bad.killed and bad.solution is None
+    assert "BrokenProcessPool" in (bad.error or "") and "SIGKILL" in (bad.error or "")
+    # the first attempt and one retry, and one more if the first death was ambiguous (it
+    # ran beside another task): ambiguous deaths are not charged, the suspects rerun alone
+    assert len(list(tmp_path.glob("kill-*"))) in (2, 3)
+    good = [o for o in out if o is not bad]
+    assert not any(o.killed for o in good)              # only the culprit is charged
+    same_outcomes(good, [o for o in local if o.weight != 0.5])
+    same_outcomes(again, local)
+
+
+def test_the_run_retries_a_killed_outcome(tmp_path: Path) -> None:
+    clean = surf(GearKStep())
+    res = surf(KillOnce(tmp_path / "killed"), ps.ProcessExecutor(2, max_retries=0),
+               retries=1)
+    same_result(res, clean)
+
+
+def test_ray_reports_a_task_killed_more_than_max_retries(tmp_path: Path,
+                                                        ray_instance: Any) -> None:
+    ex = ps.RayExecutor(num_cpus=1, max_retries=1)
+    out = ex.solve(KillAt(0.5, tmp_path), tasks_for())
+    bad = out[3]
+    assert bad.killed and bad.solution is None and "max_retries=1" in (bad.error or "")
+    assert len(list(tmp_path.glob("kill-*"))) == 2
+    assert all(o.ok for o in out if o is not bad)
+
+
+# ---------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("use_ray", [False, True], ids=["processes", "ray"])
+def test_a_solver_error_is_an_outcome_and_the_pool_stays(use_ray: bool,
+                                                         request: pytest.FixtureRequest) -> None:
+    if use_ray:
+        request.getfixturevalue("ray_instance")
+    ex = ps.RayExecutor(num_cpus=1) if use_ray else ps.ProcessExecutor(2)
+    with ex:
+        out = ex.solve(RaiseAt(0.5), tasks_for())
+        again = ex.solve(GearKStep(), tasks_for())
+    bad = out[3]
+    assert not bad.ok and not bad.killed
+    assert bad.error == "ValueError: diverged at 0.5"
+    assert "Traceback" in (bad.traceback or "") and "in solve" in (bad.traceback or "")
+    assert all(o.ok for o in out if o is not bad)
+    same_outcomes(again, execute(GearKStep(), tasks_for()))
+    if not use_ray:  # the same workers before and after: the pool was not restarted
+        assert len({o.pid for o in out} | {o.pid for o in again}) <= 2
+
+
+def test_a_solver_that_does_not_pickle_is_refused() -> None:
+    with ps.ProcessExecutor(2) as ex, pytest.raises(TypeError, match="pickles"):
+        ex.solve(ps.solvers.as_solver(lambda w, s: ps.Solution(gear_curve(w))),
+                 tasks_for())
+
+
+def test_ctrl_c_shuts_the_pool_down_at_once() -> None:
+    def interrupt(outcome: SolveOutcome) -> None:
+        raise KeyboardInterrupt
+
+    ex = ps.ProcessExecutor(2)
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        ex.solve(SlowAt(0.0, 30.0), tasks_for(), interrupt)
+    assert time.perf_counter() - start < 15                # did not wait for the slow solve
+    assert ex.start() is True                             # the old pool is gone; a new one
+    same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
+    ex.close()
+
+
+def test_ctrl_c_cancels_the_ray_tasks(ray_instance: Any) -> None:
+    def interrupt(outcome: SolveOutcome) -> None:
+        raise KeyboardInterrupt
+
+    ex = ps.RayExecutor(num_cpus=1)
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        ex.solve(SlowAt(0.0, 30.0), tasks_for(), interrupt)
+    assert time.perf_counter() - start < 15
+    same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
+
+
+def test_ray_executor_uses_a_running_ray_and_leaves_it(ray_instance: Any) -> None:
+    ex = ps.RayExecutor(num_cpus=1)
+    assert ex.start() is False
+    ex.close()
+    assert ray_instance.is_initialized()
+
+
+def test_ray_executor_names_the_extra_when_ray_is_missing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(ImportError, match=r"pip install 'paretosurf\[ray\]'"):
+        ps.RayExecutor().start()
+
+
+@pytest.mark.parametrize(("kwargs", "error", "name"), [
+    ({"max_workers": 0}, ValueError, "max_workers"),
+    ({"max_workers": 1.5}, TypeError, "max_workers"),
+    ({"max_retries": -1}, ValueError, "max_retries"),
+    ({"max_retries": True}, TypeError, "max_retries"),
+])
+def test_process_executor_refuses_bad_arguments(kwargs: dict[str, Any], error: type,
+                                                name: str) -> None:
+    with pytest.raises(error, match=name):
+        ps.ProcessExecutor(**kwargs)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "name"), [
+    ({"address": ""}, ValueError, "address"),
+    ({"address": 6379}, ValueError, "address"),
+    ({"num_cpus": -1}, ValueError, "num_cpus"),
+    ({"num_cpus": "2"}, TypeError, "num_cpus"),
+    ({"num_gpus": float("inf")}, ValueError, "num_gpus"),
+    ({"max_retries": -1}, ValueError, "max_retries"),
+    ({"runtime_env": ["pip"]}, TypeError, "runtime_env"),
+])
+def test_ray_executor_refuses_bad_arguments(kwargs: dict[str, Any], error: type,
+                                            name: str) -> None:
+    with pytest.raises(error, match=name):
+        ps.RayExecutor(**kwargs)
+
+
+def test_an_empty_round_needs_no_workers() -> None:
+    ex = ps.ProcessExecutor(2)
+    assert ex.solve(GearKStep(), []) == [] and ex.start() is True
+    ex.close()
+    assert ps.RayExecutor().solve(GearKStep(), []) == []
+
+
+def test_executors_describe_themselves() -> None:
+    assert repr(ps.ProcessExecutor(3, max_retries=1)) == \
+        "ProcessExecutor(max_workers=3, max_retries=1)"
+    assert repr(ps.RayExecutor("auto", num_gpus=0.5)) == \
+        "RayExecutor(address='auto', num_cpus=1, num_gpus=0.5, max_retries=2)"
+
+
+def test_ray_executor_starts_and_stops_its_own_instance() -> None:
+    pytest.importorskip("ray")
+    import subprocess
+
+    code = ("import sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
+            "from conftest import GearKStep;"
+            "ex = ps.RayExecutor();"
+            "res = ps.surf(GearKStep(), 4, iterations=2, executor=ex);"
+            "print(res.n_solves, ray.is_initialized());"
+            "ex = ps.RayExecutor(num_gpus=1000)\n"
+            "try: ex.start()\n"
+            "except ValueError as exc: print('refused:', exc, ray.is_initialized())")
+    out = subprocess.run([sys.executable, "-c", code, str(TESTS)], capture_output=True,
+                         text=True, check=True, timeout=300)
+    lines = out.stdout.splitlines()
+    assert lines[0].split() == ["10", "False"]      # the run started Ray and shut it down
+    assert lines[1].startswith("refused: num_gpus=1000 per task") and lines[1].endswith("False")

@@ -1,0 +1,194 @@
+"""Failures and big states: retried solves, errors that name the attempt, a checkpoint left
+intact, solver states kept as folders (never pickled), and pickle only on request."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from conftest import GearKStep, gear_curve
+from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.states import StateFolder
+
+N = 6
+
+
+class Flaky(GearKStep):
+    """GearKStep whose solve at ``slot_weight`` raises on its first ``failures`` calls."""
+
+    def __init__(self, failures: int, at: float = 0.5) -> None:
+        super().__init__()
+        self.failures, self.at = failures, at
+
+    def solve(self, w: float, state: float | None) -> ps.Solution:
+        if abs(w - self.at) < 1e-12 and self.failures > 0:
+            self.failures -= 1
+            raise ValueError("boom")
+        return super().solve(w, state)
+
+
+def test_a_failed_solve_is_retried_on_its_own_and_logged(tmp_path) -> None:
+    clean = ps.baselines.uniform(GearKStep(), N, iterations=3)
+    flaky = Flaky(failures=1)
+    res = ps.baselines.uniform(flaky, N, iterations=3, checkpoint=tmp_path)
+    np.testing.assert_array_equal(res.points, clean.points)
+    assert res.n_solves == clean.n_solves                 # retries are not budget
+    log = RunFolder(tmp_path).solves()
+    failed = [e for e in log if e["error"] is not None]
+    assert len(failed) == 1 and failed[0]["error"] == "ValueError: boom"
+    assert failed[0]["slot"] == 3 and failed[0]["attempt"] == 1 and failed[0]["round"] == 0
+    retry = [e for e in log if e["round"] == 0 and e["attempt"] == 2]
+    assert [e["slot"] for e in retry] == [3] and retry[0]["objectives"] is not None
+    assert all({"seconds", "host", "pid", "weight", "call", "time"} <= set(e) for e in log)
+
+
+def test_when_retries_run_out_the_error_names_slot_weight_attempt_and_cause(tmp_path) -> None:
+    ps.baselines.uniform(GearKStep(), N, iterations=2, checkpoint=tmp_path)
+    saved = {p.name: p.read_bytes() for p in tmp_path.glob("state.*")}
+    with pytest.raises(ps.InnerSolverError) as info:
+        ps.baselines.uniform(Flaky(failures=5), N, iterations=4, checkpoint=tmp_path,
+                             resume=True, retries=2)
+    text = str(info.value)
+    assert "slot 3 (weight 0.5)" in text and "attempt 3" in text and "ValueError: boom" in text
+    assert info.value.slot == 3 and info.value.weight == 0.5
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("state.*")} == saved  # untouched
+    done = ps.baselines.uniform(GearKStep(), N, iterations=4, checkpoint=tmp_path, resume=True)
+    np.testing.assert_array_equal(
+        done.points, ps.baselines.uniform(GearKStep(), N, iterations=4).points)
+
+
+def test_retries_zero_fails_at_once() -> None:
+    with pytest.raises(ps.InnerSolverError, match="attempt 1: ValueError: boom"):
+        ps.surf(Flaky(failures=1), N, iterations=2, retries=0)
+
+
+# ------------------------------------------------------------------------ states on disk
+class Unpicklable:
+    """A state that must never be pickled (it holds a lock, and says so)."""
+
+    def __init__(self, x: float) -> None:
+        self.x = x
+        self.lock = threading.Lock()
+
+    def __reduce__(self) -> Any:
+        raise TypeError("this state must never be pickled")
+
+
+class DiskSolver(GearKStep):
+    """GearKStep whose states live in folders (``save_state``/``load_state``)."""
+
+    saved = 0
+
+    def solve(self, w: float, state: Any) -> ps.Solution:
+        x = None if state is None else state.x
+        sol = super().solve(w, x)
+        return ps.Solution(sol.objectives, Unpicklable(float(sol.state)), sol.info)
+
+    def save_state(self, state: Unpicklable, folder: Path) -> None:
+        np.save(folder / "x.npy", np.array([state.x]))
+        type(self).saved += 1
+
+    def load_state(self, folder: Path) -> Unpicklable:
+        return Unpicklable(float(np.load(folder / "x.npy")[0]))
+
+    def evaluate(self, state: Any) -> np.ndarray:
+        return gear_curve(state.x if isinstance(state, Unpicklable) else float(state))
+
+
+def test_states_on_disk_are_never_pickled_and_resume_from_the_folders(tmp_path) -> None:
+    full = ps.surf(GearKStep(), N, iterations=6)
+    with pytest.raises(RuntimeError):
+        ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path,
+                callback=lambda r: (_ for _ in ()).throw(RuntimeError) if r.iteration == 2
+                else None)
+    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path, resume=True)
+    np.testing.assert_array_equal(resumed.points, full.points)
+    assert all(isinstance(s, StateFolder) for s in resumed.states)
+    # only the last round's folders are kept, named by round and slot
+    kept = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "states").glob("*/*"))
+    assert kept == [f"states/round-000005/slot-{s:02d}" for s in range(N + 1)]
+    loaded = [DiskSolver().load_state(Path(s.path)) for s in resumed.states]
+    np.testing.assert_allclose([u.x for u in loaded], full.states)
+
+
+def test_states_on_disk_travel_to_worker_processes_as_folders(tmp_path) -> None:
+    full = ps.surf(GearKStep(), N, iterations=3)
+    res = ps.surf(DiskSolver(), N, iterations=3, checkpoint=tmp_path,
+                  executor=ps.ProcessExecutor(2))
+    np.testing.assert_array_equal(res.points, full.points)
+
+
+def test_states_on_disk_without_a_checkpoint_end_up_in_the_result(tmp_path) -> None:
+    res = ps.surf(DiskSolver(), N, iterations=3)
+    assert all(isinstance(s, Unpicklable) for s in res.states)
+    np.testing.assert_allclose([s.x for s in res.states],
+                               ps.surf(GearKStep(), N, iterations=3).states)
+
+
+def test_init_states_of_a_disk_solver_are_saved_as_folders(tmp_path) -> None:
+    init = [Unpicklable(0.5) for _ in range(N + 1)]
+    res = ps.surf(DiskSolver(), N, iterations=2, init_states=init, checkpoint=tmp_path)
+    assert res.n_solves == 2 * (N + 1)
+    assert not (tmp_path / "states" / "init").exists()       # pruned once replaced
+
+
+# ------------------------------------------------------------------------ pickle on request
+class Opaque:
+    """A state only pickle can store."""
+
+    def __init__(self, x: float) -> None:
+        self.x = x
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Opaque) and other.x == self.x
+
+
+def opaque_solver(w: float, state: Any) -> ps.Solution:
+    x = 0.5 if state is None else state.x
+    x -= 0.15 * (w * 3 * (x - 1) + (1 - w) * x)
+    return ps.Solution(gear_curve(x), state=Opaque(x))
+
+
+def test_array_and_dataclass_states_need_no_pickle(tmp_path) -> None:
+    solver = ps.problems.GearToy(4).gradient_solver(steps=3)
+    res = ps.surf(solver, N, iterations=3)
+    res.save(tmp_path / "res")
+    back = ps.SurfResult.load(tmp_path / "res")            # allow_pickle stays False
+    for a, b in zip(back.states, res.states, strict=True):
+        np.testing.assert_array_equal(a.params, b.params)
+        np.testing.assert_array_equal(a.m, b.m)
+        assert a.t == b.t and type(a) is type(b)
+    ps.surf(solver, N, iterations=2, checkpoint=tmp_path / "run")
+    ps.surf(solver, N, iterations=3, checkpoint=tmp_path / "run", resume=True)
+
+
+def test_pickled_states_load_only_with_allow_pickle(tmp_path) -> None:
+    res = ps.surf(opaque_solver, N, iterations=3, checkpoint=tmp_path / "run")
+    res.save(tmp_path / "res")
+    with pytest.raises(CheckpointError, match="allow_pickle=True"):
+        ps.SurfResult.load(tmp_path / "res")
+    assert ps.SurfResult.load(tmp_path / "res", allow_pickle=True).states == res.states
+    with pytest.raises(CheckpointError, match="allow_pickle=True"):
+        ps.surf(opaque_solver, N, iterations=4, checkpoint=tmp_path / "run", resume=True)
+    more = ps.surf(opaque_solver, N, iterations=4, checkpoint=tmp_path / "run", resume=True,
+                   allow_pickle=True)
+    assert len(more.history) == 4
+
+
+class ClusterExecutor(ps.LocalExecutor):
+    """A local executor that claims to be on a cluster."""
+
+    address = "auto"
+
+
+def test_states_on_disk_on_a_cluster_need_a_shared_run_folder(tmp_path) -> None:
+    with pytest.raises(ValueError, match="checkpoint=DIR on a filesystem every node sees"):
+        ps.surf(DiskSolver(), N, iterations=1, executor=ClusterExecutor())
+    res = ps.surf(DiskSolver(), N, iterations=1, executor=ClusterExecutor(),
+                  checkpoint=tmp_path)
+    assert all(isinstance(s, StateFolder) for s in res.states)
