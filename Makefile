@@ -8,7 +8,7 @@ DEMO_OUT ?= demo-output
 
 help:
 	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
-	@echo "make test       install with the dev, rl and ray extras, run the test suite"
+	@echo "make test       install with the dev, rl, ray and llm extras, run the test suite"
 	@echo "make test-slow  run the slow tests (Table 1 figures, minutes)"
 	@echo "make lint       ruff + mypy"
 	@echo "make bench      run the benchmarks under benchmarks/"
@@ -23,7 +23,7 @@ install: venv
 	$(PIP) --quiet -e .
 
 install-dev: venv
-	$(PIP) --quiet -e ".[dev,rl,ray]"
+	$(PIP) --quiet -e ".[dev,rl,ray,llm]"
 
 demo: install
 	$(BIN)/paretosurf demo --out $(DEMO_OUT)

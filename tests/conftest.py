@@ -1,18 +1,44 @@
 """Shared test doubles: the gear toy in closed form, recording solvers, and run interrupts.
 
 Test modules import them by name (``from conftest import gear_solver``); pytest puts this
-folder on ``sys.path``.
+folder on ``sys.path``. Also skips the doctests of modules whose optional extra is missing.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 import paretosurf as ps
+
+_SRC = Path(ps.__file__).resolve().parent
+
+#: Module or package of src/paretosurf -> the modules its examples need (its extra).
+_DOCTESTS_NEED = {
+    "adapters/torch_solver.py": ("torch",),
+    "llm": ("torch", "transformers", "peft", "trl", "datasets", "safetensors"),
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Skip the doctests of a module whose extra is not installed (the extra's tests are
+    skipped the same way)."""
+    for relative, modules in _DOCTESTS_NEED.items():
+        missing = [m for m in modules if importlib.util.find_spec(m) is None]
+        if not missing:
+            continue
+        target = _SRC / relative
+        for item in items:
+            path = Path(item.path).resolve()
+            if isinstance(item, pytest.DoctestItem) and (path == target or
+                                                         target in path.parents):
+                item.add_marker(pytest.mark.skip(reason=f"needs {', '.join(missing)}"))
 
 #: Gear of the toy problem used across the tests: front ((1-x)^2, x^2) at x = gear_x(w).
 P = 9.0

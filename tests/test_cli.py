@@ -314,7 +314,7 @@ def test_registry_adds_a_subcommand(monkeypatch, capsys) -> None:
         cli.register(cli.Command("demo", "again", configure, run))
     with pytest.raises(TypeError, match="Command"):
         cli.register("bench")  # type: ignore[arg-type]
-    assert list(cli.COMMANDS) == ["demo", "bench", "run", "hello"]
+    assert list(cli.COMMANDS) == ["demo", "bench", "run", "llm", "hello"]
 
 
 def test_console_script_and_module() -> None:

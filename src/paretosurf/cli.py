@@ -550,6 +550,66 @@ register(Command(
 ))
 
 
+# ---------------------------------------------------------------------------- llm
+def _configure_llm(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, required=True, metavar="FILE",
+                        help="YAML or TOML file: model, rewards, prompts, solver, protocol, "
+                             "executor (see paretosurf.llm.config)")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="run folder (default: the config's 'out'); run again to resume")
+    parser.add_argument("--plan", action="store_true",
+                        help="print the stages and their training budget, and stop")
+
+
+def _run_llm_command(args: argparse.Namespace) -> int:
+    from paretosurf.llm.config import load_config
+    from paretosurf.llm.protocol import format_table, run_protocol
+
+    try:
+        config = load_config(args.config)
+        protocol = config.build_protocol()
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    out = args.out or Path(config.out)
+    budget = protocol.gpu_epochs()
+    print(f"model {config.model}; N = {protocol.n_segments}; slot-epochs: "
+          + ", ".join(f"{k} {v}" for k, v in budget.items())
+          + f" (total {sum(budget.values())})", file=sys.stderr)
+    if args.plan:
+        return 0
+    try:
+        config.apply_torch_threads()
+        executor = config.build_executor()
+        solver = config.build_solver(out / "work")
+    except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
+        raise UsageError(f"{args.config}: {exc}") from None
+    try:
+        report = run_protocol(solver, out, protocol=protocol, executor=executor,
+                              log=_progress_to_stderr, progress=sys.stderr.isatty())
+    except KeyboardInterrupt:
+        print(f"interrupted; every finished round is saved in {out}. Resume with:\n"
+              f"  paretosurf llm --config {args.config} --out {out}", file=sys.stderr)
+        return 130
+    print(format_table(report))
+    return 0
+
+
+register(Command(
+    name="llm",
+    help="the paper's LLM protocol (Table 2) from a config file: warm start, Uniform-w, "
+         "SURF, Soup",
+    description=(
+        "Run the paper's multi-objective LLM alignment protocol with the policy, rewards and "
+        "prompts of --config: a shared w = 0.5 warm start, Uniform-w, SURF from Uniform-w's "
+        "epoch-5 adapters (endpoints reused) and Soup, each stage resumable; writes every "
+        "adapter, table.md, results.json and front.png into the run folder. Needs the llm "
+        "extra (pip install 'paretosurf[llm]')."
+    ),
+    configure=_configure_llm,
+    run=_run_llm_command,
+))
+
+
 # ---------------------------------------------------------------------------- entry point
 def build_parser() -> argparse.ArgumentParser:
     """The ``paretosurf`` argument parser, with one subparser per registered command.

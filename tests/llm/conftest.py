@@ -1,0 +1,110 @@
+"""Fixtures of the LLM tests: tiny random models and a tokenizer, built once per session.
+
+Everything runs on the CPU with one thread and without the model hub (``HF_HUB_OFFLINE=1``):
+models are loaded from the folders these fixtures write, as they would be by name. Without the
+``llm`` extra the tests of this folder are not collected.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # before huggingface_hub reads it
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+_NEEDED = ("torch", "transformers", "peft", "trl", "datasets", "accelerate", "safetensors")
+if any(importlib.util.find_spec(m) is None for m in _NEEDED):
+    collect_ignore_glob = ["test_*.py", "tiny.py", "__init__.py"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_thread() -> None:
+    """One torch thread: on two cores, two threads were 10-50x slower here."""
+    if importlib.util.find_spec("torch") is not None:
+        import torch
+
+        torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def llm_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("llm")
+
+
+@pytest.fixture(scope="session")
+def tokenizer_dir(llm_root: Path) -> Path:
+    """A word-level tokenizer over :data:`tiny.WORDS`."""
+    from . import tiny
+
+    return tiny.train_tokenizer(llm_root / "tokenizer")
+
+
+@pytest.fixture(scope="session")
+def lm_dir(llm_root: Path, tokenizer_dir: Path) -> Path:
+    """The tiny random Qwen2 causal LM (with its tokenizer), as a model folder."""
+    from . import tiny
+
+    return tiny.tiny_causal_lm(llm_root / "lm", tokenizer_dir)
+
+
+@pytest.fixture(scope="session")
+def learnable_lm_dir(llm_root: Path, tokenizer_dir: Path) -> Path:
+    """The tiny LM with wider logits, whose policy a few RL steps move (see
+    :func:`tiny.learnable_causal_lm`)."""
+    from . import tiny
+
+    return tiny.learnable_causal_lm(llm_root / "learnable-lm", tokenizer_dir)
+
+
+@pytest.fixture(scope="session")
+def tokenizer(lm_dir: Path) -> Any:
+    """The tiny tokenizer, loaded as ``PreTrainedTokenizerFast`` (``AutoTokenizer`` would
+    take the Qwen2 tokenizer class from the model's config)."""
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast.from_pretrained(lm_dir)
+
+
+@pytest.fixture(scope="session")
+def prompts() -> list[str]:
+    """32 synthetic prompts of six words."""
+    from . import tiny
+
+    return [" ".join(text.split()[:6]) for text in tiny.synthetic_texts(32, seed=1)]
+
+
+@pytest.fixture(scope="session")
+def rewards() -> list[Any]:
+    """r1 counts "apple" in a completion, r2 counts "berry": both learnable, and competing
+    (a completion has a fixed number of tokens)."""
+    from paretosurf.llm.rewards import WordCount
+
+    return [WordCount("apple"), WordCount("berry")]
+
+
+@pytest.fixture(scope="session")
+def fast_options() -> dict[str, Any]:
+    """A small, fast configuration of the solver (well under a second per call)."""
+    return {"rank": 4, "lora_alpha": 8, "lora_dropout": 0.0, "learning_rate": 0.05,
+            "batch_size": 8, "mini_batch_size": 4, "num_generations": 4, "min_new_tokens": 4,
+            "max_new_tokens": 8, "eval_batches": 1, "eval_batch_size": 8, "device": "cpu"}
+
+
+@pytest.fixture
+def fast_solver(lm_dir: Path, tokenizer: Any, prompts: list[str], rewards: list[Any],
+                fast_options: dict[str, Any], tmp_path: Path) -> Any:
+    """A factory of small solvers on the tiny LM: ``fast_solver(steps=3, adapter="dora")``."""
+    from paretosurf.llm import LLMSolver
+
+    def make(**options: Any) -> LLMSolver:
+        model = options.pop("model", str(lm_dir))
+        settings = {"steps": 2, "tokenizer": tokenizer, "workdir": tmp_path / "work",
+                    **fast_options, **options}
+        return LLMSolver(model, rewards, prompts, **settings)
+
+    return make
