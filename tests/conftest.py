@@ -22,6 +22,7 @@ _SRC = Path(ps.__file__).resolve().parent
 #: Module or package of src/paretosurf -> the modules its examples need (its extra).
 _DOCTESTS_NEED = {
     "adapters/torch_solver.py": ("torch",),
+    "problems/mountaincar": ("torch",),
     "llm": ("torch", "transformers", "peft", "trl", "datasets", "safetensors"),
 }
 

@@ -53,7 +53,8 @@ METHOD_SCHEMA = {
 SCHEMA = {
     "task": str, "title": str, "solver": str, "n_segments": int, "iterations": int,
     "alpha": float, "seeds": "int_list", "hv_ref": "pair", "hv_ref_rule": str,
-    "hv_exact_front": float, "igd_reference": str, "objective_names": "str_pair",
+    "hv_exact_front": float, "exact_reference": bool, "igd_reference": str,
+    "objective_names": "str_pair",
     "coordinates": str, "methods": "methods",
 }
 SCORE_KEYS = {"hv", "igd", "cv", "gap_ratio", "front_distance_mean", "front_distance_max"}
@@ -74,6 +75,8 @@ def check_schema(data: dict) -> None:
             assert is_number(value), key
         elif kind in (int, str):
             assert isinstance(value, kind) and not isinstance(value, bool), key
+        elif kind is bool:
+            assert isinstance(value, bool), key
         elif kind == "int_list":
             assert value and all(isinstance(v, int) for v in value), key
         elif kind == "pair":
@@ -538,3 +541,86 @@ def test_ablation_default_output_folder(tmp_path, monkeypatch) -> None:
     data = json.loads(Path("bench-output/gear-ablation-exact/ablation.json").read_text())
     assert data["panels"]["steps"]["curves"] == []
     assert not list(tmp_path.rglob("*.png"))
+
+
+class _NoExactFront:
+    """The gear toy with its exact front hidden, as a deep-RL problem presents itself."""
+
+    def __init__(self) -> None:
+        from paretosurf.problems import GearToy
+
+        self.inner = GearToy(9)
+
+    def reference_front(self, n_points: int) -> None:
+        return None
+
+    def cdf(self) -> None:
+        return None
+
+    def __getattr__(self, name: str):  # solver(), gradient_solver(), ...
+        return getattr(self.inner, name)
+
+
+def test_problem_without_exact_front_is_scored_against_the_union_of_points() -> None:
+    import dataclasses
+
+    task = dataclasses.replace(get_task("gear"), name="gear-hidden",
+                               make_problem=_NoExactFront)
+    report = run_task(task, methods=["surf", "uniform"], seeds=2, solver_kind="exact",
+                      iterations=5)
+    union = np.concatenate([r.points for runs in report.results.values() for r in runs])
+    # the gear front is convex and every exact point lies on it: none is dominated, so the
+    # reference is the union itself (duplicates removed), and the HV point follows the rule
+    assert len(report.reference_front) == len(np.unique(union, axis=0))
+    np.testing.assert_allclose(report.hv_ref, hv_reference_point(union))
+    for scores in report.scores.values():
+        for sc in scores:
+            assert sc["igd"] >= 0 and sc["front_distance_max"] == pytest.approx(0, abs=1e-12)
+            assert "cdf_error" not in sc
+    data = report.to_json()
+    assert data["exact_reference"] is False and "non-dominated union" in data["igd_reference"]
+    assert "non-dominated union" in format_table(report)
+
+
+def test_task_with_own_solver_refuses_the_exact_kind_and_takes_a_budget() -> None:
+    import dataclasses
+
+    made = []
+
+    def make_solver(problem, steps, seed):
+        made.append((steps, seed))
+        return problem.gradient_solver(steps=steps, lr=0.1, optimizer="sgd")
+
+    task = dataclasses.replace(get_task("gear"), make_solver=make_solver)
+    with pytest.raises(ValueError, match="no exact solver"):
+        task.solver(task.make_problem(), "exact")
+    run_task(task, methods=["uniform"], seeds=[3], iterations=2, steps=7)
+    assert made == [(7, 3)]
+
+
+def test_bench_on_a_process_pool_gives_the_local_results(tmp_path) -> None:
+    points = {}
+    for executor in ("local", "processes"):
+        out = tmp_path / executor
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            status = cli.main(["bench", "gear", "--solver", "gradient", "--seeds", "1",
+                               "--methods", "surf,uniform", "--iterations", "3", "--steps", "5",
+                               "--executor", executor, "--workers", "2", "--no-plots",
+                               "--out", str(out)])
+        assert status == 0
+        data = json.loads((out / "results.json").read_text())
+        points[executor] = {m: data["methods"][m]["points"] for m in ("surf", "uniform")}
+        assert data["methods"]["surf"]["n_steps"] == 5 * 3 * 21  # --steps per call
+    assert points["processes"] == points["local"]
+
+
+def test_table_says_when_a_method_returned_fewer_points() -> None:
+    report = run_task(get_task("gear"), methods=["ols", "surf"], seeds=1, solver_kind="exact",
+                      iterations=1)
+    ols_points = len(report.results["ols"][0].points)
+    assert ols_points < 21  # one solve per slot is too little for OLS to find 21 corners
+    row = [line for line in format_table(report).splitlines() if line.startswith("| points")]
+    assert row == [f"| points (of N + 1 = 21) | {ols_points} | 21 |"]
+    full = run_task(get_task("gear"), methods=["surf"], seeds=1, solver_kind="exact",
+                    iterations=2)
+    assert "| points" not in format_table(full)

@@ -347,12 +347,17 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
                              "task's; with --ablation 30)")
     parser.add_argument("--solver", choices=SOLVER_KINDS, default="gradient",
                         help="inner solver: the task's K-step gradient solver (the paper's "
-                             "budget) or the exact one (default: %(default)s)")
+                             "budget; mountaincar: the soft DQN) or the exact one (default: "
+                             "%(default)s)")
+    parser.add_argument("--steps", type=_int_at_least(1), default=None, metavar="K",
+                        help="the gradient solver's budget per call: Adam steps, or training "
+                             "episodes for mountaincar's DQN (default: the task's K)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="output folder (default: bench-output/TASK-SOLVER, with "
                              "--ablation bench-output/TASK-ablation[-exact])")
     parser.add_argument("--no-plots", dest="plots", action="store_false",
                         help="skip the figures")
+    _add_executor_options(parser)
     parser.add_argument("--ablation", action="store_true",
                         help="run the SURF ablation instead: error ||Phi_t - Phi||_inf per "
                              "outer iteration for N in {5,10,15,25,50}, alpha in "
@@ -371,10 +376,17 @@ def _run_bench_command(args: argparse.Namespace) -> int:
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-{args.solver}")
 
-    report = run_task(task, methods=args.methods or tuple(METHODS),
-                      seeds=args.seeds or BENCH_SEEDS, solver_kind=args.solver,
-                      n_segments=args.n, iterations=args.iterations,
-                      progress=_progress_to_stderr)
+    executor = _executor(args)
+    try:
+        report = run_task(task, methods=args.methods or tuple(METHODS),
+                          seeds=args.seeds or BENCH_SEEDS, solver_kind=args.solver,
+                          n_segments=args.n, iterations=args.iterations,
+                          progress=_progress_to_stderr, steps=args.steps,
+                          loop={"executor": executor})
+    finally:
+        close = getattr(executor, "close", None)
+        if callable(close):
+            close()
     written = write_report(report, out, plots=args.plots, stream=sys.stdout)
     _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {out.resolve()}")
     return 0
@@ -435,6 +447,9 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--solver", choices=SOLVER_KINDS, default="gradient",
                         help="inner solver: the task's K-step gradient solver or the exact "
                              "one (default: %(default)s)")
+    parser.add_argument("--steps", type=_int_at_least(1), default=None, metavar="K",
+                        help="the gradient solver's budget per call: Adam steps, or training "
+                             "episodes for mountaincar's DQN (default: the task's K)")
     parser.add_argument("--n", type=_int_at_least(1), default=None, metavar="N",
                         help="segments: N + 1 points (default: the task's N)")
     parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
@@ -444,15 +459,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
                         help="seed of the task's initial states and of random baselines "
                              "(default: %(default)s)")
-    parser.add_argument("--executor", choices=EXECUTORS, default="local",
-                        help="where the solves run: this process, a pool of --workers local "
-                             "processes, or Ray (default: %(default)s)")
-    parser.add_argument("--workers", type=_int_at_least(1), default=2, metavar="W",
-                        help="worker processes of --executor processes (default: "
-                             "%(default)s)")
-    parser.add_argument("--address", default=None, metavar="ADDR",
-                        help="Ray cluster to join with --executor ray ('auto' or "
-                             "'ray://host:port'; default: a local Ray instance)")
+    _add_executor_options(parser)
     parser.add_argument("--checkpoint", type=Path, default=None, metavar="DIR",
                         help="run folder: the run is saved there after every round, with a "
                              "log of every solve (solves.jsonl)")
@@ -463,6 +470,18 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
                              "--checkpoint, else run-output/TASK-METHOD)")
     parser.add_argument("--no-plots", dest="plots", action="store_false",
                         help="skip the figures")
+
+
+def _add_executor_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="where the solves run: this process, a pool of --workers local "
+                             "processes, or Ray (default: %(default)s)")
+    parser.add_argument("--workers", type=_int_at_least(1), default=2, metavar="W",
+                        help="worker processes of --executor processes (default: "
+                             "%(default)s)")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="Ray cluster to join with --executor ray ('auto' or "
+                             "'ray://host:port'; default: a local Ray instance)")
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -483,7 +502,7 @@ def _resume_command(args: argparse.Namespace) -> str:
     """The command line that continues an interrupted ``paretosurf run``."""
     parts = ["paretosurf", "run", args.task, "--method", args.method, "--solver", args.solver,
              "--seed", str(args.seed), "--executor", args.executor]
-    for flag, value in (("--n", args.n), ("--iterations", args.iterations),
+    for flag, value in (("--n", args.n), ("--iterations", args.iterations), ("--steps", args.steps),
                         ("--alpha", args.alpha), ("--address", args.address),
                         ("--out", args.out)):
         if value is not None:
@@ -520,7 +539,8 @@ def _run_run_command(args: argparse.Namespace) -> int:
     try:
         report = run_task(task, methods=[args.method], seeds=[args.seed],
                           solver_kind=args.solver, n_segments=args.n,
-                          iterations=args.iterations, loop=loop)  # type: ignore[arg-type]
+                          iterations=args.iterations, loop=loop,  # type: ignore[arg-type]
+                          steps=args.steps)
     except KeyboardInterrupt:
         if args.checkpoint is not None:
             print(f"interrupted; the run is saved in {args.checkpoint}. Resume it with:\n"

@@ -6,7 +6,7 @@ SURF ablation (CDF error against N, alpha, K, and the final error against N).
 
 >>> from paretosurf.bench import TASKS
 >>> sorted(TASKS)
-['bandit', 'dst', 'dst-convex', 'fishwood', 'gear', 'quadratic']
+['bandit', 'dst', 'dst-convex', 'fishwood', 'gear', 'mountaincar', 'quadratic']
 """
 
 from paretosurf.bench.ablation import AblationReport, run_ablation, write_ablation

@@ -3,7 +3,9 @@
 Every method gets the same inner solver and budget: ``iterations`` solver calls per slot (Soup:
 per endpoint; OLS: at most ``iterations * (N + 1)`` calls). Scores use exact references: the HV
 reference point is ``nadir + HV_MARGIN * (nadir - ideal)`` of the exact front and IGD is measured
-against ``problem.reference_front(IGD_POINTS)`` (points evenly spaced in arc length).
+against ``problem.reference_front(IGD_POINTS)`` (points evenly spaced in arc length). A problem
+without an exact front (deep RL) is scored against the non-dominated union of every method's
+points over all seeds, with the task's fixed HV reference point where it has one.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+import moocore
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -26,7 +29,6 @@ from paretosurf.bench.figures import task_figures
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
 from paretosurf.diagnostics import SurfWarning
 from paretosurf.driver import RunOptions
-from paretosurf.problems.base import BiObjectiveProblem
 from paretosurf.result import SurfResult
 from paretosurf.spacing import Spacing
 
@@ -87,7 +89,7 @@ class MethodRun:
     """Everything a method needs for one run."""
 
     task: Task
-    problem: BiObjectiveProblem
+    problem: Any
     solver: Any
     kind: str
     n_segments: int
@@ -99,7 +101,11 @@ class MethodRun:
     def options(self) -> RunOptions:
         """The loop options the method runs with: the task's coordinates, and ``loop``
         (executor, checkpoint, progress...)."""
-        return RunOptions(normalize=self.task.normalize, **self.loop)
+        options = RunOptions(normalize=self.task.normalize)
+        if self.task.moving_average is not None:
+            options["moving_average"] = self.task.moving_average
+        options.update(self.loop)
+        return options
 
 
 def _run_surf(c: MethodRun) -> SurfResult:
@@ -142,7 +148,9 @@ def _run_umod(c: MethodRun) -> SurfResult:
 def _run_soup(c: MethodRun) -> SurfResult:
     from paretosurf.baselines.soup import soup
 
-    return soup(c.solver, c.n_segments, iterations=c.iterations, interpolator=c.problem,
+    problem = c.problem if any(callable(getattr(c.problem, m, None))
+                               for m in ("interpolate", "evaluate")) else None
+    return soup(c.solver, c.n_segments, iterations=c.iterations, interpolator=problem,
                 init_states=c.init_states, **c.options())
 
 
@@ -204,16 +212,25 @@ class TaskReport:
     seeds: list[int]
     hv_ref: FloatArray
     hv_exact_front: float
-    problem: BiObjectiveProblem
+    problem: Any
     reference_front: FloatArray
     scores: dict[str, list[dict[str, float]]] = field(default_factory=dict)
     results: dict[str, list[SurfResult]] = field(default_factory=dict)
     seconds: dict[str, list[float]] = field(default_factory=dict)
     warmup_steps: int = 0
+    exact_reference: bool = True
 
     def summary(self, method: str, key: str) -> dict[str, float | None]:
         """Mean and std over seeds of one score."""
         return _summary([s[key] for s in self.scores[method] if key in s])
+
+    def _hv_ref_rule(self) -> str:
+        if self.exact_reference:
+            return f"nadir + {HV_MARGIN} * (nadir - ideal) of the exact front"
+        if self.task.hv_ref is not None:
+            return "the task's fixed reference point"
+        return (f"nadir + {HV_MARGIN} * (nadir - ideal) of the non-dominated union of every "
+                "method's points")
 
     def to_json(self) -> dict[str, Any]:
         methods: dict[str, Any] = {}
@@ -247,9 +264,13 @@ class TaskReport:
             "alpha": self.task.alpha,
             "seeds": self.seeds,
             "hv_ref": self.hv_ref.tolist(),
-            "hv_ref_rule": f"nadir + {HV_MARGIN} * (nadir - ideal) of the exact front",
+            "hv_ref_rule": self._hv_ref_rule(),
             "hv_exact_front": self.hv_exact_front,
-            "igd_reference": f"exact front, {IGD_POINTS} points evenly spaced in arc length",
+            "exact_reference": self.exact_reference,
+            "igd_reference": (f"exact front, {IGD_POINTS} points evenly spaced in arc length"
+                              if self.exact_reference else
+                              f"the non-dominated union of every method's points over all "
+                              f"seeds ({len(self.reference_front)} points; no exact front)"),
             "objective_names": list(self.task.objective_names),
             "coordinates": Spacing(self.task.normalize).describe(),
             "methods": methods,
@@ -266,6 +287,7 @@ def run_task(
     iterations: int | None = None,
     progress: Callable[[str], None] | None = None,
     loop: RunOptions | None = None,
+    steps: int | None = None,
 ) -> TaskReport:
     """Run ``methods`` on ``task`` for each seed with the same solver and budget.
 
@@ -285,6 +307,9 @@ def run_task(
     loop : dict, optional
         Loop options for every run (see :class:`paretosurf.driver.RunOptions`: executor,
         checkpoint, resume, callback, progress...); the task's ``normalize`` always applies.
+    steps : int, optional
+        Override the inner solver's budget per call (the task's K: gradient steps, or
+        training episodes for a deep-RL task).
 
     Examples
     --------
@@ -309,15 +334,22 @@ def run_task(
     if n < 1 or iters < 1:
         raise ValueError(f"n_segments and iterations must be >= 1, got {n} and {iters}")
     problem = task.make_problem()
-    reference = problem.reference_front(IGD_POINTS)
-    hv_ref = hv_reference_point(reference)
+    exact = problem.reference_front(IGD_POINTS)
     true_cdf = problem.cdf()
-    report = TaskReport(task, solver_kind, n, iters, seed_list, hv_ref,
-                        metrics.hypervolume(reference, ref=hv_ref), problem, reference)
+    if exact is not None:
+        reference = np.asarray(exact, dtype=np.float64)
+        hv_ref = hv_reference_point(reference)
+        hv_front = metrics.hypervolume(reference, ref=hv_ref)
+    else:  # scored once every method has run
+        reference, hv_front = np.empty((0, 2)), math.nan
+        hv_ref = (np.asarray(task.hv_ref, dtype=np.float64) if task.hv_ref is not None
+                  else np.full(2, np.nan))
+    report = TaskReport(task, solver_kind, n, iters, seed_list, hv_ref, hv_front, problem,
+                        reference, exact_reference=exact is not None)
     for name in methods:
         report.scores[name], report.results[name], report.seconds[name] = [], [], []
         for seed in seed_list:
-            solver = task.solver(problem, solver_kind)
+            solver = task.solver(problem, solver_kind, seed=seed, steps=steps)
             init, spent = task.initial_states(problem, solver, solver_kind, n, seed)
             report.warmup_steps = spent
             start = time.perf_counter()
@@ -328,15 +360,37 @@ def run_task(
                 result = METHODS[name].run(MethodRun(task, problem, solver, solver_kind, n,
                                                      iters, seed, init, loop or RunOptions()))
             elapsed = time.perf_counter() - start
-            sc = score(result, reference, hv_ref, true_cdf if name == "surf" else None)
-            report.scores[name].append(sc)
             report.results[name].append(result)
             report.seconds[name].append(elapsed)
+            if exact is None:
+                if progress is not None:
+                    progress(f"{task.name} {METHODS[name].label:<9} seed {seed}: CV "
+                             f"{metrics.cv(result.points):.4f}  gap ratio "
+                             f"{metrics.gap_ratio(result.points):.3f}  ({elapsed:.2f} s)")
+                continue
+            sc = score(result, reference, hv_ref, true_cdf if name == "surf" else None)
+            report.scores[name].append(sc)
             if progress is not None:
                 progress(f"{task.name} {METHODS[name].label:<9} seed {seed}: CV {sc['cv']:.4f}  "
                          f"gap ratio {sc['gap_ratio']:.3f}  HV {sc['hv']:.5g}  "
                          f"IGD {sc['igd']:.4g}  ({elapsed:.2f} s)")
+    if exact is None:
+        _score_empirically(report)
     return report
+
+
+def _score_empirically(report: TaskReport) -> None:
+    """Score every run against the non-dominated union of all runs' points (no exact front)."""
+    everything = np.concatenate([r.points for runs in report.results.values() for r in runs])
+    finite = everything[np.all(np.isfinite(everything), axis=1)]
+    kept = moocore.filter_dominated(finite)
+    reference = np.unique(kept[np.lexsort(kept.T[::-1])], axis=0)
+    if np.isnan(report.hv_ref).any():
+        report.hv_ref = hv_reference_point(reference)
+    report.reference_front = reference
+    report.hv_exact_front = metrics.hypervolume(reference, ref=report.hv_ref)
+    for name, runs in report.results.items():
+        report.scores[name] = [score(r, reference, report.hv_ref) for r in runs]
 
 
 # ------------------------------------------------------------------------------- output
@@ -399,7 +453,9 @@ def format_table(report: TaskReport) -> str:
         f"**{report.task.title}**, N = {report.n_segments}, {report.iterations} outer "
         f"iterations, {report.solver_kind} inner solver, {len(report.seeds)} seed(s); "
         f"HV reference point {np.round(report.hv_ref, 6).tolist()} "
-        f"({data['hv_ref_rule']}), HV of the exact front {report.hv_exact_front:.5g}; CV and "
+        f"({data['hv_ref_rule']}), HV of the "
+        f"{'exact' if report.exact_reference else 'non-dominated union'} front "
+        f"{report.hv_exact_front:.5g}; CV and "
         f"gap ratio in {data['coordinates']}.",
         "",
         "| " + " | ".join(head) + " |",
@@ -413,6 +469,13 @@ def format_table(report: TaskReport) -> str:
         lines.append(f"| {title} | " + " | ".join(cells) + " |")
     lines.append("| solver calls | " + " | ".join(str(data["methods"][m]["n_solves"])
                                                  for m in names) + " |")
+    counts = {m: [len(r.points) for r in report.results[m]] for m in names}
+    if any(c < report.n_segments + 1 for cs in counts.values() for c in cs):
+        # a method that returns fewer points (OLS on a front with few corners) has trivially
+        # low CV and gap ratio: say so next to them
+        lines.append(f"| points (of N + 1 = {report.n_segments + 1}) | " + " | ".join(
+            f"{min(counts[m])}" if min(counts[m]) == max(counts[m])
+            else f"{min(counts[m])}-{max(counts[m])}" for m in names) + " |")
     return "\n".join(lines)
 
 

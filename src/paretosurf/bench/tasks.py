@@ -31,7 +31,9 @@ class Task:
     name, title : str
         Command-line name and a human title.
     make_problem : callable
-        ``() -> BiObjectiveProblem``.
+        ``() -> problem``: a ``BiObjectiveProblem`` (exact solver and front), or any object
+        with ``reference_front(n)`` and ``cdf()`` returning ``None`` when unknown (see
+        ``make_solver``).
     n_segments : int
         The paper's N (N + 1 points).
     iterations : int
@@ -57,11 +59,23 @@ class Task:
         ``"none"`` (the raw objectives) keeps the tables comparable with the paper's.
     objective_names : tuple of str
         Axis labels.
+    make_solver : callable, optional
+        ``(problem, steps, seed) -> solver``: the "gradient" inner solver of a task whose solver
+        is not ``problem.gradient_solver`` (a deep-RL learner, say), made per seed with a
+        budget of ``steps`` per call. Such a solver starts its slots itself (seeded), and the
+        task has no exact solver.
+    hv_ref : tuple of float, optional
+        A fixed HV reference point, for problems without an exact front (whose
+        ``reference_front`` is ``None``); without it the point is taken from the non-dominated
+        union of every method's points.
+    moving_average : float, optional
+        Every method's ``moving_average`` rate (noisy objective estimates); see
+        :func:`paretosurf.surf`.
     """
 
     name: str
     title: str
-    make_problem: Callable[[], BiObjectiveProblem]
+    make_problem: Callable[[], Any]
     n_segments: int
     iterations: int
     alpha: float = 0.3
@@ -74,15 +88,27 @@ class Task:
     warm_start: str = "nearest"
     normalize: str = "none"
     objective_names: tuple[str, str] = ("objective 1", "objective 2")
+    make_solver: Callable[[Any, int, int], Any] | None = None
+    hv_ref: tuple[float, float] | None = None
+    moving_average: float | None = None
 
-    def solver(self, problem: BiObjectiveProblem, kind: str) -> Any:
-        """The inner solver of ``kind`` ("gradient": K steps per call, or "exact")."""
+    def solver(self, problem: Any, kind: str, *, seed: int = 0,
+               steps: int | None = None) -> Any:
+        """The inner solver of ``kind`` ("gradient": K steps per call, or "exact") for one
+        seed; ``steps`` overrides the task's K."""
+        if kind not in SOLVER_KINDS:
+            raise ValueError(f"solver kind must be one of {SOLVER_KINDS}, got {kind!r}")
+        budget = self.steps if steps is None else int(steps)
+        if budget < 1:
+            raise ValueError(f"steps must be >= 1, got {steps!r}")
+        if self.make_solver is not None:
+            if kind == "exact":
+                raise ValueError(f"task {self.name!r} has no exact solver; use the "
+                                 "'gradient' one (its budget per call: steps)")
+            return self.make_solver(problem, budget, seed)
         if kind == "exact":
             return problem.solver()
-        if kind == "gradient":
-            return problem.gradient_solver(steps=self.steps, lr=self.lr,
-                                           optimizer=self.optimizer)
-        raise ValueError(f"solver kind must be one of {SOLVER_KINDS}, got {kind!r}")
+        return problem.gradient_solver(steps=budget, lr=self.lr, optimizer=self.optimizer)
 
     def initial_states(self, problem: BiObjectiveProblem, solver: Any, kind: str, n_segments: int,
                        seed: int) -> tuple[list[Any] | None, int]:
@@ -92,7 +118,8 @@ class Task:
         perturbed with ``init_noise``, the endpoints warmed up with ``warmup_steps`` steps, and
         interior slots optionally from the ``w = 1`` endpoint (see :attr:`interior_start`).
         """
-        if kind == "exact" or not hasattr(solver, "initial_state"):
+        if kind == "exact" or self.make_solver is not None or not hasattr(
+                solver, "initial_state"):
             return None, 0
         rng = np.random.default_rng(seed)
 
@@ -207,3 +234,24 @@ register_task(Task("bandit", "entropic bandit (paper example)", _bandit, 10, 30,
 register_task(Task("gear", "quadratic gear toy (p = 9)", _gear, 20, 30, steps=10, lr=0.1,
                    optimizer="sgd", init_noise=0.05,
                    objective_names=("(1 - x)^2", "x^2")))
+
+
+def _mountaincar() -> Any:
+    from paretosurf.problems.mountaincar import MOMountainCar
+
+    return MOMountainCar()
+
+
+def _mountaincar_solver(problem: Any, steps: int, seed: int) -> Any:
+    return problem.gradient_solver(steps=steps, seed=seed)
+
+
+# The paper's MO-MountainCar row: a soft DQN trained K = 100 episodes per call (see
+# paretosurf.problems.mountaincar), N = 5, 10 rounds; no exact front, so HV uses a fixed
+# reference point beyond the worst value of either objective and IGD the non-dominated union
+# of every method's points.
+register_task(Task("mountaincar", "MO-MountainCar (soft DQN)", _mountaincar, 5, 10, alpha=0.3,
+                   steps=100, make_solver=_mountaincar_solver, hv_ref=(135.0, 135.0),
+                   moving_average=0.5, warm_start="slot",
+                   objective_names=("time: -(discounted -1 per step) + KL",
+                                    "push: -(discounted -1 per forward push) + KL")))
