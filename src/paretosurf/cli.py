@@ -110,11 +110,14 @@ def _int_at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def _alpha(text: str) -> float:
+def _alpha(text: str) -> float | str:
+    if text == "auto":
+        return text
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1] or 'auto', got "
+                                         f"{text!r}") from None
     if not (0.0 < value <= 1.0):
         raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {value}")
     return value
@@ -299,7 +302,8 @@ def _configure_demo(parser: argparse.ArgumentParser) -> None:
                              f" default: the task's own, "
                              f"{_task_defaults(DEMO_TASKS, 'iterations')})")
     parser.add_argument("--alpha", type=_alpha, default=None,
-                        help="SURF's damping factor in (0, 1] (default: the task's own, 0.3)")
+                        help="SURF's damping factor in (0, 1] or 'auto' (default: the task's "
+                             "own, 0.3)")
     parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
                         help="seed of the Random-w baseline (default: %(default)s)")
     parser.add_argument("--no-plots", dest="plots", action="store_false",
@@ -455,7 +459,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
                         help="rounds (default: the task's)")
     parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
-                        help="SURF's damping factor (default: the task's)")
+                        help="SURF's damping factor, or 'auto' (default: the task's)")
     parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
                         help="seed of the task's initial states and of random baselines "
                              "(default: %(default)s)")

@@ -269,8 +269,12 @@ class SurfResult:
 
     @property
     def alpha(self) -> float:
-        """SURF's damping factor (``nan`` for methods that do not damp)."""
-        return float(self.settings.get("alpha", math.nan))
+        """SURF's damping factor (``nan`` for methods that do not damp; with
+        ``alpha="auto"`` the last round's, each round's is ``history[t].alpha``)."""
+        value = self.settings.get("alpha", math.nan)
+        if isinstance(value, str):
+            return self.history[-1].alpha if self.history else math.nan
+        return float(value)
 
     @property
     def cv(self) -> float:

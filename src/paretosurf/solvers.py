@@ -199,8 +199,12 @@ class StepRule:
     """
 
     def __init__(self, lr: float, optimizer: str = "adam",
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, *,
+                 reset: bool = False) -> None:
         self.lr = check_positive(lr, name="lr")
+        if not isinstance(reset, bool):
+            raise TypeError(f"reset_optimizer must be a bool, got {reset!r}")
+        self.reset = reset
         if optimizer not in ("adam", "sgd"):
             raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
         self.optimizer = optimizer
@@ -209,6 +213,13 @@ class StepRule:
             raise ValueError(f"betas must lie in [0, 1), got {betas}")
         self.betas = (b1, b2)
         self.eps = check_positive(eps, name="eps")
+
+    def begin(self, m: FloatArray, v: FloatArray, t: Any) -> tuple[FloatArray, FloatArray, Any]:
+        """The optimizer state a call starts from: the warm start's, or (``reset``) zero
+        moments and step count."""
+        if not self.reset:
+            return m, v, t
+        return np.zeros_like(m), np.zeros_like(v), np.zeros_like(t) if np.ndim(t) else 0
 
     def apply(self, params: FloatArray, grad: FloatArray, m: FloatArray, v: FloatArray,
               t: Any) -> tuple[FloatArray, FloatArray, FloatArray, Any]:
@@ -250,6 +261,9 @@ class GradientSolver:
         Adam keeps its moments in the warm-start state, so a slot continues where it stopped.
     project : callable, optional
         ``project(params) -> params`` applied after each step (projected gradient descent).
+    reset_optimizer : bool
+        Start every call with fresh Adam moments (zero moments, step count 0), as the paper's
+        code does; by default a slot's moments carry over from its previous call.
 
     Examples
     --------
@@ -275,9 +289,10 @@ class GradientSolver:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         project: Callable[[FloatArray], FloatArray] | None = None,
+        reset_optimizer: bool = False,
     ) -> None:
         self.steps = check_positive_int(steps, name="steps")
-        self.rule = StepRule(lr, optimizer, betas, eps)
+        self.rule = StepRule(lr, optimizer, betas, eps, reset=reset_optimizer)
         self._objectives = objectives
         self._gradients = gradients
         self._init = init
@@ -292,7 +307,8 @@ class GradientSolver:
     def solve(self, weight: float, state: GradientState | None) -> Solution:
         """Run ``steps`` steps on ``w * h1 + (1 - w) * h2`` from ``state``."""
         st = self.initial_state(weight) if state is None else state
-        x, m, v, t = st.params.copy(), st.m.copy(), st.v.copy(), st.t
+        x = st.params.copy()
+        m, v, t = self.rule.begin(st.m.copy(), st.v.copy(), st.t)
         for _ in range(self.steps):
             jac = np.asarray(self._gradients(x), dtype=np.float64)
             g = (weight * jac[0] + (1.0 - weight) * jac[1]).reshape(x.shape)

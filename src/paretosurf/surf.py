@@ -10,6 +10,7 @@ the rounds, counts the budget, records, checkpoints and resumes; :func:`surf` is
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,18 @@ from paretosurf.solvers import SolverLike
 
 __all__ = ["SurfMethod", "surf"]
 
+#: ``alpha="auto"``: the damping's range, and the factor by which the CDF change must shrink
+#: from one round to the next for the damping to grow.
+AUTO_ALPHA_MAX = 1.0
+AUTO_ALPHA_MIN = 0.3
+AUTO_CONTRACTION = 0.9
+#: ... and by which it must shrink for the damping to double again after a back-off.
+AUTO_FAST = 0.7
+#: ... and the change, relative to the first round's, below which the CDF counts as settled
+#: (the damping is then the minimum).
+AUTO_SETTLED = 0.02
+AUTO_GRID = 1025
+
 FloatArray = NDArray[np.float64]
 class SurfMethod(SlotMethod):
     """SURF as a method of the driver: weights ``Phi_t^{-1}(n / N)``, ``Phi`` refined from the
@@ -36,8 +49,8 @@ class SurfMethod(SlotMethod):
     ----------
     n_segments : int
         N >= 1 (N + 1 slots).
-    alpha : float
-        Damping factor in (0, 1].
+    alpha : float or "auto"
+        Damping factor in (0, 1], or ``"auto"`` (see :func:`surf`).
     warm_start : {"slot", "nearest"}
         See :func:`surf`.
     """
@@ -45,16 +58,23 @@ class SurfMethod(SlotMethod):
     name = "surf"
     label = "SURF"
 
-    def __init__(self, n_segments: int, *, alpha: float = 0.3, warm_start: str = "slot") -> None:
+    def __init__(self, n_segments: int, *, alpha: float | str = 0.3,
+                 warm_start: str = "slot") -> None:
         super().__init__(n_segments, warm_start=warm_start)
-        self.alpha = check_alpha(alpha)
+        if isinstance(alpha, str) and alpha != "auto":
+            raise ValueError(f"alpha must be a number in (0, 1] or 'auto', got {alpha!r}")
+        self.auto = alpha == "auto"
+        #: The damping of the last update (with "auto": chosen round by round).
+        self.alpha = AUTO_ALPHA_MAX if self.auto else check_alpha(alpha)
+        self._residual = math.nan  # auto: the last round's ||Phi~_t - Phi_t||_inf
+        self._first_residual = math.nan
         self._cdf = ArcLengthCDF.identity()
         self._estimate: ArcLengthCDF | None = None
         self._next: FloatArray | None = None
         self._guess: FloatArray | None = None
 
     def settings(self) -> dict[str, Any]:
-        return {"n_segments": self.n_segments, "alpha": self.alpha,
+        return {"n_segments": self.n_segments, "alpha": "auto" if self.auto else self.alpha,
                 "warm_start": self.warm_start}
 
     @property
@@ -77,12 +97,41 @@ class SurfMethod(SlotMethod):
         # points were checked finite, so the public constructor's validation is skipped.
         gaps = np.sqrt(np.sum(np.diff(coordinates, axis=0) ** 2, axis=1))
         self._estimate = ArcLengthCDF._from_chords(weights, gaps)
+        if self.auto:
+            self.alpha = self._auto_alpha(self._estimate)
         self._cdf = self._cdf.mix(self._estimate, self.alpha)
         self._guess = self.last_weights
         self._next = None
 
+    def _auto_alpha(self, estimate: ArcLengthCDF) -> float:
+        """The safeguarded damping of ``alpha="auto"``: full steps while the change of the CDF
+        estimate, ``r_t = ||Phi~_t - Phi_t||_inf``, contracts; halved (down to the paper's
+        0.3, never below) when it does not, doubled again (up to 1) when it contracts.
+
+        A fixed-point iteration whose residual stops contracting is overshooting (the
+        concave DST map oscillates at alpha = 1); below the floor the scheme is the paper's
+        damped iteration with alpha = 0.3, whose convergence guarantee it keeps.
+        """
+        grid = np.linspace(0.0, 1.0, AUTO_GRID)
+        residual = float(np.max(np.abs(estimate(grid) - self._cdf(grid))))
+        previous, self._residual = self._residual, residual
+        if not math.isfinite(previous):  # the first update: the estimate replaces Phi_0
+            self._first_residual = residual
+            return AUTO_ALPHA_MAX
+        if residual <= AUTO_SETTLED * self._first_residual:
+            # settled: what changes now is mostly the solver's noise, which damping averages
+            return AUTO_ALPHA_MIN
+        if residual <= AUTO_FAST * previous:
+            return min(AUTO_ALPHA_MAX, 2.0 * self.alpha)
+        if residual <= AUTO_CONTRACTION * previous:
+            return self.alpha
+        return max(AUTO_ALPHA_MIN, 0.5 * self.alpha)
+
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         meta, arrays = self.slot_state()  # the CDF is rebuilt from the history
+        if self.auto:
+            meta["auto_alpha"] = {"alpha": self.alpha, "residual": self._residual,
+                                  "first_residual": self._first_residual}
         if self._next is not None:
             arrays["next_weights"] = self._next
         return meta, arrays
@@ -95,13 +144,19 @@ class SurfMethod(SlotMethod):
         self._estimate = None if last is None else last.cdf_estimate
         self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
                       if "next_weights" in arrays else None)
+        if self.auto and "auto_alpha" in meta:
+            self.alpha = float(meta["auto_alpha"]["alpha"])
+            residual = meta["auto_alpha"]["residual"]
+            self._residual = math.nan if residual is None else float(residual)
+            first = meta["auto_alpha"].get("first_residual")
+            self._first_residual = math.nan if first is None else float(first)
 
 
 def surf(
     solver: SolverLike,
     n_segments: int,
     *,
-    alpha: float = 0.3,
+    alpha: float | str = 0.3,
     iterations: int = 30,
     tol: float | None = None,
     init_states: Sequence[Any] | None = None,
@@ -130,8 +185,15 @@ def surf(
         ``state`` is the slot's warm start, ``None`` on its first call.
     n_segments : int
         N >= 1; the run returns N + 1 points, slot 0 at ``w = 0`` and slot N at ``w = 1``.
-    alpha : float
-        Damping factor in (0, 1] of ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``.
+    alpha : float or "auto"
+        Damping factor in (0, 1] of ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``, or
+        ``"auto"``: a safeguarded choice per round, recorded as ``history[t].alpha``. It takes
+        full steps (``alpha = 1``) while the change ``||Phi~_t - Phi_t||_inf`` contracts from
+        round to round (by 10% or more), halves alpha when the change does not contract, and
+        doubles it again when it does, never below the paper's 0.3: on a front where full
+        steps oscillate it falls back to the damped iteration and its guarantee. It needs
+        fewer rounds where the weight-to-front map is smooth (see
+        ``benchmarks/bench_auto_alpha.py``).
     iterations : int
         Total number of rounds (outer iterations; each solves every slot once). With
         ``resume``, the rounds already in the checkpoint count. ``0`` runs no solve.

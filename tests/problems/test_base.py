@@ -63,11 +63,12 @@ def test_every_gradient_solver_has_the_base_signature(name: str) -> None:
     problem = PROBLEMS[name][0]()
     base = inspect.signature(BiObjectiveProblem.gradient_solver)
     own = inspect.signature(type(problem).gradient_solver)
-    assert list(own.parameters) == ["self", "steps", "lr", "optimizer", "init"]
+    assert list(own.parameters) == ["self", "steps", "lr", "optimizer", "init",
+                                    "reset_optimizer"]
     assert own.parameters == base.parameters  # names, kinds, defaults and annotations
     for param in list(own.parameters.values())[1:]:
         assert param.kind is inspect.Parameter.KEYWORD_ONLY
-    assert [p.default for p in list(own.parameters.values())[2:]] == [None, None, None]
+    assert [p.default for p in list(own.parameters.values())[2:]] == [None, None, None, False]
     with pytest.raises(TypeError):
         problem.gradient_solver(5)  # type: ignore[misc]
     with pytest.raises(TypeError):

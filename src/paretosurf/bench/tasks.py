@@ -71,6 +71,8 @@ class Task:
     moving_average : float, optional
         Every method's ``moving_average`` rate (noisy objective estimates); see
         :func:`paretosurf.surf`.
+    reset_optimizer : bool
+        The K-step solver starts every call with fresh Adam moments.
     """
 
     name: str
@@ -78,7 +80,7 @@ class Task:
     make_problem: Callable[[], Any]
     n_segments: int
     iterations: int
-    alpha: float = 0.3
+    alpha: float | str = 0.3
     steps: int = 100
     lr: float = 0.02
     optimizer: str = "adam"
@@ -91,6 +93,7 @@ class Task:
     make_solver: Callable[[Any, int, int], Any] | None = None
     hv_ref: tuple[float, float] | None = None
     moving_average: float | None = None
+    reset_optimizer: bool = False
 
     def solver(self, problem: Any, kind: str, *, seed: int = 0,
                steps: int | None = None) -> Any:
@@ -108,7 +111,8 @@ class Task:
             return self.make_solver(problem, budget, seed)
         if kind == "exact":
             return problem.solver()
-        return problem.gradient_solver(steps=budget, lr=self.lr, optimizer=self.optimizer)
+        return problem.gradient_solver(steps=budget, lr=self.lr, optimizer=self.optimizer,
+                                       reset_optimizer=self.reset_optimizer)
 
     def initial_states(self, problem: BiObjectiveProblem, solver: Any, kind: str, n_segments: int,
                        seed: int) -> tuple[list[Any] | None, int]:

@@ -348,7 +348,8 @@ class EntropicBandit(BiObjectiveProblem):
         return np.asarray(state, dtype=np.float64)
 
     def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None) -> GradientSolver:
+                        init: InitParams | None = None,
+                        reset_optimizer: bool = False) -> GradientSolver:
         """A K-step warm-started first-order inner solver on the policy logits.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
@@ -369,7 +370,7 @@ class EntropicBandit(BiObjectiveProblem):
         """
         return self._first_order_solver(self.logit_objectives, self.logit_gradients, init,
                                         self._log_ref.copy(), steps=steps, lr=lr,
-                                        optimizer=optimizer)
+                                        optimizer=optimizer, reset_optimizer=reset_optimizer)
 
 
 def draw_offline_dataset(

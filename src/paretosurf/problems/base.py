@@ -131,7 +131,8 @@ class BiObjectiveProblem(ABC):
         return ExactSolver(self)
 
     def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None) -> InnerSolver:
+                        init: InitParams | None = None,
+                        reset_optimizer: bool = False) -> InnerSolver:
         """An inexact inner solver: ``steps`` warm-started first-order steps per call.
 
         The signature every problem shares. A solver state is a
@@ -149,6 +150,9 @@ class BiObjectiveProblem(ABC):
         init : array_like or callable, optional
             A slot's initial parameters when it has no warm start: an array, or
             ``init(weight)`` returning one. Each problem documents its parameters and default.
+        reset_optimizer : bool
+            Start every call with fresh Adam moments, as the paper's code does; by default a
+            slot's moments carry over from its previous call.
 
         Returns
         -------
@@ -195,12 +199,14 @@ class BiObjectiveProblem(ABC):
         steps: int,
         lr: float | None,
         optimizer: str | None,
+        reset_optimizer: bool = False,
     ) -> GradientSolver:
         """The :class:`~paretosurf.solvers.GradientSolver` behind ``gradient_solver``: the
         problem's defaults filled in, ``init`` checked against the shape of ``default_init``."""
         lr_value, optimizer_name = self._step_options(lr, optimizer)
         return GradientSolver(objectives, gradients, as_initial_params(init, default_init),
-                              steps=steps, lr=lr_value, optimizer=optimizer_name)
+                              steps=steps, lr=lr_value, optimizer=optimizer_name,
+                              reset_optimizer=reset_optimizer)
 
     # ------------------------------------------------------------ solution interpolation
     def decision(self, state: Any) -> Any:

@@ -372,7 +372,8 @@ class Quadratic(BiObjectiveProblem):
         return np.asarray(np.hypot(df1, df2), dtype=np.float64).reshape(w_arr.shape)
 
     def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None) -> GradientSolver:
+                        init: InitParams | None = None,
+                        reset_optimizer: bool = False) -> GradientSolver:
         """K warm-started gradient steps on ``w h1 + (1 - w) h2``.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
@@ -392,7 +393,7 @@ class Quadratic(BiObjectiveProblem):
         """
         return self._first_order_solver(self.objectives, self.gradients, init,
                                         0.5 * (self.b1 + self.b2), steps=steps, lr=lr,
-                                        optimizer=optimizer)
+                                        optimizer=optimizer, reset_optimizer=reset_optimizer)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n_dim={self.n_dim})"
@@ -570,7 +571,8 @@ class GearToy(BiObjectiveProblem):
         return self._closed_cdf
 
     def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None) -> GradientSolver:
+                        init: InitParams | None = None,
+                        reset_optimizer: bool = False) -> GradientSolver:
         """K warm-started gradient steps on the geared scalarization, reporting ``bar-h``.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
@@ -597,7 +599,8 @@ class GearToy(BiObjectiveProblem):
 
             start = scalar_start
         return self._first_order_solver(self.objectives, self.scalarized_gradients, start,
-                                        np.array([0.5]), steps=steps, lr=lr, optimizer=optimizer)
+                                        np.array([0.5]), steps=steps, lr=lr, optimizer=optimizer,
+                                        reset_optimizer=reset_optimizer)
 
     def __repr__(self) -> str:
         return f"GearToy(p={self.p!r})"

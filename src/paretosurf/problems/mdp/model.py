@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import lapack
 from scipy.special import log_softmax
 
 from paretosurf._validation import check_positive
@@ -66,6 +67,8 @@ class MDPModel(BiObjectiveProblem):
     n_actions: int
     _log_ref: FloatArray
     _factor: float
+    _sparse: bool
+    _nz: tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], FloatArray]
 
     def __init__(
         self,
@@ -137,6 +140,12 @@ class MDPModel(BiObjectiveProblem):
         self._log_ref = np.log(ref)
         # Objectives in the chosen scale = factor * (discounted h_m).
         self._factor = (1.0 - gamma_f) if scale == "normalized" else 1.0
+        # Transitions as a list of non-zeros (s, a, t, p) when P is sparse (deterministic
+        # grid worlds have A * S of S * A * S): P V then costs O(nnz).
+        s_idx, a_idx, t_idx = np.nonzero(P_arr)
+        self._sparse = bool(s_idx.size <= SPARSE_DENSITY * P_arr.size
+                            and n_states >= LU_MIN_STATES)  # small: dense is faster
+        self._nz = (s_idx, a_idx, t_idx, P_arr[s_idx, a_idx, t_idx])
 
     def __repr__(self) -> str:
         return (
@@ -192,10 +201,24 @@ class MDPModel(BiObjectiveProblem):
     def _flow_matrices(self, pi: FloatArray) -> FloatArray:
         """``I - gamma P_pi`` for a batch of policies (B, S, A) -> (B, S, S)."""
         n = self.n_states
+        # a dense product (one matrix multiplication) beats scattering the non-zeros here
         flow = np.einsum("bsa,sat->bst", pi, self.P, optimize=True)
         flow *= -self.gamma
         flow.reshape(-1, n * n)[:, :: n + 1] += 1.0
         return np.asarray(flow, dtype=np.float64)
+
+    def _expected_next(self, v: FloatArray) -> FloatArray:
+        """``(P v)(s, a) = sum_t P(t | s, a) v(t)`` for values (..., S) -> (..., S, A)."""
+        if not self._sparse:
+            return np.asarray(np.einsum("sat,...t->...sa", self.P, v), dtype=np.float64)
+        s_idx, a_idx, t_idx, p = self._nz
+        n, k = self.n_states * self.n_actions, self.n_actions
+        rows = v.reshape(-1, self.n_states)
+        cells = (np.arange(rows.shape[0])[:, None] * n + (s_idx * k + a_idx)).ravel()
+        out = np.bincount(cells, weights=(rows[:, t_idx] * p).ravel(),
+                          minlength=rows.shape[0] * n)
+        return np.asarray(out.reshape(*v.shape[:-1], self.n_states, self.n_actions),
+                          dtype=np.float64)
 
     def _kl_terms(self, pi: FloatArray, log_pi: FloatArray) -> FloatArray:
         """``pi (log pi - log pi_ref)`` elementwise, 0 where ``pi = 0``."""
@@ -218,11 +241,18 @@ class MDPModel(BiObjectiveProblem):
         large constant part ``k`` out of ``U``, which keeps value differences (all that the
         policy depends on) accurate when ``gamma`` is close to 1.
         """
+        rhs, mean = self._centered_payoff(pi, log_pi, rewards)
+        u = np.linalg.solve(flow, rhs)  # (B, S, K)
+        return np.asarray(np.swapaxes(u, 1, 2), dtype=np.float64), mean / (1.0 - self.gamma)
+
+    def _centered_payoff(self, pi: FloatArray, log_pi: FloatArray,
+                         rewards: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """The per-state payoff ``sum_a pi r - beta KL`` of rewards (B, K, S, A), less its
+        mean over states, as right-hand sides (B, S, K); and the means (B, K)."""
         kl = np.sum(self._kl_terms(pi, log_pi), axis=-1)  # (B, S)
         c = np.sum(pi[:, None] * rewards, axis=-1) - self.beta * kl[:, None]  # (B, K, S)
         mean = np.mean(c, axis=-1)
-        u = np.linalg.solve(flow, np.swapaxes(c - mean[..., None], 1, 2))  # (B, S, K)
-        return np.asarray(np.swapaxes(u, 1, 2), dtype=np.float64), mean / (1.0 - self.gamma)
+        return np.asarray(np.swapaxes(c - mean[..., None], 1, 2), dtype=np.float64), mean
 
     def _soft_values(
         self, pi: FloatArray, log_pi: FloatArray, rewards: FloatArray, flow: FloatArray
@@ -240,7 +270,7 @@ class MDPModel(BiObjectiveProblem):
         diff = self.R[0] - self.R[1]
         flow = self._flow_matrices(pi)
         v_d = np.linalg.solve(flow, np.sum(pi * diff, axis=-1)[..., None])[..., 0]
-        q_d = diff + self.gamma * np.einsum("sat,bt->bsa", self.P, v_d, optimize=True)
+        q_d = diff + self.gamma * self._expected_next(v_d)
         return np.asarray(q_d - v_d[..., None], dtype=np.float64)
 
     # ------------------------------------------------------------------ evaluation
@@ -330,11 +360,20 @@ class MDPModel(BiObjectiveProblem):
         log_pi = log_softmax(logits, axis=-1)
         pi = np.exp(log_pi)
         flow = self._flow_matrices(pi)
-        v = self._soft_values(pi, log_pi, rewards, flow)  # (B, K, S)
-        q = rewards + self.gamma * np.einsum("sat,bkt->bksa", self.P, v)
+        # the soft values and the occupancy from one LU factorization of each I - gamma P_pi
+        rhs, mean = self._centered_payoff(pi, log_pi, rewards)
+        u: FloatArray
+        d_u: FloatArray
+        if self.n_states >= LU_MIN_STATES:
+            u, d_u = _lu_solve_both(flow, rhs, self.rho)
+        else:  # small systems: NumPy's batched solves beat a Python loop over LAPACK calls
+            u = np.asarray(np.linalg.solve(flow, rhs), dtype=np.float64)
+            occupancy_rhs = np.broadcast_to(self.rho, (pi.shape[0], self.n_states))[..., None]
+            d_u = np.asarray(np.linalg.solve(np.swapaxes(flow, 1, 2), occupancy_rhs)[..., 0],
+                             dtype=np.float64)
+        v = np.swapaxes(u, 1, 2) + (mean / (1.0 - self.gamma))[..., None]  # (B, K, S)
+        q = rewards + self.gamma * self._expected_next(v)
         adv = q - self.beta * (log_pi - self._log_ref)[:, None] - v[..., None]
-        rhs = np.broadcast_to(self.rho, (pi.shape[0], self.n_states))[..., None]
-        d_u = np.linalg.solve(np.swapaxes(flow, 1, 2), rhs)[..., 0]  # (B, S)
         grad = -self._factor * d_u[:, None, :, None] * pi[:, None] * adv
         return np.asarray(grad, dtype=np.float64)
 
@@ -372,3 +411,31 @@ class MDPModel(BiObjectiveProblem):
         with np.errstate(divide="ignore", invalid="ignore"):
             policy = np.where(mass > 0, mu / mass, ref)
         return np.asarray(policy, dtype=np.float64)
+
+
+#: P is kept as a list of non-zeros when at most this fraction of its entries are non-zero.
+SPARSE_DENSITY = 0.25
+#: From this many states on, a gradient step factorizes each I - gamma P_pi once (LAPACK)
+#: instead of solving twice.
+LU_MIN_STATES = 24
+
+
+def _lu_solve_both(flow: FloatArray, rhs: FloatArray,
+                   rho: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """``flow^-1 rhs`` (B, S, K) and ``flow^-T rho`` (B, S) from one LU factorization per
+    matrix.
+
+    NumPy has no LU factorization to reuse (``np.linalg.solve`` factorizes anew at each
+    call) and SciPy's batched ``lu_factor``/``lu_solve`` loop in Python with more overhead
+    than LAPACK's ``getrf``/``getrs`` called directly, which is what this does.
+    """
+    batch, n = flow.shape[0], flow.shape[1]
+    x = np.empty((batch, n, rhs.shape[2]))
+    y = np.empty((batch, n))
+    for b in range(batch):
+        lu, piv, info = lapack.dgetrf(flow[b])
+        if info > 0:
+            raise np.linalg.LinAlgError("Singular matrix")
+        x[b] = lapack.dgetrs(lu, piv, rhs[b])[0]
+        y[b] = lapack.dgetrs(lu, piv, rho, trans=1)[0]
+    return x, y

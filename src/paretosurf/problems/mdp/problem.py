@@ -238,7 +238,8 @@ class RegularizedMDP(MDPModel):
         return MDPExactSolver(self)
 
     def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None) -> MDPGradientSolver:
+                        init: InitParams | None = None,
+                        reset_optimizer: bool = False) -> MDPGradientSolver:
         """Inexact inner solver: ``steps`` warm-started Adam (or SGD) steps on tabular logits.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`;
@@ -247,4 +248,5 @@ class RegularizedMDP(MDPModel):
         constructor also takes Adam's ``betas`` and ``eps``.
         """
         self._require_two("gradient_solver")
-        return MDPGradientSolver(self, steps=steps, lr=lr, optimizer=optimizer, init=init)
+        return MDPGradientSolver(self, steps=steps, lr=lr, optimizer=optimizer, init=init,
+                                 reset_optimizer=reset_optimizer)

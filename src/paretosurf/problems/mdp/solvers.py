@@ -83,6 +83,9 @@ class MDPGradientSolver:
     init : array_like or callable, optional
         A slot's starting logits, shape (S, A), or ``init(w)`` returning them; default
         ``log pi_ref`` (start at the reference policy).
+    reset_optimizer : bool
+        Start every call with fresh Adam moments, as the paper's code does (default: carry a
+        slot's moments over from its previous call).
 
     Examples
     --------
@@ -109,11 +112,12 @@ class MDPGradientSolver:
         betas: tuple[float, float] = (0.9, 0.999),
         eps: float = 1e-8,
         init: InitParams | None = None,
+        reset_optimizer: bool = False,
     ) -> None:
         self.problem = problem
         self.steps = check_positive_int(steps, name="steps")
         lr_value, optimizer_name = problem._step_options(lr, optimizer)
-        self.rule = StepRule(lr_value, optimizer_name, betas, eps)
+        self.rule = StepRule(lr_value, optimizer_name, betas, eps, reset=reset_optimizer)
         self._shape = (problem.n_states, problem.n_actions)
         self._init: FloatArray | Callable[[float], FloatArray] = as_initial_params(
             init, problem._log_ref.copy()
@@ -159,6 +163,7 @@ class MDPGradientSolver:
         m = np.stack([st.m for st in sts]).astype(np.float64)
         v = np.stack([st.v for st in sts]).astype(np.float64)
         t = np.array([st.t for st in sts], dtype=np.float64)
+        m, v, t = self.rule.begin(m, v, t)
         rewards = (w[:, None, None] * prob.R[0] + (1.0 - w[:, None, None]) * prob.R[1])[:, None]
         for _ in range(self.steps):
             g = prob._policy_gradients(theta, rewards)[:, 0]

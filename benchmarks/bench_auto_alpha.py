@@ -1,0 +1,83 @@
+"""Rounds SURF needs with ``alpha="auto"`` against the fixed alpha = 0.3 (the paper's) and
+alpha = 1, and the wall time of DST's K-step run, side by side in one process.
+
+Prints, for DST (concave and convex maps), Fishwood and the gear toy (p = 9), with the exact
+and the K-step solvers (each task's protocol, seed 0, 30 rounds): the rounds to CV <= 0.05 and
+to CV <= 0.02 ("-": not within 30), and the final CV. Then the wall time of DST's K-step SURF
+until CV <= 0.02 with ``alpha="auto"`` and the new gradient step, against today's whole
+30-round alpha = 0.3 run with the previous step (``benchmarks/bench_mdp_step.py``).
+
+    python benchmarks/bench_auto_alpha.py
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import paretosurf as ps
+from paretosurf.bench import get_task
+
+TASKS = ("dst", "dst-convex", "fishwood", "gear")
+ALPHAS: tuple[float | str, ...] = (0.3, 1.0, "auto")
+
+
+def rounds_to(result: ps.SurfResult, threshold: float) -> int | None:
+    for i, record in enumerate(result.history):
+        if record.cv <= threshold:
+            return i + 1
+    return None
+
+
+def run(task_name: str, kind: str, alpha: float | str, iterations: int = 30,
+        previous_step: bool = False) -> tuple[ps.SurfResult, float]:
+    task = get_task(task_name)
+    problem = task.make_problem()
+    if previous_step:
+        from bench_mdp_step import use_previous_step
+
+        use_previous_step(problem)
+    tic = time.perf_counter()
+    solver = task.solver(problem, kind)
+    init, _ = task.initial_states(problem, solver, kind, task.n_segments, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.SurfWarning)
+        res = ps.surf(solver, task.n_segments, alpha=alpha, iterations=iterations,
+                      init_states=init, warm_start=task.warm_start)
+    return res, time.perf_counter() - tic
+
+
+def fmt(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def main() -> None:
+    print("rounds to CV <= 0.05 / CV <= 0.02 (final CV after 30 rounds), seed 0")
+    head = f"{'task':<12}{'solver':<10}" + "".join(f"{'alpha ' + str(a):>22}" for a in ALPHAS)
+    print(head)
+    print("-" * len(head))
+    for name in TASKS:
+        for kind in ("exact", "gradient"):
+            cells = []
+            for alpha in ALPHAS:
+                res, _ = run(name, kind, alpha)
+                cells.append(f"{fmt(rounds_to(res, 0.05))} / {fmt(rounds_to(res, 0.02))} "
+                             f"({res.history[-1].cv:.4f})")
+            print(f"{name:<12}{kind:<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
+
+    today, today_s = run("dst", "gradient", 0.3, previous_step=True)
+    auto, auto_s = run("dst", "gradient", "auto")
+    k = rounds_to(auto, 0.02)
+    if k is None:
+        print("\nDST K-step, alpha='auto' did not reach CV 0.02 in 30 rounds")
+        return
+    # the auto run's time until the round that reached CV 0.02: its share of the run's rounds
+    per_round = sum(r.seconds for r in auto.history)
+    until = auto_s - per_round + sum(r.seconds for r in auto.history[:k])
+    print(f"\nDST K-step: today's 30 rounds at alpha 0.3 (previous step) {today_s:.2f} s, final "
+          f"CV {today.history[-1].cv:.4f}; alpha='auto' reaches CV <= 0.02 in round {k} after "
+          f"{until:.2f} s: {today_s / until:.1f}x less wall time")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Carry a slot's Adam moments across calls, or reset them every call (as the paper's code
+does)? SURF with the K-step solver on the Table 1 tasks, both settings side by side.
+
+For each task and setting: final CV and gap ratio (mean over seeds), the worst final CV over
+seeds, and the largest rise of CV from one round to the next over the last five rounds (a slot
+that jumps late shows there). Fishwood seed 0 with N = 10 is printed on its own: carried
+moments made one slot jump there in the last round.
+
+    python benchmarks/bench_reset_optimizer.py [--seeds 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+import numpy as np
+
+from paretosurf.bench import get_task, run_task
+
+
+def late_jump(result) -> float:
+    cv = [rec.cv for rec in result.history]
+    return float(max(b - a for a, b in zip(cv[-6:-1], cv[-5:], strict=True)))
+
+
+def run(task_name: str, reset: bool, seeds: list[int], n: int | None = None) -> dict[str, float]:
+    task = dataclasses.replace(get_task(task_name), reset_optimizer=reset)
+    report = run_task(task, methods=["surf"], seeds=seeds, n_segments=n)
+    cvs = [s["cv"] for s in report.scores["surf"]]
+    gaps = [s["gap_ratio"] for s in report.scores["surf"]]
+    return {"cv": float(np.mean(cvs)), "gap": float(np.mean(gaps)), "worst cv": max(cvs),
+            "late jump": max(late_jump(r) for r in report.results["surf"])}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=8)
+    args = parser.parse_args()
+    seeds = list(range(args.seeds))
+    print(f"SURF, K-step solver, {args.seeds} seeds: carried Adam moments vs reset every call")
+    head = (f"{'task':<22}{'setting':<10}{'CV':>9}{'gap ratio':>11}{'worst CV':>10}"
+            f"{'late jump':>11}")
+    print(head)
+    print("-" * len(head))
+    cases = [("fishwood", None, seeds, "fishwood"), ("fishwood", 10, [0], "fishwood N=10 seed 0"),
+             ("dst", None, seeds, "dst"), ("dst-convex", None, seeds, "dst-convex"),
+             ("gear", None, seeds, "gear"), ("quadratic", None, seeds, "quadratic"),
+             ("bandit", None, seeds, "bandit")]
+    for name, n, which, label in cases:
+        for reset in (False, True):
+            r = run(name, reset, which, n)
+            print(f"{label:<22}{'reset' if reset else 'carried':<10}{r['cv']:>9.4f}"
+                  f"{r['gap']:>11.3f}{r['worst cv']:>10.4f}{r['late jump']:>11.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
