@@ -232,12 +232,15 @@ class StepRule:
         v = b2 * v + (1.0 - b2) * grad * grad
         correct1: Any
         correct2: Any
-        if np.ndim(t) == 0:
+        ndim = getattr(t, "ndim", 0)  # numpy arrays and torch tensors alike
+        if ndim == 0:
             correct1, correct2 = 1.0 - b1 ** int(t), 1.0 - b2 ** int(t)
         else:  # one step counter per slot of a batch
-            tt = np.reshape(t, np.shape(t) + (1,) * (params.ndim - np.ndim(t)))
+            tt = t.reshape(tuple(t.shape) + (1,) * (params.ndim - ndim))
             correct1, correct2 = 1.0 - b1**tt, 1.0 - b2**tt
-        step = (m / correct1) / (np.sqrt(v / correct2) + self.eps)
+        scaled = v / correct2
+        root = np.sqrt(scaled) if isinstance(scaled, np.ndarray) else scaled.sqrt()
+        step = (m / correct1) / (root + self.eps)
         return params - self.lr * step, m, v, t
 
 

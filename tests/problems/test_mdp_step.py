@@ -9,6 +9,7 @@ import pytest
 
 from paretosurf.problems.mdp import RegularizedMDP
 from paretosurf.problems.mdp import model as mdp_model
+from paretosurf.problems.mdp.solvers import MDPGradientSolver
 
 N_STATES, N_ACTIONS = 30, 3
 
@@ -78,3 +79,28 @@ def test_singular_system_is_reported() -> None:
     flow = np.zeros((1, 3, 3))
     with pytest.raises(np.linalg.LinAlgError, match="Singular"):
         mdp_model._lu_solve_both(flow, np.ones((1, 3, 1)), np.ones(3) / 3)
+
+
+@pytest.mark.parametrize("name", ["dst", "fishwood"])
+def test_torch_backend_runs_the_same_steps(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    from paretosurf.bench import get_task
+
+    problem = get_task(name).make_problem()
+    weights = np.linspace(0, 1, 5)
+    numpy_run = problem.gradient_solver(steps=40).solve_many(weights, [None] * 5)
+    solver = MDPGradientSolver(problem, steps=40, device="cpu")
+    torch_sols = solver.solve_many(weights, [None] * 5)
+    for a, b in zip(numpy_run, torch_sols, strict=True):
+        np.testing.assert_allclose(b.state.params, a.state.params, rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(b.objectives, a.objectives, rtol=1e-9, atol=1e-12)
+        assert b.state.t == a.state.t == 40
+    # warm starts continue on either backend
+    again = solver.solve(0.5, torch_sols[2].state)
+    assert again.state.t == 80
+
+
+def test_bad_device_is_refused() -> None:
+    with pytest.raises(ValueError, match="device"):
+        MDPGradientSolver(sparse_mdp(0), steps=3, device="tpu")

@@ -439,3 +439,31 @@ def _lu_solve_both(flow: FloatArray, rhs: FloatArray,
         x[b] = lapack.dgetrs(lu, piv, rhs[b])[0]
         y[b] = lapack.dgetrs(lu, piv, rho, trans=1)[0]
     return x, y
+
+
+def torch_policy_gradients(model: MDPModel, tensors: dict[str, Any], logits: Any,
+                           rewards: Any) -> Any:
+    """:meth:`MDPModel._policy_gradients` for one reward per slot, in torch: logits and
+    rewards (B, S, A) float64 tensors on one device, ``tensors`` the model's ``P``, ``rho``
+    and ``log_ref`` there. One batched LU factorization serves the values and the occupancy.
+    """
+    import torch
+
+    gamma, beta = model.gamma, model.beta
+    log_pi = torch.log_softmax(logits, dim=-1)
+    pi = log_pi.exp()
+    P, rho, log_ref = tensors["P"], tensors["rho"], tensors["log_ref"]
+    n = model.n_states
+    flow = torch.eye(n, dtype=logits.dtype, device=logits.device) - gamma * torch.einsum(
+        "bsa,sat->bst", pi, P)
+    kl = torch.where(pi > 0, pi * (log_pi - log_ref), torch.zeros_like(pi)).sum(-1)
+    c = (pi * rewards).sum(-1) - beta * kl  # (B, S)
+    mean = c.mean(-1, keepdim=True)
+    lu, pivots = torch.linalg.lu_factor(flow)
+    u = torch.linalg.lu_solve(lu, pivots, (c - mean).unsqueeze(-1)).squeeze(-1)
+    d_u = torch.linalg.lu_solve(lu, pivots, rho.expand(pi.shape[0], n).unsqueeze(-1),
+                                adjoint=True).squeeze(-1)
+    v = u + mean / (1.0 - gamma)
+    q = rewards + gamma * torch.einsum("sat,bt->bsa", P, v)
+    adv = q - beta * (log_pi - log_ref) - v.unsqueeze(-1)
+    return -model._factor * d_u.unsqueeze(-1) * pi * adv

@@ -86,6 +86,10 @@ class MDPGradientSolver:
     reset_optimizer : bool
         Start every call with fresh Adam moments, as the paper's code does (default: carry a
         slot's moments over from its previous call).
+    device : str, optional
+        Run the steps in torch (the ``rl`` extra) on this device, ``"cpu"`` or ``"cuda"``:
+        the same step in float64 (batched LU factorization), equal to the numpy one to
+        rounding. Default: numpy.
 
     Examples
     --------
@@ -113,8 +117,20 @@ class MDPGradientSolver:
         eps: float = 1e-8,
         init: InitParams | None = None,
         reset_optimizer: bool = False,
+        device: str | None = None,
     ) -> None:
         self.problem = problem
+        if device is not None:
+            if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
+                raise ValueError(f"device must be None (numpy), 'cpu' or 'cuda[:N]' (torch), "
+                                 f"got {device!r}")
+            try:
+                import torch  # noqa: F401
+            except ImportError as exc:
+                raise ImportError("device= runs the step in torch: pip install "
+                                  "'paretosurf[rl]'") from exc
+        self.device = device
+        self._tensors: dict[str, Any] | None = None
         self.steps = check_positive_int(steps, name="steps")
         lr_value, optimizer_name = problem._step_options(lr, optimizer)
         self.rule = StepRule(lr_value, optimizer_name, betas, eps, reset=reset_optimizer)
@@ -165,9 +181,12 @@ class MDPGradientSolver:
         t = np.array([st.t for st in sts], dtype=np.float64)
         m, v, t = self.rule.begin(m, v, t)
         rewards = (w[:, None, None] * prob.R[0] + (1.0 - w[:, None, None]) * prob.R[1])[:, None]
-        for _ in range(self.steps):
-            g = prob._policy_gradients(theta, rewards)[:, 0]
-            theta, m, v, t = self.rule.apply(theta, g, m, v, t)
+        if self.device is None:
+            for _ in range(self.steps):
+                g = prob._policy_gradients(theta, rewards)[:, 0]
+                theta, m, v, t = self.rule.apply(theta, g, m, v, t)
+        else:
+            theta, m, v, t = self._torch_steps(theta, m, v, t, rewards[:, 0])
         pis = np.exp(log_softmax(theta, axis=-1))
         objs = prob.objectives_many(pis)
         return [
@@ -178,6 +197,28 @@ class MDPGradientSolver:
             )
             for i in range(w.size)
         ]
+
+    def _torch_steps(self, theta: FloatArray, m: FloatArray, v: FloatArray, t: FloatArray,
+                     rewards: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray,
+                                                   FloatArray]:
+        """The ``steps`` steps in torch (float64) on ``device``; arrays in and out."""
+        import torch
+
+        from paretosurf.problems.mdp.model import torch_policy_gradients
+
+        dev = torch.device(str(self.device))
+        if self._tensors is None or self._tensors["P"].device != dev:
+            prob = self.problem
+            self._tensors = {name: torch.as_tensor(value, dtype=torch.float64, device=dev)
+                             for name, value in (("P", prob.P), ("rho", prob.rho),
+                                                 ("log_ref", prob._log_ref))}
+        tensors: list[Any] = [torch.as_tensor(x, dtype=torch.float64, device=dev)
+                   for x in (theta, m, v, t, rewards)]
+        th, mm, vv, tt, rw = tensors
+        for _ in range(self.steps):
+            g = torch_policy_gradients(self.problem, self._tensors, th, rw)
+            th, mm, vv, tt = self.rule.apply(th, g, mm, vv, tt)
+        return th.cpu().numpy(), mm.cpu().numpy(), vv.cpu().numpy(), tt.cpu().numpy()
 
     def __repr__(self) -> str:
         return (
