@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 import warnings
 
+import numpy as np
+
 import paretosurf as ps
 from paretosurf.bench import get_task
 
@@ -30,7 +32,7 @@ def rounds_to(result: ps.SurfResult, threshold: float) -> int | None:
 
 
 def run(task_name: str, kind: str, alpha: float | str, iterations: int = 30,
-        previous_step: bool = False) -> tuple[ps.SurfResult, float]:
+        previous_step: bool = False, seed: int = 0) -> tuple[ps.SurfResult, float]:
     task = get_task(task_name)
     problem = task.make_problem()
     if previous_step:
@@ -39,7 +41,7 @@ def run(task_name: str, kind: str, alpha: float | str, iterations: int = 30,
         use_previous_step(problem)
     tic = time.perf_counter()
     solver = task.solver(problem, kind)
-    init, _ = task.initial_states(problem, solver, kind, task.n_segments, 0)
+    init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.SurfWarning)
         res = ps.surf(solver, task.n_segments, alpha=alpha, iterations=iterations,
@@ -64,6 +66,15 @@ def main() -> None:
                 cells.append(f"{fmt(rounds_to(res, 0.05))} / {fmt(rounds_to(res, 0.02))} "
                              f"({res.history[-1].cv:.4f})")
             print(f"{name:<12}{kind:<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
+
+    print("\nfinal CV after 30 rounds, K-step solver, mean over seeds 0-7")
+    for name in ("dst", "fishwood"):
+        means = {}
+        for alpha in (0.3, "auto"):
+            means[alpha] = float(np.mean([run(name, "gradient", alpha, seed=seed)[0]
+                                          .history[-1].cv for seed in range(8)]))
+        print(f"{name:<12}alpha 0.3 {means[0.3]:.4f}   alpha auto {means['auto']:.4f}",
+              flush=True)
 
     today, today_s = run("dst", "gradient", 0.3, previous_step=True)
     auto, auto_s = run("dst", "gradient", "auto")
