@@ -624,3 +624,13 @@ def test_table_says_when_a_method_returned_fewer_points() -> None:
     full = run_task(get_task("gear"), methods=["surf"], seeds=1, solver_kind="exact",
                     iterations=2)
     assert "| points" not in format_table(full)
+
+
+def test_a_lone_method_without_exact_front_gets_no_self_referential_igd() -> None:
+    import dataclasses
+
+    task = dataclasses.replace(get_task("gear"), name="gear-hidden", make_problem=_NoExactFront)
+    report = run_task(task, methods=["surf"], seeds=1, solver_kind="exact", iterations=3)
+    assert set(report.scores["surf"][0]) == {"hv", "cv", "gap_ratio"}
+    table = format_table(report)
+    assert "| IGD |" not in table and "| HV |" in table

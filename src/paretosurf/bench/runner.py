@@ -389,8 +389,13 @@ def _score_empirically(report: TaskReport) -> None:
         report.hv_ref = hv_reference_point(reference)
     report.reference_front = reference
     report.hv_exact_front = metrics.hypervolume(reference, ref=report.hv_ref)
+    alone = len(report.results) == 1
     for name, runs in report.results.items():
         report.scores[name] = [score(r, reference, report.hv_ref) for r in runs]
+        if alone:  # a method measured against its own points: IGD and distance say nothing
+            for sc in report.scores[name]:
+                for key in ("igd", "front_distance_mean", "front_distance_max"):
+                    sc.pop(key)
 
 
 # ------------------------------------------------------------------------------- output
