@@ -38,6 +38,7 @@ One GPU, the paper's sizes in bfloat16 (a few minutes)::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -209,15 +210,9 @@ def run_generation_probe(args: argparse.Namespace, models: dict[str, str]) -> di
     return {
         "adapter": args.adapter, "prompt_tokens": int(batch["input_ids"].shape[1]),
         "base_s": timed(model.disable_adapter),
-        "unmerged_s": timed(lambda: _nothing()),
+        "unmerged_s": timed(contextlib.nullcontext),
         "merged_s": timed(lambda: merged_adapter(model)),
     }
-
-
-def _nothing() -> Any:
-    import contextlib
-
-    return contextlib.nullcontext()
 
 
 # ---------------------------------------------------------------------------- driver

@@ -41,7 +41,7 @@ Examples
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -72,7 +72,7 @@ class DQNState:
     adam_m, adam_v : dict of str to ndarray
         Adam's first and second moments; ``adam_t`` its step count.
     obs, action, reward, next_obs, terminal, valid : ndarray
-        The replay buffer, a ring of ``capacity`` rows: observations ``(C, 2)``, actions
+        The replay buffer, a ring of C rows (``buffer_size``): observations ``(C, 2)``, actions
         ``(C,)``, the two rewards ``(C, 2)``, next observations, whether the step ended at the
         goal, and whether the row holds a transition (rows of environments whose episode had
         already ended in a wave are written as invalid). ``size`` rows are filled, the next
@@ -97,12 +97,6 @@ class DQNState:
     updates: int = 0
     episodes: int = 0
     calls: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def capacity(self) -> int:
-        """Rows of the replay buffer."""
-        return int(self.obs.shape[0])
 
 
 def _normalize(obs: Any) -> Any:

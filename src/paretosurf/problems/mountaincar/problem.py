@@ -14,12 +14,9 @@ from typing import Any
 from paretosurf.problems.mountaincar.dqn import SoftDQNSolver
 from paretosurf.problems.mountaincar.simulator import GAMMA, HORIZON
 
-__all__ = ["HV_REFERENCE", "OBJECTIVE_NAMES", "MOMountainCar"]
+__all__ = ["HV_REFERENCE", "MOMountainCar"]
 
 BETA = 0.05
-#: Axis labels of the two objectives (minimized).
-OBJECTIVE_NAMES = ("time: -(discounted -1 per step) + KL",
-                   "push: -(discounted -1 per forward push) + KL")
 
 
 def worst_objective(beta: float = BETA, gamma: float = GAMMA, horizon: int = HORIZON) -> float:
@@ -60,8 +57,6 @@ class MOMountainCar:
     >>> problem.gradient_solver(steps=100, seed=3)
     SoftDQNSolver(episodes=100, n_envs=20, beta=0.05, gamma=0.995, seed=3)
     """
-
-    objective_names = OBJECTIVE_NAMES
 
     def __init__(self, *, beta: float = BETA, gamma: float = GAMMA, device: str = "cpu",
                  solver_options: dict[str, Any] | None = None) -> None:
