@@ -46,3 +46,15 @@ def test_own_solver_example_runs(tmp_path, monkeypatch) -> None:
     assert (tmp_path / "my-run.json").exists() and (tmp_path / "my-run.npz").exists()
     back = ps.SurfResult.load("my-run")
     np.testing.assert_array_equal(back.points, res.points)
+
+
+def test_surface_example_prints_what_it_says() -> None:
+    block = next(b for b in examples() if "surf_simplex" in b)
+    namespace = run(block)
+    res = namespace["res"]
+    printed = re.search(r"print\(round\(res.history\[0\].cv, 2\), round\(res.history\[-1\].cv, "
+                        r"2\)\)\s+# ([0-9.]+) ([0-9.]+)", block)
+    assert printed is not None
+    assert round(res.history[0].cv, 2) == float(printed.group(1))
+    assert round(res.history[-1].cv, 2) == float(printed.group(2))
+    assert res.weights.shape == (91, 3) and res.success

@@ -11,6 +11,7 @@ from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
 from paretosurf.solvers import GradientSolver, InnerSolver, InnerSolverError, Solution
 from paretosurf.surf import surf
+from paretosurf.surf_simplex import surf_simplex
 
 __version__ = "0.1.0"
 
@@ -33,6 +34,7 @@ __all__ = [
     "metrics",
     "problems",
     "surf",
+    "surf_simplex",
     "weights_from_front",
     "weights_from_speed",
 ]

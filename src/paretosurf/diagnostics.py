@@ -20,13 +20,14 @@ in (see :mod:`paretosurf.spacing`) and with tolerances relative to the front's e
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import moocore
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Finding", "SurfWarning", "diagnose"]
+__all__ = ["Finding", "SurfWarning", "diagnose", "diagnose_surface"]
 
 FloatArray = NDArray[np.float64]
 
@@ -101,8 +102,9 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
 
     Parameters
     ----------
-    weights : ndarray, shape (P,)
-        The points' weights, increasing.
+    weights : ndarray, shape (P,) or (P, M)
+        The points' weights: increasing scalars (two objectives), or weight vectors on the
+        simplex (a surface of M >= 3 objectives, see :func:`diagnose_surface`).
     points : ndarray, shape (P, M)
         Their objectives (minimized).
     coords : ndarray, shape (P, K)
@@ -152,6 +154,9 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             f"{ranges.max() / ranges.min():.3g}, so distances (and the spacing) are dominated "
             f"by objective {big + 1}; use normalize='endpoints' to measure them in normalized "
             "coordinates", fatal=False))
+    if weights.ndim == 2:
+        return findings + diagnose_surface(weights, points, coords,
+                                           moving_average=moving_average)
 
     extent = float(np.sum(np.linalg.norm(np.diff(coords, axis=0), axis=1)))
     gaps = np.linalg.norm(np.diff(coords, axis=0), axis=1)
@@ -202,16 +207,7 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "(the front is non-convex or disconnected there); use a Tchebycheff "
             "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"))
 
-    nondominated = moocore.is_nondominated(points)
-    inner = [i for i in range(1, p - 1) if not nondominated[i] and weak[i]]
-    if inner:
-        remedy = ("let the solver converge further (more steps per call or more rounds)"
-                  if moving_average is not None else
-                  "let the solver converge further (more steps per call or more rounds), or "
-                  "average noisy estimates with moving_average=0.2")
-        findings.append(Finding(
-            "dominated", f"{len(inner)} of {p} points are dominated by others (slots "
-            f"{_short(inner)}); {remedy}"))
+    findings += _dominated(points, weak, range(1, p - 1), moving_average)
     if wrong_order and not collapsed:
         wrong = wrong_order
         if wrong:
@@ -223,6 +219,71 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
                 "neighbouring pairs are out of the order weighted sums guarantee (objective 1 "
                 f"falling and objective 2 rising with w); {remedy}"))
     return findings
+
+
+def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
+                     moving_average: float | None = None) -> list[Finding]:
+    """The problems of points spread over a surface (weight vectors, M >= 3 objectives):
+    coincident points, corners that are only weakly Pareto-optimal, and dominated points.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.diagnostics import diagnose_surface
+    >>> w = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1/3, 1/3, 1/3]])
+    >>> f = 1 - w                                   # a flat front
+    >>> diagnose_surface(w, f, f)
+    []
+    >>> g = f.copy(); g[3] = g[0]                   # two weights, one point
+    >>> [x.code for x in diagnose_surface(w, g, g)]
+    ['collapsed']
+    """
+    from scipy.spatial import cKDTree
+
+    p = len(points)
+    findings: list[Finding] = []
+    ranges = points.max(axis=0) - points.min(axis=0)
+    extent = float(np.linalg.norm(coords.max(axis=0) - coords.min(axis=0)))
+    pairs = cKDTree(coords).query_pairs(RELATIVE_TOL * max(extent, 1e-300))
+    weak = _weakly_dominated(points, ranges)
+    corners = [i for i in range(p) if np.max(weights[i]) == 1.0]
+    weak_corners = [i for i in corners if weak[i]]
+    if pairs:
+        merged = len({j for pair in pairs for j in pair})
+        findings.append(Finding(
+            "collapsed", f"points have collapsed: {merged} of {p} points coincide with "
+            "another; parts of the surface are reached at a single weight or not at all (the "
+            "front is non-convex there, or the solver stops on a flat face), which weighted "
+            "sums cannot fix; a Tchebycheff scalarization (paretosurf.adapters, "
+            "scalarization='tchebycheff') reaches every Pareto point"))
+    if weak_corners:
+        m = weights.shape[1]
+        findings.append(Finding(
+            "endpoint", f"the corner point{'s' if len(weak_corners) > 1 else ''} of slot"
+            f"{'s' if len(weak_corners) > 1 else ''} {_short(weak_corners)} "
+            f"{'are' if len(weak_corners) > 1 else 'is'} only weakly Pareto-optimal (at a "
+            "corner the scalarized problem ignores the other objectives and the solver "
+            f"stopped on the flat face it leaves); pass weight_bounds=(1e-3, 1 - {m - 1} * "
+            "1e-3) to solve slightly inside the simplex"))
+    findings += _dominated(points, weak, [i for i in range(p) if i not in corners],
+                           moving_average)
+    return findings
+
+
+def _dominated(points: FloatArray, weak: NDArray[np.bool_], candidates: Sequence[int],
+               moving_average: float | None) -> list[Finding]:
+    """The "dominated" finding for the ``candidates`` (slots other than the endpoints or
+    corners) that other points dominate, if any."""
+    nondominated = moocore.is_nondominated(points)
+    inner = [i for i in candidates if not nondominated[i] and weak[i]]
+    if not inner:
+        return []
+    remedy = ("let the solver converge further (more steps per call or more rounds)"
+              if moving_average is not None else
+              "let the solver converge further (more steps per call or more rounds), or "
+              "average noisy estimates with moving_average=0.2")
+    return [Finding("dominated", f"{len(inner)} of {len(points)} points are dominated by "
+                    f"others (slots {_short(inner)}); {remedy}")]
 
 
 def _jump(weights: FloatArray, gaps: FloatArray, extent: float) -> tuple[int, float] | None:

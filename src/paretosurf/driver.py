@@ -54,7 +54,7 @@ from paretosurf.executors import (
     raise_for,
 )
 from paretosurf.result import IterationRecord, SurfResult, history_from_parts
-from paretosurf.solvers import SolverLike, as_solver, count_steps
+from paretosurf.solvers import SolverLike, as_solver, as_weight, count_steps, weight_to_json
 from paretosurf.spacing import Spacing
 from paretosurf.states import (
     StateFolder,
@@ -74,6 +74,7 @@ __all__ = [
     "RunOptions",
     "StatePool",
     "SurfWarning",
+    "anchor_rows",
     "check_run_options",
     "moving_average_step",
     "run",
@@ -91,8 +92,9 @@ class Round:
 
     Attributes
     ----------
-    weights : ndarray, shape (R,)
-        Weights in [0, 1] to solve at.
+    weights : ndarray, shape (R,) or (R, M)
+        Weights to solve at: scalars in [0, 1] (two objectives), or weight vectors on the
+        simplex (rows of M >= 2 non-negative entries summing to 1).
     starts : sequence of int or None, length R
         For each weight, the key of the stored state that warm-starts it (``None``: the
         solver's cold start).
@@ -344,6 +346,36 @@ def check_run_options(
         raise TypeError("executor must have a map(solver, weights, states) method")
 
 
+def anchor_rows(weights: FloatArray) -> list[int] | None:
+    """The rows of a round's weights that solve a single objective (the "endpoints" whose
+    ideal and nadir ``normalize="endpoints"`` reads): the first and last of scalar weights
+    running from 0 to 1, or the corners ``e_m`` of weight vectors, one per objective; ``None``
+    when they are not all there.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.driver import anchor_rows
+    >>> anchor_rows(np.array([0.0, 0.5, 1.0])), anchor_rows(np.array([0.2, 1.0]))
+    ([0, 2], None)
+    >>> anchor_rows(np.array([[0.5, 0.5, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]]))
+    [2, 3, 1]
+    """
+    if weights.ndim == 1:
+        if weights.size >= 2 and weights[0] == 0.0 and weights[-1] == 1.0:
+            return [0, weights.size - 1]
+        return None
+    if weights.ndim != 2 or weights.shape[0] == 0:
+        return None
+    rows = []
+    for m in range(weights.shape[1]):
+        hits = np.flatnonzero(weights[:, m] == 1.0)
+        if hits.size == 0:
+            return None
+        rows.append(int(hits[0]))
+    return rows
+
+
 def check_weight_bounds(weight_bounds: object) -> tuple[float, float] | None:
     """``weight_bounds`` as ``(lo, hi)`` with ``0 <= lo < hi <= 1``, or ``None``."""
     if weight_bounds is None:
@@ -369,12 +401,14 @@ def check_moving_average(rate: object) -> float | None:
     return float(rate)
 
 
-def moving_average_step(point: FloatArray, weight: float, previous: FloatArray | None,
-                        rate: float, spacing: float) -> FloatArray:
+def moving_average_step(point: FloatArray, weight: float | FloatArray,
+                        previous: FloatArray | None, rate: float,
+                        spacing: float) -> FloatArray:
     """One step of a slot's moving average of its objectives.
 
-    ``previous`` holds the slot's average and the weight it was at (``None`` on its first
-    round). The new estimate enters with the share ``rate`` while the slot's weight stays, and
+    ``previous`` holds the slot's average followed by the weight it was at (``None`` on its
+    first round); a weight vector moves by its largest change in any component. The new
+    estimate enters with the share ``rate`` while the slot's weight stays, and
     with a share growing linearly to 1 as the weight moves by up to ``spacing`` (one average
     gap between weights): an average over points at other weights would place this one where
     the slot was, not where it is.
@@ -391,9 +425,10 @@ def moving_average_step(point: FloatArray, weight: float, previous: FloatArray |
     """
     if previous is None:
         return np.array(point, dtype=np.float64)
-    moved = min(1.0, abs(weight - float(previous[-1])) / spacing)
+    w = np.atleast_1d(np.asarray(weight, dtype=np.float64))
+    moved = min(1.0, float(np.max(np.abs(w - previous[-w.size:]))) / spacing)
     share = rate + (1.0 - rate) * moved
-    return np.asarray(share * point + (1.0 - share) * previous[:-1], dtype=np.float64)
+    return np.asarray(share * point + (1.0 - share) * previous[:-w.size], dtype=np.float64)
 
 
 class _MapExecutor:
@@ -502,10 +537,19 @@ class _Runner:
                 "settings": self.settings()}
 
     def solved_weights(self, weights: FloatArray) -> FloatArray:
-        """The weights the solver sees: ``lo + (hi - lo) * w`` with ``weight_bounds``."""
+        """The weights the solver sees: ``lo + (hi - lo) * w`` with ``weight_bounds`` (for weight
+        vectors, whose components then range over ``[lo, hi]``, ``hi`` must be
+        ``1 - (M - 1) * lo`` so that they still sum to 1)."""
         if self.weight_bounds is None:
             return weights
         lo, hi = self.weight_bounds
+        if weights.ndim == 2:
+            m = weights.shape[1]
+            if not math.isclose(hi, 1.0 - (m - 1) * lo, rel_tol=0.0, abs_tol=1e-12):
+                raise ValueError(
+                    f"weight_bounds=({lo}, {hi}) for weight vectors of {m} objectives must be "
+                    f"(lo, 1 - {m - 1} * lo) = ({lo}, {1.0 - (m - 1) * lo:.12g}) so that "
+                    "the solved weights still sum to 1")
         out = lo + (hi - lo) * weights
         out[weights == 0.0], out[weights == 1.0] = lo, hi
         return np.asarray(out, dtype=np.float64)
@@ -615,7 +659,7 @@ class _Runner:
         now = time.time()
         self.folder.append_solves([
             {"round": index, "call": call, "attempt": attempt, "slot": o.slot,
-             "weight": float(o.weight),
+             "weight": weight_to_json(o.weight),
              "objectives": None if o.solution is None else o.solution.objectives.tolist(),
              "seconds": float(o.seconds), "host": o.host, "pid": o.pid, "error": o.error,
              "killed": o.killed, "time": now}
@@ -623,21 +667,26 @@ class _Runner:
 
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
         weights = np.asarray(rnd.weights, dtype=np.float64)
-        if weights.ndim != 1 or len(rnd.starts) != weights.size or weights.size == 0:
-            raise ValueError(f"{self.method.label} proposed {weights.size} weights with "
+        n_weights = weights.shape[0] if weights.ndim else 0
+        if weights.ndim not in (1, 2) or len(rnd.starts) != n_weights or n_weights == 0:
+            raise ValueError(f"{self.method.label} proposed {n_weights} weights with "
                              f"{len(rnd.starts)} warm starts")
         if not (np.all(np.isfinite(weights)) and np.all((weights >= 0) & (weights <= 1))):
             raise ValueError(f"{self.method.label} proposed weights outside [0, 1]: "
                              f"{weights.tolist()}")
+        if weights.ndim == 2 and np.any(np.abs(weights.sum(axis=1) - 1.0) > 1e-9):
+            raise ValueError(f"{self.method.label} proposed weight vectors off the simplex "
+                             f"(rows must sum to 1): {weights.tolist()}")
         states = self.pool.take(rnd.starts)
-        slots = list(range(weights.size)) if rnd.slots is None else list(rnd.slots)
+        slots = list(range(n_weights)) if rnd.slots is None else list(rnd.slots)
         solve_at = self.solved_weights(weights)
-        self.slots_done, self.slots_total = 0, weights.size * rnd.repeats
+        self.slots_done, self.slots_total = 0, n_weights * rnd.repeats
         start = self.round_started = time.perf_counter()
         outcomes: list[SolveOutcome] = []
         for call in range(rnd.repeats):
             last = call == rnd.repeats - 1
-            tasks = [SolveTask(slot, float(w), state, self.save_folder(index, slot, call, last))
+            tasks = [SolveTask(slot, as_weight(w), state,
+                               self.save_folder(index, slot, call, last))
                      for slot, w, state in zip(slots, solve_at, states, strict=True)]
             outcomes = self.run_tasks(tasks, index, call)
             states = [o.solution.state for o in outcomes if o.solution is not None]
@@ -665,10 +714,13 @@ class _Runner:
                              f"{self.progress.n_objectives} before")
         keys = [self.pool.add(s) for s in states]
         estimates = self.average(slots, weights, points)
-        if weights.size >= 2 and weights[0] == 0.0 and weights[-1] == 1.0:
-            self.spacing.fit(estimates)
+        anchors = anchor_rows(weights)
+        if anchors is not None:
+            self.spacing.fit(estimates, anchors=anchors)
         else:
-            self.spacing.fit(self.method.front()[1])
+            front_weights, front_points, _ = self.method.front()
+            self.spacing.fit(front_points,
+                             anchors=anchor_rows(np.asarray(front_weights, dtype=np.float64)))
         coordinates = self.spacing(estimates)
         return RoundOutcome(weights, points, keys, [s.info for s in sols], estimates,
                             coordinates), seconds
@@ -680,7 +732,9 @@ class _Runner:
         if rate is None:
             return points
         out = np.empty_like(points)
-        spacing = 1.0 / max(len(slots) - 1, 1)
+        # one average gap between weights (for weight vectors, of a lattice of that size)
+        spacing = (1.0 / max(len(slots) - 1, 1) if weights.ndim == 1 else
+                   len(slots) ** (-1.0 / max(weights.shape[1] - 1, 1)))
         for i, slot in enumerate(slots):
             previous = self.averages.get(slot)
             out[i] = moving_average_step(points[i], weights[i], previous, rate, spacing)
@@ -692,7 +746,8 @@ class _Runner:
         weights, points, keys = self.method.front()
         coords = points
         if points.ndim == 2 and points.shape[1] > 0:
-            self.spacing.fit(points)
+            ends = anchor_rows(np.asarray(weights, dtype=np.float64))
+            self.spacing.fit(points, anchors=ends)
             coords = self.spacing(points)
         return self.solved_weights(np.array(weights, dtype=np.float64)), points, coords, keys
 

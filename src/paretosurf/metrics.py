@@ -1,7 +1,10 @@
 """Quality indicators for a set of front points: coverage (HV, IGD) and uniformity (CV, gaps).
 
-All objectives are minimized. Uniformity metrics take the points *in weight order*
-(consecutive rows are neighbours on the front), as SURF returns them.
+All objectives are minimized. The curve uniformity metrics (:func:`segment_lengths`,
+:func:`cv`, :func:`gap_ratio`) take the points *in weight order* (consecutive rows are
+neighbours on the front), as SURF returns them. The surface metrics (:func:`nn_distances`,
+:func:`nn_cv`, :func:`nn_ratio`, :func:`nn_min_ratio`, :func:`covering_radius`) take a point
+set of any dimension in any order: they measure spacing by nearest-neighbour distances.
 """
 
 from __future__ import annotations
@@ -12,16 +15,22 @@ from collections.abc import Callable
 import moocore
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.spatial import cKDTree
 
 from paretosurf._validation import as_front_points, check_positive_int
 
 __all__ = [
     "cdf_error",
+    "covering_radius",
     "cv",
     "front_distance",
     "gap_ratio",
     "hypervolume",
     "igd",
+    "nn_cv",
+    "nn_distances",
+    "nn_min_ratio",
+    "nn_ratio",
     "segment_lengths",
 ]
 
@@ -183,3 +192,174 @@ def front_distance(points: ArrayLike, /, reference_front: ArrayLike) -> FloatArr
     nearest = a[None, :, :] + t[..., None] * seg[None, :, :]
     return np.asarray(np.min(np.linalg.norm(p[:, None, :] - nearest, axis=2), axis=1),
                       dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------- surfaces
+def nn_distances(points: ArrayLike, /) -> FloatArray:
+    """Euclidean distance from each point to its nearest *other* point.
+
+    The spacing of a point set of any dimension, in any order (a k-d tree,
+    :class:`scipy.spatial.cKDTree`). A point that coincides with another has distance 0.
+
+    Parameters
+    ----------
+    points : array_like, shape (P, M)
+        Finite points, P >= 2, in any order.
+
+    Returns
+    -------
+    ndarray, shape (P,)
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is not a finite 2-D array of at least 2 rows.
+
+    Examples
+    --------
+    >>> from paretosurf import metrics
+    >>> metrics.nn_distances([[0, 0], [3, 4], [3, 5]]).tolist()
+    [5.0, 1.0, 1.0]
+    """
+    p = as_front_points(points, name="points", min_points=2)
+    dist, _ = cKDTree(p).query(p, k=2)
+    # column 0 is the point itself (or a duplicate, both at distance 0); column 1 the nearest
+    # other point
+    return np.asarray(dist[:, 1], dtype=np.float64)
+
+
+def nn_cv(points: ArrayLike, /) -> float:
+    """Coefficient of variation of the nearest-neighbour distances: population std / mean.
+
+    0 for a perfect lattice (every point as close to its nearest neighbour as any other);
+    ``nan`` if all points coincide. Invariant under permutations, translations, rotations and
+    scaling of the points.
+
+    Parameters
+    ----------
+    points : array_like, shape (P, M)
+        Finite points, P >= 2, in any order.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    A square lattice and a triangular lattice are perfectly even:
+
+    >>> import numpy as np
+    >>> from paretosurf import metrics
+    >>> square = [[i, j] for i in range(3) for j in range(3)]
+    >>> metrics.nn_cv(square)
+    0.0
+    >>> triangle = [[i + j / 2, j * np.sqrt(3) / 2] for j in range(3) for i in range(3 - j)]
+    >>> round(metrics.nn_cv(triangle), 12)
+    0.0
+    >>> round(metrics.nn_cv([[0, 0], [1, 0], [4, 0]]), 6)   # distances 1, 1, 3
+    0.565685
+    """
+    return cv_of_gaps(nn_distances(points))
+
+
+def nn_ratio(points: ArrayLike, /) -> float:
+    """Largest / smallest nearest-neighbour distance (1 is perfectly even).
+
+    ``inf`` if two points coincide.
+
+    Parameters
+    ----------
+    points : array_like, shape (P, M)
+        Finite points, P >= 2, in any order.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from paretosurf import metrics
+    >>> metrics.nn_ratio([[i, j] for i in range(3) for j in range(3)])   # square lattice
+    1.0
+    >>> metrics.nn_ratio([[0, 0], [1, 0], [4, 0]])
+    3.0
+    >>> metrics.nn_ratio([[0, 0], [0, 0], [1, 0]])
+    inf
+    """
+    return gap_ratio_of_gaps(nn_distances(points))
+
+
+def nn_min_ratio(points: ArrayLike, /) -> float:
+    """Smallest nearest-neighbour distance / mean nearest-neighbour distance.
+
+    1 for a perfect lattice, 0 if two points coincide, ``nan`` if all points coincide. "No two
+    points closer than a fifth of the mean spacing" is ``nn_min_ratio(points) >= 0.2``.
+
+    Parameters
+    ----------
+    points : array_like, shape (P, M)
+        Finite points, P >= 2, in any order.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from paretosurf import metrics
+    >>> metrics.nn_min_ratio([[i, j] for i in range(3) for j in range(3)])   # square lattice
+    1.0
+    >>> metrics.nn_min_ratio([[0, 0], [1, 0], [4, 0]])      # 1 / mean(1, 1, 3)
+    0.6
+    """
+    d = nn_distances(points)
+    mean = float(d.sum()) / d.size
+    if mean == 0.0:
+        return float("nan")
+    return float(d.min()) / mean
+
+
+def covering_radius(points: ArrayLike, /, reference: ArrayLike) -> float:
+    """Largest distance from a reference point to its nearest point of ``points``.
+
+    With a dense sample of the true front as ``reference``, this is the radius of the largest
+    hole the points leave on the front: every front point lies within this distance of some
+    point (up to the sampling error of ``reference``). For a lattice covering a region
+    sampled densely, it is the lattice's circumradius: ``h / sqrt(2)`` for a square lattice
+    of spacing ``h``, ``a / sqrt(3)`` for a triangular lattice of spacing ``a``.
+
+    Parameters
+    ----------
+    points : array_like, shape (P, M)
+        Finite points, P >= 2, in any order.
+    reference : array_like, shape (R, M)
+        Finite reference points (R >= 1), for example a dense sample of the true front.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If either array is not finite and 2-D, ``points`` has fewer than 2 rows, or the two
+        have different numbers of objectives.
+
+    Examples
+    --------
+    A square lattice of spacing 1 against a grid of step 1/10 over the same square: the
+    farthest grid points are the cell centres, at ``sqrt(2) / 2`` from the lattice.
+
+    >>> import numpy as np
+    >>> from paretosurf import metrics
+    >>> square = [[i, j] for i in range(3) for j in range(3)]
+    >>> grid = np.stack(np.meshgrid(np.linspace(0, 2, 21), np.linspace(0, 2, 21)), -1)
+    >>> round(metrics.covering_radius(square, grid.reshape(-1, 2)), 6)
+    0.707107
+    """
+    p = as_front_points(points, name="points", min_points=2)
+    ref = as_front_points(reference, name="reference", min_points=1)
+    if ref.shape[1] != p.shape[1]:
+        raise ValueError(f"reference has {ref.shape[1]} objectives but points have {p.shape[1]}")
+    dist, _ = cKDTree(p).query(ref, k=1)
+    return float(np.max(dist))

@@ -100,8 +100,19 @@ class IterationRecord:
         coords: FloatArray | None = None,
     ) -> IterationRecord:
         """A record whose CV and gap ratio are computed from ``points``, or from ``coords``,
-        the points in the coordinates the run measures distances in."""
+        the points in the coordinates the run measures distances in.
+
+        With weight vectors (shape (P, M), points spread over a surface) the two measure the
+        nearest-neighbour distances instead of the gaps between consecutive points: ``cv`` is
+        :func:`~paretosurf.metrics.nn_cv` and ``gap_ratio`` is
+        :func:`~paretosurf.metrics.nn_ratio` (largest over smallest)."""
         at = points if coords is None else coords
+        if np.ndim(weights) == 2:
+            usable = len(at) >= 2 and at.shape[-1] > 0
+            cv = metrics.nn_cv(at) if usable else math.nan
+            ratio = metrics.nn_ratio(at) if usable else math.nan
+            return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
+                       solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha)
         gaps = metrics.segment_lengths(at) if len(at) >= 2 and at.shape[-1] else np.empty(0)
         cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
         ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan

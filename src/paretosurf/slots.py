@@ -40,7 +40,10 @@ def nearest_keys(keys: Sequence[int | None], previous: FloatArray,
     >>> nearest_keys([10, 11, 12], np.array([0, 0.2, 1]), np.array([0, 0.7, 1]))
     [10, 12, 12]
     """
-    nearest = np.abs(weights[:, None] - previous[None, :]).argmin(axis=1)
+    gaps = np.abs(weights[:, None] - previous[None, :])
+    if gaps.ndim == 3:  # weight vectors: Euclidean distance
+        gaps = np.sqrt(np.sum(gaps ** 2, axis=2))
+    nearest = gaps.argmin(axis=1)
     return [keys[i] for i in nearest.tolist()]
 
 
@@ -62,7 +65,8 @@ class SlotMethod(Method):
 
     # ------------------------------------------------------------------ subclass hooks
     def next_weights(self) -> FloatArray:
-        """Weights of the next round, increasing from exactly 0 to exactly 1."""
+        """Weights of the next round: increasing from exactly 0 to exactly 1, or weight
+        vectors of shape (N + 1, M) on the simplex."""
         raise NotImplementedError
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:

@@ -28,12 +28,48 @@ __all__ = [
     "Solution",
     "SolverLike",
     "StepRule",
+    "Weight",
     "as_solution",
     "as_solver",
+    "as_weight",
     "count_steps",
+    "format_weight",
+    "weight_to_json",
 ]
 
 FloatArray = NDArray[np.float64]
+#: A weight as the driver hands it to a solver: a float in [0, 1] (two objectives, the weight
+#: on objective 1) or a vector of shape (M,) on the simplex (M >= 3 objectives).
+Weight = float | FloatArray
+
+
+def format_weight(weight: Weight) -> str:
+    """A weight for messages: ``0.25`` or ``[0.2, 0.3, 0.5]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.solvers import format_weight
+    >>> format_weight(0.25), format_weight(np.array([0.2, 0.3, 0.5]))
+    ('0.25', '[0.2, 0.3, 0.5]')
+    """
+    arr = np.asarray(weight, dtype=np.float64)
+    if arr.ndim == 0:
+        return f"{float(arr):.6g}"
+    return "[" + ", ".join(f"{float(v):.6g}" for v in arr.ravel()) + "]"
+
+
+def weight_to_json(weight: Weight) -> float | list[float]:
+    """A weight as a JSON value (a float, or a list for a weight vector)."""
+    arr = np.asarray(weight, dtype=np.float64)
+    return float(arr) if arr.ndim == 0 else [float(v) for v in arr.ravel()]
+
+
+def as_weight(weight: object) -> Weight:
+    """The weight a solver receives: a Python float for a scalar, a float64 copy for a
+    vector (so that a solver may keep or change it without touching the run's arrays)."""
+    arr = np.array(weight, dtype=np.float64)
+    return float(arr) if arr.ndim == 0 else arr
 
 
 @dataclass
@@ -97,7 +133,8 @@ SolverLike = InnerSolver | BatchSolver | Callable[[float, Any], Any]
 class InnerSolverError(RuntimeError):
     """An inner solve failed or returned an unusable result; names the slot and weight."""
 
-    def __init__(self, message: str, *, slot: int | None = None, weight: float | None = None):
+    def __init__(self, message: str, *, slot: int | None = None,
+                 weight: Weight | None = None):
         super().__init__(message)
         self.slot = slot
         self.weight = weight
@@ -135,7 +172,7 @@ def as_solver(solver: object) -> InnerSolver | BatchSolver:
     )
 
 
-def as_solution(raw: object, slot: int, weight: float) -> Solution:
+def as_solution(raw: object, slot: int, weight: Weight) -> Solution:
     """A solver's return value as a :class:`Solution`: a Solution as is, a tuple
     ``(objectives, state[, info])`` converted; anything else an :class:`InnerSolverError`
     naming the slot and weight."""
@@ -147,9 +184,11 @@ def as_solution(raw: object, slot: int, weight: float) -> Solution:
         except (TypeError, ValueError) as exc:
             raise InnerSolverError(
                 f"inner solver returned a tuple that is not (objectives, state[, info]) for "
-                f"slot {slot} (weight {weight:.6g}): {exc}", slot=slot, weight=weight) from exc
+                f"slot {slot} (weight {format_weight(weight)}): {exc}", slot=slot,
+                weight=weight) from exc
     raise InnerSolverError(
-        f"inner solver returned {type(raw).__name__} for slot {slot} (weight {weight:.6g}); "
+        f"inner solver returned {type(raw).__name__} for slot {slot} (weight "
+        f"{format_weight(weight)}); "
         "expected a Solution(objectives, state, info) or a tuple (objectives, state)",
         slot=slot,
         weight=weight,

@@ -8,8 +8,9 @@ the coordinates used instead:
 
 - ``"endpoints"`` (the default): each objective shifted by its ideal value and divided by its
   nadir minus ideal, both read from the current endpoint solutions (the points at ``w = 0`` and
-  ``w = 1``), as pymoo normalizes. Changing an objective's units then changes neither the
-  coordinates nor which solutions are found;
+  ``w = 1``; with ``M >= 3`` objectives, the M corner solutions), as pymoo normalizes.
+  Changing an objective's units then changes neither the coordinates nor which solutions
+  are found;
 - ``"none"``: the raw objectives (the paper's coordinates);
 - ``(ideal, nadir)``: a fixed normalization;
 - a callable ``f(points) -> coordinates`` (rows to rows, the same number of columns or not), for
@@ -108,15 +109,17 @@ class Spacing:
             "callable": f"coordinates given by {self.setting()[len('callable '):]}",
         }[self.kind]
 
-    def fit(self, front: ArrayLike) -> None:
-        """With ``"endpoints"``, read ideal and nadir from the first and last rows of ``front``
-        (the points at ``w = 0`` and ``w = 1``); other options have nothing to fit."""
+    def fit(self, front: ArrayLike, *, anchors: ArrayLike | None = None) -> None:
+        """With ``"endpoints"``, read ideal and nadir from the anchor rows of ``front``: the
+        solutions of single objectives (by default its first and last rows, the points at
+        ``w = 0`` and ``w = 1``; with weight vectors, the corners). Other options have
+        nothing to fit."""
         if self.kind != "endpoints":
             return
         pts = np.asarray(front, dtype=np.float64)
         if pts.ndim != 2 or pts.shape[0] < 2 or pts.shape[1] == 0:
             return
-        ends = pts[[0, -1]]
+        ends = pts[[0, -1]] if anchors is None else pts[np.asarray(anchors, dtype=np.intp)]
         ideal, nadir = ends.min(axis=0), ends.max(axis=0)
         span = nadir - ideal
         self.ideal = ideal

@@ -26,7 +26,7 @@ from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import SolverLike
 
-__all__ = ["SurfMethod", "surf"]
+__all__ = ["CDFRefinement", "SurfMethod", "surf"]
 
 #: ``alpha="auto"``: the damping's range, and the factor by which the CDF change must shrink
 #: from one round to the next for the damping to grow.
@@ -41,6 +41,101 @@ AUTO_SETTLED = 0.02
 AUTO_GRID = 1025
 
 FloatArray = NDArray[np.float64]
+class CDFRefinement:
+    """SURF's estimate of one arc-length CDF, refined round by round: ``Phi_{t+1} = alpha *
+    Phi~_t + (1 - alpha) * Phi_t``, with ``Phi~_t`` rebuilt from the chord lengths of the
+    round's points and ``alpha`` fixed or chosen per round (``"auto"``).
+
+    :class:`SurfMethod` holds one for the front; :mod:`paretosurf.surf_simplex` one per edge of
+    the weight simplex, so that every edge of a surface gets exactly SURF's points.
+
+    Parameters
+    ----------
+    alpha : float or "auto"
+        Damping factor in (0, 1], or ``"auto"`` (see :func:`surf`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surf import CDFRefinement
+    >>> refine = CDFRefinement(1.0)
+    >>> w = np.linspace(0, 1, 5)
+    >>> refine.update(w, np.c_[w ** 2, 1 - w ** 2])       # points crowd at w = 0
+    >>> refine.cdf.quantile_weights(2).round(3).tolist()
+    [0.0, 0.707, 1.0]
+    """
+
+    def __init__(self, alpha: float | str = 0.3) -> None:
+        if isinstance(alpha, str) and alpha != "auto":
+            raise ValueError(f"alpha must be a number in (0, 1] or 'auto', got {alpha!r}")
+        self.auto = alpha == "auto"
+        #: The damping of the last update (with "auto": chosen round by round).
+        self.alpha = AUTO_ALPHA_MAX if self.auto else check_alpha(alpha)
+        self._residual = math.nan  # auto: the last round's ||Phi~_t - Phi_t||_inf
+        self._first_residual = math.nan
+        #: The current CDF ``Phi_t`` and the last estimate ``Phi~_t`` (None before any).
+        self.cdf = ArcLengthCDF.identity()
+        self.estimate: ArcLengthCDF | None = None
+
+    def setting(self) -> float | str:
+        """``alpha`` as the user gave it."""
+        return "auto" if self.auto else self.alpha
+
+    def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
+        """Refine the CDF from points at increasing ``weights`` (from 0 to 1) with the given
+        ``coordinates`` (rows in weight order)."""
+        # Chord lengths, and the new CDF from them: weights come from quantile_weights and
+        # points were checked finite, so the public constructor's validation is skipped.
+        gaps = np.sqrt(np.sum(np.diff(coordinates, axis=0) ** 2, axis=1))
+        self.estimate = ArcLengthCDF._from_chords(weights, gaps)
+        if self.auto:
+            self.alpha = self._auto_alpha(self.estimate)
+        self.cdf = self.cdf.mix(self.estimate, self.alpha)
+
+    def _auto_alpha(self, estimate: ArcLengthCDF) -> float:
+        """The safeguarded damping of ``alpha="auto"``: full steps while the change of the CDF
+        estimate, ``r_t = ||Phi~_t - Phi_t||_inf``, contracts; halved (down to the paper's
+        0.3, never below) when it does not, doubled again (up to 1) when it contracts.
+
+        A fixed-point iteration whose residual stops contracting is overshooting (the
+        concave DST map oscillates at alpha = 1); below the floor the scheme is the paper's
+        damped iteration with alpha = 0.3, whose convergence guarantee it keeps.
+        """
+        grid = np.linspace(0.0, 1.0, AUTO_GRID)
+        residual = float(np.max(np.abs(estimate(grid) - self.cdf(grid))))
+        previous, self._residual = self._residual, residual
+        if not math.isfinite(previous):  # the first update: the estimate replaces Phi_0
+            self._first_residual = residual
+            return AUTO_ALPHA_MAX
+        if residual <= AUTO_SETTLED * self._first_residual:
+            # settled: what changes now is mostly the solver's noise, which damping averages
+            return AUTO_ALPHA_MIN
+        if residual <= AUTO_FAST * previous:
+            return min(AUTO_ALPHA_MAX, 2.0 * self.alpha)
+        if residual <= AUTO_CONTRACTION * previous:
+            return self.alpha
+        return max(AUTO_ALPHA_MIN, 0.5 * self.alpha)
+
+    def auto_state(self) -> dict[str, float] | None:
+        """The state of ``alpha="auto"`` (JSON-able), ``None`` for a fixed alpha."""
+        if not self.auto:
+            return None
+        return {"alpha": self.alpha, "residual": self._residual,
+                "first_residual": self._first_residual}
+
+    def restore(self, cdf: ArcLengthCDF | None, estimate: ArcLengthCDF | None,
+                auto: Mapping[str, Any] | None) -> None:
+        """Inverse of :attr:`cdf`, :attr:`estimate` and :meth:`auto_state`."""
+        self.cdf = ArcLengthCDF.identity() if cdf is None else cdf
+        self.estimate = estimate
+        if self.auto and auto is not None:
+            self.alpha = float(auto["alpha"])
+            residual = auto["residual"]
+            self._residual = math.nan if residual is None else float(residual)
+            first = auto.get("first_residual")
+            self._first_residual = math.nan if first is None else float(first)
+
+
 class SurfMethod(SlotMethod):
     """SURF as a method of the driver: weights ``Phi_t^{-1}(n / N)``, ``Phi`` refined from the
     chord lengths of every round's points and damped with ``alpha``.
@@ -61,77 +156,49 @@ class SurfMethod(SlotMethod):
     def __init__(self, n_segments: int, *, alpha: float | str = 0.3,
                  warm_start: str = "slot") -> None:
         super().__init__(n_segments, warm_start=warm_start)
-        if isinstance(alpha, str) and alpha != "auto":
-            raise ValueError(f"alpha must be a number in (0, 1] or 'auto', got {alpha!r}")
-        self.auto = alpha == "auto"
-        #: The damping of the last update (with "auto": chosen round by round).
-        self.alpha = AUTO_ALPHA_MAX if self.auto else check_alpha(alpha)
-        self._residual = math.nan  # auto: the last round's ||Phi~_t - Phi_t||_inf
-        self._first_residual = math.nan
-        self._cdf = ArcLengthCDF.identity()
-        self._estimate: ArcLengthCDF | None = None
+        self.refinement = CDFRefinement(alpha)
         self._next: FloatArray | None = None
         self._guess: FloatArray | None = None
 
+    @property
+    def auto(self) -> bool:
+        """Whether the damping is chosen per round (``alpha="auto"``)."""
+        return self.refinement.auto
+
+    @property
+    def alpha(self) -> float:
+        """The damping of the last update."""
+        return self.refinement.alpha
+
     def settings(self) -> dict[str, Any]:
-        return {"n_segments": self.n_segments, "alpha": "auto" if self.auto else self.alpha,
+        return {"n_segments": self.n_segments, "alpha": self.refinement.setting(),
                 "warm_start": self.warm_start}
 
     @property
     def cdf(self) -> ArcLengthCDF:
-        return self._cdf
+        return self.refinement.cdf
 
     def cdf_update(self) -> tuple[ArcLengthCDF | None, float]:
-        return self._estimate, self.alpha
+        return self.refinement.estimate, self.alpha
 
     def next_weights(self) -> FloatArray:
         if self._next is None:
             n = self.n_segments
             # The weights solved before the last round start Newton's method well once the
             # CDF settles; the inverse is exact to rounding from any start.
-            self._next = self._cdf._inverse(np.arange(n + 1) / n, self._guess)
+            self._next = self.cdf._inverse(np.arange(n + 1) / n, self._guess)
         return self._next.copy()
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
-        # Chord lengths, and the new CDF from them: weights come from quantile_weights and
-        # points were checked finite, so the public constructor's validation is skipped.
-        gaps = np.sqrt(np.sum(np.diff(coordinates, axis=0) ** 2, axis=1))
-        self._estimate = ArcLengthCDF._from_chords(weights, gaps)
-        if self.auto:
-            self.alpha = self._auto_alpha(self._estimate)
-        self._cdf = self._cdf.mix(self._estimate, self.alpha)
+        self.refinement.update(weights, coordinates)
         self._guess = self.last_weights
         self._next = None
 
-    def _auto_alpha(self, estimate: ArcLengthCDF) -> float:
-        """The safeguarded damping of ``alpha="auto"``: full steps while the change of the CDF
-        estimate, ``r_t = ||Phi~_t - Phi_t||_inf``, contracts; halved (down to the paper's
-        0.3, never below) when it does not, doubled again (up to 1) when it contracts.
-
-        A fixed-point iteration whose residual stops contracting is overshooting (the
-        concave DST map oscillates at alpha = 1); below the floor the scheme is the paper's
-        damped iteration with alpha = 0.3, whose convergence guarantee it keeps.
-        """
-        grid = np.linspace(0.0, 1.0, AUTO_GRID)
-        residual = float(np.max(np.abs(estimate(grid) - self._cdf(grid))))
-        previous, self._residual = self._residual, residual
-        if not math.isfinite(previous):  # the first update: the estimate replaces Phi_0
-            self._first_residual = residual
-            return AUTO_ALPHA_MAX
-        if residual <= AUTO_SETTLED * self._first_residual:
-            # settled: what changes now is mostly the solver's noise, which damping averages
-            return AUTO_ALPHA_MIN
-        if residual <= AUTO_FAST * previous:
-            return min(AUTO_ALPHA_MAX, 2.0 * self.alpha)
-        if residual <= AUTO_CONTRACTION * previous:
-            return self.alpha
-        return max(AUTO_ALPHA_MIN, 0.5 * self.alpha)
-
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         meta, arrays = self.slot_state()  # the CDF is rebuilt from the history
-        if self.auto:
-            meta["auto_alpha"] = {"alpha": self.alpha, "residual": self._residual,
-                                  "first_residual": self._first_residual}
+        auto = self.refinement.auto_state()
+        if auto is not None:
+            meta["auto_alpha"] = auto
         if self._next is not None:
             arrays["next_weights"] = self._next
         return meta, arrays
@@ -140,16 +207,11 @@ class SurfMethod(SlotMethod):
                         history: Sequence[IterationRecord]) -> None:
         self.load_slot_state(meta, arrays)
         last = history[-1] if history else None
-        self._cdf = ArcLengthCDF.identity() if last is None or last.cdf is None else last.cdf
-        self._estimate = None if last is None else last.cdf_estimate
+        self.refinement.restore(None if last is None else last.cdf,
+                                None if last is None else last.cdf_estimate,
+                                meta.get("auto_alpha"))
         self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
                       if "next_weights" in arrays else None)
-        if self.auto and "auto_alpha" in meta:
-            self.alpha = float(meta["auto_alpha"]["alpha"])
-            residual = meta["auto_alpha"]["residual"]
-            self._residual = math.nan if residual is None else float(residual)
-            first = meta["auto_alpha"].get("first_residual")
-            self._first_residual = math.nan if first is None else float(first)
 
 
 def surf(

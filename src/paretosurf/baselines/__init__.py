@@ -4,9 +4,21 @@
 - :func:`ols`: Optimistic Linear Support, corner weights of the value envelope.
 - :func:`umod`: UMOD, preference angles pushed apart through a surrogate of the front.
 - :func:`soup`: solve the endpoints only and interpolate their solutions.
+
+For three or more objectives (the baselines of :func:`paretosurf.surf_simplex`):
+
+- :func:`das_dennis` (simplex-lattice weights), :func:`random_simplex` (random weights) and
+  :func:`energy` (Riesz s-energy weights), or :func:`fixed_simplex` for any weight vectors.
 """
 
 from paretosurf.baselines.ols import OLSMethod, corner_priorities, ols
+from paretosurf.baselines.simplex import (
+    FixedSimplexWeights,
+    das_dennis,
+    energy,
+    fixed_simplex,
+    random_simplex,
+)
 from paretosurf.baselines.soup import Interpolable, SoupMethod, linear_interpolate, soup
 from paretosurf.baselines.umod import UMODMethod, umod
 from paretosurf.baselines.uniform import (
@@ -18,6 +30,7 @@ from paretosurf.baselines.uniform import (
 )
 
 __all__ = [
+    "FixedSimplexWeights",
     "FixedWeights",
     "Interpolable",
     "OLSMethod",
@@ -25,8 +38,12 @@ __all__ = [
     "SoupMethod",
     "UMODMethod",
     "corner_priorities",
+    "das_dennis",
+    "energy",
+    "fixed_simplex",
     "linear_interpolate",
     "ols",
+    "random_simplex",
     "random_weights",
     "soup",
     "umod",

@@ -19,7 +19,14 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf.solvers import InnerSolverError, Solution, as_solution
+from paretosurf.solvers import (
+    InnerSolverError,
+    Solution,
+    Weight,
+    as_solution,
+    as_weight,
+    format_weight,
+)
 from paretosurf.states import load_state, save_state
 
 __all__ = [
@@ -46,8 +53,9 @@ class SolveTask:
     ----------
     slot : int
         The slot (named in messages and logs).
-    weight : float
-        The weight to solve at.
+    weight : float or ndarray
+        The weight to solve at: a float in [0, 1] (two objectives), or a weight vector of
+        shape (M,) on the simplex.
     state : object
         The warm start: a state, ``None`` (cold start), or a
         :class:`~paretosurf.states.StateFolder` that the solver's ``load_state`` reads.
@@ -57,7 +65,7 @@ class SolveTask:
     """
 
     slot: int
-    weight: float
+    weight: Weight
     state: Any = None
     save_to: str | None = None
 
@@ -86,7 +94,7 @@ class SolveOutcome:
     """
 
     slot: int
-    weight: float
+    weight: Weight
     solution: Solution | None
     error: str | None = None
     traceback: str | None = None
@@ -123,7 +131,8 @@ def _check(raw: object, task: SolveTask) -> Solution:
     if not np.all(np.isfinite(sol.objectives)):
         raise InnerSolverError(
             f"inner solver returned non-finite objectives {sol.objectives.tolist()} for slot "
-            f"{task.slot} (weight {task.weight:.6g})", slot=task.slot, weight=task.weight)
+            f"{task.slot} (weight {format_weight(task.weight)})", slot=task.slot,
+            weight=task.weight)
     return sol
 
 
@@ -192,7 +201,7 @@ def execute(solver: Any, tasks: Sequence[SolveTask],
     for task in tasks:
         start = time.perf_counter()
         try:
-            raw_one = solver.solve(float(task.weight), load_state(solver, task.state))
+            raw_one = solver.solve(as_weight(task.weight), load_state(solver, task.state))
             sol = _finish(solver, task, _check(raw_one, task))
             outcome = SolveOutcome(task.slot, task.weight, sol,
                                    seconds=time.perf_counter() - start, host=host, pid=pid)
@@ -209,7 +218,8 @@ def raise_for(outcome: SolveOutcome, attempt: int) -> None:
     and the original error."""
     how = "was killed" if outcome.killed else "failed"
     raise InnerSolverError(
-        f"the inner solve of slot {outcome.slot} (weight {outcome.weight:.6g}) {how} on "
+        f"the inner solve of slot {outcome.slot} (weight {format_weight(outcome.weight)}) "
+        f"{how} on "
         f"attempt {attempt}: {outcome.error}"
         + (f"\n--- traceback of the solve (host {outcome.host}, pid {outcome.pid}) ---\n"
            f"{outcome.traceback}" if outcome.traceback else ""),
@@ -220,7 +230,7 @@ def map_with(executor: Any, solver: Any, weights: FloatArray, states: Sequence[A
              slots: Sequence[int] | None = None) -> list[Solution]:
     """``executor.solve`` as a list of solutions (the form of the older ``map`` protocol)."""
     ids = list(range(len(weights))) if slots is None else list(slots)
-    tasks = [SolveTask(i, float(w), s) for i, w, s in zip(ids, weights, states, strict=True)]
+    tasks = [SolveTask(i, as_weight(w), s) for i, w, s in zip(ids, weights, states, strict=True)]
     out = []
     for outcome in executor.solve(solver, tasks):
         if outcome.solution is None:

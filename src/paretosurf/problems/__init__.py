@@ -17,21 +17,39 @@ from paretosurf.problems.gym import (
     tabular_deep_sea_treasure,
     tabular_fishwood,
 )
+from paretosurf.problems.many import (
+    InvertedDTLZ2,
+    ManyExactSolver,
+    ManyObjectiveMDP,
+    ManyObjectiveProblem,
+    QuadraticGradientSolver,
+    QuadraticM,
+    deep_sea_treasure_pressure,
+)
 from paretosurf.problems.mdp import MDPAssumptionReport, RegularizedMDP
 from paretosurf.problems.quadratic import GearToy, Quadratic, Quadratic1D
+from paretosurf.problems.sampling import dense_front_sample
 
 __all__ = [
     "BiObjectiveProblem",
     "EntropicBandit",
     "ExactSolver",
     "GearToy",
+    "InvertedDTLZ2",
     "MDPAssumptionReport",
+    "ManyExactSolver",
+    "ManyObjectiveMDP",
+    "ManyObjectiveProblem",
     "Quadratic",
     "Quadratic1D",
+    "QuadraticGradientSolver",
+    "QuadraticM",
     "RegularizedMDP",
     "TabularMDP",
     "TabularModel",
     "deep_sea_treasure",
+    "deep_sea_treasure_pressure",
+    "dense_front_sample",
     "draw_offline_dataset",
     "fishwood",
     "paper_rewards",

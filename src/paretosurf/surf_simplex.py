@@ -1,0 +1,516 @@
+"""SURF for three or more objectives: points spread evenly over a Pareto surface.
+
+With ``M`` objectives the weights ``w`` live on the simplex and linear scalarization maps them
+onto an ``(M - 1)``-dimensional front. Evenly spaced weights (the Das-Dennis lattice) clump on
+the surface wherever the map is steep, as uniform weights do on a two-objective front.
+:func:`surf_simplex` alternates, like SURF, warm-started solves with an estimate of the map
+built from the points found so far, and moves the weights so that the points become evenly
+spread:
+
+1. **Corners** (``w = e_m``) are solved every round.
+2. **Edges** (two non-zero weights) are two-objective fronts: each edge runs SURF itself, an
+   arc-length CDF refined from the chords of its points and damped with ``alpha``
+   (:class:`~paretosurf.surf.CDFRefinement`), so an edge gets exactly the points SURF would
+   place on that front. With ``M = 2`` the method *is* SURF.
+3. **Faces** of three or more objectives, in increasing size: the points inside a face are a
+   centroidal Voronoi tessellation of the face's estimated surface (Lloyd's iterations on a
+   mesh of the interpolated map, see :mod:`paretosurf.surface`), with the points already
+   placed on the face's boundary held fixed. Each generator is pulled back to a weight by a
+   local quadratic fit of the solved points' weights (the front's normals) around it, and
+   moves at most half the distance to its nearest solved neighbour in weight space per round
+   (a trust region: the estimate is reliable only near solved points).
+4. **How many points** each edge and face gets follows the estimated lengths and areas, so
+   that the spacing is the same on edges and inside faces (changed only when the estimate
+   changes by more than 15%).
+5. **Safeguards**: where two edges leave a corner almost in the same direction (a cusp of the
+   surface), the points of one edge that the other's nearly cover are moved inside the face;
+   a point that landed closer than 0.3 spacings to another restarts in the largest hole.
+
+On smooth convex fronts the points end with a nearest-neighbour CV of about 0.1 to 0.3
+against 0.6 to 2 for evenly spaced (Das-Dennis) weights; strongly distorted fronts keep a few
+pairs closer than the rest (``benchmarks/bench_surf_simplex.py``).
+
+Where weighted sums cannot reach part of the surface (a non-convex region), the solves jump
+over it: no weight maps there, the estimate has a hole, and the points gather at its rim.
+The result then reports ``success=False`` with a finding naming the remedy (a Tchebycheff
+scalarization, :mod:`paretosurf.adapters`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.spatial import cKDTree
+
+from paretosurf._validation import check_non_negative_int, check_positive_int
+from paretosurf.cdf import ArcLengthCDF
+from paretosurf.driver import Callback, run
+from paretosurf.executors import Executor
+from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.simplex_weights import lattice_partitions, simplex_lattice
+from paretosurf.slots import SlotMethod
+from paretosurf.solvers import SolverLike
+from paretosurf.surf import CDFRefinement
+from paretosurf.surface import (
+    Face,
+    FaceMap,
+    allocate_points,
+    embed,
+    face_measure,
+    face_mesh,
+    faces,
+    farthest_points,
+    interior_of,
+    on_face,
+    quadratic_pull_back,
+    restricted_cvt,
+)
+
+__all__ = ["SurfSimplexMethod", "surf_simplex"]
+
+FloatArray = NDArray[np.float64]
+#: A face keeps its number of points unless the new allocation differs by more than this
+#: share (and by more than one point): small changes of the estimated areas from round to
+#: round would otherwise move points between faces back and forth.
+ALLOCATION_HYSTERESIS = 0.15
+#: Points inside a face that the last round put closer than this share of the median
+#: spacing to another point are restarted where the estimated surface is worst covered: such
+#: a pair marks a region the estimate got wrong, and a free point is worth more in a hole.
+CROWDED_SHARE = 0.3
+#: A point inside a face moves (in weight space) by at most this multiple of the distance
+#: from its last weight to the nearest other solved weight: the estimate is reliable only
+#: near solved points, and longer moves on a strongly distorted front landed far from where
+#: the estimate promised (a trust region; 0.5 measured best of 0.3, 0.5, 1 and 2).
+TRUST_RADIUS = 1.0
+#: The trust radius adapts between these bounds: doubled after a round whose points landed
+#: within ``TRUST_GOOD`` spacings (median) of where the estimate put them, halved after one
+#: that missed by more than ``TRUST_BAD`` spacings.
+TRUST_RANGE = (0.25, 4.0)
+TRUST_GOOD = 0.1
+TRUST_BAD = 0.2
+
+
+#: Points of two edges closer than this share of the edges' spacing (where two edges leave a
+#: corner almost in the same direction, a cusp of the surface) are thinned to one.
+CUSP_SHARE = 0.5
+
+
+def _thin_cusps(edge_points: dict[Face, FloatArray],
+                per_face: Mapping[Face, tuple[FloatArray, FloatArray]], m: int) -> int:
+    """Drop edge points that another edge's point nearly covers; returns how many.
+
+    Where two edges of the simplex map to curves that leave a corner almost in the same
+    direction, each edge's SURF points would pair up with the other's at a fraction of the
+    spacing. The later edge's point of each such pair is dropped (its slot moves inside a
+    face), so that no two points sit closer than ``CUSP_SHARE`` of the spacing.
+    """
+    names: list[tuple[Face, int]] = []
+    coords: list[FloatArray] = []
+    spacing: list[float] = []
+    for edge, pts in edge_points.items():
+        face_w, face_c = per_face[edge]
+        fmap = FaceMap(face_w, face_c)
+        if len(pts):
+            names.extend((edge, i) for i in range(len(pts)))
+            coords.append(fmap(pts[:, list(edge)]))
+        order = np.argsort(face_w[:, 0], kind="stable")
+        length = float(np.sum(np.linalg.norm(np.diff(face_c[order], axis=0), axis=1)))
+        spacing.append(length / (len(pts) + 1))
+    if len(names) < 2:
+        return 0
+    at = np.vstack(coords)
+    limit = CUSP_SHARE * float(np.median(spacing))
+    pairs = sorted(cKDTree(at).query_pairs(limit, output_type="ndarray").tolist(),
+                   key=lambda ij: float(np.linalg.norm(at[ij[0]] - at[ij[1]])))
+    gone: set[int] = set()
+    for i, j in pairs:
+        if i in gone or j in gone or names[i][0] == names[j][0]:
+            continue
+        gone.add(max(i, j))
+    for edge in edge_points:
+        keep = [k for k, (e, _) in enumerate(names) if e == edge and k not in gone]
+        first = next((k for k, (e, _) in enumerate(names) if e == edge), 0)
+        edge_points[edge] = edge_points[edge][[k - first for k in keep]]
+    return len(gone)
+
+
+def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
+                         radius: float) -> FloatArray:
+    """``new`` face weights with each move from a solved weight (a row of ``start`` that is
+    one of ``solved``) shortened to at most ``radius`` times the distance from it to the
+    nearest other solved weight; points started afresh move freely."""
+    if len(start) == 0 or len(solved) < 2:
+        return new
+    dist, _ = cKDTree(solved).query(start, k=2)
+    rows = np.flatnonzero(dist[:, 0] <= 1e-15)
+    if rows.size == 0:
+        return new
+    out = new.copy()
+    origin = start[rows]
+    reach = radius * dist[rows, 1]
+    step = new[rows] - origin
+    length = np.linalg.norm(step, axis=1)
+    shrink = np.minimum(1.0, reach / np.maximum(length, 1e-300))
+    out[rows] = origin + shrink[:, None] * step
+    return out
+
+
+def _edge_parameter(weights: FloatArray, edge: Face) -> FloatArray:
+    """Position along an edge ``(i, j)``: the weight on objective ``i`` (0 at ``e_j``)."""
+    return np.asarray(weights[:, edge[0]], dtype=np.float64)
+
+
+class SurfSimplexMethod(SlotMethod):
+    """SURF on the weight simplex as a method of the driver (see :func:`surf_simplex`).
+
+    Parameters
+    ----------
+    n_points : int
+        Number of points (slots), at least ``n_objectives``.
+    n_objectives : int
+        M >= 2.
+    alpha : float or "auto"
+        Damping of the edges' CDFs (see :func:`paretosurf.surf`).
+    warm_start : {"slot", "nearest"}
+        See :func:`paretosurf.surf`.
+    """
+
+    name = "surf_simplex"
+    label = "SURF-simplex"
+
+    def __init__(self, n_points: int, n_objectives: int, *, alpha: float | str = 0.3,
+                 warm_start: str = "nearest") -> None:
+        m = check_positive_int(n_objectives, name="n_objectives")
+        if m < 2:
+            raise ValueError(f"n_objectives must be at least 2, got {m}")
+        p = check_positive_int(n_points, name="n_points")
+        if p < m:
+            raise ValueError(f"n_points must be at least n_objectives = {m} (one point per "
+                             f"corner of the weight simplex), got {p}")
+        super().__init__(p - 1, warm_start=warm_start)
+        self.n_points = p
+        self.n_objectives = m  # type: ignore[misc]  # per instance: any M >= 2
+        self.m = m
+        self.alpha_setting = alpha
+        self.edges: dict[Face, CDFRefinement] = {
+            face: CDFRefinement(alpha) for face in faces(m) if len(face) == 2}
+        self.counts: dict[Face, int] | None = None
+        #: The trust radius of the moves inside faces (see :data:`TRUST_RADIUS`).
+        self.trust = TRUST_RADIUS
+        self._predicted: tuple[FloatArray, FloatArray] | None = None
+        self._next: FloatArray | None = None
+
+    # ------------------------------------------------------------------ settings and state
+    def settings(self) -> dict[str, Any]:
+        return {"n_points": self.n_points, "n_objectives": self.m,
+                "alpha": next(iter(self.edges.values())).setting(),
+                "warm_start": self.warm_start}
+
+    def next_weights(self) -> FloatArray:
+        if self._next is None:
+            self._next = self._first_layout()
+        return self._next.copy()
+
+    def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
+        self._adapt_trust(weights, coordinates)
+        self._next = self._layout(weights, coordinates)
+
+    def _adapt_trust(self, weights: FloatArray, coordinates: FloatArray) -> None:
+        """Grow the trust radius when the points inside faces landed where the estimate put
+        them, shrink it when they did not."""
+        if self._predicted is None or len(self._predicted[0]) == 0 or len(weights) < 2:
+            return
+        pred_w, pred_c = self._predicted
+        index = {tuple(row): i for i, row in enumerate(weights.tolist())}
+        rows = [(index[tuple(w)], j) for j, w in enumerate(pred_w.tolist())
+                if tuple(w) in index]
+        if not rows:
+            return
+        got = coordinates[[i for i, _ in rows]]
+        want = pred_c[[j for _, j in rows]]
+        spacing = float(np.median(cKDTree(coordinates).query(coordinates, k=2)[0][:, 1]))
+        miss = float(np.median(np.linalg.norm(got - want, axis=1))) / max(spacing, 1e-300)
+        lo, hi = TRUST_RANGE
+        if miss <= TRUST_GOOD:
+            self.trust = min(hi, 2.0 * self.trust)
+        elif miss > TRUST_BAD:
+            self.trust = max(lo, 0.5 * self.trust)
+
+    def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        meta, arrays = self.slot_state()
+        meta["counts"] = (None if self.counts is None else
+                          [[list(face), n] for face, n in self.counts.items()])
+        meta["trust"] = self.trust
+        if self._predicted is not None:
+            arrays["predicted_weights"], arrays["predicted_coords"] = self._predicted
+        meta["edges"] = {}
+        for face, refine in self.edges.items():
+            key = f"{face[0]}-{face[1]}"
+            meta["edges"][key] = refine.auto_state()
+            for name, cdf in (("cdf", refine.cdf), ("estimate", refine.estimate)):
+                if cdf is not None:
+                    arrays[f"edge/{key}/{name}_knots"] = cdf.knots
+                    arrays[f"edge/{key}/{name}_values"] = cdf.values
+                    arrays[f"edge/{key}/{name}_slopes"] = cdf.slopes
+        if self._next is not None:
+            arrays["next_weights"] = self._next
+        return meta, arrays
+
+    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
+                        history: Sequence[IterationRecord]) -> None:
+        self.load_slot_state(meta, arrays)
+        self.trust = float(meta.get("trust", TRUST_RADIUS))
+        self._predicted = ((np.asarray(arrays["predicted_weights"], dtype=np.float64),
+                            np.asarray(arrays["predicted_coords"], dtype=np.float64))
+                           if "predicted_weights" in arrays else None)
+        counts = meta.get("counts")
+        self.counts = (None if counts is None else
+                       {tuple(int(v) for v in face): int(n) for face, n in counts})
+        for face, refine in self.edges.items():
+            key = f"{face[0]}-{face[1]}"
+            cdfs: list[ArcLengthCDF | None] = []
+            for name in ("cdf", "estimate"):
+                if f"edge/{key}/{name}_knots" in arrays:
+                    cdfs.append(ArcLengthCDF._trusted(
+                        np.asarray(arrays[f"edge/{key}/{name}_knots"], dtype=np.float64),
+                        np.asarray(arrays[f"edge/{key}/{name}_values"], dtype=np.float64),
+                        np.asarray(arrays[f"edge/{key}/{name}_slopes"], dtype=np.float64)))
+                else:
+                    cdfs.append(None)
+            refine.restore(cdfs[0], cdfs[1], meta.get("edges", {}).get(key))
+        self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
+                      if "next_weights" in arrays else None)
+
+    # ------------------------------------------------------------------ the layout
+    def _first_layout(self) -> FloatArray:
+        """Round 0: the Das-Dennis lattice when ``n_points`` is a lattice size, else the
+        even layout of the flat simplex (the estimate ``f(w) = w``)."""
+        m = self.m
+        try:
+            lattice = simplex_lattice(m, lattice_partitions(self.n_points, m))
+        except ValueError:
+            corners = np.eye(m)
+            return self._layout(corners, corners, first=True)
+        return self._ordered(lattice)
+
+    def _ordered(self, weights: FloatArray) -> FloatArray:
+        """Slots in a fixed order: corners, then each edge's points, then each face's (for
+        two objectives: increasing weight on objective 1, as :func:`paretosurf.surf`)."""
+        if self.m == 2:
+            return weights[np.argsort(weights[:, 0], kind="stable")]
+        groups = [np.flatnonzero(weights.max(axis=1) == 1.0)]
+        for face in faces(self.m):
+            inside = np.flatnonzero(interior_of(weights, face))
+            if len(face) == 2:
+                inside = inside[np.argsort(-_edge_parameter(weights[inside], face),
+                                           kind="stable")]
+            groups.append(inside)
+        order = np.concatenate(groups)
+        if order.size != len(weights):  # pragma: no cover - every weight is on one face
+            raise AssertionError("a weight vector lies on no face of the simplex")
+        return weights[order]
+
+    def _layout(self, weights: FloatArray, coords: FloatArray, *,
+                first: bool = False) -> FloatArray:
+        """The next round's weights from the points ``coords`` solved at ``weights``."""
+        m = self.m
+        per_face: dict[Face, tuple[FloatArray, FloatArray]] = {}
+        for face in faces(m):
+            mask = on_face(weights, face)
+            per_face[face] = (weights[mask][:, list(face)], coords[mask])
+        if not first:
+            for edge, refine in self.edges.items():
+                face_w, face_c = per_face[edge]
+                t = face_w[:, 0]
+                order = np.argsort(t, kind="stable")
+                refine.update(t[order], face_c[order])
+        counts = self._allocate(per_face)
+        self.counts = counts
+        placed = [np.eye(m)]
+        predicted: list[tuple[FloatArray, FloatArray]] = []
+        edge_points = {edge: self._edge_points(weights, edge, counts[edge])
+                       for edge in self.edges}
+        dropped = _thin_cusps(edge_points, per_face, m) if m > 2 else 0
+        placed.extend(edge_points.values())
+        spare = {face: 0 for face in faces(m)}
+        if dropped:
+            largest = max((f for f in faces(m) if len(f) > 2), key=lambda f: counts[f])
+            spare[largest] = dropped
+        for face in faces(m):
+            count = counts[face] + spare[face]
+            if len(face) == 2 or count == 0:
+                continue
+            fixed_all = np.vstack(placed)
+            fixed = fixed_all[on_face(fixed_all, face)][:, list(face)]
+            face_w, face_c = per_face[face]
+            fmap = FaceMap(face_w, face_c)
+            mesh_w, simplices = face_mesh(face_w)
+            current = weights[interior_of(weights, face)][:, list(face)]
+            start = current[:count]
+            if len(start) > 1:
+                at = fmap(np.vstack([fixed, start]))
+                gaps = cKDTree(at).query(at, k=2)[0][:, 1]
+                limit = CROWDED_SHARE * float(np.median(gaps))
+                crowded = sorted({max(i, j) for i, j in cKDTree(at).query_pairs(limit)
+                                  if max(i, j) >= len(fixed)})
+                if crowded:
+                    keep = np.setdiff1d(np.arange(len(start)),
+                                        np.array(crowded) - len(fixed))
+                    start = start[keep]
+            if len(start) < count:
+                extra = farthest_points(fmap, mesh_w, simplices,
+                                        np.vstack([fixed, start]), count - len(start))
+                start = np.vstack([start, extra])
+            free = restricted_cvt(fmap, mesh_w, simplices, fixed, start)
+            free = quadratic_pull_back(fmap(free), face_c, face_w, free)
+            free = _within_trust_region(free, start, face_w, self.trust)
+            predicted.append((embed(free, face, m), fmap(free)))
+            placed.append(embed(free, face, m))
+        k = coords.shape[1]
+        self._predicted = (np.vstack([np.empty((0, m))] + [w for w, _ in predicted]),
+                           np.vstack([np.empty((0, k))] + [c for _, c in predicted]))
+        return self._ordered(np.vstack(placed))
+
+    def _edge_points(self, weights: FloatArray, edge: Face, count: int) -> FloatArray:
+        """``count`` points inside an edge at its CDF's quantiles (SURF's weights)."""
+        m = self.m
+        if count <= 0:
+            return np.empty((0, m))
+        refine = self.edges[edge]
+        n = count + 1
+        guess = None
+        if self.last_weights is not None:
+            mask = on_face(self.last_weights, edge)
+            previous = np.sort(_edge_parameter(self.last_weights[mask], edge))
+            if previous.size == n + 1:
+                guess = previous
+        t = refine.cdf._inverse(np.arange(n + 1) / n, guess)[1:-1]
+        out = np.zeros((count, m))
+        out[:, edge[0]] = t
+        out[:, edge[1]] = 1.0 - t
+        return out
+
+    def _allocate(self, per_face: Mapping[Face, tuple[FloatArray, FloatArray]]
+                  ) -> dict[Face, int]:
+        """Points per face from the estimated lengths and areas, with hysteresis."""
+        m = self.m
+        if m == 2:
+            return {(0, 1): self.n_points - 2}
+        measures: dict[Face, float] = {}
+        for face, (face_w, face_c) in per_face.items():
+            if len(face) == 2:
+                order = np.argsort(face_w[:, 0], kind="stable")
+                measures[face] = float(np.sum(np.linalg.norm(
+                    np.diff(face_c[order], axis=0), axis=1)))
+            else:
+                measures[face] = face_measure(FaceMap(face_w, face_c), face_w)
+        new = allocate_points(measures, self.n_points, m)
+        old = self.counts
+        if old is not None and all(
+                abs(new[f] - old[f]) <= max(1.0, ALLOCATION_HYSTERESIS * old[f]) for f in new):
+            return old
+        return new
+
+
+def surf_simplex(
+    solver: SolverLike,
+    n_points: int,
+    n_objectives: int,
+    *,
+    iterations: int = 30,
+    alpha: float | str = 0.3,
+    tol: float | None = None,
+    init_states: Sequence[Any] | None = None,
+    executor: Executor | None = None,
+    checkpoint: str | Path | None = None,
+    resume: bool = False,
+    callback: Callback | None = None,
+    progress: bool = False,
+    warm_start: str = "nearest",
+    overwrite: bool = False,
+    normalize: Any = "endpoints",
+    moving_average: float | None = None,
+    weight_bounds: tuple[float, float] | None = None,
+    retries: int = 1,
+    allow_pickle: bool = False,
+) -> SurfResult:
+    """Find ``n_points`` Pareto points spread evenly over the front of ``n_objectives``
+    objectives (SURF on the weight simplex).
+
+    Parameters
+    ----------
+    solver : object or callable
+        Inner solver of ``min_u sum_m w_m h_m(u)`` (objectives minimized): an object with
+        ``solve(weight, state) -> Solution`` (optionally ``solve_many(weights, states)``) or a
+        callable ``(weight, state)``, where ``weight`` is a float64 array of shape
+        ``(n_objectives,)`` on the simplex (non-negative, summing to 1; ``weight[m]`` weighs
+        objective ``m``) and ``state`` the slot's warm start (``None`` on its first call).
+    n_points : int
+        Number of points, at least ``n_objectives``. Lattice sizes (for three objectives 15,
+        21, 28, 36, 45, 55, 66, 78, 91, ...; see
+        :func:`paretosurf.simplex_weights.lattice_size`) start from the Das-Dennis lattice;
+        others from an even layout of the flat simplex.
+    n_objectives : int
+        M >= 2. With ``M = 2`` the weights, points and records are those of
+        :func:`paretosurf.surf` with ``n_segments = n_points - 1`` (the solver gets the
+        weights as vectors ``(w, 1 - w)``).
+    iterations : int
+        Total number of rounds (each solves every point once).
+    alpha : float or "auto"
+        Damping of the edges' arc-length CDFs, as in :func:`paretosurf.surf`. The points
+        inside faces follow the current estimate without damping.
+    tol : float, optional
+        Stop once no weight moves by more than ``tol`` (in any component) between rounds.
+    init_states, executor, checkpoint, resume, callback, progress, overwrite, moving_average,
+    retries, allow_pickle :
+        As in :func:`paretosurf.surf`.
+    warm_start : {"nearest", "slot"}
+        "nearest" (default): each point continues from the previous solution whose weight is
+        closest to its new weight; points move between edges and faces as the estimated
+        areas change, so a slot's own previous state is not always the nearest.
+    normalize : {"endpoints", "none"}, (ideal, nadir) or callable
+        The coordinates the points are spread in; ``"endpoints"`` reads ideal and nadir from
+        the M corner solutions.
+    weight_bounds : (lo, hi), optional
+        Solve at ``lo + (hi - lo) * w`` (``hi`` must be ``1 - (M - 1) * lo``): keeps every
+        weight at least ``lo``, for solvers that stop on a flat face where an objective's
+        weight is zero.
+
+    Returns
+    -------
+    SurfResult
+        ``weights`` of shape ``(n_points, M)`` (corners first, then edges, then faces),
+        ``points`` of shape ``(n_points, M)``; each record's ``cv`` and ``gap_ratio`` are
+        the nearest-neighbour distance CV (:func:`paretosurf.metrics.nn_cv`) and
+        max/min ratio (:func:`paretosurf.metrics.nn_ratio`); ``cdf`` is ``None``.
+        ``success`` and ``message`` report collapsed or dominated points.
+
+    Examples
+    --------
+    Three quadratic objectives ``h_m(x) = |x - e_m|^2 / 2`` scaled unevenly:
+
+    >>> import numpy as np
+    >>> import paretosurf as ps
+    >>> scale = np.array([1.0, 4.0, 16.0])
+    >>> def solver(w, state):
+    ...     x = w * scale / np.sum(w * scale)         # argmin of sum_m w_m scale_m h_m
+    ...     return ps.Solution(0.5 * ((x[None, :] - np.eye(3)) ** 2).sum(axis=1), x)
+    >>> res = ps.surf_simplex(solver, 28, 3, iterations=10)
+    >>> res.weights.shape, res.points.shape
+    ((28, 3), (28, 3))
+    >>> first, last = res.history[0], res.history[-1]
+    >>> bool(last.cv < 0.3 < first.cv), bool(last.gap_ratio < first.gap_ratio)
+    (True, True)
+    """
+    method = SurfSimplexMethod(n_points, n_objectives, alpha=alpha, warm_start=warm_start)
+    total = check_non_negative_int(iterations, name="iterations")
+    return run(method, solver, iterations=total, init_states=init_states, tol=tol,
+               executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
+               callback=callback, progress=progress, normalize=normalize,
+               moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
+               allow_pickle=allow_pickle)
+

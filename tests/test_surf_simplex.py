@@ -1,0 +1,276 @@
+"""SURF on the weight simplex (three or more objectives), checked against independent truth:
+two-objective SURF (M = 2 and each edge of the simplex), exact fronts and their dense samples,
+the Das-Dennis lattice, invariants of the weights, and the driver's contracts (resume,
+executors, moving average, weight bounds, honest results)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from paretosurf import metrics
+from paretosurf.baselines import das_dennis, fixed_simplex, random_simplex
+from paretosurf.problems import InvertedDTLZ2, QuadraticM
+from paretosurf.simplex_weights import simplex_lattice
+from paretosurf.surf_simplex import SurfSimplexMethod, _thin_cusps
+from paretosurf.surface import FaceMap, on_face
+
+
+def corner_normalization(problem: object) -> tuple[np.ndarray, np.ndarray]:
+    corners = problem.front(np.eye(problem.n_objectives))  # type: ignore[attr-defined]
+    return corners.min(axis=0), corners.max(axis=0)
+
+
+def normalized(points: np.ndarray, bounds: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    ideal, nadir = bounds
+    return (points - ideal) / (nadir - ideal)
+
+
+@pytest.fixture(scope="module")
+def dtlz_run() -> tuple[InvertedDTLZ2, ps.SurfResult]:
+    problem = InvertedDTLZ2(3, radii=(1.0, 2.0, 5.0))
+    res = ps.surf_simplex(problem.solver(), 91, 3, iterations=15, alpha=1.0,
+                          normalize=corner_normalization(problem))
+    return problem, res
+
+
+# ---------------------------------------------------------------------------- reductions
+def test_two_objectives_is_surf() -> None:
+    """With M = 2 the weights and points are SURF's (the solver sees vectors (w, 1 - w))."""
+    def scalar(w: float, state: object) -> ps.Solution:
+        x = 3 * w / (1 + 2 * w)
+        return ps.Solution([(1 - x) ** 2, x ** 2])
+
+    def vector(w: np.ndarray, state: object) -> ps.Solution:
+        assert w.shape == (2,) and abs(w.sum() - 1) < 1e-15
+        return scalar(float(w[0]), state)
+
+    ref = ps.surf(scalar, 10, iterations=8, alpha=0.3)
+    got = ps.surf_simplex(vector, 11, 2, iterations=8, alpha=0.3)
+    np.testing.assert_allclose(got.weights[:, 0], ref.weights, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(got.weights[:, 1], 1 - ref.weights, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(got.points, ref.points, rtol=0, atol=1e-13)
+
+
+def test_each_edge_gets_surfs_points(dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    """On the edge w_3 = 0 of the convex DTLZ-style front, objective 3 is constant, so the
+    edge is the two-objective front of (h_1, h_2): its points must be SURF's there."""
+    problem, res = dtlz_run
+    edge = on_face(res.weights, (0, 1))
+    t = np.sort(res.weights[edge, 0])
+    ideal, nadir = corner_normalization(problem)
+    exact = problem.solver()
+
+    def two(w: float, state: object) -> ps.Solution:
+        return ps.Solution(exact.solve(np.array([w, 1 - w, 0.0])).objectives[:2])
+
+    surf2 = ps.surf(two, len(t) - 1, iterations=15, alpha=1.0,
+                    normalize=(ideal[:2], nadir[:2]))
+    np.testing.assert_allclose(t, surf2.weights, atol=2e-3)
+    # and the edge's points are evenly spaced in arc length
+    gaps = metrics.segment_lengths(normalized(res.points[edge][np.argsort(
+        res.weights[edge, 0])], (ideal, nadir)))
+    assert gaps.std() / gaps.mean() < 0.01
+
+
+# ---------------------------------------------------------------------------- invariants
+def test_weights_are_simplex_vectors_with_every_corner(
+        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    problem, res = dtlz_run
+    w = res.weights
+    assert w.shape == (91, 3) and res.points.shape == (91, 3)
+    assert np.all(w >= 0) and np.allclose(w.sum(axis=1), 1, atol=1e-12)
+    for m in range(3):
+        assert np.sum(w[:, m] == 1.0) == 1
+    assert np.all(w[:3] == np.eye(3))                      # corners come first
+    np.testing.assert_allclose(res.points, problem.front(w), atol=1e-12)
+    assert len({tuple(row) for row in np.round(w, 12)}) == 91
+    for record in res.history:
+        assert record.weights.shape == (91, 3)
+
+
+def test_records_measure_nearest_neighbour_spacing(
+        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    problem, res = dtlz_run
+    coords = normalized(res.history[-1].points, corner_normalization(problem))
+    assert res.history[-1].cv == pytest.approx(metrics.nn_cv(coords), rel=1e-12)
+    assert res.history[-1].gap_ratio == pytest.approx(metrics.nn_ratio(coords), rel=1e-12)
+    assert res.history[0].cv > 0.5                           # round 0: the lattice
+
+
+def test_round_zero_is_the_das_dennis_lattice(
+        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    _, res = dtlz_run
+    lattice = simplex_lattice(3, 12)
+    got = {tuple(r) for r in np.round(res.history[0].weights, 12)}
+    assert got == {tuple(r) for r in np.round(lattice, 12)}
+
+
+# ---------------------------------------------------------------------------- uniformity
+def test_even_spread_on_the_convex_dtlz_front(
+        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    problem, res = dtlz_run
+    bounds = corner_normalization(problem)
+    pts = normalized(res.points, bounds)
+    reference = normalized(problem.reference_front(0.01), bounds)
+    lattice = normalized(das_dennis(problem.solver(), 91, 3, iterations=1).points, bounds)
+    assert metrics.nn_cv(pts) < 0.2 < metrics.nn_cv(lattice)
+    assert metrics.nn_ratio(pts) < 3 < metrics.nn_ratio(lattice)
+    assert metrics.nn_min_ratio(pts) > 0.5
+    assert metrics.covering_radius(pts, reference) < 0.7 * metrics.covering_radius(
+        lattice, reference)
+
+
+def test_distorted_quadratic_front_improves_far_over_the_lattice() -> None:
+    problem = QuadraticM.random(3, 5, seed=0)
+    bounds = corner_normalization(problem)
+    res = ps.surf_simplex(problem.solver(), 55, 3, iterations=10, normalize=bounds)
+    pts = normalized(res.points, bounds)
+    lattice = normalized(res.history[0].points, bounds)
+    reference = normalized(problem.reference_front(0.01), bounds)
+    assert metrics.nn_cv(pts) < 0.4 * metrics.nn_cv(lattice)
+    assert metrics.nn_ratio(pts) < 0.2 * metrics.nn_ratio(lattice)
+    assert metrics.covering_radius(pts, reference) < 0.6 * metrics.covering_radius(
+        lattice, reference)
+
+
+def test_any_number_of_points_and_four_objectives() -> None:
+    problem = QuadraticM.random(4, 5, seed=1)
+    res = ps.surf_simplex(problem.solver(), 60, 4, iterations=4)   # not a lattice size
+    assert res.weights.shape == (60, 4)
+    assert np.all(res.weights[:4] == np.eye(4))
+    assert res.history[-1].cv < res.history[0].cv
+    assert {len(np.flatnonzero(w > 0)) for w in res.weights} == {1, 2, 3, 4}
+
+
+def test_iterative_solver_with_warm_starts_reaches_the_front() -> None:
+    problem = QuadraticM.random(3, 4, seed=2, condition=10.0)
+    res = ps.surf_simplex(problem.gradient_solver(steps=30), 28, 3, iterations=8)
+    exact = problem.front(res.weights)
+    scale = np.ptp(exact, axis=0)
+    assert np.max(np.abs(res.points - exact) / scale) < 1e-2
+    assert res.history[-1].cv < 0.5 * res.history[0].cv
+
+
+# ---------------------------------------------------------------------------- driver contracts
+def test_resume_reaches_the_same_result(tmp_path: Path) -> None:
+    problem = QuadraticM.random(3, 5, seed=3)
+    whole = ps.surf_simplex(problem.solver(), 28, 3, iterations=5)
+    ps.surf_simplex(problem.solver(), 28, 3, iterations=2, checkpoint=tmp_path / "run")
+    resumed = ps.surf_simplex(problem.solver(), 28, 3, iterations=5,
+                              checkpoint=tmp_path / "run", resume=True)
+    np.testing.assert_array_equal(resumed.weights, whole.weights)
+    np.testing.assert_array_equal(resumed.points, whole.points)
+    loaded = ps.SurfResult.load(tmp_path / "run")
+    np.testing.assert_array_equal(loaded.weights, whole.weights)
+    with pytest.raises(ValueError, match="n_points"):
+        ps.surf_simplex(problem.solver(), 21, 3, iterations=6, checkpoint=tmp_path / "run",
+                        resume=True)
+
+
+def test_process_executor_gives_the_local_result() -> None:
+    problem = QuadraticM.random(3, 5, seed=4)
+    local = ps.surf_simplex(problem.solver(), 15, 3, iterations=2)
+    with ps.ProcessExecutor(2) as executor:
+        remote = ps.surf_simplex(problem.solver(), 15, 3, iterations=2, executor=executor)
+    np.testing.assert_array_equal(remote.weights, local.weights)
+    np.testing.assert_array_equal(remote.points, local.points)
+
+
+def test_weight_bounds_keep_every_weight_inside() -> None:
+    seen: list[np.ndarray] = []
+
+    def solver(w: np.ndarray, state: object) -> ps.Solution:
+        seen.append(w)
+        return ps.Solution(1.0 - np.sqrt(w))
+
+    ps.surf_simplex(solver, 10, 3, iterations=2, weight_bounds=(0.01, 0.98))
+    assert min(float(w.min()) for w in seen) == pytest.approx(0.01)
+    with pytest.raises(ValueError, match="1 - 2"):
+        ps.surf_simplex(solver, 10, 3, iterations=1, weight_bounds=(0.01, 0.99))
+
+
+def test_moving_average_runs_with_noisy_objectives() -> None:
+    problem = InvertedDTLZ2(3)
+    rng = np.random.default_rng(0)
+    exact = problem.solver()
+
+    def noisy(w: np.ndarray, state: object) -> ps.Solution:
+        sol = exact.solve(w)
+        return ps.Solution(sol.objectives + rng.normal(scale=1e-3, size=3))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.SurfWarning)
+        res = ps.surf_simplex(noisy, 21, 3, iterations=6, moving_average=0.3)
+    assert res.history[-1].cv < res.history[0].cv
+
+
+def test_concave_front_is_reported_as_collapsed() -> None:
+    """On a concave front weighted sums reach only the corners: the result must say so."""
+    def concave(w: np.ndarray, state: object) -> ps.Solution:
+        # minimize w . f over the octant of the unit sphere (DTLZ2): a corner e_k
+        return ps.Solution(1.0 * (np.arange(3) != int(np.argmin(w))))
+
+    with pytest.warns(ps.SurfWarning, match="collapsed"):
+        res = ps.surf_simplex(concave, 10, 3, iterations=2)
+    assert not res.success and "collapsed" in res.message
+
+
+@pytest.mark.parametrize(("args", "match"), [
+    ((2, 3), "n_points must be at least n_objectives"),
+    ((10, 1), "n_objectives must be at least 2"),
+])
+def test_bad_sizes_are_refused(args: tuple[int, int], match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ps.surf_simplex(lambda w, s: ps.Solution(w), *args)
+
+
+def test_a_solver_with_the_wrong_number_of_objectives_is_named() -> None:
+    with pytest.raises(ValueError, match="3 objectives; the solver returned 2"):
+        ps.surf_simplex(lambda w, s: ps.Solution(w[:2]), 10, 3, iterations=1)
+
+
+# ---------------------------------------------------------------------------- pieces
+def test_cusp_thinning_keeps_points_apart() -> None:
+    """Two edges that leave corner 2 almost in the same direction: their points pair up at
+    a fraction of the spacing unless one of each close pair is dropped."""
+    t = np.linspace(0, 1, 11)
+    per_face = {}
+    for edge, angle in (((0, 2), 0.0), ((1, 2), 0.02), ((0, 1), 1.0)):
+        w = np.zeros((t.size, 3))
+        w[:, edge[0]], w[:, edge[1]] = t, 1 - t
+        pts = np.c_[t * np.cos(angle), t * np.sin(angle), np.zeros_like(t)]
+        per_face[edge] = (w[:, list(edge)], pts)
+    inner = np.zeros((9, 3))
+    edges = {}
+    for edge in per_face:
+        e = inner.copy()
+        e[:, edge[0]], e[:, edge[1]] = t[1:-1], 1 - t[1:-1]
+        edges[edge] = e
+    dropped = _thin_cusps(edges, per_face, 3)
+    assert dropped >= 4
+    coords = np.vstack([FaceMap(per_face[e][0], per_face[e][1])(p[:, list(e)])
+                        for e, p in edges.items() if len(p)])
+    assert metrics.nn_distances(coords).min() >= 0.05 - 1e-12
+
+
+def test_baselines_solve_at_their_weights() -> None:
+    problem = InvertedDTLZ2(3)
+    dd = das_dennis(problem.solver(), 21, 3, iterations=1)
+    assert {tuple(r) for r in np.round(dd.weights, 12)} == {
+        tuple(r) for r in np.round(simplex_lattice(3, 5), 12)}
+    rnd = random_simplex(problem.solver(), 21, 3, iterations=2, seed=3)
+    assert rnd.n_solves == 42 and np.all(rnd.weights[:3] == np.eye(3))
+    np.testing.assert_allclose(rnd.points, problem.front(rnd.weights), atol=1e-12)
+    with pytest.raises(ValueError, match="weights"):
+        fixed_simplex(problem.solver(), np.array([[0.5, 0.6, 0.0], [1.0, 0.0, 0.0]]))
+
+
+def test_method_settings_are_recorded() -> None:
+    method = SurfSimplexMethod(28, 3, alpha="auto")
+    assert method.settings() == {"n_points": 28, "n_objectives": 3, "alpha": "auto",
+                                 "warm_start": "nearest"}
