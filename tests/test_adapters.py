@@ -332,10 +332,16 @@ def test_pymoo_constrained_problem_respects_its_constraint() -> None:
         assert tch.solve(w, None).state.sum() - 1.0 <= 1e-8
 
 
-def test_pymoo_refuses_other_objective_counts() -> None:
+def test_pymoo_takes_many_objectives_and_refuses_one() -> None:
     problems = pytest.importorskip("pymoo.problems")
+    core = pytest.importorskip("pymoo.core.problem")
+    dtlz1 = problems.get_problem("dtlz1", n_var=4, n_obj=3)     # linear front sum f = 0.5
+    solver = from_pymoo(dtlz1)
+    sol = solver.solve(np.array([0.2, 0.3, 0.5]), None)
+    assert sol.objectives.shape == (3,)
+    assert abs(sol.objectives.sum() - 0.5) < 1e-4
     with pytest.raises(ValueError, match="n_obj"):
-        from_pymoo(problems.get_problem("dtlz2"))
+        from_pymoo(core.Problem(n_var=2, n_obj=1, xl=0.0, xu=1.0))
     with pytest.raises(TypeError, match="problem must be a pymoo"):
         from_pymoo(quad)
 
@@ -344,8 +350,11 @@ def test_pymoo_refuses_other_objective_counts() -> None:
 
 
 def test_bad_inputs_are_refused_naming_the_argument() -> None:
-    with pytest.raises(ValueError, match=r"objectives\(x0\) must return 2 values"):
-        from_scipy(three_objectives, [0.5])
+    with pytest.raises(ValueError, match=r"objectives\(x0\) must return 2 or more values"):
+        from_scipy(lambda x: np.array([x[0]]), [0.5])
+    three = from_scipy(three_objectives, [0.5])     # three objectives need weight vectors
+    with pytest.raises(ValueError, match="is for 2 objectives, but objectives"):
+        three.solve(0.5, None)
     with pytest.raises(ValueError, match=r"objectives.*finite"):
         from_scipy(lambda x: np.array([np.nan, 1.0]), [0.5])
     with pytest.raises(ValueError, match="scalarization must be one of"):
@@ -524,3 +533,26 @@ def test_torch_solver_runs_in_surf(torch: Any) -> None:
                         ideal=[0.0, 0.0])
     res = ps.surf(solver, 4, iterations=3)
     assert res.n_solves == 15 and np.all(np.isfinite(res.points))
+
+
+def test_from_scipy_with_three_objectives_matches_the_closed_form() -> None:
+    """Weight vectors on the simplex: the linear scalarization's minimizer of three
+    quadratics is the weighted mean of their centres."""
+    centres = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+
+    def objectives(x: np.ndarray) -> np.ndarray:
+        return np.sum((x[None, :] - centres) ** 2, axis=1)
+
+    solver = from_scipy(objectives, np.zeros(2))
+    w = np.array([0.2, 0.3, 0.5])
+    sol = solver.solve(w, None)
+    np.testing.assert_allclose(sol.state, w @ centres, atol=1e-6)
+    np.testing.assert_allclose(sol.objectives, objectives(w @ centres), atol=1e-9)
+    tch = from_scipy(objectives, np.zeros(2), scalarization="tchebycheff")
+    assert tch.ideal is not None and tch.ideal.shape == (3,)
+    got = tch.solve(w, None).objectives - tch.ideal
+    coef = np.maximum(w, 1e-4)
+    # the Tchebycheff minimizer balances the weighted excesses (up to the augmentation)
+    assert np.ptp(coef * got) < 1e-3 * np.max(coef * got)
+    with pytest.raises(ValueError, match="simplex"):
+        solver.solve(np.array([0.5, 0.6, 0.0]), None)

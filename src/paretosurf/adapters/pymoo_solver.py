@@ -39,7 +39,8 @@ def from_pymoo(
     Parameters
     ----------
     problem : pymoo.core.problem.Problem
-        A problem with ``n_obj == 2`` (minimized, as pymoo has them). Its inequality
+        A problem with ``n_obj == 2`` (minimized, as pymoo has them), or more objectives for
+        :func:`paretosurf.surf_simplex` (weight vectors). Its inequality
         constraints ``G <= 0`` and equality constraints ``H = 0`` are passed to scipy, whose
         default method is then ``"SLSQP"``. Gradients come from scipy's finite differences.
     scalarization, method, steps, ideal, rho, options
@@ -78,8 +79,8 @@ def from_pymoo(
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a pymoo.core.problem.Problem, got "
                         f"{type(problem).__name__}")
-    if problem.n_obj != 2:
-        raise ValueError(f"problem must have 2 objectives (n_obj == 2), got n_obj = "
+    if problem.n_obj < 2:
+        raise ValueError(f"problem must have 2 or more objectives (n_obj >= 2), got n_obj = "
                          f"{problem.n_obj}")
     n = int(problem.n_var)
     lb = _bound(problem.xl, n, -np.inf)

@@ -84,27 +84,45 @@ SCALARIZATIONS = ("linear", "tchebycheff", "modified_tchebycheff")
 DEFAULT_RHO = 1e-4
 #: Default floor of the Tchebycheff coefficients' zero entries (at ``w = 0`` and ``w = 1``).
 DEFAULT_FLOOR = 1e-4
+#: How far from 1 the entries of a weight vector may sum.
+SIMPLEX_SUM_TOL = 1e-8
 
 
-def check_weight(w: object, *, name: str = "weight") -> float:
-    """Return the weight ``w`` as a float in ``[0, 1]``, or raise naming the argument.
+def check_weight(w: object, *, name: str = "weight") -> float | FloatArray:
+    """Return the weight ``w`` as a float in ``[0, 1]`` (two objectives), or a weight vector
+    on the simplex as a float64 copy (three or more objectives, see
+    :func:`paretosurf.surf_simplex`); raise naming the argument otherwise.
 
     Examples
     --------
     >>> from paretosurf.adapters.scalarization import check_weight
     >>> check_weight(0.25)
     0.25
+    >>> check_weight([0.2, 0.3, 0.5]).tolist()
+    [0.2, 0.3, 0.5]
     """
+    if isinstance(w, (np.ndarray, list, tuple)):
+        vec = np.array(w, dtype=np.float64)
+        if vec.ndim == 1 and vec.size >= 2:
+            if not (np.all(np.isfinite(vec)) and np.all(vec >= 0)
+                    and abs(float(vec.sum()) - 1.0) <= SIMPLEX_SUM_TOL):
+                raise ValueError(f"{name} must be a weight vector on the simplex (entries "
+                                 f">= 0 summing to 1), got {vec.tolist()}")
+            return vec
+        if vec.ndim == 0:
+            w = float(vec)
     if isinstance(w, bool) or not isinstance(w, numbers.Real):
-        raise TypeError(f"{name} must be a real number in [0, 1], got {w!r}")
+        raise TypeError(f"{name} must be a real number in [0, 1] or a weight vector on the "
+                        f"simplex, got {w!r}")
     value = float(w)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value}")
     return value
 
 
-def weight_vector(w: float) -> FloatArray:
-    """The weight vector ``lam = (w, 1 - w)`` of the library's scalar weight ``w``.
+def weight_vector(w: float | ArrayLike) -> FloatArray:
+    """The weight vector ``lam``: ``(w, 1 - w)`` for the library's scalar weight ``w`` (two
+    objectives), the vector itself for a weight vector on the simplex.
 
     Examples
     --------
@@ -113,6 +131,8 @@ def weight_vector(w: float) -> FloatArray:
     [0.25, 0.75]
     """
     value = check_weight(w, name="w")
+    if isinstance(value, np.ndarray):
+        return value
     return np.array([value, 1.0 - value])
 
 
@@ -184,16 +204,28 @@ class Scalarization:
         """A copy with the ideal point ``ideal``."""
         return Scalarization(self.kind, ideal=ideal, rho=self.rho, floor=self.floor)
 
-    def coefficients(self, w: float) -> FloatArray:
-        """The coefficient vector ``c(w)`` of shape (2,): ``lam = (w, 1 - w)`` for
-        ``"linear"``, ``max(lam, floor)`` for ``"tchebycheff"``, ``1 / max(mu, floor)`` with
-        ``mu = (1 - w, w)`` for ``"modified_tchebycheff"``."""
+    def coefficients(self, w: float | ArrayLike) -> FloatArray:
+        """The coefficient vector ``c(w)``: ``lam = (w, 1 - w)`` (or the weight vector) for
+        ``"linear"``, ``max(lam, floor)`` for ``"tchebycheff"``, ``1 / max(mu, floor)`` for
+        ``"modified_tchebycheff"`` with the ray direction ``mu = (1 - w, w)``, or for a weight
+        vector ``mu`` proportional to ``1 / max(lam, floor)`` (the same for two objectives
+        away from the ends).
+
+        Examples
+        --------
+        >>> from paretosurf.adapters import Scalarization
+        >>> Scalarization("modified_tchebycheff").coefficients([0.5, 0.25, 0.25]).tolist()
+        [5.0, 2.5, 2.5]
+        """
         lam = weight_vector(w)
         if self.kind == "linear":
             return lam
         if self.kind == "tchebycheff":
             return np.maximum(lam, self.floor)
-        return 1.0 / np.maximum(lam[::-1], self.floor)
+        if lam.size == 2:
+            return 1.0 / np.maximum(lam[::-1], self.floor)
+        mu = 1.0 / np.maximum(lam, self.floor)
+        return 1.0 / np.maximum(mu / mu.sum(), self.floor)
 
     def combine(self, values: Any, coefficients: Any, ideal: Any = None) -> Any:
         """The scalarized value from the objectives and the coefficients (and ideal point).
@@ -207,16 +239,22 @@ class Scalarization:
         terms = (values - ideal) * coefficients
         return _last_axis_max(terms) + self.rho * terms.sum(-1)
 
-    def __call__(self, values: ArrayLike, w: float) -> Any:
-        """The scalarized value of objective vectors ``values`` of shape ``(..., 2)``: a float
-        for one vector, an array for several."""
+    def __call__(self, values: ArrayLike, w: float | ArrayLike) -> Any:
+        """The scalarized value of objective vectors ``values`` of shape ``(..., M)`` (M = 2
+        for a scalar weight, the weight vector's length otherwise): a float for one vector,
+        an array for several."""
         h = np.asarray(values, dtype=np.float64)
-        if h.ndim == 0 or h.shape[-1] != 2:
-            raise ValueError(f"values must have shape (..., 2), got shape {h.shape}")
+        coefficients = self.coefficients(w)
+        m = coefficients.size
+        if h.ndim == 0 or h.shape[-1] != m:
+            raise ValueError(f"values must have shape (..., {m}), got shape {h.shape}")
         if self.needs_ideal and self.ideal is None:
             raise ValueError(f"scalarization {self.kind!r} needs an ideal point; "
-                             "give ideal=[z1, z2]")
-        out = self.combine(h, self.coefficients(w), self.ideal)
+                             "give ideal=[z1, z2, ...]")
+        if self.ideal is not None and self.ideal.size != m:
+            raise ValueError(f"the ideal point has {self.ideal.size} objectives, the weight "
+                             f"{m}")
+        out = self.combine(h, coefficients, self.ideal)
         return float(out) if np.ndim(out) == 0 else out
 
     def __repr__(self) -> str:
@@ -227,8 +265,9 @@ class Scalarization:
 
 def _as_ideal(ideal: ArrayLike) -> FloatArray:
     z = np.asarray(ideal, dtype=np.float64)
-    if z.shape != (2,) or not np.all(np.isfinite(z)):
-        raise ValueError(f"ideal must be a finite vector of shape (2,), got {np.asarray(ideal)!r}")
+    if z.ndim != 1 or z.size < 2 or not np.all(np.isfinite(z)):
+        raise ValueError(f"ideal must be a finite vector with one entry per objective (2 or "
+                         f"more), got {np.asarray(ideal)!r}")
     return z.copy()
 
 

@@ -1,7 +1,8 @@
 """Inner solvers from plain objective functions, one ``scipy.optimize.minimize`` run per call.
 
-:func:`from_scipy` turns ``objectives(x) -> (h1, h2)`` into a warm-started, budgeted inner
-solver (:class:`ScipySolver`). Each ``solve(weight, state)`` minimizes the scalarization of the
+:func:`from_scipy` turns ``objectives(x) -> (h1, h2)`` (or M >= 3 objectives, for
+:func:`paretosurf.surf_simplex`) into a warm-started, budgeted inner solver
+(:class:`ScipySolver`). Each ``solve(weight, state)`` minimizes the scalarization of the
 objectives for that weight (:mod:`paretosurf.adapters.scalarization`) from the warm start
 ``state`` (the decision vector; ``x0`` on a slot's first call), with at most ``steps``
 iterations of the chosen scipy method.
@@ -105,10 +106,12 @@ def from_scipy(
     ----------
     objectives : callable
         ``objectives(x) -> (h1, h2)``: the two objectives (minimized) at the decision vector
-        ``x``, a float64 array of shape (n,).
+        ``x``, a float64 array of shape (n,). With M >= 3 objectives (``(h1, ..., hM)``) the
+        solver takes weight vectors of shape (M,) on the simplex
+        (:func:`paretosurf.surf_simplex`).
     x0 : array_like of shape (n,)
         Finite starting point of every slot's first call (the cold start); it must lie within
-        ``bounds``, and ``objectives(x0)`` must return two finite values.
+        ``bounds``, and ``objectives(x0)`` must return finite values, one per objective.
     scalarization : {"linear", "tchebycheff", "modified_tchebycheff"} or Scalarization
         See :mod:`paretosurf.adapters.scalarization`. A :class:`Scalarization` instance
         carries its own ``ideal`` and ``rho`` (then leave those keywords out).
@@ -121,16 +124,16 @@ def from_scipy(
         ``None`` runs each call to convergence (scipy's own ``maxiter``, or
         ``options["maxiter"]``).
     jac : callable, optional
-        ``jac(x) -> (2, n)``: the Jacobian of the objectives. ``None``: scipy's finite
+        ``jac(x) -> (M, n)``: the Jacobian of the objectives. ``None``: scipy's finite
         differences.
     bounds : sequence of (low, high) pairs or scipy.optimize.Bounds, optional
         As ``scipy.optimize.minimize`` takes them (``None`` for an open side).
     constraints : dict, LinearConstraint, NonlinearConstraint or a sequence of them
         As ``scipy.optimize.minimize`` takes them (SLSQP and trust-constr only); functions of
         ``x``, also in the epigraph form.
-    ideal : array_like of shape (2,), optional
+    ideal : array_like of shape (M,), optional
         Ideal point ``z`` of the Tchebycheff scalarizations, strictly below every attainable
-        objective value. ``None``: estimated at construction from two full solves from ``x0``
+        objective value. ``None``: estimated at construction from full solves from ``x0``
         with ``method``, one per objective alone, minus a margin of ``IDEAL_MARGIN_REL``
         (``1e-6``) times the range of the two solves' values plus ``IDEAL_MARGIN_ABS``
         (``1e-8``) times ``max(1, |minimum|)``. These are local solves: for non-convex
@@ -239,10 +242,12 @@ class ScipySolver:
         self.options = _as_options(options, self.steps)
 
         h0 = _as_values(objectives(self.x0.copy()), "objectives(x0)")
+        #: Number of objectives (from ``objectives(x0)``).
+        self.n_objectives = h0.size
         if not np.all(np.isfinite(h0)):
             raise ValueError(f"objectives(x0) must return finite values, got {h0.tolist()}")
         if jac is not None:
-            _as_jacobian(jac(self.x0.copy()), n)
+            _as_jacobian(jac(self.x0.copy()), n, h0.size)
         if sc.needs_ideal and sc.ideal is None:
             sc = sc.with_ideal(self._estimate_ideal())
         self.scalarization = sc
@@ -256,13 +261,18 @@ class ScipySolver:
         """Minimize the scalarization for ``weight`` from ``state`` (``x0`` when ``None``),
         with at most ``steps`` iterations."""
         w = check_weight(weight)
+        m = 2 if isinstance(w, float) else w.size
+        if m != self.n_objectives:
+            raise ValueError(f"weight {weight!r} is for {m} objectives, but objectives(x) "
+                             f"returns {self.n_objectives} values")
         start = self.x0 if state is None else self._as_state(state)
         return self._run(self.scalarization, w, start, self.steps)
 
     def evaluate(self, state: ArrayLike) -> FloatArray:
         """The objectives at a state (a decision vector), e.g. one the Soup baseline mixed
         from two solutions (states are arrays, so its default linear interpolation applies)."""
-        return _as_values(self.objectives(self._as_state(state)), "objectives(x)")
+        return _as_values(self.objectives(self._as_state(state)), "objectives(x)",
+                          self.n_objectives)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -275,9 +285,9 @@ class ScipySolver:
             x = np.clip(x, *self.bounds)
         return x
 
-    def _run(self, sc: Scalarization, w: float, start: FloatArray,
+    def _run(self, sc: Scalarization, w: float | FloatArray, start: FloatArray,
              steps: int | None) -> Solution:
-        ev = _Evaluator(self.objectives, self.jac, start.size)
+        ev = _Evaluator(self.objectives, self.jac, start.size, self.n_objectives)
         coef = sc.coefficients(w)
         options = dict(self.options)
         if steps is not None:
@@ -330,7 +340,9 @@ class ScipySolver:
     def _estimate_ideal(self) -> FloatArray:
         """Minimize each objective alone from ``x0`` (full solves), minus a small margin."""
         linear = Scalarization("linear")
-        ends = np.array([self._run(linear, w, self.x0, None).objectives for w in (1.0, 0.0)])
+        corners: list[float | FloatArray] = (
+            [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives)))
+        ends = np.array([self._run(linear, w, self.x0, None).objectives for w in corners])
         best, worst = ends.min(axis=0), ends.max(axis=0)
         margin = IDEAL_MARGIN_REL * (worst - best) + IDEAL_MARGIN_ABS * np.maximum(
             1.0, np.abs(best))
@@ -349,10 +361,11 @@ class _Evaluator:
     objective and the constraints at the same iterate)."""
 
     def __init__(self, objectives: Callable[[FloatArray], ArrayLike],
-                 jac: Callable[[FloatArray], ArrayLike] | None, n: int) -> None:
+                 jac: Callable[[FloatArray], ArrayLike] | None, n: int, m: int) -> None:
         self._objectives = objectives
         self._jac = jac
         self._n = n
+        self._m = m
         self._values: dict[bytes, FloatArray] = {}
         self._jacobians: dict[bytes, FloatArray] = {}
         self.calls = 0
@@ -361,7 +374,8 @@ class _Evaluator:
         key = np.asarray(x, dtype=np.float64).tobytes()
         out = self._values.get(key)
         if out is None:
-            out = _as_values(self._objectives(np.array(x, dtype=np.float64)), "objectives(x)")
+            out = _as_values(self._objectives(np.array(x, dtype=np.float64)), "objectives(x)",
+                             self._m)
             self.calls += 1
             _remember(self._values, key, out)
         return out
@@ -371,7 +385,7 @@ class _Evaluator:
         key = np.asarray(x, dtype=np.float64).tobytes()
         out = self._jacobians.get(key)
         if out is None:
-            out = _as_jacobian(self._jac(np.array(x, dtype=np.float64)), self._n)
+            out = _as_jacobian(self._jac(np.array(x, dtype=np.float64)), self._n, self._m)
             _remember(self._jacobians, key, out)
         return out
 
@@ -491,25 +505,28 @@ def _lift(con: Any) -> Any:
 # -- validation --------------------------------------------------------------------------
 
 
-def _as_values(raw: object, what: str) -> FloatArray:
+def _as_values(raw: object, what: str, m: int | None = None) -> FloatArray:
+    """The objective values ``raw`` as a vector: of ``m`` entries, or of 2 or more when
+    ``m`` is not known yet."""
     try:
         h = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
         h = np.empty(0)
-    if h.size != 2:
-        raise ValueError(f"{what} must return 2 values (one per objective), got {raw!r}")
-    return h.reshape(2)
+    if (h.size != m) if m is not None else (h.ndim > 1 or h.size < 2):
+        want = f"{m} values" if m is not None else "2 or more values"
+        raise ValueError(f"{what} must return {want} (one per objective), got {raw!r}")
+    return h.reshape(h.size)
 
 
-def _as_jacobian(raw: object, n: int) -> FloatArray:
+def _as_jacobian(raw: object, n: int, m: int) -> FloatArray:
     try:
         jac = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
         jac = np.empty(0)
-    if jac.size != 2 * n:
-        raise ValueError(f"jac(x) must return the (2, {n}) Jacobian of the objectives, got "
+    if jac.size != m * n:
+        raise ValueError(f"jac(x) must return the ({m}, {n}) Jacobian of the objectives, got "
                          f"shape {np.shape(np.asarray(raw, dtype=object))}")
-    return jac.reshape(2, n)
+    return jac.reshape(m, n)
 
 
 def _as_x0(x0: ArrayLike) -> FloatArray:
