@@ -349,8 +349,9 @@ def check_run_options(
 def anchor_rows(weights: FloatArray) -> list[int] | None:
     """The rows of a round's weights that solve a single objective (the "endpoints" whose
     ideal and nadir ``normalize="endpoints"`` reads): the first and last of scalar weights
-    running from 0 to 1, or the corners ``e_m`` of weight vectors, one per objective; ``None``
-    when they are not all there.
+    running from 0 to 1 (``None`` when the ends are not there), or the corners ``e_m`` of
+    weight vectors, one per objective (all rows when a corner is missing: then the ideal and
+    nadir are those of all the points).
 
     Examples
     --------
@@ -360,6 +361,8 @@ def anchor_rows(weights: FloatArray) -> list[int] | None:
     ([0, 2], None)
     >>> anchor_rows(np.array([[0.5, 0.5, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]]))
     [2, 3, 1]
+    >>> anchor_rows(np.array([[0.5, 0.5, 0], [0, 0, 1]]))
+    [0, 1]
     """
     if weights.ndim == 1:
         if weights.size >= 2 and weights[0] == 0.0 and weights[-1] == 1.0:
@@ -371,7 +374,7 @@ def anchor_rows(weights: FloatArray) -> list[int] | None:
     for m in range(weights.shape[1]):
         hits = np.flatnonzero(weights[:, m] == 1.0)
         if hits.size == 0:
-            return None
+            return list(range(weights.shape[0]))
         rows.append(int(hits[0]))
     return rows
 
