@@ -449,6 +449,28 @@ def _mlp(torch: Any) -> tuple[Any, Any]:
     return model, losses
 
 
+def test_torch_three_losses_with_weight_vectors(torch: Any) -> None:
+    """A weight vector scalarizes three least-squares losses; their weighted sum is a least
+    squares problem with the weighted target, solved in closed form."""
+    rng = np.random.default_rng(5)
+    x, ys = rng.normal(size=(20, 3)), rng.normal(size=(3, 20))
+    xt, yt = torch.tensor(x), torch.tensor(ys)
+
+    def losses(params: Any) -> Any:
+        (theta,) = params
+        return ((xt @ theta)[None, :] - yt).pow(2).mean(dim=1)
+
+    theta = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    solver = from_torch([theta], losses, steps=300, optimizer="sgd", lr=0.1)
+    w = np.array([0.2, 0.3, 0.5])
+    sol = solver.solve(w, None)
+    target = np.linalg.lstsq(x, w @ ys, rcond=None)[0]
+    np.testing.assert_allclose(sol.state["tensors"][0], target, atol=1e-6)
+    assert sol.objectives.shape == (3,)
+    with pytest.raises(ValueError, match=r"shape \(2,\)"):  # a scalar weight: 2 losses
+        from_torch([theta], losses, steps=1).solve(0.5, None)
+
+
 def test_torch_budget_and_independent_states(torch: Any) -> None:
     model, losses = _mlp(torch)
     solver = from_torch(model, losses, steps=7, lr=1e-2)

@@ -45,7 +45,8 @@ def from_torch(
         solved slot's parameters). A module's buffers (e.g. batch-norm statistics) are part of
         the state too.
     objectives_fn : callable
-        ``objectives_fn(model_or_params) -> tensor of shape (2,)``: the two differentiable
+        ``objectives_fn(model_or_params) -> tensor of shape (2,)`` (or ``(M,)`` for weight
+        vectors of M objectives, :func:`paretosurf.surf_simplex`): the differentiable
         losses (minimized). It may sample a mini-batch itself.
     steps : int
         Optimizer steps per call (the budget; ``info["steps"]``).
@@ -57,7 +58,7 @@ def from_torch(
     scalarization : {"linear", "tchebycheff", "modified_tchebycheff"} or Scalarization
         See :mod:`paretosurf.adapters.scalarization`; the Tchebycheff max is differentiated
         as torch does (the gradient of the largest term).
-    ideal : array_like of shape (2,), optional
+    ideal : array_like of shape (M,), optional
         Ideal point of the Tchebycheff scalarizations, required with them (``[0, 0]`` is
         one for non-negative losses). It is not estimated: ``steps`` optimizer steps per
         objective from the initial parameters would give a point well above the true minima.
@@ -213,7 +214,7 @@ class TorchSolver:
         loss = None
         for _ in range(self.steps):
             opt.zero_grad()
-            h = _as_losses(self.objectives_fn(self.target), torch)
+            h = _as_losses(self.objectives_fn(self.target), torch, int(coef.numel()))
             loss = sc.combine(h, coef.to(h.dtype), None if ideal is None else ideal.to(h.dtype))
             loss.backward()
             opt.step()
@@ -325,11 +326,11 @@ def _optimizer_from_numpy(state: dict[str, Any]) -> dict[str, Any]:
             "param_groups": convert(state["param_groups"])}
 
 
-def _as_losses(raw: Any, torch: Any) -> Any:
-    if not isinstance(raw, torch.Tensor) or raw.numel() != 2:
-        raise ValueError("objectives_fn must return a tensor of shape (2,) (one loss per "
+def _as_losses(raw: Any, torch: Any, m: int) -> Any:
+    if not isinstance(raw, torch.Tensor) or raw.numel() != m:
+        raise ValueError(f"objectives_fn must return a tensor of shape ({m},) (one loss per "
                          f"objective), got {raw!r}")
-    return raw.reshape(2)
+    return raw.reshape(m)
 
 
 def _as_values(raw: Any) -> FloatArray:
@@ -338,6 +339,7 @@ def _as_values(raw: Any) -> FloatArray:
     elif isinstance(raw, (list, tuple)):  # e.g. a list of 0-d tensors
         raw = [float(v) for v in raw]
     h = np.asarray(raw, dtype=np.float64)
-    if h.size != 2:
-        raise ValueError(f"evaluate_fn (or objectives_fn) must return 2 values, got {raw!r}")
-    return h.reshape(2)
+    if h.ndim > 1 or h.size < 2:
+        raise ValueError(f"evaluate_fn (or objectives_fn) must return 2 or more values (one "
+                         f"per objective), got {raw!r}")
+    return h.reshape(h.size)
