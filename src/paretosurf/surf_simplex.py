@@ -126,8 +126,7 @@ def _thin_cusps(edge_points: dict[Face, FloatArray],
         if len(pts):
             names.extend((edge, i) for i in range(len(pts)))
             coords.append(fmap(pts[:, list(edge)]))
-        order = np.argsort(face_w[:, 0], kind="stable")
-        length = float(np.sum(np.linalg.norm(np.diff(face_c[order], axis=0), axis=1)))
+        length = _edge_length(face_w, face_c)
         spacing.append(length / (len(pts) + 1))
     if len(names) < 2:
         return 0
@@ -168,6 +167,13 @@ def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
     return out
 
 
+def _edge_length(face_weights: FloatArray, coords: FloatArray) -> float:
+    """Length of an edge's polyline: the chords between its points in weight order (the
+    arc length SURF's CDF measures)."""
+    order = np.argsort(face_weights[:, 0], kind="stable")
+    return float(np.sum(np.linalg.norm(np.diff(coords[order], axis=0), axis=1)))
+
+
 def _edge_parameter(weights: FloatArray, edge: Face) -> FloatArray:
     """Position along an edge ``(i, j)``: the weight on objective ``i`` (0 at ``e_j``)."""
     return np.asarray(weights[:, edge[0]], dtype=np.float64)
@@ -201,7 +207,6 @@ class SurfSimplexMethod(SlotMethod):
             raise ValueError(f"n_points must be at least n_objectives = {m} (one point per "
                              f"corner of the weight simplex), got {p}")
         super().__init__(p - 1, warm_start=warm_start)
-        self.n_points = p
         self.n_objectives = m  # type: ignore[misc]  # per instance: any M >= 2
         self.m = m
         self.alpha_setting = alpha
@@ -214,6 +219,11 @@ class SurfSimplexMethod(SlotMethod):
         self.density = 1.0
         self._predicted: tuple[FloatArray, FloatArray] | None = None
         self._next: FloatArray | None = None
+
+    @property
+    def n_points(self) -> int:
+        """Number of points (slots)."""
+        return self.n_segments + 1
 
     # ------------------------------------------------------------------ settings and state
     def settings(self) -> dict[str, Any]:
@@ -430,9 +440,7 @@ class SurfSimplexMethod(SlotMethod):
         measures: dict[Face, float] = {}
         for face, (face_w, face_c) in per_face.items():
             if len(face) == 2:
-                order = np.argsort(face_w[:, 0], kind="stable")
-                measures[face] = float(np.sum(np.linalg.norm(
-                    np.diff(face_c[order], axis=0), axis=1)))
+                measures[face] = _edge_length(face_w, face_c)
             else:
                 measures[face] = self.density * face_measure(FaceMap(face_w, face_c), face_w)
         new = allocate_points(measures, self.n_points, m)

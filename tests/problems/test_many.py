@@ -26,7 +26,8 @@ from paretosurf.problems import (
     fishwood,
 )
 from paretosurf.problems.many import weight_rows
-from paretosurf.problems.sampling import _lattice, _lattice_simplices
+from paretosurf.problems.sampling import _lattice_simplices
+from paretosurf.simplex_weights import simplex_lattice
 
 
 # --------------------------------------------------------------------------------- helpers
@@ -343,7 +344,7 @@ def test_dst_pressure_front_by_soft_value_iteration() -> None:
 def test_dst_pressure_objectives_conflict_and_form_a_surface() -> None:
     prob = deep_sea_treasure_pressure()
     corners = prob.front(np.eye(3))
-    points = prob.front(_lattice(3, 12))
+    points = prob.front(simplex_lattice(3, 12))
     span = points.max(axis=0) - points.min(axis=0)
     for i in range(3):  # each corner is the best in its own objective, by a clear margin
         for j in range(3):
@@ -387,7 +388,7 @@ def test_dst_pressure_reference_front_covers_the_front() -> None:
 # ------------------------------------------------------------------------------- sampling
 @pytest.mark.parametrize(("m", "h"), [(2, 7), (3, 12), (4, 5), (5, 3)])
 def test_lattice_and_its_triangulation(m: int, h: int) -> None:
-    weights = _lattice(m, h)
+    weights = simplex_lattice(m, h)
     assert weights.shape == (math.comb(h + m - 1, m - 1), m)
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, rtol=0, atol=1e-15)
     assert len(np.unique(np.rint(weights * h), axis=0)) == len(weights)
@@ -412,7 +413,7 @@ def test_dense_sample_covers_distorted_quadratic_fronts(seed: int) -> None:
     h = 1
     while math.comb(h + 2, 2) < len(sample):
         h += 1
-    assert coverage(prob.front(_lattice(3, h)), extra) > 2 * res
+    assert coverage(prob.front(simplex_lattice(3, h)), extra) > 2 * res
 
 
 def test_dense_sample_two_and_four_objectives() -> None:

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_positive
+from paretosurf.simplex_weights import simplex_lattice
 
 __all__ = ["dense_front_sample"]
 
@@ -35,28 +36,9 @@ MIN_WEIGHT_EDGE = 1e-9
 _DEFAULT_DIVISIONS = {2: 32, 3: 12, 4: 6, 5: 4}
 
 
-def _lattice(n_objectives: int, divisions: int) -> FloatArray:
-    """Das-Dennis lattice: all weight vectors ``k / divisions`` with ``k`` non-negative integers
-    summing to ``divisions``; ``C(divisions + M - 1, M - 1)`` rows of length ``M``.
-
-    Examples
-    --------
-    >>> from paretosurf.problems.sampling import _lattice
-    >>> _lattice(3, 2).tolist()  # doctest: +NORMALIZE_WHITESPACE
-    [[0.0, 0.0, 1.0], [0.0, 0.5, 0.5], [0.0, 1.0, 0.0],
-     [0.5, 0.0, 0.5], [0.5, 0.5, 0.0], [1.0, 0.0, 0.0]]
-    """
-
-    def compositions(m: int, total: int) -> list[list[int]]:
-        if m == 1:
-            return [[total]]
-        return [[k, *rest] for k in range(total + 1) for rest in compositions(m - 1, total - k)]
-
-    return np.array(compositions(n_objectives, divisions), dtype=np.float64) / divisions
-
-
 def _lattice_simplices(n_objectives: int, divisions: int) -> tuple[FloatArray, IntArray]:
-    """The lattice of :func:`_lattice` and a triangulation of the simplex by its points.
+    """The Das-Dennis lattice (:func:`~paretosurf.simplex_weights.simplex_lattice`) and a
+    triangulation of the simplex by its points.
 
     In cumulative coordinates ``y_j = k_0 + ... + k_{j-1}`` (``j = 1..M-1``) the lattice is the
     integer points of the staircase ``0 <= y_1 <= ... <= y_{M-1} <= H``, which is a union of
@@ -65,7 +47,7 @@ def _lattice_simplices(n_objectives: int, divisions: int) -> tuple[FloatArray, I
     (K, M) as row indices into them; ``K = H^(M-1)``.
     """
     m, h = n_objectives, divisions
-    weights = _lattice(m, h)
+    weights = simplex_lattice(m, h)
     counts = np.rint(weights * h).astype(np.int64)
     index = {tuple(int(v) for v in row): i for i, row in enumerate(counts)}
     d = m - 1
