@@ -1,6 +1,6 @@
 """Points over a Pareto surface (M = 3): SURF-simplex against Das-Dennis, random and energy
-weights at the same budget, on random convex quadratics, a convex DTLZ-style front and a
-three-reward Deep Sea Treasure.
+weights at the same budget, on random convex quadratics, a convex DTLZ-style front, a concave
+one (DTLZ2, solved by its achievement scalarization) and a three-reward Deep Sea Treasure.
 
 For each problem and method it prints the nearest-neighbour distance CV, the max/min
 nearest-neighbour ratio, the smallest nearest-neighbour distance over the mean one, the
@@ -31,7 +31,7 @@ import numpy as np
 import paretosurf as ps
 from paretosurf import metrics, plotting
 from paretosurf.baselines import das_dennis, energy, random_simplex
-from paretosurf.problems import InvertedDTLZ2, QuadraticM, deep_sea_treasure_pressure
+from paretosurf.problems import DTLZ2, InvertedDTLZ2, QuadraticM, deep_sea_treasure_pressure
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "many"
 
@@ -41,6 +41,9 @@ def problems(quick: bool) -> dict[str, Callable[[], Any]]:
     out: dict[str, Callable[[], Any]] = {
         f"quadratic-{s}": (lambda s=s: QuadraticM.random(3, 5, seed=s)) for s in seeds}
     out["dtlz"] = lambda: InvertedDTLZ2(3, radii=(1.0, 2.0, 5.0))
+    # concave: weighted sums reach only its corners; its solver is the achievement
+    # scalarization (scalarization="asf"), which reaches every point
+    out["dtlz2-concave"] = lambda: DTLZ2(3, radii=(1.0, 2.0, 5.0))
     if not quick:
         out["dst-pressure"] = deep_sea_treasure_pressure
     return out

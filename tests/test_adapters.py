@@ -578,3 +578,59 @@ def test_from_scipy_with_three_objectives_matches_the_closed_form() -> None:
     assert np.ptp(coef * got) < 1e-3 * np.max(coef * got)
     with pytest.raises(ValueError, match="simplex"):
         solver.solve(np.array([0.5, 0.6, 0.0]), None)
+
+
+# -- the achievement scalarization (weight vectors) -----------------------------------------
+
+
+def sphere_shell(x: np.ndarray) -> np.ndarray:
+    """Objectives ``f = x`` subject to ``||x|| >= 1`` (below): the front is the positive
+    orthant of the unit sphere, concave."""
+    return np.asarray(x, dtype=np.float64).copy()
+
+
+SHELL = NonlinearConstraint(lambda x: float(x @ x), 1.0, np.inf)
+
+
+@pytest.mark.parametrize("w", [[0.2, 0.3, 0.5], [0.6, 0.0, 0.4], [0.0, 0.0, 1.0]])
+def test_asf_minimizer_lies_on_the_ray_along_the_weight_vector(w: list[float]) -> None:
+    """On the unit sphere with ideal point 0 the ray along w meets the front at w / ||w||,
+    also on an edge of the simplex (w_2 = 0: the boundary arc f_2 = 0) and at a corner."""
+    lam = np.array(w)
+    solver = from_scipy(sphere_shell, np.full(3, 0.6), scalarization="asf", ideal=np.zeros(3),
+                        bounds=[(0.0, 2.0)] * 3, constraints=[SHELL])
+    got = solver.solve(lam, None).objectives
+    np.testing.assert_allclose(got, lam / np.linalg.norm(lam), atol=2e-3)
+
+
+def test_tchebycheff_sends_an_edge_weight_to_a_vertex_where_asf_does_not() -> None:
+    """Why "asf" exists: on the sphere, Tchebycheff coefficients max(w, floor) put the point of
+    the edge weight (0.6, 0, 0.4) on a ray dominated by objective 2: the vertex e_2."""
+    solver = from_scipy(sphere_shell, np.full(3, 0.6), scalarization="tchebycheff",
+                        ideal=np.zeros(3), bounds=[(0.0, 2.0)] * 3, constraints=[SHELL])
+    got = solver.solve(np.array([0.6, 0.0, 0.4]), None).objectives
+    np.testing.assert_allclose(got, [0.0, 1.0, 0.0], atol=2e-3)
+
+
+def test_asf_needs_a_weight_vector() -> None:
+    asf = Scalarization("asf", ideal=[0.0, 0.0])
+    with pytest.raises(ValueError, match="weight vectors"):
+        asf([1.0, 2.0], 0.3)
+    np.testing.assert_allclose(asf.coefficients([0.25, 0.75]), [4.0, 4.0 / 3.0])
+    assert Scalarization("asf", rho=0.0, ideal=[0.0, 0.0, 0.0])([1.0, 2.0, 3.0],
+                                                                 [0.5, 0.25, 0.25]) == 12.0
+
+
+def test_asf_spreads_points_over_dtlz1_where_weighted_sums_collapse() -> None:
+    """DTLZ1's front is the triangle sum f = 1/2, whose objectives reach 0 together: weighted
+    sums reach only its corners, the achievement scalarization every point."""
+    problems = pytest.importorskip("pymoo.problems")
+    dtlz1 = problems.get_problem("dtlz1", n_var=5, n_obj=3)
+    with pytest.warns(ps.SurfWarning) as caught:
+        linear = ps.surf_simplex(from_pymoo(dtlz1), 15, 3, iterations=2)
+    assert not linear.success and "collapsed" in linear.message
+    assert any("scalarization='asf'" in str(w.message) for w in caught)
+    res = ps.surf_simplex(from_pymoo(dtlz1, scalarization="asf"), 15, 3, iterations=3)
+    assert res.success, res.message
+    np.testing.assert_allclose(res.points.sum(axis=1), 0.5, atol=1e-4)
+    assert ps.metrics.nn_cv(res.points) < 0.1

@@ -252,10 +252,12 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
         merged = len({j for pair in pairs for j in pair})
         findings.append(Finding(
             "collapsed", f"points have collapsed: {merged} of {p} points coincide with "
-            "another; parts of the surface are reached at a single weight or not at all (the "
-            "front is non-convex there, or the solver stops on a flat face), which weighted "
-            "sums cannot fix; a Tchebycheff scalarization (paretosurf.adapters, "
-            "scalarization='tchebycheff') reaches every Pareto point"))
+            "another. Different weights reach one point where the front is non-convex "
+            "(weighted sums jump over it; scalarization='tchebycheff' of paretosurf.adapters "
+            "reaches every Pareto point), where objectives reach their ideal values together "
+            "(linear and Tchebycheff weights then send whole edges of the simplex to one "
+            "point; scalarization='asf' puts each point on the ray along its weight vector), "
+            "or where the solver stops at a local minimum or on a flat face"))
     if weak_corners:
         m = weights.shape[1]
         findings.append(Finding(

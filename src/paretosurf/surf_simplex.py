@@ -34,8 +34,11 @@ weights; fronts that bend sharply keep a few pairs closer than the rest
 
 Where weighted sums cannot reach part of the surface (a non-convex region), the solves jump
 over it: no weight maps there, the estimate has a hole, and the points gather at its rim.
-The result then reports ``success=False`` with a finding naming the remedy (a Tchebycheff
-scalarization, :mod:`paretosurf.adapters`).
+The result then reports ``success=False`` with a finding naming the remedy
+(:mod:`paretosurf.adapters`): a Tchebycheff scalarization where each objective has its own best
+point, the achievement scalarization (``scalarization="asf"``, each point on the ray along its
+weight vector) where the objectives reach their ideal values together (DTLZ-like fronts, on
+which linear and Tchebycheff weights send whole edges of the simplex to one vertex).
 """
 
 from __future__ import annotations
@@ -248,8 +251,8 @@ class SurfSimplexMethod(SlotMethod):
         gaps = cKDTree(coordinates).query(coordinates, k=2)[0][:, 1]
         support = np.sum(weights > ZERO_WEIGHT, axis=1)
         inside, edge = gaps[support >= 3], gaps[support == 2]
-        if inside.size < 3 or edge.size < 3:
-            return
+        if inside.size < 3 or edge.size < 3 or not (np.mean(inside) > 0 and np.mean(edge) > 0):
+            return  # too few points, or collapsed ones (reported by the diagnostics)
         ratio = float(np.mean(inside) / np.mean(edge))
         lo, hi = DENSITY_RANGE
         self.density = float(np.clip(self.density * ratio ** 2, lo, hi))

@@ -15,6 +15,7 @@ from scipy.spatial.distance import pdist
 from scipy.special import logsumexp
 
 from paretosurf.problems import (
+    DTLZ2,
     InvertedDTLZ2,
     ManyExactSolver,
     ManyObjectiveMDP,
@@ -257,6 +258,35 @@ def test_dtlz_front_minimizes_over_random_feasible_decisions() -> None:
                              options={"ftol": 1e-15, "gtol": 1e-12}).fun
                     for x0 in rng.uniform(size=(3, prob.n_var)))
         assert found >= best - 1e-12 and found <= best + 1e-6
+
+
+@pytest.mark.parametrize(("m", "radii"), [(3, None), (3, [1.0, 2.0, 5.0]),
+                                          (4, [0.5, 1.0, 1.5, 2.0])])
+def test_concave_dtlz2_solves_its_achievement_scalarization(m: int,
+                                                            radii: list[float] | None) -> None:
+    """DTLZ2's front point for w lies on the ray along w, on the ellipsoid ||f / r|| = 1, and
+    minimizes max_m f_m / w_m over random decisions (checked independently of the solver)."""
+    prob = DTLZ2(m, radii=radii, n_distance=2)
+    r = prob.radii
+    weights = sample_weights(60, m, seed=m)
+    front = prob.front(weights)
+    xs = np.stack([prob.argmin(w) for w in weights])
+    np.testing.assert_allclose(prob.objectives_many(xs), front, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(front / r, axis=1), 1.0, rtol=1e-12)
+    cos = np.sum(front * weights, axis=1) / (np.linalg.norm(front, axis=1)
+                                             * np.linalg.norm(weights, axis=1))
+    np.testing.assert_allclose(cos, 1.0, atol=1e-12)  # on the ray along w
+    for k in range(m):  # corner k: objective k at its radius, the others 0
+        np.testing.assert_allclose(prob.front(np.eye(m)[k]), r[k] * np.eye(m)[k], atol=1e-12)
+    rng = np.random.default_rng(1)
+    f_all = prob.objectives_many(rng.uniform(size=(20_000, prob.n_var)))
+    inner = np.all(weights > 0.05, axis=1)
+    assert inner.sum() >= 5
+    for w, best in zip(weights[inner][:5], front[inner][:5], strict=True):
+        assert np.max(f_all / w, axis=1).min() >= np.max(best / w) - 1e-12
+    # weighted sums reach only the corners: a corner beats every interior front point
+    w = np.ones(m) / m
+    assert np.min(r) / m <= (front @ w).min()
 
 
 def test_dtlz_bad_inputs() -> None:

@@ -10,9 +10,12 @@ Each function here turns two minimized objectives into a warm-started, budgeted 
 - :func:`from_torch`: a torch model and its two losses (multi-task learning), ``steps``
   optimizer steps per call.
 
-Each takes ``scalarization="linear"`` (SURF's paper), ``"tchebycheff"`` or
-``"modified_tchebycheff"`` (:class:`Scalarization`); the Tchebycheff ones reach every Pareto
-point, also on concave fronts, where the linear one only reaches their convex hull.
+Each takes ``scalarization="linear"`` (SURF's paper), ``"tchebycheff"``,
+``"modified_tchebycheff"`` or, for weight vectors, ``"asf"`` (:class:`Scalarization`); the
+last three reach every Pareto point, also on concave fronts, where the linear one only reaches
+their convex hull. ``"asf"`` puts each solution on the ray from the ideal point along the weight
+vector: the layout :func:`paretosurf.surf_simplex` needs on fronts where objectives reach their
+ideal values together (DTLZ-like).
 
 Modules: :mod:`~paretosurf.adapters.scalarization` (the scalarizations),
 :mod:`~paretosurf.adapters.scipy_solver`, :mod:`~paretosurf.adapters.pymoo_solver`,

@@ -1,4 +1,4 @@
-"""Scalarizations of two minimized objectives for one weight ``w``: linear and Tchebycheff.
+"""Scalarizations of minimized objectives for one weight: linear, Tchebycheff and ASF.
 
 Every scalarization here maps the weight ``w`` of the library (the weight on objective 1, in
 ``[0, 1]``) to a coefficient vector ``c(w)`` and combines the objective vector ``h`` with it:
@@ -15,6 +15,17 @@ Every scalarization here maps the weight ``w`` of the library (the weight on obj
     ``max_m (h_m - z_m) / mu_m + rho * sum_m (h_m - z_m) / mu_m`` with the ray direction
     ``mu = (1 - w, w)``: the minimizer is the front point on the ray ``z + t * mu``, and the
     scalarized value is the ray parameter ``t`` (in objective units) whatever ``w``.
+``"asf"`` (weight vectors only)
+    Wierzbicki's achievement scalarizing function ``max_m (h_m - z_m) / lam_m + rho * sum_m
+    (h_m - z_m) / lam_m``: the minimizer is the front point on the ray ``z + t * lam`` along
+    the weight vector itself. The corner ``lam = e_m`` gives the point where objective ``m`` is
+    at its worst and every other one at its ideal value, and the edge ``lam_m = 0`` the
+    boundary curve where objective ``m`` is at its ideal. That is the layout of fronts where
+    objectives can reach their ideal values together (DTLZ1-4-like triangles and spheres,
+    concave ones included), on which linear and Tchebycheff weights send whole edges of the
+    simplex to one point; use it there with :func:`paretosurf.surf_simplex`. A scalar weight
+    has no such orientation (``w`` weighs objective 1 elsewhere in the library): give
+    ``[w, 1 - w]`` or use ``"modified_tchebycheff"``, the same ray oriented by ``w``.
 
 Direction of the modified variant. Written literally with ``mu = lam = (w, 1 - w)``, the
 modified Tchebycheff point would lie on the ray along ``(w, 1 - w)``: objective 1 would *grow*
@@ -79,7 +90,7 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 #: The scalarizations this module offers.
-SCALARIZATIONS = ("linear", "tchebycheff", "modified_tchebycheff")
+SCALARIZATIONS = ("linear", "tchebycheff", "modified_tchebycheff", "asf")
 #: Default relative augmentation of the Tchebycheff scalarizations.
 DEFAULT_RHO = 1e-4
 #: Default floor of the Tchebycheff coefficients' zero entries (at ``w = 0`` and ``w = 1``).
@@ -149,8 +160,8 @@ class Scalarization:
 
     Parameters
     ----------
-    kind : {"linear", "tchebycheff", "modified_tchebycheff"}
-    ideal : array_like of shape (2,), optional
+    kind : {"linear", "tchebycheff", "modified_tchebycheff", "asf"}
+    ideal : array_like of shape (M,), optional
         The ideal point ``z`` (strictly below every attainable objective value); needed to
         evaluate the Tchebycheff kinds, ignored by ``"linear"``. The adapters estimate it when
         it is not given (:func:`~paretosurf.adapters.from_scipy`).
@@ -172,6 +183,9 @@ class Scalarization:
     12.0
     >>> mod.coefficients(1.0).tolist()                             # mu = (0, 1) floored
     [10000.0, 1.0]
+    >>> asf = Scalarization("asf", ideal=[0.0, 0.0, 0.0], rho=0.0)
+    >>> asf([0.5, 0.5, 0.0], [0.5, 0.5, 0.0])      # on the ray along the weight vector: t = 1
+    1.0
     """
 
     kind: str
@@ -209,7 +223,12 @@ class Scalarization:
         ``"linear"``, ``max(lam, floor)`` for ``"tchebycheff"``, ``1 / max(mu, floor)`` for
         ``"modified_tchebycheff"`` with the ray direction ``mu = (1 - w, w)``, or for a weight
         vector ``mu`` proportional to ``1 / max(lam, floor)`` (the same for two objectives
-        away from the ends).
+        away from the ends), and ``1 / max(lam, floor)`` for ``"asf"`` (weight vectors only).
+
+        Raises
+        ------
+        ValueError
+            For ``"asf"`` with a scalar weight.
 
         Examples
         --------
@@ -217,6 +236,13 @@ class Scalarization:
         >>> Scalarization("modified_tchebycheff").coefficients([0.5, 0.25, 0.25]).tolist()
         [5.0, 2.5, 2.5]
         """
+        if self.kind == "asf":
+            if np.ndim(w) == 0:
+                raise ValueError(
+                    "scalarization 'asf' takes weight vectors (its corner e_m is where "
+                    "objective m is worst), not the scalar weight of objective 1: give [w, 1 - w]"
+                    " or use 'modified_tchebycheff' (the same ray, oriented by w)")
+            return 1.0 / np.maximum(weight_vector(w), self.floor)
         lam = weight_vector(w)
         if self.kind == "linear":
             return lam

@@ -112,7 +112,7 @@ def from_scipy(
     x0 : array_like of shape (n,)
         Finite starting point of every slot's first call (the cold start); it must lie within
         ``bounds``, and ``objectives(x0)`` must return finite values, one per objective.
-    scalarization : {"linear", "tchebycheff", "modified_tchebycheff"} or Scalarization
+    scalarization : {"linear", "tchebycheff", "modified_tchebycheff", "asf"} or Scalarization
         See :mod:`paretosurf.adapters.scalarization`. A :class:`Scalarization` instance
         carries its own ``ideal`` and ``rho`` (then leave those keywords out).
     method : str, optional

@@ -55,7 +55,7 @@ def from_torch(
         ``params -> torch.optim.Optimizer`` (then ``lr`` is not used).
     lr : float
         Learning rate of ``"adam"`` and ``"sgd"``.
-    scalarization : {"linear", "tchebycheff", "modified_tchebycheff"} or Scalarization
+    scalarization : {"linear", "tchebycheff", "modified_tchebycheff", "asf"} or Scalarization
         See :mod:`paretosurf.adapters.scalarization`; the Tchebycheff max is differentiated
         as torch does (the gradient of the largest term).
     ideal : array_like of shape (M,), optional

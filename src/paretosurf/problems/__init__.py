@@ -18,6 +18,7 @@ from paretosurf.problems.gym import (
     tabular_fishwood,
 )
 from paretosurf.problems.many import (
+    DTLZ2,
     InvertedDTLZ2,
     ManyExactSolver,
     ManyObjectiveMDP,
@@ -31,6 +32,7 @@ from paretosurf.problems.quadratic import GearToy, Quadratic, Quadratic1D
 from paretosurf.problems.sampling import dense_front_sample
 
 __all__ = [
+    "DTLZ2",
     "BiObjectiveProblem",
     "EntropicBandit",
     "ExactSolver",

@@ -52,6 +52,7 @@ from paretosurf.problems.sampling import dense_front_sample
 from paretosurf.solvers import Solution
 
 __all__ = [
+    "DTLZ2",
     "InvertedDTLZ2",
     "ManyExactSolver",
     "ManyObjectiveMDP",
@@ -587,6 +588,58 @@ class InvertedDTLZ2(ManyObjectiveProblem):
 
     def __repr__(self) -> str:
         return (f"InvertedDTLZ2(n_objectives={self.n_objectives}, radii={self.radii.tolist()}, "
+                f"n_distance={self.n_distance})")
+
+
+class DTLZ2(InvertedDTLZ2):
+    """DTLZ2: ``f_m(x) = r_m (1 + g(x)) u_m(x)``, a concave front, solved by its achievement
+    scalarization.
+
+    The decision, ``u(x)`` and ``g(x)`` are those of :class:`InvertedDTLZ2`; the Pareto front is
+    ``{r * u}``, the positive orthant of the unit sphere (an ellipsoid for unequal radii),
+    bulging away from the origin. Weighted sums reach only its corners. Its exact solver
+    minimizes the achievement scalarization ``max_m f_m / w_m`` (``scalarization="asf"`` of
+    :mod:`paretosurf.adapters`, ideal point 0), whose minimizer is the front point on the ray
+    along ``w``:
+
+    ``f_PF(w) = w / ||w / r||``.
+
+    The corner ``e_m`` gives ``r_m e_m`` (objective ``m`` at its worst, the others at 0) and
+    the edge ``w_m = 0`` the boundary curve ``f_m = 0``: the layout
+    :func:`paretosurf.surf_simplex` spreads points over.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.problems.many import DTLZ2
+    >>> prob = DTLZ2(3)
+    >>> prob.front(np.ones(3) / 3).round(6).tolist()      # 1/sqrt(3) each
+    [0.57735, 0.57735, 0.57735]
+    >>> x = prob.argmin([0.5, 0.5, 0.0])
+    >>> prob.objectives(x).round(6).tolist()
+    [0.707107, 0.707107, 0.0]
+    """
+
+    def objectives_many(self, xs: ArrayLike) -> FloatArray:
+        """Objective vectors (B, M) of decisions (B, n_var)."""
+        arr = np.atleast_2d(self._check_x(xs))
+        g = self.distance(arr)
+        return np.asarray(self.radii * (1.0 + g)[:, None] * self.sphere_point(arr),
+                          dtype=np.float64)
+
+    def argmin(self, w: ArrayLike) -> Any:
+        """The minimizer of the achievement scalarization ``max_m f_m / w_m`` for one weight
+        vector ``w`` of shape (M,): the decision of the front point on the ray along ``w``."""
+        return super().argmin(w)
+
+    def _solve_rows(self, weights: FloatArray,
+                    states: Sequence[Any] | None = None) -> tuple[list[Any], FloatArray]:
+        scaled = weights / self.radii
+        u = scaled / np.linalg.norm(scaled, axis=1, keepdims=True)
+        return list(self.decision_from_sphere(u)), np.asarray(self.radii * u, dtype=np.float64)
+
+    def __repr__(self) -> str:
+        return (f"DTLZ2(n_objectives={self.n_objectives}, radii={self.radii.tolist()}, "
                 f"n_distance={self.n_distance})")
 
 
