@@ -293,3 +293,23 @@ def test_concave_front_is_spread_evenly_through_the_achievement_scalarization() 
     assert ps.metrics.nn_cv(scaled) < 0.2
     assert ps.metrics.nn_cv(scaled) < 0.5 * ps.metrics.nn_cv(lattice.points / prob.radii)
     assert ps.metrics.nn_min_ratio(scaled) > 0.4
+
+
+def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour() -> None:
+    """A solver that stops at the vertex e_3 whenever it starts cold on part of an edge (the
+    flat spot of a parameterization) and stays there from that state: without a new warm
+    start those slots would sit on the vertex for good."""
+    def sticky(w: np.ndarray, state: object) -> ps.Solution:
+        w = np.asarray(w, dtype=np.float64)
+        at_pole = state == "stuck" or (state is None and w[0] == 0.0 and 0.3 < w[2] < 1.0)
+        if at_pole and w.max() < 1.0:
+            return ps.Solution(np.array([0.0, 0.0, 1.0]), "stuck")
+        return ps.Solution(w / np.linalg.norm(w), "ok")  # the ray along w meets the sphere
+
+    res = ps.surf_simplex(sticky, 28, 3, iterations=4)
+    assert res.success, res.message
+    assert all(state == "ok" for state in res.states)
+    np.testing.assert_allclose(res.points, res.weights / np.linalg.norm(res.weights, axis=1,
+                                                                         keepdims=True))
+    first = res.history[0].points
+    assert np.sum(np.all(np.abs(first - [0.0, 0.0, 1.0]) < 1e-12, axis=1)) >= 3
