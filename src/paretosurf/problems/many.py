@@ -109,6 +109,16 @@ def weight_rows(weights: ArrayLike, n_objectives: int, *, name: str = "weights",
     return np.asarray(rows / rows.sum(axis=1, keepdims=True), dtype=np.float64), single
 
 
+def _batch(weights: ArrayLike, states: Sequence[Any], m: int) -> tuple[FloatArray, list[Any]]:
+    """A solver's batch: weight rows (B, M) and one state per row, checked."""
+    rows, _ = weight_rows(weights, m, batch=True)
+    out = list(states)
+    if len(out) != rows.shape[0]:
+        raise ValueError(f"states must hold one entry per weight ({rows.shape[0]}), got "
+                         f"{len(out)}")
+    return rows, out
+
+
 # ---------------------------------------------------------------------------------------------
 # Common interface
 # ---------------------------------------------------------------------------------------------
@@ -223,11 +233,7 @@ class ManyExactSolver:
 
     def solve_many(self, weights: ArrayLike, states: Sequence[Any]) -> list[Solution]:
         """Exact solutions at weights (B, M), one per row, solved together."""
-        rows, _ = weight_rows(weights, self.problem.n_objectives, batch=True)
-        states = list(states)
-        if len(states) != rows.shape[0]:
-            raise ValueError(f"states must hold one entry per weight ({rows.shape[0]}), got "
-                             f"{len(states)}")
+        rows, states = _batch(weights, states, self.problem.n_objectives)
         xs, objs = self.problem._solve_rows(rows, states)
         return [Solution(objs[i], state=xs[i], info={"steps": 1}) for i in range(len(xs))]
 
@@ -440,11 +446,7 @@ class QuadraticGradientSolver:
 
     def solve_many(self, weights: ArrayLike, states: Sequence[Any]) -> list[Solution]:
         """``steps`` steps at each weight row from its state, all slots at once."""
-        rows, _ = weight_rows(weights, self.problem.n_objectives, batch=True)
-        states = list(states)
-        if len(states) != rows.shape[0]:
-            raise ValueError(f"states must hold one entry per weight ({rows.shape[0]}), got "
-                             f"{len(states)}")
+        rows, states = _batch(weights, states, self.problem.n_objectives)
         return self._run(rows, states)
 
     def _run(self, rows: FloatArray, states: list[Any]) -> list[Solution]:
