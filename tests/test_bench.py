@@ -276,10 +276,31 @@ def test_default_output_folder_and_method_subset(tmp_path, monkeypatch) -> None:
     assert "| metric | Uniform-w | SURF |" in stdout
 
 
+def test_alpha_option_reaches_surf_and_the_report(tmp_path) -> None:
+    out = tmp_path / "gear"
+    status, stdout, _ = run_cli(["bench", "gear", "--solver", "exact", "--seeds", "1",
+                                 "--methods", "surf", "--iterations", "4", "--alpha", "auto",
+                                 "--no-plots", "--out", str(out)])
+    assert status == 0
+    data = json.loads((out / "results.json").read_text())
+    assert data["alpha"] == "auto" and "SURF alpha auto" in stdout
+    # the same run at the paper's alpha = 0.3 is further from even after four rounds
+    status, _, _ = run_cli(["bench", "gear", "--solver", "exact", "--seeds", "1",
+                            "--methods", "surf", "--iterations", "4", "--no-plots", "--out",
+                            str(tmp_path / "fixed")])
+    assert status == 0
+    fixed = json.loads((tmp_path / "fixed" / "results.json").read_text())
+    assert fixed["alpha"] == 0.3
+    assert data["methods"]["surf"]["cv"]["mean"] < fixed["methods"]["surf"]["cv"]["mean"]
+
+
 @pytest.mark.parametrize(
     ("argv", "fragments"),
     [
         (["bench"], ["required: TASK"]),
+        (["bench", "gear", "--alpha", "0"], ["argument --alpha: must be a number in (0, 1]"]),
+        (["bench", "gear", "--ablation", "--alpha", "0.5"],
+         ["--alpha cannot be used with --ablation"]),
         (["bench", "nope"], ["argument TASK: invalid choice: 'nope'", *TASKS]),
         (["bench", "gear", "--methods", "surf,nope"],
          ["unknown method(s) 'nope'; choose from " + ", ".join(METHODS)]),

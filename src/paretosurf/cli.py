@@ -356,6 +356,9 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=_int_at_least(1), default=None, metavar="K",
                         help="the gradient solver's budget per call: Adam steps, or training "
                              "episodes for mountaincar's DQN (default: the task's K)")
+    parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
+                        help="SURF's damping, a number in (0, 1] or 'auto' (default: the "
+                             "task's, the paper's 0.3)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="output folder (default: bench-output/TASK-SOLVER, with "
                              "--ablation bench-output/TASK-ablation[-exact])")
@@ -377,6 +380,8 @@ def _run_bench_command(args: argparse.Namespace) -> int:
     task = get_task(args.task)
     if args.ablation:
         return _run_ablation(args, task)
+    if args.alpha is not None:
+        task = dataclasses.replace(task, alpha=args.alpha)
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-{args.solver}")
 
@@ -399,11 +404,12 @@ def _run_bench_command(args: argparse.Namespace) -> int:
 def _run_ablation(args: argparse.Namespace, task: Any) -> int:
     from paretosurf.bench.ablation import run_ablation, write_ablation
 
-    extra = [flag for flag, value in (("--methods", args.methods), ("--seeds", args.seeds))
+    extra = [flag for flag, value in (("--methods", args.methods), ("--seeds", args.seeds),
+                                      ("--alpha", args.alpha))
              if value is not None]
     if extra:
         raise UsageError(f"{' and '.join(extra)} cannot be used with --ablation (it runs "
-                         "SURF alone, seed 0)")
+                         "SURF alone, seed 0, over its own alphas)")
     suffix = "" if args.solver == "gradient" else f"-{args.solver}"
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-ablation{suffix}")

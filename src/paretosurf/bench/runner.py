@@ -456,7 +456,8 @@ def format_table(report: TaskReport) -> str:
     head = ["metric", *(data["methods"][m]["label"] for m in names)]
     lines = [
         f"**{report.task.title}**, N = {report.n_segments}, {report.iterations} outer "
-        f"iterations, {report.solver_kind} inner solver, {len(report.seeds)} seed(s); "
+        f"iterations, {report.solver_kind} inner solver, {len(report.seeds)} seed(s)"
+        f"{'' if 'surf' not in names else f', SURF alpha {report.task.alpha}'}; "
         f"HV reference point {np.round(report.hv_ref, 6).tolist()} "
         f"({data['hv_ref_rule']}), HV of the "
         f"{'exact' if report.exact_reference else 'non-dominated union'} front "
