@@ -295,7 +295,8 @@ def test_concave_front_is_spread_evenly_through_the_achievement_scalarization() 
     assert ps.metrics.nn_min_ratio(scaled) > 0.4
 
 
-def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour() -> None:
+def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour(
+        tmp_path: Path) -> None:
     """A solver that stops at the vertex e_3 whenever it starts cold on part of an edge (the
     flat spot of a parameterization) and stays there from that state: without a new warm
     start those slots would sit on the vertex for good."""
@@ -313,3 +314,10 @@ def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour()
                                                                          keepdims=True))
     first = res.history[0].points
     assert np.sum(np.all(np.abs(first - [0.0, 0.0, 1.0]) < 1e-12, axis=1)) >= 3
+    # the choice of warm starts survives a resume
+    with pytest.warns(ps.SurfWarning, match="collapsed"):  # after round 0, as above
+        ps.surf_simplex(sticky, 28, 3, iterations=1, checkpoint=tmp_path / "run")
+    resumed = ps.surf_simplex(sticky, 28, 3, iterations=4, checkpoint=tmp_path / "run",
+                              resume=True)
+    np.testing.assert_array_equal(resumed.weights, res.weights)
+    np.testing.assert_array_equal(resumed.points, res.points)
