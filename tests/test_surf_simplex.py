@@ -5,6 +5,7 @@ executors, moving average, weight bounds, honest results)."""
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from pathlib import Path
 
@@ -14,9 +15,16 @@ import pytest
 import paretosurf as ps
 from paretosurf import metrics
 from paretosurf.baselines import das_dennis, fixed_simplex, random_simplex
+from paretosurf.driver import run
 from paretosurf.problems import InvertedDTLZ2, QuadraticM
 from paretosurf.simplex_weights import simplex_lattice
-from paretosurf.surf_simplex import SurfSimplexMethod, _thin_cusps
+from paretosurf.surf_simplex import (
+    REALLOCATION_SHARE,
+    SurfSimplexMethod,
+    _reallocate,
+    _thin_cusps,
+    _well_spaced,
+)
 from paretosurf.surface import FaceMap, on_face
 
 
@@ -321,3 +329,58 @@ def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour(
                               resume=True)
     np.testing.assert_array_equal(resumed.weights, res.weights)
     np.testing.assert_array_equal(resumed.points, res.points)
+
+
+# ---------------------------------------------------------------------------- settling rules
+def test_reallocation_moves_at_most_the_budget_toward_the_target() -> None:
+    old = {(0, 1): 10, (0, 2): 10, (1, 2): 10, (0, 1, 2): 20}
+    new = {(0, 1): 7, (0, 2): 10, (1, 2): 12, (0, 1, 2): 21}
+    out = _reallocate(old, new, 2)
+    assert sum(out.values()) == sum(old.values())
+    assert sum(abs(out[f] - old[f]) for f in old) == 4  # two points moved
+    assert all(min(old[f], new[f]) <= out[f] <= max(old[f], new[f]) for f in old)
+    assert _reallocate(old, new, 100) == new  # a large budget reaches the target, no further
+    assert _reallocate(old, old, 3) == old
+
+
+def test_well_spaced_points_are_the_ones_near_the_median_spacing() -> None:
+    grid = np.array([[i, j] for i in range(5) for j in range(5)], dtype=np.float64)
+    assert _well_spaced(grid, 4).all()  # a lattice: every free point is placed well
+    crowded = np.vstack([grid, [[2.1, 2.0]]])  # one point beside (2, 2)
+    held = _well_spaced(crowded, 0)
+    assert not held[12] and not held[-1] and held.sum() == len(crowded) - 2
+
+
+def test_recall_fills_gaps_with_earlier_points_only() -> None:
+    method = SurfSimplexMethod(10, 3)
+    face = (0, 1, 2)
+    now_w = np.array([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6], [0.4, 0.3, 0.3]])
+    # the newest weights' median nearest-neighbour distance is 0.31
+    old_w = np.array([[0.6, 0.2, 0.2],             # the same weight: left out
+                      [0.59, 0.21, 0.2],           # 0.01 from one: left out
+                      [0.34, 0.33, 0.33],          # 0.07 from (0.4, 0.3, 0.3): left out
+                      [0.0, 0.05, 0.95]])          # 0.43 from every weight: joins
+    method._memory = [(old_w, old_w * 10.0)]
+    got_w, got_c = method._recall(face, now_w, now_w * 10.0)
+    np.testing.assert_array_equal(got_w[:4], now_w)
+    np.testing.assert_array_equal(got_w[4:], old_w[3:])
+    np.testing.assert_array_equal(got_c[4:], old_w[3:] * 10.0)
+
+
+def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
+    """On a distorted front the allocation moves, but never more than the budget a round."""
+    problem = QuadraticM.random(3, 5, seed=2)
+    method = SurfSimplexMethod(91, 3)
+    seen: list[dict[tuple[int, ...], int]] = []
+
+    def keep_counts(record: object) -> None:
+        if method.counts is not None:
+            seen.append(dict(method.counts))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.SurfWarning)
+        run(method, problem.solver(), iterations=12, callback=keep_counts)
+    budget = max(1, round(REALLOCATION_SHARE * 91))
+    moves = [sum(abs(b[f] - a[f]) for f in a) // 2 for a, b in itertools.pairwise(seen)]
+    assert all(sum(c.values()) == 91 - 3 for c in seen)
+    assert max(moves) <= budget and sum(moves) > 0

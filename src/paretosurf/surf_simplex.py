@@ -18,11 +18,15 @@ spread:
    placed on the face's boundary held fixed. Each generator is pulled back to a weight by a
    local quadratic fit of the solved points' weights (the front's normals) around it, and
    moves at most half the distance to its nearest solved neighbour in weight space per round
-   (a trust region: the estimate is reliable only near solved points).
+   (a trust region: the estimate is reliable only near solved points). A point whose nearest
+   neighbour is already within 0.8 to 1.25 of the median spacing keeps its weight. The
+   estimate also keeps the last two rounds' points where they fill gaps between the newest
+   ones, so that a sharp bend, once sampled, is not crossed by a flat chord again.
 4. **How many points** each edge and face gets follows the estimated lengths and areas, so
    that the spacing is the same on edges and inside faces (changed only when the estimate
-   changes by more than 15%); the areas are corrected round by round by the spacing reached
-   inside faces against the one along edges.
+   changes by more than 15%, and then by at most 2% of the points per round); the areas are
+   corrected round by round by the spacing reached inside faces against the one along
+   edges.
 5. **Safeguards**: where two edges leave a corner almost in the same direction (a cusp of the
    surface), the points of one edge that the other's nearly cover are moved inside the face;
    a point that landed closer than 0.3 spacings to another restarts in the largest hole;
@@ -30,8 +34,9 @@ spread:
    variables) is warm-started from the nearest slot whose point stands alone.
 
 With three objectives and 91 points the nearest-neighbour distances end with a CV between
-0.06 and 0.25 on the benchmark's fronts, against 0.6 to 2.4 for evenly spaced (Das-Dennis)
-weights; fronts that bend sharply keep a few pairs closer than the rest
+0.09 and 0.15 and a max/min between 1.5 and 2.9 on the benchmark's fronts, against CV 0.6 to
+2.4 and max/min 11 to 2000 for evenly spaced (Das-Dennis) weights; on the most distorted
+fronts the layout still moves a little in the last rounds
 (``benchmarks/bench_surf_simplex.py``, ``docs/results/many/``).
 
 Where weighted sums cannot reach part of the surface (a non-convex region), the solves jump
@@ -114,6 +119,21 @@ DENSITY_RANGE = (0.5, 2.0)
 COINCIDENT_SHARE = 1e-6
 
 
+#: The faces' estimate of the surface also uses the points solved in this many earlier
+#: rounds, where they fill gaps between the last round's (see ``_recall``).
+MEMORY_ROUNDS = 2
+#: An earlier point joins the estimate only if its weight is farther than this share of the
+#: last round's median nearest-neighbour weight distance from every weight already in it.
+MEMORY_GAP = 1.0
+#: A point inside a face whose nearest neighbour lies within this band of the median
+#: nearest-neighbour distance keeps its weight for the round: it is placed well already, and
+#: every move risks a landing error where the estimate is poor.
+HOLD_BAND = (0.8, 1.25)
+#: At most this share of the points (and at least one) changes edge or face per round when
+#: the allocation changes: larger waves undo a settled layout.
+REALLOCATION_SHARE = 0.02
+
+
 #: Points of two edges closer than this share of the edges' spacing (where two edges leave a
 #: corner almost in the same direction, a cusp of the surface) are thinned to one.
 CUSP_SHARE = 0.5
@@ -178,6 +198,32 @@ def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
     return out
 
 
+def _well_spaced(at: FloatArray, n_fixed: int) -> NDArray[np.bool_]:
+    """Which of the free points (the rows of ``at`` after the first ``n_fixed``) have their
+    nearest neighbour within :data:`HOLD_BAND` of the median nearest-neighbour distance."""
+    if len(at) < 3:
+        return np.zeros(len(at) - n_fixed, dtype=bool)
+    gaps = cKDTree(at).query(at, k=2)[0][:, 1]
+    ratio = gaps[n_fixed:] / max(float(np.median(gaps)), 1e-300)
+    lo, hi = HOLD_BAND
+    return np.asarray((ratio >= lo) & (ratio <= hi), dtype=bool)
+
+
+def _reallocate(old: Mapping[Face, int], new: Mapping[Face, int], budget: int
+                ) -> dict[Face, int]:
+    """``old`` moved toward ``new`` by at most ``budget`` points, one at a time from the face
+    with the largest surplus to the one with the largest deficit (the totals are equal)."""
+    out = dict(old)
+    for _ in range(budget):
+        surplus = max(out, key=lambda f: out[f] - new[f])
+        deficit = min(out, key=lambda f: out[f] - new[f])
+        if out[surplus] <= new[surplus] or out[deficit] >= new[deficit]:
+            break
+        out[surplus] -= 1
+        out[deficit] += 1
+    return out
+
+
 def _edge_length(face_weights: FloatArray, coords: FloatArray) -> float:
     """Length of an edge's polyline: the chords between its points in weight order (the
     arc length SURF's CDF measures)."""
@@ -230,6 +276,8 @@ class SurfSimplexMethod(SlotMethod):
         self.density = 1.0
         self._predicted: tuple[FloatArray, FloatArray] | None = None
         self._next: FloatArray | None = None
+        #: Weights and points of the earlier rounds the faces' estimate recalls, newest last.
+        self._memory: list[tuple[FloatArray, FloatArray]] = []
 
     @property
     def n_points(self) -> int:
@@ -252,6 +300,9 @@ class SurfSimplexMethod(SlotMethod):
         if self.m > 2:
             self._adapt_density(weights, coordinates)
         self._next = self._layout(weights, coordinates)
+        if self.m > 2:
+            self._memory = [*self._memory,
+                            (weights.copy(), coordinates.copy())][-MEMORY_ROUNDS:]
 
     def propose(self) -> Round:
         """The next round; a slot whose warm start would be the state of a point that
@@ -338,6 +389,9 @@ class SurfSimplexMethod(SlotMethod):
                     arrays[f"edge/{key}/{name}_slopes"] = cdf.slopes
         if self._next is not None:
             arrays["next_weights"] = self._next
+        meta["memory"] = len(self._memory)
+        for i, (w, c) in enumerate(self._memory):
+            arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         return meta, arrays
 
     def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
@@ -365,6 +419,9 @@ class SurfSimplexMethod(SlotMethod):
             refine.restore(cdfs[0], cdfs[1], meta.get("edges", {}).get(key))
         self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
                       if "next_weights" in arrays else None)
+        self._memory = [(np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
+                         np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64))
+                        for i in range(int(meta.get("memory", 0)))]
 
     # ------------------------------------------------------------------ the layout
     def _first_layout(self) -> FloatArray:
@@ -403,6 +460,8 @@ class SurfSimplexMethod(SlotMethod):
         for face in faces(m):
             mask = on_face(weights, face)
             per_face[face] = (weights[mask][:, list(face)], coords[mask])
+            if len(face) > 2 and not first:
+                per_face[face] = self._recall(face, *per_face[face])
         if not first:
             for edge, refine in self.edges.items():
                 face_w, face_c = per_face[edge]
@@ -446,8 +505,11 @@ class SurfSimplexMethod(SlotMethod):
                 extra = farthest_points(fmap, mesh_w, simplices,
                                         np.vstack([fixed, start]), count - len(start))
                 start = np.vstack([start, extra])
+            held = _well_spaced(fmap(np.vstack([fixed, start])), len(fixed))
             free = restricted_cvt(fmap, mesh_w, simplices, fixed, start)
+            free[held] = start[held]
             free = quadratic_pull_back(fmap(free), face_c, face_w, free)
+            free[held] = start[held]
             free = _within_trust_region(free, start, face_w, self.trust)
             predicted.append((embed(free, face, m), fmap(free)))
             placed.append(embed(free, face, m))
@@ -455,6 +517,32 @@ class SurfSimplexMethod(SlotMethod):
         self._predicted = (np.vstack([np.empty((0, m))] + [w for w, _ in predicted]),
                            np.vstack([np.empty((0, k))] + [c for _, c in predicted]))
         return self._ordered(np.vstack(placed))
+
+    def _recall(self, face: Face, face_w: FloatArray, face_c: FloatArray
+                ) -> tuple[FloatArray, FloatArray]:
+        """The last round's weights and points on ``face``, joined by earlier rounds' points
+        in the gaps between them.
+
+        A point solved where the estimate was wrong (in a sharp bend the estimate crossed as
+        a flat chord, say) is a sample of the map all the same: once its slot moves on, the
+        chord would come back, and the next points aimed at it would land together in the
+        bend again. Earlier points closer (in weight) than :data:`MEMORY_GAP` of the last
+        round's spacing to a weight already in the estimate are left out, so the newest solves
+        define the estimate wherever they are.
+        """
+        if not self._memory or len(face_w) < 3:
+            return face_w, face_c
+        limit = MEMORY_GAP * float(np.median(cKDTree(face_w).query(face_w, k=2)[0][:, 1]))
+        out_w, out_c = [face_w], [face_c]
+        for old_w, old_c in reversed(self._memory):
+            mask = on_face(old_w, face)
+            cand_w, cand_c = old_w[mask][:, list(face)], old_c[mask]
+            if len(cand_w) == 0:
+                continue
+            far = cKDTree(np.vstack(out_w)).query(cand_w, k=1)[0] > limit
+            out_w.append(cand_w[far])
+            out_c.append(cand_c[far])
+        return np.vstack(out_w), np.vstack(out_c)
 
     def _edge_points(self, weights: FloatArray, edge: Face, count: int) -> FloatArray:
         """``count`` points inside an edge at its CDF's quantiles (SURF's weights)."""
@@ -489,10 +577,11 @@ class SurfSimplexMethod(SlotMethod):
                 measures[face] = self.density * face_measure(FaceMap(face_w, face_c), face_w)
         new = allocate_points(measures, self.n_points, m)
         old = self.counts
-        if old is not None and all(
-                abs(new[f] - old[f]) <= max(1.0, ALLOCATION_HYSTERESIS * old[f]) for f in new):
+        if old is None or set(old) != set(new) or sum(old.values()) != sum(new.values()):
+            return new
+        if all(abs(new[f] - old[f]) <= max(1.0, ALLOCATION_HYSTERESIS * old[f]) for f in new):
             return old
-        return new
+        return _reallocate(old, new, max(1, round(REALLOCATION_SHARE * self.n_points)))
 
 
 def surf_simplex(
