@@ -260,10 +260,36 @@ def test_cusp_thinning_keeps_points_apart() -> None:
         e[:, edge[0]], e[:, edge[1]] = t[1:-1], 1 - t[1:-1]
         edges[edge] = e
     dropped = _thin_cusps(edges, per_face, 3)
-    assert dropped >= 4
+    assert len(dropped) >= 4 and all(edge == (1, 2) for edge, _, _ in dropped)
     coords = np.vstack([FaceMap(per_face[e][0], per_face[e][1])(p[:, list(e)])
                         for e, p in edges.items() if len(p)])
     assert metrics.nn_distances(coords).min() >= 0.05 - 1e-12
+
+
+def _two_edges_leaving_corner_2(angle: float) -> tuple[dict, dict]:
+    t = np.linspace(0, 1, 11)
+    per_face, edges = {}, {}
+    for edge, turn in (((0, 2), 0.0), ((1, 2), angle), ((0, 1), 2.5)):
+        w = np.zeros((t.size, 3))
+        w[:, edge[0]], w[:, edge[1]] = t, 1 - t
+        per_face[edge] = (w[:, list(edge)], np.c_[t * np.cos(turn), t * np.sin(turn),
+                                                 np.zeros_like(t)])
+        e = np.zeros((9, 3))
+        e[:, edge[0]], e[:, edge[1]] = t[1:-1], 1 - t[1:-1]
+        edges[edge] = e
+    return edges, per_face
+
+
+def test_cusp_thinning_keeps_a_point_dropped_the_round_before() -> None:
+    """Edges 0.6 rad apart: their first points are 0.06 apart, more than half the spacing
+    (0.1), so nothing is thinned; a point dropped the round before stays dropped while its
+    pair is within one spacing, and only that one."""
+    edges, per_face = _two_edges_leaving_corner_2(0.6)
+    assert _thin_cusps(edges, per_face, 3) == set()
+    edges, per_face = _two_edges_leaving_corner_2(0.6)
+    kept = _thin_cusps(edges, per_face, 3, {((1, 2), 0, 9), ((1, 2), 5, 9)})
+    assert kept == {((1, 2), 0, 9)}  # point 5 is 0.6 x 0.6 = 0.36 from its pair: back
+    assert len(edges[(1, 2)]) == 8
 
 
 def test_baselines_solve_at_their_weights() -> None:

@@ -28,16 +28,17 @@ spread:
    corrected round by round by the spacing reached inside faces against the one along
    edges.
 5. **Safeguards**: where two edges leave a corner almost in the same direction (a cusp of the
-   surface), the points of one edge that the other's nearly cover are moved inside the face;
+   surface), the points of one edge that the other's nearly cover are moved inside the face
+   (and stay there while they would still lie within one spacing);
    a point that landed closer than 0.3 spacings to another restarts in the largest hole;
    a slot whose point coincides with another's (a local solver stuck on a flat spot of its
    variables) is warm-started from the nearest slot whose point stands alone.
 
 With three objectives and 91 points the nearest-neighbour distances end with a CV between
-0.09 and 0.15 and a max/min between 1.5 and 2.9 on the benchmark's fronts, against CV 0.6 to
-2.4 and max/min 11 to 2000 for evenly spaced (Das-Dennis) weights; on the most distorted
-fronts the layout still moves a little in the last rounds
-(``benchmarks/bench_surf_simplex.py``, ``docs/results/many/``).
+0.09 and 0.23 and a max/min between 1.6 and 2.4 on seven of the benchmark's eight fronts (6.1
+on one quadratic), against CV 0.6 to 2.4 and max/min 11 to 2000 for evenly spaced
+(Das-Dennis) weights; on the most distorted fronts single rounds can still put two points
+together (``benchmarks/bench_surf_simplex.py``, ``docs/results/many/``).
 
 Where weighted sums cannot reach part of the surface (a non-convex region), the solves jump
 over it: no weight maps there, the estimate has a hole, and the points gather at its rim.
@@ -51,7 +52,7 @@ which linear and Tchebycheff weights send whole edges of the simplex to one vert
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
 
@@ -137,44 +138,58 @@ REALLOCATION_SHARE = 0.02
 #: Points of two edges closer than this share of the edges' spacing (where two edges leave a
 #: corner almost in the same direction, a cusp of the surface) are thinned to one.
 CUSP_SHARE = 0.5
+#: ... and a point dropped the round before stays dropped while its pair is closer than this
+#: share of the spacing (hysteresis).
+CUSP_KEEP_SHARE = 1.0
+
+
+#: A cusp point: its edge, its index among the edge's points and their number.
+CuspKey = tuple[Face, int, int]
 
 
 def _thin_cusps(edge_points: dict[Face, FloatArray],
-                per_face: Mapping[Face, tuple[FloatArray, FloatArray]], m: int) -> int:
-    """Drop edge points that another edge's point nearly covers; returns how many.
+                per_face: Mapping[Face, tuple[FloatArray, FloatArray]], m: int,
+                previous: Set[CuspKey] = frozenset()) -> set[CuspKey]:
+    """Drop edge points that another edge's point nearly covers; returns the dropped ones.
 
     Where two edges of the simplex map to curves that leave a corner almost in the same
     direction, each edge's SURF points would pair up with the other's at a fraction of the
     spacing. The later edge's point of each such pair is dropped (its slot moves inside a
-    face), so that no two points sit closer than ``CUSP_SHARE`` of the spacing.
+    face), so that no two points sit closer than ``CUSP_SHARE`` of the spacing. A point
+    dropped the round before (``previous``) stays dropped while its pair is closer than
+    ``CUSP_KEEP_SHARE`` of the spacing: without that margin the thinning alternated between
+    two sets of points from round to round, and the layout with it.
     """
-    names: list[tuple[Face, int]] = []
+    names: list[CuspKey] = []
     coords: list[FloatArray] = []
     spacing: list[float] = []
     for edge, pts in edge_points.items():
         face_w, face_c = per_face[edge]
         fmap = FaceMap(face_w, face_c)
         if len(pts):
-            names.extend((edge, i) for i in range(len(pts)))
+            names.extend((edge, i, len(pts)) for i in range(len(pts)))
             coords.append(fmap(pts[:, list(edge)]))
         length = _edge_length(face_w, face_c)
         spacing.append(length / (len(pts) + 1))
     if len(names) < 2:
-        return 0
+        return set()
     at = np.vstack(coords)
     limit = CUSP_SHARE * float(np.median(spacing))
-    pairs = sorted(cKDTree(at).query_pairs(limit, output_type="ndarray").tolist(),
+    keep_limit = max(limit, CUSP_KEEP_SHARE * float(np.median(spacing)))
+    pairs = sorted(cKDTree(at).query_pairs(keep_limit, output_type="ndarray").tolist(),
                    key=lambda ij: float(np.linalg.norm(at[ij[0]] - at[ij[1]])))
     gone: set[int] = set()
     for i, j in pairs:
         if i in gone or j in gone or names[i][0] == names[j][0]:
             continue
-        gone.add(max(i, j))
+        later = max(i, j)
+        if (float(np.linalg.norm(at[i] - at[j])) < limit) or names[later] in previous:
+            gone.add(later)
     for edge in edge_points:
-        keep = [k for k, (e, _) in enumerate(names) if e == edge and k not in gone]
-        first = next((k for k, (e, _) in enumerate(names) if e == edge), 0)
+        keep = [k for k, name in enumerate(names) if name[0] == edge and k not in gone]
+        first = next((k for k, name in enumerate(names) if name[0] == edge), 0)
         edge_points[edge] = edge_points[edge][[k - first for k in keep]]
-    return len(gone)
+    return {names[k] for k in gone}
 
 
 def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
@@ -278,6 +293,8 @@ class SurfSimplexMethod(SlotMethod):
         self._next: FloatArray | None = None
         #: Weights and points of the earlier rounds the faces' estimate recalls, newest last.
         self._memory: list[tuple[FloatArray, FloatArray]] = []
+        #: The edge points the last layout thinned at cusps (see :func:`_thin_cusps`).
+        self._thinned: set[CuspKey] = set()
 
     @property
     def n_points(self) -> int:
@@ -390,6 +407,7 @@ class SurfSimplexMethod(SlotMethod):
         if self._next is not None:
             arrays["next_weights"] = self._next
         meta["memory"] = len(self._memory)
+        meta["thinned"] = sorted([list(edge), i, n] for edge, i, n in self._thinned)
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         return meta, arrays
@@ -419,6 +437,8 @@ class SurfSimplexMethod(SlotMethod):
             refine.restore(cdfs[0], cdfs[1], meta.get("edges", {}).get(key))
         self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
                       if "next_weights" in arrays else None)
+        self._thinned = {(tuple(int(v) for v in edge), int(i), int(n))
+                         for edge, i, n in meta.get("thinned", [])}
         self._memory = [(np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
                          np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64))
                         for i in range(int(meta.get("memory", 0)))]
@@ -474,7 +494,9 @@ class SurfSimplexMethod(SlotMethod):
         predicted: list[tuple[FloatArray, FloatArray]] = []
         edge_points = {edge: self._edge_points(weights, edge, counts[edge])
                        for edge in self.edges}
-        dropped = _thin_cusps(edge_points, per_face, m) if m > 2 else 0
+        thinned = _thin_cusps(edge_points, per_face, m, self._thinned) if m > 2 else set()
+        self._thinned = thinned
+        dropped = len(thinned)
         placed.extend(edge_points.values())
         spare = {face: 0 for face in faces(m)}
         if dropped:
