@@ -243,30 +243,9 @@ def test_a_solver_with_the_wrong_number_of_objectives_is_named() -> None:
 
 
 # ---------------------------------------------------------------------------- pieces
-def test_cusp_thinning_keeps_points_apart() -> None:
-    """Two edges that leave corner 2 almost in the same direction: their points pair up at
-    a fraction of the spacing unless one of each close pair is dropped."""
-    t = np.linspace(0, 1, 11)
-    per_face = {}
-    for edge, angle in (((0, 2), 0.0), ((1, 2), 0.02), ((0, 1), 1.0)):
-        w = np.zeros((t.size, 3))
-        w[:, edge[0]], w[:, edge[1]] = t, 1 - t
-        pts = np.c_[t * np.cos(angle), t * np.sin(angle), np.zeros_like(t)]
-        per_face[edge] = (w[:, list(edge)], pts)
-    inner = np.zeros((9, 3))
-    edges = {}
-    for edge in per_face:
-        e = inner.copy()
-        e[:, edge[0]], e[:, edge[1]] = t[1:-1], 1 - t[1:-1]
-        edges[edge] = e
-    dropped = _thin_cusps(edges, per_face, 3)
-    assert len(dropped) >= 4 and all(edge == (1, 2) for edge, _, _ in dropped)
-    coords = np.vstack([FaceMap(per_face[e][0], per_face[e][1])(p[:, list(e)])
-                        for e, p in edges.items() if len(p)])
-    assert metrics.nn_distances(coords).min() >= 0.05 - 1e-12
-
-
 def _two_edges_leaving_corner_2(angle: float) -> tuple[dict, dict]:
+    """Edges (0, 2) and (1, 2) leave corner 2 (the origin) ``angle`` rad apart, edge (0, 1)
+    far from both; each edge's 9 inner points at spacing 0.1 along it."""
     t = np.linspace(0, 1, 11)
     per_face, edges = {}, {}
     for edge, turn in (((0, 2), 0.0), ((1, 2), angle), ((0, 1), 2.5)):
@@ -280,14 +259,25 @@ def _two_edges_leaving_corner_2(angle: float) -> tuple[dict, dict]:
     return edges, per_face
 
 
+def test_cusp_thinning_keeps_points_apart() -> None:
+    """Two edges that leave corner 2 almost in the same direction: their points pair up at
+    a fraction of the spacing unless one of each close pair is dropped."""
+    edges, per_face = _two_edges_leaving_corner_2(0.02)
+    dropped = _thin_cusps(edges, per_face)
+    assert len(dropped) >= 4 and all(edge == (1, 2) for edge, _, _ in dropped)
+    coords = np.vstack([FaceMap(per_face[e][0], per_face[e][1])(p[:, list(e)])
+                        for e, p in edges.items() if len(p)])
+    assert metrics.nn_distances(coords).min() >= 0.05 - 1e-12
+
+
 def test_cusp_thinning_keeps_a_point_dropped_the_round_before() -> None:
     """Edges 0.6 rad apart: their first points are 0.06 apart, more than half the spacing
     (0.1), so nothing is thinned; a point dropped the round before stays dropped while its
     pair is within one spacing, and only that one."""
     edges, per_face = _two_edges_leaving_corner_2(0.6)
-    assert _thin_cusps(edges, per_face, 3) == set()
+    assert _thin_cusps(edges, per_face) == set()
     edges, per_face = _two_edges_leaving_corner_2(0.6)
-    kept = _thin_cusps(edges, per_face, 3, {((1, 2), 0, 9), ((1, 2), 5, 9)})
+    kept = _thin_cusps(edges, per_face, {((1, 2), 0, 9), ((1, 2), 5, 9)})
     assert kept == {((1, 2), 0, 9)}  # point 5 is 0.6 x 0.6 = 0.36 from its pair: back
     assert len(edges[(1, 2)]) == 8
 

@@ -27,7 +27,7 @@ import moocore
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Finding", "SurfWarning", "diagnose", "diagnose_surface"]
+__all__ = ["Finding", "SurfWarning", "coincident_pairs", "diagnose", "diagnose_surface"]
 
 FloatArray = NDArray[np.float64]
 
@@ -221,6 +221,25 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     return findings
 
 
+def coincident_pairs(coords: FloatArray, relative_tol: float = RELATIVE_TOL
+                     ) -> set[tuple[int, int]]:
+    """Pairs ``(i, j)``, ``i < j``, of rows of ``coords`` closer than ``relative_tol`` times the
+    diagonal of their bounding box: points that coincide.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.diagnostics import coincident_pairs
+    >>> coincident_pairs(np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]))
+    {(1, 2)}
+    """
+    from scipy.spatial import cKDTree
+
+    extent = float(np.linalg.norm(coords.max(axis=0) - coords.min(axis=0)))
+    return {(int(i), int(j)) for i, j in
+            cKDTree(coords).query_pairs(relative_tol * max(extent, 1e-300))}
+
+
 def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
                      moving_average: float | None = None) -> list[Finding]:
     """The problems of points spread over a surface (weight vectors, M >= 3 objectives):
@@ -238,13 +257,11 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
     >>> [x.code for x in diagnose_surface(w, g, g)]
     ['collapsed']
     """
-    from scipy.spatial import cKDTree
 
     p = len(points)
     findings: list[Finding] = []
     ranges = points.max(axis=0) - points.min(axis=0)
-    extent = float(np.linalg.norm(coords.max(axis=0) - coords.min(axis=0)))
-    pairs = cKDTree(coords).query_pairs(RELATIVE_TOL * max(extent, 1e-300))
+    pairs = coincident_pairs(coords)
     weak = _weakly_dominated(points, ranges)
     corners = [i for i in range(p) if np.max(weights[i]) == 1.0]
     weak_corners = [i for i in corners if weak[i]]

@@ -62,6 +62,7 @@ from scipy.spatial import cKDTree
 
 from paretosurf._validation import check_non_negative_int, check_positive_int
 from paretosurf.cdf import ArcLengthCDF
+from paretosurf.diagnostics import coincident_pairs
 from paretosurf.driver import Callback, Round, run
 from paretosurf.executors import Executor
 from paretosurf.result import IterationRecord, SurfResult
@@ -148,7 +149,7 @@ CuspKey = tuple[Face, int, int]
 
 
 def _thin_cusps(edge_points: dict[Face, FloatArray],
-                per_face: Mapping[Face, tuple[FloatArray, FloatArray]], m: int,
+                per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
                 previous: Set[CuspKey] = frozenset()) -> set[CuspKey]:
     """Drop edge points that another edge's point nearly covers; returns the dropped ones.
 
@@ -335,9 +336,8 @@ class SurfSimplexMethod(SlotMethod):
         rnd = super().propose()
         if self.last_points is None or self.last_weights is None or self.m < 3:
             return rnd
-        points, old_w = self.last_points, self.last_weights
-        extent = float(np.linalg.norm(np.ptp(points, axis=0)))
-        pairs = cKDTree(points).query_pairs(COINCIDENT_SHARE * max(extent, 1e-300))
+        old_w = self.last_weights
+        pairs = coincident_pairs(self.last_points, COINCIDENT_SHARE)
         corner = old_w.max(axis=1) == 1.0
         stuck = {i for pair in pairs for i in pair if not corner[i]}
         if not stuck:
@@ -494,7 +494,7 @@ class SurfSimplexMethod(SlotMethod):
         predicted: list[tuple[FloatArray, FloatArray]] = []
         edge_points = {edge: self._edge_points(weights, edge, counts[edge])
                        for edge in self.edges}
-        thinned = _thin_cusps(edge_points, per_face, m, self._thinned) if m > 2 else set()
+        thinned = _thin_cusps(edge_points, per_face, self._thinned) if m > 2 else set()
         self._thinned = thinned
         dropped = len(thinned)
         placed.extend(edge_points.values())
@@ -599,7 +599,7 @@ class SurfSimplexMethod(SlotMethod):
                 measures[face] = self.density * face_measure(FaceMap(face_w, face_c), face_w)
         new = allocate_points(measures, self.n_points, m)
         old = self.counts
-        if old is None or set(old) != set(new) or sum(old.values()) != sum(new.values()):
+        if old is None:
             return new
         if all(abs(new[f] - old[f]) <= max(1.0, ALLOCATION_HYSTERESIS * old[f]) for f in new):
             return old
