@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, gear_solver
+from conftest import GearKStep, Interrupt, gear_solver, interrupt_after
+from paretosurf import driver
 from paretosurf.baselines import uniform
 from paretosurf.checkpoint import CheckpointError, RunFolder
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
@@ -166,6 +167,59 @@ def test_clear_removes_only_the_runs_files(tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt", "state-notes.md"]
 
 
+# ------------------------------------------------------------------------ checkpoint cadence
+def rounds_on_disk(tmp_path, **options: Any) -> list[int]:
+    """The rounds the run folder holds as each of 6 rounds ends (seen by the callback)."""
+    seen: list[int] = []
+    ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path,
+            callback=lambda r: seen.append(RunFolder(tmp_path).n_rounds()), **options)
+    return seen
+
+
+def test_auto_checkpoints_every_round_that_outlasts_the_checkpoints(tmp_path,
+                                                                    monkeypatch) -> None:
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e9)   # every round outlasts 1e-9 of one
+    assert rounds_on_disk(tmp_path) == [1, 2, 3, 4, 5, 6]
+
+
+def test_auto_checkpoints_are_amortized_over_short_rounds(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)  # no round outlasts 1e9 of them
+    assert rounds_on_disk(tmp_path) == [1, 1, 1, 1, 1, 1]  # the first round, then the end
+    folder = RunFolder(tmp_path)
+    assert folder.n_rounds() == 6 and len(folder.load().records) == 6
+    solved = sorted((e["round"], e["slot"]) for e in folder.solves())
+    assert solved == [(r, s) for r in range(6) for s in range(5)]
+
+
+def test_a_checkpoint_period_in_seconds(tmp_path) -> None:
+    assert rounds_on_disk(tmp_path / "every", checkpoint_period=0) == [1, 2, 3, 4, 5, 6]
+    assert rounds_on_disk(tmp_path / "never", checkpoint_period=1e9) == [0] * 6
+    assert RunFolder(tmp_path / "never").n_rounds() == 6          # the end is always saved
+
+
+@pytest.mark.parametrize("period", [-1, float("nan"), "often", True])
+def test_a_bad_checkpoint_period_is_refused(period: Any) -> None:
+    with pytest.raises(ValueError, match="checkpoint_period must be 'auto' or a number"):
+        ps.surf(gear_solver, 4, iterations=1, checkpoint_period=period)
+
+
+def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(
+        tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)
+    full = ps.surf(GearKStep(), 4, iterations=6)
+    with pytest.raises(Interrupt):
+        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=interrupt_after(4))
+    folder = RunFolder(tmp_path)
+    assert folder.n_rounds() == 1
+    # every attempt made is in the log, those of the rounds after the checkpoint too
+    assert sorted({e["round"] for e in folder.solves()}) == [0, 1, 2, 3]
+    again = GearKStep()
+    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True)
+    assert again.calls == 5 * 5                       # rounds 1 to 5, solved again from round 1
+    np.testing.assert_array_equal(resumed.points, full.points)
+    np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
+
+
 def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:
     seen = []
 
@@ -174,7 +228,8 @@ def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:
         assert files == (["state.1"] if record.iteration == 0 else ["state.0", "state.1"])
         seen.append(RunFolder(tmp_path).n_rounds())
 
-    ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check)
+    ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check,
+            checkpoint_period=0)
     assert seen == [1, 2, 3, 4, 5]
 
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, gear_curve
+from conftest import GearKStep, Interrupt, gear_curve, interrupt_after
+from paretosurf import driver
 from paretosurf.checkpoint import CheckpointError, RunFolder
 from paretosurf.states import StateFolder
 
@@ -114,6 +115,24 @@ def test_states_on_disk_are_never_pickled_and_resume_from_the_folders(tmp_path) 
     assert kept == [f"states/round-000005/slot-{s:02d}" for s in range(N + 1)]
     loaded = [DiskSolver().load_state(Path(s.path)) for s in resumed.states]
     np.testing.assert_allclose([u.x for u in loaded], full.states)
+
+
+def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)   # checkpoints: first round, end
+    full = ps.surf(GearKStep(), N, iterations=6)
+    DiskSolver.saved = 0
+    res = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path)
+    assert DiskSolver.saved == 2 * (N + 1)                   # never an unpicklable pickle
+    np.testing.assert_array_equal(res.points, full.points)
+    assert all(isinstance(s, StateFolder) for s in res.states)
+    kept = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "states").glob("*/*"))
+    assert kept == [f"states/round-000005/slot-{s:02d}" for s in range(N + 1)]
+    # a run stopped between two checkpoints resumes from the folders of the last one
+    with pytest.raises(Interrupt):
+        ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b",
+                callback=interrupt_after(4))
+    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b", resume=True)
+    np.testing.assert_array_equal(resumed.points, full.points)
 
 
 def test_states_on_disk_travel_to_worker_processes_as_folders(tmp_path) -> None:

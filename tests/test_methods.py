@@ -129,7 +129,8 @@ def test_killed_run_resumes_to_the_uninterrupted_result(name: str, tmp_path: Pat
     full = METHODS[name](GearKStep(), N)
     killed = GearKStep()
     with pytest.raises(Interrupt):
-        METHODS[name](killed, N, checkpoint=tmp_path, callback=interrupt_after(2))
+        METHODS[name](killed, N, checkpoint=tmp_path, callback=interrupt_after(2),
+                      checkpoint_period=0)
     resumed_solver = GearKStep()
     resumed = METHODS[name](resumed_solver, N, checkpoint=tmp_path, resume=True)
     same_result(resumed, full)
@@ -200,7 +201,7 @@ def test_checkpoint_writes_a_constant_amount_per_round(name: str, tmp_path: Path
         lines = history.read_text().splitlines()
         sizes.append((len(lines[-1]), state.stat().st_size))
 
-    METHODS[name](GearKStep(), N, checkpoint=tmp_path, callback=measure)
+    METHODS[name](GearKStep(), N, checkpoint=tmp_path, callback=measure, checkpoint_period=0)
     assert sorted(p.name for p in tmp_path.glob("state*")) == ["state.0", "state.1"]
     lines, states = np.array(sizes).T
     assert lines.max() < 1.5 * lines.min() + 200
@@ -227,7 +228,7 @@ def test_resume_continues_to_more_iterations(tmp_path: Path) -> None:
 def test_a_damaged_state_file_falls_back_to_the_other_and_two_are_refused(
         tmp_path: Path) -> None:
     full = ps.surf(GearKStep(), N, iterations=5)
-    ps.surf(GearKStep(), N, iterations=3, checkpoint=tmp_path)
+    ps.surf(GearKStep(), N, iterations=3, checkpoint=tmp_path, checkpoint_period=0)
     newest = tmp_path / "state.1"                       # 3 rounds: the odd file is newest
     data = newest.read_bytes()
     newest.write_bytes(data[: len(data) // 2])          # a write cut short

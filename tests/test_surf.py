@@ -151,7 +151,8 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        ps.surf(gear_solver, 8, iterations=10, checkpoint=tmp_path, callback=kill_after_four)
+        ps.surf(gear_solver, 8, iterations=10, checkpoint=tmp_path, callback=kill_after_four,
+                checkpoint_period=0)
     calls = []
     resumed = ps.surf(lambda w, s: calls.append(w) or gear_solver(w, s), 8, iterations=10,
                       checkpoint=tmp_path, resume=True)

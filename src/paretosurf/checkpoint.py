@@ -18,11 +18,13 @@ A **run folder** (``checkpoint=DIR``) belongs to one run::
     state.0, state.1          everything needed to continue, written in turn, in place
     states/round-000012/...   solver states kept as folders (solvers with save_state)
 
-A round appends one line to each log and rewrites one state file, of a size that does not grow
-with the round number, so the bytes a run writes grow linearly with its rounds. The two state
-files take turns: a write cut short (a killed process, a crashed machine) leaves the other one,
-a round older, intact, and a CRC tells which is whole; resuming uses the newest whole one and
-drops any round logged after it.
+A checkpoint appends the lines of the rounds since the last one to each log and rewrites one
+state file, of a size that does not grow with the round number, so the bytes a run writes grow
+linearly with its rounds. (A run saves every round, or, when its rounds are much shorter than a
+checkpoint's cost, every few rounds: see ``checkpoint_period`` in
+:func:`paretosurf.driver.run`.) The two state files take turns: a write cut short (a killed
+process, a crashed machine) leaves the other one, a checkpoint older, intact, and a CRC tells
+which is whole; resuming uses the newest whole one and drops any round logged after it.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import shutil
 import warnings
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -311,24 +313,27 @@ _SOLVE_KEYS = ("round", "call", "attempt", "slot", "weight", "objectives", "seco
                "pid", "error", "killed", "time")
 
 
+#: A solve-log line of finite floats, as ``%``-format (``%r`` of a float is exact JSON).
+_SOLVE_FORMAT = ('{"round":%d,"call":%d,"attempt":%d,"slot":%d,"weight":%r,"objectives":%s,'
+                 '"seconds":%r,"host":%s,"pid":%d,"error":%s,"killed":%s,"time":%r}\n')
+
+
 def _solve_line(line: Mapping[str, Any]) -> str:
     """One line of the solve log. A run writes one per solve: when the line has exactly the
-    log's keys and finite numbers it is formatted directly (``repr`` of a float is valid,
-    exact JSON), a few times faster than :func:`json.dumps`; anything else goes through it."""
-    objectives = line.get("objectives")
+    log's keys and finite float numbers it is formatted directly, a few times faster than
+    :func:`json.dumps`; anything else goes through it."""
     if tuple(line) != _SOLVE_KEYS:
         return _json_line(line) + "\n"
-    numbers = (line["weight"], line["seconds"], line["time"], *(objectives or ()))
+    rnd, call, attempt, slot, weight, objectives, seconds, host, pid, error, killed, at = (
+        line.values())
+    numbers = (weight, seconds, at, *(objectives or ()))
     if not all(type(v) is float for v in numbers) or not math.isfinite(sum(numbers)):
         return _json_line(line) + "\n"  # a sum is finite only if every term is
     objs = "null" if objectives is None else "[" + ",".join(map(repr, objectives)) + "]"
-    error = line["error"]
-    return (f'{{"round":{int(line["round"])},"call":{int(line["call"])},'
-            f'"attempt":{int(line["attempt"])},"slot":{int(line["slot"])},'
-            f'"weight":{line["weight"]!r},"objectives":{objs},"seconds":{line["seconds"]!r},'
-            f'"host":{_json_string(str(line["host"]))},"pid":{int(line["pid"])},'
-            f'"error":{"null" if error is None else json.dumps(error)},'
-            f'"killed":{"true" if line["killed"] else "false"},"time":{line["time"]!r}}}\n')
+    return _SOLVE_FORMAT % (rnd, call, attempt, slot, weight, objs, seconds,
+                            _json_string(str(host)), pid,
+                            "null" if error is None else json.dumps(error),
+                            "true" if killed else "false", at)
 
 
 @functools.lru_cache(maxsize=64)
@@ -464,13 +469,28 @@ class RunFolder:
                      arrays: Mapping[str, NDArray[Any]]) -> None:
         """Save round ``index``: its arrays appended to ``rounds.bin``, then one more line of
         ``history.jsonl`` with its scalars and where its arrays are (and their CRC)."""
-        blob, index_of = _pack(arrays)
-        at = self._append(_ROUND_ARRAYS, blob)
-        line = _json_line({**scalars, "round": index, "arrays_at": at, "arrays_size": len(blob),
-                           "arrays_crc": zlib.crc32(blob), "arrays_index": index_of})
-        self._append(_HISTORY, (line + "\n").encode())
+        self.append_rounds(index, [(scalars, arrays)])
 
-    def append_solves(self, lines: list[Mapping[str, Any]]) -> None:
+    def append_rounds(self, first: int, rounds: Sequence[tuple[Mapping[str, Any],
+                                                              Mapping[str, NDArray[Any]]]]
+                      ) -> None:
+        """Save rounds ``first``, ``first + 1``, ... as :meth:`append_round` does, with one
+        append to each file."""
+        if not rounds:
+            return
+        at = self._handle(_ROUND_ARRAYS, "ab").tell()
+        blobs, lines = [], []
+        for offset, (scalars, arrays) in enumerate(rounds):
+            blob, index_of = _pack(arrays)
+            lines.append(_json_line({**scalars, "round": first + offset, "arrays_at": at,
+                                     "arrays_size": len(blob), "arrays_crc": zlib.crc32(blob),
+                                     "arrays_index": index_of}) + "\n")
+            blobs.append(blob)
+            at += len(blob)
+        self._append(_ROUND_ARRAYS, b"".join(blobs))
+        self._append(_HISTORY, "".join(lines).encode())
+
+    def append_solves(self, lines: Sequence[Mapping[str, Any]]) -> None:
         """Append one line per solve attempt to ``solves.jsonl`` (the run's solve log)."""
         self._append(_SOLVES, "".join(_solve_line(line) for line in lines).encode())
 

@@ -110,17 +110,27 @@ def _int_at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def _alpha(text: str) -> float | str:
-    if text == "auto":
-        return text
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1] or 'auto', got "
-                                         f"{text!r}") from None
-    if not (0.0 < value <= 1.0):
-        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {value}")
-    return value
+def _number_or_auto(what: str, valid: Callable[[float], bool]) -> Callable[[str], float | str]:
+    """Parse ``'auto'`` or a number for which ``valid`` holds (``what`` names the range)."""
+
+    def parse(text: str) -> float | str:
+        if text == "auto":
+            return text
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what} or 'auto', got {text!r}") from None
+        if not valid(value):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+        return value
+
+    parse.__name__ = f"{what} or 'auto'"
+    return parse
+
+
+_alpha = _number_or_auto("a number in (0, 1]", lambda v: 0.0 < v <= 1.0)
+_checkpoint_period = _number_or_auto("a number of seconds >= 0",
+                                     lambda v: math.isfinite(v) and v >= 0.0)
 
 
 def _name_list(what: str, valid: Callable[[], Sequence[str]]) -> Callable[[str], list[str]]:
@@ -473,6 +483,10 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", type=Path, default=None, metavar="DIR",
                         help="run folder: the run is saved there after every round, with a "
                              "log of every solve (solves.jsonl)")
+    parser.add_argument("--checkpoint-period", type=_checkpoint_period, default="auto",
+                        metavar="SECONDS", help="seconds of running between checkpoints (0: "
+                        "every round); 'auto' saves every round unless rounds are so short "
+                        "that this would cost over 2%% of the run (default: %(default)s)")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run saved in --checkpoint")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -514,7 +528,9 @@ def _resume_command(args: argparse.Namespace) -> str:
              "--seed", str(args.seed), "--executor", args.executor]
     for flag, value in (("--n", args.n), ("--iterations", args.iterations), ("--steps", args.steps),
                         ("--alpha", args.alpha), ("--address", args.address),
-                        ("--out", args.out)):
+                        ("--out", args.out),
+                        ("--checkpoint-period", None if args.checkpoint_period == "auto"
+                         else args.checkpoint_period)):
         if value is not None:
             parts += [flag, str(value)]
     if args.executor == "processes":
@@ -542,7 +558,8 @@ def _run_run_command(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
 
     loop: dict[str, Any] = {"executor": executor, "checkpoint": args.checkpoint,
-                            "resume": args.resume, "progress": terminal}
+                            "resume": args.resume, "progress": terminal,
+                            "checkpoint_period": args.checkpoint_period}
     if not terminal:
         loop["callback"] = report_round
     out = args.out or args.checkpoint or Path("run-output") / f"{task.name}-{args.method}"
@@ -571,7 +588,8 @@ register(Command(
     description=(
         "Run one method (SURF by default) on TASK with the task's settings, the solves on "
         "this process, local worker processes or a Ray cluster. With --checkpoint DIR the run "
-        "is saved after every round (and every solve logged in DIR/solves.jsonl); a killed or "
+        "is saved after every round, or every few rounds when rounds take milliseconds (see "
+        "--checkpoint-period), and every solve is logged in DIR/solves.jsonl; a killed or "
         "interrupted run continues with --resume. Shows a progress bar on a terminal and a "
         "line per round otherwise; ends with the run's table and figures."
     ),

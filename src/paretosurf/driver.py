@@ -11,8 +11,9 @@ A *method* (SURF, Uniform-w, OLS, ...) only decides where to solve: it subclasse
 
 :func:`run` owns everything else, the same way for every method: solving a round's slots through
 the executor, timing, budget accounting (solves and steps), the :class:`IterationRecord`, the
-callback, ``tol``, the progress bar, a checkpoint after every round and resuming from it. It
-knows nothing about CDFs.
+callback, ``tol``, the progress bar, checkpoints (after every round, or amortized over rounds
+too short to save each one: see :data:`CHECKPOINT_SHARE`) and resuming from them. It knows
+nothing about CDFs.
 
 Solver states live in a :class:`StatePool` owned by the run; methods refer to them by integer
 keys, so that the run decides how they are stored and copied (a state proposed for several
@@ -23,6 +24,7 @@ Adding a method is one class; ``baselines/uniform.py`` is the shortest example t
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import math
@@ -198,6 +200,11 @@ class StatePool:
         """Keys of the states kept."""
         return list(self._states)
 
+    def replace(self, key: int, state: Any) -> None:
+        """Store ``state`` under the existing ``key`` (a state moved to a folder, say)."""
+        self.get(key)
+        self._states[key] = state
+
     def to_parts(self, root: Path | None = None
                  ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         """The pool as metadata and arrays (see :func:`paretosurf.states.encode_states`;
@@ -302,15 +309,26 @@ class Method(ABC):
 # ---------------------------------------------------------------------------- the loop
 #: Rounds whose solves take at least this many seconds are flushed to the disk (fsync) when
 #: checkpointed; shorter ones are only renamed into place, which a killed process cannot
-#: break, and a crash of the whole machine loses at most a few seconds of solving.
+#: break, and a crash of the whole machine loses at most a few seconds of solving. After a
+#: round this long, a disk-state solver's states are also written to their folders as each is
+#: solved (after shorter ones, they wait in memory for the checkpoint that keeps them).
 DURABLE_ROUND_SECONDS = 0.5
+
+#: ``checkpoint_period="auto"``: checkpoints take about this share of the solve time at most.
+#: The first round is always saved (which measures what a checkpoint costs); after one that
+#: took ``c`` seconds, the next is written once the solves since it have taken
+#: ``c / CHECKPOINT_SHARE`` seconds. Rounds longer than that (any solve of a second or more)
+#: are each saved; rounds of a few milliseconds are saved every few rounds, so a killed run
+#: loses at most ``c / CHECKPOINT_SHARE`` seconds of solving. (Ray Tune's "auto" experiment
+#: checkpoint period is the same idea.)
+CHECKPOINT_SHARE = 0.02
 
 
 class RunOptions(TypedDict, total=False):
     """The keywords of :func:`run` that every method's entry point passes on (see :func:`run`
     for their meaning): ``executor``, ``checkpoint``, ``resume``, ``overwrite``,
     ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``,
-    ``retries``, ``allow_pickle``."""
+    ``retries``, ``allow_pickle``, ``checkpoint_period``."""
 
     executor: Executor | None
     checkpoint: str | Path | None
@@ -323,6 +341,25 @@ class RunOptions(TypedDict, total=False):
     weight_bounds: tuple[float, float] | None
     retries: int
     allow_pickle: bool
+    checkpoint_period: float | str
+
+
+def check_checkpoint_period(period: object) -> float | None:
+    """``checkpoint_period`` as seconds of solving between checkpoints, ``None`` for "auto".
+
+    Examples
+    --------
+    >>> from paretosurf.driver import check_checkpoint_period
+    >>> check_checkpoint_period("auto") is None, check_checkpoint_period(0)
+    (True, 0.0)
+    """
+    if period == "auto":
+        return None
+    if isinstance(period, bool) or not isinstance(period, numbers.Real) or not (
+            math.isfinite(float(period)) and float(period) >= 0):
+        raise ValueError("checkpoint_period must be 'auto' or a number of seconds >= 0 (0: "
+                         f"save after every round), got {period!r}")
+    return float(period)
 
 
 def check_run_options(
@@ -492,11 +529,10 @@ class _Runner:
     def __init__(self, method: Method, solver: Any, executor: Any,
                  folder: RunFolder | None, spacing: Spacing, moving_average: float | None,
                  weight_bounds: tuple[float, float] | None, retries: int,
-                 allow_pickle: bool) -> None:
+                 allow_pickle: bool, checkpoint_period: float | None = 0.0) -> None:
         self.postfix: dict[str, str] = {}
         self._settings: dict[str, Any] | None = None
         self.slots_done = self.slots_total = 0
-        self.round_started = time.perf_counter()
         self.method = method
         self.spacing = spacing
         self.moving_average = moving_average
@@ -509,7 +545,25 @@ class _Runner:
         self.executor: Any = given if callable(getattr(given, "solve", None)) else \
             _MapExecutor(given)
         self.lifecycle = given
+        #: Whether solves run in this process (states then need no folder to reach them).
+        self.in_process = isinstance(given, LocalExecutor)
         self.folder = folder
+        #: Seconds of running between checkpoints (``None``: "auto", see CHECKPOINT_SHARE).
+        self.period = checkpoint_period
+        #: Rounds saved by the last checkpoint; the seconds the rounds since it took; what the
+        #: last checkpoint cost; the solve-log lines not written yet.
+        self.saved_rounds = 0
+        self.unsaved_seconds = 0.0
+        self.last_round_seconds = 0.0
+        self.checkpoint_seconds: float | None = None
+        self.unsaved_solves: list[dict[str, Any]] = []
+        #: The folder (by round, ``-1`` for the warm starts, and slot) of each kept state of a
+        #: disk-state solver that is still in memory only (returned in this process, or given
+        #: as a warm start, and not checkpointed yet).
+        self.unsaved_states: dict[int, tuple[int, int]] = {}
+        #: States just saved by a checkpoint, still in memory: the next round starts from
+        #: them instead of reading their folders back.
+        self.resident: dict[int, Any] = {}
         self.pool = StatePool()
         self.progress = _Progress()
         self.disk = has_disk_states(solver)
@@ -571,11 +625,14 @@ class _Runner:
                 if state is None:
                     keys.append(None)
                     continue
+                key = self.pool.add(state)
+                keys.append(key)
                 if self.disk and not isinstance(state, StateFolder):
-                    assert self.state_root is not None
-                    state = save_state(self.solver, state,
-                                       self.state_root / "init" / f"slot-{slot:02d}")
-                keys.append(self.pool.add(state))
+                    if self.in_process:
+                        self.unsaved_states[key] = (-1, slot)    # saved if checkpointed
+                    else:
+                        self.pool.replace(key, save_state(self.solver, state,
+                                                          self.state_folder(-1, slot)))
         self.method.start(keys)
 
     def restore(self) -> None:
@@ -594,6 +651,7 @@ class _Runner:
                                          where=f"checkpoint {self.folder.path}")
         self.averages = {int(k): np.asarray(v, dtype=np.float64)
                          for k, v in meta.get("averages", {}).items()}
+        self.saved_rounds = len(history)
         prefix = "method/"
         method_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
         self.method.load_state_dict(meta["method_state"], method_arrays, history)
@@ -621,6 +679,13 @@ class _Runner:
             return None
         name = f"slot-{slot:02d}" if last else f"slot-{slot:02d}-call-{call}"
         return str(self.state_root / f"round-{index:06d}" / name)
+
+    def state_folder(self, index: int, slot: int) -> Path:
+        """The folder of the state that round ``index`` (``-1``: the warm starts) left in
+        ``slot``."""
+        assert self.state_root is not None
+        group = "init" if index < 0 else f"round-{index:06d}"
+        return self.state_root / group / f"slot-{slot:02d}"
 
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
         """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
@@ -654,15 +719,13 @@ class _Runner:
 
     def log(self, outcomes: Sequence[SolveOutcome], index: int, call: int,
             attempt: int) -> None:
+        """Keep one solve-log line per attempt, written with the round's checkpoint."""
         if self.folder is None:
             return
-        # fsync only rounds that cost more to redo than to sync
-        self.folder.durable = (time.perf_counter() - self.round_started
-                               >= DURABLE_ROUND_SECONDS)
         now = time.time()
-        self.folder.append_solves([
+        self.unsaved_solves.extend([
             {"round": index, "call": call, "attempt": attempt, "slot": o.slot,
-             "weight": weight_to_json(o.weight),
+             "weight": o.weight if type(o.weight) is float else weight_to_json(o.weight),
              "objectives": None if o.solution is None else o.solution.objectives.tolist(),
              "seconds": float(o.seconds), "host": o.host, "pid": o.pid, "error": o.error,
              "killed": o.killed, "time": now}
@@ -681,15 +744,25 @@ class _Runner:
             raise ValueError(f"{self.method.label} proposed weight vectors off the simplex "
                              f"(rows must sum to 1): {weights.tolist()}")
         states = self.pool.take(rnd.starts)
+        for i, key in enumerate(rnd.starts):     # a first use; repeats read the folder
+            if key is not None and key in self.resident:
+                states[i] = self.resident.pop(key)
+        self.resident.clear()
         slots = list(range(n_weights)) if rnd.slots is None else list(rnd.slots)
+        # in this process, a disk-state solver's new states from short rounds stay in memory
+        # until the checkpoint that keeps them (which, amortized, most rounds do not reach);
+        # after a long round, each is written to its folder as soon as it is solved
+        to_folders = not (self.disk and self.in_process) or (
+            self.last_round_seconds >= DURABLE_ROUND_SECONDS)
         solve_at = self.solved_weights(weights)
         self.slots_done, self.slots_total = 0, n_weights * rnd.repeats
-        start = self.round_started = time.perf_counter()
+        start = time.perf_counter()
         outcomes: list[SolveOutcome] = []
         for call in range(rnd.repeats):
             last = call == rnd.repeats - 1
             tasks = [SolveTask(slot, as_weight(w), state,
-                               self.save_folder(index, slot, call, last))
+                               self.save_folder(index, slot, call, last) if to_folders
+                               else None)
                      for slot, w, state in zip(slots, solve_at, states, strict=True)]
             outcomes = self.run_tasks(tasks, index, call)
             states = [o.solution.state for o in outcomes if o.solution is not None]
@@ -716,6 +789,10 @@ class _Runner:
             raise ValueError(f"the solver returned {m} objectives in round {index}, but "
                              f"{self.progress.n_objectives} before")
         keys = [self.pool.add(s) for s in states]
+        if self.disk:
+            self.unsaved_states.update(
+                (key, (index, slot)) for key, slot, s in zip(keys, slots, states, strict=True)
+                if s is not None and not isinstance(s, StateFolder))
         estimates = self.average(slots, weights, points)
         anchors = anchor_rows(weights)
         if anchors is not None:
@@ -820,6 +897,54 @@ class _Runner:
                   **view_arrays}
         self.folder.save_state(len(p.history), meta, arrays)
 
+    def checkpoint_due(self, ahead: float = 0.0) -> bool:
+        """Whether the rounds since the last checkpoint (and ``ahead`` seconds more) have run
+        long enough for the next one (see :data:`CHECKPOINT_SHARE`)."""
+        if self.period is not None:
+            wait = self.period
+        elif self.checkpoint_seconds is None:
+            return True                     # the first one measures what one costs
+        else:
+            wait = self.checkpoint_seconds / CHECKPOINT_SHARE
+        return self.unsaved_seconds + ahead >= wait
+
+    def checkpoint(self, final: SurfResult | None = None) -> None:
+        """Save the rounds run since the last checkpoint: their solve-log lines and history
+        lines, then the state (and the states of a disk-state solver still in memory into
+        their folders, and the folders no longer needed pruned). Without a run folder only the
+        state folders are looked after."""
+        started = time.perf_counter()
+        if self.folder is not None:
+            self.persist_states()        # (without a run folder, they may stay in memory)
+            if self.unsaved_seconds > 0:
+                # fsync only rounds that cost more to redo than to sync
+                self.folder.durable = self.unsaved_seconds >= DURABLE_ROUND_SECONDS
+            self.write_solve_log()
+            self.folder.append_rounds(self.saved_rounds, [
+                (r.scalars(), r.arrays()) for r in self.progress.history[self.saved_rounds:]])
+            self.save_state(final)
+        self.saved_rounds = len(self.progress.history)
+        self.prune_state_folders()
+        self.unsaved_seconds = 0.0
+        self.checkpoint_seconds = time.perf_counter() - started
+
+    def write_solve_log(self) -> None:
+        """Append the solve-log lines kept since the last write."""
+        if self.folder is not None and self.unsaved_solves:
+            self.folder.append_solves(self.unsaved_solves)
+            self.unsaved_solves = []
+
+    def persist_states(self) -> None:
+        """Save into their folders the kept states of a disk-state solver that are still in
+        memory (returned in this process in rounds that were not checkpointed)."""
+        kept = set(self.pool.keys())
+        for key, (index, slot) in self.unsaved_states.items():
+            if key in kept:
+                self.resident[key] = state = self.pool.get(key)
+                self.pool.replace(key, save_state(self.solver, state,
+                                                  self.state_folder(index, slot)))
+        self.unsaved_states.clear()
+
     def prune_state_folders(self) -> None:
         """Delete the state folders the pool no longer holds (after the checkpoint that
         stopped naming them was saved); only the run's own ``states/`` is touched."""
@@ -869,17 +994,15 @@ class _Runner:
             if tol is not None and record.weight_change < tol:
                 p.converged = True
                 p.stop_reason = "converged"
-            if self.folder is not None:
-                self.folder.append_round(index, record.scalars(), record.arrays())
-                self.save_state()
-            self.prune_state_folders()
+            self.last_round_seconds = time.perf_counter() - started
+            self.unsaved_seconds += self.last_round_seconds
+            if self.checkpoint_due():
+                self.checkpoint()
             self.postfix = {"cv": f"{record.cv:.4f}", "gap_ratio": f"{record.gap_ratio:.3f}"}
             bar.update(1)
             bar.set_postfix(**self.postfix)
             if callback is not None and callback(record) is True:
-                p.stop_reason = "callback"
-                if self.folder is not None:
-                    self.save_state()
+                p.stop_reason = "callback"     # saved by the run's final checkpoint
 
 
 def run(
@@ -900,6 +1023,7 @@ def run(
     weight_bounds: tuple[float, float] | None = None,
     retries: int = 1,
     allow_pickle: bool = False,
+    checkpoint_period: float | str = "auto",
 ) -> SurfResult:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
@@ -920,8 +1044,8 @@ def run(
     executor : Executor, optional
         Runs a round's solves (default :class:`~paretosurf.executors.LocalExecutor`).
     checkpoint : path, optional
-        Run folder; the run is saved there after every round (see
-        :mod:`paretosurf.checkpoint`).
+        Run folder; the run is saved there after every round, or after every few rounds when
+        they are short (see ``checkpoint_period`` and :mod:`paretosurf.checkpoint`).
     resume : bool
         Continue the run saved in ``checkpoint`` (a fresh run if the folder holds none). The
         method and every setting must match the saved ones. A run that had converged, finished
@@ -932,8 +1056,8 @@ def run(
         folder are left alone). Without ``resume`` or ``overwrite``, a folder holding a run is
         refused.
     callback : callable, optional
-        Called with each round's :class:`IterationRecord` after the round is saved; returning
-        ``True`` stops the run.
+        Called with each round's :class:`IterationRecord` after the round (and its checkpoint,
+        if one is due); returning ``True`` stops the run.
     progress : bool
         Show a progress bar with the current CV and gap ratio.
     normalize : {"endpoints", "none"}, (ideal, nadir) or callable
@@ -956,6 +1080,13 @@ def run(
     allow_pickle : bool
         Let ``resume`` unpickle solver states that nothing else could store (see
         :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust.
+    checkpoint_period : "auto" or float
+        Seconds of running between checkpoints; 0 saves after every round. ``"auto"``
+        (default) saves the first round, then every round that ends at least
+        ``1 / CHECKPOINT_SHARE`` (50) times the last checkpoint's cost after it: every round
+        when solves take a second or more, every few rounds when they take milliseconds, so
+        that checkpoints cost about 2% of the run at most, and a killed run loses at most that
+        much solving. The first and the last round are always saved.
 
     Solver states. A solver with ``save_state(state, folder)`` and ``load_state(folder)``
     keeps its states as folders: in ``checkpoint``'s ``states/`` (the result's ``states`` are
@@ -963,8 +1094,9 @@ def run(
     temporary folder that the run deletes after loading the final states into the result.
     Solve tasks get folder paths, so nothing model-sized is pickled on its way to a worker.
 
-    Interrupting (Ctrl-C) leaves the checkpoint of the last completed round, and says how to
-    resume. A run closes the executor's resources (worker pools) that it started itself.
+    Interrupting (Ctrl-C) leaves the last checkpoint, and says how to resume from it; the
+    attempts of the rounds after it are still logged in ``solves.jsonl``. A run closes the
+    executor's resources (worker pools) that it started itself.
 
     Returns
     -------
@@ -986,6 +1118,7 @@ def run(
     if iterations is not None:
         iterations = check_non_negative_int(iterations, name="iterations")
     n_retries = check_non_negative_int(retries, name="retries")
+    period = check_checkpoint_period(checkpoint_period)
     spacing = Spacing(normalize)
     rate = check_moving_average(moving_average)
     bounds = check_weight_bounds(weight_bounds)
@@ -998,7 +1131,7 @@ def run(
             "needs checkpoint=DIR on a filesystem every node sees: without it the states would "
             "live in a temporary folder of this machine only")
     runner = _Runner(method, inner, executor, folder, spacing, rate, bounds,
-                     n_retries, bool(allow_pickle))
+                     n_retries, bool(allow_pickle), period)
     if folder is not None and folder.holds_run():
         if resume:
             runner.restore()
@@ -1020,12 +1153,16 @@ def run(
     started = bool(start()) if callable(start) else False
     try:
         runner.loop(iterations, tol, callback, bar)
-    except KeyboardInterrupt:
-        if folder is not None:
+    except BaseException as exc:
+        # the checkpoint stays as it was (the method may be half-way through a round); every
+        # attempt made since it is still logged
+        with contextlib.suppress(OSError):
+            runner.write_solve_log()
+        if isinstance(exc, KeyboardInterrupt) and folder is not None:
             sys.stderr.write(
                 f"\nparetosurf: interrupted; {method.label}'s run in {folder.path} is saved "
-                f"after round {len(runner.progress.history)}; run the same call with "
-                "resume=True to continue it\n")
+                f"after round {runner.saved_rounds}; run the same call with resume=True to "
+                "continue it\n")
         raise
     finally:
         bar.close()
@@ -1033,9 +1170,11 @@ def run(
             folder.close()
         if started:
             runner.lifecycle.close()
+    if folder is not None and runner.progress.history:
+        runner.persist_states()        # the result's states are then the run's folders
     result = runner.result()
     if folder is not None and runner.progress.history:
-        runner.save_state(final=result)
+        runner.checkpoint(final=result)
         folder.close()
     runner.finish(result)
     for finding in result.findings:

@@ -82,14 +82,21 @@ def save_state(solver: Any, state: Any, folder: str | os.PathLike[str]) -> State
     """Save ``state`` with ``solver.save_state`` into ``folder``, atomically: the solver writes
     into a temporary folder beside it, which then replaces ``folder``."""
     target = Path(folder)
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.mkdir()
+    try:
+        tmp.mkdir()
+    except FileNotFoundError:                       # the first folder of its round
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir()
     try:
         solver.save_state(state, tmp)
-        if target.exists():
+        try:
+            os.replace(tmp, target)
+        except OSError:                             # a folder from an earlier attempt
+            if not target.is_dir():
+                raise
             shutil.rmtree(target)
-        os.replace(tmp, target)
+            os.replace(tmp, target)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

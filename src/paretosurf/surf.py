@@ -234,6 +234,7 @@ def surf(
     weight_bounds: tuple[float, float] | None = None,
     retries: int = 1,
     allow_pickle: bool = False,
+    checkpoint_period: float | str = "auto",
 ) -> SurfResult:
     """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
 
@@ -316,6 +317,10 @@ def surf(
     allow_pickle : bool
         Let ``resume`` unpickle solver states that could not be stored otherwise (see
         :func:`paretosurf.driver.run`; only for checkpoints you trust).
+    checkpoint_period : "auto" or float
+        Seconds of running between checkpoints (0: after every round). ``"auto"`` saves every
+        round unless rounds are so short that saving each would cost more than about 2% of
+        the run (see :func:`paretosurf.driver.run`).
 
     Returns
     -------
@@ -355,4 +360,4 @@ def surf(
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
                callback=callback, progress=progress, normalize=normalize,
                moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle)
+               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period)

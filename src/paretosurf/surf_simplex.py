@@ -627,6 +627,7 @@ def surf_simplex(
     weight_bounds: tuple[float, float] | None = None,
     retries: int = 1,
     allow_pickle: bool = False,
+    checkpoint_period: float | str = "auto",
 ) -> SurfResult:
     """Find ``n_points`` Pareto points spread evenly over the front of ``n_objectives``
     objectives (SURF on the weight simplex).
@@ -656,7 +657,7 @@ def surf_simplex(
     tol : float, optional
         Stop once no weight moves by more than ``tol`` (in any component) between rounds.
     init_states, executor, checkpoint, resume, callback, progress, overwrite, moving_average,
-    retries, allow_pickle :
+    retries, allow_pickle, checkpoint_period :
         As in :func:`paretosurf.surf`.
     warm_start : {"nearest", "slot"}
         "nearest" (default): each point continues from the previous solution whose weight is
@@ -702,5 +703,5 @@ def surf_simplex(
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
                callback=callback, progress=progress, normalize=normalize,
                moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle)
+               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period)
 
