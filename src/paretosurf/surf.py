@@ -38,6 +38,10 @@ AUTO_FAST = 0.7
 #: ... and the change, relative to the first round's, below which the CDF counts as settled
 #: (the damping is then the minimum).
 AUTO_SETTLED = 0.02
+#: ... and, once settled, the rounds of growing change after which the damping is halved below
+#: the minimum (down to AUTO_ALPHA_FLOOR): a fixed point that alpha = 0.3 overshoots.
+AUTO_DRIFT_ROUNDS = 3
+AUTO_ALPHA_FLOOR = 0.05
 AUTO_GRID = 1025
 
 FloatArray = NDArray[np.float64]
@@ -73,6 +77,7 @@ class CDFRefinement:
         self.alpha = AUTO_ALPHA_MAX if self.auto else check_alpha(alpha)
         self._residual = math.nan  # auto: the last round's ||Phi~_t - Phi_t||_inf
         self._first_residual = math.nan
+        self._growths = 0          # auto: rounds in a row whose residual grew
         #: The current CDF ``Phi_t`` and the last estimate ``Phi~_t`` (None before any).
         self.cdf = ArcLengthCDF.identity()
         self.estimate: ArcLengthCDF | None = None
@@ -95,21 +100,32 @@ class CDFRefinement:
     def _auto_alpha(self, estimate: ArcLengthCDF) -> float:
         """The safeguarded damping of ``alpha="auto"``: full steps while the change of the CDF
         estimate, ``r_t = ||Phi~_t - Phi_t||_inf``, contracts; halved (down to the paper's
-        0.3, never below) when it does not, doubled again (up to 1) when it contracts.
+        0.3) when it does not, doubled again (up to 1) when it contracts.
 
         A fixed-point iteration whose residual stops contracting is overshooting (the
-        concave DST map oscillates at alpha = 1); below the floor the scheme is the paper's
-        damped iteration with alpha = 0.3, whose convergence guarantee it keeps.
+        concave DST map oscillates at alpha = 1); at the floor the scheme is the paper's
+        damped iteration with alpha = 0.3, whose convergence guarantee it keeps. Once the CDF
+        has settled, a change that grows ``AUTO_DRIFT_ROUNDS`` rounds in a row is an
+        overshoot that even 0.3 does not damp (on DST's concave map with N = 15 the first
+        interior weight oscillates with a growing amplitude at alpha = 0.3, and the CV climbs
+        from 0.0000 to 0.003 over 20 rounds): the damping is then halved further, down to
+        ``AUTO_ALPHA_FLOOR``, and doubled back to 0.3 when the change contracts.
         """
         grid = np.linspace(0.0, 1.0, AUTO_GRID)
         residual = float(np.max(np.abs(estimate(grid) - self.cdf(grid))))
         previous, self._residual = self._residual, residual
         if not math.isfinite(previous):  # the first update: the estimate replaces Phi_0
             self._first_residual = residual
+            self._growths = 0
             return AUTO_ALPHA_MAX
+        self._growths = self._growths + 1 if residual > previous else 0
         if residual <= AUTO_SETTLED * self._first_residual:
             # settled: what changes now is mostly the solver's noise, which damping averages
-            return AUTO_ALPHA_MIN
+            if self._growths >= AUTO_DRIFT_ROUNDS:
+                return max(AUTO_ALPHA_FLOOR, 0.5 * self.alpha)
+            if residual <= AUTO_FAST * previous:
+                return min(AUTO_ALPHA_MIN, 2.0 * self.alpha)
+            return min(self.alpha, AUTO_ALPHA_MIN)
         if residual <= AUTO_FAST * previous:
             return min(AUTO_ALPHA_MAX, 2.0 * self.alpha)
         if residual <= AUTO_CONTRACTION * previous:
@@ -121,7 +137,7 @@ class CDFRefinement:
         if not self.auto:
             return None
         return {"alpha": self.alpha, "residual": self._residual,
-                "first_residual": self._first_residual}
+                "first_residual": self._first_residual, "growths": self._growths}
 
     def restore(self, cdf: ArcLengthCDF | None, estimate: ArcLengthCDF | None,
                 auto: Mapping[str, Any] | None) -> None:
@@ -134,6 +150,7 @@ class CDFRefinement:
             self._residual = math.nan if residual is None else float(residual)
             first = auto.get("first_residual")
             self._first_residual = math.nan if first is None else float(first)
+            self._growths = int(auto.get("growths", 0))
 
 
 class SurfMethod(SlotMethod):
@@ -253,10 +270,11 @@ def surf(
         ``"auto"``: a safeguarded choice per round, recorded as ``history[t].alpha``. It takes
         full steps (``alpha = 1``) while the change ``||Phi~_t - Phi_t||_inf`` contracts from
         round to round (by 10% or more), halves alpha when the change does not contract, and
-        doubles it again when it does, never below the paper's 0.3: on a front where full
-        steps oscillate it falls back to the damped iteration and its guarantee. It needs
-        fewer rounds where the weight-to-front map is smooth (see
-        ``benchmarks/bench_auto_alpha.py``).
+        doubles it again when it does, not below the paper's 0.3: on a front where full
+        steps oscillate it falls back to the damped iteration and its guarantee. Once the
+        CDF has settled, a change that grows three rounds in a row (an overshoot that 0.3
+        does not damp) halves it further, down to 0.05. It needs fewer rounds where the
+        weight-to-front map is smooth (see ``benchmarks/bench_auto_alpha.py``).
     iterations : int
         Total number of rounds (outer iterations; each solves every slot once). With
         ``resume``, the rounds already in the checkpoint count. ``0`` runs no solve.
