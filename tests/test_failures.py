@@ -3,6 +3,7 @@ intact, solver states kept as folders (never pickled), and pickle only on reques
 
 from __future__ import annotations
 
+import copy
 import threading
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import paretosurf as ps
 from conftest import GearKStep, Interrupt, gear_curve, interrupt_after
 from paretosurf import driver
 from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
 from paretosurf.states import StateFolder
 
 N = 6
@@ -133,6 +135,52 @@ def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path, monkeyp
                 callback=interrupt_after(4))
     resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b", resume=True)
     np.testing.assert_array_equal(resumed.points, full.points)
+
+
+class Twins(Method):
+    """Solves w = 0, 0.5, 1 every round; from the second round on, slot 0's last state
+    warm-starts slots 0 and 1 (one state, two slots)."""
+
+    name = "twins"
+    label = "Twins"
+
+    def __init__(self) -> None:
+        self.keys: list[int | None] = [None, None, None]
+        self.points = np.empty((3, 2))
+
+    def settings(self) -> dict[str, Any]:
+        return {}
+
+    def start(self, init_keys: list[int | None] | None) -> None:
+        pass
+
+    def propose(self) -> Round:
+        return Round(np.array([0.0, 0.5, 1.0]), [self.keys[0], self.keys[0], self.keys[2]])
+
+    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
+        self.keys, self.points = list(outcome.keys), outcome.points
+
+    def front(self) -> tuple[np.ndarray, np.ndarray, list[int | None]]:
+        return np.array([0.0, 0.5, 1.0]), self.points, self.keys
+
+    def state_dict(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        return {"keys": self.keys}, {"points": self.points}
+
+    def load_state_dict(self, meta: Any, arrays: Any, history: Any) -> None:
+        self.keys, self.points = list(meta["keys"]), np.asarray(arrays["points"])
+
+
+def test_a_disk_state_in_memory_that_starts_two_slots_is_never_copied(tmp_path,
+                                                                       monkeypatch) -> None:
+    """Between checkpoints a disk-state solver's states stay in memory; one that warm-starts
+    two slots is saved to its folder first, and the second slot reads it back (its state
+    cannot be deep-copied, or pickled)."""
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)   # checkpoints: first round, end
+    with pytest.raises(TypeError):
+        copy.deepcopy(Unpicklable(0.5))
+    disk = run(Twins(), DiskSolver(), iterations=4, checkpoint=tmp_path)
+    plain = run(Twins(), GearKStep(), iterations=4)
+    np.testing.assert_array_equal(disk.points, plain.points)
 
 
 def test_states_on_disk_travel_to_worker_processes_as_folders(tmp_path) -> None:

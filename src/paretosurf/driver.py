@@ -35,6 +35,7 @@ import tempfile
 import time
 import warnings
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -743,6 +744,12 @@ class _Runner:
         if weights.ndim == 2 and np.any(np.abs(weights.sum(axis=1) - 1.0) > 1e-9):
             raise ValueError(f"{self.method.label} proposed weight vectors off the simplex "
                              f"(rows must sum to 1): {weights.tolist()}")
+        if self.unsaved_states:
+            # a state in memory that starts several slots goes to its folder first: each
+            # further slot then reads its own copy back (as from a checkpoint), and no state
+            # of a disk-state solver is ever deep-copied
+            counts = Counter(k for k in rnd.starts if k is not None)
+            self.persist_states([k for k, n in counts.items() if n > 1])
         states = self.pool.take(rnd.starts)
         for i, key in enumerate(rnd.starts):     # a first use; repeats read the folder
             if key is not None and key in self.resident:
@@ -934,16 +941,17 @@ class _Runner:
             self.folder.append_solves(self.unsaved_solves)
             self.unsaved_solves = []
 
-    def persist_states(self) -> None:
+    def persist_states(self, keys: Iterable[int] | None = None) -> None:
         """Save into their folders the kept states of a disk-state solver that are still in
-        memory (returned in this process in rounds that were not checkpointed)."""
+        memory (returned in this process in rounds that were not checkpointed): all of them,
+        or those of ``keys``. They stay in memory for the next round's first use."""
         kept = set(self.pool.keys())
-        for key, (index, slot) in self.unsaved_states.items():
-            if key in kept:
+        for key in list(self.unsaved_states) if keys is None else list(keys):
+            where = self.unsaved_states.pop(key, None)
+            if where is not None and key in kept:
                 self.resident[key] = state = self.pool.get(key)
                 self.pool.replace(key, save_state(self.solver, state,
-                                                  self.state_folder(index, slot)))
-        self.unsaved_states.clear()
+                                                  self.state_folder(*where)))
 
     def prune_state_folders(self) -> None:
         """Delete the state folders the pool no longer holds (after the checkpoint that
