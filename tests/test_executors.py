@@ -357,6 +357,17 @@ def test_ctrl_c_shuts_the_pool_down_at_once() -> None:
     ex.close()
 
 
+def test_ray_workers_keep_the_solver_until_it_changes(ray_instance: Any) -> None:
+    """Workers keep the solver they unpickled; a solver changed between rounds (its pickle
+    differs) reaches them as the new one."""
+    ex = ps.RayExecutor(num_cpus=1)
+    solver = GearKStep(steps=3)
+    for _ in range(2):
+        same_outcomes(ex.solve(solver, tasks_for()), execute(GearKStep(steps=3), tasks_for()))
+    solver.steps = 7
+    same_outcomes(ex.solve(solver, tasks_for()), execute(GearKStep(steps=7), tasks_for()))
+
+
 def test_ctrl_c_cancels_the_ray_tasks(ray_instance: Any) -> None:
     def interrupt(outcome: SolveOutcome) -> None:
         raise KeyboardInterrupt
