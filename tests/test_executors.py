@@ -357,15 +357,24 @@ def test_ctrl_c_shuts_the_pool_down_at_once() -> None:
     ex.close()
 
 
-def test_ray_workers_keep_the_solver_until_it_changes(ray_instance: Any) -> None:
+@pytest.mark.parametrize("use_ray", [False, True], ids=["processes", "ray"])
+def test_workers_keep_the_solver_until_it_changes(use_ray: bool, request: Any) -> None:
     """Workers keep the solver they unpickled; a solver changed between rounds (its pickle
     differs) reaches them as the new one."""
-    ex = ps.RayExecutor(num_cpus=1)
+    if use_ray:
+        request.getfixturevalue("ray_instance")
+    ex = ps.RayExecutor(num_cpus=1) if use_ray else ps.ProcessExecutor(2)
     solver = GearKStep(steps=3)
     for _ in range(2):
         same_outcomes(ex.solve(solver, tasks_for()), execute(GearKStep(steps=3), tasks_for()))
     solver.steps = 7
     same_outcomes(ex.solve(solver, tasks_for()), execute(GearKStep(steps=7), tasks_for()))
+    if not use_ray:              # the solver's file lives in a folder that closing removes
+        folder = ex._folder
+        assert folder is not None and len(os.listdir(folder)) == 1
+        ex.close()
+        assert not os.path.exists(folder)
+    ex.close()
 
 
 def test_ctrl_c_cancels_the_ray_tasks(ray_instance: Any) -> None:

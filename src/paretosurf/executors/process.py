@@ -1,9 +1,13 @@
 """Solves in a pool of local worker processes, kept for the whole run and restarted when a
 worker dies.
 
-The solver is pickled once per round and unpickled afresh for every task (or chunk), so a
-solve sees the solver as it is in the calling process, whichever worker runs it, and a
-deterministic solver gives the same results, to the last bit, as :class:`LocalExecutor`.
+The solver is pickled once per round into a file (written again only when the pickle changes),
+and each worker unpickles it once and keeps it for the units that follow, as a local run keeps
+its one solver: a solver holding a model or a data set is neither shipped nor unpickled for
+every task. A deterministic solver (its result depends on the weight and the warm start only)
+gives the same results, to the last bit, as :class:`LocalExecutor`; one that changes itself
+while solving (an internal random generator, say) gives results that depend on which worker ran
+which task, so seed such a solver from the weight or the state.
 
 A worker killed by a signal (SIGKILL, the out-of-memory killer) breaks a
 ``concurrent.futures`` pool: every unfinished future fails with ``BrokenProcessPool``. The
@@ -16,12 +20,16 @@ names its culprit. A unit that kills its worker more than ``max_retries`` times 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import multiprocessing
 import os
 import pickle
+import shutil
 import signal
 import socket
+import tempfile
+import uuid
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -45,6 +53,8 @@ __all__ = ["ProcessExecutor"]
 
 #: In a worker process: where it reports the units of work it starts.
 _STARTED: Any = None
+#: In a worker process: the solver it unpickled last, and its token.
+_SOLVER: tuple[str, Any] | None = None
 
 
 def _init_worker(started: Any) -> None:
@@ -55,22 +65,32 @@ def _init_worker(started: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_unit(unit: int, solver_blob: bytes, tasks: list[SolveTask]) -> list[SolveOutcome]:
-    """Run one unit of work in a worker: report it started, unpickle the solver, execute."""
+def _run_unit(unit: int, solver_file: tuple[str, str],
+              tasks: list[SolveTask]) -> list[SolveOutcome]:
+    """Run one unit of work in a worker: report it started, get the solver, execute.
+
+    ``solver_file`` is ``(token, path)`` of the pickled solver: a worker reads and unpickles
+    it only for its first unit of that solver and keeps it for the units that follow (a
+    solver holding a data set is then not shipped and unpickled for every task)."""
+    global _SOLVER
     if _STARTED is not None:
         _STARTED.put((unit, os.getpid()))
-    try:
-        solver = pickle.loads(solver_blob)
-    except Exception as exc:
-        return [failure(task, exc, 0.0) for task in tasks]
-    return execute(solver, tasks)
+    token, path = solver_file
+    if _SOLVER is None or _SOLVER[0] != token:
+        try:
+            with open(path, "rb") as fh:
+                _SOLVER = (token, pickle.load(fh))
+        except Exception as exc:
+            return [failure(task, exc, 0.0) for task in tasks]
+    return execute(_SOLVER[1], tasks)
 
 
 class ProcessExecutor(_Lifecycle):
     """Spread tasks over ``max_workers`` local processes (the solver must be picklable).
 
     The pool is created once, by :meth:`start` (or the first round), and kept for the whole
-    run, so a solver's start-up (imports, models) is paid once per worker. A run closes the
+    run, and each worker keeps the solver it unpickled until the solver changes, so a
+    solver's start-up (imports, models) is paid once per worker. A run closes the
     pool it started; use the executor as a context manager to keep one pool across runs.
 
     A solver with ``solve_many`` gets contiguous chunks of a round, one per worker, each in one
@@ -108,6 +128,9 @@ class ProcessExecutor(_Lifecycle):
         self._pool: ProcessPoolExecutor | None = None
         self._started: Any = None
         self._units = itertools.count()
+        #: The last solver's pickle and its file ``(token, path)``, in a folder of its own.
+        self._solver: tuple[bytes, tuple[str, str]] | None = None
+        self._folder: str | None = None
 
     # ------------------------------------------------------------------ the pool
     def start(self) -> bool:
@@ -122,10 +145,34 @@ class ProcessExecutor(_Lifecycle):
 
     def close(self) -> None:
         """Shut the pool down (waiting for running tasks; pending ones are cancelled)."""
+        self._close_pool()
+        self._remove_solver_file()
+
+    def _close_pool(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
         self._close_queue()
+
+    def _solver_file(self, blob: bytes) -> tuple[str, str]:
+        """``(token, path)`` of a file holding ``blob`` (written again only when it changes)."""
+        if self._solver is None or self._solver[0] != blob:
+            if self._folder is None:
+                self._folder = tempfile.mkdtemp(prefix="paretosurf-solver-")
+            token = uuid.uuid4().hex
+            path = os.path.join(self._folder, f"{token}.pkl")
+            with open(path, "wb") as fh:
+                fh.write(blob)
+            if self._solver is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(self._solver[1][1])
+            self._solver = (blob, (token, path))
+        return self._solver[1]
+
+    def _remove_solver_file(self) -> None:
+        folder, self._folder, self._solver = self._folder, None, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def _close_queue(self) -> None:
         queue, self._started = self._started, None
@@ -133,8 +180,8 @@ class ProcessExecutor(_Lifecycle):
             queue.close()
 
     def _restart(self) -> None:
-        """Replace a broken pool by a fresh one."""
-        self.close()
+        """Replace a broken pool by a fresh one (the solver's file stays)."""
+        self._close_pool()
         self.start()
 
     def _abort(self) -> None:
@@ -184,14 +231,15 @@ class ProcessExecutor(_Lifecycle):
         units = {next(self._units): group for group in groups}
         outcomes: list[SolveOutcome | None] = [None] * n
         try:
-            self._solve_units(blob, tasks, units, outcomes, on_done)
+            self._solve_units(self._solver_file(blob), tasks, units, outcomes, on_done)
         except BaseException:
             self._abort()
             raise
         assert all(o is not None for o in outcomes)
         return [o for o in outcomes if o is not None]
 
-    def _solve_units(self, blob: bytes, tasks: list[SolveTask], units: dict[int, list[int]],
+    def _solve_units(self, solver_file: tuple[str, str], tasks: list[SolveTask],
+                     units: dict[int, list[int]],
                      outcomes: list[SolveOutcome | None], on_done: OnDone | None) -> None:
         kills = dict.fromkeys(units, 0)
         pids: dict[int, int] = {}
@@ -216,7 +264,8 @@ class ProcessExecutor(_Lifecycle):
                 batch = [alone.popleft()]
             else:
                 batch, queue = queue, []
-            lost, started = self._run_batch(blob, tasks, units, batch, outcomes, on_done)
+            lost, started = self._run_batch(solver_file, tasks, units, batch, outcomes,
+                                            on_done)
             if not lost:
                 continue
             self._restart()
@@ -245,7 +294,8 @@ class ProcessExecutor(_Lifecycle):
                 else:
                     queue = lost + queue
 
-    def _run_batch(self, blob: bytes, tasks: list[SolveTask], units: dict[int, list[int]],
+    def _run_batch(self, solver_file: tuple[str, str], tasks: list[SolveTask],
+                   units: dict[int, list[int]],
                    batch: list[int], outcomes: list[SolveOutcome | None],
                    on_done: OnDone | None) -> tuple[list[int], dict[int, int]]:
         """Submit ``batch``'s units and collect them as they complete. Returns the units lost
@@ -256,7 +306,8 @@ class ProcessExecutor(_Lifecycle):
         started: dict[int, int] = {}
         for unit in batch:
             try:
-                fut = self._pool.submit(_run_unit, unit, blob, [tasks[i] for i in units[unit]])
+                fut = self._pool.submit(_run_unit, unit, solver_file,
+                                        [tasks[i] for i in units[unit]])
             except BrokenProcessPool:  # the pool broke before this round got to it
                 lost.append(unit)
                 continue

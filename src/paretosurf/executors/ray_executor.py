@@ -5,7 +5,9 @@ task alone, with the executor's ``num_cpus``/``num_gpus`` (so Ray gives each sol
 cores or device) and ``max_retries`` (Ray reruns a task whose worker process or node died; an
 exception of the solver is already captured in the outcome, so it is never retried by Ray). The
 solver is put into the object store once (again only when its pickle changes), and each worker
-unpickles it once and keeps it for the tasks that follow, as a local run keeps its one solver.
+unpickles it once and keeps it for the tasks that follow, as a local run keeps its one solver
+(a solver that changes itself while solving, through an internal random generator say, then
+gives results that depend on which worker ran which task: seed it from the weight or state).
 
 Solver, tasks and outcomes travel as cloudpickle bytes rather than through Ray's zero-copy
 serialization, which would hand back read-only numpy arrays: states then arrive as writable
