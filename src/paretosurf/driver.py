@@ -530,7 +530,7 @@ class _Runner:
     def __init__(self, method: Method, solver: Any, executor: Any,
                  folder: RunFolder | None, spacing: Spacing, moving_average: float | None,
                  weight_bounds: tuple[float, float] | None, retries: int,
-                 allow_pickle: bool, checkpoint_period: float | None = 0.0) -> None:
+                 allow_pickle: bool, checkpoint_period: float | None) -> None:
         self.postfix: dict[str, str] = {}
         self._settings: dict[str, Any] | None = None
         self.slots_done = self.slots_total = 0
