@@ -678,15 +678,15 @@ class _Runner:
         """Where a task of round ``index`` saves its new state (disk states only)."""
         if self.state_root is None:
             return None
-        name = f"slot-{slot:02d}" if last else f"slot-{slot:02d}-call-{call}"
-        return str(self.state_root / f"round-{index:06d}" / name)
+        return str(self.state_folder(index, slot, None if last else call))
 
-    def state_folder(self, index: int, slot: int) -> Path:
+    def state_folder(self, index: int, slot: int, call: int | None = None) -> Path:
         """The folder of the state that round ``index`` (``-1``: the warm starts) left in
-        ``slot``."""
+        ``slot`` (``call``: after that call of a round of several)."""
         assert self.state_root is not None
         group = "init" if index < 0 else f"round-{index:06d}"
-        return self.state_root / group / f"slot-{slot:02d}"
+        name = f"slot-{slot:02d}" if call is None else f"slot-{slot:02d}-call-{call}"
+        return self.state_root / group / name
 
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
         """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
@@ -904,16 +904,16 @@ class _Runner:
                   **view_arrays}
         self.folder.save_state(len(p.history), meta, arrays)
 
-    def checkpoint_due(self, ahead: float = 0.0) -> bool:
-        """Whether the rounds since the last checkpoint (and ``ahead`` seconds more) have run
-        long enough for the next one (see :data:`CHECKPOINT_SHARE`)."""
+    def checkpoint_due(self) -> bool:
+        """Whether the rounds since the last checkpoint have run long enough for the next one
+        (see :data:`CHECKPOINT_SHARE`)."""
         if self.period is not None:
             wait = self.period
         elif self.checkpoint_seconds is None:
             return True                     # the first one measures what one costs
         else:
             wait = self.checkpoint_seconds / CHECKPOINT_SHARE
-        return self.unsaved_seconds + ahead >= wait
+        return self.unsaved_seconds >= wait
 
     def checkpoint(self, final: SurfResult | None = None) -> None:
         """Save the rounds run since the last checkpoint: their solve-log lines and history

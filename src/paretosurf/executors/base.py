@@ -213,6 +213,21 @@ def execute(solver: Any, tasks: Sequence[SolveTask],
     return outcomes
 
 
+#: In a worker (a process of ProcessExecutor or RayExecutor): the solver it loaded last, and
+#: its token.
+_KEPT_SOLVER: tuple[str, Any] | None = None
+
+
+def kept_solver(token: str, load: Callable[[], Any]) -> Any:
+    """In a worker: the solver of ``token``, loaded by ``load()`` only when the worker does not
+    hold it already (the worker keeps one, as a local run keeps its one solver). Errors of
+    ``load`` propagate, and nothing is kept then."""
+    global _KEPT_SOLVER
+    if _KEPT_SOLVER is None or _KEPT_SOLVER[0] != token:
+        _KEPT_SOLVER = (token, load())
+    return _KEPT_SOLVER[1]
+
+
 def raise_for(outcome: SolveOutcome, attempt: int) -> None:
     """Raise the :class:`InnerSolverError` of a failed outcome, naming slot, weight, attempt
     and the original error."""

@@ -47,14 +47,13 @@ from paretosurf.executors.base import (
     batches,
     execute,
     failure,
+    kept_solver,
 )
 
 __all__ = ["ProcessExecutor"]
 
 #: In a worker process: where it reports the units of work it starts.
 _STARTED: Any = None
-#: In a worker process: the solver it unpickled last, and its token.
-_SOLVER: tuple[str, Any] | None = None
 
 
 def _init_worker(started: Any) -> None:
@@ -72,17 +71,19 @@ def _run_unit(unit: int, solver_file: tuple[str, str],
     ``solver_file`` is ``(token, path)`` of the pickled solver: a worker reads and unpickles
     it only for its first unit of that solver and keeps it for the units that follow (a
     solver holding a data set is then not shipped and unpickled for every task)."""
-    global _SOLVER
     if _STARTED is not None:
         _STARTED.put((unit, os.getpid()))
     token, path = solver_file
-    if _SOLVER is None or _SOLVER[0] != token:
-        try:
-            with open(path, "rb") as fh:
-                _SOLVER = (token, pickle.load(fh))
-        except Exception as exc:
-            return [failure(task, exc, 0.0) for task in tasks]
-    return execute(_SOLVER[1], tasks)
+
+    def load() -> Any:
+        with open(path, "rb") as fh:
+            return pickle.load(fh)
+
+    try:
+        solver = kept_solver(token, load)
+    except Exception as exc:
+        return [failure(task, exc, 0.0) for task in tasks]
+    return execute(solver, tasks)
 
 
 class ProcessExecutor(_Lifecycle):

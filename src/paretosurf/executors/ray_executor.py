@@ -40,13 +40,10 @@ from paretosurf.executors.base import (
     _Lifecycle,
     execute,
     failure,
+    kept_solver,
 )
 
 __all__ = ["RayExecutor"]
-
-
-#: In a Ray worker: the solver it unpickled last, by the id of its object in Ray's store.
-_SOLVER: dict[str, Any] = {}
 
 
 def _solve_remote(solver_ref: list[Any], task_blob: bytes) -> bytes:
@@ -59,15 +56,10 @@ def _solve_remote(solver_ref: list[Any], task_blob: bytes) -> bytes:
     from ray import cloudpickle
 
     task = pickle.loads(task_blob)
-    key = solver_ref[0].hex()
-    solver = _SOLVER.get(key)
-    if solver is None:
-        try:
-            solver = pickle.loads(ray.get(solver_ref[0]))
-        except Exception as exc:  # a module the solver needs is missing on this node, say
-            return cloudpickle.dumps(failure(task, exc, 0.0))
-        _SOLVER.clear()
-        _SOLVER[key] = solver
+    try:
+        solver = kept_solver(solver_ref[0].hex(), lambda: pickle.loads(ray.get(solver_ref[0])))
+    except Exception as exc:  # a module the solver needs is missing on this node, say
+        return cloudpickle.dumps(failure(task, exc, 0.0))
     return cloudpickle.dumps(execute(solver, [task])[0])
 
 
