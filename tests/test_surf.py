@@ -224,3 +224,59 @@ def test_nearest_warm_start_survives_save_and_resume(tmp_path) -> None:
                       resume=True)
     assert resumed.settings["warm_start"] == "nearest"
     np.testing.assert_array_equal(resumed.points, full.points)
+
+
+
+class StuckSolver:
+    """Front ``(x^2, (1 - x)^2)``; a state ``(x, d)`` lies ``d`` off the front (both objectives
+    raised by ``d``). A solve moves ``x`` to the weight's optimum but never lowers ``d``: a slot
+    that starts off the front stays there, as a deep-RL learner stuck in a poor optimum."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, tuple[float, float], tuple[float, float]]] = []
+
+    def solve(self, w: float, state: tuple[float, float] | None) -> ps.Solution:
+        start = (0.5, 0.0) if state is None else state
+        d = start[1]
+        x = 1.0 - w                        # argmin of w x^2 + (1 - w)(1 - x)^2
+        self.calls.append((w, start, (x, d)))
+        return ps.Solution(np.array([x ** 2 + d, (1 - x) ** 2 + d]), (x, d))
+
+
+def test_rescue_warm_start_frees_a_slot_stuck_off_the_front() -> None:
+    starts = [(0.5, 0.0)] * 3 + [(0.5, 5.0)] + [(0.5, 0.0)] * 2
+    with pytest.warns(ps.SurfWarning) as caught:
+        stuck = ps.surf(StuckSolver(), 5, iterations=4, init_states=starts, warm_start="slot")
+    assert any("dominated by others (slots 3)" in str(c.message) for c in caught)
+    assert stuck.states[3][1] == 5.0          # the slot never leaves its poor optimum
+
+    solver = StuckSolver()
+    res = ps.surf(solver, 5, iterations=4, init_states=starts, warm_start="rescue")
+    assert all(d == 0.0 for _, d in res.states)
+    assert res.settings["warm_start"] == "rescue"
+    # each slot starts from its own solution unless a point dominates it, and then from the
+    # dominating solution whose weight is nearest
+    for r in range(1, 4):
+        previous, current = solver.calls[6 * (r - 1):6 * r], solver.calls[6 * r:6 * (r + 1)]
+        points = {out: np.array([out[0] ** 2 + out[1], (1 - out[0]) ** 2 + out[1]])
+                  for _, _, out in previous}
+        for (w, start, _), (_, _, own) in zip(current, previous, strict=True):
+            mine = points[own]
+            rescuers = [(abs(wp - w), out) for wp, _, out in previous
+                        if np.all(points[out] <= mine) and np.any(points[out] < mine)]
+            assert start == (min(rescuers)[1] if rescuers else own)
+    rescued = [start for _, start, _ in solver.calls[6:12]]
+    assert rescued[3] != starts[3] and rescued[3][1] == 0.0
+
+
+def test_rescue_takes_weight_vectors_and_ignores_equal_points() -> None:
+    from paretosurf.slots import rescue_keys
+
+    points = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+    previous = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [1 / 3, 1 / 3, 1 / 3]])
+    new = previous.copy()
+    new[3] = [0.1, 0.8, 0.1]                  # the dominated centre's new weight is near e2
+    assert rescue_keys([5, 6, 7, 8], previous, points, new) == [5, 6, 7, 6]
+    # a point equal to another is not dominated by it; no dominance, no change
+    same = np.array([[0.5, 0.5], [0.5, 0.5], [0.0, 1.0]])
+    assert rescue_keys([1, 2, 3], np.array([0, 0.5, 1]), same, np.array([0, 0.5, 1])) == [1, 2, 3]

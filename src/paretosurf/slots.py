@@ -14,12 +14,13 @@ from numpy.typing import NDArray
 from paretosurf._validation import check_n_segments
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool
 
-__all__ = ["WARM_STARTS", "SlotMethod", "check_warm_start", "nearest_keys"]
+__all__ = ["WARM_STARTS", "SlotMethod", "check_warm_start", "nearest_keys", "rescue_keys"]
 
 FloatArray = NDArray[np.float64]
 #: Warm-start rules: each slot continues from its own previous solution ("slot", Algorithm 1),
-#: or from the previous solution whose weight is closest to its new weight ("nearest").
-WARM_STARTS = ("slot", "nearest")
+#: from the previous solution whose weight is closest to its new weight ("nearest"), or from
+#: its own unless another previous point dominates that solution's point ("rescue").
+WARM_STARTS = ("slot", "nearest", "rescue")
 
 
 def check_warm_start(warm_start: object) -> str:
@@ -45,6 +46,44 @@ def nearest_keys(keys: Sequence[int | None], previous: FloatArray,
         gaps = np.sqrt(np.sum(gaps ** 2, axis=2))
     nearest = gaps.argmin(axis=1)
     return [keys[i] for i in nearest.tolist()]
+
+
+def rescue_keys(keys: Sequence[int | None], previous: FloatArray, points: FloatArray,
+                weights: FloatArray) -> list[int | None]:
+    """For each slot, its own state key unless another previous point dominates its point;
+    then the key of the dominating solution whose weight is closest to the slot's new weight.
+
+    A dominated point is the optimum of no weighted sum, whatever the scale of either
+    objective, so its solution is a poor start for any weight: the solver got stuck there (as
+    noisy deep-RL solvers now and then do). Dominance needs no assumption about how the
+    solver weighs the objectives, unlike a ranking by weighted sums of the reported points
+    (which goes wrong when the solver scalarizes rescaled objectives, or a Tchebycheff
+    function).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.slots import rescue_keys
+    >>> points = np.array([[1.0, 0.0], [0.9, 0.9], [0.5, 0.5], [0.0, 1.0]])  # 1 is dominated
+    >>> rescue_keys([10, 11, 12, 13], np.array([0, 0.3, 0.6, 1]), points,
+    ...             np.array([0, 0.2, 0.6, 1]))
+    [10, 12, 12, 13]
+    """
+    pts = np.asarray(points, dtype=np.float64)
+    new = np.asarray(weights, dtype=np.float64)
+    old = np.asarray(previous, dtype=np.float64)
+    # dominates[j, i]: point j is no worse than point i in every objective, better in one
+    no_worse = np.all(pts[:, None, :] <= pts[None, :, :], axis=2)
+    better = np.any(pts[:, None, :] < pts[None, :, :], axis=2)
+    dominates = no_worse & better
+    gaps = np.abs(new[:, None] - old[None, :])
+    if gaps.ndim == 3:  # weight vectors: Euclidean distance
+        gaps = np.sqrt(np.sum(gaps ** 2, axis=2))
+    starts = list(keys)
+    for i in np.flatnonzero(dominates.any(axis=0)).tolist():
+        rescuers = np.flatnonzero(dominates[:, i])
+        starts[i] = keys[int(rescuers[gaps[i, rescuers].argmin()])]
+    return starts
 
 
 class SlotMethod(Method):
@@ -86,6 +125,9 @@ class SlotMethod(Method):
         starts = self.keys
         if self.warm_start == "nearest" and self.last_weights is not None:
             starts = nearest_keys(self.keys, self.last_weights, weights)
+        elif (self.warm_start == "rescue" and self.last_weights is not None
+              and self.last_points is not None and self.last_points.size):
+            starts = rescue_keys(self.keys, self.last_weights, self.last_points, weights)
         return Round(weights, starts)
 
     def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:

@@ -163,7 +163,7 @@ class SurfMethod(SlotMethod):
         N >= 1 (N + 1 slots).
     alpha : float or "auto"
         Damping factor in (0, 1], or ``"auto"`` (see :func:`surf`).
-    warm_start : {"slot", "nearest"}
+    warm_start : {"slot", "nearest", "rescue"}
         See :func:`surf`.
     """
 
@@ -298,7 +298,7 @@ def surf(
         Called with each :class:`~paretosurf.IterationRecord`; returning ``True`` stops the run.
     progress : bool
         Show a progress bar with the current CV and gap ratio.
-    warm_start : {"slot", "nearest"}
+    warm_start : {"slot", "nearest", "rescue"}
         "slot" (Algorithm 1's rule): each slot continues from its own previous solution.
         "nearest": each slot continues from the previous solution whose weight is closest to
         its new weight (a deep copy where two slots share one). It helps solvers that move
@@ -306,6 +306,13 @@ def surf(
         neighbour that already solved near its new weight; it hurts where a slot's own
         history matters more than its weight (see the README's measurements). Use it only if
         solver states can be deep-copied and shared (not, e.g., a path the solver overwrites).
+        "rescue": each slot continues from its own previous solution, unless another slot's
+        point dominates that solution's point; it then continues from the dominating solution
+        whose weight is closest to its new weight. A dominated point is the optimum of no
+        weighted sum, so its solution is a poor start for any weight: this hands a slot stuck
+        in a poor local optimum (as noisy deep-RL solvers leave now and then) a neighbour's
+        better solution, at no extra solve. With solvers that converge it is "slot". States
+        are shared as with "nearest".
     overwrite : bool
         Replace the run saved in ``checkpoint`` (only its own files).
     normalize : {"endpoints", "none"}, (ideal, nadir) or callable

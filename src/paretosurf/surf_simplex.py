@@ -263,7 +263,7 @@ class SurfSimplexMethod(SlotMethod):
         M >= 2.
     alpha : float or "auto"
         Damping of the edges' CDFs (see :func:`paretosurf.surf`).
-    warm_start : {"slot", "nearest"}
+    warm_start : {"slot", "nearest", "rescue"}
         See :func:`paretosurf.surf`.
     """
 
@@ -659,10 +659,11 @@ def surf_simplex(
     init_states, executor, checkpoint, resume, callback, progress, overwrite, moving_average,
     retries, allow_pickle, checkpoint_period :
         As in :func:`paretosurf.surf`.
-    warm_start : {"nearest", "slot"}
+    warm_start : {"nearest", "slot", "rescue"}
         "nearest" (default): each point continues from the previous solution whose weight is
         closest to its new weight; points move between edges and faces as the estimated
-        areas change, so a slot's own previous state is not always the nearest.
+        areas change, so a slot's own previous state is not always the nearest. "rescue": its
+        own, unless another point dominates its point (see :func:`paretosurf.surf`).
     normalize : {"endpoints", "none"}, (ideal, nadir) or callable
         The coordinates the points are spread in; ``"endpoints"`` reads ideal and nadir from
         the M corner solutions.

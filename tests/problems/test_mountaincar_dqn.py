@@ -200,3 +200,35 @@ def test_polyak_target_with_rate_one_tracks_the_network() -> None:
     assert not np.allclose(hard.online["w2"], start.online["w2"], rtol=1e-6)
     with pytest.raises(ValueError, match="target_tau"):
         SoftDQNSolver(target_tau=1.5)
+
+
+def scalarized(w: float, h: np.ndarray) -> float:
+    return float(w * h[0] + (1 - w) * h[1])
+
+
+@pytest.mark.parametrize("w", [0.0, 0.6, 1.0])
+def test_keep_best_returns_the_best_policy_of_the_call(w: float) -> None:
+    plain, kept = small(n_envs=4), small(n_envs=4, keep_best=True)   # two waves per call
+    a, b = plain.solve(w, None), kept.solve(w, None)
+    # the same training stream (evaluation has its own generator): the same data ...
+    np.testing.assert_array_equal(a.state.obs, b.state.obs)
+    assert a.state.updates == b.state.updates and b.state.calls == 1
+    # ... and the kept policy is the best of the waves', the last one's included
+    assert scalarized(w, b.objectives) <= scalarized(w, a.objectives) + 1e-12
+    # its objectives are those of the returned network, evaluated afresh
+    np.testing.assert_array_equal(kept.evaluate(b.state), b.objectives)
+    assert b.info["stderr"] == pytest.approx(kept.assess([b.state])[0]["stderr"])
+
+
+def test_keep_best_never_returns_worse_than_the_warm_start() -> None:
+    solver = small(keep_best=True)
+    never_push = fixed_policy(solver, [0.0, 0.0, -1.0])   # the w = 0 optimum, nearly
+    never_push.calls = 1                                  # a trained warm start
+    before = scalarized(0.0, solver.evaluate(never_push))
+    sol = solver.solve(0.0, never_push)
+    assert scalarized(0.0, sol.objectives) <= before + 1e-12
+    # a fresh network is not a candidate: the call returns a trained one
+    fresh = solver.solve(0.0, None)
+    assert not np.array_equal(fresh.state.online["w1"], solver.initial_state().online["w1"])
+    with pytest.raises(TypeError, match="keep_best"):
+        SoftDQNSolver(keep_best=1)  # type: ignore[arg-type]

@@ -621,7 +621,7 @@ def umod(
         Seeds the MLP's initialization (the spline surrogate is deterministic).
     tol : float, optional
         Stop once the weights move by less than ``tol`` between rounds.
-    warm_start : {"slot", "nearest"}
+    warm_start : {"slot", "nearest", "rescue"}
         Which previous solution warm-starts each slot, as in :func:`paretosurf.surf`.
     **options :
         The loop options of :func:`paretosurf.surf` (``executor``, ``checkpoint``,

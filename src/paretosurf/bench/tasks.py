@@ -51,7 +51,7 @@ class Task:
     init_noise : float
         Standard deviation of the seeded Gaussian perturbation of the initial parameters of
         every slot (K-step protocol), so that seeds differ.
-    warm_start : {"slot", "nearest"}
+    warm_start : {"slot", "nearest", "rescue"}
         Warm-start rule of the methods whose weights move (SURF, UMOD); see
         :func:`paretosurf.surf`.
     normalize : str
