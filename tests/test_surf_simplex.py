@@ -400,3 +400,45 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
     moves = [sum(abs(b[f] - a[f]) for f in a) // 2 for a, b in itertools.pairwise(seen)]
     assert all(sum(c.values()) == 91 - 3 for c in seen)
     assert max(moves) <= budget and sum(moves) > 0
+
+
+def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path) -> None:
+    from paretosurf.surf_simplex import KEEP_ROUNDS
+
+    # a distorted front whose last rounds swing (max/min 2.7, 36 and 6.1 in rounds 17-19)
+    problem = QuadraticM.random(3, 5, seed=3)
+    bounds = corner_normalization(problem)
+    res = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, normalize=bounds)
+    same = [i for i, r in enumerate(res.history) if np.array_equal(r.points, res.points)]
+    assert len(same) == 1 and same[0] >= len(res.history) - KEEP_ROUNDS
+    k = same[0]
+    np.testing.assert_array_equal(res.weights, res.history[k].weights)
+    pts = normalized(res.points, bounds)
+    ratio = metrics.nn_ratio(pts)
+    assert res.gap_ratio == pytest.approx(ratio, rel=1e-12)
+    assert res.cv == pytest.approx(metrics.nn_cv(pts), rel=1e-12)
+    # no later round is more even, the last one included (here far less even)
+    later = [metrics.nn_ratio(normalized(r.points, bounds)) for r in res.history[k:]]
+    assert ratio == pytest.approx(min(later), rel=1e-12)
+    assert ratio <= 3 < later[-1]
+    assert f"the points of round {k} " in res.message
+    # the states are that round's: each solves its weight again to its point
+    solver = problem.solver()
+    again = np.array([solver.solve(w, s).objectives for w, s in
+                      zip(res.weights, res.states, strict=True)])
+    np.testing.assert_allclose(again, res.points, rtol=0, atol=1e-9)
+    # a run stopped after 12 rounds resumes to the same report, and loads as it
+    ps.surf_simplex(problem.solver(), 91, 3, iterations=12, normalize=bounds,
+                    checkpoint=tmp_path / "run")
+    resumed = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, normalize=bounds,
+                              checkpoint=tmp_path / "run", resume=True)
+    np.testing.assert_array_equal(resumed.points, res.points)
+    loaded = ps.SurfResult.load(tmp_path / "run")
+    np.testing.assert_array_equal(loaded.points, res.points)
+    assert len(loaded.states) == 91
+
+
+def test_two_objectives_report_the_last_round() -> None:
+    problem = QuadraticM.random(2, 5, seed=1)
+    res = ps.surf_simplex(problem.solver(), 11, 2, iterations=6)
+    np.testing.assert_array_equal(res.points, res.history[-1].points)

@@ -285,6 +285,13 @@ class Method(ABC):
         :meth:`front`); the run forgets the others."""
         return self.front()[2]
 
+    def result_front(self) -> tuple[FloatArray, FloatArray, list[int | None], int, str] | None:
+        """An earlier round's front for the run's result to report instead of :meth:`front`:
+        ``(weights, points, state keys, round, note)``, ``round`` its index in the history
+        and the note saying why (the result's message carries it); ``None`` (the default)
+        reports :meth:`front`. Its keys must be in :meth:`live_keys`."""
+        return None
+
     def weight_change(self) -> float:
         """How far the next round's weights move from this round's (``nan`` if the notion
         does not apply); ``tol`` compares with it."""
@@ -828,8 +835,15 @@ class _Runner:
             self.averages[slot] = np.append(out[i], weights[i])
         return out
 
-    def front(self) -> tuple[FloatArray, FloatArray, FloatArray, list[int | None]]:
-        """The method's points: weights as solved, objectives, their coordinates, keys."""
+    def front(self, *, final: bool = False
+              ) -> tuple[FloatArray, FloatArray, FloatArray, list[int | None]]:
+        """The method's points: weights as solved, objectives, their coordinates, keys;
+        ``final``: the front the result reports (see :meth:`Method.result_front`)."""
+        chosen = self.method.result_front() if final else None
+        if chosen is not None:   # an earlier round's: measured as the last round was
+            weights, points, keys = chosen[:3]
+            return (self.solved_weights(np.array(weights, dtype=np.float64)), points,
+                    self.spacing(points), keys)
         weights, points, keys = self.method.front()
         coords = points
         if points.ndim == 2 and points.shape[1] > 0:
@@ -849,7 +863,8 @@ class _Runner:
 
     # ------------------------------------------------------------------ results and saves
     def result(self) -> SurfResult:
-        weights, points, coords, keys = self.front()
+        weights, points, coords, keys = self.front(final=True)
+        chosen = self.method.result_front()
         p = self.progress
         findings = []
         if p.history:
@@ -857,9 +872,12 @@ class _Runner:
                                 moving_average=self.moving_average,
                                 ordered=self.method.ordered)
         collapsed = any(f.code in ("collapsed", "jump", "constant") for f in findings)
-        cv = p.history[-1].cv if p.history else math.nan
-        ratio = p.history[-1].gap_ratio if p.history else math.nan
+        shown = None if chosen is None else chosen[3]
+        cv = p.history[-1 if shown is None else shown].cv if p.history else math.nan
+        ratio = p.history[-1 if shown is None else shown].gap_ratio if p.history else math.nan
         success, message = summary(self.method.label, len(weights), cv, ratio, findings)
+        if chosen is not None:
+            message = f"{message}; {chosen[4]}"
         if not p.history:
             success, message = False, f"{self.method.label}: no round was run"
         return SurfResult(
@@ -869,7 +887,7 @@ class _Runner:
             history=p.history, n_solves=p.n_solves, n_steps=p.n_steps,
             converged=(p.converged or self.method.converged) and not collapsed,
             stop_reason=p.stop_reason or "not started", success=success, message=message,
-            findings=findings)
+            findings=findings, reported_round=shown)
 
     def save_state(self, final: SurfResult | None = None) -> None:
         """Checkpoint the run; ``final``: the finished run's result, whose success, message
@@ -878,7 +896,8 @@ class _Runner:
         p = self.progress
         method_meta, method_arrays = self.method.state_dict()
         pool_meta, pool_arrays = self.pool.to_parts(root=self.folder.path)
-        weights, points, _, keys = self.front()
+        weights, points, _, keys = self.front(final=True)
+        chosen = self.method.result_front()
         cdf = self.method.cdf
         view_meta = {"kind": "result", "method": self.method.name, "label": self.method.label,
                      "settings": self.settings(), "n_solves": p.n_solves,
@@ -888,6 +907,7 @@ class _Runner:
                      "cdf": (None if cdf is None else "last record"
                              if p.history and cdf is p.history[-1].cdf else cdf.to_dict()),
                      "state_keys": keys, "success": False,
+                     "reported_round": None if chosen is None else chosen[3],
                      "message": (f"{self.method.label}: the run in {self.folder.path} was "
                                  f"stopped after round {len(p.history)} and can be resumed")}
         if final is not None:

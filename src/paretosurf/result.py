@@ -227,6 +227,11 @@ class SurfResult:
         with its remedy.
     findings : list of Finding
         The problems found (``code``, ``message``, ``fatal``).
+    reported_round : int or None
+        The index in ``history`` of the round whose weights, points and states the result
+        holds, when it is not the last one (:func:`paretosurf.surf_simplex` reports the most
+        even of its last rounds); ``None``: the last round. ``cv`` and ``gap_ratio`` are that
+        round's.
 
     Examples
     --------
@@ -256,6 +261,7 @@ class SurfResult:
         success: bool = True,
         message: str = "",
         findings: Sequence[Finding] = (),
+        reported_round: int | None = None,
     ) -> None:
         self.method = method
         self.label = label
@@ -272,6 +278,7 @@ class SurfResult:
         self.success = success
         self.message = message
         self.findings = list(findings)
+        self.reported_round = reported_round
 
     @property
     def n_segments(self) -> int:
@@ -289,13 +296,17 @@ class SurfResult:
 
     @property
     def cv(self) -> float:
-        """CV of the final points (``nan`` if no round ran)."""
-        return self.history[-1].cv if self.history else math.nan
+        """CV of the result's points (``nan`` if no round ran)."""
+        return self._reported().cv if self.history else math.nan
 
     @property
     def gap_ratio(self) -> float:
-        """Gap ratio of the final points (``nan`` if no round ran)."""
-        return self.history[-1].gap_ratio if self.history else math.nan
+        """Gap ratio of the result's points (``nan`` if no round ran)."""
+        return self._reported().gap_ratio if self.history else math.nan
+
+    def _reported(self) -> IterationRecord:
+        """The record of the round the result reports (see ``reported_round``)."""
+        return self.history[-1 if self.reported_round is None else self.reported_round]
 
     # ------------------------------------------------------------------ files
     def to_parts(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
@@ -328,6 +339,7 @@ class SurfResult:
             "findings": [{"code": f.code, "message": f.message, "fatal": f.fatal}
                          for f in self.findings],
             "cdf": self._cdf_entry(),
+            "reported_round": self.reported_round,
         }
         return meta, {"weights": self.weights, "points": self.points}
 
@@ -377,6 +389,7 @@ class SurfResult:
             success=bool(meta.get("success", True)),
             message=str(meta.get("message", "")),
             findings=[Finding(**f) for f in meta.get("findings", [])],
+            reported_round=meta.get("reported_round"),
         )
 
     def save(self, path: str | Path) -> tuple[Path, Path]:
