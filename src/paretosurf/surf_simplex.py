@@ -127,8 +127,9 @@ COINCIDENT_SHARE = 1e-6
 #: moves points of strongly distorted surfaces past one another now and then, so that a
 #: round's spacing swings (on a random quadratic, max/min 2.7, 36, 6.1 in rounds 18-20):
 #: over 16 random quadratics (91 points, 20 rounds) the last round's max/min exceeded 3 in 3,
-#: the most even of the last 5 in none (at most 2.7). Only one earlier round's states are
-#: kept: the most even one, until it is this many rounds old.
+#: the most even of the last 5 in none (at most 2.7). The run keeps the states of the earlier
+#: rounds in this window that are more even than every later one (often one or two rounds,
+#: at most this many less one).
 KEEP_ROUNDS = 5
 
 
@@ -307,10 +308,12 @@ class SurfSimplexMethod(SlotMethod):
         self._memory: list[tuple[FloatArray, FloatArray]] = []
         #: The edge points the last layout thinned at cusps (see :func:`_thin_cusps`).
         self._thinned: set[CuspKey] = set()
-        #: Rounds told so far, and the most even recent one (see :data:`KEEP_ROUNDS`):
-        #: its round number, nearest-neighbour max/min, weights, points and state keys.
+        #: Rounds told so far, and the candidates for the result among the last
+        #: :data:`KEEP_ROUNDS`: each round that is more even than every later one, oldest
+        #: (and most even) first, as (round number from 1, nearest-neighbour max/min,
+        #: weights, points, state keys).
         self.rounds = 0
-        self._kept: tuple[int, float, FloatArray, FloatArray, list[int | None]] | None = None
+        self._kept: list[tuple[int, float, FloatArray, FloatArray, list[int | None]]] = []
 
     @property
     def n_points(self) -> int:
@@ -377,24 +380,25 @@ class SurfSimplexMethod(SlotMethod):
         coords = np.asarray(outcome.coordinates, dtype=np.float64)
         spread = nn_ratio(coords) if len(coords) >= 2 and np.all(np.isfinite(coords)) \
             else float("inf")
-        kept = self._kept
-        if kept is None or spread <= kept[1] or self.rounds - kept[0] >= KEEP_ROUNDS:
-            self._kept = (self.rounds, spread, outcome.weights.copy(),
-                          np.asarray(outcome.points, dtype=np.float64).copy(),
-                          list(outcome.keys))
+        # a sliding-window minimum: a round is dropped once a later one is at least as
+        # even (it can never be the window's most even again) or it leaves the window
+        kept = [k for k in self._kept
+                if k[1] < spread and self.rounds - k[0] < KEEP_ROUNDS]
+        kept.append((self.rounds, spread, outcome.weights.copy(),
+                     np.asarray(outcome.points, dtype=np.float64).copy(), list(outcome.keys)))
+        self._kept = kept
 
     def live_keys(self) -> list[int | None]:
-        kept = [] if self._kept is None else self._kept[4]
-        return [*self.keys, *kept]
+        return [*self.keys, *(key for k in self._kept for key in k[4])]
 
     def result_front(self) -> tuple[FloatArray, FloatArray, list[int | None], int, str] | None:
-        kept = self._kept
-        if kept is None or kept[0] == self.rounds:
+        if not self._kept or self._kept[0][0] == self.rounds:
             return None
-        return (kept[2], kept[3], kept[4], kept[0] - 1,
-                f"the points of round {kept[0] - 1} (history[{kept[0] - 1}]), the most even "
-                f"of the last {self.rounds - kept[0] + 1} rounds (nearest-neighbour max/min "
-                f"{kept[1]:.3g})")
+        number, spread, weights, points, keys = self._kept[0]
+        return (weights, points, keys, number - 1,
+                f"the points of round {number - 1} (history[{number - 1}]), the most even "
+                f"of the last {self.rounds - number + 1} rounds (nearest-neighbour max/min "
+                f"{spread:.3g})")
 
     def _adapt_density(self, weights: FloatArray, coordinates: FloatArray) -> None:
         """Correct the faces' share of points by the spacing the last round reached inside
@@ -451,10 +455,10 @@ class SurfSimplexMethod(SlotMethod):
         meta["memory"] = len(self._memory)
         meta["thinned"] = sorted([list(edge), i, n] for edge, i, n in self._thinned)
         meta["rounds"] = self.rounds
-        if self._kept is not None:
-            meta["kept"] = {"round": self._kept[0], "spread": self._kept[1],
-                            "keys": list(self._kept[4])}
-            arrays["kept_weights"], arrays["kept_points"] = self._kept[2], self._kept[3]
+        meta["kept"] = [{"round": k[0], "spread": k[1], "keys": list(k[4])}
+                        for k in self._kept]
+        for i, k in enumerate(self._kept):
+            arrays[f"kept/{i}/weights"], arrays[f"kept/{i}/points"] = k[2], k[3]
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         return meta, arrays
@@ -487,11 +491,11 @@ class SurfSimplexMethod(SlotMethod):
         self._thinned = {(tuple(int(v) for v in edge), int(i), int(n))
                          for edge, i, n in meta.get("thinned", [])}
         self.rounds = int(meta.get("rounds", len(history)))
-        kept = meta.get("kept")
-        self._kept = None if kept is None else (
-            int(kept["round"]), float(kept["spread"]),
-            np.asarray(arrays["kept_weights"], dtype=np.float64),
-            np.asarray(arrays["kept_points"], dtype=np.float64), list(kept["keys"]))
+        self._kept = [
+            (int(k["round"]), float(k["spread"]),
+             np.asarray(arrays[f"kept/{i}/weights"], dtype=np.float64),
+             np.asarray(arrays[f"kept/{i}/points"], dtype=np.float64), list(k["keys"]))
+            for i, k in enumerate(meta.get("kept", []))]
         self._memory = [(np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
                          np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64))
                         for i in range(int(meta.get("memory", 0)))]
