@@ -72,6 +72,7 @@ __all__ = [
     "Callback",
     "CheckpointError",
     "Method",
+    "ReportedFront",
     "Round",
     "RoundOutcome",
     "RunOptions",
@@ -113,6 +114,29 @@ class Round:
     starts: Sequence[int | None]
     slots: Sequence[int] | None = None
     repeats: int = 1
+
+
+@dataclass(frozen=True)
+class ReportedFront:
+    """An earlier round's front that a method's result reports instead of its last round's.
+
+    Attributes
+    ----------
+    weights, points : ndarray
+        The round's weights and points.
+    keys : list of int or None
+        The pool keys of its states.
+    round : int
+        Its index in the run's history.
+    note : str
+        Why this round (the result's message carries it).
+    """
+
+    weights: FloatArray
+    points: FloatArray
+    keys: list[int | None]
+    round: int
+    note: str
 
 
 @dataclass
@@ -285,11 +309,10 @@ class Method(ABC):
         :meth:`front`); the run forgets the others."""
         return self.front()[2]
 
-    def result_front(self) -> tuple[FloatArray, FloatArray, list[int | None], int, str] | None:
-        """An earlier round's front for the run's result to report instead of :meth:`front`:
-        ``(weights, points, state keys, round, note)``, ``round`` its index in the history
-        and the note saying why (the result's message carries it); ``None`` (the default)
-        reports :meth:`front`. Its keys must be in :meth:`live_keys`."""
+    def result_front(self) -> ReportedFront | None:
+        """An earlier round's front for the run's result to report instead of :meth:`front`
+        (its keys must be in :meth:`live_keys`); ``None`` (the default) reports
+        :meth:`front`."""
         return None
 
     def weight_change(self) -> float:
@@ -835,15 +858,13 @@ class _Runner:
             self.averages[slot] = np.append(out[i], weights[i])
         return out
 
-    def front(self, *, final: bool = False
+    def front(self, reported: ReportedFront | None = None
               ) -> tuple[FloatArray, FloatArray, FloatArray, list[int | None]]:
-        """The method's points: weights as solved, objectives, their coordinates, keys;
-        ``final``: the front the result reports (see :meth:`Method.result_front`)."""
-        chosen = self.method.result_front() if final else None
-        if chosen is not None:   # an earlier round's: measured as the last round was
-            weights, points, keys = chosen[:3]
-            return (self.solved_weights(np.array(weights, dtype=np.float64)), points,
-                    self.spacing(points), keys)
+        """The method's points: weights as solved, objectives, their coordinates, keys; or
+        those of ``reported``, an earlier round's (measured as the last round was)."""
+        if reported is not None:
+            return (self.solved_weights(np.array(reported.weights, dtype=np.float64)),
+                    reported.points, self.spacing(reported.points), reported.keys)
         weights, points, keys = self.method.front()
         coords = points
         if points.ndim == 2 and points.shape[1] > 0:
@@ -863,8 +884,9 @@ class _Runner:
 
     # ------------------------------------------------------------------ results and saves
     def result(self) -> SurfResult:
-        weights, points, coords, keys = self.front(final=True)
-        chosen = self.method.result_front()
+        reported = self.method.result_front()
+        weights, points, coords, keys = self.front(reported)
+        shown = None if reported is None else reported.round
         p = self.progress
         findings = []
         if p.history:
@@ -872,12 +894,12 @@ class _Runner:
                                 moving_average=self.moving_average,
                                 ordered=self.method.ordered)
         collapsed = any(f.code in ("collapsed", "jump", "constant") for f in findings)
-        shown = None if chosen is None else chosen[3]
-        cv = p.history[-1 if shown is None else shown].cv if p.history else math.nan
-        ratio = p.history[-1 if shown is None else shown].gap_ratio if p.history else math.nan
+        record = p.history[-1 if shown is None else shown] if p.history else None
+        cv = math.nan if record is None else record.cv
+        ratio = math.nan if record is None else record.gap_ratio
         success, message = summary(self.method.label, len(weights), cv, ratio, findings)
-        if chosen is not None:
-            message = f"{message}; {chosen[4]}"
+        if reported is not None:
+            message = f"{message}; {reported.note}"
         if not p.history:
             success, message = False, f"{self.method.label}: no round was run"
         return SurfResult(
@@ -896,8 +918,8 @@ class _Runner:
         p = self.progress
         method_meta, method_arrays = self.method.state_dict()
         pool_meta, pool_arrays = self.pool.to_parts(root=self.folder.path)
-        weights, points, _, keys = self.front(final=True)
-        chosen = self.method.result_front()
+        reported = self.method.result_front()
+        weights, points, _, keys = self.front(reported)
         cdf = self.method.cdf
         view_meta = {"kind": "result", "method": self.method.name, "label": self.method.label,
                      "settings": self.settings(), "n_solves": p.n_solves,
@@ -907,7 +929,7 @@ class _Runner:
                      "cdf": (None if cdf is None else "last record"
                              if p.history and cdf is p.history[-1].cdf else cdf.to_dict()),
                      "state_keys": keys, "success": False,
-                     "reported_round": None if chosen is None else chosen[3],
+                     "reported_round": None if reported is None else reported.round,
                      "message": (f"{self.method.label}: the run in {self.folder.path} was "
                                  f"stopped after round {len(p.history)} and can be resumed")}
         if final is not None:

@@ -41,11 +41,16 @@ def nearest_keys(keys: Sequence[int | None], previous: FloatArray,
     >>> nearest_keys([10, 11, 12], np.array([0, 0.2, 1]), np.array([0, 0.7, 1]))
     [10, 12, 12]
     """
-    gaps = np.abs(weights[:, None] - previous[None, :])
-    if gaps.ndim == 3:  # weight vectors: Euclidean distance
-        gaps = np.sqrt(np.sum(gaps ** 2, axis=2))
-    nearest = gaps.argmin(axis=1)
+    nearest = weight_distances(weights, previous).argmin(axis=1)
     return [keys[i] for i in nearest.tolist()]
+
+
+def weight_distances(new: FloatArray, old: FloatArray) -> FloatArray:
+    """Distances ``(len(new), len(old))`` between scalar weights, or Euclidean distances
+    between weight vectors."""
+    gaps = np.abs(np.asarray(new, dtype=np.float64)[:, None]
+                  - np.asarray(old, dtype=np.float64)[None, :])
+    return np.sqrt(np.sum(gaps ** 2, axis=2)) if gaps.ndim == 3 else gaps
 
 
 def rescue_keys(keys: Sequence[int | None], previous: FloatArray, points: FloatArray,
@@ -70,15 +75,11 @@ def rescue_keys(keys: Sequence[int | None], previous: FloatArray, points: FloatA
     [10, 12, 12, 13]
     """
     pts = np.asarray(points, dtype=np.float64)
-    new = np.asarray(weights, dtype=np.float64)
-    old = np.asarray(previous, dtype=np.float64)
     # dominates[j, i]: point j is no worse than point i in every objective, better in one
     no_worse = np.all(pts[:, None, :] <= pts[None, :, :], axis=2)
     better = np.any(pts[:, None, :] < pts[None, :, :], axis=2)
     dominates = no_worse & better
-    gaps = np.abs(new[:, None] - old[None, :])
-    if gaps.ndim == 3:  # weight vectors: Euclidean distance
-        gaps = np.sqrt(np.sum(gaps ** 2, axis=2))
+    gaps = weight_distances(weights, previous)
     starts = list(keys)
     for i in np.flatnonzero(dominates.any(axis=0)).tolist():
         rescuers = np.flatnonzero(dominates[:, i])

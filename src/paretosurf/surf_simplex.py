@@ -54,7 +54,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,7 +63,7 @@ from scipy.spatial import cKDTree
 from paretosurf._validation import check_non_negative_int, check_positive_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.diagnostics import coincident_pairs
-from paretosurf.driver import Callback, Round, RoundOutcome, StatePool, run
+from paretosurf.driver import Callback, ReportedFront, Round, RoundOutcome, StatePool, run
 from paretosurf.executors import Executor
 from paretosurf.metrics import nn_ratio
 from paretosurf.result import IterationRecord, SurfResult
@@ -131,6 +131,17 @@ COINCIDENT_SHARE = 1e-6
 #: rounds in this window that are more even than every later one (often one or two rounds,
 #: at most this many less one).
 KEEP_ROUNDS = 5
+
+
+class _KeptRound(NamedTuple):
+    """A candidate for the result: its round number (from 1), nearest-neighbour max/min,
+    weights, points and state keys."""
+
+    number: int
+    spread: float
+    weights: FloatArray
+    points: FloatArray
+    keys: list[int | None]
 
 
 #: The faces' estimate of the surface also uses the points solved in this many earlier
@@ -310,10 +321,9 @@ class SurfSimplexMethod(SlotMethod):
         self._thinned: set[CuspKey] = set()
         #: Rounds told so far, and the candidates for the result among the last
         #: :data:`KEEP_ROUNDS`: each round that is more even than every later one, oldest
-        #: (and most even) first, as (round number from 1, nearest-neighbour max/min,
-        #: weights, points, state keys).
+        #: (and most even) first.
         self.rounds = 0
-        self._kept: list[tuple[int, float, FloatArray, FloatArray, list[int | None]]] = []
+        self._kept: list[_KeptRound] = []
 
     @property
     def n_points(self) -> int:
@@ -383,22 +393,25 @@ class SurfSimplexMethod(SlotMethod):
         # a sliding-window minimum: a round is dropped once a later one is at least as
         # even (it can never be the window's most even again) or it leaves the window
         kept = [k for k in self._kept
-                if k[1] < spread and self.rounds - k[0] < KEEP_ROUNDS]
-        kept.append((self.rounds, spread, outcome.weights.copy(),
-                     np.asarray(outcome.points, dtype=np.float64).copy(), list(outcome.keys)))
+                if k.spread < spread and self.rounds - k.number < KEEP_ROUNDS]
+        kept.append(_KeptRound(self.rounds, spread, outcome.weights.copy(),
+                               np.asarray(outcome.points, dtype=np.float64).copy(),
+                               list(outcome.keys)))
         self._kept = kept
 
     def live_keys(self) -> list[int | None]:
-        return [*self.keys, *(key for k in self._kept for key in k[4])]
+        return [*self.keys, *(key for k in self._kept for key in k.keys)]
 
-    def result_front(self) -> tuple[FloatArray, FloatArray, list[int | None], int, str] | None:
-        if not self._kept or self._kept[0][0] == self.rounds:
+    def result_front(self) -> ReportedFront | None:
+        if not self._kept or self._kept[0].number == self.rounds:
             return None
-        number, spread, weights, points, keys = self._kept[0]
-        return (weights, points, keys, number - 1,
-                f"the points of round {number - 1} (history[{number - 1}]), the most even "
-                f"of the last {self.rounds - number + 1} rounds (nearest-neighbour max/min "
-                f"{spread:.3g})")
+        best = self._kept[0]
+        index = best.number - 1
+        return ReportedFront(
+            best.weights, best.points, best.keys, index,
+            f"the points of round {index} (history[{index}]), the most even of the last "
+            f"{self.rounds - best.number + 1} rounds (nearest-neighbour max/min "
+            f"{best.spread:.3g})")
 
     def _adapt_density(self, weights: FloatArray, coordinates: FloatArray) -> None:
         """Correct the faces' share of points by the spacing the last round reached inside
@@ -455,10 +468,10 @@ class SurfSimplexMethod(SlotMethod):
         meta["memory"] = len(self._memory)
         meta["thinned"] = sorted([list(edge), i, n] for edge, i, n in self._thinned)
         meta["rounds"] = self.rounds
-        meta["kept"] = [{"round": k[0], "spread": k[1], "keys": list(k[4])}
+        meta["kept"] = [{"round": k.number, "spread": k.spread, "keys": list(k.keys)}
                         for k in self._kept]
         for i, k in enumerate(self._kept):
-            arrays[f"kept/{i}/weights"], arrays[f"kept/{i}/points"] = k[2], k[3]
+            arrays[f"kept/{i}/weights"], arrays[f"kept/{i}/points"] = k.weights, k.points
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         return meta, arrays
@@ -492,9 +505,10 @@ class SurfSimplexMethod(SlotMethod):
                          for edge, i, n in meta.get("thinned", [])}
         self.rounds = int(meta.get("rounds", len(history)))
         self._kept = [
-            (int(k["round"]), float(k["spread"]),
-             np.asarray(arrays[f"kept/{i}/weights"], dtype=np.float64),
-             np.asarray(arrays[f"kept/{i}/points"], dtype=np.float64), list(k["keys"]))
+            _KeptRound(int(k["round"]), float(k["spread"]),
+                       np.asarray(arrays[f"kept/{i}/weights"], dtype=np.float64),
+                       np.asarray(arrays[f"kept/{i}/points"], dtype=np.float64),
+                       list(k["keys"]))
             for i, k in enumerate(meta.get("kept", []))]
         self._memory = [(np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
                          np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64))
