@@ -4,6 +4,7 @@ the run folder's files."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -168,10 +169,12 @@ def test_clear_removes_only_the_runs_files(tmp_path) -> None:
 
 
 # ------------------------------------------------------------------------ checkpoint cadence
-def rounds_on_disk(tmp_path, **options: Any) -> list[int]:
-    """The rounds the run folder holds as each of 6 rounds ends (seen by the callback)."""
+def rounds_on_disk(tmp_path, solver: Any = None, iterations: int = 6,
+                   **options: Any) -> list[int]:
+    """The rounds the run folder holds as each round ends (seen by the callback)."""
     seen: list[int] = []
-    ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path,
+    ps.surf(GearKStep() if solver is None else solver, 4, iterations=iterations,
+            checkpoint=tmp_path,
             callback=lambda r: seen.append(RunFolder(tmp_path).n_rounds()), **options)
     return seen
 
@@ -184,11 +187,33 @@ def test_auto_checkpoints_every_round_that_outlasts_the_checkpoints(tmp_path,
 
 def test_auto_checkpoints_are_amortized_over_short_rounds(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)  # no round outlasts 1e9 of them
-    assert rounds_on_disk(tmp_path) == [1, 1, 1, 1, 1, 1]  # the first round, then the end
+    assert rounds_on_disk(tmp_path) == [0, 0, 0, 0, 0, 0]  # only the end is saved
     folder = RunFolder(tmp_path)
     assert folder.n_rounds() == 6 and len(folder.load().records) == 6
     solved = sorted((e["round"], e["slot"]) for e in folder.solves())
     assert solved == [(r, s) for r in range(6) for s in range(5)]
+
+
+def test_the_first_auto_checkpoint_waits_for_its_expected_cost(tmp_path,
+                                                               monkeypatch) -> None:
+    # expected to cost nothing, the first checkpoint is due after the first round; it then
+    # measures a real cost, which no round outlasts 1e9 times
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)
+    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)
+    assert rounds_on_disk(tmp_path / "free") == [1, 1, 1, 1, 1, 1]
+    # expected to cost as much as 0.2 s of rounds, it waits for the rounds to take 0.2 s
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1.0)
+    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.2)
+
+    class Slow(GearKStep):
+        def solve(self, w: float, state: Any) -> ps.Solution:
+            time.sleep(0.004)                    # 5 solves: a round takes 0.02 s or more
+            return super().solve(w, state)
+
+    seen = rounds_on_disk(tmp_path / "slow", solver=Slow(), iterations=12)
+    first = next(i for i, n in enumerate(seen) if n)
+    assert seen[first] == first + 1 and not any(seen[:first])
+    assert 2 <= first <= 9             # not after 2 rounds (0.04 s), at the latest after 10
 
 
 def test_a_checkpoint_period_in_seconds(tmp_path) -> None:
@@ -206,6 +231,7 @@ def test_a_bad_checkpoint_period_is_refused(period: Any) -> None:
 def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(
         tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)
+    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)     # the first round saved
     full = ps.surf(GearKStep(), 4, iterations=6)
     with pytest.raises(Interrupt):
         ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=interrupt_after(4))
@@ -218,6 +244,32 @@ def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(
     assert again.calls == 5 * 5                       # rounds 1 to 5, solved again from round 1
     np.testing.assert_array_equal(resumed.points, full.points)
     np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
+
+
+def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(
+        tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)        # nothing saved before the end
+    full = ps.surf(GearKStep(), 4, iterations=6)
+
+    def ctrl_c(record: ps.IterationRecord) -> None:
+        if record.iteration == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=ctrl_c)
+    assert "stopped before its first checkpoint" in capsys.readouterr().err
+    folder = RunFolder(tmp_path)
+    assert folder.holds_run() and not folder.has_state() and folder.n_rounds() == 0
+    with pytest.raises(ValueError, match="differing: alpha"):
+        ps.surf(GearKStep(), 4, iterations=6, alpha=0.5, checkpoint=tmp_path, resume=True)
+    again = GearKStep()
+    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True)
+    assert again.calls == 6 * 5                                   # every round solved again
+    np.testing.assert_array_equal(resumed.points, full.points)
+    np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
+    # the log keeps the stopped run's attempts (rounds 0-2) before the resumed run's
+    assert [e["round"] for e in folder.solves()] == [r for r in [0, 1, 2, *range(6)]
+                                                     for _ in range(5)]
 
 
 def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:

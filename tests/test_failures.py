@@ -106,10 +106,12 @@ class DiskSolver(GearKStep):
 def test_states_on_disk_are_never_pickled_and_resume_from_the_folders(tmp_path) -> None:
     full = ps.surf(GearKStep(), N, iterations=6)
     with pytest.raises(RuntimeError):
-        ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path,
+        ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path, checkpoint_period=0,
                 callback=lambda r: (_ for _ in ()).throw(RuntimeError) if r.iteration == 2
                 else None)
-    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path, resume=True)
+    assert RunFolder(tmp_path).n_rounds() == 3
+    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path, resume=True,
+                      checkpoint_period=0)
     np.testing.assert_array_equal(resumed.points, full.points)
     assert all(isinstance(s, StateFolder) for s in resumed.states)
     # only the last round's folders are kept, named by round and slot
@@ -121,6 +123,7 @@ def test_states_on_disk_are_never_pickled_and_resume_from_the_folders(tmp_path) 
 
 def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)   # checkpoints: first round, end
+    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)
     full = ps.surf(GearKStep(), N, iterations=6)
     DiskSolver.saved = 0
     res = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path)
@@ -176,6 +179,7 @@ def test_a_disk_state_in_memory_that_starts_two_slots_is_never_copied(tmp_path,
     two slots is saved to its folder first, and the second slot reads it back (its state
     cannot be deep-copied, or pickled)."""
     monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)   # checkpoints: first round, end
+    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)
     with pytest.raises(TypeError):
         copy.deepcopy(Unpicklable(0.5))
     disk = run(Twins(), DiskSolver(), iterations=4, checkpoint=tmp_path)

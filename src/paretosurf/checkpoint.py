@@ -400,6 +400,10 @@ class RunFolder:
         _check_format(meta, path)
         return dict(meta)
 
+    def has_state(self) -> bool:
+        """Whether a state was saved (a run killed before its first checkpoint has none)."""
+        return self._newest_state() is not None
+
     def n_rounds(self) -> int:
         """Rounds saved in the newest valid state (0 if none)."""
         found = self._newest_state()

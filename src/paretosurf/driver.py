@@ -346,13 +346,19 @@ class Method(ABC):
 DURABLE_ROUND_SECONDS = 0.5
 
 #: ``checkpoint_period="auto"``: checkpoints take about this share of the solve time at most.
-#: The first round is always saved (which measures what a checkpoint costs); after one that
-#: took ``c`` seconds, the next is written once the solves since it have taken
-#: ``c / CHECKPOINT_SHARE`` seconds. Rounds longer than that (any solve of a second or more)
-#: are each saved; rounds of a few milliseconds are saved every few rounds, so a killed run
-#: loses at most ``c / CHECKPOINT_SHARE`` seconds of solving. (Ray Tune's "auto" experiment
-#: checkpoint period is the same idea.)
-CHECKPOINT_SHARE = 0.02
+#: After a checkpoint that took ``c`` seconds, the next is written once the rounds since it
+#: have taken ``c / CHECKPOINT_SHARE`` seconds. Rounds longer than that (any solve of a second
+#: or more) are each saved; rounds of a few milliseconds are saved every few rounds, so a
+#: killed run loses at most ``c / CHECKPOINT_SHARE`` seconds of solving. (Ray Tune's "auto"
+#: experiment checkpoint period is the same idea.)
+CHECKPOINT_SHARE = 0.01
+
+#: What the first checkpoint is expected to cost, before one has been measured: a small run's
+#: checkpoint takes a few milliseconds, so the first is written once the rounds have taken
+#: ``FIRST_CHECKPOINT_SECONDS / CHECKPOINT_SHARE`` (half a second): after the first round of
+#: any run whose solves take that long, and not at all before the end of a run of
+#: millisecond rounds that would otherwise pay for two checkpoints instead of one.
+FIRST_CHECKPOINT_SECONDS = 0.005
 
 
 class RunOptions(TypedDict, total=False):
@@ -642,12 +648,14 @@ class _Runner:
         out[weights == 0.0], out[weights == 1.0] = lo, hi
         return np.asarray(out, dtype=np.float64)
 
-    def start_fresh(self, init_states: Sequence[Any] | None) -> None:
+    def start_fresh(self, init_states: Sequence[Any] | None, *, created: bool = False) -> None:
+        """Start the run from ``init_states``; ``created``: its folder already holds its
+        manifest (a run resumed before its first checkpoint)."""
         if init_states is not None and (isinstance(init_states, (str, bytes))
                                         or not isinstance(init_states, Sequence)):
             raise TypeError("init_states must be a sequence of warm starts (None for a cold "
                             f"start) or None, got {type(init_states).__name__}")
-        if self.folder is not None:
+        if self.folder is not None and not created:
             self.folder.create(self.manifest())
         keys: list[int | None] | None = None
         if init_states is not None:
@@ -666,8 +674,16 @@ class _Runner:
                                                           self.state_folder(-1, slot)))
         self.method.start(keys)
 
-    def restore(self) -> None:
+    def restore(self, init_states: Sequence[Any] | None) -> None:
+        """Continue the run saved in the folder; one stopped before its first checkpoint
+        starts again from ``init_states`` (its solve log is kept)."""
         assert self.folder is not None
+        if not self.folder.has_state():
+            self.check_same_run(self.folder.manifest())
+            self.folder.truncate_history(0)
+            self.folder.repair_solves()
+            self.start_fresh(init_states, created=True)
+            return
         saved = self.folder.load()
         self.check_same_run(saved.manifest)
         meta, arrays = saved.meta, saved.arrays
@@ -952,7 +968,7 @@ class _Runner:
         if self.period is not None:
             wait = self.period
         elif self.checkpoint_seconds is None:
-            return True                     # the first one measures what one costs
+            wait = FIRST_CHECKPOINT_SECONDS / CHECKPOINT_SHARE
         else:
             wait = self.checkpoint_seconds / CHECKPOINT_SHARE
         return self.unsaved_seconds >= wait
@@ -1132,11 +1148,11 @@ def run(
         :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust.
     checkpoint_period : "auto" or float
         Seconds of running between checkpoints; 0 saves after every round. ``"auto"``
-        (default) saves the first round, then every round that ends at least
-        ``1 / CHECKPOINT_SHARE`` (50) times the last checkpoint's cost after it: every round
-        when solves take a second or more, every few rounds when they take milliseconds, so
-        that checkpoints cost about 2% of the run at most, and a killed run loses at most that
-        much solving. The first and the last round are always saved.
+        (default) saves every round that ends at least ``1 / CHECKPOINT_SHARE`` (100) times
+        the last checkpoint's cost after it (the first: half a second into the run, see
+        ``FIRST_CHECKPOINT_SECONDS``): every round when solves take a second or more, every
+        few rounds when they take milliseconds, so that checkpoints cost about 1% of the run,
+        and a killed run loses at most that much solving. The last round is always saved.
 
     Solver states. A solver with ``save_state(state, folder)`` and ``load_state(folder)``
     keeps its states as folders: in ``checkpoint``'s ``states/`` (the result's ``states`` are
@@ -1184,7 +1200,7 @@ def run(
                      n_retries, bool(allow_pickle), period)
     if folder is not None and folder.holds_run():
         if resume:
-            runner.restore()
+            runner.restore(init_states)
         elif overwrite:
             folder.clear()
             runner.start_fresh(init_states)
@@ -1209,10 +1225,11 @@ def run(
         with contextlib.suppress(OSError):
             runner.write_solve_log()
         if isinstance(exc, KeyboardInterrupt) and folder is not None:
+            saved = (f"is saved after round {runner.saved_rounds}" if runner.saved_rounds
+                     else "stopped before its first checkpoint")
             sys.stderr.write(
-                f"\nparetosurf: interrupted; {method.label}'s run in {folder.path} is saved "
-                f"after round {runner.saved_rounds}; run the same call with resume=True to "
-                "continue it\n")
+                f"\nparetosurf: interrupted; {method.label}'s run in {folder.path} {saved}; "
+                "run the same call with resume=True to continue it\n")
         raise
     finally:
         bar.close()

@@ -344,7 +344,7 @@ def surf(
         :func:`paretosurf.driver.run`; only for checkpoints you trust).
     checkpoint_period : "auto" or float
         Seconds of running between checkpoints (0: after every round). ``"auto"`` saves every
-        round unless rounds are so short that saving each would cost more than about 2% of
+        round unless rounds are so short that saving each would cost more than about 1% of
         the run (see :func:`paretosurf.driver.run`).
 
     Returns

@@ -154,8 +154,9 @@ def _warm_start(solver: Any, protocol: Protocol, folder: Path,
 
 
 def _stage(run: Callable[..., SurfResult], folder: Path, **options: Any) -> SurfResult:
-    """A method's run in ``folder``, resumed if it was started."""
-    return run(checkpoint=folder, resume=True, **options)
+    """A method's run in ``folder``, resumed if it was started; every round is saved (a round
+    is N + 1 fine-tunings)."""
+    return run(checkpoint=folder, resume=True, checkpoint_period=0, **options)
 
 
 def run_protocol(solver: Any, out: str | Path, *, protocol: Protocol | None = None,
