@@ -6,7 +6,8 @@ Prints, side by side in one process:
 * throughput (solves per second, rounds of ``executor.solve``) on Deep Sea Treasure's K-step
   gradient solver (K = 100 Adam steps, the paper's protocol) called slot by slot (wrapped so
   that it has ``solve`` only), for ``LocalExecutor``, ``ProcessExecutor(2)`` and a local
-  2-CPU ``RayExecutor``; targets: each parallel executor at least 1.6x local;
+  2-CPU ``RayExecutor``; targets: each parallel executor at least 1.6x local; then the same
+  with K = 200 and 400 (2x and 4x longer solves), where each task's fixed cost weighs less;
 * the overhead per task of each executor (a solver that returns at once, many tasks, 2
   workers), and the solve time below which Ray does not pay: the model's break-even (with 2
   workers twice the overhead: they halve the solve time but each task pays the overhead) and
@@ -22,6 +23,7 @@ machine's ceiling is measured: how many times one process's plain CPU work 2 pro
 done at that moment (2.00x on 2 idle cores); on a shared machine it shows what was left.
 
     python benchmarks/bench_executors.py [--rounds 6] [--repeats 3] [--workers 2]
+        [--longer-steps 200,400]
 """
 
 from __future__ import annotations
@@ -299,6 +301,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6, help="timed rounds per repeat")
     parser.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
     parser.add_argument("--workers", type=int, default=2, help="pool size and Ray CPUs")
+    parser.add_argument("--longer-steps", type=lambda text: [int(k) for k in text.split(",")
+                                                            if k], default=[200, 400],
+                        help="also time DST with these K (comma-separated; '' for none)")
     args = parser.parse_args()
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     before = capacity(args.workers)
@@ -319,8 +324,9 @@ def main() -> None:
         import ray
 
         def start_ray() -> Any:  # a local instance of exactly --workers CPUs
-            ray.init(num_cpus=args.workers, include_dashboard=False,
-                     logging_level=logging.ERROR)
+            if args.workers != cores:   # (the executor's own instance has one per core)
+                ray.init(num_cpus=args.workers, include_dashboard=False,
+                         logging_level=logging.ERROR)
             return ps.RayExecutor(num_cpus=1).__enter__()
 
         ray_ex, ray_start = timed(start_ray)
@@ -340,6 +346,14 @@ def main() -> None:
     targets.append((f"{names[1]} >= 1.6x local on DST", 1.6, dst[names[1]]))
     targets.append(("RayExecutor >= 1.6x local on DST", 1.6,
                     dst[names[2]] if ray_ex is not None else None))
+    # -- the same with longer solves: where each task's fixed cost stops mattering
+    longer: dict[int, dict[str, float]] = {}
+    for steps in args.longer_steps:
+        slower = problem.gradient_solver(steps=steps)
+        longer[steps], _ = compare(f"DST, K = {steps} Adam steps per solve, solve() only",
+                                   SolveOnly(slower), weights, list(init), execs,
+                                   max(2, args.rounds * task.steps // steps), args.repeats,
+                                   args.workers)
 
     # -- Ray's overhead
     if ray_ex is not None:
@@ -383,6 +397,11 @@ def main() -> None:
     after = capacity(args.workers)
     print(f"\nmachine ceiling: {args.workers} processes of plain CPU work got {before:.2f}x "
           f"one process's work done before the timings and {after:.2f}x after")
+    if longer:
+        print("\nDST by solve time (x local): " + "; ".join(
+            f"K = {steps}: " + ", ".join(f"{name} {r:.2f}x" for name, r in ratios.items()
+                                         if name != names[0])
+            for steps, ratios in [(task.steps, dst), *longer.items()]))
     print("targets")
     for label, target, ratio in targets:
         if ratio is None:
