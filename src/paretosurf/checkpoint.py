@@ -401,8 +401,9 @@ class RunFolder:
         return dict(meta)
 
     def has_state(self) -> bool:
-        """Whether a state was saved (a run killed before its first checkpoint has none)."""
-        return self._newest_state() is not None
+        """Whether a state file was written (a run killed before its first checkpoint has
+        none); :meth:`load` checks that it is whole."""
+        return any((self.path / name).exists() for name in _STATE_FILES)
 
     def n_rounds(self) -> int:
         """Rounds saved in the newest valid state (0 if none)."""

@@ -678,17 +678,14 @@ class _Runner:
         """Continue the run saved in the folder; one stopped before its first checkpoint
         starts again from ``init_states`` (its solve log is kept)."""
         assert self.folder is not None
-        if not self.folder.has_state():
-            self.check_same_run(self.folder.manifest())
-            self.folder.truncate_history(0)
-            self.folder.repair_solves()
+        saved = self.folder.load() if self.folder.has_state() else None
+        self.check_same_run(self.folder.manifest() if saved is None else saved.manifest)
+        self.folder.truncate_history(0 if saved is None else int(saved.meta["n_rounds"]))
+        self.folder.repair_solves()
+        if saved is None:
             self.start_fresh(init_states, created=True)
             return
-        saved = self.folder.load()
-        self.check_same_run(saved.manifest)
         meta, arrays = saved.meta, saved.arrays
-        self.folder.truncate_history(int(meta["n_rounds"]))
-        self.folder.repair_solves()
         history = history_from_parts(saved.records)
         self.progress = _Progress(history, int(meta["n_solves"]), int(meta["n_steps"]),
                                   bool(meta["converged"]), meta.get("stop_reason"),
