@@ -7,13 +7,19 @@ to CV <= 0.02 ("-": not within 30), and the final CV. Then the wall time of DST'
 until CV <= 0.02 with ``alpha="auto"`` and the new gradient step, against today's whole
 30-round alpha = 0.3 run with the previous step (``benchmarks/bench_mdp_step.py``).
 
-    python benchmarks/bench_auto_alpha.py
+Then, over ``--seeds`` seeds (default 16), the final CV of the K-step runs with alpha = 0.3 and
+"auto", paired by seed, and the CV of the exact solver's points at their final weights (what
+the weights are worth, without the K-step solver's own errors).
+
+    python benchmarks/bench_auto_alpha.py [--seeds 16]
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -53,7 +59,20 @@ def fmt(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
+def exact_cv(solver: Any, weights: np.ndarray) -> float:
+    """CV of the exact points at ``weights``, in coordinates normalized by their endpoints
+    (the records' coordinates), so that the K-step solver's own errors play no part."""
+    points = np.array([solver.solve(float(w), None).objectives for w in weights])
+    ends = points[[0, -1]]
+    lo, hi = ends.min(axis=0), ends.max(axis=0)
+    return ps.metrics.cv((points - lo) / np.where(hi > lo, hi - lo, 1.0))
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=16,
+                        help="seeds of the final-CV comparison (default 16)")
+    seeds = parser.parse_args().seeds
     print("rounds to CV <= 0.05 / CV <= 0.02 (final CV after 30 rounds), seed 0")
     head = f"{'task':<12}{'solver':<10}" + "".join(f"{'alpha ' + str(a):>22}" for a in ALPHAS)
     print(head)
@@ -67,14 +86,21 @@ def main() -> None:
                              f"({res.history[-1].cv:.4f})")
             print(f"{name:<12}{kind:<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
 
-    print("\nfinal CV after 30 rounds, K-step solver, mean over seeds 0-7")
+    print(f"\nfinal CV after 30 rounds, K-step solver, seeds 0-{seeds - 1}: the K-step points "
+          "(mean), auto minus 0.3 (paired: mean, t), and the exact points at the final weights")
     for name in ("dst", "fishwood"):
-        means = {}
-        for alpha in (0.3, "auto"):
-            means[alpha] = float(np.mean([run(name, "gradient", alpha, seed=seed)[0]
-                                          .history[-1].cv for seed in range(8)]))
-        print(f"{name:<12}alpha 0.3 {means[0.3]:.4f}   alpha auto {means['auto']:.4f}",
-              flush=True)
+        task = get_task(name)
+        exact = task.solver(task.make_problem(), "exact")
+        final = {alpha: [run(name, "gradient", alpha, seed=seed)[0] for seed in range(seeds)]
+                 for alpha in (0.3, "auto")}
+        k_step = {a: np.array([r.history[-1].cv for r in rs]) for a, rs in final.items()}
+        at_weights = {a: np.array([exact_cv(exact, r.weights) for r in rs])
+                      for a, rs in final.items()}
+        diff = k_step["auto"] - k_step[0.3]
+        t = diff.mean() / (diff.std(ddof=1) / np.sqrt(seeds)) if seeds > 1 else float("nan")
+        print(f"{name:<10}K-step: 0.3 {k_step[0.3].mean():.5f}  auto {k_step['auto'].mean():.5f}"
+              f"  (auto - 0.3 {diff.mean():+.1e}, t {t:.1f});  exact at the weights: 0.3 "
+              f"{at_weights[0.3].mean():.5f}  auto {at_weights['auto'].mean():.5f}", flush=True)
 
     today, today_s = run("dst", "gradient", 0.3, previous_step=True)
     auto, auto_s = run("dst", "gradient", "auto")

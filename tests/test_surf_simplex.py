@@ -404,7 +404,7 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
 
 @pytest.mark.parametrize("seed", [3, 22])
 def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: int) -> None:
-    from paretosurf.surf_simplex import KEEP_ROUNDS
+    from paretosurf.kept_rounds import KEEP_ROUNDS
 
     # distorted fronts whose last rounds swing: seed 3 max/min 2.7, 36 and 6.1 in rounds
     # 17-19; seed 22 2.4 in round 14 (out of the window at the end), 3.2, 3.0, 2.6, 2.7, 4.6

@@ -56,6 +56,7 @@ from paretosurf.executors import (
     SolveTask,
     raise_for,
 )
+from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report
 from paretosurf.result import IterationRecord, SurfResult, history_from_parts
 from paretosurf.solvers import SolverLike, as_solver, as_weight, count_steps, weight_to_json
 from paretosurf.spacing import Spacing
@@ -114,29 +115,6 @@ class Round:
     starts: Sequence[int | None]
     slots: Sequence[int] | None = None
     repeats: int = 1
-
-
-@dataclass(frozen=True)
-class ReportedFront:
-    """An earlier round's front that a method's result reports instead of its last round's.
-
-    Attributes
-    ----------
-    weights, points : ndarray
-        The round's weights and points.
-    keys : list of int or None
-        The pool keys of its states.
-    round : int
-        Its index in the run's history.
-    note : str
-        Why this round (the result's message carries it).
-    """
-
-    weights: FloatArray
-    points: FloatArray
-    keys: list[int | None]
-    round: int
-    note: str
 
 
 @dataclass
@@ -268,6 +246,9 @@ class Method(ABC):
     #: Whether the points come from scalarized solves at their weights, so that objective 1
     #: falls and objective 2 rises with the weight (False for interpolated points).
     ordered: ClassVar[bool] = True
+    #: Whether :meth:`front` is the last round's points, one per slot, so that an earlier
+    #: round's could be reported instead (the run's ``report="most-even"``).
+    front_is_last_round: ClassVar[bool] = False
 
     @abstractmethod
     def settings(self) -> dict[str, Any]:
@@ -308,12 +289,6 @@ class Method(ABC):
         """Keys of the states the method may still propose or report (default: those of
         :meth:`front`); the run forgets the others."""
         return self.front()[2]
-
-    def result_front(self) -> ReportedFront | None:
-        """An earlier round's front for the run's result to report instead of :meth:`front`
-        (its keys must be in :meth:`live_keys`); ``None`` (the default) reports
-        :meth:`front`."""
-        return None
 
     def weight_change(self) -> float:
         """How far the next round's weights move from this round's (``nan`` if the notion
@@ -365,7 +340,7 @@ class RunOptions(TypedDict, total=False):
     """The keywords of :func:`run` that every method's entry point passes on (see :func:`run`
     for their meaning): ``executor``, ``checkpoint``, ``resume``, ``overwrite``,
     ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``,
-    ``retries``, ``allow_pickle``, ``checkpoint_period``."""
+    ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``."""
 
     executor: Executor | None
     checkpoint: str | Path | None
@@ -379,6 +354,7 @@ class RunOptions(TypedDict, total=False):
     retries: int
     allow_pickle: bool
     checkpoint_period: float | str
+    report: str
 
 
 def check_checkpoint_period(period: object) -> float | None:
@@ -566,7 +542,14 @@ class _Runner:
     def __init__(self, method: Method, solver: Any, executor: Any,
                  folder: RunFolder | None, spacing: Spacing, moving_average: float | None,
                  weight_bounds: tuple[float, float] | None, retries: int,
-                 allow_pickle: bool, checkpoint_period: float | None) -> None:
+                 allow_pickle: bool, checkpoint_period: float | None,
+                 report: str = "auto") -> None:
+        if report == "most-even" and not method.front_is_last_round:
+            raise ValueError(f"report='most-even' needs a method whose points are its last "
+                             f"round's, one per slot; {method.label}'s are not")
+        self.report = report
+        #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
+        self.keeper = RoundKeeper()
         self.postfix: dict[str, str] = {}
         self._settings: dict[str, Any] | None = None
         self.slots_done = self.slots_total = 0
@@ -621,7 +604,7 @@ class _Runner:
         if self._settings is None:
             self._settings = {
                 **self.method.settings(), "normalize": self.spacing.setting(),
-                "moving_average": self.moving_average,
+                "moving_average": self.moving_average, "report": self.report,
                 "weight_bounds": (None if self.weight_bounds is None
                                   else list(self.weight_bounds))}
         return dict(self._settings)
@@ -699,6 +682,10 @@ class _Runner:
         prefix = "method/"
         method_arrays = {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
         self.method.load_state_dict(meta["method_state"], method_arrays, history)
+        if "kept_rounds" in meta:
+            prefix = "kept/"
+            self.keeper.load_state_dict(meta["kept_rounds"], {
+                k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)})
 
     def check_same_run(self, manifest: Mapping[str, Any]) -> None:
         assert self.folder is not None
@@ -707,7 +694,8 @@ class _Runner:
             raise ValueError(
                 f"{where} holds a {manifest.get('label', manifest.get('method'))} run; cannot "
                 f"resume it as {self.method.label} (use another folder, or overwrite=True)")
-        saved = manifest.get("settings", {})
+        # runs saved before the report option existed reported as "auto" does
+        saved = {"report": "auto", **manifest.get("settings", {})}
         now = self.settings()
         diffs = [f"{key}: {saved.get(key, '(unset)')!r} in the checkpoint, "
                  f"{now.get(key, '(unset)')!r} now"
@@ -896,8 +884,27 @@ class _Runner:
             weight_change=self.method.weight_change(), cdf_estimate=estimate, alpha=alpha)
 
     # ------------------------------------------------------------------ results and saves
+    def reports_most_even(self) -> bool:
+        """Whether the result reports the most even of the last rounds (the ``report``
+        option; "auto": with three or more objectives)."""
+        if self.report == "last" or not self.method.front_is_last_round:
+            return False
+        if self.report == "most-even":
+            return True
+        m = self.progress.n_objectives
+        return m is not None and m >= 3
+
+    def reported_front(self) -> ReportedFront | None:
+        """The earlier round the result reports, or ``None`` for the method's front."""
+        return self.keeper.reported() if self.reports_most_even() else None
+
+    def live_keys(self) -> list[int | None]:
+        """The keys of the states the run keeps: the method's and the candidate rounds'."""
+        keys = self.method.live_keys()
+        return [*keys, *self.keeper.keys()] if self.reports_most_even() else keys
+
     def result(self) -> SurfResult:
-        reported = self.method.result_front()
+        reported = self.reported_front()
         weights, points, coords, keys = self.front(reported)
         shown = None if reported is None else reported.round
         p = self.progress
@@ -931,7 +938,7 @@ class _Runner:
         p = self.progress
         method_meta, method_arrays = self.method.state_dict()
         pool_meta, pool_arrays = self.pool.to_parts(root=self.folder.path)
-        reported = self.method.result_front()
+        reported = self.reported_front()
         weights, points, _, keys = self.front(reported)
         cdf = self.method.cdf
         view_meta = {"kind": "result", "method": self.method.name, "label": self.method.label,
@@ -957,6 +964,9 @@ class _Runner:
                 "method_state": method_meta, "pool": pool_meta, "result": view_meta}
         arrays = {**{f"method/{k}": v for k, v in method_arrays.items()}, **pool_arrays,
                   **view_arrays}
+        if self.reports_most_even():
+            meta["kept_rounds"], kept_arrays = self.keeper.state_dict()
+            arrays.update({f"kept/{k}": v for k, v in kept_arrays.items()})
         self.folder.save_state(len(p.history), meta, arrays)
 
     def checkpoint_due(self) -> bool:
@@ -1051,8 +1061,10 @@ class _Runner:
             index = len(p.history)
             outcome, solve_seconds = self.solve_round(rnd, index)
             self.method.tell(outcome, self.pool)
-            self.pool.keep(self.method.live_keys())
             record = self.record(index, started, solve_seconds)
+            if self.reports_most_even():
+                self.keeper.tell(*self.method.front(), record.gap_ratio)
+            self.pool.keep(self.live_keys())
             p.history.append(record)
             if tol is not None and record.weight_change < tol:
                 p.converged = True
@@ -1087,6 +1099,7 @@ def run(
     retries: int = 1,
     allow_pickle: bool = False,
     checkpoint_period: float | str = "auto",
+    report: str = "auto",
 ) -> SurfResult:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
@@ -1150,6 +1163,17 @@ def run(
         ``FIRST_CHECKPOINT_SECONDS``): every round when solves take a second or more, every
         few rounds when they take milliseconds, so that checkpoints cost about 1% of the run,
         and a killed run loses at most that much solving. The last round is always saved.
+    report : {"auto", "last", "most-even"}
+        Which round's weights, points and states the result reports: the last, or the most
+        even of the last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (the lowest largest over
+        smallest gap of the points as the method saw them, averaged with ``moving_average``;
+        the states of the candidate rounds are kept until then). ``"auto"`` (default): the
+        most even with three or more objectives (whose layouts swing now and then), the last
+        otherwise. ``"most-even"`` suits solvers whose solutions, not only their estimates,
+        vary from call to call (deep RL): with points that are exact solutions plus
+        evaluation noise it would choose on the noise, and the result's figures would flatter
+        it. Only methods whose points are the last round's, one per slot (SURF, Uniform-w,
+        Random-w, UMOD), report an earlier round; the others always report their front.
 
     Solver states. A solver with ``save_state(state, folder)`` and ``load_state(folder)``
     keeps its states as folders: in ``checkpoint``'s ``states/`` (the result's ``states`` are
@@ -1182,6 +1206,7 @@ def run(
         iterations = check_non_negative_int(iterations, name="iterations")
     n_retries = check_non_negative_int(retries, name="retries")
     period = check_checkpoint_period(checkpoint_period)
+    report = check_report(report)
     spacing = Spacing(normalize)
     rate = check_moving_average(moving_average)
     bounds = check_weight_bounds(weight_bounds)
@@ -1194,7 +1219,7 @@ def run(
             "needs checkpoint=DIR on a filesystem every node sees: without it the states would "
             "live in a temporary folder of this machine only")
     runner = _Runner(method, inner, executor, folder, spacing, rate, bounds,
-                     n_retries, bool(allow_pickle), period)
+                     n_retries, bool(allow_pickle), period, report)
     if folder is not None and folder.holds_run():
         if resume:
             runner.restore(init_states)

@@ -96,6 +96,8 @@ class SlotMethod(Method):
     weights and points, and applies the warm-start rule.
     """
 
+    front_is_last_round = True
+
     def __init__(self, n_segments: int, *, warm_start: str = "slot") -> None:
         self.n_segments = check_n_segments(n_segments)
         self.warm_start = check_warm_start(warm_start)

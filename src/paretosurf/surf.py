@@ -252,6 +252,7 @@ def surf(
     retries: int = 1,
     allow_pickle: bool = False,
     checkpoint_period: float | str = "auto",
+    report: str = "auto",
 ) -> SurfResult:
     """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
 
@@ -346,6 +347,13 @@ def surf(
         Seconds of running between checkpoints (0: after every round). ``"auto"`` saves every
         round unless rounds are so short that saving each would cost more than about 1% of
         the run (see :func:`paretosurf.driver.run`).
+    report : {"auto", "last", "most-even"}
+        Report the last round, or the most even of the last few (fewest uneven gaps among the
+        last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS`, in the run's coordinates).
+        ``"auto"`` (default) is ``"last"`` with two objectives. ``"most-even"`` is for
+        solvers whose solutions swing from call to call, such as a DQN's policies (see
+        :mod:`paretosurf.kept_rounds`), not for exact solutions with noisy evaluations, where
+        it would choose on the noise. ``reported_round`` says which round the result holds.
 
     Returns
     -------
@@ -385,4 +393,4 @@ def surf(
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
                callback=callback, progress=progress, normalize=normalize,
                moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period)
+               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report)

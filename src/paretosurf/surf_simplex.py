@@ -54,7 +54,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -63,9 +63,8 @@ from scipy.spatial import cKDTree
 from paretosurf._validation import check_non_negative_int, check_positive_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.diagnostics import coincident_pairs
-from paretosurf.driver import Callback, ReportedFront, Round, RoundOutcome, StatePool, run
+from paretosurf.driver import Callback, Round, run
 from paretosurf.executors import Executor
-from paretosurf.metrics import nn_ratio
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.simplex_weights import lattice_partitions, simplex_lattice
 from paretosurf.slots import SlotMethod
@@ -120,28 +119,6 @@ DENSITY_RANGE = (0.5, 2.0)
 #: Points closer than this share of the front's extent count as one point when warm starts
 #: are chosen (see :meth:`SurfSimplexMethod.propose`).
 COINCIDENT_SHARE = 1e-6
-
-
-#: The result reports the most even round (lowest ratio of the largest to the smallest
-#: nearest-neighbour distance) among at most this many last rounds, with M >= 3. The layout
-#: moves points of strongly distorted surfaces past one another now and then, so that a
-#: round's spacing swings (on a random quadratic, max/min 2.7, 36, 6.1 in rounds 18-20):
-#: over 16 random quadratics (91 points, 20 rounds) the last round's max/min exceeded 3 in 3,
-#: the most even of the last 5 in none (at most 2.7). The run keeps the states of the earlier
-#: rounds in this window that are more even than every later one (often one or two rounds,
-#: at most this many less one).
-KEEP_ROUNDS = 5
-
-
-class _KeptRound(NamedTuple):
-    """A candidate for the result: its round number (from 1), nearest-neighbour max/min,
-    weights, points and state keys."""
-
-    number: int
-    spread: float
-    weights: FloatArray
-    points: FloatArray
-    keys: list[int | None]
 
 
 #: The faces' estimate of the surface also uses the points solved in this many earlier
@@ -319,12 +296,6 @@ class SurfSimplexMethod(SlotMethod):
         self._memory: list[tuple[FloatArray, FloatArray]] = []
         #: The edge points the last layout thinned at cusps (see :func:`_thin_cusps`).
         self._thinned: set[CuspKey] = set()
-        #: Rounds told so far, and the candidates for the result among the last
-        #: :data:`KEEP_ROUNDS`: each round that is more even than every later one, oldest
-        #: (and most even) first.
-        self.rounds = 0
-        self._kept: list[_KeptRound] = []
-
     @property
     def n_points(self) -> int:
         """Number of points (slots)."""
@@ -382,37 +353,6 @@ class SurfSimplexMethod(SlotMethod):
                 starts[j] = self.keys[int(healthy[tree.query(new_w[j])[1]])]
         return dataclasses.replace(rnd, starts=starts)
 
-    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
-        super().tell(outcome, pool)
-        self.rounds += 1
-        if self.m < 3:
-            return          # SURF's rounds settle; M = 2 reports the last, as SURF does
-        coords = np.asarray(outcome.coordinates, dtype=np.float64)
-        spread = nn_ratio(coords) if len(coords) >= 2 and np.all(np.isfinite(coords)) \
-            else float("inf")
-        # a sliding-window minimum: a round is dropped once a later one is at least as
-        # even (it can never be the window's most even again) or it leaves the window
-        kept = [k for k in self._kept
-                if k.spread < spread and self.rounds - k.number < KEEP_ROUNDS]
-        kept.append(_KeptRound(self.rounds, spread, outcome.weights.copy(),
-                               np.asarray(outcome.points, dtype=np.float64).copy(),
-                               list(outcome.keys)))
-        self._kept = kept
-
-    def live_keys(self) -> list[int | None]:
-        return [*self.keys, *(key for k in self._kept for key in k.keys)]
-
-    def result_front(self) -> ReportedFront | None:
-        if not self._kept or self._kept[0].number == self.rounds:
-            return None
-        best = self._kept[0]
-        index = best.number - 1
-        return ReportedFront(
-            best.weights, best.points, best.keys, index,
-            f"the points of round {index} (history[{index}]), the most even of the last "
-            f"{self.rounds - best.number + 1} rounds (nearest-neighbour max/min "
-            f"{best.spread:.3g})")
-
     def _adapt_density(self, weights: FloatArray, coordinates: FloatArray) -> None:
         """Correct the faces' share of points by the spacing the last round reached inside
         faces against the spacing along the edges."""
@@ -467,11 +407,6 @@ class SurfSimplexMethod(SlotMethod):
             arrays["next_weights"] = self._next
         meta["memory"] = len(self._memory)
         meta["thinned"] = sorted([list(edge), i, n] for edge, i, n in self._thinned)
-        meta["rounds"] = self.rounds
-        meta["kept"] = [{"round": k.number, "spread": k.spread, "keys": list(k.keys)}
-                        for k in self._kept]
-        for i, k in enumerate(self._kept):
-            arrays[f"kept/{i}/weights"], arrays[f"kept/{i}/points"] = k.weights, k.points
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         return meta, arrays
@@ -503,13 +438,6 @@ class SurfSimplexMethod(SlotMethod):
                       if "next_weights" in arrays else None)
         self._thinned = {(tuple(int(v) for v in edge), int(i), int(n))
                          for edge, i, n in meta.get("thinned", [])}
-        self.rounds = int(meta.get("rounds", len(history)))
-        self._kept = [
-            _KeptRound(int(k["round"]), float(k["spread"]),
-                       np.asarray(arrays[f"kept/{i}/weights"], dtype=np.float64),
-                       np.asarray(arrays[f"kept/{i}/points"], dtype=np.float64),
-                       list(k["keys"]))
-            for i, k in enumerate(meta.get("kept", []))]
         self._memory = [(np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
                          np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64))
                         for i in range(int(meta.get("memory", 0)))]
@@ -699,6 +627,7 @@ def surf_simplex(
     retries: int = 1,
     allow_pickle: bool = False,
     checkpoint_period: float | str = "auto",
+    report: str = "auto",
 ) -> SurfResult:
     """Find ``n_points`` Pareto points spread evenly over the front of ``n_objectives``
     objectives (SURF on the weight simplex).
@@ -730,6 +659,11 @@ def surf_simplex(
     init_states, executor, checkpoint, resume, callback, progress, overwrite, moving_average,
     retries, allow_pickle, checkpoint_period :
         As in :func:`paretosurf.surf`.
+    report : {"auto", "last", "most-even"}
+        Report the last round, or the most even of the last
+        :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (lowest nearest-neighbour max/min of the
+        points, in the run's coordinates). ``"auto"`` (default): the most even with M >= 3,
+        the last with M = 2.
     warm_start : {"nearest", "slot", "rescue"}
         "nearest" (default): each point continues from the previous solution whose weight is
         closest to its new weight; points move between edges and faces as the estimated
@@ -750,9 +684,10 @@ def surf_simplex(
         ``points`` of shape ``(n_points, M)``; each record's ``cv`` and ``gap_ratio`` are
         the nearest-neighbour distance CV (:func:`paretosurf.metrics.nn_cv`) and
         max/min ratio (:func:`paretosurf.metrics.nn_ratio`); ``cdf`` is ``None``.
-        ``success`` and ``message`` report collapsed or dominated points. With M >= 3 the
-        weights, points and states are those of the most even of the last
-        :data:`KEEP_ROUNDS` rounds (lowest max/min), ``reported_round`` its index in
+        ``success`` and ``message`` report collapsed or dominated points. With M >= 3 (and
+        ``report="auto"``) the weights, points and states are those of the most even of the
+        last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` rounds (lowest max/min),
+        ``reported_round`` its index in
         ``history`` (``None`` when it is the last), and ``cv`` and ``gap_ratio`` its figures.
 
     Examples
@@ -778,5 +713,5 @@ def surf_simplex(
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
                callback=callback, progress=progress, normalize=normalize,
                moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period)
+               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report)
 

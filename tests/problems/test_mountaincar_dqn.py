@@ -168,7 +168,10 @@ def test_surf_runs_end_to_end_with_the_dqn() -> None:
         res = ps.surf(solver, 2, iterations=2, moving_average=0.5)
     assert res.points.shape == (3, 2) and np.all(np.isfinite(res.points))
     assert res.weights[0] == 0.0 and res.weights[-1] == 1.0
-    assert all(isinstance(s, DQNState) and s.calls == 2 for s in res.states)
+    # noisy objectives: the result is the most even of the two rounds, with that round's states
+    shown = len(res.history) - 1 if res.reported_round is None else res.reported_round
+    np.testing.assert_array_equal(res.points, res.history[shown].points)
+    assert all(isinstance(s, DQNState) and s.calls == shown + 1 for s in res.states)
 
 
 def test_benchmark_task_scores_against_the_union_of_points(tmp_path) -> None:

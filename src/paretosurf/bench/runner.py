@@ -98,12 +98,15 @@ class MethodRun:
     init_states: list[Any] | None
     loop: RunOptions = field(default_factory=lambda: RunOptions())
 
-    def options(self) -> RunOptions:
-        """The loop options the method runs with: the task's coordinates, and ``loop``
-        (executor, checkpoint, progress...)."""
+    def options(self, *, slots: bool = True) -> RunOptions:
+        """The loop options the method runs with: the task's coordinates, moving average and
+        (for a method with ``slots``, whose points are its last round's) the round its result
+        reports, and ``loop`` (executor, checkpoint, progress...)."""
         options = RunOptions(normalize=self.task.normalize)
         if self.task.moving_average is not None:
             options["moving_average"] = self.task.moving_average
+        if slots and self.task.report != "auto":
+            options["report"] = self.task.report
         options.update(self.loop)
         return options
 
@@ -135,7 +138,7 @@ def _run_ols(c: MethodRun) -> SurfResult:
     calls = c.iterations if c.kind == "gradient" else 1
     return ols(c.solver, c.n_segments, calls_per_solve=calls,
                max_solves=c.iterations * (c.n_segments + 1), init_states=c.init_states,
-               **c.options())
+               **c.options(slots=False))
 
 
 def _run_umod(c: MethodRun) -> SurfResult:
@@ -151,7 +154,7 @@ def _run_soup(c: MethodRun) -> SurfResult:
     problem = c.problem if any(callable(getattr(c.problem, m, None))
                                for m in ("interpolate", "evaluate")) else None
     return soup(c.solver, c.n_segments, iterations=c.iterations, interpolator=problem,
-                init_states=c.init_states, **c.options())
+                init_states=c.init_states, **c.options(slots=False))
 
 
 #: The benchmark's methods, by command-line name.
