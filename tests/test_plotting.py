@@ -265,6 +265,15 @@ def test_fronts_sequence_of_results_is_titled_by_label(surf_run, uniform_run) ->
     assert panels_of(fig)[0].get_legend() is None                # no reference front
 
 
+def test_fronts_name_a_reference_that_is_not_exact(surf_run) -> None:
+    union = np.array(surf_run.points)
+    fig = plot_fronts([surf_run], reference_front=union,
+                      reference_label="non-dominated union of all points")
+    legend = panels_of(fig)[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["non-dominated union of all points"]
+    np.testing.assert_array_equal(panels_of(fig)[0].lines[0].get_xydata(), union)
+
+
 @pytest.mark.parametrize(("n", "ncols", "shape"),
                          [(1, None, (1, 1)), (4, None, (1, 4)), (5, None, (2, 3)),
                           (6, None, (2, 3)), (7, None, (3, 3)), (4, 2, (2, 2))])

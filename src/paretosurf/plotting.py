@@ -313,10 +313,10 @@ def _colour_values(mode: str | None, weights: FloatArray | None, points: FloatAr
 
 
 # ---------------------------------------------------------------------------- front
-def _draw_reference(ax: Any, ref: FloatArray) -> Any:
-    """The exact front as a thin grey line under everything else; returns the line."""
+def _draw_reference(ax: Any, ref: FloatArray, label: str = "exact front") -> Any:
+    """The reference front as a thin grey line under everything else; returns the line."""
     (line,) = ax.plot(ref[:, 0], ref[:, 1], color="0.6", linewidth=0.8, zorder=1,
-                      label="exact front")
+                      label=label)
     return line
 
 
@@ -486,6 +486,7 @@ def plot_fronts(
     results: Mapping[str, Any] | Sequence[Any],
     *,
     reference_front: ArrayLike | None = None,
+    reference_label: str = "exact front",
     objective_names: Sequence[str] | None = None,
     color_by: str = "auto",
     ncols: int | None = None,
@@ -516,6 +517,9 @@ def plot_fronts(
     reference_front : array_like, shape (R, 2), optional
         Exact front (e.g. ``problem.reference_front(1001)``), ordered from its ``w = 0`` end,
         drawn under every panel.
+    reference_label : str
+        The reference front's legend entry, for a reference that is not the exact front
+        (such as the non-dominated union of every method's points).
     objective_names : pair of str, optional
         Axis labels (default ``("objective 1", "objective 2")``).
     color_by : {"auto", "weight", "position"}
@@ -624,7 +628,7 @@ def plot_fronts(
     for i, (panel, (label, weights, pts)) in enumerate(zip(panels, entries, strict=True)):
         colour, marker = _method_style(i)
         if ref is not None:
-            line = _draw_reference(panel, ref)
+            line = _draw_reference(panel, ref, reference_label)
             if i == 0:
                 panel.legend(handles=[line], loc="best", fontsize="small")
         _draw_points(panel, pts, _colour_values(mode, weights, pts, ref), colour, marker,

@@ -177,8 +177,12 @@ def test_surf_runs_end_to_end_with_the_dqn() -> None:
 def test_benchmark_task_scores_against_the_union_of_points(tmp_path) -> None:
     from paretosurf.bench import get_task, run_task, write_report
 
-    report = run_task(get_task("mountaincar"), methods=["surf", "uniform", "soup"], seeds=1,
-                      n_segments=2, iterations=2, steps=2)
+    report = run_task(get_task("mountaincar"), methods=["surf", "uniform", "ols", "soup"],
+                      seeds=1, n_segments=2, iterations=2, steps=2)
+    # the methods with slots report their most even round; OLS and Soup, which cannot, run
+    settings = {name: runs[0].settings["report"] for name, runs in report.results.items()}
+    assert settings == {"surf": "most-even", "uniform": "most-even", "ols": "auto",
+                        "soup": "auto"}
     data = report.to_json()
     assert data["hv_ref"] == list(HV_REFERENCE) and data["exact_reference"] is False
     union = np.concatenate([r.points for runs in report.results.values() for r in runs])

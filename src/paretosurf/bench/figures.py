@@ -30,6 +30,9 @@ def task_figures(report: Any, root: Path) -> list[Path]:
              f"{report.solver_kind} solver")
     figures: list[tuple[str, Any]] = [
         ("front.png", plotting.plot_fronts(firsts, reference_front=report.reference_front,
+                                           reference_label=(
+                                               "exact front" if report.exact_reference
+                                               else "non-dominated union of all points"),
                                            title=title,
                                            objective_names=report.task.objective_names)),
         ("uniformity.png", plotting.plot_uniformity(firsts)),
