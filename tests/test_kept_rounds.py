@@ -207,3 +207,18 @@ def test_runs_saved_without_the_report_setting_resume_as_auto(tmp_path: Path) ->
     with pytest.raises(ValueError, match="report: 'auto' in the checkpoint, 'last' now"):
         quiet(ps.surf, NoisyArc(0.05), 4, iterations=6, checkpoint=folder, resume=True,
               report="last")
+
+
+def test_a_checkpoint_without_candidates_numbers_later_rounds_by_the_history(
+        tmp_path: Path) -> None:
+    # a run saved while it reported its last round (no candidates in its state), resumed with
+    # its folder's setting changed by hand to the most even of the later rounds
+    folder = tmp_path / "run"
+    quiet(ps.surf, NoisyArc(0.08), 6, iterations=6, moving_average=0.5, report="last",
+          checkpoint=folder, checkpoint_period=0)
+    manifest = json.loads((folder / "run.json").read_text())
+    manifest["settings"]["report"] = "most-even"
+    (folder / "run.json").write_text(json.dumps(manifest))
+    res = quiet(ps.surf, NoisyArc(0.08), 6, iterations=12, moving_average=0.5,
+                report="most-even", checkpoint=folder, resume=True)
+    check_reports_most_even(res)      # the window, rounds 7-11, all solved after the resume

@@ -686,6 +686,8 @@ class _Runner:
             prefix = "kept/"
             self.keeper.load_state_dict(meta["kept_rounds"], {
                 k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)})
+        else:       # saved with no candidates: the next round is the first that competes
+            self.keeper.rounds = len(history)
 
     def check_same_run(self, manifest: Mapping[str, Any]) -> None:
         assert self.folder is not None
