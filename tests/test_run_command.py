@@ -111,11 +111,31 @@ def test_run_writes_table_results_and_figures(tmp_path, capsys) -> None:
 @pytest.mark.parametrize(("argv", "message"), [
     (["run", "dst", "--resume"], "--resume needs --checkpoint"),
     (["run", "dst", "--address", "auto"], "--address needs --executor ray"),
+    (["run", "dst", "--method", "ols", "--report", "most-even"],
+     "--report most-even: ols's points are not one round's"),
+    (["run", "dst", "--report", "best"], "argument --report: invalid choice"),
 ])
 def test_run_refuses_options_that_do_not_fit(argv: list[str], message: str, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_run_reports_the_round_it_is_asked_for(tmp_path) -> None:
+    for report in ("most-even", "last"):
+        folder = tmp_path / report
+        assert cli.main(["run", "fishwood", "--iterations", "6", "--report", report,
+                         "--checkpoint", str(folder), "--no-plots"]) == 0
+        res = ps.SurfResult.load(folder)
+        assert res.settings["report"] == report
+        ratios = [r.gap_ratio for r in res.history]
+        best = min(range(1, 6), key=lambda i: (ratios[i], -i))
+        shown = len(ratios) - 1 if res.reported_round is None else res.reported_round
+        assert shown == (best if report == "most-even" else 5)
+        np.testing.assert_array_equal(res.points, res.history[shown].points)
+    # the task's own setting without the option: MountainCar's slot methods report most-even
+    args = cli.build_parser().parse_args(["run", "mountaincar"])
+    assert cli._with_options(ps.bench.get_task("mountaincar"), args).report == "most-even"
 
 
 def test_run_on_worker_processes_matches_the_local_run(tmp_path) -> None:

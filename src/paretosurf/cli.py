@@ -369,6 +369,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
                         help="SURF's damping, a number in (0, 1] or 'auto' (default: the "
                              "task's, the paper's 0.3)")
+    _add_report_option(parser)
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="output folder (default: bench-output/TASK-SOLVER, with "
                              "--ablation bench-output/TASK-ablation[-exact])")
@@ -390,8 +391,7 @@ def _run_bench_command(args: argparse.Namespace) -> int:
     task = get_task(args.task)
     if args.ablation:
         return _run_ablation(args, task)
-    if args.alpha is not None:
-        task = dataclasses.replace(task, alpha=args.alpha)
+    task = _with_options(task, args)
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-{args.solver}")
 
@@ -415,7 +415,7 @@ def _run_ablation(args: argparse.Namespace, task: Any) -> int:
     from paretosurf.bench.ablation import run_ablation, write_ablation
 
     extra = [flag for flag, value in (("--methods", args.methods), ("--seeds", args.seeds),
-                                      ("--alpha", args.alpha))
+                                      ("--alpha", args.alpha), ("--report", args.report))
              if value is not None]
     if extra:
         raise UsageError(f"{' and '.join(extra)} cannot be used with --ablation (it runs "
@@ -476,6 +476,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
                         help="rounds (default: the task's)")
     parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
                         help="SURF's damping factor, or 'auto' (default: the task's)")
+    _add_report_option(parser)
     parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
                         help="seed of the task's initial states and of random baselines "
                              "(default: %(default)s)")
@@ -486,7 +487,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint-period", type=_checkpoint_period, default="auto",
                         metavar="SECONDS", help="seconds of running between checkpoints (0: "
                         "every round); 'auto' saves every round unless rounds are so short "
-                        "that this would cost over 2%% of the run (default: %(default)s)")
+                        "that this would cost over 1%% of the run (default: %(default)s)")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run saved in --checkpoint")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -494,6 +495,24 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
                              "--checkpoint, else run-output/TASK-METHOD)")
     parser.add_argument("--no-plots", dest="plots", action="store_false",
                         help="skip the figures")
+
+
+def _add_report_option(parser: argparse.ArgumentParser) -> None:
+    from paretosurf.kept_rounds import REPORT_CHOICES
+
+    parser.add_argument("--report", choices=REPORT_CHOICES, default=None,
+                        help="which round the results of methods with slots hold: the last, "
+                             "or the most even of the last five ('auto': the most even with "
+                             "3+ objectives; default: the task's, most-even on mountaincar)")
+
+
+def _with_options(task: Any, args: argparse.Namespace) -> Any:
+    """The task with the command line's --alpha and --report."""
+    if args.alpha is not None:
+        task = dataclasses.replace(task, alpha=args.alpha)
+    if args.report is not None:
+        task = dataclasses.replace(task, report=args.report)
+    return task
 
 
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
@@ -527,7 +546,8 @@ def _resume_command(args: argparse.Namespace) -> str:
     parts = ["paretosurf", "run", args.task, "--method", args.method, "--solver", args.solver,
              "--seed", str(args.seed), "--executor", args.executor]
     for flag, value in (("--n", args.n), ("--iterations", args.iterations), ("--steps", args.steps),
-                        ("--alpha", args.alpha), ("--address", args.address),
+                        ("--alpha", args.alpha), ("--report", args.report),
+                        ("--address", args.address),
                         ("--out", args.out),
                         ("--checkpoint-period", None if args.checkpoint_period == "auto"
                          else args.checkpoint_period)):
@@ -540,15 +560,14 @@ def _resume_command(args: argparse.Namespace) -> str:
 
 
 def _run_run_command(args: argparse.Namespace) -> int:
-    import dataclasses as dc
-
     from paretosurf.bench import get_task, run_task, write_report
 
     if args.resume and args.checkpoint is None:
         raise UsageError("--resume needs --checkpoint")
-    task = get_task(args.task)
-    if args.alpha is not None:
-        task = dc.replace(task, alpha=args.alpha)
+    task = _with_options(get_task(args.task), args)
+    if args.report == "most-even" and args.method in ("ols", "soup"):
+        raise UsageError(f"--report most-even: {args.method}'s points are not one round's "
+                         "(only methods with slots can report an earlier round)")
     executor = _executor(args)
     terminal = sys.stderr.isatty()
 
