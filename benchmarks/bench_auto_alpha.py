@@ -7,7 +7,8 @@ to CV <= 0.02 ("-": not within 30), and the final CV. Then the wall time of DST'
 until CV <= 0.02 with ``alpha="auto"`` and the new gradient step, against today's whole
 30-round alpha = 0.3 run with the previous step (``benchmarks/bench_mdp_step.py``).
 
-Then, over ``--seeds`` seeds (default 16), the final CV of the K-step runs with alpha = 0.3 and
+Then the rounds of the K-step runs over seeds 0-7 (fewest and most; "99": not within 30),
+and, over ``--seeds`` seeds (default 16), the final CV of the K-step runs with alpha = 0.3 and
 "auto", paired by seed, and the CV of the exact solver's points at their final weights (what
 the weights are worth, without the K-step solver's own errors).
 
@@ -85,6 +86,19 @@ def main() -> None:
                 cells.append(f"{fmt(rounds_to(res, 0.05))} / {fmt(rounds_to(res, 0.02))} "
                              f"({res.history[-1].cv:.4f})")
             print(f"{name:<12}{kind:<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
+
+    spread = min(seeds, 8)
+    print(f"\nrounds to CV <= 0.05 / CV <= 0.02 over seeds 0-{spread - 1}, K-step solver "
+          "(fewest-most)")
+    print(head)
+    for name in TASKS:
+        cells = []
+        for alpha in ALPHAS:
+            runs = [run(name, "gradient", alpha, seed=seed)[0] for seed in range(spread)]
+            to5 = [rounds_to(r, 0.05) or 99 for r in runs]
+            to2 = [rounds_to(r, 0.02) or 99 for r in runs]
+            cells.append(f"{min(to5)}-{max(to5)} / {min(to2)}-{max(to2)}")
+        print(f"{name:<12}{'gradient':<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
 
     print(f"\nfinal CV after 30 rounds, K-step solver, seeds 0-{seeds - 1}: the K-step points "
           "(mean), auto minus 0.3 (paired: mean, t), and the exact points at the final weights")
