@@ -561,11 +561,12 @@ def _resume_command(args: argparse.Namespace) -> str:
 
 def _run_run_command(args: argparse.Namespace) -> int:
     from paretosurf.bench import get_task, run_task, write_report
+    from paretosurf.bench.runner import METHODS
 
     if args.resume and args.checkpoint is None:
         raise UsageError("--resume needs --checkpoint")
     task = _with_options(get_task(args.task), args)
-    if args.report == "most-even" and args.method in ("ols", "soup"):
+    if args.report == "most-even" and not METHODS[args.method].slots:
         raise UsageError(f"--report most-even: {args.method}'s points are not one round's "
                          "(only methods with slots can report an earlier round)")
     executor = _executor(args)

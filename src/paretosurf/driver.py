@@ -1168,8 +1168,9 @@ def run(
     report : {"auto", "last", "most-even"}
         Which round's weights, points and states the result reports: the last, or the most
         even of the last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (the lowest largest over
-        smallest gap of the points as the method saw them, averaged with ``moving_average``;
-        the states of the candidate rounds are kept until then). ``"auto"`` (default): the
+        smallest gap of the round's own points, not their ``moving_average``, in the run's
+        coordinates: the records' ``gap_ratio``; the states of the candidate rounds are kept
+        until then). ``"auto"`` (default): the
         most even with three or more objectives (whose layouts swing now and then), the last
         otherwise. ``"most-even"`` suits solvers whose solutions, not only their estimates,
         vary from call to call (deep RL): with points that are exact solutions plus

@@ -76,12 +76,15 @@ def hv_reference_point(reference_front: ArrayLike) -> FloatArray:
 # ------------------------------------------------------------------------------- methods
 @dataclass(frozen=True)
 class MethodSpec:
-    """A method of the benchmark: ``run(context) -> SurfResult``."""
+    """A method of the benchmark: ``run(context) -> SurfResult``; ``slots``: its points are its
+    last round's, one per slot, so that its result can report an earlier round (the task's
+    ``report``)."""
 
     name: str
     label: str
     description: str
     run: Callable[[MethodRun], SurfResult]
+    slots: bool = True
 
 
 @dataclass
@@ -97,15 +100,16 @@ class MethodRun:
     seed: int
     init_states: list[Any] | None
     loop: RunOptions = field(default_factory=lambda: RunOptions())
+    slots: bool = True
 
-    def options(self, *, slots: bool = True) -> RunOptions:
+    def options(self) -> RunOptions:
         """The loop options the method runs with: the task's coordinates, moving average and
-        (for a method with ``slots``, whose points are its last round's) the round its result
-        reports, and ``loop`` (executor, checkpoint, progress...)."""
+        (for a method with ``slots``, see :class:`MethodSpec`) the round its result reports,
+        and ``loop`` (executor, checkpoint, progress...)."""
         options = RunOptions(normalize=self.task.normalize)
         if self.task.moving_average is not None:
             options["moving_average"] = self.task.moving_average
-        if slots and self.task.report != "auto":
+        if self.slots and self.task.report != "auto":
             options["report"] = self.task.report
         options.update(self.loop)
         return options
@@ -138,7 +142,7 @@ def _run_ols(c: MethodRun) -> SurfResult:
     calls = c.iterations if c.kind == "gradient" else 1
     return ols(c.solver, c.n_segments, calls_per_solve=calls,
                max_solves=c.iterations * (c.n_segments + 1), init_states=c.init_states,
-               **c.options(slots=False))
+               **c.options())
 
 
 def _run_umod(c: MethodRun) -> SurfResult:
@@ -154,7 +158,7 @@ def _run_soup(c: MethodRun) -> SurfResult:
     problem = c.problem if any(callable(getattr(c.problem, m, None))
                                for m in ("interpolate", "evaluate")) else None
     return soup(c.solver, c.n_segments, iterations=c.iterations, interpolator=problem,
-                init_states=c.init_states, **c.options(slots=False))
+                init_states=c.init_states, **c.options())
 
 
 #: The benchmark's methods, by command-line name.
@@ -167,11 +171,11 @@ METHODS: dict[str, MethodSpec] = {
         MethodSpec("random", "Random-w", "fixed sorted random weights drawn from the seed",
                    _run_random),
         MethodSpec("ols", "OLS", "Optimistic Linear Support: corner weights of the value "
-                   "envelope", _run_ols),
+                   "envelope", _run_ols, slots=False),
         MethodSpec("umod", "UMOD", "preference angles pushed apart through a surrogate front",
                    _run_umod),
         MethodSpec("soup", "Soup", "endpoints solved, interior solutions interpolated "
-                   "(occupancy measures for MDPs)", _run_soup),
+                   "(occupancy measures for MDPs)", _run_soup, slots=False),
     )
 }
 
@@ -360,8 +364,9 @@ def run_task(
                 # a baseline's clumped or dominated points are what the table measures; the
                 # result's success and message record them (results.json, per seed)
                 warnings.simplefilter("ignore", SurfWarning)
-                result = METHODS[name].run(MethodRun(task, problem, solver, solver_kind, n,
-                                                     iters, seed, init, loop or RunOptions()))
+                spec = METHODS[name]
+                result = spec.run(MethodRun(task, problem, solver, solver_kind, n, iters, seed,
+                                            init, loop or RunOptions(), slots=spec.slots))
             elapsed = time.perf_counter() - start
             report.results[name].append(result)
             report.seconds[name].append(elapsed)
