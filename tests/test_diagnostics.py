@@ -190,3 +190,65 @@ def _states_of(record: ps.IterationRecord, res: ps.SurfResult) -> list[float]:
 def test_bad_loop_options(kwargs: dict[str, Any], error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         ps.surf(gear_solver, 4, iterations=1, **kwargs)
+
+
+# ----------------------------------------------------------------- solvers used the wrong way
+def test_maximizing_or_swapped_solver_is_reported_as_reversed_not_noisy():
+    def swapped(w: float, state: object) -> ps.Solution:    # w on objective 2
+        return ps.Solution([w ** 2, (1 - w) ** 2], w)
+
+    def maximizing(w: float, state: object) -> ps.Solution:  # returns rewards
+        return ps.Solution([1 - (1 - w) ** 2, 1 - w ** 2], w)
+
+    for solver in (swapped, maximizing):
+        with pytest.warns(ps.SurfWarning, match="maximizes"):
+            res = ps.surf(solver, 6, iterations=5)
+        assert [f.code for f in res.findings] == ["reversed"]
+        assert not res.success
+
+
+def test_a_few_noisy_pairs_are_not_reversed():
+    w = np.linspace(0, 1, 11)
+    pts = np.c_[(1 - w) ** 2, w ** 2]
+    pts[[3, 4]] = pts[[4, 3]]                      # one swapped pair: out of order, noise
+    codes = [f.code for f in diagnose(w, pts, pts, normalize="none")]
+    assert "reversed" not in codes and "noisy" in codes
+
+
+def test_weights_crowded_by_objective_scales_are_resolved_not_collapsed():
+    a, b = 1e-6, 1e6   # the exact minimizer of w a x^2 + (1 - w) b (1 - x)^2
+
+    def solver(w: float, state: object) -> ps.Solution:
+        x = (1 - w) * b / (w * a + (1 - w) * b)
+        return ps.Solution([a * x ** 2, b * (1 - x) ** 2], x)
+
+    with pytest.warns(ps.SurfWarning, match="floating-point resolution"):
+        res = ps.surf(solver, 10, iterations=30)
+    assert [f.code for f in res.findings] == ["precision"]
+    assert res.success                                  # advice only
+    assert np.min(np.diff(res.weights)) < 1e-9          # the weights do crowd
+    assert res.history[-1].cv < 0.1                     # and the points are even
+
+
+def test_flat_endpoint_is_found_despite_noise_elsewhere():
+    # ZDT1-like: the point at w = 1 stops on the flat face f1 = 0 far up in f2, and one
+    # interior pair is out of order (solver tolerance)
+    w = np.array([0, .2, .4, .6, .8, .9999, 1 - 1e-7, 1.0])
+    f1 = np.array([1, .64, .36, .16, .04, 1e-5, 1.1e-5, 0.0])
+    f2 = np.array([0, .2, .4, .6, .8, .997, .996, 5.5])
+    pts = np.c_[f1, f2]
+    lo, hi = pts[[0, -1]].min(axis=0), pts[[0, -1]].max(axis=0)
+    codes = [f.code for f in diagnose(w, pts, (pts - lo) / (hi - lo), normalize="endpoints")]
+    assert "endpoint" in codes and "noisy" in codes
+
+
+def test_noisy_solver_endpoints_are_not_flagged():
+    w = np.linspace(0, 1, 11)
+    noisy = 0
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        pts = np.c_[(1 - w) ** 2, w ** 2] + 0.02 * rng.normal(size=(11, 2))
+        codes = [f.code for f in diagnose(w, pts, pts, normalize="none")]
+        assert "endpoint" not in codes
+        noisy += "noisy" in codes
+    assert noisy >= 8

@@ -14,7 +14,11 @@ in (see :mod:`paretosurf.spacing`) and with tolerances relative to the front's e
   as good in one objective and better in the other);
 - ``dominated``: interior points dominated by others (moocore's non-dominated filter);
 - ``noisy``: objectives out of the order linear scalarization guarantees (objective 1
-  non-increasing and objective 2 non-decreasing in ``w``).
+  non-increasing and objective 2 non-decreasing in ``w``);
+- ``reversed``: nearly every pair in the reverse of that order (a maximizing solver, or the
+  weight on the wrong objective);
+- ``precision``: weights closer than a tolerance whose points are still well apart
+  (objectives of very different scales); it only advises.
 """
 
 from __future__ import annotations
@@ -48,6 +52,15 @@ SCALE_RATIO = 1e3
 JUMP_FACTOR = 5.0
 #: Weights closer than this are too close for their points' order to mean anything.
 SEPARATED_WEIGHTS = 1e-6
+#: Points of weights closer than WEIGHT_TOL that lie at least this fraction of the mean gap
+#: apart are resolved (objectives of very different scales), not collapsed.
+RESOLVED_GAP = 0.01
+#: When at least this share of the neighbouring pairs is in the reverse order (objective 1
+#: rising and objective 2 falling with w), the solver maximizes or swaps the weight.
+REVERSED_SHARE = 0.75
+#: Appended to the Tchebycheff remedies: a solver that already uses it needs a good ideal.
+_TCHEBYCHEFF_IDEAL = ("; if the solver already uses it, its ideal point must be at or below "
+                      "every objective's smallest value")
 
 
 class SurfWarning(UserWarning):
@@ -64,11 +77,13 @@ class Finding:
     ----------
     code : str
         ``"constant"``, ``"scale"``, ``"collapsed"``, ``"jump"``, ``"endpoint"``,
-        ``"dominated"`` or ``"noisy"``.
+        ``"dominated"``, ``"noisy"``, ``"reversed"``, ``"precision"``, or one a method
+        adds itself (OLS's ``"fewer"``: fewer points than asked for).
     message : str
         What is wrong and the remedy.
     fatal : bool
-        Whether the result fails (``success=False``); ``scale`` only advises.
+        Whether the result fails (``success=False``); ``scale``, ``precision`` and
+        ``fewer`` only advise.
     """
 
     code: str
@@ -162,20 +177,38 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     gaps = np.linalg.norm(np.diff(coords, axis=0), axis=1)
     tol = RELATIVE_TOL * max(extent, 1e-300)
     distinct = _distinct(coords, tol)
-    close_weights = int(np.sum(np.diff(weights) < WEIGHT_TOL))
+    # weights closer than WEIGHT_TOL whose points are still well apart are not a collapse:
+    # objectives of very different scales put an even spread of points at weights that
+    # differ by 1e-12 (the weights are then at the limit of floating-point resolution)
+    close = np.diff(weights) < WEIGHT_TOL
+    apart = gaps >= RESOLVED_GAP * extent / (p - 1)
+    close_weights = int(np.sum(close & ~apart))
+    resolved_close = int(np.sum(close & apart))
     jump = _jump(weights, gaps, extent)
     weak = _weakly_dominated(points, ranges)
     # the order of points at (nearly) one weight is the solver's tolerance, not noise
     separated = np.diff(weights) >= SEPARATED_WEIGHTS
-    wrong_order = _out_of_order(points, ranges, separated) if ordered else 0
-    # with noisy points an endpoint beaten by a neighbour is likely noise, not a flat face
-    ends = [] if wrong_order else [i for i in (0, p - 1) if weak[i]]
+    wrong_order, reversed_order = (
+        _out_of_order(points, ranges, separated) if ordered else (0, 0))
+    if reversed_order >= max(2, REVERSED_SHARE * int(np.sum(separated))):
+        return [*findings, Finding(
+            "reversed", f"objective 1 rises and objective 2 falls with w on {reversed_order} "
+            f"of {p - 1} neighbouring pairs, the reverse of the order weighted sums of "
+            "minimized objectives give: the solver looks like it maximizes (return costs, "
+            "e.g. negated rewards) or puts w on objective 2 (it must minimize "
+            "w * f1 + (1 - w) * f2)")]
+    # with noisy points an endpoint beaten in its own objective (the one its weight keeps)
+    # is likely noise; one that another point ties there and beats in the other objective
+    # stopped on a flat face
+    ends = [i for i in (0, p - 1) if weak[i] and (
+        not wrong_order or _tied_and_beaten(points, i, 1 if i == 0 else 0, ranges))]
     # a jump next to an endpoint along one objective only: the endpoint left the front
     # (at that weight the scalarized problem ignores the other objective)
     at_end = jump is not None and jump[0] in (0, p - 2) and _axis_parallel(
         points[jump[0]], points[jump[0] + 1], ranges)
     if at_end and jump is not None:
         ends = sorted(set(ends) | {0 if jump[0] == 0 else p - 1})
+    ends = sorted(set(ends) | set(_flat_ends(weights, gaps, extent, points, ranges)))
     collapsed = distinct < p or close_weights > 0
     if collapsed:
         detail = (f"only {distinct} distinct points among {p}" if distinct < p
@@ -187,8 +220,14 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
         else:
             remedy = ("parts of the front are reached at a single weight or not at all; a "
                       "Tchebycheff scalarization (paretosurf.adapters, scalarization="
-                      "'tchebycheff') reaches every Pareto point")
+                      "'tchebycheff') reaches every Pareto point" + _TCHEBYCHEFF_IDEAL)
         findings.append(Finding("collapsed", f"points have collapsed: {detail}; {remedy}"))
+    elif resolved_close:
+        findings.append(Finding(
+            "precision", f"{resolved_close + 1} weights lie within {WEIGHT_TOL:g} of each "
+            "other although their points are well apart: the objectives' scales differ so "
+            "much that the weights are at the limit of floating-point resolution; scale the "
+            "objectives to comparable ranges inside the solver", fatal=False))
     if ends:
         names = " and ".join(f"w = {weights[i]:.6g}" for i in ends)
         verb = "is" if len(ends) == 1 else "are"
@@ -205,7 +244,8 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "jump", f"the front jumps between weights {weights[i]:.6g} and {weights[i + 1]:.6g} "
             f"({share:.0%} of its length in one gap): weighted sums cannot reach that stretch "
             "(the front is non-convex or disconnected there); use a Tchebycheff "
-            "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"))
+            "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"
+            + _TCHEBYCHEFF_IDEAL))
 
     findings += _dominated(points, weak, range(1, p - 1), moving_average)
     if wrong_order and not collapsed:
@@ -318,13 +358,43 @@ def _jump(weights: FloatArray, gaps: FloatArray, extent: float) -> tuple[int, fl
     return None
 
 
+def _flat_ends(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray,
+               ranges: FloatArray) -> list[int]:
+    """Endpoints that left the front along one objective: the gap to the neighbour spans a
+    fifth of the front and at least twice the median gap, over a weight interval far
+    narrower than the even spacing, moving along one objective only (the scalarized problem
+    at the end ignores the other objective; a looser test than :func:`_jump`'s, which must
+    also hold for interior gaps)."""
+    if gaps.size < 2 or extent <= 0:
+        return []
+    median = float(np.median(gaps))
+    out = []
+    for i, end in ((0, 0), (gaps.size - 1, gaps.size)):
+        narrow = weights[i + 1] - weights[i] < 0.01 / gaps.size
+        if (narrow and gaps[i] > 0.2 * extent and gaps[i] > 2.0 * median
+                and _axis_parallel(points[i], points[i + 1], ranges)):
+            out.append(end)
+    return out
+
+
 def _out_of_order(points: FloatArray, ranges: FloatArray,
-                  separated: NDArray[np.bool_]) -> int:
-    """Neighbouring pairs at ``separated`` weights where objective 1 rises or objective 2
-    falls with the weight."""
+                  separated: NDArray[np.bool_]) -> tuple[int, int]:
+    """Among neighbouring pairs at ``separated`` weights: how many have objective 1 rising or
+    objective 2 falling with the weight, and how many both (the reverse order)."""
     rise = np.diff(points[:, 0]) > ORDER_TOL * ranges[0]
     fall = np.diff(points[:, 1]) < -ORDER_TOL * ranges[1]
-    return int(np.sum((rise | fall) & separated))
+    return int(np.sum((rise | fall) & separated)), int(np.sum(rise & fall & separated))
+
+
+def _tied_and_beaten(points: FloatArray, i: int, own: int, ranges: FloatArray) -> bool:
+    """Whether some other point ties point ``i`` in objective ``own`` (within
+    ``TIE_TOL`` of its range) and beats it in the other objective."""
+    tie = TIE_TOL * np.where(ranges > 0, ranges, 1.0)
+    other = 1 - own
+    tied = np.abs(points[:, own] - points[i, own]) <= tie[own]
+    better = points[:, other] < points[i, other] - tie[other]
+    tied[i] = False
+    return bool(np.any(tied & better))
 
 
 def _axis_parallel(a: FloatArray, b: FloatArray, ranges: FloatArray) -> bool:
