@@ -386,6 +386,25 @@ def test_bad_inputs_are_refused_naming_the_argument() -> None:
         solver.solve(0.5, np.zeros(2))
 
 
+@pytest.mark.parametrize("kind", ["linear", "tchebycheff", "modified_tchebycheff"])
+def test_ideal_without_one_entry_per_objective_is_refused_at_construction(kind: str) -> None:
+    # before: accepted, then every solve failed with a numpy broadcasting error
+    with pytest.raises(ValueError, match=r"^ideal has 3 entries .* returns 2 values"):
+        from_scipy(quad, X0, scalarization=kind, ideal=[0.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=r"Scalarization's ideal has 3 entries .* returns 2"):
+        from_scipy(quad, X0, scalarization=Scalarization(kind, ideal=[-1.0, -1.0, -1.0]))
+    with pytest.raises(ValueError, match=r"ideal has 2 entries .* returns 3 values"):
+        from_scipy(three_objectives, [0.5], scalarization="asf", ideal=[-1.0, -1.0])
+    # the right length is accepted and solves
+    sol = from_scipy(quad, X0, scalarization=kind, ideal=[-1.0, -1.0]).solve(0.5, None)
+    assert sol.objectives.shape == (2,) and np.all(np.isfinite(sol.objectives))
+
+
+def test_pymoo_ideal_without_one_entry_per_objective_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"ideal has 3 entries .* returns 2 values"):
+        from_pymoo(_zdt1(), scalarization="tchebycheff", ideal=[0.0, 0.0, 0.0])
+
+
 def test_importing_the_adapters_imports_neither_torch_nor_pymoo() -> None:
     code = ("import sys, paretosurf.adapters; "
             "print(sorted(m for m in ('torch', 'pymoo') if m in sys.modules))")
@@ -547,6 +566,9 @@ def test_torch_bad_inputs(torch: Any) -> None:
     solver = from_torch(model, lambda m: torch.zeros(3, requires_grad=True), steps=1)
     with pytest.raises(ValueError, match=r"objectives_fn must return a tensor of shape \(2,\)"):
         solver.solve(0.5, None)
+    three = from_torch(model, losses, steps=1, scalarization="tchebycheff", ideal=[0, 0, 0])
+    with pytest.raises(ValueError, match=r"ideal has 3 entries.*trades off 2 objectives"):
+        three.solve(0.5, None)
 
 
 def test_torch_solver_runs_in_surf(torch: Any) -> None:

@@ -529,6 +529,15 @@ def test_cdf_history_rejects_non_result() -> None:
         plot_cdf_history(np.zeros((4, 2)))
 
 
+def test_cdf_history_rejects_baseline_result_naming_its_method(uniform_run) -> None:
+    assert uniform_run.cdf is None and uniform_run.history
+    with pytest.raises(ValueError, match=r"only SURF results.*") as info:
+        plot_cdf_history(uniform_run)
+    assert repr(uniform_run.method) in str(info.value)
+    assert "no CDF history" in str(info.value)
+    assert not plt.get_fignums()                                  # refused before drawing
+
+
 # ---------------------------------------------------------------------------- plot_uniformity
 def test_uniformity_panels(surf_run, uniform_run) -> None:
     fig = plot_uniformity({"SURF": surf_run, "Uniform-w": uniform_run})

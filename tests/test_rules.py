@@ -52,6 +52,46 @@ def test_weights_from_front_matches_weights_from_speed() -> None:
     np.testing.assert_allclose(speed_from_front(front)(x), speed(x), rtol=1e-5)
 
 
+def test_front_returning_one_row_per_objective_gives_the_same_weights() -> None:
+    # (M, K) instead of (K, M): was silently reshaped into wrong weights [0, .574, .774, ...]
+    by_point = ps.weights_from_front(lambda w: np.c_[(1 - w) ** 2, w**2], 4)
+    by_objective = ps.weights_from_front(lambda w: [(1 - w) ** 2, w**2], 4)
+    np.testing.assert_allclose(by_point, [0.0, 0.22618042, 0.5, 0.77381958, 1.0], atol=1e-8)
+    np.testing.assert_allclose(by_objective, by_point, rtol=0, atol=1e-12)
+    # three objectives, given as an (M, K) array
+    front3 = lambda w: np.stack([w**2, (1 - w) ** 3, w])  # noqa: E731
+    np.testing.assert_allclose(ps.weights_from_front(front3, 6),
+                               ps.weights_from_front(lambda w: front3(w).T, 6),
+                               rtol=0, atol=1e-12)
+    x = np.array([0.0, 0.25, 0.7, 1.0])
+    np.testing.assert_allclose(speed_from_front(lambda w: [(1 - w) ** 2, w**2])(x),
+                               speed_from_front(lambda w: np.c_[(1 - w) ** 2, w**2])(x),
+                               rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("front", "match"),
+    [
+        (lambda w: w**2, r"got shape \(\d+,\) \(one number per weight"),
+        (lambda w: np.zeros((3, 2)), r"shape \(K, M\) = \((\d+), M\).*got shape \(3, 2\)"),
+        (lambda w: np.zeros((w.size, 2, 1)), r"got shape \(\d+, 2, 1\)"),
+        (lambda w: np.float64(1.0), r"got shape \(\)"),
+    ],
+)
+def test_front_of_a_wrong_shape_raises_naming_the_shapes(front, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        ps.weights_from_front(front, 4)
+    with pytest.raises(ValueError, match=match):
+        speed_from_front(front)(np.array([0.5]))
+
+
+def test_front_must_be_callable() -> None:
+    with pytest.raises(TypeError, match="front must be a vectorised callable"):
+        ps.weights_from_front(3.0, 4)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="front must be a vectorised callable"):
+        speed_from_front(None)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("speed", "match"),
     [

@@ -708,7 +708,8 @@ def plot_cdf_history(
     Parameters
     ----------
     result : SurfResult
-        A SURF run (any object with a ``history`` of records holding ``cdf``).
+        A SURF run (any object with a ``history`` of records holding ``cdf``). Results of
+        the baselines have no CDF history and are refused.
     true_cdf : callable, optional
         The true CDF ``Phi`` (vectorised, e.g. ``problem.cdf()``), drawn dashed. When given
         and ``show_error`` is true, ``max_w |Phi_t(w) - Phi(w)|`` (see
@@ -730,6 +731,14 @@ def plot_cdf_history(
     -------
     matplotlib.figure.Figure
 
+    Raises
+    ------
+    TypeError
+        If ``result`` has no ``history``.
+    ValueError
+        If a record of the history holds no CDF (``cdf`` is None), as with every method but
+        SURF (e.g. ``ps.baselines.uniform``); the message names the result's method.
+
     Examples
     --------
     >>> import paretosurf as ps
@@ -740,6 +749,16 @@ def plot_cdf_history(
     6
     """
     history = _history_of(result)
+    without = [t for t, rec in enumerate(history) if not callable(getattr(rec, "cdf", None))]
+    if without:
+        method = getattr(result, "method", None)
+        which = f"method {method!r}" if method is not None else type(result).__name__
+        raise ValueError(
+            f"plot_cdf_history draws the CDF estimates Phi_t of a SURF run, but this result "
+            f"({which}) has no CDF history (result.history[{without[0]}].cdf is None): only "
+            f"SURF results (ps.surf) record a CDF per iteration. Plot other methods with "
+            f"plot_front, plot_fronts or plot_uniformity."
+        )
     from paretosurf.cdf import ArcLengthCDF
     from paretosurf.metrics import cdf_error
 

@@ -8,6 +8,7 @@ checkpoint folder (:meth:`SurfResult.load`).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,32 @@ FloatArray = NDArray[np.float64]
 #: Scalar fields of an :class:`IterationRecord`, in the order they are saved.
 _RECORD_SCALARS = ("iteration", "cv", "gap_ratio", "weight_change", "seconds", "solve_seconds",
                    "n_solves", "n_steps")
+
+
+#: The manifest file of a run folder (see :mod:`paretosurf.checkpoint`).
+_RUN_MANIFEST = "run.json"
+
+
+def _pair_paths(path: Path) -> tuple[Path | None, Path | None]:
+    """The ``.json`` and ``.npz`` that ``SurfResult.save(path)`` writes (None for a path
+    without a name, such as ``.``)."""
+    stem = path.with_suffix("") if path.suffix in (".json", ".npz") else path
+    if not stem.name:
+        return None, None
+    return stem.with_suffix(".json"), stem.with_suffix(".npz")
+
+
+def _is_run_manifest(path: Path) -> bool:
+    """Whether ``path`` is the ``run.json`` of a run folder (not a result saved as ``run``)."""
+    if path.name != _RUN_MANIFEST or not path.is_file():
+        return False
+    if not RunFolder(path.parent).holds_run():
+        return False
+    try:
+        meta = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return True                 # not a saved result either: let the run folder report it
+    return not (isinstance(meta, dict) and "arrays" in meta)   # saved results name their arrays
 
 
 @dataclass
@@ -394,14 +421,43 @@ class SurfResult:
 
     def save(self, path: str | Path) -> tuple[Path, Path]:
         """Write the result as ``<path>.json`` (method, settings, history, CDF) and
-        ``<path>.npz`` (arrays and the pickled solver states). Returns the two paths."""
+        ``<path>.npz`` (arrays and the pickled solver states). Returns the two paths.
+
+        A ``.json`` or ``.npz`` ending of ``path`` is dropped first (``save("r.json")`` writes
+        ``r.json`` and ``r.npz``). The files go beside a folder of the same name, never into
+        it: ``save("e")`` writes ``e.json`` and ``e.npz`` even when ``e/`` is a run folder
+        (:meth:`load` then asks which of the two to read).
+
+        Raises
+        ------
+        ValueError
+            If ``<path>.json`` would overwrite the ``run.json`` of a run folder.
+        """
+        json_path, _ = _pair_paths(Path(path))
+        if json_path is not None and _is_run_manifest(json_path):
+            raise ValueError(
+                f"saving to {path} would overwrite {json_path}, the manifest of the run in "
+                f"{json_path.parent}; save the result under another name"
+            )
         meta, arrays = self.to_parts()
         return write_pair(path, meta, arrays)
 
     @classmethod
     def load(cls, path: str | Path, *, allow_pickle: bool = False) -> SurfResult:
-        """Read a result written by :meth:`save` (``path`` with or without extension), or the
-        latest state of a run's checkpoint folder.
+        """Read a result written by :meth:`save`, or the latest state of a run's checkpoint
+        folder.
+
+        ``path`` may name:
+
+        - ``<stem>.json`` or ``<stem>.npz``: always the result :meth:`save` wrote there;
+        - ``<folder>/run.json``: always the run in ``<folder>`` (its manifest file);
+        - ``<stem>`` without those endings: the run folder ``<stem>/`` if it holds a run,
+          the result saved by ``save(<stem>)`` (``<stem>.json`` and ``<stem>.npz``) if
+          there is one. If both exist, ``path`` is ambiguous and refused: pass
+          ``<stem>.json`` for the saved result or ``<stem>/run.json`` for the run.
+
+        A folder ``<stem>/`` that holds no run (an output folder, say) does not hide the
+        result saved beside it as ``<stem>.json``.
 
         Solver states are stored without pickle where possible (arrays, dataclasses of
         arrays, numbers; folders for solvers with ``save_state``). States only pickle could
@@ -411,21 +467,59 @@ class SurfResult:
         ------
         FileNotFoundError
             If there is no such result file or folder.
+        ValueError
+            If ``path`` names both a run folder and a saved result (see above).
         paretosurf.checkpoint.CheckpointError
-            If the files are corrupt, truncated or of another format.
+            If the files are corrupt, truncated or of another format, or ``path`` is a folder
+            that holds no run and has no saved result beside it.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> import paretosurf as ps
+        >>> solver = lambda w, s: ps.Solution([1 - w, w ** 2])
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     e = pathlib.Path(tmp) / "e"
+        ...     run = ps.surf(solver, 4, iterations=2, checkpoint=e)     # the run folder e/
+        ...     _ = ps.baselines.uniform(solver, 4, iterations=1).save(e)  # e.json, e.npz
+        ...     methods = (ps.SurfResult.load(e / "run.json").method,
+        ...                ps.SurfResult.load(f"{e}.json").method)
+        >>> methods
+        ('surf', 'uniform')
         """
         p = Path(path)
         if p.is_dir():
-            saved = RunFolder(p).load()
-            history = history_from_parts(saved.records)
-            pool = decode_states(saved.meta["pool"]["states"], saved.arrays, root=p,
-                                 allow_pickle=allow_pickle, where=f"checkpoint {p}")
-            view = saved.meta["result"]
-            return cls.from_parts(view, saved.arrays, history=history,
-                                  states=[None if k is None else pool[str(k)]
-                                          for k in view["state_keys"]])
+            json_path, npz_path = _pair_paths(p)
+            saved = json_path is not None and json_path.is_file()
+            if RunFolder(p).holds_run():
+                if saved:
+                    raise ValueError(
+                        f"{path} is ambiguous: {p} is a run folder holding "
+                        f"{RunFolder(p).describe()}, and {json_path} and {npz_path} hold a "
+                        f"result saved by SurfResult.save({str(path)!r}); pass "
+                        f"{str(json_path)!r} to load the saved result, or "
+                        f"{str(p / _RUN_MANIFEST)!r} to load the run"
+                    )
+                return cls._load_run(p, allow_pickle=allow_pickle)
+            if not saved or json_path is None:
+                return cls._load_run(p, allow_pickle=allow_pickle)   # "holds no run"
+            p = json_path
+        elif _is_run_manifest(p):
+            return cls._load_run(p.parent, allow_pickle=allow_pickle)
         meta, arrays = read_pair(p)
         return cls.from_parts(meta, arrays, allow_pickle=allow_pickle)
+
+    @classmethod
+    def _load_run(cls, folder: Path, *, allow_pickle: bool) -> SurfResult:
+        """The latest state of the run in ``folder`` as a result."""
+        saved = RunFolder(folder).load()
+        history = history_from_parts(saved.records)
+        pool = decode_states(saved.meta["pool"]["states"], saved.arrays, root=folder,
+                             allow_pickle=allow_pickle, where=f"checkpoint {folder}")
+        view = saved.meta["result"]
+        return cls.from_parts(view, saved.arrays, history=history,
+                              states=[None if k is None else pool[str(k)]
+                                      for k in view["state_keys"]])
 
     def __repr__(self) -> str:
         return (

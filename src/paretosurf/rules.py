@@ -247,6 +247,72 @@ def weights_from_speed(speed: SpeedFunction, n_segments: int) -> FloatArray:
     return SpeedCDF(speed).quantile_weights(n_segments)
 
 
+def _front_points(front: Callable[[FloatArray], ArrayLike], w: ArrayLike) -> FloatArray:
+    """Evaluate a vectorised front at weights ``w`` and check the shape of what it returns.
+
+    Every public function of this module that takes a ``front`` callable evaluates it here.
+
+    Parameters
+    ----------
+    front : callable
+        Vectorised ``f_PF``: weights of shape (K,) to points of shape (K, M), M >= 1. Points
+        of shape (M, K) (one row per objective, as ``lambda w: [f1(w), f2(w)]`` returns) are
+        accepted too when they cannot be mistaken for (K, M), that is when K != M, and are
+        transposed; a square (K, K) result is read as (K, M).
+    w : array_like
+        The weights, flattened to shape (K,).
+
+    Returns
+    -------
+    ndarray, shape (K, M)
+        The front points, one row per weight.
+
+    Raises
+    ------
+    TypeError
+        If ``front`` is not callable.
+    ValueError
+        If ``front`` returns any other shape (for instance (K,), one number per weight, or
+        a shape that matches neither (K, M) nor (M, K)), or non-numeric values.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.rules import _front_points
+    >>> w = np.array([0.0, 0.5, 1.0])
+    >>> _front_points(lambda w: [(1 - w) ** 2, w**2], w).tolist()   # (M, K) -> (K, M)
+    [[1.0, 0.0], [0.25, 0.25], [0.0, 1.0]]
+    """
+    if not callable(front):
+        raise TypeError(
+            f"front must be a vectorised callable w -> f_PF(w), got {type(front).__name__}"
+        )
+    flat = np.asarray(w, dtype=np.float64).ravel()
+    k = flat.size
+    raw = front(flat)
+    try:
+        values = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"front must return numbers of shape (K, M) = ({k}, M) for the K = {k} weights it "
+            f"was given; could not read what it returned as a float array ({exc})"
+        ) from None
+    if values.ndim == 2 and values.shape[0] == k and values.shape[1] >= 1:
+        return values
+    if values.ndim == 2 and values.shape[1] == k and values.shape[0] >= 1:
+        return np.ascontiguousarray(values.T)
+    hint = (
+        " (one number per weight: return the points, one objective per column)"
+        if values.shape == (k,)
+        else ""
+    )
+    raise ValueError(
+        f"front must return points of shape (K, M) = ({k}, M) for the K = {k} weights it was "
+        f"given (or (M, {k}), which is transposed), got shape {values.shape}{hint}; return "
+        f"e.g. np.c_[f1(w), f2(w)]"
+    )
+
+
 def speed_from_front(
     front: Callable[[FloatArray], ArrayLike], *, step: float = 1e-3
 ) -> Callable[[FloatArray], FloatArray]:
@@ -258,9 +324,19 @@ def speed_from_front(
     Parameters
     ----------
     front : callable
-        Vectorised ``f_PF``: weights of shape (K,) to points of shape (K, M).
+        Vectorised ``f_PF``: weights of shape (K,) to points of shape (K, M). A result of
+        shape (M, K), one row per objective (``lambda w: [f1(w), f2(w)]``), is transposed
+        when K != M; a square result is read as (K, M).
     step : float
         Largest difference step ``h``.
+
+    Raises
+    ------
+    TypeError
+        If ``front`` is not callable.
+    ValueError
+        When the speed is evaluated, if ``front`` returns neither (K, M) nor (M, K) points for
+        the K weights it was given, e.g. one number per weight (shape (K,)).
 
     Examples
     --------
@@ -270,6 +346,11 @@ def speed_from_front(
     >>> speed(np.array([0.5])).round(8).tolist()
     [1.41421356]
     """
+
+    if not callable(front):
+        raise TypeError(
+            f"front must be a vectorised callable w -> f_PF(w), got {type(front).__name__}"
+        )
 
     def speed(w: FloatArray) -> FloatArray:
         w_arr = np.asarray(w, dtype=np.float64)
@@ -284,7 +365,7 @@ def speed_from_front(
              flat, flat + sign * h_safe, flat + 2 * sign * h_safe],
         )
         stencil = np.clip(stencil, 0.0, 1.0)
-        values = np.asarray(front(stencil.ravel()), dtype=np.float64)
+        values = _front_points(front, stencil.ravel())
         values = values.reshape(stencil.shape[0], flat.size, -1)
         central = (values[0] - 8 * values[1] + 8 * values[2] - values[3]) / (12 * h_safe[:, None])
         one_sided = sign[:, None] * (-3 * values[4] + 4 * values[5] - values[6]) / (
@@ -302,9 +383,25 @@ def weights_from_front(front: Callable[[FloatArray], ArrayLike], n_segments: int
     Parameters
     ----------
     front : callable
-        Vectorised ``f_PF``: weights of shape (K,) to points of shape (K, M).
+        Vectorised ``f_PF``: weights of shape (K,) to points of shape (K, M), as
+        ``lambda w: np.c_[f1(w), f2(w)]`` returns. A result of shape (M, K), one row per
+        objective (``lambda w: [f1(w), f2(w)]``), is transposed when K != M (``front`` is
+        always called with K >= 7 weights); a square result is read as (K, M).
     n_segments : int
         N; the result has N + 1 weights.
+
+    Returns
+    -------
+    ndarray, shape (N+1,)
+        Increasing weights from 0 to 1.
+
+    Raises
+    ------
+    TypeError
+        If ``front`` is not callable.
+    ValueError
+        If ``front`` returns neither (K, M) nor (M, K) points for the K weights it was given,
+        e.g. one number per weight (shape (K,)); the message names the shape received.
 
     Examples
     --------

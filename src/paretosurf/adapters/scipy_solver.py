@@ -133,7 +133,8 @@ def from_scipy(
         ``x``, also in the epigraph form.
     ideal : array_like of shape (M,), optional
         Ideal point ``z`` of the Tchebycheff scalarizations, strictly below every attainable
-        objective value. ``None``: estimated at construction from full solves from ``x0``
+        objective value, with one entry per objective (checked against ``objectives(x0)``
+        at construction). ``None``: estimated at construction from full solves from ``x0``
         with ``method``, one per objective alone, minus a margin of ``IDEAL_MARGIN_REL``
         (``1e-6``) times the range of the two solves' values plus ``IDEAL_MARGIN_ABS``
         (``1e-8``) times ``max(1, |minimum|)``. These are local solves: for non-convex
@@ -159,8 +160,9 @@ def from_scipy(
     ------
     ValueError, TypeError
         On invalid arguments (naming the argument), on a method that cannot take the
-        scalarization, bounds or constraints, and when ``objectives(x0)`` does not return two
-        finite values.
+        scalarization, bounds or constraints, when ``objectives(x0)`` does not return two
+        (or more) finite values, and when ``ideal`` (given here or in a
+        :class:`Scalarization`) does not have one entry per value ``objectives(x0)`` returns.
 
     Examples
     --------
@@ -248,6 +250,7 @@ class ScipySolver:
             raise ValueError(f"objectives(x0) must return finite values, got {h0.tolist()}")
         if jac is not None:
             _as_jacobian(jac(self.x0.copy()), n, h0.size)
+        _check_ideal_length(sc, h0.size, given_here=not isinstance(scalarization, Scalarization))
         if sc.needs_ideal and sc.ideal is None:
             sc = sc.with_ideal(self._estimate_ideal())
         self.scalarization = sc
@@ -516,6 +519,17 @@ def _as_values(raw: object, what: str, m: int | None = None) -> FloatArray:
         want = f"{m} values" if m is not None else "2 or more values"
         raise ValueError(f"{what} must return {want} (one per objective), got {raw!r}")
     return h.reshape(h.size)
+
+
+def _check_ideal_length(sc: Scalarization, m: int, *, given_here: bool) -> None:
+    """Refuse an ideal point (the only per-objective argument) without one entry per objective:
+    it would only fail later, in every solve, with a broadcasting error."""
+    if sc.ideal is None or sc.ideal.size == m:
+        return
+    where = "ideal" if given_here else "the Scalarization's ideal"
+    raise ValueError(f"{where} has {sc.ideal.size} entries ({sc.ideal.tolist()}), but "
+                     f"objectives(x0) returns {m} values: give one ideal value per objective "
+                     f"(length {m})")
 
 
 def _as_jacobian(raw: object, n: int, m: int) -> FloatArray:

@@ -209,6 +209,10 @@ class TorchSolver:
         sc = self.scalarization
         first = self._params[0]
         coef = torch.as_tensor(sc.coefficients(w), dtype=first.dtype, device=first.device)
+        if sc.ideal is not None and sc.ideal.size != coef.numel():
+            raise ValueError(f"ideal has {sc.ideal.size} entries ({sc.ideal.tolist()}), but the "
+                             f"weight trades off {coef.numel()} objectives: give one ideal "
+                             "value per objective")
         ideal = (None if sc.ideal is None
                  else torch.as_tensor(sc.ideal, dtype=first.dtype, device=first.device))
         loss = None
