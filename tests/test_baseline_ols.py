@@ -8,6 +8,7 @@ pairwise line intersections; the optimistic bound by scipy's LP solver (Roijers'
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -110,7 +111,8 @@ def test_ols_recovers_the_discrete_ccs_and_visits_its_corners(seed: int) -> None
     assert true_corners.size == k - 1
 
     solver = DiscreteSolver(cands)
-    res = ols(solver, 100)
+    with pytest.warns(ps.SurfWarning, match=f"found {k} of the 101 points asked for"):
+        res = ols(solver, 100)
     assert res.converged
     # exactly the supported points, in weight order, each found where it is optimal
     ccs = cands[sorted(truth, key=lambda i: truth[i][0])]
@@ -134,7 +136,8 @@ def test_ols_recovers_the_discrete_ccs_and_visits_its_corners(seed: int) -> None
 def test_ols_visits_corners_in_order_of_the_lp_priority() -> None:
     cands = random_candidates(3)
     solver = DiscreteSolver(cands)
-    res = ols(solver, 100)
+    with pytest.warns(ps.SurfWarning, match="points asked for"):
+        res = ols(solver, 100)
     visited = [w for w, _ in solver.calls]
     assert visited[:2] == [0.0, 1.0]
     for k in range(2, len(visited)):
@@ -198,7 +201,10 @@ class ChainSolver:
 def test_budget_counts_calls_and_warm_starts_chain(max_solves: int | None,
                                                    expected: int) -> None:
     solver = ChainSolver()
-    res = ols(solver, 4, calls_per_solve=3, max_solves=max_solves, init_states=["a", "b"])
+    budget_cut = pytest.warns(ps.SurfWarning, match="budget") if expected < 15 else (
+        contextlib.nullcontext())
+    with budget_cut:
+        res = ols(solver, 4, calls_per_solve=3, max_solves=max_solves, init_states=["a", "b"])
     assert res.n_solves == len(solver.calls) == expected and res.n_steps == 7 * expected
     assert len(res.points) == expected // 3
     # endpoints: init states, then each call continues its own endpoint's chain
@@ -292,3 +298,28 @@ def test_result_with_growing_point_set_saves_and_loads(tmp_path) -> None:
     for a, b in zip(back.history, res.history, strict=True):
         np.testing.assert_array_equal(a.points, b.points)
         np.testing.assert_array_equal(a.weights, b.weights)
+
+
+def test_fewer_points_than_asked_say_so():
+    def concave(w: float, state: Any) -> ps.Solution:   # weighted sums reach the two ends
+        x = 1.0 if w < 0.5 else 0.0
+        return ps.Solution([x, 1 - x * x], x)
+
+    with pytest.warns(ps.SurfWarning, match="found 2 of the 7 points asked for"):
+        res = ols(concave, 6)
+    assert [f.code for f in res.findings] == ["fewer"]
+    assert res.success and res.converged        # advice: the CCS itself is complete
+
+
+def test_budget_cut_says_so_and_a_full_front_does_not():
+    solver = Quadratic(np.eye(2), [1.0, 0.0], np.diag([1.0, 4.0]), [0.0, 1.0]).solver()
+    with pytest.warns(ps.SurfWarning, match="max_solves"):
+        cut = ols(solver, 8, max_solves=4)
+    assert len(cut.points) < 9 and [f.code for f in cut.findings] == ["fewer"]
+    full = ols(solver, 8)
+    assert len(full.points) == 9 and full.findings == []
+
+
+def test_iterations_is_refused_with_the_budget_to_use():
+    with pytest.raises(TypeError, match="max_solves"):
+        ols(lambda w, s: ps.Solution([1 - w, w]), 4, iterations=3)  # type: ignore[call-arg]

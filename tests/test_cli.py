@@ -244,6 +244,9 @@ def test_run_demo_rejects_bad_input(tmp_path) -> None:
         cli.run_demo(tmp_path, tasks=[], stream=io.StringIO())
     with pytest.raises(ValueError, match="alpha"):
         cli.run_demo(tmp_path, tasks=["gear"], alpha=1.5, stream=io.StringIO())
+    with pytest.raises(ValueError, match="'mountaincar' have no exact solver"):
+        cli.run_demo(tmp_path, tasks=["gear", "mountaincar"], stream=io.StringIO())
+    assert not list(tmp_path.iterdir())                  # refused before anything ran
 
 
 # ---------------------------------------------------------------------------- arguments
@@ -280,6 +283,16 @@ def test_demo_help_lists_options(capsys) -> None:
         (["demo", "--tasks", "gear,gear"], "repeated task"),
         (["demo", "--tasks", ""], "comma-separated list of tasks"),
         (["demo", "--bogus"], "unrecognized arguments: --bogus"),
+        (["demo", "--tasks", "gear,mountaincar"],
+         "argument --tasks: task(s) 'mountaincar' have no exact solver, which the demo runs "
+         "every method with; choose from dst,"),
+        (["bench", "gear", "--solver", "exact", "--steps", "5"],
+         "paretosurf bench: error: --steps sets the gradient solver's budget per call; it "
+         "cannot be used with --solver exact"),
+        (["bench", "mountaincar", "--solver", "exact"],
+         "--solver exact: task 'mountaincar' has no exact solver"),
+        (["bench", "gear", "--ablation", "--steps", "5"],
+         "--steps cannot be used with --ablation"),
     ],
 )
 def test_bad_arguments_exit_2(argv, fragment, capsys) -> None:

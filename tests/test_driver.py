@@ -113,8 +113,9 @@ def test_a_solver_that_changes_its_number_of_objectives_is_refused() -> None:
         calls.append(w)
         return ps.Solution([1 - w, w] if len(calls) <= 5 else [1 - w, w, 0.0])
 
-    with pytest.raises(ValueError, match="3 objectives in round 1, but 2 before"):
+    with pytest.raises(ValueError, match="front of 2 objectives; the solver returned 3"):
         uniform(solver, 4, iterations=3)
+    assert len(calls) == 10                      # refused in the round that changed
 
 
 @pytest.mark.parametrize("m", [1, 3])
@@ -309,3 +310,51 @@ def test_checkpoint_must_be_a_folder(tmp_path) -> None:
     target.write_text("")
     with pytest.raises(NotADirectoryError, match="folder"):
         ps.surf(gear_solver, 4, iterations=1, checkpoint=target)
+
+
+# ----------------------------------------------------------------- warm starts given by the user
+def test_one_init_state_object_for_every_slot_is_copied_per_slot():
+    def in_place(w: float, state: Any) -> ps.Solution:   # updates its state in place
+        x = np.array([0.5]) if state is None else state
+        for _ in range(20):
+            x -= 0.2 * (w * 2 * x - (1 - w) * 2 * (1 - x))
+        return ps.Solution([float(x[0] ** 2), float((1 - x[0]) ** 2)], x)
+
+    x0 = np.array([0.5])
+    shared = ps.surf(in_place, 6, iterations=6, init_states=[x0] * 7)
+    separate = ps.surf(in_place, 6, iterations=6,
+                       init_states=[np.array([0.5]) for _ in range(7)])
+    np.testing.assert_array_equal(shared.points, separate.points)
+    # each slot's state is its own, and matches its point (x = sqrt(f1))
+    assert len({id(s) for s in shared.states}) == 7
+    np.testing.assert_allclose([s[0] for s in shared.states], np.sqrt(shared.points[:, 0]))
+
+
+def test_a_callable_object_keeps_its_states_on_disk(tmp_path: Any):
+    class CallableDisk:
+        saved = 0
+
+        def __call__(self, w: float, state: Any) -> ps.Solution:
+            x = 0.5 if state is None else float(state)
+            x += 0.5 * ((1 - w) - x)
+            return ps.Solution([x ** 2, (1 - x) ** 2], x)
+
+        def save_state(self, state: Any, folder: Any) -> None:
+            CallableDisk.saved += 1
+            np.save(folder / "x.npy", np.array(state))
+
+        def load_state(self, folder: Any) -> Any:
+            return float(np.load(folder / "x.npy"))
+
+    ps.surf(CallableDisk(), 4, iterations=3, checkpoint=tmp_path / "run")
+    assert CallableDisk.saved > 0
+    assert any((tmp_path / "run" / "states").rglob("x.npy"))
+
+
+def test_resuming_with_fewer_iterations_than_saved_says_so(tmp_path: Any) -> None:
+    folder = tmp_path / "run"
+    full = ps.surf(gear_solver, 4, iterations=5, checkpoint=folder, checkpoint_period=0)
+    with pytest.warns(ps.SurfWarning, match="already holds 5 rounds, more than iterations=3"):
+        again = ps.surf(gear_solver, 4, iterations=3, checkpoint=folder, resume=True)
+    assert len(again.history) == 5
+    np.testing.assert_array_equal(again.points, full.points)

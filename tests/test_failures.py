@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, Interrupt, gear_curve, interrupt_after
+from conftest import GearKStep, Interrupt, gear_curve, gear_solver, interrupt_after
 from paretosurf import driver
 from paretosurf.checkpoint import CheckpointError, RunFolder
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
@@ -263,3 +263,54 @@ def test_states_on_disk_on_a_cluster_need_a_shared_run_folder(tmp_path) -> None:
     res = ps.surf(DiskSolver(), N, iterations=1, executor=ClusterExecutor(),
                   checkpoint=tmp_path)
     assert all(isinstance(s, StateFolder) for s in res.states)
+
+
+# ----------------------------------------------------------------- malformed returns
+def test_a_tuple_of_two_numbers_is_explained():
+    with pytest.raises(ps.InnerSolverError, match="first item must be the vector of "
+                                                  "objectives"):
+        ps.surf(lambda w, s: ((1 - w) ** 2, w ** 2), 4, iterations=2, retries=0)
+
+
+@pytest.mark.parametrize("info, error", [
+    (5, "must be a dict"), ({"steps": "many"}, "integer >= 0"),
+    ({"steps": -5}, "integer >= 0"), ({"steps": 2.7}, "integer >= 0"),
+    ({"steps": float("nan")}, "integer >= 0")])
+def test_malformed_info_fails_the_solve_with_its_slot(info: Any, error: str):
+    with pytest.raises(ps.InnerSolverError, match=error) as caught:
+        ps.surf(lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2], None, info=info), 4,
+                iterations=2, retries=0)
+    assert caught.value.slot == 0
+
+
+def test_steps_are_counted_from_a_mapping_info():
+    from types import MappingProxyType
+
+    res = ps.surf(lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2], None,
+                                           info=MappingProxyType({"steps": 3})),
+                  4, iterations=2)
+    assert res.n_steps == 3 * 5 * 2
+
+
+def test_one_objective_is_refused_in_the_first_round_by_every_scalar_method():
+    calls = []
+
+    def one(w: float, state: Any) -> ps.Solution:
+        calls.append(w)
+        return ps.Solution([w])
+
+    for method in (ps.surf, ps.baselines.uniform, ps.baselines.uniform_random):
+        calls.clear()
+        with pytest.raises(ValueError, match="front of 2 objectives; the solver returned 1"):
+            method(one, 4, iterations=5)
+        assert len(calls) == 5                   # one round, not five
+
+
+def test_a_run_folder_without_its_manifest_names_the_missing_file(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    ps.surf(gear_solver, 4, iterations=2, checkpoint=folder)
+    (folder / "run.json").unlink()
+    with pytest.raises(CheckpointError, match=r"not its run\.json"):
+        ps.SurfResult.load(folder)
+    with pytest.raises(CheckpointError, match=r"not its run\.json"):
+        ps.surf(gear_solver, 4, iterations=3, checkpoint=folder, resume=True)

@@ -91,6 +91,9 @@ def test_ctrl_c_leaves_a_checkpoint_and_prints_the_resume_command(tmp_path,
     stopped = start_and_stop(folder, after=3, sig=signal.SIGINT)
     assert stopped.returncode == 130
     assert "Resume it with:" in stopped.stderr and "--resume" in stopped.stderr
+    # the command's own message only, not the library's about the Python call's resume=True
+    assert "resume=True" not in stopped.stderr and stopped.stderr.count("interrupted") == 1
+    assert "interrupted; the run " in stopped.stderr
     resume = stopped.stderr.split("Resume it with:")[1].split()
     assert resume[:2] == ["paretosurf", "run"] and resume[-1] == "--resume"
     assert cli.main([*resume[1:], "--no-plots"]) == 0
@@ -114,6 +117,11 @@ def test_run_writes_table_results_and_figures(tmp_path, capsys) -> None:
     (["run", "dst", "--method", "ols", "--report", "most-even"],
      "--report most-even: ols's points are not one round's"),
     (["run", "dst", "--report", "best"], "argument --report: invalid choice"),
+    (["run", "gear", "--solver", "exact", "--steps", "5"],
+     "--steps sets the gradient solver's budget per call; it cannot be used with --solver "
+     "exact"),
+    (["run", "mountaincar", "--solver", "exact"],
+     "--solver exact: task 'mountaincar' has no exact solver"),
 ])
 def test_run_refuses_options_that_do_not_fit(argv: list[str], message: str, capsys) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -147,3 +155,187 @@ def test_run_on_worker_processes_matches_the_local_run(tmp_path) -> None:
     np.testing.assert_array_equal(a.points, b.points)
     pids = {e["pid"] for e in RunFolder(pool).solves()}
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
+
+
+# ---------------------------------------------------------------------------- resuming safely
+GEAR = ["run", "gear", "--no-plots"]
+
+
+def call(argv: list[str], capsys) -> tuple[int, str, str]:
+    """``cli.main(argv)``'s exit status (argparse's too), stdout and stderr."""
+    try:
+        status = cli.main(argv)
+    except SystemExit as exc:
+        status = int(exc.code or 0)
+    text = capsys.readouterr()
+    return status, text.out, text.err
+
+
+def settings_file(folder: Path) -> dict:
+    return json.loads((folder / cli.RUN_SETTINGS_FILE).read_text())["settings"]
+
+
+def test_a_checkpoint_records_the_command_line_settings(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
+    gear = ps.bench.get_task("gear")
+    assert settings_file(folder) == {"task": "gear", "method": "surf", "solver": "gradient",
+                                     "seed": 0, "n": gear.n_segments, "steps": gear.steps,
+                                     "alpha": gear.alpha, "report": gear.report}
+    # a foreign file to the library: resuming and loading the run ignore it
+    assert call([*GEAR, "--iterations", "3", "--checkpoint", str(folder), "--resume"],
+                capsys)[0] == 0
+    assert rounds_saved(folder) == 3 and len(ps.SurfResult.load(folder).history) == 3
+
+
+def test_resume_refuses_other_command_line_settings(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
+    status, _, err = call([*GEAR, "--iterations", "3", "--seed", "5", "--solver", "exact",
+                           "--checkpoint", str(folder), "--resume"], capsys)
+    assert status == 2 and "Traceback" not in err
+    assert "paretosurf run: error: --checkpoint" in err
+    assert "--solver: gradient in the checkpoint, exact given" in err
+    assert "--seed: 0 in the checkpoint, 5 given" in err
+    assert rounds_saved(folder) == 2                       # nothing was solved
+    # the command it prints resumes the run with the settings it was started with
+    resume = err.split("Resume it with:")[1].split("\n")[1].split()
+    assert resume[:3] == ["paretosurf", "run", "gear"] and resume[-1] == "--resume"
+    assert "--seed" in resume and resume[resume.index("--seed") + 1] == "0"
+    assert resume[resume.index("--solver") + 1] == "gradient"
+    assert call([*resume[1:], "--no-plots"], capsys)[0] == 0
+    assert rounds_saved(folder) == 3
+    saved = json.loads((folder / "results.json").read_text())
+    assert (saved["solver"], saved["seeds"]) == ("gradient", [0])
+
+
+def test_resume_refuses_another_task(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
+    status, _, err = call(["run", "dst", "--n", "15", "--resume", "--checkpoint", str(folder)],
+                          capsys)
+    assert status == 2 and "Traceback" not in err
+    assert "TASK: gear in the checkpoint, dst given" in err
+    assert "--n: 20 in the checkpoint, 15 given" in err
+
+
+def test_a_checkpoint_without_the_settings_file_resumes_as_before(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
+    (folder / cli.RUN_SETTINGS_FILE).unlink()              # an older version's run folder
+    assert call([*GEAR, "--iterations", "3", "--seed", "5", "--checkpoint", str(folder),
+                 "--resume"], capsys)[0] == 0
+    assert rounds_saved(folder) == 3
+    # the library still checks the method's settings, reported in command-line terms
+    status, _, err = call([*GEAR, "--iterations", "4", "--alpha", "0.5", "--checkpoint",
+                           str(folder), "--resume"], capsys)
+    assert status == 2 and "Traceback" not in err
+    assert "paretosurf run: error: cannot resume the SURF run" in err
+    assert "alpha (--alpha): 0.3 in the checkpoint, 0.5 now" in err
+    status, _, err = call([*GEAR, "--method", "uniform", "--checkpoint", str(folder),
+                           "--resume"], capsys)
+    assert status == 2 and "paretosurf run: error:" in err
+    assert "--overwrite" in err and "overwrite=True" not in err
+
+
+def test_a_folder_holding_a_run_needs_resume_or_overwrite(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "3", "--checkpoint", str(folder)], capsys)[0] == 0
+    (folder / "notes.txt").write_text("mine")
+    status, _, err = call([*GEAR, "--iterations", "2", "--seed", "3", "--checkpoint",
+                           str(folder)], capsys)
+    assert status == 2 and "already holds a SURF run" in err
+    assert "--resume" in err and "--overwrite" in err and "=True" not in err
+    assert settings_file(folder)["seed"] == 0              # the saved run's record is kept
+    assert call([*GEAR, "--iterations", "2", "--seed", "3", "--checkpoint", str(folder),
+                 "--overwrite"], capsys)[0] == 0
+    assert rounds_saved(folder) == 2 and settings_file(folder)["seed"] == 3
+    assert (folder / "notes.txt").read_text() == "mine"
+    for argv, message in (([*GEAR, "--overwrite"], "--overwrite needs --checkpoint"),
+                          ([*GEAR, "--checkpoint", str(folder), "--resume", "--overwrite"],
+                           "not allowed with argument")):
+        status, _, err = call(argv, capsys)
+        assert status == 2 and message in err
+
+
+def test_a_damaged_checkpoint_is_a_clean_error(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
+    for name in ("state.0", "state.1"):
+        if (folder / name).exists():
+            (folder / name).write_bytes(b"garbage")
+    status, _, err = call([*GEAR, "--checkpoint", str(folder), "--resume"], capsys)
+    assert status == 2 and "Traceback" not in err
+    assert err.splitlines()[-1].startswith("paretosurf run: error: ")
+    assert "--overwrite" in err
+
+
+def test_resuming_a_longer_run_reports_its_real_rounds(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "4", "--checkpoint", str(folder)], capsys)[0] == 0
+    status, out, err = call([*GEAR, "--iterations", "2", "--checkpoint", str(folder),
+                             "--resume"], capsys)
+    assert status == 0
+    assert ", N = 20, 4 outer iterations," in out and "2 outer iterations" not in out
+    assert f"{folder} already held 4 rounds, more than the 2 asked for" in err
+    saved = json.loads((folder / "results.json").read_text())
+    assert saved["iterations"] == 4 and saved["methods"]["surf"]["n_solves"] == 4 * 21
+    # a run that continues says nothing
+    status, out, err = call([*GEAR, "--iterations", "5", "--checkpoint", str(folder),
+                             "--resume"], capsys)
+    assert status == 0 and "5 outer iterations" in out and "already held" not in err
+
+
+def test_a_failing_solver_is_reported_with_its_message(tmp_path, capsys, monkeypatch) -> None:
+    from paretosurf.bench.tasks import TASKS, Task
+    from paretosurf.problems import GearToy
+
+    def failing(weight, state):
+        raise RuntimeError("the solver broke down")
+
+    monkeypatch.setitem(TASKS, "failing", Task("failing", "a solver that fails",
+                                               lambda: GearToy(9), 2, 2,
+                                               make_solver=lambda p, steps, seed: failing))
+    folder = tmp_path / "run"
+    status, _, err = call(["run", "failing", "--checkpoint", str(folder), "--no-plots"],
+                          capsys)
+    assert status == 1 and "paretosurf run: error:" in err and "the solver broke down" in err
+    assert f"--checkpoint {folder} --resume" in err
+
+
+@pytest.mark.parametrize("command_name", ["run", "bench"])
+def test_a_bad_out_is_refused_before_solving(tmp_path, capsys, monkeypatch,
+                                             command_name) -> None:
+    def run_task(*args, **kwargs):
+        raise AssertionError("solved before checking --out")
+
+    monkeypatch.setattr(ps.bench, "run_task", run_task)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    base = [command_name, "gear", "--iterations", "2", "--no-plots"]
+    for out, message in ((blocker, "exists and is not a folder"),
+                         (blocker / "sub", "is not a folder")):
+        status, _, err = call([*base, "--out", str(out)], capsys)
+        assert status == 2 and f"paretosurf {command_name}: error: --out {out}" in err
+        assert message in err
+    # a folder that cannot be written (faked: the tests may run as root, who writes anyway)
+    locked, access = tmp_path / "locked", os.access
+    locked.mkdir()
+    monkeypatch.setattr(os, "access",
+                        lambda p, mode, **kw: Path(p) != locked and access(p, mode, **kw))
+    for out in (locked, locked / "sub"):
+        status, _, err = call([*base, "--out", str(out)], capsys)
+        assert status == 2 and f"--out {out}:" in err and "permission denied" in err
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
+                    reason="needs file permissions that apply (not root)")
+def test_a_read_only_out_is_refused_before_solving(tmp_path, capsys) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        status, _, err = call([*GEAR, "--iterations", "2", "--out", str(locked)], capsys)
+    finally:
+        locked.chmod(0o700)
+    assert status == 2 and "permission denied" in err and "round 1:" not in err

@@ -391,10 +391,17 @@ class RunFolder:
         """The run's ``run.json``: method name and settings."""
         path = self.path / _MANIFEST
         if not path.exists() or (self.path / _LATEST).exists():
-            if self.holds_run():
+            if (self.path / _LATEST).exists() or any(
+                    _LEGACY.match(p.name) for p in self.path.iterdir()):
                 raise CheckpointError(
                     f"{self.path} holds a checkpoint of paretosurf 0.1, which this version "
                     "cannot resume; use another folder or overwrite=True")
+            if self.holds_run():
+                raise CheckpointError(
+                    f"{self.path} holds a run's state files but not its {_MANIFEST}, which "
+                    "records the run's method and settings: without it the run can be "
+                    "neither resumed nor read; put the file back, or use another folder or "
+                    "overwrite=True")
             raise CheckpointError(f"{self.path} holds no run")
         meta = from_json_floats(_read_json(path))
         _check_format(meta, path)

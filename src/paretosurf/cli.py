@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
+import os
+import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -31,6 +34,7 @@ __all__ = [
     "COMMANDS",
     "DEMO_METHODS",
     "DEMO_TASKS",
+    "RUN_SETTINGS_FILE",
     "Command",
     "UsageError",
     "build_parser",
@@ -162,6 +166,27 @@ def _task_names() -> list[str]:
     return list(TASKS)
 
 
+def _exact_task_names() -> list[str]:
+    """Tasks with an exact inner solver (a task with its own solver, deep RL, has none)."""
+    from paretosurf.bench.tasks import TASKS
+
+    return [name for name, task in TASKS.items() if task.make_solver is None]
+
+
+def _demo_task_list(text: str) -> list[str]:
+    """Parse ``--tasks`` of ``paretosurf demo``: known tasks that have an exact solver."""
+    names = _name_list("task", _task_names)(text)
+    inexact = [name for name in names if name not in _exact_task_names()]
+    if inexact:
+        raise argparse.ArgumentTypeError(
+            f"task(s) {', '.join(map(repr, inexact))} have no exact solver, which the demo "
+            f"runs every method with; choose from {', '.join(_exact_task_names())}")
+    return names
+
+
+_demo_task_list.__name__ = "list of tasks"
+
+
 def _method_names() -> list[str]:
     from paretosurf.bench.runner import METHODS
 
@@ -170,6 +195,43 @@ def _method_names() -> list[str]:
 
 def _progress_to_stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+def _check_output_folder(path: Path, option: str) -> None:
+    """Refuse, before anything is computed, an output folder that cannot be written.
+
+    ``path`` must be a writable folder, or not exist yet under a writable folder (the
+    nearest one that exists), so that the run's files can be written once it is done.
+
+    Raises
+    ------
+    UsageError
+        Naming ``option`` and the reason.
+    """
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{option} {path}: exists and is not a folder")
+    existing = path
+    while not existing.exists():
+        parent = existing.parent
+        if parent == existing:
+            break
+        existing = parent
+    if not existing.is_dir():
+        raise UsageError(f"{option} {path}: cannot create it, {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        what = "is not writable" if existing == path else f"cannot be created in {existing}"
+        raise UsageError(f"{option} {path}: {what} (permission denied)")
+
+
+def _check_solver_options(args: argparse.Namespace, task: Any) -> None:
+    """Refuse ``--steps`` with the exact solver (it only sets the gradient solver's budget)
+    and ``--solver exact`` on a task that has none."""
+    if args.solver == "exact" and task.make_solver is not None:
+        raise UsageError(f"--solver exact: task {task.name!r} has no exact solver; use "
+                         "--solver gradient (its budget per call: --steps)")
+    if args.solver == "exact" and args.steps is not None:
+        raise UsageError("--steps sets the gradient solver's budget per call; it cannot be "
+                         "used with --solver exact")
 
 
 # ---------------------------------------------------------------------------- demo
@@ -229,6 +291,10 @@ def run_demo(
     if not names:
         raise ValueError("tasks must name at least one task")
     chosen = [get_task(name) for name in names]
+    inexact = [task.name for task in chosen if task.make_solver is not None]
+    if inexact:
+        raise ValueError(f"task(s) {', '.join(map(repr, inexact))} have no exact solver, which "
+                         "the demo runs every method with")
     if alpha is not None:
         from paretosurf._validation import check_alpha
 
@@ -301,7 +367,7 @@ def _task_defaults(names: Sequence[str], attribute: str) -> str:
 def _configure_demo(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="demo-output", type=Path, metavar="DIR",
                         help="output folder (default: %(default)s)")
-    parser.add_argument("--tasks", type=_name_list("task", _task_names), default=None,
+    parser.add_argument("--tasks", type=_demo_task_list, default=None,
                         metavar="LIST", help="comma-separated tasks (default: "
                         f"{','.join(DEMO_TASKS)})")
     parser.add_argument("--n", type=_int_at_least(2), default=None, metavar="N",
@@ -389,11 +455,13 @@ def _run_bench_command(args: argparse.Namespace) -> int:
     from paretosurf.bench.runner import METHODS
 
     task = get_task(args.task)
+    _check_solver_options(args, task)
     if args.ablation:
         return _run_ablation(args, task)
     task = _with_options(task, args)
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-{args.solver}")
+    _check_output_folder(out, "--out")
 
     executor = _executor(args)
     try:
@@ -415,14 +483,16 @@ def _run_ablation(args: argparse.Namespace, task: Any) -> int:
     from paretosurf.bench.ablation import run_ablation, write_ablation
 
     extra = [flag for flag, value in (("--methods", args.methods), ("--seeds", args.seeds),
-                                      ("--alpha", args.alpha), ("--report", args.report))
+                                      ("--alpha", args.alpha), ("--report", args.report),
+                                      ("--steps", args.steps))
              if value is not None]
     if extra:
         raise UsageError(f"{' and '.join(extra)} cannot be used with --ablation (it runs "
-                         "SURF alone, seed 0, over its own alphas)")
+                         "SURF alone, seed 0, over its own alphas and steps K)")
     suffix = "" if args.solver == "gradient" else f"-{args.solver}"
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-ablation{suffix}")
+    _check_output_folder(out, "--out")
     options: dict[str, Any] = {}
     if args.n is not None:
         options["n_fixed"] = args.n
@@ -488,8 +558,12 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
                         metavar="SECONDS", help="seconds of running between checkpoints (0: "
                         "every round); 'auto' saves every round unless rounds are so short "
                         "that this would cost over 1%% of the run (default: %(default)s)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run saved in --checkpoint")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--resume", action="store_true",
+                       help="continue the run saved in --checkpoint (with the settings it "
+                            "was started with)")
+    again.add_argument("--overwrite", action="store_true",
+                       help="replace the run saved in --checkpoint (its files only)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="where the table, results.json and figures go (default: "
                              "--checkpoint, else run-output/TASK-METHOD)")
@@ -541,13 +615,105 @@ def _executor(args: argparse.Namespace) -> Any:
     return ps.LocalExecutor()
 
 
-def _resume_command(args: argparse.Namespace) -> str:
-    """The command line that continues an interrupted ``paretosurf run``."""
-    parts = ["paretosurf", "run", args.task, "--method", args.method, "--solver", args.solver,
-             "--seed", str(args.seed), "--executor", args.executor]
-    for flag, value in (("--n", args.n), ("--iterations", args.iterations), ("--steps", args.steps),
-                        ("--alpha", args.alpha), ("--report", args.report),
-                        ("--address", args.address),
+#: The file in a ``paretosurf run --checkpoint DIR`` folder that records the command-line
+#: settings the run was started with (the run's own ``run.json`` holds the method's settings
+#: only); ``--resume`` refuses other ones. The run folder's own files are left alone.
+RUN_SETTINGS_FILE = "command.json"
+_RUN_SETTINGS_FORMAT = "paretosurf run"
+
+#: How each recorded setting is named on the command line, in the order messages list them.
+_RUN_OPTIONS = {"task": "TASK", "method": "--method", "solver": "--solver", "steps": "--steps",
+                "seed": "--seed", "n": "--n", "alpha": "--alpha", "report": "--report"}
+
+#: The start of the line the library prints on Ctrl-C (it names the Python API's
+#: ``resume=True``); the command prints its own with the command line that resumes.
+
+
+def _run_settings(args: argparse.Namespace, task: Any) -> dict[str, Any]:
+    """The settings of ``paretosurf run`` that decide its results, as they take effect (the
+    task's defaults filled in): task, method, solver, seed and N always; the gradient
+    solver's steps, SURF's alpha and (methods with slots) the reported round where they
+    apply. ``task`` is the task with ``--alpha`` and ``--report`` applied."""
+    from paretosurf.bench.runner import METHODS
+
+    settings: dict[str, Any] = {"task": task.name, "method": args.method,
+                                "solver": args.solver, "seed": args.seed,
+                                "n": task.n_segments if args.n is None else args.n}
+    if args.solver == "gradient":
+        settings["steps"] = task.steps if args.steps is None else args.steps
+    if args.method == "surf":
+        settings["alpha"] = task.alpha
+    if METHODS[args.method].slots:
+        settings["report"] = task.report
+    return settings
+
+
+def _read_run_settings(folder: Path) -> dict[str, Any] | None:
+    """The settings recorded in ``folder`` by :func:`_write_run_settings` (``None``: none,
+    a folder of an older version or of Python code)."""
+    path = folder / RUN_SETTINGS_FILE
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text())
+        if data.get("format") != _RUN_SETTINGS_FORMAT or not isinstance(data["settings"], dict):
+            raise ValueError("not a record of paretosurf run's settings")
+        settings: dict[str, Any] = data["settings"]
+    except (OSError, ValueError, KeyError, AttributeError) as exc:
+        raise UsageError(f"cannot read {path} ({exc}); delete it to resume without checking "
+                         "the command-line settings") from None
+    return settings
+
+
+def _write_run_settings(folder: Path, settings: Mapping[str, Any]) -> None:
+    """Record ``settings`` in ``folder`` (atomically: a reader sees the old or the new file)."""
+    from paretosurf.checkpoint import atomic_write
+
+    text = json.dumps({"format": _RUN_SETTINGS_FORMAT, "version": 1,
+                       "settings": dict(settings)}, indent=1) + "\n"
+    atomic_write(folder / RUN_SETTINGS_FILE, lambda fh: fh.write(text), mode="w")
+
+
+def _shown(value: Any) -> str:
+    return "(not used)" if value is None else str(value)
+
+
+def _check_run_settings(args: argparse.Namespace, saved: Mapping[str, Any],
+                        given: Mapping[str, Any]) -> None:
+    """Refuse to resume a run with other settings than it was started with."""
+    diffs = [f"{flag}: {_shown(saved.get(key))} in the checkpoint, {_shown(given.get(key))} "
+             "given" for key, flag in _RUN_OPTIONS.items() if saved.get(key) != given.get(key)]
+    if diffs:
+        raise UsageError(
+            f"--checkpoint {args.checkpoint} holds a run started with other settings; "
+            f"differing: {'; '.join(diffs)}. Resume it with:\n  "
+            f"{_resume_command(args, saved)}\n(or start a new run there with --overwrite)")
+
+
+def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = None) -> str:
+    """The command line that continues an interrupted ``paretosurf run``: with its own
+    options, or with the ``saved`` settings (:func:`_run_settings`) where given (the task's
+    defaults left out)."""
+    from paretosurf.bench.tasks import TASKS
+
+    values: dict[str, Any] = {"task": args.task, "method": args.method, "solver": args.solver,
+                              "seed": args.seed, "n": args.n, "steps": args.steps,
+                              "alpha": args.alpha, "report": args.report}
+    if saved is not None:
+        task = TASKS.get(str(saved.get("task")))
+        defaults = ({} if task is None else
+                    {"n": task.n_segments, "steps": task.steps, "alpha": task.alpha,
+                     "report": task.report})
+        values = {key: saved.get(key) for key in values}
+        for key, default in defaults.items():
+            if values[key] == default:
+                values[key] = None
+    parts = ["paretosurf", "run", str(values["task"]), "--method", str(values["method"]),
+             "--solver", str(values["solver"]), "--seed", str(values["seed"]),
+             "--executor", args.executor]
+    for flag, value in (("--n", values["n"]), ("--iterations", args.iterations),
+                        ("--steps", values["steps"]), ("--alpha", values["alpha"]),
+                        ("--report", values["report"]), ("--address", args.address),
                         ("--out", args.out),
                         ("--checkpoint-period", None if args.checkpoint_period == "auto"
                          else args.checkpoint_period)):
@@ -559,16 +725,76 @@ def _resume_command(args: argparse.Namespace) -> str:
     return " ".join(parts)
 
 
+def _in_cli_terms(message: str) -> str:
+    """A library message about a run folder, with the Python API's options named as the
+    command line's."""
+    message = message.replace("resume=True", "--resume").replace("overwrite=True",
+                                                                 "--overwrite")
+    for key, flag in (("n_segments", "--n"), ("alpha", "--alpha"), ("report", "--report"),
+                      ("seed", "--seed"), ("iterations", "--iterations"),
+                      ("max_solves", "--iterations"), ("calls_per_solve", "--iterations")):
+        message = re.sub(rf"(differing: |; ){key}(?=: )", rf"\g<1>{key} ({flag})", message)
+    return message
+
+
+def _damaged(exc: Exception) -> str:
+    """The message of a :class:`~paretosurf.checkpoint.CheckpointError`, in CLI terms."""
+    message = _in_cli_terms(str(exc))
+    if "--overwrite" not in message:
+        message += " (start a new run there with --overwrite, or use another folder)"
+    return message
+
+
+def _prepare_checkpoint(args: argparse.Namespace, task: Any) -> tuple[bool, int]:
+    """Check ``--checkpoint`` before solving and record or check the run's settings in it.
+
+    Returns whether the folder held a run and how many rounds it had saved (0 unless
+    resumed). Raises :class:`UsageError` for a folder that holds a run without ``--resume``
+    or ``--overwrite``, a damaged one, or one started with other settings.
+    """
+    from paretosurf.checkpoint import CheckpointError, RunFolder
+
+    path: Path = args.checkpoint
+    _check_output_folder(path, "--checkpoint")
+    folder = RunFolder(path)
+    held = folder.holds_run()
+    if held and not (args.resume or args.overwrite):
+        raise UsageError(f"--checkpoint {path} already holds "
+                         f"{_in_cli_terms(folder.describe())}; pass --resume to continue it, "
+                         "--overwrite to replace it, or use another folder")
+    given = _run_settings(args, task)
+    if held and args.resume:
+        saved = _read_run_settings(path)
+        if saved is not None:
+            _check_run_settings(args, saved, given)
+        try:
+            return True, folder.n_rounds()
+        except CheckpointError as exc:
+            raise UsageError(_damaged(exc)) from None
+    _write_run_settings(path, given)      # a new run (a fresh one with --resume, --overwrite)
+    return held, 0
+
+
 def _run_run_command(args: argparse.Namespace) -> int:
     from paretosurf.bench import get_task, run_task, write_report
     from paretosurf.bench.runner import METHODS
+    from paretosurf.checkpoint import CheckpointError
+    from paretosurf.solvers import InnerSolverError
 
     if args.resume and args.checkpoint is None:
         raise UsageError("--resume needs --checkpoint")
-    task = _with_options(get_task(args.task), args)
+    if args.overwrite and args.checkpoint is None:
+        raise UsageError("--overwrite needs --checkpoint")
+    task = get_task(args.task)
+    _check_solver_options(args, task)
+    task = _with_options(task, args)
     if args.report == "most-even" and not METHODS[args.method].slots:
         raise UsageError(f"--report most-even: {args.method}'s points are not one round's "
                          "(only methods with slots can report an earlier round)")
+    out = args.out or args.checkpoint or Path("run-output") / f"{task.name}-{args.method}"
+    _check_output_folder(Path(out), "--out")
+    held, saved_rounds = (False, 0) if args.checkpoint is None else _prepare_checkpoint(args,
+                                                                                          task)
     executor = _executor(args)
     terminal = sys.stderr.isatty()
 
@@ -578,25 +804,52 @@ def _run_run_command(args: argparse.Namespace) -> int:
               file=sys.stderr, flush=True)
 
     loop: dict[str, Any] = {"executor": executor, "checkpoint": args.checkpoint,
-                            "resume": args.resume, "progress": terminal,
-                            "checkpoint_period": args.checkpoint_period}
+                            "resume": args.resume, "overwrite": args.overwrite,
+                            "progress": terminal, "checkpoint_period": args.checkpoint_period}
     if not terminal:
         loop["callback"] = report_round
-    out = args.out or args.checkpoint or Path("run-output") / f"{task.name}-{args.method}"
+    from paretosurf.checkpoint import RunFolder
+    from paretosurf.driver import without_interrupt_notice
+
     try:
-        report = run_task(task, methods=[args.method], seeds=[args.seed],
-                          solver_kind=args.solver, n_segments=args.n,
-                          iterations=args.iterations, loop=loop,  # type: ignore[arg-type]
-                          steps=args.steps)
+        with without_interrupt_notice():
+            report = run_task(task, methods=[args.method], seeds=[args.seed],
+                              solver_kind=args.solver, n_segments=args.n,
+                              iterations=args.iterations, loop=loop,  # type: ignore[arg-type]
+                              steps=args.steps)
     except KeyboardInterrupt:
         if args.checkpoint is not None:
-            print(f"interrupted; the run is saved in {args.checkpoint}. Resume it with:\n"
-                  f"  {_resume_command(args)}", file=sys.stderr)
+            rounds = RunFolder(args.checkpoint).n_rounds()
+            where = (f"the run in {args.checkpoint} is saved after round {rounds}" if rounds
+                     else f"the run in {args.checkpoint} stopped before its first checkpoint")
+            print(f"interrupted; {where}. Resume it with:\n  {_resume_command(args)}",
+                  file=sys.stderr)
         else:
             print("interrupted (no --checkpoint: nothing was saved)", file=sys.stderr)
         return 130
-    written = write_report(report, out, plots=args.plots, stream=sys.stdout)
+    except InnerSolverError as exc:
+        saved = ("" if args.checkpoint is None else
+                 f"\nthe run's last checkpoint is kept in {args.checkpoint}; once the solver "
+                 f"is fixed, resume it with:\n  {_resume_command(args)}")
+        print(f"paretosurf run: error: {exc}{saved}", file=sys.stderr)
+        return 1
+    except CheckpointError as exc:
+        raise UsageError(_damaged(exc)) from None
+    except FileExistsError as exc:
+        raise UsageError(_in_cli_terms(str(exc))) from None
+    except ValueError as exc:
+        if not (held and args.resume):
+            raise
+        raise UsageError(_in_cli_terms(str(exc))) from None     # the library's resume checks
     result = report.results[args.method][0]
+    rounds = len(result.history)
+    if METHODS[args.method].slots and rounds != report.iterations:
+        if saved_rounds > report.iterations:
+            print(f"note: {args.checkpoint} already held {saved_rounds} rounds, more than the "
+                  f"{report.iterations} asked for: nothing was solved, and the results are "
+                  f"those of its {rounds} rounds", file=sys.stderr)
+        report = dataclasses.replace(report, iterations=rounds)
+    written = write_report(report, out, plots=args.plots, stream=sys.stdout)
     print(result.message, file=sys.stderr)
     _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {Path(out).resolve()}")
     return 0

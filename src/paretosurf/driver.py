@@ -25,6 +25,7 @@ Adding a method is one class; ``baselines/uniform.py`` is the shortest example t
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import inspect
 import math
@@ -36,7 +37,7 @@ import time
 import warnings
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypedDict
@@ -48,7 +49,7 @@ from paretosurf._progress import progress_bar
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.checkpoint import CheckpointError, RunFolder
-from paretosurf.diagnostics import SurfWarning, diagnose, summary
+from paretosurf.diagnostics import Finding, SurfWarning, diagnose, summary
 from paretosurf.executors import (
     Executor,
     LocalExecutor,
@@ -289,6 +290,11 @@ class Method(ABC):
         """Keys of the states the method may still propose or report (default: those of
         :meth:`front`); the run forgets the others."""
         return self.front()[2]
+
+    def findings(self) -> list[Finding]:
+        """What the method itself knows is not as asked (fewer points than requested, say),
+        added to the diagnosis of its points (default: nothing)."""
+        return []
 
     def weight_change(self) -> float:
         """How far the next round's weights move from this round's (``nan`` if the notion
@@ -643,11 +649,18 @@ class _Runner:
         keys: list[int | None] | None = None
         if init_states is not None:
             keys = []
+            seen: dict[int, int] = {}    # id of a state object -> its key
             for slot, state in enumerate(init_states):
                 if state is None:
                     keys.append(None)
                     continue
-                key = self.pool.add(state)
+                if id(state) in seen:
+                    # one object given for several slots ([x0] * (n + 1)) is one warm start
+                    # shared by them: each further slot gets its own copy (Pool.take), so
+                    # that a solver updating its state in place cannot tie the slots together
+                    keys.append(seen[id(state)])
+                    continue
+                key = seen[id(state)] = self.pool.add(state)
                 keys.append(key)
                 if self.disk and not isinstance(state, StateFolder):
                     if self.in_process:
@@ -818,11 +831,14 @@ class _Runner:
         points = np.stack([s.objectives for s in sols])
         m = points.shape[1]
         wanted = self.method.n_objectives
+        if wanted is None and weights.ndim == 1:
+            wanted = 2                  # a scalar weight w trades off exactly two objectives
         if wanted is not None and m != wanted:
+            what = ("the two objectives to trade off, both minimized" if wanted == 2 else
+                    f"the {wanted} objectives to trade off, all minimized")
             raise ValueError(
                 f"{self.method.label} spaces points along a front of {wanted} objectives; the "
-                f"solver returned {m} (objective vectors of shape ({m},)). Return the two "
-                "objectives to trade off, both minimized")
+                f"solver returned {m} (objective vectors of shape ({m},)). Return {what}")
         if self.progress.n_objectives is None:
             self.progress.n_objectives = m
         elif m != self.progress.n_objectives:
@@ -915,6 +931,8 @@ class _Runner:
             findings = diagnose(weights, points, coords, normalize=self.spacing.kind,
                                 moving_average=self.moving_average,
                                 ordered=self.method.ordered)
+            if not any(f.code == "constant" for f in findings):   # (no front: all is said)
+                findings += self.method.findings()
         collapsed = any(f.code in ("collapsed", "jump", "constant") for f in findings)
         record = p.history[-1 if shown is None else shown] if p.history else None
         cv = math.nan if record is None else record.cv
@@ -1082,6 +1100,23 @@ class _Runner:
                 p.stop_reason = "callback"     # saved by the run's final checkpoint
 
 
+#: Whether an interrupted run with a folder tells on stderr how to resume it (a front end
+#: with its own resume command, such as ``paretosurf run``, turns it off).
+_INTERRUPT_NOTICE: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "paretosurf_interrupt_notice", default=True)
+
+
+@contextlib.contextmanager
+def without_interrupt_notice() -> Iterator[None]:
+    """Within this context an interrupted run (Ctrl-C) does not print how to resume it: for
+    front ends that print their own resume command."""
+    token = _INTERRUPT_NOTICE.set(False)
+    try:
+        yield
+    finally:
+        _INTERRUPT_NOTICE.reset(token)
+
+
 def run(
     method: Method,
     solver: SolverLike,
@@ -1237,6 +1272,12 @@ def run(
     else:
         runner.start_fresh(init_states)
     done = len(runner.progress.history)
+    if iterations is not None and done > iterations:
+        warnings.warn(
+            f"{method.label}: the run in {folder.path if folder else 'the checkpoint'} already "
+            f"holds {done} rounds, more than iterations={iterations}; its result after {done} "
+            "rounds is returned (a run cannot be shortened: start a new one for fewer)",
+            SurfWarning, stacklevel=3)
     bar = progress_bar(progress, total=iterations, desc=method.label, unit="round",
                        initial=done if iterations is None else min(done, iterations))
     runner.bar = bar if progress else None
@@ -1249,7 +1290,8 @@ def run(
         # attempt made since it is still logged
         with contextlib.suppress(OSError):
             runner.write_solve_log()
-        if isinstance(exc, KeyboardInterrupt) and folder is not None:
+        if isinstance(exc, KeyboardInterrupt) and folder is not None and (
+                _INTERRUPT_NOTICE.get()):
             saved = (f"is saved after round {runner.saved_rounds}" if runner.saved_rounds
                      else "stopped before its first checkpoint")
             sys.stderr.write(

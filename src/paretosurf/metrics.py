@@ -62,6 +62,11 @@ def segment_lengths(points: ArrayLike, /) -> FloatArray:
 def cv(points: ArrayLike, /) -> float:
     """Coefficient of variation of the gaps: population std / mean (0 is perfectly even).
 
+    The gaps are those between consecutive rows, in the coordinates and the order given:
+    sort the points along the front first. A result's ``res.cv`` measures the same in the
+    run's coordinates (normalized by the endpoints by default), so on objectives of
+    different scales ``cv(res.points)`` differs from it.
+
     Examples
     --------
     >>> from paretosurf import metrics

@@ -119,8 +119,8 @@ class SlotMethod(Method):
     def start(self, init_keys: list[int | None] | None) -> None:
         if init_keys is not None:
             if len(init_keys) != self.n_segments + 1:
-                raise ValueError(f"init_states must hold n_segments + 1 = "
-                                 f"{self.n_segments + 1} states, got {len(init_keys)}")
+                raise ValueError(f"init_states must hold one state per slot "
+                                 f"({self.n_segments + 1}), got {len(init_keys)}")
             self.keys = list(init_keys)
 
     def propose(self) -> Round:

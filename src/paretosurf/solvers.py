@@ -10,7 +10,7 @@ callable ``(weight, state) -> Solution``. A solver may also offer
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast, runtime_checkable
 
@@ -84,8 +84,8 @@ class Solution:
         Whatever the solver needs to warm-start the next solve of this slot (parameters,
         optimizer moments, a checkpoint path...). Must be picklable for checkpoints.
     info : dict
-        Free-form diagnostics. The key ``"steps"`` (int), when present, is summed into the
-        run's budget accounting.
+        Free-form diagnostics. The key ``"steps"`` (an integer >= 0), when present, is
+        summed into the run's budget accounting.
 
     Examples
     --------
@@ -105,6 +105,17 @@ class Solution:
             raise ValueError(
                 f"Solution.objectives must be a 1-D vector, got shape {self.objectives.shape}"
             )
+        if not isinstance(self.info, dict):
+            if not isinstance(self.info, Mapping):
+                raise TypeError(f"Solution.info must be a dict, got "
+                                f"{type(self.info).__name__}")
+            self.info = dict(self.info)
+        steps = self.info.get("steps")
+        if steps is not None and not (
+                isinstance(steps, (int, np.integer)) and not isinstance(steps, bool)
+                and steps >= 0):
+            raise ValueError(f"Solution.info['steps'] must be an integer >= 0 (the inner "
+                             f"steps this solve took), got {steps!r}")
 
 
 @runtime_checkable
@@ -149,6 +160,17 @@ class _CallableSolver:
     def solve(self, weight: float, state: Any) -> Any:
         return self._fn(weight, state)
 
+
+class _CallableDiskSolver(_CallableSolver):
+    """A callable object that keeps its states on disk: its ``save_state`` and
+    ``load_state`` stay visible through the adapter."""
+
+    def save_state(self, state: Any, folder: Any) -> None:
+        self._fn.save_state(state, folder)  # type: ignore[attr-defined]
+
+    def load_state(self, folder: Any) -> Any:
+        return self._fn.load_state(folder)  # type: ignore[attr-defined]
+
     def __repr__(self) -> str:
         return f"CallableSolver({getattr(self._fn, '__name__', repr(self._fn))})"
 
@@ -164,6 +186,9 @@ def as_solver(solver: object) -> InnerSolver | BatchSolver:
     if callable(getattr(solver, "solve", None)) or callable(getattr(solver, "solve_many", None)):
         return cast("InnerSolver | BatchSolver", solver)
     if callable(solver):
+        if callable(getattr(solver, "save_state", None)) and callable(
+                getattr(solver, "load_state", None)):
+            return _CallableDiskSolver(solver)
         return _CallableSolver(solver)
     raise TypeError(
         "solver must have a solve(weight, state) or solve_many(weights, states) method or be "
@@ -178,6 +203,12 @@ def as_solution(raw: object, slot: int, weight: Weight) -> Solution:
     naming the slot and weight."""
     if isinstance(raw, Solution):
         return raw
+    if isinstance(raw, tuple) and len(raw) in (2, 3) and np.ndim(raw[0]) == 0:
+        raise InnerSolverError(
+            f"inner solver returned the tuple {raw!r} for slot {slot} (weight "
+            f"{format_weight(weight)}): a tuple is read as (objectives, state[, info]), so its "
+            "first item must be the vector of objectives; return Solution([f1, f2], state) "
+            "or ([f1, f2], state)", slot=slot, weight=weight)
     if isinstance(raw, tuple) and len(raw) in (2, 3):
         try:
             return Solution(*raw)

@@ -52,6 +52,7 @@ which linear and Tchebycheff weights send whole edges of the simplex to one vert
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Mapping, Sequence, Set
 from pathlib import Path
 from typing import Any
@@ -272,9 +273,10 @@ class SurfSimplexMethod(SlotMethod):
 
     def __init__(self, n_points: int, n_objectives: int, *, alpha: float | str = 0.3,
                  warm_start: str = "nearest") -> None:
+        if isinstance(n_objectives, numbers.Integral) and not isinstance(
+                n_objectives, bool) and n_objectives < 2:
+            raise ValueError(f"n_objectives must be at least 2, got {n_objectives}")
         m = check_positive_int(n_objectives, name="n_objectives")
-        if m < 2:
-            raise ValueError(f"n_objectives must be at least 2, got {m}")
         p = check_positive_int(n_points, name="n_points")
         if p < m:
             raise ValueError(f"n_points must be at least n_objectives = {m} (one point per "

@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
+from paretosurf.diagnostics import Finding
 from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.solvers import SolverLike
@@ -214,6 +215,7 @@ class OLSMethod(Method):
         self.used = 0
         self.visit = 0
         self._converged = False
+        self._budget_spent = False    # (set when the budget stopped the run)
         self._pending_value = math.nan
 
     def settings(self) -> dict[str, Any]:
@@ -238,6 +240,7 @@ class OLSMethod(Method):
             self._converged = True
             return None
         if self.max_solves is not None and self.used + self.calls > self.max_solves:
+            self._budget_spent = True
             return None
         wc = float(corners[int(np.argmax(prio))])  # first (lowest-weight) corner among ties
         nearest = int(np.argmin(np.abs(np.asarray(self.found_w) - wc)))
@@ -277,6 +280,21 @@ class OLSMethod(Method):
 
     def live_keys(self) -> list[int | None]:
         return self.found_k if self.found_w else self.starts
+
+    def findings(self) -> list[Finding]:
+        found = len(self.found_w)
+        if not found or found >= self.n_segments + 1:
+            return []
+        if self._converged:
+            why = ("weighted sums reach no more vertices of the front: its convex hull has "
+                   "only these (a front that is linear, concave or made of few points); "
+                   "SURF, or a Tchebycheff scalarization, spreads points along the rest")
+        elif self._budget_spent:
+            why = "the budget (max_solves) ran out"
+        else:
+            return []           # stopped from outside (callback, iterations): as asked
+        return [Finding("fewer", f"found {found} of the {self.n_segments + 1} points "
+                        f"asked for: {why}", fatal=False)]
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         meta = {"starts": list(self.starts), "found_w": list(self.found_w),
@@ -377,12 +395,21 @@ def ols(
     >>> def solver(w, state):
     ...     best = candidates[np.argmin(w * candidates[:, 0] + (1 - w) * candidates[:, 1])]
     ...     return ps.Solution(best)
-    >>> res = ols(solver, 10)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):     # 3 points, not the 11 asked for
+    ...     warnings.simplefilter("always")
+    ...     res = ols(solver, 10)
+    >>> [f.code for f in res.findings]
+    ['fewer']
     >>> res.points.tolist(), res.weights.round(4).tolist()
     ([[4.0, 0.0], [1.0, 1.0], [0.0, 4.0]], [0.0, 0.5, 1.0])
     >>> res.converged, res.n_solves                    # 2K - 1 visits for K = 3 vertices
     (True, 5)
     """
+    if "iterations" in options:
+        raise TypeError("ols() takes no iterations: it runs until N + 1 points are accepted; "
+                        "cap its inner-solver calls with max_solves (SURF's budget is "
+                        "iterations * (N + 1))")
     method = OLSMethod(n_segments, epsilon=epsilon, max_solves=max_solves,
                        calls_per_solve=calls_per_solve)
     return run(method, solver, iterations=None, init_states=init_states, **options)

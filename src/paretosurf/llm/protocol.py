@@ -194,11 +194,11 @@ def run_protocol(solver: Any, out: str | Path, *, protocol: Protocol | None = No
     init = None if warm is None else [warm] * (n + 1)
     loop = {"executor": executor, "progress": progress}
 
-    say(f"Uniform-w: {n + 1} weights, epochs 1..{p.surf_init_epoch}")
-    early = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
-                   iterations=p.surf_init_epoch, init_states=init, **loop)
     kept = root / f"uniform-epoch-{p.surf_init_epoch}"
-    if not (kept / "done").exists():
+    if not (kept / "done").exists():   # (once they are kept, Uniform-w's run is further on)
+        say(f"Uniform-w: {n + 1} weights, epochs 1..{p.surf_init_epoch}")
+        early = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
+                       iterations=p.surf_init_epoch, init_states=init, **loop)
         shutil.rmtree(kept, ignore_errors=True)
         for slot, state in enumerate(early.states):
             save_state(solver, load_state(solver, state), kept / f"slot-{slot:02d}")
