@@ -252,3 +252,67 @@ def test_noisy_solver_endpoints_are_not_flagged():
         assert "endpoint" not in codes
         noisy += "noisy" in codes
     assert noisy >= 8
+
+
+def test_with_moving_averages_the_averaged_estimates_are_diagnosed():
+    # exact solutions, noisy evaluations: averaging is the remedy the noise check names,
+    # so with it the check must look at the averages, not at one round's noise
+    def run(seed: int, rate: float | None) -> ps.SurfResult:
+        rng = np.random.default_rng(seed)
+
+        def solver(w: float, state: Any) -> ps.Solution:
+            x = 3 * w / (1 + 2 * w)
+            return ps.Solution(np.array([(1 - x) ** 2, x ** 2])
+                               + 0.003 * rng.standard_normal(2), x)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ps.SurfWarning)
+            return ps.surf(solver, 20, iterations=30, moving_average=rate)
+
+    raw = sum(run(seed, None).success for seed in range(10))
+    averaged = [run(seed, 0.2) for seed in range(10)]
+    assert sum(r.success for r in averaged) >= raw + 3
+    for r in averaged:
+        for f in r.findings:
+            assert "moving_average=0.2" not in f.message   # the remedy already in use
+
+
+def test_a_gap_next_to_an_unconverged_point_is_not_called_a_jump():
+    # Deep Sea Treasure's front is reached by weighted sums (the exact solver spreads it);
+    # 20 Adam steps a call leave points that others beat at their own weights
+    dst = ps.problems.deep_sea_treasure()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.SurfWarning)
+        short = ps.surf(dst.gradient_solver(steps=20), 8, iterations=10)
+    codes = [f.code for f in short.findings]
+    assert "unconverged" in codes and "jump" not in codes
+    assert not short.converged and not short.success
+    exact = ps.surf(dst.solver(), 8, iterations=10)
+    assert exact.findings == []
+
+
+def test_a_dominated_endpoint_is_reported():
+    w = np.array([0.0, 0.5, 1.0])
+    pts = np.array([[133.37, 10.25], [131.73, 57.76], [133.51, 132.86]])  # w = 1 beaten
+    codes = [f.code for f in diagnose(w, pts, pts, normalize="none")]
+    assert "dominated" in codes and "endpoint" not in codes
+
+
+def test_noisy_surface_corners_are_not_called_flat_faces():
+    from paretosurf.diagnostics import diagnose_surface
+
+    anchors = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    w = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [.5, .5, 0], [.5, 0, .5], [0, .5, .5],
+                  [1 / 3, 1 / 3, 1 / 3]])
+    x = w @ anchors
+    exact = np.stack([np.sum((x - a) ** 2, axis=1) for a in anchors], axis=1)
+    noisy = exact.copy()
+    noisy[0, 0] += 0.3          # corner 0 falls short in its own objective
+    noisy[0, 1:] += 0.3
+    codes = [f.code for f in diagnose_surface(w, noisy, noisy)]
+    assert "endpoint" not in codes and "dominated" in codes
+    flat = exact.copy()
+    flat[0, 1:] += 0.3          # corner 0 optimal in its own objective, worse in the others
+    flat = np.vstack([flat, exact[0]])
+    w_flat = np.vstack([w, [0.999, 0.0005, 0.0005]])
+    assert "endpoint" in [f.code for f in diagnose_surface(w_flat, flat, flat)]

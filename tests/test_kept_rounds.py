@@ -96,6 +96,8 @@ def check_reports_most_even(res: ps.SurfResult) -> None:
     np.testing.assert_array_equal(res.weights, shown.weights)
     np.testing.assert_array_equal(res.points, shown.points)
     assert res.gap_ratio == shown.gap_ratio and res.cv == shown.cv
+    if res.reported_round is not None:    # the message names the rounds compared
+        assert f"the most even of the last {len(window)} rounds" in res.message
     # each state is the one that produced its point: solved in that round, at that weight
     states = np.array([np.load(Path(s.path) / "state.npy") if isinstance(s, StateFolder)
                        else np.asarray(s) for s in res.states])

@@ -97,3 +97,13 @@ def test_k_step_gradient_solver_with_large_k_matches_exact_run() -> None:
     inexact = ps.surf(toy.gradient_solver(steps=400, lr=0.1), 10, alpha=0.3, iterations=15)
     np.testing.assert_allclose(inexact.weights, exact.weights, atol=1e-6)
     np.testing.assert_allclose(inexact.points, exact.points, atol=1e-6)
+
+
+def test_tol_is_met_only_near_the_fixed_point_whatever_alpha():
+    # a small alpha takes steps alpha times shorter: they must not pass for convergence
+    solver = GearToy(9).solver()
+    slow = ps.surf(solver, 20, iterations=50, alpha=0.05, tol=1e-2)
+    assert slow.stop_reason != "converged" or slow.gap_ratio < 1.5
+    assert slow.history[5].weight_change < 1e-2      # the damped step alone would have stopped
+    fast = ps.surf(solver, 20, iterations=50, alpha=1.0, tol=1e-3)
+    assert fast.stop_reason == "converged" and fast.gap_ratio < 1.05

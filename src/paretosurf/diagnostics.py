@@ -15,6 +15,8 @@ in (see :mod:`paretosurf.spacing`) and with tolerances relative to the front's e
 - ``dominated``: interior points dominated by others (moocore's non-dominated filter);
 - ``noisy``: objectives out of the order linear scalarization guarantees (objective 1
   non-increasing and objective 2 non-decreasing in ``w``);
+- ``unconverged``: a gap that looks like a jump next to a point another point beats at its
+  own weight (the solver has not converged there);
 - ``reversed``: nearly every pair in the reverse of that order (a maximizing solver, or the
   weight on the wrong objective);
 - ``precision``: weights closer than a tolerance whose points are still well apart
@@ -77,7 +79,8 @@ class Finding:
     ----------
     code : str
         ``"constant"``, ``"scale"``, ``"collapsed"``, ``"jump"``, ``"endpoint"``,
-        ``"dominated"``, ``"noisy"``, ``"reversed"``, ``"precision"``, or one a method
+        ``"dominated"``, ``"noisy"``, ``"reversed"``, ``"unconverged"``, ``"precision"``,
+        or one a method
         adds itself (OLS's ``"fewer"``: fewer points than asked for).
     message : str
         What is wrong and the remedy.
@@ -238,7 +241,19 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "weight the scalarized problem ignores one objective, and the solver stopped on the "
             "flat face it leaves); pass weight_bounds=(1e-3, 1 - 1e-3) to solve slightly "
             "inside [0, 1]"))
-    if jump is not None and not at_end:
+    lagging = _beaten_at_own_weight(weights, points, ranges) if ordered else []
+    if jump is not None and not at_end and {jump[0], jump[0] + 1} & set(lagging):
+        # a point that another point beats at its own weight was not solved to optimality:
+        # the gap next to it says nothing yet about the front's shape
+        findings.append(Finding(
+            "unconverged", f"the points of slot{'s' if len(lagging) > 1 else ''} "
+            f"{_short(lagging)} are not optimal at their own weights (another point found "
+            "scores lower there), and the largest gap lies next to one of them: the solver "
+            "stopped short of the optimum, either for too few steps (give it more steps per "
+            "call or more rounds) or in a local minimum where the front is non-convex "
+            "(weighted sums cannot reach such a stretch; a Tchebycheff scalarization, "
+            "scalarization='tchebycheff' in paretosurf.adapters, does)"))
+    elif jump is not None and not at_end:
         i, share = jump
         findings.append(Finding(
             "jump", f"the front jumps between weights {weights[i]:.6g} and {weights[i + 1]:.6g} "
@@ -247,11 +262,15 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"
             + _TCHEBYCHEFF_IDEAL))
 
-    findings += _dominated(points, weak, range(1, p - 1), moving_average)
+    # endpoints not found on a flat face are judged as the interior points are
+    findings += _dominated(points, weak, [i for i in range(p) if i not in ends],
+                           moving_average)
     if wrong_order and not collapsed:
         wrong = wrong_order
         if wrong:
-            remedy = ("use more steps per call" if moving_average is not None else
+            remedy = (f"average longer (a moving_average rate below {moving_average:g}), "
+                      "estimate the objectives from more samples per call, or use more "
+                      "steps per call" if moving_average is not None else
                       "average them across rounds with moving_average=0.2, or use more "
                       "steps per call")
             findings.append(Finding(
@@ -304,7 +323,10 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
     pairs = coincident_pairs(coords)
     weak = _weakly_dominated(points, ranges)
     corners = [i for i in range(p) if np.max(weights[i]) == 1.0]
-    weak_corners = [i for i in corners if weak[i]]
+    # a corner beaten in its own objective fell short (noise, too few steps): judged as the
+    # other points are; one tied there and beaten elsewhere stopped on a flat face
+    weak_corners = [i for i in corners if weak[i] and _tied_and_beaten(
+        points, i, int(np.argmax(weights[i])), ranges, own_tol=ORDER_TOL)]
     if pairs:
         merged = len({j for pair in pairs for j in pair})
         findings.append(Finding(
@@ -324,7 +346,7 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
             "corner the scalarized problem ignores the other objectives and the solver "
             f"stopped on the flat face it leaves); pass weight_bounds=(1e-3, 1 - {m - 1} * "
             "1e-3) to solve slightly inside the simplex"))
-    findings += _dominated(points, weak, [i for i in range(p) if i not in corners],
+    findings += _dominated(points, weak, [i for i in range(p) if i not in weak_corners],
                            moving_average)
     return findings
 
@@ -337,7 +359,8 @@ def _dominated(points: FloatArray, weak: NDArray[np.bool_], candidates: Sequence
     inner = [i for i in candidates if not nondominated[i] and weak[i]]
     if not inner:
         return []
-    remedy = ("let the solver converge further (more steps per call or more rounds)"
+    remedy = ("let the solver converge further (more steps per call or more rounds), or "
+              f"average longer (a moving_average rate below {moving_average:g})"
               if moving_average is not None else
               "let the solver converge further (more steps per call or more rounds), or "
               "average noisy estimates with moving_average=0.2")
@@ -386,15 +409,32 @@ def _out_of_order(points: FloatArray, ranges: FloatArray,
     return int(np.sum((rise | fall) & separated)), int(np.sum(rise & fall & separated))
 
 
-def _tied_and_beaten(points: FloatArray, i: int, own: int, ranges: FloatArray) -> bool:
-    """Whether some other point ties point ``i`` in objective ``own`` (within
-    ``TIE_TOL`` of its range) and beats it in the other objective."""
-    tie = TIE_TOL * np.where(ranges > 0, ranges, 1.0)
-    other = 1 - own
-    tied = np.abs(points[:, own] - points[i, own]) <= tie[own]
-    better = points[:, other] < points[i, other] - tie[other]
-    tied[i] = False
-    return bool(np.any(tied & better))
+def _beaten_at_own_weight(weights: FloatArray, points: FloatArray,
+                          ranges: FloatArray) -> list[int]:
+    """Points that another point beats at their own weight, ``w f1 + (1 - w) f2``, by more
+    than 1e-3 of that sum's range: an exact solver's point is the best at its weight."""
+    w = weights[:, None]
+    values = w * points[None, :, 0] + (1 - w) * points[None, :, 1]   # [i, j]: j at w_i
+    scale = weights * ranges[0] + (1 - weights) * ranges[1]
+    lag = np.diag(values) - values.min(axis=1)
+    return [int(i) for i in np.flatnonzero(lag > 1e-3 * np.where(scale > 0, scale, 1.0))]
+
+
+def _tied_and_beaten(points: FloatArray, i: int, own: int, ranges: FloatArray,
+                     own_tol: float = TIE_TOL) -> bool:
+    """Whether some other point ties point ``i`` in objective ``own`` (within ``own_tol`` of
+    its range), is no worse in the others (beyond a tie) and better in one: point ``i``
+    stopped on the flat face its weight leaves (a point better in ``own`` itself would only
+    show that its solve fell short, by noise or too few steps)."""
+    scale = np.where(ranges > 0, ranges, 1.0)
+    tie = TIE_TOL * scale
+    others = np.arange(points.shape[1]) != own
+    tied = np.abs(points[:, own] - points[i, own]) <= own_tol * scale[own]
+    no_worse = np.all(points[:, others] <= points[i, others] + tie[others], axis=1)
+    better = np.any(points[:, others] < points[i, others] - tie[others], axis=1)
+    found = tied & no_worse & better
+    found[i] = False
+    return bool(np.any(found))
 
 
 def _axis_parallel(a: FloatArray, b: FloatArray, ranges: FloatArray) -> bool:

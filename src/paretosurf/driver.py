@@ -291,6 +291,11 @@ class Method(ABC):
         :meth:`front`); the run forgets the others."""
         return self.front()[2]
 
+    def convergence_change(self) -> float:
+        """The change ``tol`` compares with (default :meth:`weight_change`; a damped method
+        gives the undamped one, so that a small damping does not pass for convergence)."""
+        return self.weight_change()
+
     def findings(self) -> list[Finding]:
         """What the method itself knows is not as asked (fewer points than requested, say),
         added to the diagnosis of its points (default: nothing)."""
@@ -927,13 +932,23 @@ class _Runner:
         shown = None if reported is None else reported.round
         p = self.progress
         findings = []
+        diagnosed, diagnosed_coords = points, coords
+        if (reported is None and self.moving_average is not None and points.ndim == 2
+                and set(self.averages) == set(range(len(points)))):
+            # with averaging the run's view of the front is the slots' averaged estimates:
+            # their order and dominance, not one round's noise, tell whether it is sound
+            m = points.shape[1]
+            diagnosed = np.stack([self.averages[slot][:m] for slot in range(len(points))])
+            diagnosed_coords = self.spacing(diagnosed)
         if p.history:
-            findings = diagnose(weights, points, coords, normalize=self.spacing.kind,
+            findings = diagnose(weights, diagnosed, diagnosed_coords,
+                                normalize=self.spacing.kind,
                                 moving_average=self.moving_average,
                                 ordered=self.method.ordered)
             if not any(f.code == "constant" for f in findings):   # (no front: all is said)
                 findings += self.method.findings()
-        collapsed = any(f.code in ("collapsed", "jump", "constant") for f in findings)
+        collapsed = any(f.code in ("collapsed", "jump", "constant", "unconverged")
+                        for f in findings)
         record = p.history[-1 if shown is None else shown] if p.history else None
         cv = math.nan if record is None else record.cv
         ratio = math.nan if record is None else record.gap_ratio
@@ -1086,7 +1101,7 @@ class _Runner:
                 self.keeper.tell(*self.method.front(), record.gap_ratio)
             self.pool.keep(self.live_keys())
             p.history.append(record)
-            if tol is not None and record.weight_change < tol:
+            if tol is not None and self.method.convergence_change() < tol:
                 p.converged = True
                 p.stop_reason = "converged"
             self.last_round_seconds = time.perf_counter() - started

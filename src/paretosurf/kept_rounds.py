@@ -147,7 +147,7 @@ class RoundKeeper:
         return ReportedFront(
             best.weights, best.points, best.keys, best.round_index,
             f"the points of round {best.round_index} (history[{best.round_index}]), the most "
-            f"even of the last {self.rounds - best.round_index} rounds (largest gap over smallest "
+            f"even of the last {min(self.window, self.rounds)} rounds (largest gap over smallest "
             f"{best.spread:.3g})")
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, FloatArray]]:

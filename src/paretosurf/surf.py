@@ -206,6 +206,17 @@ class SurfMethod(SlotMethod):
             self._next = self.cdf._inverse(np.arange(n + 1) / n, self._guess)
         return self._next.copy()
 
+    def convergence_change(self) -> float:
+        """How far a full step (alpha = 1) would move the weights: the distance to the fixed
+        point up to its contraction, whatever the damping (the damped step is alpha times
+        shorter, and would let a small alpha stop far from it)."""
+        estimate = self.refinement.estimate
+        if estimate is None or self.last_weights is None:
+            return math.nan
+        full = estimate._inverse(np.arange(self.n_segments + 1) / self.n_segments,
+                                 self.last_weights)
+        return float(np.max(np.abs(full - self.last_weights)))
+
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         self.refinement.update(weights, coordinates)
         self._guess = self.last_weights
@@ -280,7 +291,9 @@ def surf(
         Total number of rounds (outer iterations; each solves every slot once). With
         ``resume``, the rounds already in the checkpoint count. ``0`` runs no solve.
     tol : float, optional
-        Stop early once the weights move by less than ``tol`` (max over slots) between rounds.
+        Stop early once a full step (alpha = 1) would move the weights by less than ``tol``
+        (max over slots): the weights are then near SURF's fixed point whatever ``alpha``.
+        (The damped step, ``history[t].weight_change``, is about alpha times shorter.)
     init_states : sequence, optional
         N + 1 warm starts for the first round (default ``None`` for each slot).
     executor : object, optional
