@@ -224,3 +224,21 @@ def test_a_checkpoint_without_candidates_numbers_later_rounds_by_the_history(
     res = quiet(ps.surf, NoisyArc(0.08), 6, iterations=12, moving_average=0.5,
                 report="most-even", checkpoint=folder, resume=True)
     check_reports_most_even(res)      # the window, rounds 7-11, all solved after the resume
+
+
+def test_an_in_place_solver_leaves_the_reported_rounds_states_as_solved() -> None:
+    # the solver trains its warm start in place: a candidate round's states must not be
+    # trained on by the rounds after it
+    def in_place(w: float, state: Any) -> ps.Solution:
+        x = state if state is not None else np.array([0.5])
+        for _ in range(3):
+            x -= 0.2 * (w * 3 * (x - 1) + (1 - w) * x)
+        return ps.Solution([float((1 - x[0]) ** 2), float(x[0] ** 2)], state=x)
+
+    reported = 0
+    for iterations in range(4, 12):
+        res = ps.surf(in_place, 8, iterations=iterations, alpha=1.0, report="most-even")
+        reported += res.reported_round is not None
+        for state, point in zip(res.states, res.points, strict=True):
+            np.testing.assert_allclose([(1 - state[0]) ** 2, state[0] ** 2], point)
+    assert reported >= 2                       # earlier rounds were reported, and checked

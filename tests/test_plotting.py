@@ -620,3 +620,22 @@ def test_import_is_light_and_headless_uses_agg() -> None:
     assert before == "False"
     if sys.platform.startswith("linux"):
         assert backend == "agg"
+
+
+def test_fronts_title_a_result_with_its_own_figures_and_arrays_with_theirs() -> None:
+    from types import SimpleNamespace
+
+    # objectives 1e3 apart in scale: the run's normalized figures differ from the raw ones
+    def solver(w: float, state: object) -> ps.Solution:
+        x = w * 1e3 / (w * 1e3 + (1 - w))           # the minimizer of w 1e3 (1-x)^2 + (1-w) x^2
+        return ps.Solution([1e3 * (1 - x) ** 2, x ** 2])
+
+    res = ps.surf(solver, 8, iterations=30)
+    raw = SimpleNamespace(weights=res.weights, points=res.points)
+    fig = plot_fronts({"run": res, "arrays": raw})
+    (_, cv_run, ratio_run), (_, cv_raw, _) = (
+        title_numbers(ax.get_title()) for ax in panels_of(fig))
+    assert cv_run == pytest.approx(res.cv, rel=5e-3, abs=1e-3)
+    assert ratio_run == pytest.approx(res.gap_ratio, rel=5e-3)
+    assert cv_raw == pytest.approx(ps.metrics.cv(res.points), rel=5e-3)
+    assert abs(cv_raw - cv_run) > 0.05                          # the two really differ

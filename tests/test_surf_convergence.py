@@ -107,3 +107,11 @@ def test_tol_is_met_only_near_the_fixed_point_whatever_alpha():
     assert slow.history[5].weight_change < 1e-2      # the damped step alone would have stopped
     fast = ps.surf(solver, 20, iterations=50, alpha=1.0, tol=1e-3)
     assert fast.stop_reason == "converged" and fast.gap_ratio < 1.05
+
+
+def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():
+    solver = GearToy(9).solver()
+    short = ps.surf(solver, 20, iterations=1)          # no SurfWarning: the suite errors on one
+    assert [f.code for f in short.findings] == ["unsettled"]
+    assert short.success and "still moving" in short.message
+    assert [f.code for f in ps.surf(solver, 20, iterations=30).findings] == []

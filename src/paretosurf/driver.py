@@ -806,6 +806,14 @@ class _Runner:
             if key is not None and key in self.resident:
                 states[i] = self.resident.pop(key)
         self.resident.clear()
+        if self.reports_most_even() and not self.disk:
+            # a candidate round's states must stay as they were solved: a solver that updates
+            # its warm start in place would otherwise train them on (folder states are
+            # read anew for every use)
+            candidates = set(self.keeper.keys())
+            for i, key in enumerate(rnd.starts):
+                if key in candidates and states[i] is self.pool.get(key):
+                    states[i] = copy.deepcopy(states[i])
         slots = list(range(n_weights)) if rnd.slots is None else list(rnd.slots)
         # in this process, a disk-state solver's new states from short rounds stay in memory
         # until the checkpoint that keeps them (which, amortized, most rounds do not reach);
@@ -947,6 +955,8 @@ class _Runner:
                                 ordered=self.method.ordered)
             if not any(f.code == "constant" for f in findings):   # (no front: all is said)
                 findings += self.method.findings()
+            if reported is None and p.stop_reason == "iterations" and weights.ndim == 1:
+                findings += _unsettled(self.method.convergence_change(), len(weights))
         collapsed = any(f.code in ("collapsed", "jump", "constant", "unconverged")
                         for f in findings)
         record = p.history[-1 if shown is None else shown] if p.history else None
@@ -1113,6 +1123,26 @@ class _Runner:
             bar.set_postfix(**self.postfix)
             if callback is not None and callback(record) is True:
                 p.stop_reason = "callback"     # saved by the run's final checkpoint
+
+
+#: Findings said in the result's message and findings only, not warned: a short budget
+#: is often chosen on purpose (a first look, a test), and the message says what it cost.
+QUIET_FINDINGS = frozenset({"unsettled"})
+#: A run stopped by its iterations whose next full step would still move a weight by more
+#: than this share of the even spacing 1 / N is reported as not settled.
+UNSETTLED_SHARE = 0.25
+
+
+def _unsettled(change: float, n_points: int) -> list[Finding]:
+    """The advice that the weights were still moving when the iterations ran out."""
+    spacing = 1.0 / max(n_points - 1, 1)
+    if not math.isfinite(change) or change <= UNSETTLED_SHARE * spacing:
+        return []
+    return [Finding("unsettled", f"the weights were still moving when the iterations ran "
+                    f"out: a full step would move one by {change:.3g} ({change / spacing:.0%} "
+                    "of the even spacing), so the points are not yet as even as they will be; "
+                    "run more rounds (resume=True with more iterations) or alpha='auto'",
+                    fatal=False)]
 
 
 #: Whether an interrupted run with a folder tells on stderr how to resume it (a front end
@@ -1327,6 +1357,7 @@ def run(
         folder.close()
     runner.finish(result)
     for finding in result.findings:
-        warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=2)
+        if finding.code not in QUIET_FINDINGS:
+            warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=2)
     return result
 

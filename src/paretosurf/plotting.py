@@ -24,6 +24,7 @@ backend is selected, so the functions work on servers and in CI.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 import sys
@@ -471,14 +472,20 @@ def _padded_limits(values: FloatArray, margin: float = 0.04) -> tuple[float, flo
     return lo - pad, hi + pad
 
 
-def _panel_title(label: str, points: FloatArray) -> str:
-    """The method's label over the CV and gap ratio of its points' gaps."""
+def _panel_title(label: str, points: FloatArray, result: object = None) -> str:
+    """The method's label over the CV and gap ratio of its points: a result's own (measured
+    in its run's coordinates, as its message and history are), else of the points' gaps."""
     from paretosurf.metrics import cv_of_gaps, gap_ratio_of_gaps
 
     gaps = np.linalg.norm(np.diff(points, axis=0), axis=1)
     if gaps.size == 0:
         return f"{label}\n(one point)"
-    cv, ratio = (f"{v:#.3g}".rstrip(".") for v in (cv_of_gaps(gaps), gap_ratio_of_gaps(gaps)))
+    own = (getattr(result, "cv", None), getattr(result, "gap_ratio", None))
+    if all(isinstance(v, float) and math.isfinite(v) for v in own):
+        values = own
+    else:
+        values = (cv_of_gaps(gaps), gap_ratio_of_gaps(gaps))
+    cv, ratio = (f"{v:#.3g}".rstrip(".") for v in values)
     return f"{label}\nCV {cv}, gap ratio {ratio}"
 
 
@@ -499,8 +506,10 @@ def plot_fronts(
     Each panel shows the exact front as a thin grey line, the method's points joined in weight
     order by a thin line in the method's colour (the colour and marker :func:`plot_uniformity`
     gives it), and is titled with the method's label and the CV and gap ratio of its points
-    (:func:`paretosurf.metrics.cv`, :func:`paretosurf.metrics.gap_ratio`; 0 and 1 are perfectly
-    even). All panels have the same axis limits, so the spacing of the points can be compared
+    (0 and 1 are perfectly even): a result's own ``cv`` and ``gap_ratio``, measured in its
+    run's coordinates as its message and history are; for plain arrays,
+    :func:`paretosurf.metrics.cv` and :func:`paretosurf.metrics.gap_ratio` of the points as
+    given. All panels have the same axis limits, so the spacing of the points can be compared
     at a glance. The points are filled with the colour of their weight or of their position
     along the front (``color_by``), on one colour bar shared by all panels.
 
@@ -587,6 +596,7 @@ def plot_fronts(
     'chord-length position along the points'
     """
     entries = _panel_entries(results)
+    originals = list(results.values() if isinstance(results, Mapping) else results)
     names = _check_objective_names(objective_names)
     for label, _, pts in entries:
         _check_two_objectives(pts, f"the points of {label!r}")
@@ -633,7 +643,7 @@ def plot_fronts(
                 panel.legend(handles=[line], loc="best", fontsize="small")
         _draw_points(panel, pts, _colour_values(mode, weights, pts, ref), colour, marker,
                      colour_map, norm)
-        panel.set_title(_panel_title(label, pts), fontsize="medium")
+        panel.set_title(_panel_title(label, pts, originals[i]), fontsize="medium")
         panel.set_xlim(xlim)
         panel.set_ylim(ylim)
         panel.grid(True, alpha=0.25)

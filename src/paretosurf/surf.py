@@ -295,7 +295,10 @@ def surf(
         (max over slots): the weights are then near SURF's fixed point whatever ``alpha``.
         (The damped step, ``history[t].weight_change``, is about alpha times shorter.)
     init_states : sequence, optional
-        N + 1 warm starts for the first round (default ``None`` for each slot).
+        N + 1 warm starts for the first round (default ``None`` for each slot). They are
+        handed to the solver as given: a solver that updates its state in place changes the
+        objects passed here (pass copies to keep them). One object given for several slots
+        reaches the first of them itself and the others as copies.
     executor : object, optional
         Runs each round's solves: ``map(solver, weights, states) -> list[Solution]``.
         Default: :class:`~paretosurf.executors.LocalExecutor`.
