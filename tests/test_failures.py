@@ -314,3 +314,19 @@ def test_a_run_folder_without_its_manifest_names_the_missing_file(tmp_path: Path
         ps.SurfResult.load(folder)
     with pytest.raises(CheckpointError, match=r"not its run\.json"):
         ps.surf(gear_solver, 4, iterations=3, checkpoint=folder, resume=True)
+
+
+def test_solves_that_report_failure_in_their_info_are_named() -> None:
+    def solver(w: float, state: Any) -> ps.Solution:
+        ok = not 0.4 < w < 0.6
+        return ps.Solution([1 - w, w ** 2], None,
+                           {"success": ok, "message": "" if ok else "line search failed"})
+
+    with pytest.warns(ps.SurfWarning, match="line search failed"):
+        res = ps.surf(solver, 4, iterations=2)
+    (finding,) = [f for f in res.findings if f.code == "unsuccessful"]
+    assert finding.message.startswith("1 of the last round's 5 solves")
+    assert res.success                                  # advice: the points are still there
+    clean = ps.surf(lambda w, s: ps.Solution([1 - w, w ** 2], None, {"success": True}), 4,
+                    iterations=2)
+    assert "unsuccessful" not in [f.code for f in clean.findings]

@@ -561,6 +561,8 @@ class _Runner:
         self.report = report
         #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
         self.keeper = RoundKeeper()
+        #: The last round's solves whose info says success=False: (slot, message).
+        self.unsuccessful: list[tuple[int, str]] = []
         self.postfix: dict[str, str] = {}
         self._settings: dict[str, Any] | None = None
         self.slots_done = self.slots_total = 0
@@ -837,6 +839,9 @@ class _Runner:
                                                   if o.solution is not None])
         seconds = time.perf_counter() - start
         sols = [o.solution for o in outcomes if o.solution is not None]
+        self.unsuccessful = [(slot, str(sol.info.get("message", "")))
+                             for slot, sol in zip(slots, sols, strict=False)
+                             if sol.info.get("success") is False]
         sizes = {s.objectives.size for s in sols}
         if len(sizes) != 1:
             raise ValueError(f"the solver returned objective vectors of sizes {sorted(sizes)} "
@@ -955,6 +960,8 @@ class _Runner:
                                 ordered=self.method.ordered)
             if not any(f.code == "constant" for f in findings):   # (no front: all is said)
                 findings += self.method.findings()
+            if reported is None and self.unsuccessful:
+                findings += _unsuccessful(self.unsuccessful, len(weights))
             if reported is None and p.stop_reason == "iterations" and weights.ndim == 1:
                 findings += _unsettled(self.method.convergence_change(), len(weights))
         collapsed = any(f.code in ("collapsed", "jump", "constant", "unconverged")
@@ -1123,6 +1130,17 @@ class _Runner:
             bar.set_postfix(**self.postfix)
             if callback is not None and callback(record) is True:
                 p.stop_reason = "callback"     # saved by the run's final checkpoint
+
+
+def _unsuccessful(failed: list[tuple[int, str]], n_points: int) -> list[Finding]:
+    """The advice that solves of the last round reported failure (``info["success"]``)."""
+    slot, message = failed[0]
+    said = f": slot {slot} says {message!r}" if message else f" (slot {slot})"
+    return [Finding("unsuccessful", f"{len(failed)} of the last round's {n_points} solves "
+                    f"report failure (info['success'] is False){said}; their points may be "
+                    "far from the optimum at their weights: check the solver's settings (a "
+                    "smooth optimizer on a non-smooth objective fails so, for one)",
+                    fatal=False)]
 
 
 #: Findings said in the result's message and findings only, not warned: a short budget

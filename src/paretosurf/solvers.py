@@ -85,7 +85,8 @@ class Solution:
         optimizer moments, a checkpoint path...). Must be picklable for checkpoints.
     info : dict
         Free-form diagnostics. The key ``"steps"`` (an integer >= 0), when present, is
-        summed into the run's budget accounting.
+        summed into the run's budget accounting; ``"success": False`` (with an optional
+        ``"message"``) in the last round's solves is named among the result's findings.
 
     Examples
     --------
