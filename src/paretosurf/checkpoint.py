@@ -50,6 +50,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "MANIFEST",
     "CheckpointError",
     "RunFolder",
     "SavedRun",
@@ -65,7 +66,8 @@ __all__ = [
 FORMAT = "paretosurf"
 VERSION = 2
 
-_MANIFEST = "run.json"
+#: The file of a run folder that records its method and settings.
+MANIFEST = "run.json"
 _HISTORY = "history.jsonl"
 _ROUND_ARRAYS = "rounds.bin"
 _SOLVES = "solves.jsonl"
@@ -383,13 +385,13 @@ class RunFolder:
         """Whether the folder holds a run (of this or an older version)."""
         if not self.path.is_dir():
             return False
-        if any((self.path / name).exists() for name in (_MANIFEST, _LATEST, *_STATE_FILES)):
+        if any((self.path / name).exists() for name in (MANIFEST, _LATEST, *_STATE_FILES)):
             return True
         return any(_LEGACY.match(p.name) for p in self.path.iterdir())
 
     def manifest(self) -> dict[str, Any]:
         """The run's ``run.json``: method name and settings."""
-        path = self.path / _MANIFEST
+        path = self.path / MANIFEST
         if not path.exists() or (self.path / _LATEST).exists():
             if (self.path / _LATEST).exists() or any(
                     _LEGACY.match(p.name) for p in self.path.iterdir()):
@@ -398,7 +400,7 @@ class RunFolder:
                     "cannot resume; use another folder or overwrite=True")
             if self.holds_run():
                 raise CheckpointError(
-                    f"{self.path} holds a run's state files but not its {_MANIFEST}, which "
+                    f"{self.path} holds a run's state files but not its {MANIFEST}, which "
                     "records the run's method and settings: without it the run can be "
                     "neither resumed nor read; put the file back, or use another folder or "
                     "overwrite=True")
@@ -439,7 +441,7 @@ class RunFolder:
                                   f"{self.describe()}")
         self.path.mkdir(parents=True, exist_ok=True)
         text = _dump_json(to_json_floats({"format": FORMAT, "version": VERSION, **manifest}))
-        atomic_write(self.path / _MANIFEST, lambda fh: fh.write(text), mode="w")
+        atomic_write(self.path / MANIFEST, lambda fh: fh.write(text), mode="w")
 
     def clear(self) -> None:
         """Delete the run's own files (and nothing else the folder holds)."""
@@ -447,7 +449,7 @@ class RunFolder:
         if not self.path.is_dir():
             return
         for p in self.path.iterdir():
-            if p.name in (_MANIFEST, _HISTORY, _ROUND_ARRAYS, _SOLVES, _LATEST, *_STATE_FILES) \
+            if p.name in (MANIFEST, _HISTORY, _ROUND_ARRAYS, _SOLVES, _LATEST, *_STATE_FILES) \
                     or _LEGACY.match(p.name) or _OLD_STATE.match(p.name):
                 p.unlink()
             elif p.name in (_ROUNDS, _STATES) and p.is_dir():

@@ -205,13 +205,12 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     # stopped on a flat face
     ends = [i for i in (0, p - 1) if weak[i] and (
         not wrong_order or _tied_and_beaten(points, i, 1 if i == 0 else 0, ranges))]
-    # a jump next to an endpoint along one objective only: the endpoint left the front
-    # (at that weight the scalarized problem ignores the other objective)
-    at_end = jump is not None and jump[0] in (0, p - 2) and _axis_parallel(
-        points[jump[0]], points[jump[0] + 1], ranges)
-    if at_end and jump is not None:
-        ends = sorted(set(ends) | {0 if jump[0] == 0 else p - 1})
-    ends = sorted(set(ends) | set(_flat_ends(weights, gaps, extent, points, ranges)))
+    # a large gap next to an endpoint along one objective only: the endpoint left the front
+    # (at that weight the scalarized problem ignores the other objective); a jump there is
+    # one such gap (its test is stricter), so it is no jump of the front
+    flat = _flat_ends(weights, gaps, extent, points, ranges)
+    ends = sorted(set(ends) | set(flat))
+    at_end = jump is not None and {0: 0, p - 2: p - 1}.get(jump[0]) in flat
     collapsed = distinct < p or close_weights > 0
     if collapsed:
         detail = (f"only {distinct} distinct points among {p}" if distinct < p
@@ -387,7 +386,7 @@ def _flat_ends(weights: FloatArray, gaps: FloatArray, extent: float, points: Flo
     fifth of the front and at least twice the median gap, over a weight interval far
     narrower than the even spacing, moving along one objective only (the scalarized problem
     at the end ignores the other objective; a looser test than :func:`_jump`'s, which must
-    also hold for interior gaps)."""
+    also hold for interior gaps, so that a jump at an end always passes it)."""
     if gaps.size < 2 or extent <= 0:
         return []
     median = float(np.median(gaps))

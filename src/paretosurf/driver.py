@@ -37,7 +37,7 @@ import time
 import warnings
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TypedDict
@@ -181,14 +181,16 @@ class StatePool:
                            f"{sorted(self._states)}); a method proposed a state it had "
                            "released") from None
 
-    def take(self, keys: Sequence[int | None]) -> list[Any]:
+    def take(self, keys: Sequence[int | None], intact: Set[int] = frozenset()) -> list[Any]:
         """Warm starts for a round: the states of ``keys``, a deep copy for every repeat use
-        of one key, so that no two slots share a state object."""
+        of one key, so that no two slots share a state object, and for every use of a key in
+        ``intact``, whose state must stay as it was solved (a solver may update its warm
+        start in place)."""
         used: set[int] = set()
         out = []
         for key in keys:
             state = self.get(key)
-            if key is not None and key in used:
+            if key is not None and (key in used or key in intact):
                 state = copy.deepcopy(state)
             if key is not None:
                 used.add(key)
@@ -303,7 +305,8 @@ class Method(ABC):
 
     def weight_change(self) -> float:
         """How far the next round's weights move from this round's (``nan`` if the notion
-        does not apply); ``tol`` compares with it."""
+        does not apply); ``tol`` compares with it unless :meth:`convergence_change` says
+        otherwise."""
         return math.nan
 
     @property
@@ -803,19 +806,15 @@ class _Runner:
             # of a disk-state solver is ever deep-copied
             counts = Counter(k for k in rnd.starts if k is not None)
             self.persist_states([k for k, n in counts.items() if n > 1])
-        states = self.pool.take(rnd.starts)
+        # a candidate round for the report keeps its states as they were solved (folder
+        # states are read anew for every use)
+        intact = ({k for k in self.keeper.keys() if k is not None}
+                  if self.reports_most_even() and not self.disk else set())
+        states = self.pool.take(rnd.starts, intact)
         for i, key in enumerate(rnd.starts):     # a first use; repeats read the folder
             if key is not None and key in self.resident:
                 states[i] = self.resident.pop(key)
         self.resident.clear()
-        if self.reports_most_even() and not self.disk:
-            # a candidate round's states must stay as they were solved: a solver that updates
-            # its warm start in place would otherwise train them on (folder states are
-            # read anew for every use)
-            candidates = set(self.keeper.keys())
-            for i, key in enumerate(rnd.starts):
-                if key in candidates and states[i] is self.pool.get(key):
-                    states[i] = copy.deepcopy(states[i])
         slots = list(range(n_weights)) if rnd.slots is None else list(rnd.slots)
         # in this process, a disk-state solver's new states from short rounds stay in memory
         # until the checkpoint that keeps them (which, amortized, most rounds do not reach);

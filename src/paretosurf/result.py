@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 
 from paretosurf import metrics
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import RunFolder, read_pair, write_pair
+from paretosurf.checkpoint import MANIFEST, RunFolder, read_pair, write_pair
 from paretosurf.diagnostics import Finding
 from paretosurf.states import decode_states, encode_states
 
@@ -31,10 +31,6 @@ FloatArray = NDArray[np.float64]
 #: Scalar fields of an :class:`IterationRecord`, in the order they are saved.
 _RECORD_SCALARS = ("iteration", "cv", "gap_ratio", "weight_change", "seconds", "solve_seconds",
                    "n_solves", "n_steps")
-
-
-#: The manifest file of a run folder (see :mod:`paretosurf.checkpoint`).
-_RUN_MANIFEST = "run.json"
 
 
 def _pair_paths(path: Path) -> tuple[Path | None, Path | None]:
@@ -48,7 +44,7 @@ def _pair_paths(path: Path) -> tuple[Path | None, Path | None]:
 
 def _is_run_manifest(path: Path) -> bool:
     """Whether ``path`` is the ``run.json`` of a run folder (not a result saved as ``run``)."""
-    if path.name != _RUN_MANIFEST or not path.is_file():
+    if path.name != MANIFEST or not path.is_file():
         return False
     if not RunFolder(path.parent).holds_run():
         return False
@@ -498,7 +494,7 @@ class SurfResult:
                         f"{RunFolder(p).describe()}, and {json_path} and {npz_path} hold a "
                         f"result saved by SurfResult.save({str(path)!r}); pass "
                         f"{str(json_path)!r} to load the saved result, or "
-                        f"{str(p / _RUN_MANIFEST)!r} to load the run"
+                        f"{str(p / MANIFEST)!r} to load the run"
                     )
                 return cls._load_run(p, allow_pickle=allow_pickle)
             if not saved or json_path is None:
