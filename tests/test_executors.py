@@ -7,6 +7,7 @@ and skip when Ray is not installed.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -267,20 +268,40 @@ def test_a_context_manager_keeps_the_workers_across_runs() -> None:
 
 
 # ---------------------------------------------------------------------------- killed workers
+def logged_lost_tries(folder: Path) -> None:
+    """The run's solve log has the tries a dying worker lost (killed, with the error: the
+    one it ran, and with a pool of processes any that ran beside it), each followed by that
+    slot's solve in the same round and attempt; every other line is a solve."""
+    lines = [json.loads(line) for line in (folder / "solves.jsonl").read_text().splitlines()]
+    killed = [i for i, line in enumerate(lines) if line["killed"]]
+    assert 1 <= len(killed) <= 2
+    assert len({lines[i]["round"] for i in killed}) == 1
+    for i in killed:
+        dead = lines[i]
+        assert dead["objectives"] is None and "died" in dead["error"]
+        again = [line for line in lines[i + 1:] if not line["killed"]
+                 and (line["round"], line["slot"]) == (dead["round"], dead["slot"])]
+        assert again and again[0]["error"] is None and again[0]["attempt"] == dead["attempt"]
+    assert all(line["error"] is None for i, line in enumerate(lines) if i not in killed)
+    assert len(lines) == 4 * (N + 1) + len(killed)
+
+
 def test_process_executor_survives_a_killed_worker(tmp_path: Path) -> None:
     marker = tmp_path / "killed"
     clean = surf(GearKStep())
-    res = surf(KillOnce(marker), ps.ProcessExecutor(2))
+    res = surf(KillOnce(marker), ps.ProcessExecutor(2), checkpoint=tmp_path / "run")
     assert marker.exists()
     same_result(res, clean)
+    logged_lost_tries(tmp_path / "run")
 
 
 def test_ray_executor_survives_a_killed_worker(tmp_path: Path, ray_instance: Any) -> None:
     marker = tmp_path / "killed"
     clean = surf(GearKStep())
-    res = surf(KillOnce(marker), ps.RayExecutor(num_cpus=1))
+    res = surf(KillOnce(marker), ps.RayExecutor(num_cpus=1), checkpoint=tmp_path / "run")
     assert marker.exists()
     same_result(res, clean)
+    logged_lost_tries(tmp_path / "run")
 
 
 def test_a_task_that_keeps_killing_its_worker_comes_back_killed(tmp_path: Path) -> None:
@@ -293,7 +314,12 @@ def test_a_task_that_keeps_killing_its_worker_comes_back_killed(tmp_path: Path) 
     assert "BrokenProcessPool" in (bad.error or "") and "SIGKILL" in (bad.error or "")
     # the first attempt and one retry, and one more if the first death was ambiguous (it
     # ran beside another task): ambiguous deaths are not charged, the suspects rerun alone
-    assert len(list(tmp_path.glob("kill-*"))) in (2, 3)
+    kills = sorted(int(p.name.split("-")[1]) for p in tmp_path.glob("kill-*"))
+    assert len(kills) in (2, 3)
+    # every try is reported: the lost ones with the pids of the workers that died
+    assert all(t.killed and t.solution is None and "run again" in (t.error or "")
+               for t in bad.lost)
+    assert sorted([t.pid for t in bad.lost] + [bad.pid]) == kills
     good = [o for o in out if o is not bad]
     assert not any(o.killed for o in good)              # only the culprit is charged
     same_outcomes(good, [o for o in local if o.weight != 0.5])
@@ -314,6 +340,8 @@ def test_ray_reports_a_task_killed_more_than_max_retries(tmp_path: Path,
     bad = out[3]
     assert bad.killed and bad.solution is None and "max_retries=1" in (bad.error or "")
     assert len(list(tmp_path.glob("kill-*"))) == 2
+    assert len(bad.lost) == 1 and bad.lost[0].killed and "run again" in (bad.lost[0].error
+                                                                          or "")
     assert all(o.ok for o in out if o is not bad)
 
 

@@ -18,6 +18,7 @@ from paretosurf.baselines import das_dennis, fixed_simplex, random_simplex
 from paretosurf.driver import run
 from paretosurf.problems import InvertedDTLZ2, QuadraticM
 from paretosurf.simplex_weights import simplex_lattice
+from paretosurf.surf import AUTO_ALPHA_FLOOR, AUTO_ALPHA_MAX
 from paretosurf.surf_simplex import (
     REALLOCATION_SHARE,
     SurfSimplexMethod,
@@ -62,6 +63,28 @@ def test_two_objectives_is_surf() -> None:
     np.testing.assert_allclose(got.weights[:, 0], ref.weights, rtol=0, atol=1e-13)
     np.testing.assert_allclose(got.weights[:, 1], 1 - ref.weights, rtol=0, atol=1e-13)
     np.testing.assert_allclose(got.points, ref.points, rtol=0, atol=1e-13)
+
+
+def test_each_rounds_damping_is_recorded() -> None:
+    """The history records each round's alpha as :func:`surf` does: with M = 2 the one edge's
+    (so "auto" gives SURF's schedule), with M = 3 the edges' mean, within the safeguard."""
+    def scalar(w: float, state: object) -> ps.Solution:
+        x = 3 * w / (1 + 2 * w)
+        return ps.Solution([(1 - x) ** 2, x ** 2])
+
+    def vector(w: np.ndarray, state: object) -> ps.Solution:
+        return scalar(float(w[0]), state)
+
+    ref = ps.surf(scalar, 10, iterations=8, alpha="auto")
+    got = ps.surf_simplex(vector, 11, 2, iterations=8, alpha="auto")
+    assert [r.alpha for r in got.history] == [r.alpha for r in ref.history]
+    assert got.alpha == ref.alpha == ref.history[-1].alpha
+    fixed = ps.surf_simplex(InvertedDTLZ2(3).solver(), 10, 3, iterations=3, alpha=0.5)
+    assert [r.alpha for r in fixed.history] == [0.5, 0.5, 0.5] and fixed.alpha == 0.5
+    auto = ps.surf_simplex(InvertedDTLZ2(3).solver(), 10, 3, iterations=4, alpha="auto")
+    alphas = [r.alpha for r in auto.history]
+    assert alphas[0] == AUTO_ALPHA_MAX and all(AUTO_ALPHA_FLOOR <= a <= 1 for a in alphas)
+    assert auto.alpha == alphas[-1]
 
 
 def test_each_edge_gets_surfs_points(dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:

@@ -86,7 +86,8 @@ class IterationRecord:
         SURF: ``Phi~_t``, the chord-length CDF of this round's points, before damping.
     alpha : float
         SURF: the damping of this round's update, ``cdf = alpha * cdf_estimate + (1 - alpha) *
-        previous cdf`` (``nan`` without an estimate). Files store the estimate and ``alpha``
+        previous cdf`` (``nan`` without an estimate; SURF-simplex: the mean over the
+        simplex's edges, each with its own CDF). Files store the estimate and ``alpha``
         and rebuild ``cdf`` from the previous record, so that a record's size does not grow
         with the round number.
     """

@@ -314,6 +314,14 @@ class SurfSimplexMethod(SlotMethod):
             self._next = self._first_layout()
         return self._next.copy()
 
+    def cdf_update(self) -> tuple[ArcLengthCDF | None, float]:
+        """No CDF of the whole surface (each edge has its own), and the damping of this
+        round's edge updates: their mean over the edges refined so far (with a fixed alpha,
+        that alpha; with two objectives, the one edge's, as :func:`~paretosurf.surf` records
+        it)."""
+        alphas = [edge.alpha for edge in self.edges.values() if edge.estimate is not None]
+        return None, float(np.mean(alphas)) if alphas else float("nan")
+
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         self._adapt_trust(weights, coordinates)
         if self.m > 2:

@@ -91,6 +91,12 @@ class SolveOutcome:
     killed : bool
         Whether the process running it died (SIGKILL, out of memory) rather than the solver
         raising.
+    lost : tuple of SolveOutcome
+        Earlier tries of this task that the executor lost to a dying worker and ran again
+        (:class:`~paretosurf.executors.ProcessExecutor`,
+        :class:`~paretosurf.executors.RayExecutor`), oldest first: each has ``killed=True``,
+        the error, and the host and process that ran it (``pid`` 0 where the executor cannot
+        tell). A run's solve log has a line for each.
     """
 
     slot: int
@@ -102,6 +108,7 @@ class SolveOutcome:
     host: str = ""
     pid: int = 0
     killed: bool = False
+    lost: tuple[SolveOutcome, ...] = ()
 
     @property
     def ok(self) -> bool:

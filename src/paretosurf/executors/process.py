@@ -105,7 +105,8 @@ class ProcessExecutor(_Lifecycle):
         Worker processes, >= 1.
     max_retries : int
         How many times a task (or chunk) whose worker died is resubmitted, >= 0. After that
-        its outcome has ``killed=True`` and an error naming what happened.
+        its outcome has ``killed=True`` and an error naming what happened. The tries lost
+        are in the outcome's ``lost`` (and in a run's solve log).
 
     Notes
     -----
@@ -247,6 +248,15 @@ class ProcessExecutor(_Lifecycle):
         queue = list(units)       # run side by side
         alone: deque[int] = deque()  # suspects of a worker's death, run one at a time
         blind = 0                 # deaths with no unit running (idle worker, start-up failure)
+        lost_tries: dict[int, list[SolveOutcome]] = {}  # task -> its tries a broken pool lost
+        host = socket.gethostname()
+
+        def lose(unit: int, why: str) -> None:
+            """Note the try of ``unit`` that a broken pool lost (it runs again)."""
+            for i in units[unit]:
+                lost_tries.setdefault(i, []).append(SolveOutcome(
+                    tasks[i].slot, tasks[i].weight, None, f"BrokenProcessPool: {why}; run "
+                    "again", host=host, pid=pids.get(unit, 0), killed=True))
 
         def give_up(unit: int, why: str) -> None:
             for i in units[unit]:
@@ -255,7 +265,7 @@ class ProcessExecutor(_Lifecycle):
                     task.slot, task.weight, None,
                     f"BrokenProcessPool: {why} ({kills[unit]} times in all, "
                     f"max_retries={self.max_retries})",
-                    host=socket.gethostname(), pid=pids.get(unit, 0), killed=True)
+                    host=host, pid=pids.get(unit, 0), killed=True)
                 outcomes[i] = outcome
                 if on_done is not None:
                     on_done(outcome)
@@ -276,14 +286,19 @@ class ProcessExecutor(_Lifecycle):
             if len(suspects) == 1:
                 unit = suspects[0]
                 kills[unit] += 1
+                died = (f"the worker process running it (pid {started[unit]}) died "
+                        "abruptly, killed by a signal such as SIGKILL or by the "
+                        "out-of-memory killer")
                 if kills[unit] > self.max_retries:
-                    give_up(unit, f"the worker process running it (pid {started[unit]}) died "
-                                  "abruptly, killed by a signal such as SIGKILL or by the "
-                                  "out-of-memory killer")
+                    give_up(unit, died)
                 else:
+                    lose(unit, died)
                     alone.append(unit)
                 queue = innocent + queue
             elif suspects:
+                for unit in suspects:
+                    lose(unit, f"a worker process died abruptly while this ran in pid "
+                               f"{started[unit]} beside other tasks (each now runs alone)")
                 alone.extend(suspects)
                 queue = innocent + queue
             else:
@@ -294,6 +309,10 @@ class ProcessExecutor(_Lifecycle):
                         give_up(unit, "the worker processes died before running it")
                 else:
                     queue = lost + queue
+        for i, tries in lost_tries.items():
+            outcome = outcomes[i]
+            if outcome is not None:
+                outcome.lost = tuple(tries)
 
     def _run_batch(self, solver_file: tuple[str, str], tasks: list[SolveTask],
                    units: dict[int, list[int]],

@@ -2,8 +2,10 @@
 
 Each task of a round is one Ray task running :func:`~paretosurf.executors.execute` on that
 task alone, with the executor's ``num_cpus``/``num_gpus`` (so Ray gives each solve its own
-cores or device) and ``max_retries`` (Ray reruns a task whose worker process or node died; an
-exception of the solver is already captured in the outcome, so it is never retried by Ray). The
+cores or device). A task whose worker process or node died is submitted again, up to
+``max_retries`` times, by the executor rather than by Ray, so that each lost try is reported
+(the outcome's ``lost``, a run's solve log); an exception of the solver is already captured in
+the outcome, and is left to the run's own ``retries``. The
 solver is put into the object store once (again only when its pickle changes), and each worker
 unpickles it once and keeps it for the tasks that follow, as a local run keeps its one solver
 (a solver that changes itself while solving, through an internal random generator say, then
@@ -70,6 +72,11 @@ _LOCAL_SYSTEM_CONFIG = {"task_events_report_interval_ms": 0, "enable_timeline": 
                         "enable_metrics_collection": False, "event_stats": False}
 
 
+def _first_line(exc: BaseException) -> str:
+    """The first non-empty line of ``exc``'s message (Ray's run to many lines)."""
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+
+
 def _check_resource(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number >= 0, got {value!r}")
@@ -123,8 +130,9 @@ class RayExecutor(_Lifecycle):
         each solve its own GPU (``CUDA_VISIBLE_DEVICES``), so as many solves run at once as
         there are GPUs.
     max_retries : int
-        How many times Ray reruns a task whose worker died (SIGKILL, out of memory, a lost
-        node), >= 0. After that the outcome has ``killed=True`` and Ray's error text.
+        How many times a task whose worker died (SIGKILL, out of memory, a lost node) is
+        submitted again, >= 0. After that the outcome has ``killed=True`` and Ray's error
+        text; the tries lost before are in its ``lost``.
     runtime_env : dict, optional
         Ray's runtime environment for the tasks (``{"pip": [...]}``,
         ``{"working_dir": "."}``, ``{"env_vars": {...}}``): what every node needs to import
@@ -235,17 +243,21 @@ class RayExecutor(_Lifecycle):
         except Exception as exc:
             raise TypeError(f"RayExecutor could not serialize the solver "
                             f"({type(solver).__name__}): {exc}") from exc
+        # Ray itself retries nothing: a task whose worker died is resubmitted here, so that
+        # each lost try is known (the outcome's ``lost``, the run's solve log)
         options: dict[str, Any] = {"num_cpus": self.num_cpus, "num_gpus": self.num_gpus,
-                                   "max_retries": self.max_retries, "retry_exceptions": False}
+                                   "max_retries": 0, "retry_exceptions": False}
         if self.runtime_env is not None:
             options["runtime_env"] = self.runtime_env
         remote = self._remote.options(**options)
         if self._solver is None or self._solver[0] != solver_blob:
             self._solver = (solver_blob, ray.put(solver_blob))
         solver_ref = [self._solver[1]]
-        refs = [remote.remote(solver_ref, cloudpickle.dumps(task)) for task in tasks]
+        blobs = [cloudpickle.dumps(task) for task in tasks]
+        refs = [remote.remote(solver_ref, blob) for blob in blobs]
         index = {ref: i for i, ref in enumerate(refs)}
         outcomes: list[SolveOutcome | None] = [None] * len(tasks)
+        lost: list[list[SolveOutcome]] = [[] for _ in tasks]
         pending = list(refs)
         try:
             while pending:
@@ -262,12 +274,22 @@ class RayExecutor(_Lifecycle):
                         cause = getattr(exc, "cause", None) or exc
                         outcome = SolveOutcome(task.slot, task.weight, None,
                                                f"{type(cause).__name__}: {cause}", str(exc))
-                    except RayError as exc:  # the worker or its node died, max_retries times
+                    except RayError as exc:  # the worker or its node died
+                        if len(lost[i]) < self.max_retries:
+                            lost[i].append(SolveOutcome(
+                                task.slot, task.weight, None, f"{type(exc).__name__}: the Ray "
+                                f"worker running it died; run again: {_first_line(exc)}",
+                                killed=True))
+                            again = remote.remote(solver_ref, blobs[i])
+                            index[again] = i
+                            pending.append(again)
+                            continue
                         outcome = SolveOutcome(
                             task.slot, task.weight, None,
                             f"{type(exc).__name__}: the Ray worker running it died "
                             f"{self.max_retries + 1} times (max_retries={self.max_retries}): "
                             f"{exc}", killed=True)
+                    outcome.lost = tuple(lost[i])
                     outcomes[i] = outcome
                     if on_done is not None:
                         on_done(outcome)
