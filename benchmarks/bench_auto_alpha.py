@@ -10,7 +10,9 @@ until CV <= 0.02 with ``alpha="auto"`` and the new gradient step, against today'
 Then the rounds of the K-step runs over seeds 0-7 (fewest and most; "99": not within 30),
 and, over ``--seeds`` seeds (default 16), the final CV of the K-step runs with alpha = 0.3 and
 "auto", paired by seed, and the CV of the exact solver's points at their final weights (what
-the weights are worth, without the K-step solver's own errors).
+the weights are worth, without the K-step solver's own errors); and the CV after 20 more
+K-step calls from each run's final states, all at the alpha = 0.3 run's final weights (at the
+same weights, does each run's solver still give its own CV?).
 
     python benchmarks/bench_auto_alpha.py [--seeds 16]
 """
@@ -63,10 +65,32 @@ def fmt(value: int | None) -> str:
 def exact_cv(solver: Any, weights: np.ndarray) -> float:
     """CV of the exact points at ``weights``, in coordinates normalized by their endpoints
     (the records' coordinates), so that the K-step solver's own errors play no part."""
-    points = np.array([solver.solve(float(w), None).objectives for w in weights])
+    return endpoint_cv(np.array([solver.solve(float(w), None).objectives for w in weights]))
+
+
+def endpoint_cv(points: np.ndarray) -> float:
+    """CV of ``points`` in coordinates normalized by their endpoints (the records')."""
     ends = points[[0, -1]]
     lo, hi = ends.min(axis=0), ends.max(axis=0)
     return ps.metrics.cv((points - lo) / np.where(hi > lo, hi - lo, 1.0))
+
+
+#: K-step calls, at fixed weights, after which the solver's states count as at their limit.
+SAME_WEIGHT_CALLS = 20
+
+
+def same_weights_cv(task: Any, result: ps.SurfResult, weights: np.ndarray) -> float:
+    """CV (the records' coordinates) of the K-step points at ``weights`` after
+    ``SAME_WEIGHT_CALLS`` more calls from ``result``'s final states: where that run's solver
+    states lead at the same weights for every run, whatever damping brought them there."""
+    solver = task.solver(task.make_problem(), "gradient")
+    states = list(result.states)
+    points = np.empty((len(weights), 0))
+    for _ in range(SAME_WEIGHT_CALLS):
+        solutions = list(solver.solve_many(weights, states))
+        states = [s.state for s in solutions]
+        points = np.array([s.objectives for s in solutions])
+    return endpoint_cv(points)
 
 
 def main() -> None:
@@ -115,6 +139,16 @@ def main() -> None:
         print(f"{name:<10}K-step: 0.3 {k_step[0.3].mean():.5f}  auto {k_step['auto'].mean():.5f}"
               f"  (auto - 0.3 {diff.mean():+.1e}, t {t:.1f});  exact at the weights: 0.3 "
               f"{at_weights[0.3].mean():.5f}  auto {at_weights['auto'].mean():.5f}", flush=True)
+        gap = max(float(np.max(np.abs(a.weights - b.weights)))
+                  for a, b in zip(final[0.3], final["auto"], strict=True))
+        kept = {a: np.array([same_weights_cv(task, r, f.weights)
+                             for r, f in zip(rs, final[0.3], strict=True)])
+                for a, rs in final.items()}
+        print(f"{'':<10}final weights of the paired runs differ by at most {gap:.1e}; "
+              f"{SAME_WEIGHT_CALLS} more K-step calls at the alpha = 0.3 run's final weights "
+              f"from each run's own states: CV 0.3 {kept[0.3].mean():.5f}  auto "
+              f"{kept['auto'].mean():.5f} (each run keeps its solver's limit points)",
+              flush=True)
 
     today, today_s = run("dst", "gradient", 0.3, previous_step=True)
     auto, auto_s = run("dst", "gradient", "auto")

@@ -114,4 +114,9 @@ def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():
     short = ps.surf(solver, 20, iterations=1)          # no SurfWarning: the suite errors on one
     assert [f.code for f in short.findings] == ["unsettled"]
     assert short.success and "still moving" in short.message
+    assert "alpha='auto'" in short.message                # the remedy a fixed alpha has
+    # ... and not where it is the setting already, or the method has no damping
+    assert "alpha=" not in ps.surf(solver, 20, iterations=1, alpha="auto").message
+    umod = ps.baselines.umod(solver, 20, iterations=2)
+    assert [f.code for f in umod.findings] == ["unsettled"] and "alpha=" not in umod.message
     assert [f.code for f in ps.surf(solver, 20, iterations=30).findings] == []

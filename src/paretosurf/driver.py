@@ -776,7 +776,9 @@ class _Runner:
 
     def log(self, outcomes: Sequence[SolveOutcome], index: int, call: int,
             attempt: int) -> None:
-        """Keep one solve-log line per attempt, written with the round's checkpoint."""
+        """Keep one solve-log line per attempt, written with the round's checkpoint: the
+        tries an executor lost to a dying worker and ran again (``killed``), then the
+        outcome."""
         if self.folder is None:
             return
         now = time.time()
@@ -786,7 +788,7 @@ class _Runner:
              "objectives": None if o.solution is None else o.solution.objectives.tolist(),
              "seconds": float(o.seconds), "host": o.host, "pid": o.pid, "error": o.error,
              "killed": o.killed, "time": now}
-            for o in outcomes])
+            for outcome in outcomes for o in (*outcome.lost, outcome)])
 
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
         weights = np.asarray(rnd.weights, dtype=np.float64)
@@ -962,7 +964,8 @@ class _Runner:
             if reported is None and self.unsuccessful:
                 findings += _unsuccessful(self.unsuccessful, len(weights))
             if reported is None and p.stop_reason == "iterations" and weights.ndim == 1:
-                findings += _unsettled(self.method.convergence_change(), len(weights))
+                findings += _unsettled(self.method.convergence_change(), len(weights),
+                                       self.method.settings().get("alpha"))
         collapsed = any(f.code in ("collapsed", "jump", "constant", "unconverged")
                         for f in findings)
         record = p.history[-1 if shown is None else shown] if p.history else None
@@ -1150,16 +1153,20 @@ QUIET_FINDINGS = frozenset({"unsettled"})
 UNSETTLED_SHARE = 0.25
 
 
-def _unsettled(change: float, n_points: int) -> list[Finding]:
-    """The advice that the weights were still moving when the iterations ran out."""
+def _unsettled(change: float, n_points: int, alpha: Any = None) -> list[Finding]:
+    """The advice that the weights were still moving when the iterations ran out; ``alpha``:
+    the method's damping setting (``None`` for a method without one), which decides whether
+    ``alpha='auto'`` is worth naming."""
     spacing = 1.0 / max(n_points - 1, 1)
     if not math.isfinite(change) or change <= UNSETTLED_SHARE * spacing:
         return []
+    remedy = "run more rounds (resume=True with more iterations)"
+    if alpha is not None and alpha != "auto":
+        remedy += " or alpha='auto'"
     return [Finding("unsettled", f"the weights were still moving when the iterations ran "
                     f"out: a full step would move one by {change:.3g} ({change / spacing:.0%} "
                     "of the even spacing), so the points are not yet as even as they will be; "
-                    "run more rounds (resume=True with more iterations) or alpha='auto'",
-                    fatal=False)]
+                    f"{remedy}", fatal=False)]
 
 
 #: Whether an interrupted run with a folder tells on stderr how to resume it (a front end
