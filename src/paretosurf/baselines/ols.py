@@ -50,6 +50,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
+from paretosurf.baselines._options import check_options
 from paretosurf.diagnostics import Finding
 from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.result import IterationRecord, SurfResult
@@ -406,10 +407,9 @@ def ols(
     >>> res.converged, res.n_solves                    # 2K - 1 visits for K = 3 vertices
     (True, 5)
     """
-    if "iterations" in options:
-        raise TypeError("ols() takes no iterations: it runs until N + 1 points are accepted; "
-                        "cap its inner-solver calls with max_solves (SURF's budget is "
-                        "iterations * (N + 1))")
+    check_options(ols, options, hints={
+        "iterations": "it runs until N + 1 points are accepted; cap its inner-solver calls "
+                      "with max_solves (SURF's budget is iterations * (N + 1))"})
     method = OLSMethod(n_segments, epsilon=epsilon, max_solves=max_solves,
                        calls_per_solve=calls_per_solve)
     return run(method, solver, iterations=None, init_states=init_states, **options)

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paretosurf._validation import check_non_negative_int
+from paretosurf.baselines._options import check_options
 from paretosurf.baselines.uniform import FixedWeights
 from paretosurf.driver import RunOptions, run
 from paretosurf.result import SurfResult
@@ -86,6 +87,7 @@ def fixed_simplex(solver: SolverLike, weights: Any, *, iterations: int = 30,
     >>> res.points.tolist(), res.n_solves
     ([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], 6)
     """
+    check_options(fixed_simplex, options)
     method = FixedSimplexWeights(weights)
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
                init_states=init_states, **options)
@@ -106,6 +108,7 @@ def das_dennis(solver: SolverLike, n_points: int, n_objectives: int, *, iteratio
     >>> res.weights.shape, res.label
     ((10, 3), 'Das-Dennis')
     """
+    check_options(das_dennis, options)
     weights = simplex_lattice(n_objectives, lattice_partitions(n_points, n_objectives))
     method = FixedSimplexWeights(weights, name="das_dennis", label="Das-Dennis")
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
@@ -127,6 +130,7 @@ def random_simplex(solver: SolverLike, n_points: int, n_objectives: int, *,
     >>> res.weights.shape, res.weights[:3].tolist()
     ((12, 3), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     """
+    check_options(random_simplex, options)
     weights = random_simplex_weights(n_points, n_objectives, seed=seed)
     method = FixedSimplexWeights(weights, name="random_simplex", label="Random")
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
@@ -147,6 +151,7 @@ def energy(solver: SolverLike, n_points: int, n_objectives: int, *, iterations: 
     >>> res.weights.shape                                                    # doctest: +SKIP
     (12, 3)
     """
+    check_options(energy, options)
     weights = energy_weights(n_points, n_objectives, seed=seed)
     method = FixedSimplexWeights(weights, name="energy", label="Energy")
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),

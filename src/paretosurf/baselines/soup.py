@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
+from paretosurf.baselines._options import check_options
 from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.solvers import InnerSolverError, SolverLike
@@ -255,6 +256,7 @@ def soup(
     >>> bool(np.any(np.all(front < res.points[1] - 0.05, axis=1)))
     True
     """
+    check_options(soup, options)
     check_n_segments(n_segments)
     check_positive_int(iterations, name="iterations")
     if interpolator is not None and not any(

@@ -56,6 +56,7 @@ from paretosurf._validation import (
     check_non_negative_int,
     check_positive,
 )
+from paretosurf.baselines._options import check_options
 from paretosurf.driver import RunOptions, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.slots import SlotMethod
@@ -656,6 +657,7 @@ def umod(
     >>> bool(res.cv < 0.05 < res.history[0].cv)
     True
     """
+    check_options(umod, options)
     total = check_non_negative_int(iterations, name="iterations")
     if tchebycheff_solver is not None:
         if solver is not None:

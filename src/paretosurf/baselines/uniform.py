@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf._validation import check_n_segments, check_non_negative_int
+from paretosurf.baselines._options import check_options
 from paretosurf.driver import RunOptions, run
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.slots import SlotMethod
@@ -124,6 +125,7 @@ def uniform(
     >>> res.weights.tolist(), res.n_solves, res.cdf is None
     ([0.0, 0.25, 0.5, 0.75, 1.0], 15, True)
     """
+    check_options(uniform, options)
     method = FixedWeights(n_segments)
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
                init_states=init_states, **options)
@@ -149,6 +151,7 @@ def uniform_random(
     >>> bool((res.weights == random_weights(5, seed=3)).all())
     True
     """
+    check_options(uniform_random, options)
     method = RandomWeights(n_segments, seed=seed)
     return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
                init_states=init_states, **options)

@@ -87,13 +87,24 @@ class LLMConfig:
         return [_reward(spec, i) for i, spec in enumerate(self.rewards)]
 
     def build_protocol(self) -> Any:
+        """The :class:`~paretosurf.llm.protocol.Protocol` of the ``[protocol]`` table.
+
+        Raises
+        ------
+        ValueError, TypeError
+            On an unknown key or a bad value (``alpha`` outside (0, 1], say), naming the key:
+            before anything is trained.
+        """
         from paretosurf.llm.protocol import Protocol
 
         known = {f.name for f in fields(Protocol)}
         unknown = sorted(set(self.protocol) - known)
         if unknown:
             raise ValueError(f"unknown [protocol] keys {unknown}; known: {sorted(known)}")
-        return Protocol(**self.protocol)
+        try:
+            return Protocol(**self.protocol)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"[protocol] {exc}") from None
 
     def build_executor(self) -> Any:
         import paretosurf as ps
@@ -110,12 +121,12 @@ class LLMConfig:
 
     def build_prompts(self) -> tuple[Any, Any]:
         """Training and evaluation prompts."""
-        from paretosurf.llm.prompts import load_prompts
-
         spec = dict(self.prompts)
         source = spec.pop("source", "openai/summarize_from_feedback")
-        n = int(spec.pop("n", 4096))
-        eval_n = int(spec.pop("eval_n", 640))
+        n = check_positive_int(spec.pop("n", 4096), name="[prompts] n")
+        eval_n = check_positive_int(spec.pop("eval_n", 640), name="[prompts] eval_n")
+        from paretosurf.llm.prompts import load_prompts
+
         data = load_prompts(source, n=n + eval_n, **spec)
         if len(data) <= n:
             raise ValueError(f"the prompts hold {len(data)} rows: not enough for n = {n} "

@@ -35,9 +35,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf import metrics
+from paretosurf._validation import check_n_segments, check_non_negative_int, check_positive_int
+from paretosurf.driver import check_moving_average
 from paretosurf.result import SurfResult
 from paretosurf.solvers import Solution
 from paretosurf.states import StateFolder, load_state, save_state
+from paretosurf.surf import CDFRefinement
 
 __all__ = ["Protocol", "ProtocolReport", "ReuseEndpoints", "run_protocol"]
 
@@ -62,10 +65,19 @@ class Protocol:
     surf_rounds : int
         SURF's rounds of one epoch (``surf_init_epoch + surf_rounds`` must not exceed
         ``uniform_epochs``: SURF gets at most Uniform-w's per-slot budget).
-    moving_average : float
-        Rate of the moving average of SURF's objective estimates (0.2 in the paper).
-    alpha : float
-        SURF's damping.
+    moving_average : float or None
+        Rate in (0, 1] of the moving average of SURF's objective estimates (0.2 in the
+        paper); ``None``: no average (see :func:`paretosurf.surf`).
+    alpha : float or "auto"
+        SURF's damping, in (0, 1], or ``"auto"`` (see :func:`paretosurf.surf`).
+
+    Raises
+    ------
+    ValueError, TypeError
+        At construction, on a setting that SURF or Uniform-w would refuse later (a count
+        that is not an integer, ``alpha`` outside (0, 1], a ``moving_average`` rate outside
+        (0, 1]) or on a budget SURF would overrun; the message names the setting. Nothing
+        is left to fail after the warm start and the Uniform-w epochs have run.
     """
 
     n_segments: int = 5
@@ -73,17 +85,22 @@ class Protocol:
     uniform_epochs: int = 12
     surf_init_epoch: int = 5
     surf_rounds: int = 7
-    moving_average: float = 0.2
-    alpha: float = 0.3
+    moving_average: float | None = 0.2
+    alpha: float | str = 0.3
 
     def __post_init__(self) -> None:
-        for name in ("n_segments", "uniform_epochs", "surf_init_epoch", "surf_rounds"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-        if isinstance(self.warm_epochs, bool) or not isinstance(self.warm_epochs, int) or \
-                self.warm_epochs < 0:
-            raise ValueError(f"warm_epochs must be an integer >= 0, got {self.warm_epochs!r}")
+        # The checks of the functions the stages call (surf, uniform and the driver), run
+        # now rather than when the stage starts: the values are stored as those take them.
+        checked: dict[str, object] = {
+            "n_segments": check_n_segments(self.n_segments),
+            "warm_epochs": check_non_negative_int(self.warm_epochs, name="warm_epochs"),
+            **{name: check_positive_int(getattr(self, name), name=name)
+               for name in ("uniform_epochs", "surf_init_epoch", "surf_rounds")},
+            "moving_average": check_moving_average(self.moving_average),
+            "alpha": CDFRefinement(self.alpha).setting(),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
         if self.surf_init_epoch >= self.uniform_epochs:
             raise ValueError(f"surf_init_epoch ({self.surf_init_epoch}) must be below "
                              f"uniform_epochs ({self.uniform_epochs})")

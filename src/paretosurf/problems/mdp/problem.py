@@ -245,7 +245,9 @@ class RegularizedMDP(MDPModel):
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`;
         defaults ``lr = 0.02``, Adam; ``init`` is logits of shape (S, A) (or ``init(w)``
         returning them), default ``log pi_ref``. See :class:`MDPGradientSolver`, whose
-        constructor also takes Adam's ``betas`` and ``eps``.
+        constructor also takes Adam's ``betas`` and ``eps`` and ``device``, the torch backend
+        (``MDPGradientSolver(problem, steps=K, device="cuda")``): this method keeps the
+        signature every problem shares.
         """
         self._require_two("gradient_solver")
         return MDPGradientSolver(self, steps=steps, lr=lr, optimizer=optimizer, init=init,

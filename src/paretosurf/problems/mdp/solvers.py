@@ -60,6 +60,59 @@ class MDPExactSolver:
         return f"MDPExactSolver({self.problem!r})"
 
 
+def _check_torch_device(device: object) -> str:
+    """``device`` of :class:`MDPGradientSolver` (``"cpu"``, ``"cuda"`` or ``"cuda:N"``), checked
+    against what torch sees on this machine.
+
+    Parameters
+    ----------
+    device : str
+        The torch device the steps are to run on.
+
+    Returns
+    -------
+    str
+        ``device``, as given.
+
+    Raises
+    ------
+    TypeError
+        If ``device`` is not a string.
+    ValueError
+        If it names no CPU or CUDA device, or a CUDA device that torch does not see (no GPU,
+        or a torch built without CUDA, or an index beyond the GPUs there are); the message
+        says what to use instead.
+    ImportError
+        If torch (the ``rl`` extra) is not installed.
+    """
+    allowed = "None (numpy), 'cpu' or 'cuda[:N]' (torch)"
+    if not isinstance(device, str):
+        raise TypeError(f"device must be {allowed}, got {device!r}")
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(f"device={device!r} runs the step in torch, which is not installed: "
+                          "pip install 'paretosurf[rl]', or pass device=None (numpy)") from exc
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError):
+        parsed = None
+    if parsed is None or parsed.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be {allowed}, got {device!r}")
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            build = ", built without CUDA" if torch.version.cuda is None else ""
+            raise ValueError(f"device={device!r} asks for a CUDA GPU, but torch sees no CUDA "
+                             f"device (torch {torch.__version__}{build}); use device='cpu' "
+                             "(torch on the CPU) or device=None (numpy)")
+        count = torch.cuda.device_count()
+        if parsed.index is not None and parsed.index >= count:
+            raise ValueError(f"device={device!r} asks for CUDA GPU {parsed.index}, but torch "
+                             f"sees {count} (cuda:0 to cuda:{count - 1}); use one of them, "
+                             "device='cpu' or device=None (numpy)")
+    return device
+
+
 class MDPGradientSolver:
     """K warm-started first-order steps on tabular softmax logits (an inexact inner solver).
 
@@ -87,9 +140,18 @@ class MDPGradientSolver:
         Start every call with fresh Adam moments, as the paper's code does (default: carry a
         slot's moments over from its previous call).
     device : str, optional
-        Run the steps in torch (the ``rl`` extra) on this device, ``"cpu"`` or ``"cuda"``:
-        the same step in float64 (batched LU factorization), equal to the numpy one to
-        rounding. Default: numpy.
+        Run the steps in torch (the ``rl`` extra) on this device, ``"cpu"`` or ``"cuda"``
+        (``"cuda:N"``: the N-th GPU): the same step in float64 (batched LU factorization),
+        equal to the numpy one to rounding. Default: numpy. Checked at construction: a CUDA
+        device that torch does not see is refused then, not at the first solve.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument; for ``device``, on a string that names no CPU or CUDA device or a
+        CUDA device that torch does not see (the message says what to use instead).
+    ImportError
+        If ``device`` is given and torch (the ``rl`` extra) is not installed.
 
     Examples
     --------
@@ -120,16 +182,7 @@ class MDPGradientSolver:
         device: str | None = None,
     ) -> None:
         self.problem = problem
-        if device is not None:
-            if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
-                raise ValueError(f"device must be None (numpy), 'cpu' or 'cuda[:N]' (torch), "
-                                 f"got {device!r}")
-            try:
-                import torch  # noqa: F401
-            except ImportError as exc:
-                raise ImportError("device= runs the step in torch: pip install "
-                                  "'paretosurf[rl]'") from exc
-        self.device = device
+        self.device = None if device is None else _check_torch_device(device)
         self._tensors: dict[str, Any] | None = None
         self.steps = check_positive_int(steps, name="steps")
         lr_value, optimizer_name = problem._step_options(lr, optimizer)
