@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -232,6 +233,57 @@ def _check_solver_options(args: argparse.Namespace, task: Any) -> None:
     if args.solver == "exact" and args.steps is not None:
         raise UsageError("--steps sets the gradient solver's budget per call; it cannot be "
                          "used with --solver exact")
+
+
+#: Methods of :data:`paretosurf.bench.METHODS` that take ``--alpha`` (a damping factor).
+_ALPHA_METHODS = frozenset({"surf"})
+
+
+def _check_method_options(args: argparse.Namespace, methods: Sequence[str]) -> None:
+    """Refuse ``--alpha`` when none of ``methods`` is damped and ``--report`` when none of
+    them has slots: no method would use them.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line: ``alpha``, ``report`` and ``method`` (``paretosurf run``)
+        or ``methods`` (``paretosurf bench``).
+    methods : sequence of str
+        The methods that will run (names of :data:`paretosurf.bench.METHODS`).
+
+    Raises
+    ------
+    UsageError
+        Naming the option and what to do instead.
+    """
+    from paretosurf.bench.runner import METHODS
+
+    one = getattr(args, "method", None)
+    if args.alpha is not None and not _ALPHA_METHODS.intersection(methods):
+        if one is not None:
+            raise UsageError(f"--alpha sets SURF's damping factor, and --method {one} has "
+                             "none; drop --alpha, or run SURF (--method surf)")
+        raise UsageError(f"--alpha sets SURF's damping factor, and --methods "
+                         f"{','.join(methods)} has no SURF; drop --alpha, or add surf to "
+                         "--methods")
+    if args.report is not None and not any(METHODS[m].slots for m in methods):
+        whose = (f"{one}'s points are" if one is not None
+                 else f"the points of --methods {','.join(methods)} are")
+        with_slots = ", ".join(name for name, spec in METHODS.items() if spec.slots)
+        raise UsageError(f"--report {args.report}: {whose} not one round's, so there is no "
+                         f"round to choose (only methods with slots report one: "
+                         f"{with_slots}); drop --report")
+
+
+def _check_executor_options(args: argparse.Namespace, *, workers: bool = True) -> None:
+    """Refuse ``--address`` without ``--executor ray`` and, with ``workers``, ``--workers``
+    without ``--executor processes`` (they would be ignored)."""
+    if args.address is not None and args.executor != "ray":
+        raise UsageError("--address needs --executor ray")
+    if workers and args.workers is not None and args.executor != "processes":
+        raise UsageError(f"--workers sets the size of the pool of --executor processes; it "
+                         f"cannot be used with --executor {args.executor} (pass --executor "
+                         "processes with it, or drop --workers)")
 
 
 # ---------------------------------------------------------------------------- demo
@@ -458,6 +510,9 @@ def _run_bench_command(args: argparse.Namespace) -> int:
     _check_solver_options(args, task)
     if args.ablation:
         return _run_ablation(args, task)
+    _check_executor_options(args)
+    methods = args.methods or tuple(METHODS)
+    _check_method_options(args, methods)
     task = _with_options(task, args)
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-{args.solver}")
@@ -465,7 +520,7 @@ def _run_bench_command(args: argparse.Namespace) -> int:
 
     executor = _executor(args)
     try:
-        report = run_task(task, methods=args.methods or tuple(METHODS),
+        report = run_task(task, methods=methods,
                           seeds=args.seeds or BENCH_SEEDS, solver_kind=args.solver,
                           n_segments=args.n, iterations=args.iterations,
                           progress=_progress_to_stderr, steps=args.steps,
@@ -484,11 +539,16 @@ def _run_ablation(args: argparse.Namespace, task: Any) -> int:
 
     extra = [flag for flag, value in (("--methods", args.methods), ("--seeds", args.seeds),
                                       ("--alpha", args.alpha), ("--report", args.report),
-                                      ("--steps", args.steps))
+                                      ("--steps", args.steps),
+                                      ("--executor", None if args.executor == "local"
+                                       else args.executor),
+                                      ("--workers", args.workers),
+                                      ("--address", args.address))
              if value is not None]
     if extra:
         raise UsageError(f"{' and '.join(extra)} cannot be used with --ablation (it runs "
-                         "SURF alone, seed 0, over its own alphas and steps K)")
+                         "SURF alone, seed 0, over its own alphas and steps K, in this "
+                         "process)")
     suffix = "" if args.solver == "gradient" else f"-{args.solver}"
     out = (args.out if args.out is not None
            else Path("bench-output") / f"{task.name}-ablation{suffix}")
@@ -525,6 +585,8 @@ register(Command(
 # ---------------------------------------------------------------------------- run
 #: Executors of ``paretosurf run``.
 EXECUTORS = ("local", "processes", "ray")
+#: Worker processes of ``--executor processes`` when ``--workers`` is not given.
+DEFAULT_WORKERS = 2
 
 
 def _configure_run(parser: argparse.ArgumentParser) -> None:
@@ -554,10 +616,11 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--checkpoint", type=Path, default=None, metavar="DIR",
                         help="run folder: the run is saved there after every round, with a "
                              "log of every solve (solves.jsonl)")
-    parser.add_argument("--checkpoint-period", type=_checkpoint_period, default="auto",
-                        metavar="SECONDS", help="seconds of running between checkpoints (0: "
-                        "every round); 'auto' saves every round unless rounds are so short "
-                        "that this would cost over 1%% of the run (default: %(default)s)")
+    parser.add_argument("--checkpoint-period", type=_checkpoint_period, default=None,
+                        metavar="SECONDS", help="seconds of running between checkpoints of "
+                        "--checkpoint (0: every round); 'auto' saves every round unless rounds "
+                        "are so short that this would cost over 1%% of the run (default: "
+                        "auto)")
     again = parser.add_mutually_exclusive_group()
     again.add_argument("--resume", action="store_true",
                        help="continue the run saved in --checkpoint (with the settings it "
@@ -593,9 +656,9 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--executor", choices=EXECUTORS, default="local",
                         help="where the solves run: this process, a pool of --workers local "
                              "processes, or Ray (default: %(default)s)")
-    parser.add_argument("--workers", type=_int_at_least(1), default=2, metavar="W",
+    parser.add_argument("--workers", type=_int_at_least(1), default=None, metavar="W",
                         help="worker processes of --executor processes (default: "
-                             "%(default)s)")
+                             f"{DEFAULT_WORKERS})")
     parser.add_argument("--address", default=None, metavar="ADDR",
                         help="Ray cluster to join with --executor ray ('auto' or "
                              "'ray://host:port'; default: a local Ray instance)")
@@ -604,10 +667,9 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
 def _executor(args: argparse.Namespace) -> Any:
     import paretosurf as ps
 
-    if args.address is not None and args.executor != "ray":
-        raise UsageError("--address needs --executor ray")
+    _check_executor_options(args, workers=False)
     if args.executor == "processes":
-        return ps.ProcessExecutor(args.workers)
+        return ps.ProcessExecutor(DEFAULT_WORKERS if args.workers is None else args.workers)
     if args.executor == "ray":
         from paretosurf import executors
 
@@ -641,7 +703,7 @@ def _run_settings(args: argparse.Namespace, task: Any) -> dict[str, Any]:
                                 "n": task.n_segments if args.n is None else args.n}
     if args.solver == "gradient":
         settings["steps"] = task.steps if args.steps is None else args.steps
-    if args.method == "surf":
+    if args.method in _ALPHA_METHODS:
         settings["alpha"] = task.alpha
     if METHODS[args.method].slots:
         settings["report"] = task.report
@@ -713,23 +775,46 @@ def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = 
              "--executor", args.executor]
     for flag, value in (("--n", values["n"]), ("--iterations", args.iterations),
                         ("--steps", values["steps"]), ("--alpha", values["alpha"]),
-                        ("--report", values["report"]), ("--address", args.address),
-                        ("--out", args.out),
+                        ("--report", values["report"]), ("--workers", args.workers),
+                        ("--address", args.address), ("--out", args.out),
                         ("--checkpoint-period", None if args.checkpoint_period == "auto"
                          else args.checkpoint_period)):
         if value is not None:
             parts += [flag, str(value)]
-    if args.executor == "processes":
-        parts += ["--workers", str(args.workers)]
+    if not args.plots:
+        parts.append("--no-plots")
     parts += ["--checkpoint", str(args.checkpoint), "--resume"]
-    return " ".join(parts)
+    return shlex.join(parts)
 
 
-def _in_cli_terms(message: str) -> str:
-    """A library message about a run folder, with the Python API's options named as the
-    command line's."""
+def _in_cli_terms(message: str, *, resumable: bool = True) -> str:
+    """A library message (about a run folder, or a result's message) with the Python API's
+    options named as the command line's.
+
+    Parameters
+    ----------
+    message : str
+        The library's message.
+    resumable : bool
+        Whether the run can be continued with ``--resume`` (it has a ``--checkpoint``);
+        otherwise advice to resume with more iterations becomes advice to run again with a
+        larger ``--iterations``.
+
+    Returns
+    -------
+    str
+        The message in command-line terms.
+    """
+    message = message.replace("resume=True with more iterations",
+                              "--resume with a larger --iterations" if resumable
+                              else "again with a larger --iterations")
     message = message.replace("resume=True", "--resume").replace("overwrite=True",
                                                                  "--overwrite")
+    if resumable:      # a resumed run keeps its alpha: another one is a new run
+        message = message.replace("--iterations) or alpha='auto'",
+                                  "--iterations) or a new run with --alpha auto")
+    message = re.sub(r"\balpha='auto'", "--alpha auto", message)
+    message = re.sub(r"\biterations=(\d+)", r"--iterations \1", message)
     for key, flag in (("n_segments", "--n"), ("alpha", "--alpha"), ("report", "--report"),
                       ("seed", "--seed"), ("iterations", "--iterations"),
                       ("max_solves", "--iterations"), ("calls_per_solve", "--iterations")):
@@ -775,6 +860,25 @@ def _prepare_checkpoint(args: argparse.Namespace, task: Any) -> tuple[bool, int]
     return held, 0
 
 
+def _kept_after_failure(args: argparse.Namespace) -> str:
+    """What a failed run left in ``--checkpoint`` and the command that continues it once the
+    solver is fixed."""
+    from paretosurf.checkpoint import CheckpointError, RunFolder
+
+    folder = RunFolder(args.checkpoint)
+    try:
+        rounds = folder.n_rounds() if folder.has_state() else 0
+    except CheckpointError:
+        rounds = 0
+    if rounds:
+        kept = (f"the run's last checkpoint, after round {rounds}, is kept in "
+                f"{args.checkpoint}; once the solver is fixed, resume it with")
+    else:
+        kept = (f"no round of the run was saved in {args.checkpoint} yet; once the solver is "
+                "fixed, start it again there with")
+    return f"{kept}:\n  {_resume_command(args)}"
+
+
 def _run_run_command(args: argparse.Namespace) -> int:
     from paretosurf.bench import get_task, run_task, write_report
     from paretosurf.bench.runner import METHODS
@@ -785,12 +889,14 @@ def _run_run_command(args: argparse.Namespace) -> int:
         raise UsageError("--resume needs --checkpoint")
     if args.overwrite and args.checkpoint is None:
         raise UsageError("--overwrite needs --checkpoint")
+    if args.checkpoint_period is not None and args.checkpoint is None:
+        raise UsageError("--checkpoint-period sets how often the run is saved in --checkpoint "
+                         "DIR; it needs --checkpoint")
     task = get_task(args.task)
     _check_solver_options(args, task)
+    _check_method_options(args, [args.method])
+    _check_executor_options(args)
     task = _with_options(task, args)
-    if args.report == "most-even" and not METHODS[args.method].slots:
-        raise UsageError(f"--report most-even: {args.method}'s points are not one round's "
-                         "(only methods with slots can report an earlier round)")
     out = args.out or args.checkpoint or Path("run-output") / f"{task.name}-{args.method}"
     _check_output_folder(Path(out), "--out")
     held, saved_rounds = (False, 0) if args.checkpoint is None else _prepare_checkpoint(args,
@@ -800,12 +906,14 @@ def _run_run_command(args: argparse.Namespace) -> int:
 
     def report_round(record: Any) -> None:
         print(f"round {record.iteration + 1}: CV {record.cv:.4g}, gap ratio "
-              f"{record.gap_ratio:.4g}, {record.n_solves} solves, {record.seconds:.2f} s",
-              file=sys.stderr, flush=True)
+              f"{record.gap_ratio:.4g}, {record.seconds:.2f} s; {record.n_solves} solves so "
+              "far", file=sys.stderr, flush=True)
 
     loop: dict[str, Any] = {"executor": executor, "checkpoint": args.checkpoint,
                             "resume": args.resume, "overwrite": args.overwrite,
-                            "progress": terminal, "checkpoint_period": args.checkpoint_period}
+                            "progress": terminal,
+                            "checkpoint_period": ("auto" if args.checkpoint_period is None
+                                                  else args.checkpoint_period)}
     if not terminal:
         loop["callback"] = report_round
     from paretosurf.checkpoint import RunFolder
@@ -828,10 +936,8 @@ def _run_run_command(args: argparse.Namespace) -> int:
             print("interrupted (no --checkpoint: nothing was saved)", file=sys.stderr)
         return 130
     except InnerSolverError as exc:
-        saved = ("" if args.checkpoint is None else
-                 f"\nthe run's last checkpoint is kept in {args.checkpoint}; once the solver "
-                 f"is fixed, resume it with:\n  {_resume_command(args)}")
-        print(f"paretosurf run: error: {exc}{saved}", file=sys.stderr)
+        saved = "" if args.checkpoint is None else "\n" + _kept_after_failure(args)
+        print(f"paretosurf run: error: {exc}{saved}", file=sys.stderr)   # (the solver's words)
         return 1
     except CheckpointError as exc:
         raise UsageError(_damaged(exc)) from None
@@ -850,7 +956,8 @@ def _run_run_command(args: argparse.Namespace) -> int:
                   f"those of its {rounds} rounds", file=sys.stderr)
         report = dataclasses.replace(report, iterations=rounds)
     written = write_report(report, out, plots=args.plots, stream=sys.stdout)
-    print(result.message, file=sys.stderr)
+    print(_in_cli_terms(result.message, resumable=args.checkpoint is not None),
+          file=sys.stderr)
     _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {Path(out).resolve()}")
     return 0
 

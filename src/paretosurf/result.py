@@ -454,7 +454,9 @@ class SurfResult:
           ``<stem>.json`` for the saved result or ``<stem>/run.json`` for the run.
 
         A folder ``<stem>/`` that holds no run (an output folder, say) does not hide the
-        result saved beside it as ``<stem>.json``.
+        result saved beside it as ``<stem>.json``. The output folder of ``paretosurf run``
+        or ``paretosurf bench`` (``results.json``, ``table.md``, figures) holds tables, not a
+        result: ``paretosurf run --checkpoint DIR`` makes ``DIR`` a run folder this reads.
 
         Solver states are stored without pickle where possible (arrays, dataclasses of
         arrays, numbers; folders for solvers with ``save_state``). States only pickle could
@@ -463,7 +465,8 @@ class SurfResult:
         Raises
         ------
         FileNotFoundError
-            If there is no such result file or folder.
+            If there is no such result file or folder (the message names what was looked
+            for).
         ValueError
             If ``path`` names both a run folder and a saved result (see above).
         paretosurf.checkpoint.CheckpointError
@@ -499,10 +502,31 @@ class SurfResult:
                     )
                 return cls._load_run(p, allow_pickle=allow_pickle)
             if not saved or json_path is None:
-                return cls._load_run(p, allow_pickle=allow_pickle)   # "holds no run"
+                from paretosurf.checkpoint import CheckpointError
+
+                beside = ("" if json_path is None else
+                          f" and no result saved beside it as {json_path}")
+                if (p / "results.json").is_file():
+                    raise CheckpointError(
+                        f"{p} holds no run{beside}: its results.json is the table data "
+                        "written by paretosurf run or bench, not a result SurfResult.load "
+                        "reads; run `paretosurf run ... --checkpoint DIR` to get a run folder "
+                        "it reads, or save a result with SurfResult.save")
+                raise CheckpointError(f"{p} holds no run (no {MANIFEST}){beside}")
             p = json_path
         elif _is_run_manifest(p):
             return cls._load_run(p.parent, allow_pickle=allow_pickle)
+        else:
+            json_path, _ = _pair_paths(p)
+            if json_path is not None and not json_path.exists():
+                if p.suffix in (".json", ".npz"):
+                    raise FileNotFoundError(
+                        f"no saved result at {path}" + ("" if p == json_path else
+                                                        f" (no {json_path} beside it)"))
+                what = (f"{p} is a file, not a run folder," if p.exists()
+                        else f"there is no folder {p}")
+                raise FileNotFoundError(f"no run folder or saved result at {path}: {what} and "
+                                        f"there is no file {json_path}")
         meta, arrays = read_pair(p)
         return cls.from_parts(meta, arrays, allow_pickle=allow_pickle)
 
