@@ -378,8 +378,9 @@ def test_ctrl_c_shuts_the_pool_down_at_once() -> None:
     ex = ps.ProcessExecutor(2)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        ex.solve(SlowAt(0.0, 30.0), tasks_for(), interrupt)
-    assert time.perf_counter() - start < 15                # did not wait for the slow solve
+        ex.solve(SlowAt(0.0, 300.0), tasks_for(), interrupt)
+    # did not wait for the slow solve (a bound far from both, for a loaded machine)
+    assert time.perf_counter() - start < 150
     assert ex.start() is True                             # the old pool is gone; a new one
     same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
     ex.close()
@@ -412,8 +413,8 @@ def test_ctrl_c_cancels_the_ray_tasks(ray_instance: Any) -> None:
     ex = ps.RayExecutor(num_cpus=1)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        ex.solve(SlowAt(0.0, 30.0), tasks_for(), interrupt)
-    assert time.perf_counter() - start < 15
+        ex.solve(SlowAt(0.0, 300.0), tasks_for(), interrupt)
+    assert time.perf_counter() - start < 150               # did not wait for the slow solve
     same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
 
 
