@@ -376,7 +376,7 @@ def test_cluster_rule_on_deep_sea_treasure() -> None:
 
 def test_cluster_rule_rejects_bad_weights() -> None:
     with pytest.raises(ValueError, match="1-D"):
-        weights_cluster(np.zeros((2, 2)))
+        weights_cluster(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="finite"):
         weights_cluster([0.0, np.nan])
 

@@ -124,11 +124,11 @@ def _pack(arrays: Mapping[str, NDArray[Any]]) -> tuple[bytes, dict[str, Any]]:
     """
     parts, index, offset = [], {}, 0
     for name, value in arrays.items():
-        arr = np.ascontiguousarray(value)
+        arr = np.asarray(value)       # (np.ascontiguousarray would make a 0-d array 1-d)
         if arr.dtype.hasobject:
             raise TypeError(f"array {name!r} holds Python objects and cannot be stored raw")
         index[name] = [arr.dtype.str, list(arr.shape), offset]
-        parts.append(arr.tobytes())
+        parts.append(arr.tobytes(order="C"))
         offset += arr.nbytes
     return b"".join(parts), index
 
@@ -140,7 +140,10 @@ def _unpack(blob: bytes, index: Mapping[str, Any], path: Path) -> dict[str, NDAr
         count = int(np.prod(shape, dtype=np.int64))
         if offset + count * dt.itemsize > len(blob):
             raise CheckpointError(f"{path} is truncated (array {name!r} runs past its end)")
-        out[name] = np.frombuffer(blob, dtype=dt, count=count, offset=offset).reshape(shape)
+        # a copy: a view of the blob would be read-only, and a resumed solver may update
+        # its state in place
+        out[name] = np.frombuffer(blob, dtype=dt, count=count, offset=offset).reshape(
+            shape).copy()
     return out
 
 
@@ -221,9 +224,17 @@ def decode_pickled(data: NDArray[Any]) -> Any:
 
 
 # ---------------------------------------------------------------------------- file pairs
-def _stem(path: str | Path) -> Path:
+def pair_stem(path: str | Path) -> Path:
+    """``path`` without a ``.json`` or ``.npz`` extension; any other dot belongs to the name
+    (``alpha0.3`` names the pair ``alpha0.3.json``/``alpha0.3.npz``)."""
     p = Path(path)
-    return p.with_suffix("") if p.suffix in (".json", ".npz") else p
+    return p.with_name(p.stem) if p.suffix in (".json", ".npz") else p
+
+
+def with_extension(stem: Path, extension: str) -> Path:
+    """``stem`` with ``extension`` appended (``Path.with_suffix`` would replace whatever
+    follows a dot in the name)."""
+    return stem.with_name(stem.name + extension)
 
 
 def write_pair(path: str | Path, meta: Mapping[str, Any],
@@ -236,15 +247,15 @@ def write_pair(path: str | Path, meta: Mapping[str, Any],
     The arrays are written first and the ``.json``, which names them and records their
     SHA-256, last; both atomically (``sync``: and flushed to the disk). Returns the two paths.
     """
-    stem = _stem(path)
-    json_path = stem.with_suffix(".json")
+    stem = pair_stem(path)
+    json_path = with_extension(stem, ".json")
     extra: dict[str, Any] = {}
     if packed:
         blob, extra["arrays_index"] = _pack(arrays)
-        data_path = stem.with_suffix(".bin")
+        data_path = with_extension(stem, ".bin")
     else:
         blob = _npz_bytes(arrays)
-        data_path = stem.with_suffix(".npz")
+        data_path = with_extension(stem, ".npz")
     full = {"format": FORMAT, "version": VERSION, **meta, "arrays": data_path.name,
             "arrays_sha256": hashlib.sha256(blob).hexdigest(), **extra}
     text = (json.dumps(to_json_floats(full), allow_nan=False, separators=(",", ":"))
@@ -264,7 +275,7 @@ def read_pair(path: str | Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]
     CheckpointError
         If either file is corrupt, truncated, or of another format or a newer version.
     """
-    json_path = _stem(path).with_suffix(".json")
+    json_path = with_extension(pair_stem(path), ".json")
     if not json_path.exists():
         raise FileNotFoundError(f"no saved paretosurf file at {json_path}")
     meta = from_json_floats(_read_json(json_path))

@@ -9,7 +9,12 @@ Four figures cover what a run shows:
 - :func:`plot_front`: the same points of one or more methods overlaid on one axes;
 - :func:`plot_cdf_history`: SURF's CDF estimates ``Phi_t`` iteration by iteration, with the
   distance to the true CDF when it is known;
-- :func:`plot_uniformity`: CV and gap ratio of the points per outer iteration.
+- :func:`plot_uniformity`: CV and gap ratio of the points per outer iteration (of the
+  nearest-neighbour distances for runs of M >= 3 objectives, as their records hold).
+
+The front plots take the results of :func:`paretosurf.surf_simplex` with M = 2 as well: a
+weight vector ``(w, 1 - w)`` stands for ``w``, the weight on objective 1. They refuse results of
+M >= 3 objectives with a message naming the surface plots below.
 
 For M >= 3 objectives (Pareto surfaces), :func:`plot_surface` draws the points in 3-D and
 :func:`plot_simplex_weights` the weight vectors of an M = 3 run in the weight triangle, each
@@ -139,18 +144,53 @@ def _check_results(results: object, *, name: str = "results") -> dict[str, Any]:
     return out
 
 
-def _front_entry(name: str, value: object) -> tuple[FloatArray | None, FloatArray]:
-    """``(weights or None, points)`` of one method of :func:`plot_front`."""
+#: What the 2-D plots suggest for the points of M >= 3 objectives (a Pareto surface).
+SURFACE_PLOTS = ("plotting.plot_surface_result(result) (points in 3-D, weights on the simplex; "
+                 "M = 3) or plotting.plot_surface(points, weights)")
+
+
+def _scalar_weights(raw: ArrayLike, name: str, plot: str) -> FloatArray:
+    """The scalar weight of each point of a 2-D plot: ``raw`` itself (increasing, shape (P,)),
+    or the first component (the weight on objective 1) of weight vectors of shape (P, 2).
+
+    Weight vectors of M >= 3 components (a surface) are refused, naming the plots that draw
+    them.
+    """
+    try:
+        arr = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError):
+        return as_weights(raw, name=name, span_unit_interval=False)   # raises, naming it
+    if arr.ndim == 2 and arr.shape[1] >= 3:
+        raise ValueError(
+            f"{plot} draws bi-objective fronts (M = 2), but {name} holds weight vectors of "
+            f"M = {arr.shape[1]} objectives (shape {arr.shape}): the points lie on a Pareto "
+            f"surface; draw them with {SURFACE_PLOTS}")
+    if arr.ndim == 2 and arr.shape[1] == 2:
+        from paretosurf.simplex_weights import check_simplex_weights
+
+        return check_simplex_weights(arr, 2, name=name)[:, 0].copy()
+    return as_weights(raw, name=name, span_unit_interval=False)
+
+
+def _front_entry(name: str, value: object, plot: str = "plot_front"
+                 ) -> tuple[FloatArray | None, FloatArray]:
+    """``(weights or None, points)`` of one method of :func:`plot_front` (or of ``plot``).
+
+    A result's weight vectors of shape (P, 2) (M = 2, as :func:`paretosurf.surf_simplex`
+    gives) become their first component, the weight on objective 1, and the points are put
+    in the order of it (the order in which the result's records measure their gaps)."""
     if hasattr(value, "points") and hasattr(value, "weights"):
+        weights = _scalar_weights(value.weights, f"results[{name!r}].weights", plot)
         points = np.asarray(value.points, dtype=np.float64)
         if points.ndim == 2 and points.shape[1] == 0:
             raise ValueError(f"results[{name!r}] has no points (no iteration ran)")
         pts = as_front_points(points, name=f"results[{name!r}].points", min_points=1)
-        weights = as_weights(value.weights, name=f"results[{name!r}].weights",
-                             span_unit_interval=False)
         if weights.size != pts.shape[0]:
             raise ValueError(f"results[{name!r}] has {weights.size} weights but "
                              f"{pts.shape[0]} points")
+        if np.any(np.diff(weights) < 0):
+            order = np.argsort(weights, kind="stable")
+            weights, pts = weights[order], pts[order]
         return weights, pts
     try:
         arr = np.asarray(value, dtype=np.float64)
@@ -162,11 +202,12 @@ def _front_entry(name: str, value: object) -> tuple[FloatArray | None, FloatArra
     return None, as_front_points(arr, name=f"results[{name!r}]", min_points=1)
 
 
-def _check_two_objectives(points: FloatArray, what: str) -> None:
+def _check_two_objectives(points: FloatArray, what: str, plot: str = "plot_front") -> None:
     if points.shape[1] != 2:
+        hint = f"; draw M >= 3 with {SURFACE_PLOTS}" if points.shape[1] >= 3 else ""
         raise ValueError(
-            f"plot_front draws bi-objective fronts only (M = 2); {what} has "
-            f"M = {points.shape[1]} objectives"
+            f"{plot} draws bi-objective fronts only (M = 2); {what} has "
+            f"M = {points.shape[1]} objectives{hint}"
         )
 
 
@@ -194,11 +235,12 @@ def _check_objective_names(objective_names: object) -> tuple[str, str]:
     return names[0], names[1]
 
 
-def _check_reference(reference_front: ArrayLike | None) -> FloatArray | None:
+def _check_reference(reference_front: ArrayLike | None, plot: str = "plot_front"
+                     ) -> FloatArray | None:
     if reference_front is None:
         return None
     ref = as_front_points(reference_front, name="reference_front", min_points=2)
-    _check_two_objectives(ref, "reference_front")
+    _check_two_objectives(ref, "reference_front", plot)
     return ref
 
 
@@ -215,8 +257,10 @@ def weights_cluster(weights: ArrayLike, /) -> bool:
 
     Parameters
     ----------
-    weights : array_like, shape (P,)
-        Finite weights, in any order. Fewer than 2 weights never cluster.
+    weights : array_like, shape (P,) or (P, 2)
+        Finite weights, in any order; or weight vectors of two components (M = 2, as
+        :func:`paretosurf.surf_simplex` gives), which stand for their first component, the
+        weight on objective 1. Fewer than 2 weights never cluster.
 
     Returns
     -------
@@ -232,10 +276,19 @@ def weights_cluster(weights: ArrayLike, /) -> bool:
     True
     >>> weights_cluster([0.0, 0.25, 0.5, 0.98, 0.99, 1.0])          # 3 of 6: just half
     False
+    >>> weights_cluster([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])       # M = 2 weight vectors
+    False
     """
     w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 2 and w.shape[1] == 2:
+        from paretosurf.simplex_weights import check_simplex_weights
+
+        w = check_simplex_weights(w, 2, name="weights")[:, 0]
     if w.ndim != 1:
-        raise ValueError(f"weights must be a 1-D array, got shape {w.shape}")
+        more = (f" (weight vectors of M = {w.shape[1]} objectives colour surface plots by "
+                f"weight_colors)" if w.ndim == 2 and w.shape[1] >= 3 else "")
+        raise ValueError(f"weights must be a 1-D array or weight vectors of 2 components, got "
+                         f"shape {w.shape}{more}")
     if not np.all(np.isfinite(w)):
         raise ValueError("weights must be finite")
     if w.size < 2:
@@ -354,10 +407,13 @@ def plot_front(
     results : mapping
         Method name to a :class:`~paretosurf.SurfResult` (or any object with ``weights`` of
         shape (N+1,) and ``points`` of shape (N+1, 2)), or to an (N+1, 2) array of points in
-        weight order. A method's points are joined in weight order by a thin line in the
-        method's colour and drawn with the method's own marker; points are filled with the
-        colour of their weight or position (``color_by``; shared colour map and colour bar), or
-        with the method's colour when colouring by weight and the method gives no weights.
+        weight order. Weight vectors of shape (N+1, 2), as :func:`paretosurf.surf_simplex`
+        gives for M = 2, stand for their first component, the weight on objective 1 (the
+        scalar weight of :func:`paretosurf.surf`), and order the points by it. A method's
+        points are joined in weight order by a thin line in the method's colour and drawn with
+        the method's own marker; points are filled with the colour of their weight or position
+        (``color_by``; shared colour map and colour bar), or with the method's colour when
+        colouring by weight and the method gives no weights.
     reference_front : array_like, shape (P, 2), optional
         Exact front, drawn as a thin grey line (e.g. ``problem.reference_front(1001)``),
         ordered from its ``w = 0`` end.
@@ -381,7 +437,9 @@ def plot_front(
     Raises
     ------
     ValueError
-        If ``results`` is empty, a result has no points, or anything has M != 2 objectives.
+        If ``results`` is empty, a result has no points, or anything has M != 2 objectives
+        (for weight vectors or points of M >= 3 objectives the message names
+        :func:`plot_surface_result` and :func:`plot_surface`, which draw surfaces).
     TypeError
         If ``results`` is not a mapping of names to results or arrays.
 
@@ -398,10 +456,10 @@ def plot_front(
     """
     entries = _check_results(results)
     names = _check_objective_names(objective_names)
-    parsed = {name: _front_entry(name, value) for name, value in entries.items()}
+    parsed = {name: _front_entry(name, value, "plot_front") for name, value in entries.items()}
     for name, (_, pts) in parsed.items():
-        _check_two_objectives(pts, f"results[{name!r}]")
-    ref = _check_reference(reference_front)
+        _check_two_objectives(pts, f"results[{name!r}]", "plot_front")
+    ref = _check_reference(reference_front, "plot_front")
     mode, colour_label = _colour_mode(color_by, [w for w, _ in parsed.values()], ref)
 
     from matplotlib import colormaps
@@ -437,7 +495,7 @@ def plot_front(
 def _panel_entries(results: object) -> list[tuple[str, FloatArray | None, FloatArray]]:
     """``(label, weights or None, points)`` per method of :func:`plot_fronts`."""
     if isinstance(results, Mapping):
-        return [(name, *_front_entry(name, value))
+        return [(name, *_front_entry(name, value, "plot_fronts"))
                 for name, value in _check_results(results).items()]
     if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
         raise TypeError(f"results must be a mapping from method name to result, or a sequence "
@@ -451,7 +509,7 @@ def _panel_entries(results: object) -> list[tuple[str, FloatArray | None, FloatA
             raise TypeError(f"results[{i}] must be a SurfResult (with a str .label, .weights and "
                             f".points), got {type(value).__name__}; pass a mapping from name "
                             f"to result to name other objects")
-        out.append((label, *_front_entry(label, value)))
+        out.append((label, *_front_entry(label, value, "plot_fronts")))
     return out
 
 
@@ -522,7 +580,9 @@ def plot_fronts(
     results : mapping or sequence
         Method name to a :class:`~paretosurf.SurfResult` (or any object with increasing
         ``weights`` of shape (P,) and ``points`` of shape (P, 2)) or to a (P, 2) array of points
-        in weight order; or a sequence of results, each titled by its ``label``.
+        in weight order; or a sequence of results, each titled by its ``label``. Weight
+        vectors of shape (P, 2) (:func:`paretosurf.surf_simplex` with M = 2) stand for their
+        first component, the weight on objective 1, as in :func:`plot_front`.
     reference_front : array_like, shape (R, 2), optional
         Exact front (e.g. ``problem.reference_front(1001)``), ordered from its ``w = 0`` end,
         drawn under every panel.
@@ -561,7 +621,8 @@ def plot_fronts(
     Raises
     ------
     ValueError
-        If ``results`` is empty, a result has no points, anything has M != 2 objectives, or an
+        If ``results`` is empty, a result has no points, anything has M != 2 objectives (for
+        M >= 3 the message names :func:`plot_surface_result` and :func:`plot_surface`), or an
         option is out of range.
     TypeError
         If ``results`` is not a mapping of names to results or arrays or a sequence of results,
@@ -599,8 +660,8 @@ def plot_fronts(
     originals = list(results.values() if isinstance(results, Mapping) else results)
     names = _check_objective_names(objective_names)
     for label, _, pts in entries:
-        _check_two_objectives(pts, f"the points of {label!r}")
-    ref = _check_reference(reference_front)
+        _check_two_objectives(pts, f"the points of {label!r}", "plot_fronts")
+    ref = _check_reference(reference_front, "plot_fronts")
     mode, colour_label = _colour_mode(color_by, [w for _, w, _ in entries], ref)
     n = len(entries)
     rows, cols = _panel_grid(n, ncols)
@@ -746,8 +807,11 @@ def plot_cdf_history(
     TypeError
         If ``result`` has no ``history``.
     ValueError
-        If a record of the history holds no CDF (``cdf`` is None), as with every method but
-        SURF (e.g. ``ps.baselines.uniform``); the message names the result's method.
+        If the result has no CDF history of SURF's: a record of the history holds no CDF
+        (``cdf`` is None), as with every method but SURF (e.g. ``ps.baselines.uniform`` or
+        :func:`paretosurf.surf_simplex`), or no round was run and the result has no CDF
+        (``result.cdf`` is None: nothing, not even ``Phi_0``, to draw). The message names the
+        result's method. A SURF run of no rounds draws ``Phi_0``, the identity.
 
     Examples
     --------
@@ -760,14 +824,18 @@ def plot_cdf_history(
     """
     history = _history_of(result)
     without = [t for t, rec in enumerate(history) if not callable(getattr(rec, "cdf", None))]
-    if without:
+    # a run of no rounds has the one estimate Phi_0, and only SURF holds it (result.cdf)
+    no_start = not history and not callable(getattr(result, "cdf", None))
+    if without or no_start:
         method = getattr(result, "method", None)
         which = f"method {method!r}" if method is not None else type(result).__name__
+        why = (f"result.history[{without[0]}].cdf is None" if without else
+               "no round was run and result.cdf is None, so not even Phi_0 is known")
         raise ValueError(
             f"plot_cdf_history draws the CDF estimates Phi_t of a SURF run, but this result "
-            f"({which}) has no CDF history (result.history[{without[0]}].cdf is None): only "
-            f"SURF results (ps.surf) record a CDF per iteration. Plot other methods with "
-            f"plot_front, plot_fronts or plot_uniformity."
+            f"({which}) has no CDF history ({why}): only SURF results (ps.surf) record a "
+            f"CDF per iteration. Plot other methods with plot_front, plot_fronts or "
+            f"plot_uniformity."
         )
     from paretosurf.cdf import ArcLengthCDF
     from paretosurf.metrics import cdf_error
@@ -831,6 +899,29 @@ def plot_cdf_history(
 
 
 # ---------------------------------------------------------------------------- uniformity
+#: Axis labels of :func:`plot_uniformity` (CV panel, ratio panel) by what the records
+#: measure: the gaps between consecutive points (scalar weights, or weight vectors with
+#: M = 2) or the nearest-neighbour distances (weight vectors with M >= 3).
+UNIFORMITY_LABELS = {
+    "gaps": ("CV of gaps (std / mean)", "gap ratio (max gap / min gap)"),
+    "nn": ("CV of nearest-neighbour distances (std / mean)",
+           "max / min nearest-neighbour distance"),
+    "mixed": ("CV (std / mean) of gaps, or of nearest-neighbour distances (M >= 3)",
+              "max / min gap, or nearest-neighbour distance (M >= 3)"),
+}
+
+#: Legend suffix of a method whose records measure nearest-neighbour distances, in a
+#: :func:`plot_uniformity` figure that also shows methods measuring gaps.
+NN_SUFFIX = " (nearest-neighbour, M >= 3)"
+
+
+def _measures_nn(history: Sequence[Any]) -> bool:
+    """Whether the records measure nearest-neighbour distances: their weights are vectors of
+    M >= 3 components (see :meth:`paretosurf.IterationRecord.from_points`)."""
+    shape = np.shape(getattr(history[0], "weights", ()))
+    return len(shape) == 2 and shape[1] != 2
+
+
 def plot_uniformity(
     results: Mapping[str, Any],
     *,
@@ -841,6 +932,13 @@ def plot_uniformity(
     Point ``t`` of a curve is the uniformity of the points found in outer iteration ``t``
     (0-based), i.e. solved at the weights of ``Phi_t``. The gap ratio panel has a log y axis
     and a dotted line at its ideal value 1.
+
+    The axes are labelled by what the records hold (:data:`UNIFORMITY_LABELS`): for runs of
+    two objectives (scalar weights, or weight vectors of 2 components), the CV and max/min of
+    the gaps between consecutive points; for runs of M >= 3 objectives
+    (:func:`paretosurf.surf_simplex` and the simplex baselines), the CV and max/min of the
+    nearest-neighbour distances. When both kinds are shown, the labels name both and the
+    legend entries of the M >= 3 runs end in :data:`NN_SUFFIX`.
 
     Parameters
     ----------
@@ -865,12 +963,16 @@ def plot_uniformity(
     """
     entries = _check_results(results)
     series: dict[str, tuple[FloatArray, FloatArray]] = {}
+    nearest: dict[str, bool] = {}
     for name, value in entries.items():
         history = _history_of(value, name=f"results[{name!r}]")
         if not history:
             raise ValueError(f"results[{name!r}] has no iterations to plot")
         series[name] = (np.array([rec.cv for rec in history], dtype=np.float64),
                         np.array([rec.gap_ratio for rec in history], dtype=np.float64))
+        nearest[name] = _measures_nn(history)
+    kind = ("mixed" if len(set(nearest.values())) > 1
+            else "nn" if all(nearest.values()) else "gaps")
     if ax is None:
         fig, (cv_ax, gap_ax) = _pyplot().subplots(1, 2, figsize=(11.0, 4.2),
                                                   layout="constrained")
@@ -884,12 +986,14 @@ def plot_uniformity(
         colour, marker = _method_style(i)
         t = np.arange(cvs.size)
         style = {"color": colour, "marker": marker, "markersize": 3.5, "linewidth": 1.2}
-        cv_ax.plot(t, cvs, label=name, **style)
-        gap_ax.plot(t, gaps, label=name, **style)
+        label = name + (NN_SUFFIX if kind == "mixed" and nearest[name] else "")
+        cv_ax.plot(t, cvs, label=label, **style)
+        gap_ax.plot(t, gaps, label=label, **style)
     gap_ax.axhline(1.0, color="0.5", linestyle=":", linewidth=1.0)
     gap_ax.set_yscale("log")
-    cv_ax.set_ylabel("CV of gaps (std / mean)")
-    gap_ax.set_ylabel("gap ratio (max gap / min gap)")
+    cv_label, ratio_label = UNIFORMITY_LABELS[kind]
+    cv_ax.set_ylabel(cv_label)
+    gap_ax.set_ylabel(ratio_label)
     for a in (cv_ax, gap_ax):
         a.set_xlabel("outer iteration t")
         a.grid(True, alpha=0.3)
@@ -1211,7 +1315,9 @@ def plot_surface_result(
     Raises
     ------
     ValueError
-        If the weights or points are not (P, 3) arrays of the same length.
+        If the weights or points are not (P, 3) arrays of the same length (for the weights
+        of a two-objective run the message names :func:`plot_fronts` and
+        :func:`plot_front`).
     TypeError
         If ``result`` has no ``weights`` or ``points``.
 
@@ -1229,6 +1335,11 @@ def plot_surface_result(
         raise TypeError(f"result must have .weights and .points, got {type(result).__name__}")
     from paretosurf.simplex_weights import check_simplex_weights
 
+    shape = np.shape(result.weights)
+    if len(shape) == 1 or (len(shape) == 2 and shape[1] == 2):
+        raise ValueError(f"plot_surface_result draws runs of M = 3 objectives, but "
+                         f"result.weights has shape {shape} (M = 2, a curve): draw it with "
+                         f"plot_fronts or plot_front")
     weights = check_simplex_weights(result.weights, 3, name="result.weights")
     points = as_front_points(result.points, name="result.points", min_points=1)
     if points.shape != weights.shape:

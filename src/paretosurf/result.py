@@ -20,7 +20,14 @@ from numpy.typing import NDArray
 
 from paretosurf import metrics
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import MANIFEST, RunFolder, read_pair, write_pair
+from paretosurf.checkpoint import (
+    MANIFEST,
+    RunFolder,
+    pair_stem,
+    read_pair,
+    with_extension,
+    write_pair,
+)
 from paretosurf.diagnostics import Finding
 from paretosurf.states import decode_states, encode_states
 
@@ -36,10 +43,10 @@ _RECORD_SCALARS = ("iteration", "cv", "gap_ratio", "weight_change", "seconds", "
 def _pair_paths(path: Path) -> tuple[Path | None, Path | None]:
     """The ``.json`` and ``.npz`` that ``SurfResult.save(path)`` writes (None for a path
     without a name, such as ``.``)."""
-    stem = path.with_suffix("") if path.suffix in (".json", ".npz") else path
+    stem = pair_stem(path)
     if not stem.name:
         return None, None
-    return stem.with_suffix(".json"), stem.with_suffix(".npz")
+    return with_extension(stem, ".json"), with_extension(stem, ".npz")
 
 
 def _is_run_manifest(path: Path) -> bool:
@@ -63,9 +70,10 @@ class IterationRecord:
     ----------
     iteration : int
         0-based round ``t``.
-    weights : ndarray, shape (P,)
+    weights : ndarray, shape (P,) or (P, M)
         Weights of the method's points after the round (SURF: the weights solved at,
-        ``Phi_t^{-1}(n / N)``; OLS: the points accepted so far).
+        ``Phi_t^{-1}(n / N)``; OLS: the points accepted so far); weight vectors, one row per
+        point, for the methods on the weight simplex (``surf_simplex`` and its baselines).
     points : ndarray, shape (P, M)
         Objective vectors at ``weights``.
     cv, gap_ratio : float
@@ -126,18 +134,28 @@ class IterationRecord:
         """A record whose CV and gap ratio are computed from ``points``, or from ``coords``,
         the points in the coordinates the run measures distances in.
 
-        With weight vectors (shape (P, M), points spread over a surface) the two measure the
-        nearest-neighbour distances instead of the gaps between consecutive points: ``cv`` is
-        :func:`~paretosurf.metrics.nn_cv` and ``gap_ratio`` is
-        :func:`~paretosurf.metrics.nn_ratio` (largest over smallest)."""
+        With scalar weights (shape (P,), in increasing order) and with weight vectors of two
+        components (shape (P, 2), M = 2: the points lie on a curve) the two measure the gaps
+        between consecutive points along the front, as :func:`paretosurf.surf`'s records do:
+        ``cv`` is :func:`~paretosurf.metrics.cv_of_gaps` and ``gap_ratio`` is
+        :func:`~paretosurf.metrics.gap_ratio_of_gaps` of the gaps, with weight vectors taken
+        in the order of their first component (the weight on objective 1, the scalar weight
+        of :func:`paretosurf.surf`; ties keep their order). With weight vectors of M >= 3
+        components (points spread over a surface) they measure the nearest-neighbour
+        distances instead: ``cv`` is :func:`~paretosurf.metrics.nn_cv` and ``gap_ratio`` is
+        :func:`~paretosurf.metrics.nn_ratio` (largest over smallest). Both are ``nan`` for
+        fewer than two points. The record keeps ``weights`` and ``points`` in the order
+        given."""
         at = points if coords is None else coords
-        if np.ndim(weights) == 2:
-            usable = len(at) >= 2 and at.shape[-1] > 0
+        usable = len(at) >= 2 and at.shape[-1] > 0
+        if np.ndim(weights) == 2 and np.shape(weights)[1] != 2:
             cv = metrics.nn_cv(at) if usable else math.nan
             ratio = metrics.nn_ratio(at) if usable else math.nan
             return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
                        solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha)
-        gaps = metrics.segment_lengths(at) if len(at) >= 2 and at.shape[-1] else np.empty(0)
+        if usable and np.ndim(weights) == 2 and len(weights) == len(at):
+            at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]
+        gaps = metrics.segment_lengths(at) if usable else np.empty(0)
         cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
         ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
         return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
@@ -218,9 +236,11 @@ class SurfResult:
     settings : dict
         Every setting of the method (``n_segments``, ``alpha``, ``warm_start``, seed, options),
         as recorded in its checkpoint.
-    weights : ndarray, shape (P,)
-        Weights of the final solutions, increasing, ``weights[0] == 0``, ``weights[-1] == 1``
-        (``P = N + 1``, or fewer for OLS when the front has fewer supported vertices).
+    weights : ndarray, shape (P,) or (P, M)
+        Weights of the final solutions (weight vectors, one row per point, for the methods on
+        the weight simplex), increasing, ``weights[0] == 0``, ``weights[-1] == 1``
+        (``lo`` and ``hi`` with ``weight_bounds=(lo, hi)``; ``P = N + 1``, or fewer for OLS
+        when the front has fewer supported vertices).
     points : ndarray, shape (P, M)
         Objective vectors of the final solutions (``(N+1, 0)`` if no round ran).
     states : list
