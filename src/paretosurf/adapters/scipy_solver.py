@@ -10,10 +10,7 @@ iterations of the chosen scipy method.
 Linear scalarization is smooth and goes to ``minimize`` as it is. The Tchebycheff
 scalarizations are a max, not smooth, so they are solved in epigraph form: minimize
 ``t + rho * sum_m c_m (h_m(x) - z_m)`` over ``(x, t)`` subject to ``c_m (h_m(x) - z_m) <= t``,
-which needs a method that takes constraints. The epigraph problem is divided by the largest
-term ``|c_m (h_m - z_m)|`` at the start (minimizers unchanged: the active term starts at 1
-whatever the size of the coefficients), and SLSQP's ``ftol`` defaults to ``EPIGRAPH_FTOL``
-(``1e-9``, relative to that scale) there. Methods per scalarization:
+which needs a method that takes constraints. Methods per scalarization:
 
 ================== ========================================================================
 scalarization      methods (default first)
@@ -29,6 +26,21 @@ CG; other combinations are refused with a ``ValueError``. SLSQP is the default f
 Tchebycheff ones because trust-constr, an interior-point method, stops a barrier distance
 inside the bounds that are active at the solution (about ``1e-3`` off on ZDT2 with scipy's
 defaults; tighten ``options={"barrier_tol": ...}`` if you use it).
+
+SLSQP's tolerance. scipy's SLSQP stops once the objective changes by less than ``ftol``
+(default ``1e-6``) from one iteration to the next, an absolute amount: on objectives of small
+scale (a portfolio's variance, ``1e-2``) a warm-started call stops almost where it started.
+Every problem SLSQP solves here (linear or epigraph form, the ideal point's estimation too) is
+therefore divided by one scale ``s`` (minimizers unchanged), and ``ftol`` defaults to
+``SLSQP_FTOL`` (``1e-9``), relative to ``s``. ``s`` is the largest term ``max(c_m, floor) *
+|h_m - z_m|`` at the start, with the scalarization's floor (``1e-4``) and ``z = 0`` for linear
+scalarization: the active epigraph term starts at 1 whatever the size of the coefficients,
+and the floor keeps ``s`` from vanishing at ``w = 0`` and ``w = 1`` when the weighted
+objective starts at 0. For linear scalarization ``s`` measures the objectives' values, not
+their range: a large constant offset in an objective makes the tolerance looser (give
+``options={"ftol": ...}``, relative to ``s``, or drop the offset). A ``ftol`` in ``options``
+replaces the default and applies to the scaled problem. The epigraph form is scaled the same
+way for trust-constr; linear scalarization with other methods is not scaled.
 
 The warm start is the decision vector only: a quasi-Newton method's curvature estimate is
 rebuilt on every call, so ``steps=K`` calls make less progress together than one call of the
@@ -55,6 +67,7 @@ __all__ = [
     "IDEAL_MARGIN_ABS",
     "IDEAL_MARGIN_REL",
     "LINEAR_METHODS",
+    "SLSQP_FTOL",
     "ScipySolver",
     "from_scipy",
 ]
@@ -77,11 +90,14 @@ EPIGRAPH_METHODS = ("SLSQP", "trust-constr")
 #: max(1, |best|))``, per objective, from the two endpoint solves.
 IDEAL_MARGIN_REL = 1e-6
 IDEAL_MARGIN_ABS = 1e-8
-#: SLSQP's ``ftol`` in the epigraph form unless ``options`` give one (scipy's default is 1e-6;
-#: the epigraph problem is divided by its largest term at the start, so this is relative).
-#: Tight, so that the tiny coefficient near ``w = 0`` and ``w = 1`` still drives the other
-#: objective to its best value.
-EPIGRAPH_FTOL = 1e-9
+#: SLSQP's ``ftol`` unless ``options`` give one (scipy's default is an absolute 1e-6). Every
+#: SLSQP problem is divided by its largest scalarized term at the start, so this is relative
+#: (module docstring). Tight, so that warm-started calls on objectives of small scale still
+#: move, and the tiny Tchebycheff coefficient near ``w = 0`` and ``w = 1`` still drives the
+#: other objective to its best value.
+SLSQP_FTOL = 1e-9
+#: The same tolerance under its earlier name (it applied to the epigraph form only).
+EPIGRAPH_FTOL = SLSQP_FTOL
 
 _CACHE_SIZE = 4
 
@@ -114,7 +130,10 @@ def from_scipy(
         ``bounds``, and ``objectives(x0)`` must return finite values, one per objective.
     scalarization : {"linear", "tchebycheff", "modified_tchebycheff", "asf"} or Scalarization
         See :mod:`paretosurf.adapters.scalarization`. A :class:`Scalarization` instance
-        carries its own ``ideal`` and ``rho`` (then leave those keywords out).
+        carries its own ``ideal`` and ``rho`` (then leave those keywords out). ``"asf"``
+        takes weight vectors and needs M >= 3 objectives (:func:`paretosurf.surf_simplex`);
+        with two objectives it is refused: ``"modified_tchebycheff"`` solves the same
+        problems for the scalar weight ``w`` that :func:`paretosurf.surf` gives.
     method : str, optional
         scipy method. Default: ``"L-BFGS-B"`` for linear scalarization (``"SLSQP"`` when
         ``constraints`` are given), ``"SLSQP"`` for the Tchebycheff ones (epigraph form). The
@@ -124,8 +143,11 @@ def from_scipy(
         ``None`` runs each call to convergence (scipy's own ``maxiter``, or
         ``options["maxiter"]``).
     jac : callable, optional
-        ``jac(x) -> (M, n)``: the Jacobian of the objectives. ``None``: scipy's finite
-        differences.
+        ``jac(x) -> (M, n)``: the Jacobian of the objectives, row ``m`` the gradient of
+        objective ``m`` (e.g. ``np.stack([g1, g2])``). Any other shape is refused, at
+        construction from ``jac(x0)`` and in every solve, the transposed ``(n, M)`` one
+        included; with ``M == n`` a transposed Jacobian has the right shape and cannot be
+        detected. ``None``: scipy's finite differences.
     bounds : sequence of (low, high) pairs or scipy.optimize.Bounds, optional
         As ``scipy.optimize.minimize`` takes them (``None`` for an open side).
     constraints : dict, LinearConstraint, NonlinearConstraint or a sequence of them
@@ -143,7 +165,9 @@ def from_scipy(
         Relative augmentation of the Tchebycheff scalarizations (default ``1e-4``).
     options : mapping, optional
         Further options of the scipy method (``ftol``, ``gtol``...); not ``maxiter`` together
-        with ``steps``.
+        with ``steps``. They replace the adapter's defaults. With SLSQP, ``ftol`` defaults to
+        ``SLSQP_FTOL`` (``1e-9``) and is relative: the problem SLSQP sees is divided by its
+        largest scalarized term at the start (module docstring).
 
     Returns
     -------
@@ -161,8 +185,9 @@ def from_scipy(
     ValueError, TypeError
         On invalid arguments (naming the argument), on a method that cannot take the
         scalarization, bounds or constraints, when ``objectives(x0)`` does not return two
-        (or more) finite values, and when ``ideal`` (given here or in a
-        :class:`Scalarization`) does not have one entry per value ``objectives(x0)`` returns.
+        (or more) finite values, when ``jac(x0)`` is not of shape (M, n), when ``ideal``
+        (given here or in a :class:`Scalarization`) does not have one entry per value
+        ``objectives(x0)`` returns, and for ``"asf"`` with two objectives.
 
     Examples
     --------
@@ -226,7 +251,7 @@ class ScipySolver:
             raise TypeError(f"objectives must be a callable x -> (h1, h2), got "
                             f"{type(objectives).__name__}")
         if jac is not None and not callable(jac):
-            raise TypeError(f"jac must be a callable x -> (2, n) Jacobian or None, got "
+            raise TypeError(f"jac must be a callable x -> (M, n) Jacobian or None, got "
                             f"{type(jac).__name__}")
         self.objectives = objectives
         self.jac = jac
@@ -251,6 +276,14 @@ class ScipySolver:
         if jac is not None:
             _as_jacobian(jac(self.x0.copy()), n, h0.size)
         _check_ideal_length(sc, h0.size, given_here=not isinstance(scalarization, Scalarization))
+        if sc.kind == "asf" and h0.size == 2:
+            raise ValueError(
+                "scalarization 'asf' needs three or more objectives here: with two, ps.surf and "
+                "the baselines give the solver the scalar weight w of objective 1, which 'asf' "
+                "refuses (its corner e_m is where objective m is worst). Use "
+                "'modified_tchebycheff': for two objectives it solves the same problems (the "
+                "front point on the ray from the ideal point along (1 - w, w), 'asf' with the "
+                "weight vector [1 - w, w])")
         if sc.needs_ideal and sc.ideal is None:
             sc = sc.with_ideal(self._estimate_ideal())
         self.scalarization = sc
@@ -297,8 +330,11 @@ class ScipySolver:
             options["maxiter"] = steps
         uses_gradient = LINEAR_METHODS[self.method][2]
         kwargs: dict[str, Any] = {"method": self.method, "options": options}
+        if self.method == "SLSQP":  # its ftol is absolute: scale the problem, see _problem_scale
+            options.setdefault("ftol", SLSQP_FTOL)
         if sc.kind == "linear":
-            lin = _LinearObjective(ev, coef)
+            scale = _problem_scale(sc, coef, ev.values(start)) if self.method == "SLSQP" else 1.0
+            lin = _LinearObjective(ev, coef / scale)
             if uses_gradient and self.jac is not None:
                 kwargs["jac"] = lin.gradient
             if self.bounds is not None:
@@ -309,14 +345,10 @@ class ScipySolver:
             x = np.asarray(res.x, dtype=np.float64)
         else:
             assert sc.ideal is not None
-            # one common factor, the largest weighted term at the start (minimizers unchanged):
-            # the active term starts at 1 whatever the coefficients' size, and SLSQP's
-            # absolute ftol becomes relative
-            scale = float(np.max(np.abs(coef * (ev.values(start) - sc.ideal))))
-            epi = _Epigraph(ev, coef, sc.ideal, sc.rho, scale if scale > 0 else 1.0)
-            if self.method == "SLSQP":
-                options.setdefault("ftol", EPIGRAPH_FTOL)
-            elif sc.rho == 0.0:  # trust-constr: the objective t is linear, its Hessian zero
+            epi = _Epigraph(ev, coef, sc.ideal, sc.rho,
+                            _problem_scale(sc, coef, ev.values(start)))
+            if self.method != "SLSQP" and sc.rho == 0.0:
+                # trust-constr: the objective t is linear, its Hessian zero
                 kwargs["hess"] = _zero_hessian
             if self.jac is not None:
                 kwargs["jac"] = epi.gradient
@@ -447,6 +479,23 @@ class _Epigraph:
         return out
 
 
+def _problem_scale(sc: Scalarization, coef: FloatArray, start_values: FloatArray) -> float:
+    """The factor every SLSQP problem (and the epigraph form) is divided by: the largest term
+    ``max(c_m, floor) * |h_m - z_m|`` at the start (``z = 0`` for linear scalarization), or 1
+    when that is 0 or not finite.
+
+    SLSQP's ``ftol`` is an absolute change of the objective; divided by this scale it becomes
+    relative, so that the default ``SLSQP_FTOL`` means the same on objectives of any size.
+    The floor (the Tchebycheff coefficients' own) keeps the scale from vanishing at ``w = 0``
+    and ``w = 1`` when the one weighted objective starts at 0 (a warm start at its minimum):
+    the other objective's size then sets it, times ``floor``.
+    """
+    offset = 0.0 if sc.ideal is None or sc.kind == "linear" else sc.ideal
+    terms = np.maximum(np.abs(coef), sc.floor) * np.abs(start_values - offset)
+    scale = float(np.max(terms))
+    return scale if np.isfinite(scale) and scale > 0 else 1.0
+
+
 def _zero_hessian(y: FloatArray) -> FloatArray:
     return np.zeros((y.size, y.size))
 
@@ -533,14 +582,27 @@ def _check_ideal_length(sc: Scalarization, m: int, *, given_here: bool) -> None:
 
 
 def _as_jacobian(raw: object, n: int, m: int) -> FloatArray:
+    """The Jacobian ``raw`` as an (m, n) array, row ``k`` the gradient of objective ``k``.
+
+    Only that shape is taken: a flat array or the (n, m) transpose would be reshaped into a
+    wrong Jacobian (its entries in the wrong places) and mislead the solver. With ``m == n`` a
+    transposed Jacobian has the right shape and cannot be told apart.
+    """
+    jac: FloatArray | None
     try:
         jac = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
-        jac = np.empty(0)
-    if jac.size != m * n:
-        raise ValueError(f"jac(x) must return the ({m}, {n}) Jacobian of the objectives, got "
-                         f"shape {np.shape(np.asarray(raw, dtype=object))}")
-    return jac.reshape(m, n)
+        jac = None
+    if jac is None or jac.shape != (m, n):
+        try:
+            shape: object = np.shape(np.asarray(raw, dtype=object))
+        except ValueError:  # ragged nested sequences
+            shape = "of ragged rows"
+        hint = (" (the transpose: stack the gradients as rows, e.g. np.stack(grads, axis=0))"
+                if shape == (n, m) else "")
+        raise ValueError(f"jac(x) must return the ({m}, {n}) Jacobian of the objectives (M, n): "
+                         f"row k the gradient of objective k; got shape {shape}{hint}")
+    return jac
 
 
 def _as_x0(x0: ArrayLike) -> FloatArray:
