@@ -8,15 +8,17 @@ in (see :mod:`paretosurf.spacing`) and with tolerances relative to the front's e
 - ``constant``: an objective does not vary over the points;
 - ``scale``: with ``normalize="none"``, the objectives' ranges differ by more than 1e3;
 - ``collapsed``: fewer distinct points than slots, or weights closer than a tolerance;
-- ``jump``: consecutive points far apart at nearly the same weight, a stretch of the front
-  (non-convex or disconnected) that weighted sums cannot reach;
+- ``jump``: consecutive points far apart at nearly the same weight (or, with the run's
+  history, a slot whose point flips back and forth across a gap as its weight moves a little),
+  a stretch of the front (non-convex or disconnected) that weighted sums cannot reach;
 - ``endpoint``: a point at ``w = 0`` or ``w = 1`` only weakly Pareto-optimal (another point is
   as good in one objective and better in the other);
 - ``dominated``: interior points dominated by others (moocore's non-dominated filter);
 - ``noisy``: objectives out of the order linear scalarization guarantees (objective 1
   non-increasing and objective 2 non-decreasing in ``w``);
 - ``unconverged``: a gap that looks like a jump next to a point another point beats at its
-  own weight (the solver has not converged there);
+  own weight (the solver has not converged there; unless that point is one another weight
+  reaches optimally: a local minimum of a non-convex front, which is a jump);
 - ``reversed``: nearly every pair in the reverse of that order (a maximizing solver, or the
   weight on the wrong objective);
 - ``precision``: weights closer than a tolerance whose points are still well apart
@@ -28,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import moocore
 import numpy as np
@@ -52,6 +55,31 @@ ORDER_TOL = 1e-6
 SCALE_RATIO = 1e3
 #: A gap this many times the median gap, at nearly the same weight, is a jump.
 JUMP_FACTOR = 5.0
+#: A gap at least this many times the median gap is a jump whatever its share of the front
+#: when the weights tell so (below): on a continuous front, solved well, SURF evens the gaps,
+#: so that no gap stays this much larger than the others.
+JUMP_GAP = 1.5
+#: ... when its points lie this many times farther apart per unit of weight than the front's
+#: median rate (gap over weight interval): the weights are nearly equal where the points are
+#: far apart, and on a continuous front a point moves with its weight at a rate that changes
+#: gradually.
+JUMP_RATE = 50.0
+#: ... over a weight interval at most this share of the median one: evenly spaced weights
+#: (Uniform-w) show where the front is steep, not whether it is continuous there; a gap that
+#: persists where the method has drawn its weights together is one no weight reaches.
+JUMP_NARROW = 0.5
+#: ... or when a slot's point, in the last rounds of the history, went from one end of the
+#: gap to the other and back (each time at a rate, distance over weight change, this many
+#: times the median rate): the weight straddles the place where the front jumps.
+JUMP_CROSSING_RATE = 3.0
+#: A point within this fraction of a gap's length of one end of the gap is at that end.
+JUMP_NEAR = 0.25
+#: The number of last rounds of the history the crossing test looks at.
+JUMP_ROUNDS = 6
+#: A point another point beats at its own weight that lies within this fraction of the
+#: front's extent of a point another weight reaches optimally is a local minimum (the solver
+#: converged, to the wrong one of the minima of a non-convex front), not a short solve.
+STUCK_TOL = 1e-6
 #: Weights closer than this are too close for their points' order to mean anything.
 SEPARATED_WEIGHTS = 1e-6
 #: Points of weights closer than WEIGHT_TOL that lie at least this fraction of the mean gap
@@ -63,6 +91,28 @@ REVERSED_SHARE = 0.75
 #: Appended to the Tchebycheff remedies: a solver that already uses it needs a good ideal.
 _TCHEBYCHEFF_IDEAL = ("; if the solver already uses it, its ideal point must be at or below "
                       "every objective's smallest value")
+
+
+class _Round(Protocol):
+    """One round of a run's history (a :class:`~paretosurf.result.IterationRecord`): the
+    weights solved at and the objectives found."""
+
+    @property
+    def weights(self) -> FloatArray: ...
+
+    @property
+    def points(self) -> FloatArray: ...
+
+
+@dataclass(frozen=True)
+class _Jump:
+    """A gap the front jumps across: between slots ``i`` and ``i + 1``, ``share`` of the
+    front's length; ``crossing``: a slot whose point went across it between rounds, with the
+    weights on either side, when the history showed it."""
+
+    i: int
+    share: float
+    crossing: tuple[int, float, float] | None = None
 
 
 class SurfWarning(UserWarning):
@@ -115,7 +165,8 @@ def _weakly_dominated(points: FloatArray, ranges: FloatArray) -> NDArray[np.bool
 
 def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
              normalize: str, moving_average: float | None = None,
-             ordered: bool = True) -> list[Finding]:
+             ordered: bool = True, history: Sequence[_Round] | None = None,
+             weighted_sum: bool = True) -> list[Finding]:
     """The problems of a run's final points.
 
     Parameters
@@ -134,6 +185,16 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     ordered : bool
         Whether the points come from linear scalarization at their weights, so that their
         objectives must be ordered (False for interpolated points such as Soup's).
+    history : sequence of IterationRecord, optional
+        The run's rounds up to the diagnosed one (``res.history``). With it, a slot whose point
+        flips back and forth across a gap from round to round, while its weight moves little,
+        shows a jump that a single round does not (the weight straddles it).
+    weighted_sum : bool
+        Whether the solver minimizes the weighted sum ``w f1 + (1 - w) f2`` (False for a
+        Tchebycheff or other scalarization, whose points other points may beat in that sum
+        at their weights though they are optimal). Only then is a point beaten at its own
+        weight next to a jump a solve that stopped short (``unconverged``), and a jump a
+        stretch that another scalarization may reach.
 
     Returns
     -------
@@ -186,8 +247,11 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     close = np.diff(weights) < WEIGHT_TOL
     apart = gaps >= RESOLVED_GAP * extent / (p - 1)
     close_weights = int(np.sum(close & ~apart))
-    resolved_close = int(np.sum(close & apart))
-    jump = _jump(weights, gaps, extent)
+    jumps = _jumps(weights, gaps, extent, points, ranges, history)
+    # (a gap the front jumps across at one weight is apart too, but no matter of precision)
+    resolved = close & apart
+    resolved[[j.i for j in jumps]] = False
+    resolved_close = int(np.sum(resolved))
     weak = _weakly_dominated(points, ranges)
     # the order of points at (nearly) one weight is the solver's tolerance, not noise
     separated = np.diff(weights) >= SEPARATED_WEIGHTS
@@ -206,23 +270,35 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     ends = [i for i in (0, p - 1) if weak[i] and (
         not wrong_order or _tied_and_beaten(points, i, 1 if i == 0 else 0, ranges))]
     # a large gap next to an endpoint along one objective only: the endpoint left the front
-    # (at that weight the scalarized problem ignores the other objective); a jump there is
-    # one such gap (its test is stricter), so it is no jump of the front
+    # (at that weight the scalarized problem ignores the other objective), so that gap is no
+    # jump of the front
     flat = _flat_ends(weights, gaps, extent, points, ranges)
     ends = sorted(set(ends) | set(flat))
-    at_end = jump is not None and {0: 0, p - 2: p - 1}.get(jump[0]) in flat
+    jumps = [j for j in jumps if {0: 0, p - 2: p - 1}.get(j.i) not in flat]
+    lagging = (_beaten_at_own_weight(weights, points, ranges) if ordered and weighted_sum
+               else [])
+    # a point beaten at its own weight that sits on a point another weight reaches optimally
+    # converged, to a local minimum of a non-convex front; one that does not stopped short
+    stuck = _stuck(weights, coords, lagging, STUCK_TOL * max(extent, 1e-300))
+    short = [j for j in jumps if {j.i, j.i + 1} & (set(lagging) - set(stuck))]
+    real = [j for j in jumps if j not in short]
     collapsed = distinct < p or close_weights > 0
     if collapsed:
         detail = (f"only {distinct} distinct points among {p}" if distinct < p
                   else f"{close_weights + 1} weights within {WEIGHT_TOL:g} of each other")
+        causes = []
         if ends:
-            remedy = "an endpoint is only weakly Pareto-optimal (see below)"
-        elif jump:
-            remedy = "the front has a jump that weighted sums cannot cross (see below)"
-        else:
-            remedy = ("parts of the front are reached at a single weight or not at all; a "
-                      "Tchebycheff scalarization (paretosurf.adapters, scalarization="
-                      "'tchebycheff') reaches every Pareto point" + _TCHEBYCHEFF_IDEAL)
+            causes.append("an endpoint is only weakly Pareto-optimal (see below)")
+        if real:
+            causes.append("the front has a jump that weighted sums cannot cross (see below)"
+                          if weighted_sum else "the front has a jump (see below)")
+        if short:
+            causes.append("points next to a gap are not optimal at their own weights (see "
+                          "below)")
+        remedy = "; ".join(causes) if causes else (
+            "parts of the front are reached at a single weight or not at all; a "
+            "Tchebycheff scalarization (paretosurf.adapters, scalarization="
+            "'tchebycheff') reaches every Pareto point" + _TCHEBYCHEFF_IDEAL)
         findings.append(Finding("collapsed", f"points have collapsed: {detail}; {remedy}"))
     elif resolved_close:
         findings.append(Finding(
@@ -240,26 +316,21 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "weight the scalarized problem ignores one objective, and the solver stopped on the "
             "flat face it leaves); pass weight_bounds=(1e-3, 1 - 1e-3) to solve slightly "
             "inside [0, 1]"))
-    lagging = _beaten_at_own_weight(weights, points, ranges) if ordered else []
-    if jump is not None and not at_end and {jump[0], jump[0] + 1} & set(lagging):
+    if short:
         # a point that another point beats at its own weight was not solved to optimality:
         # the gap next to it says nothing yet about the front's shape
         findings.append(Finding(
             "unconverged", f"the points of slot{'s' if len(lagging) > 1 else ''} "
             f"{_short(lagging)} are not optimal at their own weights (another point found "
-            "scores lower there), and the largest gap lies next to one of them: the solver "
-            "stopped short of the optimum, either for too few steps (give it more steps per "
-            "call or more rounds) or in a local minimum where the front is non-convex "
+            "scores lower there), and a gap that looks like a jump ("
+            f"{_between(weights[short[0].i], weights[short[0].i + 1])}) lies next to one "
+            "of them: the solver stopped short of the optimum, either for too few steps (give "
+            "it more steps per call or more rounds) or in a local minimum where the front is "
+            "non-convex "
             "(weighted sums cannot reach such a stretch; a Tchebycheff scalarization, "
             "scalarization='tchebycheff' in paretosurf.adapters, does)"))
-    elif jump is not None and not at_end:
-        i, share = jump
-        findings.append(Finding(
-            "jump", f"the front jumps between weights {weights[i]:.6g} and {weights[i + 1]:.6g} "
-            f"({share:.0%} of its length in one gap): weighted sums cannot reach that stretch "
-            "(the front is non-convex or disconnected there); use a Tchebycheff "
-            "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"
-            + _TCHEBYCHEFF_IDEAL))
+    if real:
+        findings.append(_jump_finding(weights, real, stuck, weighted_sum))
 
     # endpoints not found on a flat face are judged as the interior points are
     findings += _dominated(points, weak, [i for i in range(p) if i not in ends],
@@ -367,17 +438,171 @@ def _dominated(points: FloatArray, weak: NDArray[np.bool_], candidates: Sequence
                     f"others (slots {_short(inner)}); {remedy}")]
 
 
-def _jump(weights: FloatArray, gaps: FloatArray, extent: float) -> tuple[int, float] | None:
-    """The largest gap if it is a jump: many times the median gap and over a weight interval
-    far narrower than the even spacing."""
+def _jumps(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray,
+           ranges: FloatArray, history: Sequence[_Round] | None = None) -> list[_Jump]:
+    """The gaps the front jumps across, in the order of the weights.
+
+    The largest gap is one when it is many times the median gap and a large share of the
+    front, over a weight interval far narrower than the even spacing. So is any gap of at
+    least ``JUMP_GAP`` times the median gap, whatever its share, when the weights show that
+    the front is not continuous there: over a weight interval at most ``JUMP_NARROW`` times
+    the median one, its points lie ``JUMP_RATE`` times farther apart per unit of weight than
+    the front's median rate (gap over weight interval), or, in the last
+    rounds of ``history``, a slot's point went from one end of the gap to the other and back,
+    each time at ``JUMP_CROSSING_RATE`` times that rate (its weight straddles the jump, and
+    SURF can then neither settle it nor fill the gap).
+
+    Parameters
+    ----------
+    weights : ndarray, shape (P,)
+        Increasing weights.
+    gaps : ndarray, shape (P - 1,)
+        Distances between consecutive points, in the run's coordinates.
+    extent : float
+        The front's length (the sum of ``gaps``).
+    points : ndarray, shape (P, 2)
+        The objectives; the crossing test measures the history's points (in objectives) in
+        units of their ``ranges`` over these points.
+    ranges : ndarray, shape (2,)
+        The objectives' ranges over ``points``.
+    history : sequence of IterationRecord, optional
+        The run's rounds, oldest first (the crossing test uses the last ``JUMP_ROUNDS``).
+
+    Returns
+    -------
+    list of _Jump
+    """
     if gaps.size < 2 or extent <= 0:
-        return None
-    i = int(np.argmax(gaps))
+        return []
+    p = gaps.size + 1
+    dw = np.diff(weights)
     median = float(np.median(gaps))
-    narrow = weights[i + 1] - weights[i] < 0.01 / gaps.size
-    if narrow and gaps[i] > JUMP_FACTOR * max(median, 1e-300) and gaps[i] > 0.2 * extent:
-        return i, float(gaps[i] / extent)
+    out: dict[int, _Jump] = {}
+    i = int(np.argmax(gaps))
+    if (dw[i] < 0.01 / gaps.size and gaps[i] > JUMP_FACTOR * max(median, 1e-300)
+            and gaps[i] > 0.2 * extent):
+        out[i] = _Jump(i, float(gaps[i] / extent))
+    # the tests against the median need a front whose points are mostly apart (a collapsed
+    # one has a median gap of zero, and the test above is the one that applies to it)
+    if median <= RESOLVED_GAP * extent / (p - 1):
+        return [out[k] for k in sorted(out)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = np.where(dw > 0, gaps / np.where(dw > 0, dw, 1.0), np.inf)
+    rate = float(np.median(rates))
+    if not math.isfinite(rate):
+        return [out[k] for k in sorted(out)]
+    narrow = dw <= JUMP_NARROW * float(np.median(dw))
+    for j in (int(v) for v in np.flatnonzero(gaps >= JUMP_GAP * median)):
+        if j in out:
+            continue
+        crossing = None
+        if not narrow[j] or gaps[j] < JUMP_RATE * rate * max(float(dw[j]), 0.0):
+            crossing = _crossing(j, points, ranges, history)
+            if crossing is None:
+                continue
+        out[j] = _Jump(j, float(gaps[j] / extent), crossing)
+    return [out[k] for k in sorted(out)]
+
+
+def _crossing(j: int, points: FloatArray, ranges: FloatArray,
+              history: Sequence[_Round] | None) -> tuple[int, float, float] | None:
+    """A slot whose point, in the last rounds of ``history``, went from one end of the gap
+    between points ``j`` and ``j + 1`` to the other and back, each time at a rate (distance
+    over weight change) of at least ``JUMP_CROSSING_RATE`` times the median rate of the
+    rounds' fronts; ``(slot, weight on the j side, weight on the j + 1 side)`` of its last
+    crossing, or ``None``.
+
+    Distances are measured in the objectives divided by their ``ranges`` over ``points``.
+    """
+    if not history:
+        return None
+    p = len(points)
+    rounds = [r for r in list(history)[-(JUMP_ROUNDS + 1):]
+              if np.ndim(r.weights) == 1 and np.shape(r.weights)[0] == p
+              and np.shape(r.points) == points.shape]
+    if len(rounds) < 3:
+        return None
+    scale = np.where(ranges > 0, ranges, 1.0)
+    ends = points[[j, j + 1]] / scale
+    gap = float(np.linalg.norm(ends[1] - ends[0]))
+    w = np.stack([np.asarray(r.weights, dtype=np.float64) for r in rounds])   # [round, slot]
+    x = np.stack([np.asarray(r.points, dtype=np.float64) / scale for r in rounds])
+    # each round's median rate of its own front (its gaps over its weight intervals)
+    steps = np.linalg.norm(np.diff(x, axis=1), axis=2)
+    dw = np.diff(w, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.median(np.where(dw > 0, steps / np.where(dw > 0, dw, 1.0), np.inf), axis=1)
+    # side[r, k]: 0 or 1 when slot k's point in round r is at that end of the gap, else -1
+    near = np.linalg.norm(x[:, :, None, :] - ends[None, None, :, :], axis=3) <= JUMP_NEAR * gap
+    side = np.where(near[:, :, 0], 0, np.where(near[:, :, 1], 1, -1))
+    for k in range(p):
+        found: list[tuple[int, float, float]] = []
+        for r in range(1, len(rounds)):
+            a, b = int(side[r - 1, k]), int(side[r, k])
+            if a < 0 or b < 0 or a == b or not math.isfinite(float(rate[r])):
+                continue
+            moved = float(np.linalg.norm(x[r, k] - x[r - 1, k]))
+            change = abs(float(w[r, k] - w[r - 1, k]))
+            if moved >= JUMP_CROSSING_RATE * float(rate[r]) * change:
+                before, after = float(w[r - 1, k]), float(w[r, k])
+                found.append((a, before, after) if a == 0 else (a, after, before))
+        if {a for a, _, _ in found} == {0, 1}:                          # there and back
+            _, w_j, w_next = found[-1]
+            return k, w_j, w_next
     return None
+
+
+def _stuck(weights: FloatArray, coords: FloatArray, lagging: list[int],
+           tol: float) -> list[int]:
+    """The ``lagging`` slots (beaten at their own weights) whose points lie within ``tol`` of
+    the point of a slot that is not lagging, at a weight at least ``SEPARATED_WEIGHTS``
+    away: the solver converged there to a point another weight reaches optimally (a local
+    minimum of the weighted sum on a non-convex front), where a short solve would stop
+    anywhere."""
+    optimal = [j for j in range(len(weights)) if j not in set(lagging)]
+    if not optimal:
+        return []
+    out = []
+    for k in lagging:
+        near = np.linalg.norm(coords[optimal] - coords[k], axis=1) <= tol
+        apart = np.abs(weights[optimal] - weights[k]) >= SEPARATED_WEIGHTS
+        if np.any(near & apart):
+            out.append(k)
+    return out
+
+
+def _jump_finding(weights: FloatArray, jumps: list[_Jump], stuck: list[int],
+                  weighted_sum: bool = True) -> Finding:
+    """The ``jump`` finding for the gaps ``jumps``; ``stuck``: slots whose points are local
+    minima of the weighted sum (see :func:`_stuck`), named as the evidence they are;
+    ``weighted_sum``: whether the solver minimizes the weighted sum (else the remedy is not
+    another scalarization: the front is disconnected, or the solver's ideal point wrong)."""
+    where = " and ".join(f"{_between(weights[j.i], weights[j.i + 1])} ({j.share:.0%} of its "
+                         "length)" for j in jumps)
+    evidence = ""
+    crossed = [j.crossing for j in jumps if j.crossing is not None]
+    if crossed:
+        k, a, b = crossed[0]
+        evidence += (f"; the point of slot {k} flips across the gap from round to round as "
+                     f"its weight moves between {a:.6g} and {b:.6g}, so more rounds will not "
+                     "settle it")
+    if stuck:
+        evidence += (f"; the points of slot{'s' if len(stuck) > 1 else ''} {_short(stuck)} "
+                     "are local minima of the weighted sum at their weights (points other "
+                     "weights reach, beaten at their own), so more steps will not move them")
+    if not weighted_sum:
+        return Finding(
+            "jump", f"the front jumps {where}{evidence}: the solver's scalarization reaches "
+            "no point in the gap, so the front is disconnected there (no Pareto point lies in "
+            "it, and no spacing can close it); if the solver uses a Tchebycheff "
+            "scalarization, its ideal point must be at or below every objective's smallest "
+            "value, or it jumps over non-convex stretches too")
+    return Finding(
+        "jump", f"the front jumps {where}{evidence}: weighted sums cannot reach "
+        "that stretch (the front is non-convex or disconnected there); use a Tchebycheff "
+        "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"
+        + _TCHEBYCHEFF_IDEAL + "; a gap that stays under Tchebycheff holds no Pareto point "
+        "(the front is disconnected there), and no spacing can close it")
 
 
 def _flat_ends(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray,
@@ -385,8 +610,9 @@ def _flat_ends(weights: FloatArray, gaps: FloatArray, extent: float, points: Flo
     """Endpoints that left the front along one objective: the gap to the neighbour spans a
     fifth of the front and at least twice the median gap, over a weight interval far
     narrower than the even spacing, moving along one objective only (the scalarized problem
-    at the end ignores the other objective; a looser test than :func:`_jump`'s, which must
-    also hold for interior gaps, so that a jump at an end always passes it)."""
+    at the end ignores the other objective; looser than the first test of :func:`_jumps`,
+    which must also hold for interior gaps, so that such a jump at an end always passes it;
+    an end gap that passes it is no jump)."""
     if gaps.size < 2 or extent <= 0:
         return []
     median = float(np.median(gaps))
@@ -441,6 +667,12 @@ def _axis_parallel(a: FloatArray, b: FloatArray, ranges: FloatArray) -> bool:
     objectives' ranges, the other moves less than 1e-3 as much)."""
     step = np.abs(b - a) / np.where(ranges > 0, ranges, 1.0)
     return bool(step.min() < 1e-3 * step.max())
+
+
+def _between(a: float, b: float) -> str:
+    """``"between weights a and b"``, or ``"at weight a"`` when they print alike."""
+    return f"at weight {a:.6g}" if f"{a:.6g}" == f"{b:.6g}" else (
+        f"between weights {a:.6g} and {b:.6g}")
 
 
 def _short(indices: list[int]) -> str:

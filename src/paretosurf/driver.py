@@ -955,15 +955,22 @@ class _Runner:
             diagnosed = np.stack([self.averages[slot][:m] for slot in range(len(points))])
             diagnosed_coords = self.spacing(diagnosed)
         if p.history:
+            # a jump shows in the history too (a slot whose point crosses a gap, round to
+            # round); a point beaten at its own weight is unconverged only under weighted sums
+            scalarization = getattr(getattr(self.solver, "scalarization", None), "kind",
+                                    "linear")
             findings = diagnose(weights, diagnosed, diagnosed_coords,
                                 normalize=self.spacing.kind,
                                 moving_average=self.moving_average,
-                                ordered=self.method.ordered)
+                                ordered=self.method.ordered,
+                                history=p.history if shown is None else p.history[:shown + 1],
+                                weighted_sum=scalarization == "linear")
             if not any(f.code == "constant" for f in findings):   # (no front: all is said)
                 findings += self.method.findings()
             if reported is None and self.unsuccessful:
                 findings += _unsuccessful(self.unsuccessful, len(weights))
-            if reported is None and p.stop_reason == "iterations" and weights.ndim == 1:
+            if (reported is None and p.stop_reason == "iterations" and weights.ndim == 1
+                    and not any(f.code == "jump" for f in findings)):   # (no more rounds help)
                 findings += _unsettled(self.method.convergence_change(), len(weights),
                                        self.method.settings().get("alpha"))
         collapsed = any(f.code in ("collapsed", "jump", "constant", "unconverged")
