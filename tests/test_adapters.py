@@ -661,10 +661,12 @@ def test_asf_spreads_points_over_dtlz1_where_weighted_sums_collapse() -> None:
 def test_asf_on_pymoo_dtlz2_leaves_no_slot_stuck_on_a_vertex() -> None:
     """pymoo's DTLZ2 (polar decision variables) has flat spots at its vertices where SLSQP
     stops whatever the weight; surf_simplex restarts such slots from a healthy neighbour's
-    state, so the concave front ends evenly covered and nothing collapses."""
+    state, so the concave front ends evenly covered and nothing collapses (the CV of the
+    rounds is not monotone here: 12 rounds reach about 0.1, 8 rounds 0.18-0.27 depending on
+    the lattice's triangulation)."""
     problems = pytest.importorskip("pymoo.problems")
     dtlz2 = problems.get_problem("dtlz2", n_var=7, n_obj=3)
-    res = ps.surf_simplex(from_pymoo(dtlz2, scalarization="asf"), 28, 3, iterations=8)
+    res = ps.surf_simplex(from_pymoo(dtlz2, scalarization="asf"), 28, 3, iterations=12)
     assert res.success, res.message
     np.testing.assert_allclose(np.linalg.norm(res.points, axis=1), 1.0, atol=1e-4)
     assert ps.metrics.nn_cv(res.points) < 0.2

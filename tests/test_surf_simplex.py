@@ -425,12 +425,13 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
     assert max(moves) <= budget and sum(moves) > 0
 
 
-@pytest.mark.parametrize("seed", [3, 22])
+@pytest.mark.parametrize("seed", [23, 24])
 def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: int) -> None:
     from paretosurf.kept_rounds import KEEP_ROUNDS
 
-    # distorted fronts whose last rounds swing: seed 3 max/min 2.7, 36 and 6.1 in rounds
-    # 17-19; seed 22 2.4 in round 14 (out of the window at the end), 3.2, 3.0, 2.6, 2.7, 4.6
+    # distorted fronts whose last rounds swing: seed 23 max/min 2.6, 2.0 and 11.1 in rounds
+    # 17-19; seed 24 1.7 in rounds 13 and 14 (out of the window at the end), 1.8, 1.9, 2.0,
+    # 6.8, 3.9
     problem = QuadraticM.random(3, 5, seed=seed)
     bounds = corner_normalization(problem)
     res = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, normalize=bounds)

@@ -30,7 +30,8 @@ spread:
 5. **Safeguards**: where two edges leave a corner almost in the same direction (a cusp of the
    surface), the points of one edge that the other's nearly cover are moved inside the face
    (and stay there while they would still lie within one spacing);
-   a point that landed closer than 0.3 spacings to another restarts in the largest hole;
+   a point that landed closer than 0.3 spacings to another restarts in the largest hole
+   (in its own slot); a move that would end on another point's weight is not made;
    a slot whose point coincides with another's (a local solver stuck on a flat spot of its
    variables) is warm-started from the nearest slot whose point stands alone.
 
@@ -61,7 +62,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
-from paretosurf._validation import check_non_negative_int, check_positive_int
+from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.diagnostics import coincident_pairs
 from paretosurf.driver import Callback, Round, run
@@ -109,12 +110,25 @@ TRUST_RADIUS = 1.0
 TRUST_RANGE = (0.25, 4.0)
 TRUST_GOOD = 0.1
 TRUST_BAD = 0.2
+#: A point inside a face whose move would end closer than this share of the median spacing
+#: of the solved weights to another point keeps its weight instead (see ``_apart``).
+APART_SHARE = 1e-3
 #: Range of the correction of the faces' areas in the allocation: the areas are multiplied
 #: by the squared ratio of the mean nearest-neighbour distance inside faces to the one along
 #: edges, round after round (a tessellation with its boundary held fixed packs its inside
 #: about 10% denser than a lattice would, and the estimated areas err; measured over 16
 #: random quadratics, the mean CV fell from 0.26 to 0.21).
 DENSITY_RANGE = (0.5, 2.0)
+
+
+#: The mesh of a face on which its points are laid out has at least this many simplices
+#: (samples of the surface) per point to place inside the face: round 0 knows a face only by
+#: its corners, and their mesh (36 triangles) holds no more than 36 distinct points. More
+#: samples made round 0 more even (with 2 or 4 per point the CV of 100 to 1000 points on a
+#: flat triangle fell from about 0.27 to 0.17 and 0.14) but not the later rounds (two random
+#: quadratics, 100 and 150 points, 8 rounds), and would change round 0 of every size that
+#: fits the 36 triangles.
+MESH_SAMPLES_PER_POINT = 1
 
 
 #: Points closer than this share of the front's extent count as one point when warm starts
@@ -215,6 +229,34 @@ def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
     return out
 
 
+def _apart(new: FloatArray, start: FloatArray, fixed: FloatArray, solved: FloatArray
+           ) -> FloatArray:
+    """``new`` face weights, except that a point whose move ends on another point (closer
+    than :data:`APART_SHARE` of the median nearest-neighbour distance of the ``solved``
+    weights to another new weight or to a ``fixed`` one) keeps its ``start``.
+
+    A move shortened by the trust region stops at the distance of the nearest solved weight
+    from its start; where it heads for that weight, and the point there keeps its weight, the
+    two would be solved at the same weight. The rows of ``start`` are distinct and none is
+    ``fixed``, so reverting the moves (repeatedly, as a reverted point may now meet another)
+    ends with distinct weights.
+    """
+    if len(new) == 0 or len(solved) < 2:
+        return new
+    spacing = float(np.median(cKDTree(solved).query(solved, k=2)[0][:, 1]))
+    limit = APART_SHARE * spacing
+    out = new.copy()
+    for _ in range(len(out)):
+        taken = np.vstack([fixed, out])
+        pairs = cKDTree(taken).query_pairs(limit, output_type="ndarray")
+        rows = {int(i) - len(fixed) for i in pairs.ravel() if i >= len(fixed)}
+        moved = [r for r in sorted(rows) if np.any(out[r] != start[r])]
+        if not moved:
+            break
+        out[moved] = start[moved]
+    return out
+
+
 def _well_spaced(at: FloatArray, n_fixed: int) -> NDArray[np.bool_]:
     """Which of the free points (the rows of ``at`` after the first ``n_fixed``) have their
     nearest neighbour within :data:`HOLD_BAND` of the median nearest-neighbour distance."""
@@ -253,6 +295,13 @@ def _edge_parameter(weights: FloatArray, edge: Face) -> FloatArray:
     return np.asarray(weights[:, edge[0]], dtype=np.float64)
 
 
+def _as_int(value: object, *, name: str, least: str) -> int:
+    """``value`` as an int, or a ``TypeError`` that names the argument and its least value."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer >= {least}, got {value!r}")
+    return int(value)
+
+
 class SurfSimplexMethod(SlotMethod):
     """SURF on the weight simplex as a method of the driver (see :func:`surf_simplex`).
 
@@ -273,11 +322,10 @@ class SurfSimplexMethod(SlotMethod):
 
     def __init__(self, n_points: int, n_objectives: int, *, alpha: float | str = 0.3,
                  warm_start: str = "nearest") -> None:
-        if isinstance(n_objectives, numbers.Integral) and not isinstance(
-                n_objectives, bool) and n_objectives < 2:
-            raise ValueError(f"n_objectives must be at least 2, got {n_objectives}")
-        m = check_positive_int(n_objectives, name="n_objectives")
-        p = check_positive_int(n_points, name="n_points")
+        m = _as_int(n_objectives, name="n_objectives", least="2")
+        if m < 2:
+            raise ValueError(f"n_objectives must be at least 2, got {m}")
+        p = _as_int(n_points, name="n_points", least=f"n_objectives = {m}")
         if p < m:
             raise ValueError(f"n_points must be at least n_objectives = {m} (one point per "
                              f"corner of the weight simplex), got {p}")
@@ -465,11 +513,18 @@ class SurfSimplexMethod(SlotMethod):
         return self._ordered(lattice)
 
     def _ordered(self, weights: FloatArray) -> FloatArray:
-        """Slots in a fixed order: corners, then each edge's points, then each face's (for
-        two objectives: increasing weight on objective 1, as :func:`paretosurf.surf`)."""
+        """Slots in a fixed order: the corners ``e_1, ..., e_M``, then each edge's points
+        (decreasing weight on the edge's first objective), then each face's (for two
+        objectives: increasing weight on objective 1, as :func:`paretosurf.surf`).
+
+        The order is the same in every round, so that a slot keeps its place: slot ``m`` is
+        the corner ``e_(m+1)`` whether round 0 starts from the Das-Dennis lattice (which lists
+        the corners from ``e_M`` down to ``e_1``) or from a layout, and with
+        ``warm_start="slot"`` each corner continues from its own solution."""
         if self.m == 2:
             return weights[np.argsort(weights[:, 0], kind="stable")]
-        groups = [np.flatnonzero(weights.max(axis=1) == 1.0)]
+        corners = np.flatnonzero(weights.max(axis=1) == 1.0)
+        groups = [corners[np.argsort(weights[corners].argmax(axis=1), kind="stable")]]
         for face in faces(self.m):
             inside = np.flatnonzero(interior_of(weights, face))
             if len(face) == 2:
@@ -519,29 +574,34 @@ class SurfSimplexMethod(SlotMethod):
             fixed = fixed_all[on_face(fixed_all, face)][:, list(face)]
             face_w, face_c = per_face[face]
             fmap = FaceMap(face_w, face_c)
-            mesh_w, simplices = face_mesh(face_w)
+            mesh_w, simplices = face_mesh(
+                face_w, min_simplices=MESH_SAMPLES_PER_POINT * count)
             current = weights[interior_of(weights, face)][:, list(face)]
             start = current[:count]
+            restart = np.empty(0, dtype=np.intp)
             if len(start) > 1:
                 at = fmap(np.vstack([fixed, start]))
                 gaps = cKDTree(at).query(at, k=2)[0][:, 1]
                 limit = CROWDED_SHARE * float(np.median(gaps))
-                crowded = sorted({max(i, j) for i, j in cKDTree(at).query_pairs(limit)
-                                  if max(i, j) >= len(fixed)})
-                if crowded:
-                    keep = np.setdiff1d(np.arange(len(start)),
-                                        np.array(crowded) - len(fixed))
-                    start = start[keep]
-            if len(start) < count:
-                extra = farthest_points(fmap, mesh_w, simplices,
-                                        np.vstack([fixed, start]), count - len(start))
-                start = np.vstack([start, extra])
+                restart = np.array(sorted({max(i, j) - len(fixed)
+                                           for i, j in cKDTree(at).query_pairs(limit)
+                                           if max(i, j) >= len(fixed)}), dtype=np.intp)
+            missing = count - len(start)
+            if missing > 0 or restart.size:
+                # crowded points restart in place (every other slot keeps its point), new
+                # ones join at the end
+                stay = np.delete(start, restart, axis=0)
+                extra = farthest_points(fmap, mesh_w, simplices, np.vstack([fixed, stay]),
+                                        restart.size + max(missing, 0))
+                start = np.vstack([start, extra[restart.size:]])
+                start[restart] = extra[:restart.size]
             held = _well_spaced(fmap(np.vstack([fixed, start])), len(fixed))
             free = restricted_cvt(fmap, mesh_w, simplices, fixed, start)
             free[held] = start[held]
             free = quadratic_pull_back(fmap(free), face_c, face_w, free)
             free[held] = start[held]
             free = _within_trust_region(free, start, face_w, self.trust)
+            free = _apart(free, start, fixed, face_w)
             predicted.append((embed(free, face, m), fmap(free)))
             placed.append(embed(free, face, m))
         k = coords.shape[1]
@@ -656,9 +716,10 @@ def surf_simplex(
         :func:`paretosurf.simplex_weights.lattice_size`) start from the Das-Dennis lattice;
         others from an even layout of the flat simplex.
     n_objectives : int
-        M >= 2. With ``M = 2`` the weights, points and records are those of
-        :func:`paretosurf.surf` with ``n_segments = n_points - 1`` (the solver gets the
-        weights as vectors ``(w, 1 - w)``).
+        M >= 2. With ``M = 2`` the weights, points and each record's ``cv``, ``gap_ratio``
+        and ``alpha`` are those of :func:`paretosurf.surf` with ``n_segments = n_points - 1``
+        (the solver gets the weights as vectors ``(w, 1 - w)``); the result has no ``cdf``,
+        and its findings come from the surface checks.
     iterations : int
         Total number of rounds (each solves every point once).
     alpha : float or "auto"
@@ -690,10 +751,12 @@ def surf_simplex(
     Returns
     -------
     SurfResult
-        ``weights`` of shape ``(n_points, M)`` (corners first, then edges, then faces),
-        ``points`` of shape ``(n_points, M)``; each record's ``cv`` and ``gap_ratio`` are
-        the nearest-neighbour distance CV (:func:`paretosurf.metrics.nn_cv`) and
-        max/min ratio (:func:`paretosurf.metrics.nn_ratio`); ``cdf`` is ``None``.
+        ``weights`` of shape ``(n_points, M)`` (the corners ``e_1, ..., e_M`` first, then
+        edges, then faces; each corner in the same slot every round),
+        ``points`` of shape ``(n_points, M)``; with M >= 3 each record's ``cv`` and
+        ``gap_ratio`` are the nearest-neighbour distance CV (:func:`paretosurf.metrics.nn_cv`)
+        and max/min ratio (:func:`paretosurf.metrics.nn_ratio`), with M = 2 those of the gaps
+        along the front, as SURF's; ``cdf`` is ``None``.
         ``success`` and ``message`` report collapsed or dominated points. With M >= 3 (and
         ``report="auto"``) the weights, points and states are those of the most even of the
         last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` rounds (lowest max/min),

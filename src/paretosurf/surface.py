@@ -180,9 +180,21 @@ def _reference_subdivision(k: int, subdivisions: int) -> tuple[FloatArray, IntAr
     return lattice, triangulate(lattice)
 
 
-def face_mesh(weights: FloatArray, *,
-              subdivisions: int = MESH_SUBDIVISIONS) -> tuple[FloatArray, IntArray]:
+def face_mesh(weights: FloatArray, *, subdivisions: int = MESH_SUBDIVISIONS,
+              min_simplices: int = 0) -> tuple[FloatArray, IntArray]:
     """A mesh of a face: each simplex of the triangulation of ``weights`` (P, k), subdivided.
+
+    Parameters
+    ----------
+    weights : ndarray, shape (P, k)
+        Face weights of the solved points (the face's corners among them).
+    subdivisions : int
+        Subdivisions of each edge of each simplex of their triangulation (at least).
+    min_simplices : int
+        The mesh gets at least about this many simplices: where the triangulation is coarse
+        (round 0 knows only the face's corners), ``subdivisions`` grows until it has them.
+        :func:`restricted_cvt` and :func:`farthest_points` can place no more distinct points
+        than the mesh has simplices.
 
     Returns
     -------
@@ -201,7 +213,14 @@ def face_mesh(weights: FloatArray, *,
     """
     k = weights.shape[1]
     coarse = triangulate(weights)
+    if min_simplices > 0 and len(coarse):
+        # a (k-1)-simplex cut into s parts along each edge holds about s^(k-1) simplices
+        rough = math.floor((min_simplices / len(coarse)) ** (1.0 / (k - 1)) + 1e-9)
+        subdivisions = max(subdivisions, rough)
     ref_nodes, ref_simplices = _reference_subdivision(k, subdivisions)
+    while len(coarse) * len(ref_simplices) < min_simplices:
+        subdivisions += 1
+        ref_nodes, ref_simplices = _reference_subdivision(k, subdivisions)
     corners = weights[coarse]                                      # (C, k, k)
     nodes = np.einsum("pk,ckj->cpj", ref_nodes, corners)           # (C, p, k)
     offsets = np.arange(len(coarse))[:, None, None] * len(ref_nodes)
@@ -396,9 +415,11 @@ def restricted_cvt(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray,
             new[filled] = _pull_back(centroids, mesh_coords, mesh_weights, simplices, centres)
         for g in np.flatnonzero(~filled):
             # an empty cell: restart the generator where the surface is worst covered
-            taken = np.vstack([fixed_coords, fmap(new)])
-            gap = cKDTree(taken).query(sample_coords)[0]
-            new[g] = sample_weights[int(np.argmax(gap))]
+            gap = cKDTree(np.vstack([fixed_coords, fmap(new)])).query(sample_coords)[0]
+            gap_w = cKDTree(np.vstack([fixed, new])).query(sample_weights)[0]
+            j = _farthest(gap, gap_w)
+            if j >= 0:
+                new[g] = sample_weights[j]
         moved = float(np.max(np.linalg.norm(fmap(new) - free_coords, axis=1)))
         free = new
         if moved <= LLOYD_TOL * max(extent, 1e-300):
@@ -471,23 +492,77 @@ def quadratic_pull_back(targets: FloatArray, coords: FloatArray, weights: FloatA
     return out
 
 
+def _farthest(gap: FloatArray, gap_w: FloatArray) -> int:
+    """The sample farthest from the points taken: largest ``gap`` on the surface, then (where
+    the estimate maps samples onto taken points: a collapsed region) largest ``gap_w`` in
+    weight space; ``-1`` when every sample coincides with a taken weight."""
+    j = int(np.argmax(gap))
+    if gap[j] > 0:
+        return j
+    j = int(np.argmax(gap_w))
+    return j if gap_w[j] > 0 else -1
+
+
 def farthest_points(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray,
                     fixed: FloatArray, count: int) -> FloatArray:
     """``count`` face weights for new free generators: greedily, the mesh sample farthest
-    (on the estimated surface) from the fixed points and those already chosen."""
+    (on the estimated surface) from the fixed points and those already chosen.
+
+    Parameters
+    ----------
+    fmap : FaceMap
+        The face's estimated map.
+    mesh_weights, simplices : ndarray
+        The face's mesh (:func:`face_mesh`); the samples are its simplices' centroids.
+    fixed : ndarray, shape (F, k)
+        Face weights of the points already placed.
+    count : int
+        Number of weights wanted.
+
+    Returns
+    -------
+    ndarray, shape (count, k)
+        Distinct samples, none of them one of ``fixed``. Where the estimate maps the
+        remaining samples onto points already taken (a collapsed region), the farthest in
+        weight space is taken.
+
+    Raises
+    ------
+    ValueError
+        If the mesh has fewer than ``count`` samples apart from ``fixed`` (pass a finer mesh,
+        see ``min_simplices`` of :func:`face_mesh`).
+
+    Examples
+    --------
+    Five weights from a mesh of nine triangles: never the same sample twice.
+
+    >>> import numpy as np
+    >>> from paretosurf.surface import FaceMap, face_mesh, farthest_points
+    >>> nodes, simplices = face_mesh(np.eye(3), subdivisions=3)
+    >>> got = farthest_points(FaceMap(np.eye(3), np.eye(3)), nodes, simplices, np.eye(3), 5)
+    >>> len({tuple(w) for w in got.round(12).tolist()})
+    5
+    """
+    k = mesh_weights.shape[1]
     if count <= 0:
-        return np.empty((0, mesh_weights.shape[1]))
+        return np.empty((0, k))
     sample_weights = mesh_weights[simplices].mean(axis=1)
     sample_coords = fmap(sample_weights)
     if len(fixed):
         gap = cKDTree(fmap(fixed)).query(sample_coords)[0]
+        gap_w = cKDTree(fixed).query(sample_weights)[0]
     else:
         gap = np.full(len(sample_coords), np.inf)
-    picks = []
+        gap_w = np.full(len(sample_weights), np.inf)
+    picks: list[int] = []
     for _ in range(count):
-        j = int(np.argmax(gap))
+        j = _farthest(gap, gap_w)
+        if j < 0:
+            raise ValueError(f"a mesh of {len(simplices)} simplices holds fewer than "
+                             f"{count} new points apart from the {len(fixed)} placed")
         picks.append(j)
         gap = np.minimum(gap, np.linalg.norm(sample_coords - sample_coords[j], axis=1))
+        gap_w = np.minimum(gap_w, np.linalg.norm(sample_weights - sample_weights[j], axis=1))
     return np.asarray(sample_weights[picks], dtype=np.float64)
 
 
