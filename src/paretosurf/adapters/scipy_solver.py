@@ -30,17 +30,21 @@ defaults; tighten ``options={"barrier_tol": ...}`` if you use it).
 SLSQP's tolerance. scipy's SLSQP stops once the objective changes by less than ``ftol``
 (default ``1e-6``) from one iteration to the next, an absolute amount: on objectives of small
 scale (a portfolio's variance, ``1e-2``) a warm-started call stops almost where it started.
-Every problem SLSQP solves here (linear or epigraph form, the ideal point's estimation too) is
-therefore divided by one scale ``s`` (minimizers unchanged), and ``ftol`` defaults to
-``SLSQP_FTOL`` (``1e-9``), relative to ``s``. ``s`` is the largest term ``max(c_m, floor) *
-|h_m - z_m|`` at the start, with the scalarization's floor (``1e-4``) and ``z = 0`` for linear
-scalarization: the active epigraph term starts at 1 whatever the size of the coefficients,
-and the floor keeps ``s`` from vanishing at ``w = 0`` and ``w = 1`` when the weighted
-objective starts at 0. For linear scalarization ``s`` measures the objectives' values, not
-their range: a large constant offset in an objective makes the tolerance looser (give
-``options={"ftol": ...}``, relative to ``s``, or drop the offset). A ``ftol`` in ``options``
-replaces the default and applies to the scaled problem. The epigraph form is scaled the same
-way for trust-constr; linear scalarization with other methods is not scaled.
+Two problems are therefore divided by a scale ``s`` at the start (minimizers unchanged), with
+``ftol`` defaulting to ``SLSQP_FTOL`` (``1e-9``), relative to ``s``:
+
+- the epigraph form of the Tchebycheff scalarizations and ASF (any method), with ``s`` its
+  largest term ``|c_m (h_m - z_m)|``: the active term starts at 1 whatever the size of the
+  coefficients;
+- the linear scalarization under constraints of the user's (SLSQP), with ``s`` the largest
+  term ``max(c_m, floor) * |h_m|`` (the floor, ``1e-4``, keeps ``s`` from vanishing at
+  ``w = 0`` and ``w = 1`` when the weighted objective starts at 0). ``s`` measures the
+  objectives' values, not their range: a large constant offset in an objective makes the
+  tolerance looser (give ``options={"ftol": ...}``, relative to ``s``, or drop the offset).
+
+Other problems keep scipy's defaults: scaling the ideal point's corner solves as well changed
+the ideal estimate enough that warm-started ``"asf"`` solves on pymoo's DTLZ1 stopped far from
+the front. A ``ftol`` in ``options`` replaces the default.
 
 The warm start is the decision vector only: a quasi-Newton method's curvature estimate is
 rebuilt on every call, so ``steps=K`` calls make less progress together than one call of the
@@ -90,8 +94,8 @@ EPIGRAPH_METHODS = ("SLSQP", "trust-constr")
 #: max(1, |best|))``, per objective, from the two endpoint solves.
 IDEAL_MARGIN_REL = 1e-6
 IDEAL_MARGIN_ABS = 1e-8
-#: SLSQP's ``ftol`` unless ``options`` give one (scipy's default is an absolute 1e-6). Every
-#: SLSQP problem is divided by its largest scalarized term at the start, so this is relative
+#: SLSQP's ``ftol`` unless ``options`` give one (scipy's default is an absolute 1e-6) for the
+#: problems divided by their largest scalarized term at the start, so this is relative
 #: (module docstring). Tight, so that warm-started calls on objectives of small scale still
 #: move, and the tiny Tchebycheff coefficient near ``w = 0`` and ``w = 1`` still drives the
 #: other objective to its best value.
@@ -165,7 +169,8 @@ def from_scipy(
         Relative augmentation of the Tchebycheff scalarizations (default ``1e-4``).
     options : mapping, optional
         Further options of the scipy method (``ftol``, ``gtol``...); not ``maxiter`` together
-        with ``steps``. They replace the adapter's defaults. With SLSQP, ``ftol`` defaults to
+        with ``steps``. They replace the adapter's defaults. With SLSQP, for the epigraph
+        form and for linear scalarization under ``constraints``, ``ftol`` defaults to
         ``SLSQP_FTOL`` (``1e-9``) and is relative: the problem SLSQP sees is divided by its
         largest scalarized term at the start (module docstring).
 
@@ -330,10 +335,14 @@ class ScipySolver:
             options["maxiter"] = steps
         uses_gradient = LINEAR_METHODS[self.method][2]
         kwargs: dict[str, Any] = {"method": self.method, "options": options}
-        if self.method == "SLSQP":  # its ftol is absolute: scale the problem, see _problem_scale
-            options.setdefault("ftol", SLSQP_FTOL)
         if sc.kind == "linear":
-            scale = _problem_scale(sc, coef, ev.values(start)) if self.method == "SLSQP" else 1.0
+            # SLSQP's ftol is absolute: a constrained problem is scaled (see _problem_scale);
+            # without constraints of the user's (the ideal point's corner solves, say) the
+            # problem stays as it is, as the warm starts of surf_simplex's "asf" runs need
+            scale = 1.0
+            if self.method == "SLSQP" and self.constraints:
+                scale = _problem_scale(sc, coef, ev.values(start))
+                options.setdefault("ftol", SLSQP_FTOL)
             lin = _LinearObjective(ev, coef / scale)
             if uses_gradient and self.jac is not None:
                 kwargs["jac"] = lin.gradient
@@ -345,9 +354,15 @@ class ScipySolver:
             x = np.asarray(res.x, dtype=np.float64)
         else:
             assert sc.ideal is not None
+            # the epigraph form keeps its own scale, the largest term |c_m (h_m - z_m)| at the
+            # start (the floor of _problem_scale made warm-started DTLZ1 solves under "asf"
+            # stop far from the front)
+            scale = float(np.max(np.abs(coef * (ev.values(start) - sc.ideal))))
             epi = _Epigraph(ev, coef, sc.ideal, sc.rho,
-                            _problem_scale(sc, coef, ev.values(start)))
-            if self.method != "SLSQP" and sc.rho == 0.0:
+                            scale if np.isfinite(scale) and scale > 0 else 1.0)
+            if self.method == "SLSQP":
+                options.setdefault("ftol", SLSQP_FTOL)
+            elif sc.rho == 0.0:
                 # trust-constr: the objective t is linear, its Hessian zero
                 kwargs["hess"] = _zero_hessian
             if self.jac is not None:
@@ -480,7 +495,7 @@ class _Epigraph:
 
 
 def _problem_scale(sc: Scalarization, coef: FloatArray, start_values: FloatArray) -> float:
-    """The factor every SLSQP problem (and the epigraph form) is divided by: the largest term
+    """The factor a constrained linear SLSQP problem is divided by: the largest term
     ``max(c_m, floor) * |h_m - z_m|`` at the start (``z = 0`` for linear scalarization), or 1
     when that is 0 or not finite.
 
