@@ -36,10 +36,10 @@ spread:
    variables) is warm-started from the nearest slot whose point stands alone.
 
 With three objectives and 91 points the nearest-neighbour distances end with a CV between
-0.09 and 0.23 and a max/min between 1.6 and 2.4 on seven of the benchmark's eight fronts (6.1
-on one quadratic), against CV 0.6 to 2.4 and max/min 11 to 2000 for evenly spaced
-(Das-Dennis) weights; on the most distorted fronts single rounds can still put two points
-together (``benchmarks/bench_surf_simplex.py``, ``docs/results/many/``).
+0.10 and 0.17 and a max/min between 1.45 and 2.76 on the benchmark's eight fronts, against
+CV 0.6 to 2.4 and max/min 11 to 2000 for evenly spaced (Das-Dennis) weights; on the most
+distorted fronts single rounds can still put two points together
+(``benchmarks/bench_surf_simplex.py``, ``docs/results/many/``).
 
 Where weighted sums cannot reach part of the surface (a non-convex region), the solves jump
 over it: no weight maps there, the estimate has a hole, and the points gather at its rim.
