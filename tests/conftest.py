@@ -147,3 +147,15 @@ def interrupt_after(rounds: int) -> Callable[[ps.IterationRecord], None]:
             raise Interrupt
 
     return callback
+
+
+def call_cli(argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    """``paretosurf.cli.main(argv)``'s exit status (argparse's too), stdout and stderr."""
+    from paretosurf import cli
+
+    try:
+        status = cli.main(argv)
+    except SystemExit as exc:
+        status = int(exc.code or 0)
+    text = capsys.readouterr()
+    return status, text.out, text.err

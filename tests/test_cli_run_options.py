@@ -10,6 +10,7 @@ import shlex
 import pytest
 
 import paretosurf as ps
+from conftest import call_cli as call
 from paretosurf import cli
 from paretosurf.bench.tasks import TASKS, Task
 from paretosurf.checkpoint import CheckpointError, RunFolder
@@ -20,16 +21,6 @@ GEAR = ["run", "gear", "--no-plots"]
 
 class Solved(Exception):
     """Raised by a stand-in ``run_task``: the command got past its checks."""
-
-
-def call(argv: list[str], capsys) -> tuple[int, str, str]:
-    """``cli.main(argv)``'s exit status (argparse's too), stdout and stderr."""
-    try:
-        status = cli.main(argv)
-    except SystemExit as exc:
-        status = int(exc.code or 0)
-    text = capsys.readouterr()
-    return status, text.out, text.err
 
 
 @pytest.fixture()

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
+from conftest import call_cli as call
 from paretosurf import cli
 from paretosurf.checkpoint import RunFolder
 
@@ -159,16 +160,6 @@ def test_run_on_worker_processes_matches_the_local_run(tmp_path) -> None:
 
 # ---------------------------------------------------------------------------- resuming safely
 GEAR = ["run", "gear", "--no-plots"]
-
-
-def call(argv: list[str], capsys) -> tuple[int, str, str]:
-    """``cli.main(argv)``'s exit status (argparse's too), stdout and stderr."""
-    try:
-        status = cli.main(argv)
-    except SystemExit as exc:
-        status = int(exc.code or 0)
-    text = capsys.readouterr()
-    return status, text.out, text.err
 
 
 def settings_file(folder: Path) -> dict:

@@ -41,6 +41,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import as_front_points, as_weights
+from paretosurf.result import measures_nearest_neighbours
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from matplotlib.axes import Axes
@@ -915,13 +916,6 @@ UNIFORMITY_LABELS = {
 NN_SUFFIX = " (nearest-neighbour, M >= 3)"
 
 
-def _measures_nn(history: Sequence[Any]) -> bool:
-    """Whether the records measure nearest-neighbour distances: their weights are vectors of
-    M >= 3 components (see :meth:`paretosurf.IterationRecord.from_points`)."""
-    shape = np.shape(getattr(history[0], "weights", ()))
-    return len(shape) == 2 and shape[1] != 2
-
-
 def plot_uniformity(
     results: Mapping[str, Any],
     *,
@@ -970,7 +964,8 @@ def plot_uniformity(
             raise ValueError(f"results[{name!r}] has no iterations to plot")
         series[name] = (np.array([rec.cv for rec in history], dtype=np.float64),
                         np.array([rec.gap_ratio for rec in history], dtype=np.float64))
-        nearest[name] = _measures_nn(history)
+        nearest[name] = measures_nearest_neighbours(
+            getattr(history[0], "weights", ()))
     kind = ("mixed" if len(set(nearest.values())) > 1
             else "nn" if all(nearest.values()) else "gaps")
     if ax is None:

@@ -31,13 +31,23 @@ from paretosurf.checkpoint import (
 from paretosurf.diagnostics import Finding
 from paretosurf.states import decode_states, encode_states
 
-__all__ = ["IterationRecord", "SurfResult", "history_from_parts"]
+__all__ = ["IterationRecord", "SurfResult", "history_from_parts",
+           "measures_nearest_neighbours"]
 
 FloatArray = NDArray[np.float64]
 
 #: Scalar fields of an :class:`IterationRecord`, in the order they are saved.
 _RECORD_SCALARS = ("iteration", "cv", "gap_ratio", "weight_change", "seconds", "solve_seconds",
                    "n_solves", "n_steps")
+
+
+def measures_nearest_neighbours(weights: Any) -> bool:
+    """Whether records of points at ``weights`` measure nearest-neighbour distances (weight
+    vectors of M >= 3 components: a surface) rather than the gaps between consecutive points
+    (scalar weights, or weight vectors of two components: a curve); see
+    :meth:`IterationRecord.from_points`."""
+    shape = np.shape(weights)
+    return len(shape) == 2 and shape[1] != 2
 
 
 def _pair_paths(path: Path) -> tuple[Path | None, Path | None]:
@@ -148,7 +158,7 @@ class IterationRecord:
         given."""
         at = points if coords is None else coords
         usable = len(at) >= 2 and at.shape[-1] > 0
-        if np.ndim(weights) == 2 and np.shape(weights)[1] != 2:
+        if measures_nearest_neighbours(weights):
             cv = metrics.nn_cv(at) if usable else math.nan
             ratio = metrics.nn_ratio(at) if usable else math.nan
             return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
