@@ -239,3 +239,80 @@ def test_keep_best_never_returns_worse_than_the_warm_start() -> None:
     assert not np.array_equal(fresh.state.online["w1"], solver.initial_state().online["w1"])
     with pytest.raises(TypeError, match="keep_best"):
         SoftDQNSolver(keep_best=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_training_learns_and_its_state_continues_on_the_cpu() -> None:  # pragma: no cover
+    # the same check as test_training_raises_the_scalarized_return, on the GPU; the state comes
+    # back as numpy arrays, so a CUDA-trained learner resumes on a machine without one
+    gpu = small(device="cuda")
+    start = gpu.initial_state()
+    before = gpu.evaluate(start)[1]
+    state = start
+    for _ in range(3):
+        sol = gpu.solve(0.0, state)
+        state = sol.state
+    assert sol.objectives[1] < before - 1.0
+    assert all(isinstance(v, np.ndarray) for v in state.online.values())
+    again = small(device="cuda").solve(0.0, start)
+    first = small(device="cuda").solve(0.0, start)
+    np.testing.assert_array_equal(again.objectives, first.objectives)  # deterministic on CUDA
+    on_cpu = small().solve(0.0, state)
+    assert np.all(np.isfinite(on_cpu.objectives)) and on_cpu.state.calls == 4
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_and_cpu_evaluate_a_fixed_policy_alike() -> None:  # pragma: no cover - needs a GPU
+    # a constant policy's objectives are an average over rollouts whose randomness differs by
+    # device, so they agree to the evaluation's standard errors, not to the bit
+    cpu, gpu = small(eval_episodes=256), small(eval_episodes=256, device="cuda")
+    state = fixed_policy(cpu, [0.0, -2e-4, 2e-4])  # a stochastic policy (temperature 2.5e-4)
+    a, b = cpu.assess([state])[0], gpu.assess([state])[0]
+    gap = np.abs(np.asarray(a["objectives"]) - np.asarray(b["objectives"]))
+    assert np.all(gap <= 5 * np.hypot(a["stderr"], b["stderr"]) + 1e-9)
+    assert b["stderr"][1] > 0.01  # the rollouts really are random
+
+
+def test_batched_adam_step_matches_torch_adam_per_learner() -> None:
+    # the stacked update against torch.optim.Adam on one learner's own loss, same batches
+    from paretosurf.problems.mountaincar.dqn import PARAMS, _Batch, _forward
+
+    solver = small(target_update=1000)
+    states = [s.state for s in solver.solve_many([0.2, 0.9], [None, None])]
+    batch = _Batch.stack(states, torch.device("cpu"), reset_optimizer=False)
+    w = torch.tensor([0.2, 0.9], dtype=torch.float64)
+    gen = torch.Generator().manual_seed(5)
+    ref = {k: torch.tensor(states[1].online[k], dtype=torch.float32, requires_grad=True)
+           for k in PARAMS}
+    target = {k: torch.tensor(states[1].target[k], dtype=torch.float32) for k in PARAMS}
+    opt = torch.optim.Adam(list(ref.values()), lr=solver.lr, betas=(0.9, 0.999), eps=1e-8)
+    for k, p in ref.items():  # carry the learner's moments and step count into torch's Adam
+        opt.state[p] = {"step": torch.tensor(float(states[1].adam_t)),
+                        "exp_avg": torch.tensor(states[1].adam_m[k], dtype=torch.float32),
+                        "exp_avg_sq": torch.tensor(states[1].adam_v[k], dtype=torch.float32)}
+    buf = {name: torch.as_tensor(getattr(states[1], name)) for name in
+           ("obs", "action", "reward", "next_obs", "terminal", "valid")}
+    size = states[1].size
+    temperature, scale = solver._temperature, solver._scale
+    for _ in range(3):
+        rows = (torch.rand(2, solver.batch_size, generator=gen.clone_state())[1] * size).long()
+        batch.update(w, gen, beta=temperature, gamma=solver.gamma, scale=scale, lr=solver.lr,
+                     batch_size=solver.batch_size, target_update=1000, target_tau=0.0)
+        rew = buf["reward"][rows].float()
+        with torch.no_grad():
+            q_next = _forward({k: v[None] for k, v in target.items()}, buf["next_obs"][rows][None])
+            v_next = temperature * (torch.logsumexp(q_next[0] / temperature, -1) - math.log(3))
+            y = scale * (0.9 * rew[:, 0] + 0.1 * rew[:, 1]) + solver.gamma * (
+                ~buf["terminal"][rows]).float() * v_next
+        q = _forward({k: v[None] for k, v in ref.items()}, buf["obs"][rows][None].float())[0]
+        q = q.gather(-1, buf["action"][rows, None]).squeeze(-1)
+        mask = buf["valid"][rows].float()
+        loss = (torch.nn.functional.smooth_l1_loss(q, y, reduction="none") * mask).sum()
+        opt.zero_grad()
+        (loss / mask.sum().clamp(min=1.0)).backward()
+        opt.step()
+    for k in PARAMS:
+        torch.testing.assert_close(batch.online[k][1].detach(), ref[k].detach(),
+                                   rtol=1e-5, atol=1e-6)
+    assert not torch.equal(batch.online["w3"][1], torch.as_tensor(states[1].online["w3"],
+                                                                  dtype=torch.float32))

@@ -99,12 +99,20 @@ class DQNState:
     calls: int = 0
 
 
+# (shift, scale) per (dtype, device): made once, as building them from Python lists on every
+# call costs a host-to-device copy (and a wait for it) per forward pass on a GPU
+_NORMALIZERS: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+
+
 def _normalize(obs: Any) -> Any:
     """Position and velocity scaled to about [-1, 1]."""
     import torch
 
-    scale = torch.tensor([0.9, 0.07], dtype=obs.dtype, device=obs.device)
-    shift = torch.tensor([0.3, 0.0], dtype=obs.dtype, device=obs.device)
+    key = (obs.dtype, obs.device)
+    if key not in _NORMALIZERS:
+        _NORMALIZERS[key] = (torch.tensor([0.3, 0.0], dtype=obs.dtype, device=obs.device),
+                             torch.tensor([0.9, 0.07], dtype=obs.dtype, device=obs.device))
+    shift, scale = _NORMALIZERS[key]
     return (obs + shift) / scale
 
 
@@ -366,7 +374,7 @@ class SoftDQNSolver:
                 with torch.no_grad():
                     p, kl = _soft_policy(_forward(b.online, obs.float()), self._temperature)
                 actions = torch.multinomial(p.view(-1, N_ACTIONS), 1, generator=gen).view(-1)
-                nxt, rew, term, _ = sim.step(actions)
+                nxt, rew, term, _ = sim.step(actions, check=False)  # sampled: always valid
                 nxt, rew = nxt.view(n_slots, n, 2), rew.view(n_slots, n, 2)
                 scal = w[:, None] * rew[..., 0] + (1 - w[:, None]) * rew[..., 1]
                 returns += (discount * (scal - self.beta * kl.double()) * alive).sum(1)
@@ -445,7 +453,7 @@ class SoftDQNSolver:
                 alive = (~sim.done).view(n_slots, n)
                 p, kl = _soft_policy(_forward(params, obs.float()), self._temperature)
                 actions = torch.multinomial(p.view(-1, N_ACTIONS), 1, generator=gen).view(-1)
-                nxt, rew, term, _ = sim.step(actions)
+                nxt, rew, term, _ = sim.step(actions, check=False)  # sampled: always valid
                 rew = rew.view(n_slots, n, 2)
                 a = alive.double()
                 g += (disc * a)[..., None] * (rew - self.beta * kl.double()[..., None])
@@ -517,16 +525,32 @@ class _BestKeeper:
 class _Batch:
     """Stacked tensors of several learners during one call."""
 
-    def __init__(self, online: dict[str, Any], target: dict[str, Any], m: dict[str, Any],
-                 v: dict[str, Any], t: Any, buffer: dict[str, Any], size: Any, cursor: Any,
+    def __init__(self, online: dict[str, Any], target: dict[str, Any], m_flat: Any,
+                 v_flat: Any, t: Any, buffer: dict[str, Any], size: Any, cursor: Any,
                  updates: Any) -> None:
-        self.online, self.target, self.m, self.v, self.t = online, target, m, v, t
-        self.buffer, self._size, self._cursor, self.updates = buffer, size, cursor, updates
+        self.online, self.target, self.t = online, target, t
+        self.buffer, self._size, self._cursor = buffer, size, cursor
+        # counters the loop branches on are kept on the host as well, so that deciding whether
+        # to train or to copy a target network never waits for a GPU
+        self._min_size = int(size.min())
+        self.updates: NDArray[np.int64] = np.array(updates, dtype=np.int64)
+        # Adam's moments live in one (learners, parameters) tensor each, so a step updates
+        # them in a handful of operations rather than a handful per weight matrix (on a GPU,
+        # launches, not arithmetic, bound these small networks); m and v are views per key
+        self._m_flat, self._v_flat = m_flat, v_flat
+        self._spans: list[tuple[str, int, int]] = []
+        start = 0
+        for k in PARAMS:
+            size_k = online[k][0].numel()
+            self._spans.append((k, start, start + size_k))
+            start += size_k
+        self.m = {k: m_flat[:, a:b].view(online[k].shape) for k, a, b in self._spans}
+        self.v = {k: v_flat[:, a:b].view(online[k].shape) for k, a, b in self._spans}
 
     @property
     def size(self) -> int:
         """Rows filled in the smallest buffer."""
-        return int(self._size.min())
+        return self._min_size
 
     @classmethod
     def stack(cls, learners: list[DQNState], dev: Any, *, reset_optimizer: bool) -> _Batch:
@@ -539,19 +563,24 @@ class _Batch:
         online = stacked([s.online for s in learners])
         for p in online.values():
             p.requires_grad_(True)
+        def flat(dicts: list[dict[str, FloatArray]]) -> Any:
+            rows = [np.concatenate([np.ravel(d[k]) for k in PARAMS]) for d in dicts]
+            return torch.as_tensor(np.stack(rows), dtype=torch.float32, device=dev)
+
         if reset_optimizer:
-            m = {k: torch.zeros_like(p) for k, p in online.items()}
-            v = {k: torch.zeros_like(p) for k, p in online.items()}
+            n_params = sum(p[0].numel() for p in online.values())
+            m = torch.zeros(len(learners), n_params, dtype=torch.float32, device=dev)
+            v = torch.zeros_like(m)
             t = torch.zeros(len(learners), dtype=torch.float32, device=dev)
         else:
-            m, v = stacked([s.adam_m for s in learners]), stacked([s.adam_v for s in learners])
+            m, v = flat([s.adam_m for s in learners]), flat([s.adam_v for s in learners])
             t = torch.tensor([float(s.adam_t) for s in learners], device=dev)
         buffer = {name: torch.as_tensor(np.stack([getattr(s, name) for s in learners]),
                                         device=dev)
                   for name in ("obs", "action", "reward", "next_obs", "terminal", "valid")}
         size = torch.tensor([s.size for s in learners], device=dev)
         cursor = torch.tensor([s.cursor for s in learners], device=dev)
-        updates = torch.tensor([s.updates for s in learners], device=dev)
+        updates = [s.updates for s in learners]
         return cls(online, stacked([s.target for s in learners]), m, v, t, buffer, size,
                    cursor, updates)
 
@@ -572,6 +601,7 @@ class _Batch:
         self.buffer["valid"][idx, rows] = valid
         self._cursor = (self._cursor + n) % cap
         self._size = torch.clamp(self._size + n, max=cap)
+        self._min_size = min(self._min_size + n, cap)
 
     def update(self, w: Any, gen: Any, *, beta: float, gamma: float, scale: float, lr: float,
                batch_size: int, target_update: int, target_tau: float) -> None:
@@ -599,22 +629,24 @@ class _Batch:
         self.t = self.t + 1
         b1, b2, eps = 0.9, 0.999, 1e-8
         with torch.no_grad():
-            for k, g in zip(PARAMS, grads, strict=True):
-                shape = (n_slots,) + (1,) * (g.dim() - 1)
-                self.m[k].mul_(b1).add_(g, alpha=1 - b1)
-                self.v[k].mul_(b2).addcmul_(g, g, value=1 - b2)
-                m_hat = self.m[k] / (1 - b1 ** self.t).view(shape)
-                v_hat = self.v[k] / (1 - b2 ** self.t).view(shape)
-                self.online[k].sub_(lr * m_hat / (v_hat.sqrt() + eps))
+            g = torch.cat([gk.reshape(n_slots, -1) for gk in grads], dim=1)
+            self._m_flat.mul_(b1).add_(g, alpha=1 - b1)
+            self._v_flat.mul_(b2).addcmul_(g, g, value=1 - b2)
+            m_hat = self._m_flat / (1 - b1 ** self.t)[:, None]
+            v_hat = self._v_flat / (1 - b2 ** self.t)[:, None]
+            step = lr * m_hat / (v_hat.sqrt() + eps)
+            for k, a, b in self._spans:
+                self.online[k].sub_(step[:, a:b].view(self.online[k].shape))
             self.updates = self.updates + 1
             if target_tau > 0:
                 for k in PARAMS:
                     self.target[k].lerp_(self.online[k], target_tau)
             else:
-                sync = (self.updates % target_update) == 0
-                if bool(sync.any()):
+                sync = np.flatnonzero(self.updates % target_update == 0)
+                if sync.size:
+                    rows = torch.as_tensor(sync, device=w.device)
                     for k in PARAMS:
-                        self.target[k][sync] = self.online[k][sync]
+                        self.target[k][rows] = self.online[k][rows]
 
     def unstack(self, learners: list[DQNState], *, episodes: int) -> list[DQNState]:
         """The trained learners as new states (the inputs are left unchanged)."""
