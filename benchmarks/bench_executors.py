@@ -7,7 +7,10 @@ Prints, side by side in one process:
   gradient solver (K = 100 Adam steps, the paper's protocol) called slot by slot (wrapped so
   that it has ``solve`` only), for ``LocalExecutor``, ``ProcessExecutor(2)`` and a local
   2-CPU ``RayExecutor``; targets: each parallel executor at least 1.6x local; then the same
-  with K = 200 and 400 (2x and 4x longer solves), where each task's fixed cost weighs less;
+  with K = 200 and 400 (2x and 4x longer solves), where each task's fixed cost weighs less.
+  Every DST solve runs on one BLAS thread, in this process as in each worker (numpy's BLAS
+  would otherwise run the local executor's small LU solves on every core); one more row, and
+  a line at the end, give the local executor with BLAS's own threads;
 * the overhead per task of each executor (a solver that returns at once, many tasks, 2
   workers), and the solve time below which Ray does not pay: the model's break-even (with 2
   workers twice the overhead: they halve the solve time but each task pays the overhead) and
@@ -38,10 +41,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 import paretosurf as ps
 from paretosurf.bench import get_task
 from paretosurf.executors import SolveTask
+from paretosurf.executors.process import usable_cpus
 
 
 # ---------------------------------------------------------------------------- solvers
@@ -53,6 +58,20 @@ class SolveOnly:
 
     def solve(self, weight: float, state: Any) -> ps.Solution:
         return self.solver.solve(weight, state)
+
+
+class WithThreads:
+    """An executor whose solves in this process run with ``threads`` BLAS/OpenMP threads
+    (restored after each round)."""
+
+    def __init__(self, executor: Any, threads: int) -> None:
+        self.executor, self.threads = executor, threads
+
+    def solve(self, solver: Any, tasks: Any) -> Any:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=self.threads):
+            return self.executor.solve(solver, tasks)
 
 
 class Instant:
@@ -305,7 +324,7 @@ def main() -> None:
                                                             if k], default=[200, 400],
                         help="also time DST with these K (comma-separated; '' for none)")
     args = parser.parse_args()
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = usable_cpus()
     before = capacity(args.workers)
     print(f"{cores} cores; {args.workers} workers; load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.workers} processes of "
@@ -338,9 +357,18 @@ def main() -> None:
     execs: dict[str, Any] = {"LocalExecutor": local, f"ProcessExecutor({args.workers})": pool}
     if ray_ex is not None:
         execs[f"RayExecutor ({args.workers} CPUs)"] = ray_ex
+    # numpy's BLAS runs DST's small LU solves on every core of the calling process, so a
+    # local run already uses the cores in part; every solve below runs on one BLAS thread,
+    # in this process as in each worker (ProcessExecutor's threads_per_worker="auto", Ray's
+    # num_cpus=1), and one more row shows the local executor with BLAS's own threads
+    blas_default = WithThreads(local, cores or 1)
+    print(f"\nDST solves run on one BLAS thread in every process; "
+          f"'LocalExecutor, {cores} threads' lets numpy's BLAS use all {cores} cores")
+    limits = threadpool_limits(limits=1)
     dst, dst_rate = compare(f"DST, K = {task.steps} Adam steps per solve, solve() only",
-                            SolveOnly(inner), weights, list(init), execs, args.rounds,
-                            args.repeats, args.workers)
+                            SolveOnly(inner), weights, list(init),
+                            {**execs, f"LocalExecutor, {cores} threads": blas_default},
+                            args.rounds, args.repeats, args.workers)
     targets: list[tuple[str, float, float | None]] = []
     names = list(execs)
     targets.append((f"{names[1]} >= 1.6x local on DST", 1.6, dst[names[1]]))
@@ -354,6 +382,7 @@ def main() -> None:
                                    SolveOnly(slower), weights, list(init), execs,
                                    max(2, args.rounds * task.steps // steps), args.repeats,
                                    args.workers)
+    limits.restore_original_limits()
 
     # -- Ray's overhead
     if ray_ex is not None:
@@ -402,6 +431,10 @@ def main() -> None:
             f"K = {steps}: " + ", ".join(f"{name} {r:.2f}x" for name, r in ratios.items()
                                          if name != names[0])
             for steps, ratios in [(task.steps, dst), *longer.items()]))
+    threaded = dst[f"LocalExecutor, {cores} threads"]
+    print(f"\nagainst the local executor with numpy's BLAS on all {cores} cores (DST, K = "
+          f"{task.steps}, {threaded:.2f}x the one-thread local): " + ", ".join(
+              f"{name} {dst[name] / threaded:.2f}x" for name in names[1:]))
     print("targets")
     for label, target, ratio in targets:
         if ratio is None:

@@ -467,8 +467,8 @@ def test_an_empty_round_needs_no_workers() -> None:
 
 
 def test_executors_describe_themselves() -> None:
-    assert repr(ps.ProcessExecutor(3, max_retries=1)) == \
-        "ProcessExecutor(max_workers=3, max_retries=1)"
+    assert repr(ps.ProcessExecutor(3, max_retries=1, threads_per_worker=2)) == \
+        "ProcessExecutor(max_workers=3, max_retries=1, threads_per_worker=2)"
     assert repr(ps.RayExecutor("auto", num_gpus=0.5)) == \
         "RayExecutor(address='auto', num_cpus=1, num_gpus=0.5, max_retries=2)"
 
@@ -490,3 +490,50 @@ def test_ray_executor_starts_and_stops_its_own_instance() -> None:
     lines = out.stdout.splitlines()
     assert lines[0].split() == ["10", "False"]      # the run started Ray and shut it down
     assert lines[1].startswith("refused: num_gpus=1000 per task") and lines[1].endswith("False")
+
+
+class ThreadReporter:
+    """Reports the thread pools of the process it solves in."""
+
+    def solve(self, weight: float, state: Any) -> ps.Solution:
+        from threadpoolctl import threadpool_info
+
+        blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+        return ps.Solution([weight, 1 - weight], state,
+                           {"blas": blas, "omp": os.environ.get("OMP_NUM_THREADS"),
+                            "pid": os.getpid()})
+
+
+@pytest.mark.parametrize(("workers", "threads", "expected"), [
+    (2, "auto", None),   # None: the usable CPUs divided among the workers
+    (1, 1, 1),
+    (2, 3, 3),
+])
+def test_process_workers_hold_their_thread_pools(workers: int, threads: Any,
+                                                 expected: int | None) -> None:
+    from paretosurf.executors.process import usable_cpus
+
+    want = max(1, usable_cpus() // workers) if expected is None else expected
+    with ps.ProcessExecutor(workers, threads_per_worker=threads) as pool:
+        assert pool.threads_per_worker == want
+        out = pool.solve(ThreadReporter(), [SolveTask(i, 0.5, None) for i in range(4)])
+    infos = [o.solution.info for o in out]
+    assert all(info["pid"] != os.getpid() for info in infos)
+    assert all(info["omp"] == str(want) for info in infos)
+    assert all(info["blas"] and set(info["blas"]) == {want} for info in infos)
+
+
+def test_process_workers_keep_their_thread_pools_when_told_to(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")   # what the workers inherit, left alone
+    with ps.ProcessExecutor(1, threads_per_worker=None) as pool:
+        out = pool.solve(ThreadReporter(), [SolveTask(0, 0.5, None)])
+    assert out[0].solution.info["omp"] == "7"
+
+
+@pytest.mark.parametrize(("value", "error"), [
+    (0, ValueError), (-1, ValueError), ("four", ValueError), (1.5, TypeError), (True, TypeError),
+])
+def test_process_executor_refuses_bad_thread_counts(value: Any, error: type) -> None:
+    with pytest.raises(error, match="threads_per_worker"):
+        ps.ProcessExecutor(2, threads_per_worker=value)

@@ -28,6 +28,7 @@ import pickle
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import uuid
 from collections import deque
@@ -56,11 +57,39 @@ __all__ = ["ProcessExecutor"]
 _STARTED: Any = None
 
 
-def _init_worker(started: Any) -> None:
-    """Pool initializer: keep the report queue, and leave Ctrl-C to the parent (which shuts
-    the pool down)."""
+#: The variables that BLAS and OpenMP libraries read, when they load, for their thread count.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def limit_threads(threads: int) -> None:
+    """Hold this process's BLAS, OpenMP and torch thread pools to ``threads`` threads: those
+    already loaded (inherited from a forked parent) through threadpoolctl, those loaded later
+    through the variables they read when they load."""
+    for name in THREAD_VARIABLES:
+        os.environ[name] = str(threads)
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(threads)
+
+
+def _init_worker(started: Any, threads: int | None) -> None:
+    """Pool initializer: keep the report queue, hold the thread pools to ``threads`` (unless
+    ``None``), and leave Ctrl-C to the parent (which shuts the pool down)."""
     global _STARTED
     _STARTED = started
+    if threads is not None:
+        limit_threads(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -107,6 +136,12 @@ class ProcessExecutor(_Lifecycle):
         How many times a task (or chunk) whose worker died is resubmitted, >= 0. After that
         its outcome has ``killed=True`` and an error naming what happened. The tries lost
         are in the outcome's ``lost`` (and in a run's solve log).
+    threads_per_worker : int, "auto" or None
+        Threads each worker's BLAS, OpenMP and torch pools may use. ``"auto"`` (default):
+        the usable CPUs divided among the workers (at least 1), so that the workers do not
+        oversubscribe the cores: numpy's BLAS alone starts one thread per core in every
+        process, and on 2 cores two workers of 2 threads each solved no faster than two of
+        1. ``None`` leaves the pools as the workers find them.
 
     Notes
     -----
@@ -124,9 +159,20 @@ class ProcessExecutor(_Lifecycle):
     14
     """
 
-    def __init__(self, max_workers: int = 2, *, max_retries: int = 2) -> None:
+    def __init__(self, max_workers: int = 2, *, max_retries: int = 2,
+                 threads_per_worker: int | str | None = "auto") -> None:
         self.max_workers = check_positive_int(max_workers, name="max_workers")
         self.max_retries = check_non_negative_int(max_retries, name="max_retries")
+        if threads_per_worker == "auto":
+            threads_per_worker = max(1, usable_cpus() // self.max_workers)
+        elif threads_per_worker is not None:
+            if isinstance(threads_per_worker, str):
+                raise ValueError("threads_per_worker must be a positive integer, 'auto' or "
+                                 f"None, got {threads_per_worker!r}")
+            threads_per_worker = check_positive_int(threads_per_worker,
+                                                    name="threads_per_worker")
+        #: Threads of each worker's BLAS, OpenMP and torch pools (None: left as they are).
+        self.threads_per_worker: int | None = threads_per_worker
         self._pool: ProcessPoolExecutor | None = None
         self._started: Any = None
         self._units = itertools.count()
@@ -142,7 +188,8 @@ class ProcessExecutor(_Lifecycle):
         context = multiprocessing.get_context()
         self._started = context.SimpleQueue()
         self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=context,
-                                         initializer=_init_worker, initargs=(self._started,))
+                                         initializer=_init_worker,
+                                         initargs=(self._started, self.threads_per_worker))
         return True
 
     def close(self) -> None:
@@ -352,4 +399,5 @@ class ProcessExecutor(_Lifecycle):
         return lost, {u: pid for u, pid in started.items() if u in lost}
 
     def __repr__(self) -> str:
-        return f"ProcessExecutor(max_workers={self.max_workers}, max_retries={self.max_retries})"
+        return (f"ProcessExecutor(max_workers={self.max_workers}, max_retries="
+                f"{self.max_retries}, threads_per_worker={self.threads_per_worker})")
