@@ -14,7 +14,7 @@ the weights are worth, without the K-step solver's own errors); and the CV after
 K-step calls from each run's final states, all at the alpha = 0.3 run's final weights (at the
 same weights, does each run's solver still give its own CV?).
 
-    python benchmarks/bench_auto_alpha.py [--seeds 16]
+    python benchmarks/bench_auto_alpha.py [--seeds 16] [--first-seed 0]
 """
 
 from __future__ import annotations
@@ -97,7 +97,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=16,
                         help="seeds of the final-CV comparison (default 16)")
-    seeds = parser.parse_args().seeds
+    parser.add_argument("--first-seed", type=int, default=0,
+                        help="first seed of the final-CV comparison (default 0; e.g. 16 for "
+                             "seeds not used to tune the schedule)")
+    args = parser.parse_args()
+    seeds, first = args.seeds, args.first_seed
     print("rounds to CV <= 0.05 / CV <= 0.02 (final CV after 30 rounds), seed 0")
     head = f"{'task':<12}{'solver':<10}" + "".join(f"{'alpha ' + str(a):>22}" for a in ALPHAS)
     print(head)
@@ -124,12 +128,14 @@ def main() -> None:
             cells.append(f"{min(to5)}-{max(to5)} / {min(to2)}-{max(to2)}")
         print(f"{name:<12}{'gradient':<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
 
-    print(f"\nfinal CV after 30 rounds, K-step solver, seeds 0-{seeds - 1}: the K-step points "
-          "(mean), auto minus 0.3 (paired: mean, t), and the exact points at the final weights")
+    print(f"\nfinal CV after 30 rounds, K-step solver, seeds {first}-{first + seeds - 1}: the "
+          "K-step points (mean), auto minus 0.3 (paired: mean, t), and the exact points at the "
+          "final weights")
     for name in ("dst", "fishwood"):
         task = get_task(name)
         exact = task.solver(task.make_problem(), "exact")
-        final = {alpha: [run(name, "gradient", alpha, seed=seed)[0] for seed in range(seeds)]
+        final = {alpha: [run(name, "gradient", alpha, seed=seed)[0]
+                         for seed in range(first, first + seeds)]
                  for alpha in (0.3, "auto")}
         k_step = {a: np.array([r.history[-1].cv for r in rs]) for a, rs in final.items()}
         at_weights = {a: np.array([exact_cv(exact, r.weights) for r in rs])

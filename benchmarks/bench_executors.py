@@ -338,7 +338,8 @@ def main() -> None:
     assert init is not None
     weights = np.linspace(0.0, 1.0, task.n_segments + 1)
     local = ps.LocalExecutor()
-    pool, pool_start = timed(lambda: ps.ProcessExecutor(args.workers).__enter__())
+    pool, pool_start = timed(lambda: ps.ProcessExecutor(
+        args.workers, threads_per_worker=1).__enter__())
     try:
         import ray
 
@@ -359,7 +360,7 @@ def main() -> None:
         execs[f"RayExecutor ({args.workers} CPUs)"] = ray_ex
     # numpy's BLAS runs DST's small LU solves on every core of the calling process, so a
     # local run already uses the cores in part; every solve below runs on one BLAS thread,
-    # in this process as in each worker (ProcessExecutor's threads_per_worker="auto", Ray's
+    # in this process as in each worker (ProcessExecutor's threads_per_worker=1, Ray's
     # num_cpus=1), and one more row shows the local executor with BLAS's own threads
     blas_default = WithThreads(local, cores or 1)
     print(f"\nDST solves run on one BLAS thread in every process; "

@@ -26,8 +26,11 @@ ROUNDS = 12
 
 
 def command(folder: Path, *extra: str) -> list[str]:
+    # every round saved: with the default period a checkpoint slowed by a busy disk can put
+    # off the next one to the end of the run, leaving nothing to interrupt
     return [sys.executable, "-m", "paretosurf", "run", "dst", "--solver", "gradient",
-            "--iterations", str(ROUNDS), "--checkpoint", str(folder), "--no-plots", *extra]
+            "--iterations", str(ROUNDS), "--checkpoint", str(folder), "--checkpoint-period",
+            "0", "--no-plots", *extra]
 
 
 def rounds_saved(folder: Path) -> int:

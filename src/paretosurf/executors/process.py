@@ -137,11 +137,14 @@ class ProcessExecutor(_Lifecycle):
         its outcome has ``killed=True`` and an error naming what happened. The tries lost
         are in the outcome's ``lost`` (and in a run's solve log).
     threads_per_worker : int, "auto" or None
-        Threads each worker's BLAS, OpenMP and torch pools may use. ``"auto"`` (default):
-        the usable CPUs divided among the workers (at least 1), so that the workers do not
-        oversubscribe the cores: numpy's BLAS alone starts one thread per core in every
-        process, and on 2 cores two workers of 2 threads each solved no faster than two of
-        1. ``None`` leaves the pools as the workers find them.
+        Threads each worker's BLAS, OpenMP and torch pools may use. ``None`` (default)
+        leaves them as the workers inherit them, so that a deterministic solver gives
+        :class:`LocalExecutor`'s results to the last bit. ``"auto"``: the usable CPUs divided
+        among the workers (at least 1), so that the workers do not oversubscribe the cores
+        (numpy's BLAS alone starts one thread per core in every process); a BLAS routine
+        whose rounding depends on its thread count may then give results that differ from a
+        local run's in the last bits (a scipy solver's weights moved by 1e-10 with 1 thread
+        per worker against 2 locally).
 
     Notes
     -----
@@ -160,7 +163,7 @@ class ProcessExecutor(_Lifecycle):
     """
 
     def __init__(self, max_workers: int = 2, *, max_retries: int = 2,
-                 threads_per_worker: int | str | None = "auto") -> None:
+                 threads_per_worker: int | str | None = None) -> None:
         self.max_workers = check_positive_int(max_workers, name="max_workers")
         self.max_retries = check_non_negative_int(max_retries, name="max_retries")
         if threads_per_worker == "auto":

@@ -563,6 +563,7 @@ class _Batch:
         online = stacked([s.online for s in learners])
         for p in online.values():
             p.requires_grad_(True)
+
         def flat(dicts: list[dict[str, FloatArray]]) -> Any:
             rows = [np.concatenate([np.ravel(d[k]) for k in PARAMS]) for d in dicts]
             return torch.as_tensor(np.stack(rows), dtype=torch.float32, device=dev)
