@@ -216,3 +216,70 @@ def test_load_of_a_run_output_folder_says_how_to_get_a_result(tmp_path, capsys) 
     folder = tmp_path / "run"
     assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
     assert len(ps.SurfResult.load(folder).history) == 2
+
+
+# ---------------------------------------------------------------------------- --device
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["run", "gear", "--device", "cpu"], "task 'gear''s gradient solver runs in numpy only"),
+    (["bench", "quadratic", "--device", "cpu"], "applies to the MDP tasks"),
+    (["run", "dst", "--solver", "exact", "--device", "cpu"], "cannot be used with --solver exact"),
+    (["bench", "dst", "--ablation", "--device", "cpu"], "cannot be used with --ablation"),
+    (["run", "dst", "--device", "gpu"], "--device gpu: device must be 'cpu' or 'cuda[:N]'"),
+    (["bench", "mountaincar", "--device", "cuda:x"], "device must be 'cpu' or 'cuda[:N]'"),
+])
+def test_device_is_refused_where_it_would_not_apply(argv, message, capsys, no_solving,
+                                                    tmp_path) -> None:
+    status, _, err = call([*argv, "--out", str(tmp_path / "out")], capsys)
+    assert status == 2 and f"paretosurf {argv[0]}: error: " in err and message in err
+
+
+@pytest.mark.skipif(_cuda(), reason="tests the refusal on a machine without CUDA")
+def test_device_cuda_is_refused_without_a_gpu_before_solving(capsys, no_solving,
+                                                              tmp_path) -> None:
+    pytest.importorskip("torch")
+    status, _, err = call(["bench", "dst", "--device", "cuda", "--out", str(tmp_path)], capsys)
+    assert status == 2 and "torch sees no CUDA device" in err and "use device='cpu'" in err
+
+
+def test_device_reaches_the_solver_of_each_task() -> None:
+    pytest.importorskip("torch")
+    import dataclasses
+
+    from paretosurf.bench import get_task
+
+    for name in ("dst", "fishwood", "mountaincar"):
+        task = dataclasses.replace(get_task(name), device="cpu")
+        solver = task.solver(task.make_problem(), "gradient", seed=3, steps=2)
+        assert solver.device == "cpu", name
+    plain = get_task("dst").solver(get_task("dst").make_problem(), "gradient")
+    assert plain.device is None                      # numpy unless a device is asked for
+    gear = dataclasses.replace(get_task("gear"), device="cpu")
+    with pytest.raises(ValueError, match="runs in numpy only"):
+        gear.solver(gear.make_problem(), "gradient")
+    with pytest.raises(ValueError, match="applies to the gradient solver"):
+        dataclasses.replace(get_task("dst"), device="cpu").solver(
+            get_task("dst").make_problem(), "exact")
+
+
+def test_bench_with_device_cpu_runs_torch_and_agrees_with_numpy(capsys, tmp_path) -> None:
+    pytest.importorskip("torch")
+    import json
+
+    runs = {}
+    for name, extra in (("numpy", []), ("torch", ["--device", "cpu"])):
+        out = tmp_path / name
+        status, _, err = call(["bench", "dst", "--seeds", "1", "--iterations", "2", "--methods",
+                               "surf", "--no-plots", "--out", str(out), *extra], capsys)
+        assert status == 0, err
+        runs[name] = json.loads((out / "results.json").read_text())["methods"]["surf"]
+    # the torch step is the numpy step in float64 (batched LU): the scores agree to rounding
+    for key in ("cv", "hv", "igd"):
+        assert runs["torch"][key] == pytest.approx(runs["numpy"][key], rel=1e-6), key

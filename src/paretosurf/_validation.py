@@ -103,3 +103,62 @@ def as_weight_array(w: ArrayLike, *, name: str = "w") -> FloatArray:
     if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
         raise ValueError(f"{name} must lie in [0, 1]")
     return arr
+
+
+def check_torch_device(device: object, *, numpy_backend: bool = True) -> str:
+    """A torch ``device`` (``"cpu"``, ``"cuda"`` or ``"cuda:N"``) checked against what torch
+    sees on this machine, before any work starts.
+
+    Parameters
+    ----------
+    device : str
+        The torch device the work is to run on.
+    numpy_backend : bool
+        Whether the caller also runs without torch (``device=None``, numpy): the messages
+        then offer it.
+
+    Returns
+    -------
+    str
+        ``device``, as given.
+
+    Raises
+    ------
+    TypeError
+        If ``device`` is not a string.
+    ValueError
+        If it names no CPU or CUDA device, or a CUDA device that torch does not see (no GPU,
+        or a torch built without CUDA, or an index beyond the GPUs there are); the message
+        says what to use instead.
+    ImportError
+        If torch (the ``rl`` extra) is not installed.
+    """
+    allowed = "None (numpy), 'cpu' or 'cuda[:N]' (torch)" if numpy_backend else \
+        "'cpu' or 'cuda[:N]'"
+    instead = "device='cpu' (torch on the CPU) or device=None (numpy)" if numpy_backend else \
+        "device='cpu'"
+    if not isinstance(device, str):
+        raise TypeError(f"device must be {allowed}, got {device!r}")
+    try:
+        import torch
+    except ImportError as exc:
+        fallback = ", or pass device=None (numpy)" if numpy_backend else ""
+        raise ImportError(f"device={device!r} runs in torch, which is not installed: "
+                          f"pip install 'paretosurf[rl]'{fallback}") from exc
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError):
+        parsed = None
+    if parsed is None or parsed.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be {allowed}, got {device!r}")
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            build = ", built without CUDA" if torch.version.cuda is None else ""
+            raise ValueError(f"device={device!r} asks for a CUDA GPU, but torch sees no CUDA "
+                             f"device (torch {torch.__version__}{build}); use {instead}")
+        count = torch.cuda.device_count()
+        if parsed.index is not None and parsed.index >= count:
+            raise ValueError(f"device={device!r} asks for CUDA GPU {parsed.index}, but torch "
+                             f"sees {count} (cuda:0 to cuda:{count - 1}); use one of them or "
+                             f"{instead}")
+    return device

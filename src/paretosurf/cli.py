@@ -233,6 +233,26 @@ def _check_solver_options(args: argparse.Namespace, task: Any) -> None:
     if args.solver == "exact" and args.steps is not None:
         raise UsageError("--steps sets the gradient solver's budget per call; it cannot be "
                          "used with --solver exact")
+    device = getattr(args, "device", None)
+    if device is None:
+        return
+    if args.solver == "exact":
+        raise UsageError("--device sets where the gradient solver runs; it cannot be used with "
+                         "--solver exact (numpy)")
+    if getattr(args, "ablation", False):
+        raise UsageError("--device cannot be used with --ablation (its solvers run in numpy)")
+    from paretosurf.problems.mdp import RegularizedMDP
+
+    if task.make_solver is None and not isinstance(task.make_problem(), RegularizedMDP):
+        raise UsageError(f"--device: task {task.name!r}'s gradient solver runs in numpy only; "
+                         "--device applies to the MDP tasks (dst, dst-convex, fishwood) and "
+                         "mountaincar")
+    from paretosurf._validation import check_torch_device
+
+    try:
+        check_torch_device(device, numpy_backend=False)
+    except (TypeError, ValueError, ImportError) as exc:
+        raise UsageError(f"--device {device}: {exc}") from None
 
 
 #: Methods of :data:`paretosurf.bench.METHODS` that take ``--alpha`` (a damping factor).
@@ -484,6 +504,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=_int_at_least(1), default=None, metavar="K",
                         help="the gradient solver's budget per call: Adam steps, or training "
                              "episodes for mountaincar's DQN (default: the task's K)")
+    _add_device_option(parser)
     parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
                         help="SURF's damping, a number in (0, 1] or 'auto' (default: the "
                              "task's, the paper's 0.3)")
@@ -602,6 +623,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=_int_at_least(1), default=None, metavar="K",
                         help="the gradient solver's budget per call: Adam steps, or training "
                              "episodes for mountaincar's DQN (default: the task's K)")
+    _add_device_option(parser)
     parser.add_argument("--n", type=_int_at_least(1), default=None, metavar="N",
                         help="segments: N + 1 points (default: the task's N)")
     parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
@@ -634,6 +656,13 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
                         help="skip the figures")
 
 
+def _add_device_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--device", default=None, metavar="DEV",
+                        help="torch device of the gradient solver: cpu, cuda or cuda:N (the "
+                             "MDP tasks' K-step solver and mountaincar's DQN; default: numpy "
+                             "for the MDPs, the CPU for the DQN)")
+
+
 def _add_report_option(parser: argparse.ArgumentParser) -> None:
     from paretosurf.kept_rounds import REPORT_CHOICES
 
@@ -644,11 +673,13 @@ def _add_report_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _with_options(task: Any, args: argparse.Namespace) -> Any:
-    """The task with the command line's --alpha and --report."""
+    """The task with the command line's --alpha, --report and --device."""
     if args.alpha is not None:
         task = dataclasses.replace(task, alpha=args.alpha)
     if args.report is not None:
         task = dataclasses.replace(task, report=args.report)
+    if getattr(args, "device", None) is not None:
+        task = dataclasses.replace(task, device=args.device)
     return task
 
 

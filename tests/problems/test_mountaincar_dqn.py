@@ -316,3 +316,24 @@ def test_batched_adam_step_matches_torch_adam_per_learner() -> None:
                                    rtol=1e-5, atol=1e-6)
     assert not torch.equal(batch.online["w3"][1], torch.as_tensor(states[1].online["w3"],
                                                                   dtype=torch.float32))
+
+
+@pytest.mark.parametrize(("device", "error", "message"), [
+    ("gpu", ValueError, "device must be 'cpu' or 'cuda\\[:N\\]', got 'gpu'"),
+    ("cuda:x", ValueError, "device must be 'cpu' or 'cuda"),
+    (None, TypeError, "device must be 'cpu' or 'cuda"),
+])
+def test_an_unknown_device_is_refused_when_the_solver_is_made(device: object, error: type,
+                                                              message: str) -> None:
+    with pytest.raises(error, match=message):
+        SoftDQNSolver(device=device)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="tests the refusal without CUDA")
+def test_cuda_without_a_gpu_is_refused_when_the_solver_is_made() -> None:
+    # before, the first solve failed inside torch ("Torch not compiled with CUDA enabled")
+    with pytest.raises(ValueError, match=r"torch sees no CUDA device .*use device='cpu'$"):
+        SoftDQNSolver(device="cuda")
+    with pytest.raises(ValueError, match="torch sees no CUDA"):
+        MOMountainCar().gradient_solver(steps=2, device="cuda:0")
+    assert MOMountainCar().gradient_solver(steps=2, device="cpu").device == "cpu"

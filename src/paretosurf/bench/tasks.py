@@ -62,8 +62,9 @@ class Task:
     make_solver : callable, optional
         ``(problem, steps, seed) -> solver``: the "gradient" inner solver of a task whose solver
         is not ``problem.gradient_solver`` (a deep-RL learner, say), made per seed with a
-        budget of ``steps`` per call. Such a solver starts its slots itself (seeded), and the
-        task has no exact solver.
+        budget of ``steps`` per call; with a :attr:`device`, it is called with ``device=`` as
+        well. Such a solver starts its slots itself (seeded), and the task has no exact
+        solver.
     hv_ref : tuple of float, optional
         A fixed HV reference point, for problems without an exact front (whose
         ``reference_front`` is ``None``); without it the point is taken from the non-dominated
@@ -75,6 +76,12 @@ class Task:
         The K-step solver starts every call with fresh Adam moments.
     report : {"auto", "last", "most-even"}
         Which round every method's result reports; see :func:`paretosurf.driver.run`.
+    device : str, optional
+        The torch device of the "gradient" solver (``"cpu"``, ``"cuda"``, ``"cuda:N"``), for
+        the tasks whose solver has a torch backend: the MDPs (the K-step solver's torch step,
+        :class:`paretosurf.problems.mdp.MDPGradientSolver`) and ``make_solver`` tasks that take
+        ``device=`` (MO-MountainCar's soft DQN). ``None``: the solver's default (numpy for
+        the MDPs, the CPU for the DQN).
     """
 
     name: str
@@ -92,11 +99,12 @@ class Task:
     warm_start: str = "nearest"
     normalize: str = "none"
     objective_names: tuple[str, str] = ("objective 1", "objective 2")
-    make_solver: Callable[[Any, int, int], Any] | None = None
+    make_solver: Callable[..., Any] | None = None
     hv_ref: tuple[float, float] | None = None
     moving_average: float | None = None
     reset_optimizer: bool = False
     report: str = "auto"
+    device: str | None = None
 
     def solver(self, problem: Any, kind: str, *, seed: int = 0,
                steps: int | None = None) -> Any:
@@ -111,9 +119,23 @@ class Task:
             if kind == "exact":
                 raise ValueError(f"task {self.name!r} has no exact solver; use the "
                                  "'gradient' one (its budget per call: steps)")
+            if self.device is not None:
+                return self.make_solver(problem, budget, seed, device=self.device)
             return self.make_solver(problem, budget, seed)
         if kind == "exact":
+            if self.device is not None:
+                raise ValueError(f"device={self.device!r} applies to the gradient solver; the "
+                                 "exact one runs in numpy")
             return problem.solver()
+        if self.device is not None:
+            from paretosurf.problems.mdp import MDPGradientSolver, RegularizedMDP
+
+            if not isinstance(problem, RegularizedMDP):
+                raise ValueError(f"task {self.name!r}: its gradient solver runs in numpy only; "
+                                 "a device applies to the MDP tasks and mountaincar")
+            return MDPGradientSolver(problem, steps=budget, lr=self.lr,
+                                     optimizer=self.optimizer,
+                                     reset_optimizer=self.reset_optimizer, device=self.device)
         return problem.gradient_solver(steps=budget, lr=self.lr, optimizer=self.optimizer,
                                        reset_optimizer=self.reset_optimizer)
 
@@ -250,8 +272,10 @@ def _mountaincar() -> Any:
     return MOMountainCar()
 
 
-def _mountaincar_solver(problem: Any, steps: int, seed: int) -> Any:
-    return problem.gradient_solver(steps=steps, seed=seed)
+def _mountaincar_solver(problem: Any, steps: int, seed: int, device: str | None = None) -> Any:
+    if device is None:
+        return problem.gradient_solver(steps=steps, seed=seed)
+    return problem.gradient_solver(steps=steps, seed=seed, device=device)
 
 
 # The paper's MO-MountainCar row: a soft DQN trained K = 100 episodes per call (see

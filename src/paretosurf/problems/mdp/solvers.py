@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
 
-from paretosurf._validation import check_positive_int
+from paretosurf._validation import check_positive_int, check_torch_device
 from paretosurf.problems.base import InitParams, as_initial_params, as_weight_array
 from paretosurf.problems.mdp.model import MDPModel
 from paretosurf.problems.mdp.policy_iteration import solve_with_iters
@@ -58,59 +58,6 @@ class MDPExactSolver:
 
     def __repr__(self) -> str:
         return f"MDPExactSolver({self.problem!r})"
-
-
-def _check_torch_device(device: object) -> str:
-    """``device`` of :class:`MDPGradientSolver` (``"cpu"``, ``"cuda"`` or ``"cuda:N"``), checked
-    against what torch sees on this machine.
-
-    Parameters
-    ----------
-    device : str
-        The torch device the steps are to run on.
-
-    Returns
-    -------
-    str
-        ``device``, as given.
-
-    Raises
-    ------
-    TypeError
-        If ``device`` is not a string.
-    ValueError
-        If it names no CPU or CUDA device, or a CUDA device that torch does not see (no GPU,
-        or a torch built without CUDA, or an index beyond the GPUs there are); the message
-        says what to use instead.
-    ImportError
-        If torch (the ``rl`` extra) is not installed.
-    """
-    allowed = "None (numpy), 'cpu' or 'cuda[:N]' (torch)"
-    if not isinstance(device, str):
-        raise TypeError(f"device must be {allowed}, got {device!r}")
-    try:
-        import torch
-    except ImportError as exc:
-        raise ImportError(f"device={device!r} runs the step in torch, which is not installed: "
-                          "pip install 'paretosurf[rl]', or pass device=None (numpy)") from exc
-    try:
-        parsed = torch.device(device)
-    except (RuntimeError, ValueError):
-        parsed = None
-    if parsed is None or parsed.type not in ("cpu", "cuda"):
-        raise ValueError(f"device must be {allowed}, got {device!r}")
-    if parsed.type == "cuda":
-        if not torch.cuda.is_available():
-            build = ", built without CUDA" if torch.version.cuda is None else ""
-            raise ValueError(f"device={device!r} asks for a CUDA GPU, but torch sees no CUDA "
-                             f"device (torch {torch.__version__}{build}); use device='cpu' "
-                             "(torch on the CPU) or device=None (numpy)")
-        count = torch.cuda.device_count()
-        if parsed.index is not None and parsed.index >= count:
-            raise ValueError(f"device={device!r} asks for CUDA GPU {parsed.index}, but torch "
-                             f"sees {count} (cuda:0 to cuda:{count - 1}); use one of them, "
-                             "device='cpu' or device=None (numpy)")
-    return device
 
 
 class MDPGradientSolver:
@@ -182,7 +129,7 @@ class MDPGradientSolver:
         device: str | None = None,
     ) -> None:
         self.problem = problem
-        self.device = None if device is None else _check_torch_device(device)
+        self.device = None if device is None else check_torch_device(device)
         self._tensors: dict[str, Any] | None = None
         self.steps = check_positive_int(steps, name="steps")
         lr_value, optimizer_name = problem._step_options(lr, optimizer)

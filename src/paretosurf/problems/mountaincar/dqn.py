@@ -47,7 +47,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf._validation import check_non_negative_int, check_positive, check_positive_int
+from paretosurf._validation import (
+    check_non_negative_int,
+    check_positive,
+    check_positive_int,
+    check_torch_device,
+)
 from paretosurf.solvers import Solution
 
 __all__ = ["DQNState", "SoftDQNSolver"]
@@ -264,9 +269,7 @@ class SoftDQNSolver:
             raise TypeError(f"keep_best must be a bool, got {keep_best!r}")
         self.keep_best = keep_best
         self.seed = check_non_negative_int(seed, name="seed")
-        if not isinstance(device, str) or not (device == "cpu" or device.startswith("cuda")):
-            raise ValueError(f"device must be 'cpu' or 'cuda[:N]', got {device!r}")
-        self.device = device
+        self.device = check_torch_device(device, numpy_backend=False)
 
     def __repr__(self) -> str:
         return (f"SoftDQNSolver(episodes={self.episodes}, n_envs={self.n_envs}, "

@@ -83,7 +83,8 @@ class MOMountainCar:
 
     def gradient_solver(self, *, steps: int = 100, seed: int = 0, lr: float = 1e-3,
                         **options: Any) -> SoftDQNSolver:
-        """The soft-DQN inner solver with a budget of ``steps`` training episodes per call."""
-        settings = {**self.solver_options, **options}
+        """The soft-DQN inner solver with a budget of ``steps`` training episodes per call
+        (``options`` go to :class:`SoftDQNSolver`; ``device`` defaults to the problem's)."""
+        settings = {"device": self.device, **self.solver_options, **options}
         return SoftDQNSolver(episodes=steps, beta=self.beta, gamma=self.gamma, lr=lr, seed=seed,
-                             device=self.device, **settings)
+                             **settings)
