@@ -26,11 +26,8 @@ ROUNDS = 12
 
 
 def command(folder: Path, *extra: str) -> list[str]:
-    # every round saved: with the default period a checkpoint slowed by a busy disk can put
-    # off the next one to the end of the run, leaving nothing to interrupt
     return [sys.executable, "-m", "paretosurf", "run", "dst", "--solver", "gradient",
-            "--iterations", str(ROUNDS), "--checkpoint", str(folder), "--checkpoint-period",
-            "0", "--no-plots", *extra]
+            "--iterations", str(ROUNDS), "--checkpoint", str(folder), "--no-plots", *extra]
 
 
 def rounds_saved(folder: Path) -> int:
@@ -41,8 +38,12 @@ def rounds_saved(folder: Path) -> int:
 def start_and_stop(folder: Path, after: int, sig: int,
                    *extra: str) -> subprocess.CompletedProcess[str]:
     """Start a run and send it ``sig`` once ``after`` rounds are saved (the run not done)."""
+    # the run starts with Ctrl-C's default action whatever this process inherited: a shell
+    # that starts a job in the background without job control ignores SIGINT in it, and a
+    # Python started with SIGINT ignored keeps ignoring it
     proc = subprocess.Popen(command(folder, *extra), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while rounds_saved(folder) < after:
         assert proc.poll() is None, proc.communicate()
