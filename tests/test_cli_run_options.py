@@ -154,18 +154,21 @@ def printed_command(err: str) -> list[str]:
     return shlex.split(err.split("Resume it with:")[1].strip().splitlines()[0])
 
 
-@pytest.mark.parametrize("options", [
-    ["--method", "uniform", "--solver", "exact", "--n", "5", "--iterations", "3",
-     "--report", "last", "--seed", "2", "--executor", "processes", "--workers", "3",
-     "--checkpoint-period", "0.5", "--no-plots", "--out", "OUT"],
-    ["--alpha", "auto", "--steps", "7", "--no-plots"],
-    ["--alpha", "0.5", "--report", "most-even"],
+@pytest.mark.parametrize(("task", "options"), [
+    ("gear", ["--method", "uniform", "--solver", "exact", "--n", "5", "--iterations", "3",
+              "--report", "last", "--seed", "2", "--executor", "processes", "--workers", "3",
+              "--checkpoint-period", "0.5", "--no-plots", "--out", "OUT"]),
+    ("gear", ["--alpha", "auto", "--steps", "7", "--no-plots"]),
+    ("gear", ["--alpha", "0.5", "--report", "most-even"]),
+    ("dst", ["--device", "cpu", "--steps", "7"]),
 ])
-def test_the_resume_command_repeats_every_option(options, tmp_path, capsys,
+def test_the_resume_command_repeats_every_option(task, options, tmp_path, capsys,
                                                  monkeypatch) -> None:
+    if "--device" in options:
+        pytest.importorskip("torch")
     folder = tmp_path / "the run"                      # a space: the command quotes it
     options = [str(tmp_path / "out dir") if o == "OUT" else o for o in options]
-    argv = ["run", "gear", *options, "--checkpoint", str(folder)]
+    argv = ["run", task, *options, "--checkpoint", str(folder)]
     interrupt(monkeypatch)
     status, _, err = call(argv, capsys)
     assert status == 130

@@ -805,7 +805,8 @@ def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = 
              "--solver", str(values["solver"]), "--seed", str(values["seed"]),
              "--executor", args.executor]
     for flag, value in (("--n", values["n"]), ("--iterations", args.iterations),
-                        ("--steps", values["steps"]), ("--alpha", values["alpha"]),
+                        ("--steps", values["steps"]), ("--device", args.device),
+                        ("--alpha", values["alpha"]),
                         ("--report", values["report"]), ("--workers", args.workers),
                         ("--address", args.address), ("--out", args.out),
                         ("--checkpoint-period", None if args.checkpoint_period == "auto"
