@@ -149,6 +149,15 @@ def interrupt_after(rounds: int) -> Callable[[ps.IterationRecord], None]:
     return callback
 
 
+@pytest.fixture()
+def close_figures() -> Any:
+    """Close every matplotlib figure a test opened (use with ``pytest.mark.usefixtures``)."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def call_cli(argv: list[str], capsys: Any) -> tuple[int, str, str]:
     """``paretosurf.cli.main(argv)``'s exit status (argparse's too), stdout and stderr."""
     from paretosurf import cli

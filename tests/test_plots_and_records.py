@@ -13,7 +13,6 @@ import itertools
 from types import SimpleNamespace
 from typing import Any
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
@@ -33,11 +32,7 @@ from paretosurf.problems.quadratic import GearToy
 from paretosurf.result import IterationRecord
 from paretosurf.simplex_weights import simplex_lattice
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def quad(m: int):

@@ -73,10 +73,7 @@ def luminance(rgba):
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 @pytest.fixture(scope="module")

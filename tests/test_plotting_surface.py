@@ -29,11 +29,7 @@ from paretosurf.plotting import (
 )
 from paretosurf.simplex_weights import random_simplex_weights, simplex_lattice
 
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def sphere(w: np.ndarray) -> np.ndarray:

@@ -241,9 +241,7 @@ def _check_solver_options(args: argparse.Namespace, task: Any) -> None:
                          "--solver exact (numpy)")
     if getattr(args, "ablation", False):
         raise UsageError("--device cannot be used with --ablation (its solvers run in numpy)")
-    from paretosurf.problems.mdp import RegularizedMDP
-
-    if task.make_solver is None and not isinstance(task.make_problem(), RegularizedMDP):
+    if not task.takes_device(task.make_problem()):
         raise UsageError(f"--device: task {task.name!r}'s gradient solver runs in numpy only; "
                          "--device applies to the MDP tasks (dst, dst-convex, fishwood) and "
                          "mountaincar")

@@ -18,6 +18,7 @@ from paretosurf.problems.mountaincar import (  # noqa: E402
     SoftDQNSolver,
 )
 from paretosurf.problems.mountaincar.problem import worst_objective  # noqa: E402
+from paretosurf.solvers import Solution  # noqa: E402
 
 torch.set_num_threads(1)
 GAMMA, BETA = 0.995, 0.05
@@ -81,15 +82,22 @@ def test_objectives_are_minimized_costs_in_time_push_order() -> None:
     assert sol.info["returns"][0] == pytest.approx(-(lengths - sol.info["success"]))
 
 
-def test_training_raises_the_scalarized_return() -> None:
-    # w = 0: the push penalty alone; three short calls learn to stop pushing right
-    solver = small()
+def train_push_penalty(solver: SoftDQNSolver) -> tuple[DQNState, float, Solution]:
+    """Three calls at w = 0 (the push penalty alone) from the initial state: that state, its
+    push objective, and the last call's solution."""
     start = solver.initial_state()
     before = solver.evaluate(start)[1]
     state = start
     for _ in range(3):
         sol = solver.solve(0.0, state)
         state = sol.state
+    return start, before, sol
+
+
+def test_training_raises_the_scalarized_return() -> None:
+    # three short calls learn to stop pushing right
+    start, before, sol = train_push_penalty(small())
+    state = sol.state
     after = sol.objectives[1]
     assert after < before - 1.0
     assert state.calls == 3 and state.episodes == 24 and state.updates > 0
@@ -245,13 +253,8 @@ def test_keep_best_never_returns_worse_than_the_warm_start() -> None:
 def test_cuda_training_learns_and_its_state_continues_on_the_cpu() -> None:  # pragma: no cover
     # the same check as test_training_raises_the_scalarized_return, on the GPU; the state comes
     # back as numpy arrays, so a CUDA-trained learner resumes on a machine without one
-    gpu = small(device="cuda")
-    start = gpu.initial_state()
-    before = gpu.evaluate(start)[1]
-    state = start
-    for _ in range(3):
-        sol = gpu.solve(0.0, state)
-        state = sol.state
+    start, before, sol = train_push_penalty(small(device="cuda"))
+    state = sol.state
     assert sol.objectives[1] < before - 1.0
     assert all(isinstance(v, np.ndarray) for v in state.online.values())
     again = small(device="cuda").solve(0.0, start)

@@ -128,9 +128,9 @@ class Task:
                                  "exact one runs in numpy")
             return problem.solver()
         if self.device is not None:
-            from paretosurf.problems.mdp import MDPGradientSolver, RegularizedMDP
+            from paretosurf.problems.mdp import MDPGradientSolver
 
-            if not isinstance(problem, RegularizedMDP):
+            if not self.takes_device(problem):
                 raise ValueError(f"task {self.name!r}: its gradient solver runs in numpy only; "
                                  "a device applies to the MDP tasks and mountaincar")
             return MDPGradientSolver(problem, steps=budget, lr=self.lr,
@@ -138,6 +138,14 @@ class Task:
                                      reset_optimizer=self.reset_optimizer, device=self.device)
         return problem.gradient_solver(steps=budget, lr=self.lr, optimizer=self.optimizer,
                                        reset_optimizer=self.reset_optimizer)
+
+    def takes_device(self, problem: Any) -> bool:
+        """Whether this task's "gradient" solver for ``problem`` runs in torch, and so takes a
+        :attr:`device`: the MDPs' K-step solver and ``make_solver`` tasks (which are called
+        with ``device=``)."""
+        from paretosurf.problems.mdp import RegularizedMDP
+
+        return self.make_solver is not None or isinstance(problem, RegularizedMDP)
 
     def initial_states(self, problem: BiObjectiveProblem, solver: Any, kind: str, n_segments: int,
                        seed: int) -> tuple[list[Any] | None, int]:
