@@ -14,12 +14,18 @@ the weights are worth, without the K-step solver's own errors); and the CV after
 K-step calls from each run's final states, all at the alpha = 0.3 run's final weights (at the
 same weights, does each run's solver still give its own CV?).
 
+Then what decides Fishwood's K-step final CV: the final CV at other fixed alphas (same seeds),
+and, for K = 85 to 105 steps per call (lr 0.05, 4 seeds), whether the K-step map at a fixed
+weight settles at a point (period 1) or alternates between two (period 2), with the final CV
+of alpha = 0.3 and "auto" at that K.
+
     python benchmarks/bench_auto_alpha.py [--seeds 16] [--first-seed 0]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 import warnings
 from typing import Any
@@ -41,8 +47,11 @@ def rounds_to(result: ps.SurfResult, threshold: float) -> int | None:
 
 
 def run(task_name: str, kind: str, alpha: float | str, iterations: int = 30,
-        previous_step: bool = False, seed: int = 0) -> tuple[ps.SurfResult, float]:
+        previous_step: bool = False, seed: int = 0,
+        steps: int | None = None) -> tuple[ps.SurfResult, float]:
     task = get_task(task_name)
+    if steps is not None:
+        task = dataclasses.replace(task, steps=steps)
     problem = task.make_problem()
     if previous_step:
         from bench_mdp_step import use_previous_step
@@ -91,6 +100,45 @@ def same_weights_cv(task: Any, result: ps.SurfResult, weights: np.ndarray) -> fl
         states = [s.state for s in solutions]
         points = np.array([s.objectives for s in solutions])
     return endpoint_cv(points)
+
+
+def solver_period(steps: int, weight: float = 0.0, calls: int = 40) -> tuple[int, float]:
+    """Period (1 or 2; 0 for neither) of Fishwood's K-step map with ``steps`` steps per call
+    at a fixed ``weight``, after ``calls`` calls from the solver's own start, and how far
+    apart (max over objectives) its last two points are."""
+    task = dataclasses.replace(get_task("fishwood"), steps=steps)
+    solver = task.solver(task.make_problem(), "gradient")
+    state, points = None, []
+    for _ in range(calls):
+        solution = solver.solve(weight, state)
+        state = solution.state
+        points.append(np.asarray(solution.objectives, dtype=float))
+    step = float(np.max(np.abs(points[-1] - points[-2])))
+    back = float(np.max(np.abs(points[-1] - points[-3])))
+    scale = 1e-10 * max(1.0, float(np.max(np.abs(points[-1]))))
+    return (1 if step <= scale else 2 if back <= scale else 0), step
+
+
+def print_fishwood_orbit(seeds: range) -> None:
+    """Fishwood's K-step final CV at other fixed alphas, and against the solver's period."""
+    print(f"\nFishwood K-step, final CV after 30 rounds at other fixed alphas, seeds "
+          f"{seeds[0]}-{seeds[-1]} (mean):")
+    cells = []
+    for alpha in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0, "auto"):
+        cv = np.mean([run("fishwood", "gradient", alpha, seed=s)[0].history[-1].cv
+                      for s in seeds])
+        cells.append(f"{alpha}: {cv:.5f}")
+    print("  " + ",  ".join(cells), flush=True)
+    few = seeds[:4]
+    print(f"Fishwood, K steps per call (lr 0.05): the K-step map at w = 0 (period 1: settles at "
+          f"a point, 2: alternates between two, 0: neither; distance of its last two points), "
+          f"and the final CV, seeds {few[0]}-{few[-1]} (mean)")
+    for steps in (85, 90, 95, 100, 105):
+        period, step = solver_period(steps)
+        cv = {a: np.mean([run("fishwood", "gradient", a, seed=s, steps=steps)[0].history[-1].cv
+                          for s in few]) for a in (0.3, "auto")}
+        print(f"  K = {steps:<4} period {period} ({step:.1e})   final CV: 0.3 {cv[0.3]:.5f}  "
+              f"auto {cv['auto']:.5f}", flush=True)
 
 
 def main() -> None:
@@ -155,6 +203,8 @@ def main() -> None:
               f"from each run's own states: CV 0.3 {kept[0.3].mean():.5f}  auto "
               f"{kept['auto'].mean():.5f} (each run keeps its solver's limit points)",
               flush=True)
+
+    print_fishwood_orbit(range(first, first + seeds))
 
     today, today_s = run("dst", "gradient", 0.3, previous_step=True)
     auto, auto_s = run("dst", "gradient", "auto")
