@@ -14,6 +14,15 @@ quadratics of the same kind. The tables and a figure per problem go to
 
     python benchmarks/bench_surf_simplex.py                  # 91 points, 20 rounds
     python benchmarks/bench_surf_simplex.py --quick          # 3 quadratics + DTLZ, 10 rounds
+    python benchmarks/bench_surf_simplex.py --held-out       # random quadratics 5-15, 16-30
+
+``--held-out`` runs SURF-simplex alone on random quadratics of seeds 5 to 15 and 16 to 30
+(seeds no setting was chosen on) and prints, per group: how many last rounds and how many
+results (the round the run reports) have a max/min nearest-neighbour ratio of at most 3, the
+largest ratio among the results, how many runs have a median max/min of at most 3 over their
+last five rounds, the mean nearest-neighbour CV over the last five rounds and of the results,
+and the closest pair over the mean spacing (smallest over the runs), for the last rounds and
+the results.
 """
 
 from __future__ import annotations
@@ -84,6 +93,41 @@ def surf_2d_rounds(seeds: range, iterations: int, alpha: float | str) -> list[in
     return out
 
 
+def held_out(seeds: range, points: int, iterations: int, alpha: float | str) -> None:
+    """SURF-simplex on random quadratics of ``seeds``: the figures of ``--held-out``."""
+    last: list[dict[str, float]] = []
+    reported: list[dict[str, float]] = []
+    median5: list[float] = []
+    cv5: list[float] = []
+    for s in seeds:
+        problem = QuadraticM.random(3, 5, seed=s)
+        ideal, scale = normalizer(problem)
+        res = ps.surf_simplex(problem.solver(), points, 3, iterations=iterations, alpha=alpha,
+                              normalize=(ideal, ideal + scale))
+
+        def spread(pts: np.ndarray, ideal: np.ndarray = ideal,
+                   scale: np.ndarray = scale) -> dict[str, float]:
+            z = (pts - ideal) / scale
+            return {"ratio": metrics.nn_ratio(z), "cv": metrics.nn_cv(z),
+                    "closest": metrics.nn_min_ratio(z)}
+
+        five = [spread(r.points) for r in res.history[-5:]]
+        last.append(five[-1])
+        reported.append(spread(res.points))
+        median5.append(float(np.median([f["ratio"] for f in five])))
+        cv5.append(float(np.mean([f["cv"] for f in five])))
+    n = len(seeds)
+    print(f"random quadratics, seeds {seeds[0]} to {seeds[-1]} ({points} points, {iterations} "
+          f"rounds): max/min <= 3 in {sum(r['ratio'] <= 3 for r in last)} of {n} last rounds "
+          f"and {sum(r['ratio'] <= 3 for r in reported)} of {n} results (largest "
+          f"{max(r['ratio'] for r in reported):.2f}); median max/min of the last five rounds "
+          f"<= 3 in {sum(m <= 3 for m in median5)} of {n}; nn CV: last five rounds "
+          f"{np.mean(cv5):.3f} (worst run {max(cv5):.3f}), results "
+          f"{np.mean([r['cv'] for r in reported]):.3f}; closest pair / mean spacing: last "
+          f"rounds {min(r['closest'] for r in last):.2f}, results "
+          f"{min(r['closest'] for r in reported):.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=91)
@@ -91,10 +135,16 @@ def main() -> None:
     parser.add_argument("--alpha", default="0.3")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-save", action="store_true")
+    parser.add_argument("--held-out", action="store_true",
+                        help="SURF-simplex alone on random quadratics of seeds 5-15 and 16-30")
     args = parser.parse_args()
     alpha: float | str = args.alpha if args.alpha == "auto" else float(args.alpha)
     iterations = 10 if args.quick else args.iterations
     warnings.simplefilter("ignore", ps.SurfWarning)
+    if args.held_out:
+        for seeds in (range(5, 16), range(16, 31)):
+            held_out(seeds, args.points, iterations, alpha)
+        return
     rows: list[dict[str, Any]] = []
     settle: dict[str, int] = {}
     for name, make in problems(args.quick).items():
