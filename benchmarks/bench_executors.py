@@ -46,7 +46,7 @@ from threadpoolctl import threadpool_limits
 import paretosurf as ps
 from paretosurf.bench import get_task
 from paretosurf.executors import SolveTask
-from paretosurf.executors.process import usable_cpus
+from paretosurf.executors.base import usable_cpus
 
 
 # ---------------------------------------------------------------------------- solvers
@@ -68,8 +68,6 @@ class WithThreads:
         self.executor, self.threads = executor, threads
 
     def solve(self, solver: Any, tasks: Any) -> Any:
-        from threadpoolctl import threadpool_limits
-
         with threadpool_limits(limits=self.threads):
             return self.executor.solve(solver, tasks)
 
@@ -362,7 +360,7 @@ def main() -> None:
     # local run already uses the cores in part; every solve below runs on one BLAS thread,
     # in this process as in each worker (ProcessExecutor's threads_per_worker=1, Ray's
     # num_cpus=1), and one more row shows the local executor with BLAS's own threads
-    blas_default = WithThreads(local, cores or 1)
+    blas_default = WithThreads(local, cores)
     print(f"\nDST solves run on one BLAS thread in every process; "
           f"'LocalExecutor, {cores} threads' lets numpy's BLAS use all {cores} cores")
     limits = threadpool_limits(limits=1)

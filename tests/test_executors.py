@@ -511,7 +511,7 @@ class ThreadReporter:
 ])
 def test_process_workers_hold_their_thread_pools(workers: int, threads: Any,
                                                  expected: int | None) -> None:
-    from paretosurf.executors.process import usable_cpus
+    from paretosurf.executors.base import usable_cpus
 
     want = max(1, usable_cpus() // workers) if expected is None else expected
     with ps.ProcessExecutor(workers, threads_per_worker=threads) as pool:

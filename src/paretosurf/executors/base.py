@@ -45,6 +45,13 @@ FloatArray = NDArray[np.float64]
 OnDone = Callable[["SolveOutcome"], None]
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 @dataclass(frozen=True)
 class SolveTask:
     """One inner solve of a round.

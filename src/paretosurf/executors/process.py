@@ -49,6 +49,7 @@ from paretosurf.executors.base import (
     execute,
     failure,
     kept_solver,
+    usable_cpus,
 )
 
 __all__ = ["ProcessExecutor"]
@@ -60,13 +61,6 @@ _STARTED: Any = None
 #: The variables that BLAS and OpenMP libraries read, when they load, for their thread count.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                     "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
-
-
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity where the platform has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def limit_threads(threads: int) -> None:

@@ -43,6 +43,7 @@ from paretosurf.executors.base import (
     execute,
     failure,
     kept_solver,
+    usable_cpus,
 )
 
 __all__ = ["RayExecutor"]
@@ -103,13 +104,6 @@ def _driver_path() -> str:
                 and not any(folder == r or folder.startswith(r + os.sep) for r in roots)):
             folders.append(folder)
     return os.pathsep.join(folders)
-
-
-def _local_cpus() -> int:
-    """CPUs this process may use (its affinity mask where the platform has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 class RayExecutor(_Lifecycle):
@@ -197,7 +191,7 @@ class RayExecutor(_Lifecycle):
         owns = not ray.is_initialized()
         self._solver = None               # a reference of another Ray session
         if owns and self.address is None:
-            ray.init(address="local", num_cpus=max(_local_cpus(), math.ceil(self.num_cpus)),
+            ray.init(address="local", num_cpus=max(usable_cpus(), math.ceil(self.num_cpus)),
                      include_dashboard=False, logging_level=logging.ERROR,
                      runtime_env={"env_vars": {"PYTHONPATH": _driver_path()}},
                      _system_config=_LOCAL_SYSTEM_CONFIG)
