@@ -18,6 +18,22 @@ when it has one), checks the results, and saves new states to disk.
 - :class:`RayExecutor` (the ``ray`` extra): Ray tasks on this machine or a cluster, each with
   its own CPUs or GPU; Ray reruns a task whose worker died.
 
+Every executor takes ``solve_timeout`` (seconds; ``None``, the default, for no limit): a
+solve that runs longer comes back as a failed outcome whose error starts
+``"TimeoutError: the solve ran longer than solve_timeout=..."``, which the run retries like
+any failed solve (its ``retries``). A ``solve_many`` call of k tasks may run k times as long.
+:class:`LocalExecutor` interrupts the solve in this process (SIGALRM: the main thread of a
+POSIX system; code stuck in C cannot be interrupted so); :class:`ProcessExecutor` interrupts
+it in its worker and kills the worker if it has not returned two seconds later;
+:class:`RayExecutor` interrupts it in its Ray worker and cancels the Ray task (``force=True``)
+if it has not returned two seconds later.
+
+Worker processes of :class:`ProcessExecutor` die with the process that started them, however
+it ends (SIGKILL included), and the temporary folders of a killed run are removed by the next
+one (:mod:`paretosurf.tempdirs`). :class:`RayExecutor` raises :class:`ExecutorLostError`, with
+a message naming the cluster and the unfinished tasks, when its Ray cluster goes away during
+a round.
+
 Executors that hold resources (worker processes, a Ray connection) start them in ``start()``
 and release them in ``close()``; they are context managers, and a run closes the executor it
 started. An object with only the older ``map(solver, weights, states)`` still works as an
@@ -29,10 +45,12 @@ executor), :mod:`~paretosurf.executors.process`, :mod:`~paretosurf.executors.ray
 
 from paretosurf.executors.base import (
     Executor,
+    ExecutorLostError,
     LocalExecutor,
     OnDone,
     SolveOutcome,
     SolveTask,
+    SolveTimeoutError,
     execute,
     map_with,
     raise_for,
@@ -42,12 +60,14 @@ from paretosurf.executors.ray_executor import RayExecutor
 
 __all__ = [
     "Executor",
+    "ExecutorLostError",
     "LocalExecutor",
     "OnDone",
     "ProcessExecutor",
     "RayExecutor",
     "SolveOutcome",
     "SolveTask",
+    "SolveTimeoutError",
     "execute",
     "map_with",
     "raise_for",

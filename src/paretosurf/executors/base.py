@@ -8,11 +8,16 @@ dies.
 
 from __future__ import annotations
 
+import contextlib
+import math
+import numbers
 import os
+import signal
 import socket
+import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -31,10 +36,12 @@ from paretosurf.states import load_state, save_state
 
 __all__ = [
     "Executor",
+    "ExecutorLostError",
     "LocalExecutor",
     "OnDone",
     "SolveOutcome",
     "SolveTask",
+    "SolveTimeoutError",
     "execute",
     "map_with",
     "raise_for",
@@ -132,11 +139,151 @@ class Executor(Protocol):
         ...
 
 
+class ExecutorLostError(RuntimeError):
+    """The executor lost the machines its solves run on (a Ray cluster that went away), so
+    the round cannot finish.
+
+    Not a failed solve: retrying the round cannot help until the machines are back. A run
+    with a run folder keeps its last checkpoint, and the same call with ``resume=True``
+    continues it then.
+
+    Attributes
+    ----------
+    address : str or None
+        The address of what was lost (a Ray cluster's GCS, ``"HOST:PORT"``).
+    slots : tuple of int
+        The slots whose solves had not finished.
+
+    Examples
+    --------
+    >>> from paretosurf.executors import ExecutorLostError
+    >>> err = ExecutorLostError("the Ray cluster at 10.0.0.1:6379 was lost",
+    ...                         address="10.0.0.1:6379", slots=(2, 5))
+    >>> isinstance(err, RuntimeError), err.slots
+    (True, (2, 5))
+    """
+
+    def __init__(self, message: str, *, address: str | None = None,
+                 slots: Sequence[int] = ()) -> None:
+        super().__init__(message)
+        self.address = address
+        self.slots = tuple(slots)
+
+
+class SolveTimeoutError(TimeoutError):
+    """Raised inside a solve that ran longer than its executor's ``solve_timeout`` (by the
+    SIGALRM handler of :func:`execute`). A failed outcome names it ``TimeoutError``."""
+
+
 def failure(task: SolveTask, exc: BaseException, seconds: float) -> SolveOutcome:
     """The failed outcome of ``task`` that raised ``exc`` in this process."""
-    return SolveOutcome(task.slot, task.weight, None, f"{type(exc).__name__}: {exc}",
+    name = "TimeoutError" if isinstance(exc, SolveTimeoutError) else type(exc).__name__
+    return SolveOutcome(task.slot, task.weight, None, f"{name}: {exc}",
                         "".join(traceback.format_exception(exc)), seconds,
                         socket.gethostname(), os.getpid())
+
+
+# ---------------------------------------------------------------------------- solve timeouts
+def check_solve_timeout(value: object, *, name: str = "solve_timeout") -> float | None:
+    """``value`` as a number of seconds > 0, or ``None`` (no limit).
+
+    Raises
+    ------
+    TypeError
+        If it is not a number (or is a bool).
+    ValueError
+        If it is not finite and > 0.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds > 0 or None (no limit), got "
+                        f"{value!r}")
+    seconds = float(value)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{name} must be a finite number of seconds > 0, or None for no "
+                         f"limit, got {value!r}")
+    return int(seconds) if seconds.is_integer() else seconds
+
+
+def seconds_text(seconds: float) -> str:
+    """``5`` -> ``"5s"``, ``0.25`` -> ``"0.25s"``."""
+    return f"{seconds:g}s"
+
+
+def timeout_text(timeout: float, n: int = 1) -> str:
+    """The limit of a call that solves ``n`` tasks, in words: ``"solve_timeout=5s"``, or
+    ``"3 x solve_timeout=5s = 15s"`` for a ``solve_many`` batch of 3."""
+    if n == 1:
+        return f"solve_timeout={seconds_text(timeout)}"
+    return f"{n} x solve_timeout={seconds_text(timeout)} = {seconds_text(n * timeout)}"
+
+
+def overrun_text(timeout: float, n: int = 1) -> str:
+    """``"the solve ran longer than solve_timeout=5s"`` (or the batch's)."""
+    what = "the solve" if n == 1 else f"the solve_many call of {n} tasks"
+    return f"{what} ran longer than {timeout_text(timeout, n)}"
+
+
+def alarm_usable() -> bool:
+    """Whether :func:`execute` can interrupt a solve here: the platform has SIGALRM and this is
+    the main thread (the only one that runs Python signal handlers)."""
+    return (hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread())
+
+
+#: Seconds between further interruptions of a solve that caught the first and went on.
+_REFIRE = 1.0
+
+
+@contextlib.contextmanager
+def _interrupt_after(seconds: float, message: str) -> Iterator[None]:
+    """Raise :class:`SolveTimeoutError` (``message``) in the block once ``seconds`` have
+    passed, and every :data:`_REFIRE` seconds after that until the block ends; if the block
+    swallows it and ends normally past the limit, raise it at its end. Main thread only.
+
+    The SIGALRM handler and an ITIMER_REAL timer set outside are put back afterwards (an
+    outside timer that came due meanwhile fires at once then)."""
+    start = time.monotonic()
+    deadline = start + seconds
+    state = {"active": True, "fired": False}
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        if not state["active"]:
+            return
+        left = deadline - time.monotonic()
+        if left > 0.005:                   # early, or a stale signal: wait for the rest
+            signal.setitimer(signal.ITIMER_REAL, left)
+            return
+        state["fired"] = True
+        signal.setitimer(signal.ITIMER_REAL, _REFIRE)
+        raise SolveTimeoutError(message)
+
+    outer = signal.getsignal(signal.SIGALRM)
+    outer_delay, outer_interval = signal.getitimer(signal.ITIMER_REAL)
+    signal.signal(signal.SIGALRM, on_alarm)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        yield
+        if state["fired"] or time.monotonic() >= deadline:   # it swallowed the interruption
+            state["fired"] = True
+            raise SolveTimeoutError(message)
+    finally:
+        state["active"] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL if outer is None else outer)
+        if outer_delay > 0:
+            left = outer_delay - (time.monotonic() - start)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), outer_interval)
+
+
+def _deadline(timeout: float | None, n: int) -> contextlib.AbstractContextManager[None]:
+    """The interruption of a call solving ``n`` tasks under ``timeout`` per task (none for
+    ``None``)."""
+    if timeout is None:
+        return contextlib.nullcontext()
+    return _interrupt_after(n * timeout, f"{overrun_text(timeout, n)} and was interrupted "
+                                         f"(in process {os.getpid()})")
 
 
 def _check(raw: object, task: SolveTask) -> Solution:
@@ -162,13 +309,36 @@ def batches(solver: Any) -> bool:
     return hasattr(solver, "solve_many")
 
 
-def execute(solver: Any, tasks: Sequence[SolveTask],
-            on_done: OnDone | None = None) -> list[SolveOutcome]:
+def execute(solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None, *,
+            timeout: float | None = None) -> list[SolveOutcome]:
     """Run ``tasks`` in this process; a solver failure becomes a failed outcome, not an
     exception.
 
     A solver with ``solve_many`` gets all tasks in one call (its failure fails them all);
     otherwise each task is solved on its own.
+
+    Parameters
+    ----------
+    solver : object
+        The inner solver (``solve``, maybe ``solve_many``, ``save_state``/``load_state``).
+    tasks : sequence of SolveTask
+        The tasks.
+    on_done : callable, optional
+        Called with each outcome as it is made.
+    timeout : float, optional
+        Seconds a task's solve may run (with the loading and saving of its states); a
+        ``solve_many`` call of k tasks may run k times as long. A solve still running then
+        is interrupted: a :class:`SolveTimeoutError` is raised inside it (SIGALRM), again
+        every second if the solver catches it, and its outcome fails with
+        ``"TimeoutError: the solve ran longer than solve_timeout=..."`` (a batch's fails
+        all its tasks). Code stuck in C that never returns to Python cannot be interrupted
+        this way (run it in :class:`~paretosurf.executors.ProcessExecutor`, which kills the
+        worker). Needs the main thread of a platform with SIGALRM.
+
+    Raises
+    ------
+    RuntimeError
+        With ``timeout``, off the main thread or without SIGALRM (nothing is solved then).
 
     Examples
     --------
@@ -181,33 +351,54 @@ def execute(solver: Any, tasks: Sequence[SolveTask],
     >>> out = execute(ps.solvers.as_solver(solver), [SolveTask(0, 0.5), SolveTask(1, 1.0)])
     >>> out[0].solution.objectives.tolist(), out[1].ok, out[1].error
     ([0.5, 0.5], False, 'ValueError: diverged')
+
+    A solve that hangs, under a timeout:
+
+    >>> import time
+    >>> def hangs(w, state):
+    ...     time.sleep(1000)
+    >>> out = execute(ps.solvers.as_solver(hangs), [SolveTask(0, 0.5)], timeout=0.2)
+    >>> out[0].error.startswith("TimeoutError: the solve ran longer than solve_timeout=0.2s")
+    True
     """
+    timeout = check_solve_timeout(timeout, name="timeout")
+    if timeout is not None and not alarm_usable():
+        where = ("this platform has no SIGALRM" if not hasattr(signal, "SIGALRM") else
+                 f"this is thread {threading.current_thread().name!r}, not the main thread")
+        raise RuntimeError(
+            f"solve_timeout={seconds_text(timeout)} interrupts a solve in its own process "
+            f"with SIGALRM, which only the main thread of a POSIX system receives, but "
+            f"{where}: use ProcessExecutor(solve_timeout=...), which enforces the limit "
+            "from outside the solve, or call from the main thread")
     host, pid = socket.gethostname(), os.getpid()
     outcomes: list[SolveOutcome] = []
     if batches(solver) and len(tasks) > 0:
         start = time.perf_counter()
+        seconds = 0.0
+        done: list[Solution | Exception] = []
         try:
-            states = [load_state(solver, t.state) for t in tasks]
-            weights = np.array([t.weight for t in tasks], dtype=np.float64)
-            raw = list(solver.solve_many(weights, states))
-            if len(raw) != len(tasks):
-                raise InnerSolverError(f"solve_many returned {len(raw)} solutions for "
-                                       f"{len(tasks)} weights")
+            with _deadline(timeout, len(tasks)):
+                states = [load_state(solver, t.state) for t in tasks]
+                weights = np.array([t.weight for t in tasks], dtype=np.float64)
+                raw = list(solver.solve_many(weights, states))
+                if len(raw) != len(tasks):
+                    raise InnerSolverError(f"solve_many returned {len(raw)} solutions for "
+                                           f"{len(tasks)} weights")
+                seconds = (time.perf_counter() - start) / len(tasks)
+                for task, item in zip(tasks, raw, strict=True):
+                    try:
+                        done.append(_finish(solver, task, _check(item, task)))
+                    except SolveTimeoutError:
+                        raise
+                    except Exception as exc:
+                        done.append(exc)
         except Exception as exc:
             seconds = (time.perf_counter() - start) / len(tasks)
-            outcomes = [failure(t, exc, seconds) for t in tasks]
-            for outcome in outcomes:
-                if on_done is not None:
-                    on_done(outcome)
-            return outcomes
-        seconds = (time.perf_counter() - start) / len(tasks)
-        for task, item in zip(tasks, raw, strict=True):
-            try:
-                outcome = SolveOutcome(task.slot, task.weight,
-                                       _finish(solver, task, _check(item, task)),
-                                       seconds=seconds, host=host, pid=pid)
-            except Exception as exc:
-                outcome = failure(task, exc, seconds)
+            done = [exc] * len(tasks)
+        for task, item in zip(tasks, done, strict=True):
+            outcome = (failure(task, item, seconds) if isinstance(item, Exception) else
+                       SolveOutcome(task.slot, task.weight, item, seconds=seconds, host=host,
+                                    pid=pid))
             outcomes.append(outcome)
             if on_done is not None:
                 on_done(outcome)
@@ -215,8 +406,9 @@ def execute(solver: Any, tasks: Sequence[SolveTask],
     for task in tasks:
         start = time.perf_counter()
         try:
-            raw_one = solver.solve(as_weight(task.weight), load_state(solver, task.state))
-            sol = _finish(solver, task, _check(raw_one, task))
+            with _deadline(timeout, 1):
+                raw_one = solver.solve(as_weight(task.weight), load_state(solver, task.state))
+                sol = _finish(solver, task, _check(raw_one, task))
             outcome = SolveOutcome(task.slot, task.weight, sol,
                                    seconds=time.perf_counter() - start, host=host, pid=pid)
         except Exception as exc:
@@ -300,6 +492,26 @@ class _Lifecycle:
 class LocalExecutor(_Lifecycle):
     """Solve every task in this process (all at once through ``solve_many`` when offered).
 
+    Parameters
+    ----------
+    solve_timeout : float, optional
+        Seconds a task's solve may run (with the loading and saving of its states; a
+        ``solve_many`` call of k tasks: k times as long). A solve still running then is
+        interrupted in this process: a ``TimeoutError`` is raised inside it through SIGALRM
+        (again every second if the solver catches it and carries on), and its outcome fails
+        with ``"TimeoutError: the solve ran longer than solve_timeout=..."`` and
+        ``killed=False``: a failed attempt, which the run's ``retries`` retries and its solve
+        log records. ``None`` (default): no limit.
+
+    Notes
+    -----
+    The interruption needs SIGALRM (POSIX) and a run in the main thread: elsewhere a round
+    with ``solve_timeout`` raises ``RuntimeError`` before solving. Code stuck in C that never
+    returns to Python (a blocking system call that retries, a C loop) cannot be interrupted in
+    its own process: use :class:`~paretosurf.executors.ProcessExecutor` with
+    ``solve_timeout``, which kills the worker. The timer is ``ITIMER_REAL``; one set
+    elsewhere in the process is suspended during each solve and put back afterwards.
+
     Examples
     --------
     >>> import paretosurf as ps
@@ -307,12 +519,18 @@ class LocalExecutor(_Lifecycle):
     >>> res = ps.surf(GearToy(4).solver(), 6, iterations=2, executor=ps.LocalExecutor())
     >>> res.n_solves
     14
+    >>> ps.LocalExecutor(solve_timeout=600)
+    LocalExecutor(solve_timeout=600)
     """
+
+    def __init__(self, *, solve_timeout: float | None = None) -> None:
+        #: Seconds a solve may run (``None``: no limit).
+        self.solve_timeout = check_solve_timeout(solve_timeout)
 
     def solve(self, solver: Any, tasks: Sequence[SolveTask],
               on_done: OnDone | None = None) -> list[SolveOutcome]:
         """Run ``tasks`` here (see :func:`execute`)."""
-        return execute(solver, tasks, on_done)
+        return execute(solver, tasks, on_done, timeout=self.solve_timeout)
 
     def __repr__(self) -> str:
-        return "LocalExecutor()"
+        return f"LocalExecutor(solve_timeout={self.solve_timeout!r})"

@@ -16,25 +16,40 @@ they start, so only units that were running when the pool broke are suspected; a
 is charged one attempt, and several suspects are rerun one at a time, so that the next death
 names its culprit. A unit that kills its worker more than ``max_retries`` times comes back as a
 ``killed`` outcome; the run's own ``retries`` then decides.
+
+With ``solve_timeout``, a worker interrupts a solve that runs past its limit (as
+:class:`~paretosurf.executors.LocalExecutor` does) and the pool kills a worker whose solve has
+not come back :data:`KILL_GRACE` seconds after that (code stuck in C): the unit comes back as a
+failed ``TimeoutError`` outcome (``killed=True``), charged to nobody's ``max_retries`` and not
+run again by the executor (the run's ``retries`` decides), and the other units the broken pool
+lost are run again without charge.
+
+Workers die with the process that started them, however it ends: on Linux the kernel sends
+them SIGKILL when it dies (``PR_SET_PDEATHSIG``), and on every platform a thread in each
+worker ends it within about half a second of finding its parent gone. The folder of the pickled
+solver is one of :mod:`paretosurf.tempdirs`: the folder of a run that was killed is removed by
+the next :meth:`ProcessExecutor.start` on the machine.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import itertools
 import multiprocessing
 import os
 import pickle
-import shutil
 import signal
 import socket
 import sys
-import tempfile
+import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,17 +60,34 @@ from paretosurf.executors.base import (
     SolveOutcome,
     SolveTask,
     _Lifecycle,
+    alarm_usable,
     batches,
+    check_solve_timeout,
     execute,
     failure,
     kept_solver,
+    overrun_text,
     usable_cpus,
 )
+from paretosurf.tempdirs import make_owned_tempdir, remove_owned_tempdir, sweep_stale
 
 __all__ = ["ProcessExecutor"]
 
-#: In a worker process: where it reports the units of work it starts.
+#: In a worker process: where it reports the units of work it starts, as
+#: ``(unit, pid, stage)``: stage 0 when the unit arrives, 1 when its solve begins (the solver
+#: loaded).
 _STARTED: Any = None
+
+#: Seconds the pool waits, after a solve's ``solve_timeout`` ran out, for the worker to
+#: interrupt it and report back before killing the worker.
+KILL_GRACE = 2.0
+#: Seconds between the pool's checks of deadlines (and the workers' checks of their parent).
+_POLL = 0.5
+#: The prefix of the folders of pickled solvers (in the temporary folder).
+SOLVER_PREFIX = "paretosurf-solver-"
+#: ``prctl`` option: the signal a process gets when its parent (the thread that forked it)
+#: dies.
+_PR_SET_PDEATHSIG = 1
 
 
 #: The variables that BLAS and OpenMP libraries read, when they load, for their thread count.
@@ -77,25 +109,73 @@ def limit_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
-def _init_worker(started: Any, threads: int | None) -> None:
-    """Pool initializer: keep the report queue, hold the thread pools to ``threads`` (unless
-    ``None``), and leave Ctrl-C to the parent (which shuts the pool down)."""
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:          # someone else's process: alive
+        return True
+    return True
+
+
+def _watch_parent(parent: int, ppid: int) -> None:
+    """A worker's watchdog: end the process once its parent is gone (``os.getppid()`` changes
+    when the parent dies and the worker is adopted; ``parent``, the process that started the
+    pool, is watched as well where it is not the worker's parent, as under forkserver)."""
+    if hasattr(signal, "pthread_sigmask") and hasattr(signal, "SIGALRM"):
+        # the alarm that interrupts a solve is for the main thread, never this one
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    while True:
+        time.sleep(_POLL)
+        if os.getppid() != ppid or (parent != ppid and not _alive(parent)):
+            os._exit(1)
+
+
+def _die_with_parent(parent: int, kernel: bool) -> None:
+    """Make this worker die with ``parent``: ``PR_SET_PDEATHSIG`` (Linux, when ``kernel``:
+    it fires when the *thread* that forked the worker ends, so only for a fork from a thread
+    that lives as long as the process) and a watchdog thread everywhere."""
+    if kernel and sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL),
+                                                    0, 0, 0)
+    ppid = os.getppid()
+    if ppid != parent and not _alive(parent):   # it died before we got here
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent, ppid), daemon=True,
+                     name="paretosurf-parent-watch").start()
+
+
+def _init_worker(started: Any, threads: int | None, parent: int | None = None,
+                 main_thread: int | None = None, method: str | None = None) -> None:
+    """Pool initializer: keep the report queue, die with ``parent`` (the process that started
+    the pool; ``main_thread`` its main thread's id, ``method`` the start method), hold the
+    thread pools to ``threads`` (unless ``None``), and leave Ctrl-C to the parent (which shuts
+    the pool down)."""
     global _STARTED
     _STARTED = started
+    if parent is not None:
+        # forked from the parent's main thread (its id survives the fork), or by the
+        # single-threaded fork server: the kernel's signal is safe to ask for
+        kernel = ((method == "fork" and threading.get_ident() == main_thread)
+                  or method == "forkserver")
+        _die_with_parent(parent, kernel)
     if threads is not None:
         limit_threads(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_unit(unit: int, solver_file: tuple[str, str],
-              tasks: list[SolveTask]) -> list[SolveOutcome]:
-    """Run one unit of work in a worker: report it started, get the solver, execute.
+def _run_unit(unit: int, solver_file: tuple[str, str], tasks: list[SolveTask],
+              timeout: float | None = None) -> list[SolveOutcome]:
+    """Run one unit of work in a worker: report it started, get the solver, report its solve
+    begins, execute (interrupting it past ``timeout`` per task where this worker can).
 
     ``solver_file`` is ``(token, path)`` of the pickled solver: a worker reads and unpickles
     it only for its first unit of that solver and keeps it for the units that follow (a
     solver holding a data set is then not shipped and unpickled for every task)."""
     if _STARTED is not None:
-        _STARTED.put((unit, os.getpid()))
+        _STARTED.put((unit, os.getpid(), 0))
     token, path = solver_file
 
     def load() -> Any:
@@ -106,7 +186,9 @@ def _run_unit(unit: int, solver_file: tuple[str, str],
         solver = kept_solver(token, load)
     except Exception as exc:
         return [failure(task, exc, 0.0) for task in tasks]
-    return execute(solver, tasks)
+    if _STARTED is not None:
+        _STARTED.put((unit, os.getpid(), 1))
+    return execute(solver, tasks, timeout=timeout if alarm_usable() else None)
 
 
 class ProcessExecutor(_Lifecycle):
@@ -139,12 +221,30 @@ class ProcessExecutor(_Lifecycle):
         whose rounding depends on its thread count may then give results that differ from a
         local run's in the last bits (a scipy solver's weights moved by 1e-10 with 1 thread
         per worker against 2 locally).
+    solve_timeout : float, optional
+        Seconds a task's solve may run in its worker, counted from when the worker begins it
+        (not from submission; loading the solver in a worker is not counted), with the
+        loading and saving of its states; a ``solve_many`` chunk of k tasks may run k times as
+        long. The worker interrupts a solve still running then (SIGALRM, as
+        :class:`~paretosurf.executors.LocalExecutor` does: ``killed=False``), and the pool
+        kills a worker whose solve has not come back :data:`KILL_GRACE` (2) seconds after its
+        limit (code stuck in C): its outcome fails with ``"TimeoutError: the solve ran longer
+        than solve_timeout=..."`` and ``killed=True``, it is not charged to ``max_retries``
+        nor run again here (the run's ``retries`` retries it), and the tasks that the killed
+        worker's pool lost run again without charge. ``None`` (default): no limit.
 
     Notes
     -----
     The pool uses the platform's default start method. Ctrl-C in the calling process shuts
     the pool down (pending tasks cancelled, workers terminated) and the ``KeyboardInterrupt``
     propagates; workers themselves ignore Ctrl-C.
+
+    Workers die with the process that started the pool, however it ends: SIGKILL from the
+    kernel on Linux (``PR_SET_PDEATHSIG``, for workers forked by the main thread), and a
+    watchdog thread in each worker that ends it within about half a second of its parent's
+    end. The pickled solver lives in a folder ``paretosurf-solver-*`` of the temporary folder
+    that this process holds locked (:mod:`paretosurf.tempdirs`); :meth:`start` removes those
+    of processes that are gone (a run killed by SIGKILL or SIGTERM cannot remove its own).
 
     Examples
     --------
@@ -154,10 +254,13 @@ class ProcessExecutor(_Lifecycle):
     ...     res = ps.surf(GearToy(4).solver(), 6, iterations=2, executor=pool)
     >>> res.n_solves
     14
+    >>> ps.ProcessExecutor(4, solve_timeout=3600)
+    ProcessExecutor(max_workers=4, max_retries=2, threads_per_worker=None, solve_timeout=3600)
     """
 
     def __init__(self, max_workers: int = 2, *, max_retries: int = 2,
-                 threads_per_worker: int | str | None = None) -> None:
+                 threads_per_worker: int | str | None = None,
+                 solve_timeout: float | None = None) -> None:
         self.max_workers = check_positive_int(max_workers, name="max_workers")
         self.max_retries = check_non_negative_int(max_retries, name="max_retries")
         if threads_per_worker == "auto":
@@ -170,6 +273,8 @@ class ProcessExecutor(_Lifecycle):
                                                     name="threads_per_worker")
         #: Threads of each worker's BLAS, OpenMP and torch pools (None: left as they are).
         self.threads_per_worker: int | None = threads_per_worker
+        #: Seconds a solve may run (``None``: no limit).
+        self.solve_timeout = check_solve_timeout(solve_timeout)
         self._pool: ProcessPoolExecutor | None = None
         self._started: Any = None
         self._units = itertools.count()
@@ -179,15 +284,24 @@ class ProcessExecutor(_Lifecycle):
 
     # ------------------------------------------------------------------ the pool
     def start(self) -> bool:
-        """Start the worker pool; returns ``False`` if it was already running."""
+        """Start the worker pool; returns ``False`` if it was already running.
+
+        Also removes the solver folders (``paretosurf-solver-*``) that processes now gone left
+        in the temporary folder."""
         if self._pool is not None:
             return False
+        with contextlib.suppress(OSError):
+            sweep_stale(SOLVER_PREFIX)
+        self._open_pool()
+        return True
+
+    def _open_pool(self) -> None:
         context = multiprocessing.get_context()
         self._started = context.SimpleQueue()
+        initargs = (self._started, self.threads_per_worker, os.getpid(),
+                    threading.main_thread().ident, context.get_start_method())
         self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=context,
-                                         initializer=_init_worker,
-                                         initargs=(self._started, self.threads_per_worker))
-        return True
+                                         initializer=_init_worker, initargs=initargs)
 
     def close(self) -> None:
         """Shut the pool down (waiting for running tasks; pending ones are cancelled)."""
@@ -204,7 +318,7 @@ class ProcessExecutor(_Lifecycle):
         """``(token, path)`` of a file holding ``blob`` (written again only when it changes)."""
         if self._solver is None or self._solver[0] != blob:
             if self._folder is None:
-                self._folder = tempfile.mkdtemp(prefix="paretosurf-solver-")
+                self._folder = str(make_owned_tempdir(SOLVER_PREFIX))
             token = uuid.uuid4().hex
             path = os.path.join(self._folder, f"{token}.pkl")
             with open(path, "wb") as fh:
@@ -218,7 +332,7 @@ class ProcessExecutor(_Lifecycle):
     def _remove_solver_file(self) -> None:
         folder, self._folder, self._solver = self._folder, None, None
         if folder is not None:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove_owned_tempdir(Path(folder))
 
     def _close_queue(self) -> None:
         queue, self._started = self._started, None
@@ -228,7 +342,7 @@ class ProcessExecutor(_Lifecycle):
     def _restart(self) -> None:
         """Replace a broken pool by a fresh one (the solver's file stays)."""
         self._close_pool()
-        self.start()
+        self._open_pool()
 
     def _abort(self) -> None:
         """Shut the pool down now: cancel pending tasks and terminate the workers, so that
@@ -246,14 +360,30 @@ class ProcessExecutor(_Lifecycle):
             process.join(timeout=5)
         self._close_queue()
 
-    def _drain(self, known: dict[int, list[int]], started: dict[int, int]) -> None:
+    def _drain(self, known: dict[int, list[int]], started: dict[int, int],
+               solving: dict[int, float] | None = None) -> None:
         """Move the workers' start reports into ``started`` (unit -> pid), for this round's
-        units."""
+        units, and into ``solving`` when each unit's solve began (unit -> this process's
+        ``time.monotonic()`` when it learnt of it: never earlier than the truth)."""
         queue = self._started
+        now = time.monotonic()
         while queue is not None and not queue.empty():
-            unit, pid = queue.get()
+            unit, pid, stage = queue.get()
             if unit in known:
                 started[unit] = pid
+                if stage and solving is not None:
+                    solving.setdefault(unit, now)
+
+    def _kill_worker(self, pid: int) -> None:
+        """SIGKILL the pool's worker ``pid`` (one that has exited already is left alone)."""
+        processes = getattr(self._pool, "_processes", None)
+        if isinstance(processes, dict):
+            process = processes.get(pid)
+            if process is not None:
+                process.kill()
+            return
+        with contextlib.suppress(ProcessLookupError):   # no worker table: by its pid
+            os.kill(pid, signal.SIGKILL)
 
     # ------------------------------------------------------------------ a round
     def solve(self, solver: Any, tasks: Sequence[SolveTask],
@@ -319,12 +449,18 @@ class ProcessExecutor(_Lifecycle):
                 batch = [alone.popleft()]
             else:
                 batch, queue = queue, []
-            lost, started = self._run_batch(solver_file, tasks, units, batch, outcomes,
-                                            on_done)
-            if not lost:
+            lost, started, timed_out = self._run_batch(solver_file, tasks, units, batch,
+                                                       outcomes, on_done)
+            if not lost and not timed_out:
                 continue
-            self._restart()
+            self._restart()           # a killed worker broke the pool, whoever killed it
             pids.update(started)
+            if timed_out:             # this executor killed them: the others are innocent
+                for unit in lost:
+                    lose(unit, "the pool broke when a worker running a solve past "
+                               "solve_timeout beside it was killed")
+                queue = lost + queue
+                continue
             suspects = [u for u in lost if u in started]
             innocent = [u for u in lost if u not in started]
             if len(suspects) == 1:
@@ -361,40 +497,80 @@ class ProcessExecutor(_Lifecycle):
     def _run_batch(self, solver_file: tuple[str, str], tasks: list[SolveTask],
                    units: dict[int, list[int]],
                    batch: list[int], outcomes: list[SolveOutcome | None],
-                   on_done: OnDone | None) -> tuple[list[int], dict[int, int]]:
-        """Submit ``batch``'s units and collect them as they complete. Returns the units lost
-        to a broken pool and which units had started (unit -> worker pid)."""
+                   on_done: OnDone | None) -> tuple[list[int], dict[int, int], list[int]]:
+        """Submit ``batch``'s units and collect them as they complete, killing the worker of a
+        unit past its deadline. Returns the units lost to a broken pool, which of them had
+        started (unit -> worker pid), and the units whose workers were killed for their
+        deadline (their outcomes are set)."""
         assert self._pool is not None
         futures: dict[Future[list[SolveOutcome]], int] = {}
         lost: list[int] = []
         started: dict[int, int] = {}
+        solving: dict[int, float] = {}
+        timed_out: list[int] = []
+        timeout = self.solve_timeout
         for unit in batch:
             try:
                 fut = self._pool.submit(_run_unit, unit, solver_file,
-                                        [tasks[i] for i in units[unit]])
+                                        [tasks[i] for i in units[unit]], timeout)
             except BrokenProcessPool:  # the pool broke before this round got to it
                 lost.append(unit)
                 continue
             futures[fut] = unit
-        for fut in as_completed(futures):
-            unit = futures[fut]
-            try:
-                part = fut.result()
-            except BrokenProcessPool:
-                lost.append(unit)
+
+        def deadline(unit: int) -> float:
+            assert timeout is not None
+            return solving[unit] + timeout * len(units[unit]) + KILL_GRACE
+
+        pending = set(futures)
+        while pending:
+            wait_for = None
+            if timeout is not None:
+                running = [deadline(futures[f]) for f in pending if futures[f] in solving]
+                wait_for = min([_POLL, *(max(0.0, d - time.monotonic()) for d in running)])
+            done, pending = wait(pending, timeout=wait_for, return_when=FIRST_COMPLETED)
+            self._drain(units, started, solving)
+            for fut in sorted(done, key=futures.__getitem__):
+                unit = futures[fut]
+                try:
+                    part = fut.result()
+                except BrokenProcessPool:
+                    lost.append(unit)
+                    continue
+                except Exception as exc:  # the task or its result did not pickle
+                    part = [failure(tasks[i], exc, 0.0) for i in units[unit]]
+                for i, outcome in zip(units[unit], part, strict=True):
+                    outcomes[i] = outcome
+                    if on_done is not None:
+                        on_done(outcome)
+            if timeout is None:
                 continue
-            except Exception as exc:  # the task or its result did not pickle
-                part = [failure(tasks[i], exc, 0.0) for i in units[unit]]
-            self._drain(units, started)
-            for i, outcome in zip(units[unit], part, strict=True):
-                outcomes[i] = outcome
-                if on_done is not None:
-                    on_done(outcome)
+            now = time.monotonic()
+            for fut in sorted(pending, key=futures.__getitem__):
+                unit = futures[fut]
+                if unit not in solving or now < deadline(unit):
+                    continue
+                pending.discard(fut)      # its future fails with the broken pool: ignored
+                pid = started[unit]
+                self._kill_worker(pid)
+                timed_out.append(unit)
+                n = len(units[unit])
+                for i in units[unit]:
+                    outcome = SolveOutcome(
+                        tasks[i].slot, tasks[i].weight, None,
+                        f"TimeoutError: {overrun_text(timeout, n)} and did not return "
+                        f"{KILL_GRACE:g}s after it was interrupted; its worker process (pid "
+                        f"{pid}) was killed (SIGKILL)", seconds=(now - solving[unit]) / n,
+                        host=socket.gethostname(), pid=pid, killed=True)
+                    outcomes[i] = outcome
+                    if on_done is not None:
+                        on_done(outcome)
         if lost:
             self._drain(units, started)
         lost.sort(key=batch.index)
-        return lost, {u: pid for u, pid in started.items() if u in lost}
+        return lost, {u: pid for u, pid in started.items() if u in lost}, timed_out
 
     def __repr__(self) -> str:
         return (f"ProcessExecutor(max_workers={self.max_workers}, max_retries="
-                f"{self.max_retries}, threads_per_worker={self.threads_per_worker})")
+                f"{self.max_retries}, threads_per_worker={self.threads_per_worker}, "
+                f"solve_timeout={self.solve_timeout!r})")
