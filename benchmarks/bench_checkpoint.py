@@ -15,7 +15,14 @@ rounds, the state, the state folders, and pruning them) as a share of its wall t
 measured inside the run, which the machine's speed changes scale alike. The verdict is on the
 second; both are printed.
 
-    python benchmarks/bench_checkpoint.py [--repeats 3]
+A second section (``--loop`` runs it alone; the default run prints it after the first) measures
+what the loop itself costs over a long run: SURF for 300 rounds at N = 1000 with a solver that
+costs nothing (points on the closed-form front of ``Quadratic1D(1, 1, 4, 0)``), no checkpoint.
+It prints the driver's own time per round (``seconds - solve_seconds``), median over rounds
+1-30 and 271-300, their ratio (target: within 1.2) and the CDF's knots at the end, with the
+CDF's knot pruning (:data:`paretosurf.cdf.KNOT_PRUNE_TOL`) and without it, side by side.
+
+    python benchmarks/bench_checkpoint.py [--repeats 3] [--loop]
 """
 
 from __future__ import annotations
@@ -23,14 +30,24 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 import paretosurf as ps
+from paretosurf import cdf as cdf_module
 from paretosurf.bench import get_task
+from paretosurf.problems.quadratic import Quadratic1D
 from paretosurf.solvers import GradientState
+
+#: The loop section: rounds, N, the blocks of rounds compared and the target on their ratio.
+LOOP_ROUNDS = 300
+LOOP_SEGMENTS = 1000
+LOOP_BLOCK = 30
+LOOP_TARGET = 1.2
 
 
 class FolderStates:
@@ -75,10 +92,10 @@ class CheckpointClock:
     checkpoint (the last one included)."""
 
     def __init__(self) -> None:
-        from paretosurf import checkpoint, driver
+        from paretosurf import driver, run_folder
 
         self.seconds = 0.0
-        self._patched = [(driver._Runner, "checkpoint"), (checkpoint.RunFolder, "create")]
+        self._patched = [(driver._Runner, "checkpoint"), (run_folder.RunFolder, "create")]
         self._originals = [getattr(owner, name) for owner, name in self._patched]
         for (owner, name), original in zip(self._patched, self._originals, strict=True):
             setattr(owner, name, self._timing(original))
@@ -120,10 +137,57 @@ def timed(kind: str, mode: str) -> tuple[float, float]:
     return wall, clock.seconds / wall
 
 
+class FreeFront:
+    """A solver that costs nothing: the closed-form front point at each weight."""
+
+    def __init__(self) -> None:
+        self.problem = Quadratic1D(1.0, 1.0, 4.0, 0.0)
+
+    def solve_many(self, weights: NDArray[np.float64],
+                   states: Sequence[Any]) -> Sequence[ps.Solution]:
+        return [ps.Solution(point, state=None) for point in self.problem.front(weights)]
+
+
+def loop_times(prune: bool) -> tuple[np.ndarray, int]:
+    """The driver's own seconds per round of the long run, and the CDF's knots at the end."""
+    saved = cdf_module.KNOT_PRUNE_TOL
+    cdf_module.KNOT_PRUNE_TOL = saved if prune else 0.0
+    try:
+        res = ps.surf(FreeFront(), LOOP_SEGMENTS, alpha=0.3, iterations=LOOP_ROUNDS)
+    finally:
+        cdf_module.KNOT_PRUNE_TOL = saved
+    own = np.array([r.seconds - r.solve_seconds for r in res.history])
+    return own, res.cdf.knots.size if res.cdf is not None else 0
+
+
+def loop_section() -> None:
+    print(f"\nthe loop over a long run: SURF, N = {LOOP_SEGMENTS}, alpha = 0.3, {LOOP_ROUNDS} "
+          "rounds, a solver that costs nothing, no checkpoint")
+    print("own: the driver's time per round (seconds - solve_seconds), median over the rounds")
+    first = f"rounds 1-{LOOP_BLOCK}"
+    last = f"rounds {LOOP_ROUNDS - LOOP_BLOCK + 1}-{LOOP_ROUNDS}"
+    print(f"{'CDF':<16} {first + ' ms':>15} {last + ' ms':>18} {'last/first':>11} "
+          f"{'knots at end':>13} {'target':>7}")
+    for label, prune in (("pruned", True), ("not pruned", False)):
+        own, knots = loop_times(prune)
+        head = float(np.median(own[:LOOP_BLOCK]))
+        tail = float(np.median(own[-LOOP_BLOCK:]))
+        ratio = tail / head
+        # the target is for the library as it is; the row without pruning is for comparison
+        verdict = "" if not prune else "met" if ratio <= LOOP_TARGET else "MISSED"
+        print(f"{label:<16} {1e3 * head:15.2f} {1e3 * tail:18.2f} {ratio:11.2f} {knots:13d} "
+              f"{LOOP_TARGET:7.1f} {verdict}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--loop", action="store_true",
+                        help="only the loop section (300 rounds at N = 1000, under a minute)")
     args = parser.parse_args()
+    if args.loop:
+        loop_section()
+        return
     print("checkpoint cost on Deep Sea Treasure, N = 15, 30 rounds (median of "
           f"{5 * args.repeats} exact and {args.repeats} K-step runs, modes interleaved)")
     print("overhead: against the same run without a checkpoint (for 'disk, no checkpoint': "
@@ -162,6 +226,7 @@ def main() -> None:
             inside = f"{share:15.2%}" if checkpointed else f"{'':15}"
             print(f"{kind:<10} {mode:<20} {seconds[mode]:9.3f} {against} {inside} "
                   f"{target:6.0%} {verdict}", flush=True)
+    loop_section()
 
 
 if __name__ == "__main__":

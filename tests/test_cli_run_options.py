@@ -13,8 +13,9 @@ import paretosurf as ps
 from conftest import call_cli as call
 from paretosurf import cli
 from paretosurf.bench.tasks import TASKS, Task
-from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.checkpoint import CheckpointError
 from paretosurf.problems import GearToy
+from paretosurf.run_folder import RunFolder
 
 GEAR = ["run", "gear", "--no-plots"]
 

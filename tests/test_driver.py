@@ -15,8 +15,9 @@ import paretosurf as ps
 from conftest import GearKStep, Interrupt, gear_solver, interrupt_after
 from paretosurf import driver
 from paretosurf.baselines import uniform
-from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.checkpoint import CheckpointError
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
+from paretosurf.run_folder import RunFolder
 
 
 class Bisection(Method):
@@ -278,7 +279,7 @@ def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:
 
     def check(record: ps.IterationRecord) -> None:
         files = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("state"))
-        assert files == (["state.1"] if record.iteration == 0 else ["state.0", "state.1"])
+        assert files == (["state.0"] if record.iteration == 0 else ["state.0", "state.1"])
         seen.append(RunFolder(tmp_path).n_rounds())
 
     ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check,
@@ -299,9 +300,9 @@ def test_a_corrupt_history_line_is_reported(tmp_path) -> None:
     ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path)
     history = tmp_path / "history.jsonl"
     lines = history.read_text().splitlines()
-    lines[1] = lines[1][: len(lines[1]) // 2]
+    lines[2] = lines[2][: len(lines[2]) // 2]            # (line 1 is the header)
     history.write_text("\n".join(lines) + "\n")
-    with pytest.raises(CheckpointError, match=r"history\.jsonl line 2 is corrupt"):
+    with pytest.raises(CheckpointError, match=r"history\.jsonl line 3 is corrupt"):
         ps.SurfResult.load(tmp_path)
 
 

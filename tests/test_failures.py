@@ -14,8 +14,9 @@ import pytest
 import paretosurf as ps
 from conftest import GearKStep, Interrupt, gear_curve, gear_solver, interrupt_after
 from paretosurf import driver
-from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.checkpoint import CheckpointError
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
+from paretosurf.run_folder import RunFolder
 from paretosurf.states import StateFolder
 
 N = 6
@@ -116,6 +117,8 @@ def test_states_on_disk_are_never_pickled_and_resume_from_the_folders(tmp_path) 
     assert all(isinstance(s, StateFolder) for s in resumed.states)
     # only the last round's folders are kept, named by round and slot
     kept = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "states").glob("*/*"))
+    # (the state before the last, the fallback, was saved after the same round: it names
+    # the same folders)
     assert kept == [f"states/round-000005/slot-{s:02d}" for s in range(N + 1)]
     loaded = [DiskSolver().load_state(Path(s.path)) for s in resumed.states]
     np.testing.assert_allclose([u.x for u in loaded], full.states)
@@ -131,7 +134,9 @@ def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path, monkeyp
     np.testing.assert_array_equal(res.points, full.points)
     assert all(isinstance(s, StateFolder) for s in res.states)
     kept = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "states").glob("*/*"))
-    assert kept == [f"states/round-000005/slot-{s:02d}" for s in range(N + 1)]
+    # the last state names round 5's folders, the state before it (the first checkpoint's,
+    # the fallback) round 0's
+    assert kept == [f"states/round-{r:06d}/slot-{s:02d}" for r in (0, 5) for s in range(N + 1)]
     # a run stopped between two checkpoints resumes from the folders of the last one
     with pytest.raises(Interrupt):
         ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b",

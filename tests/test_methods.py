@@ -19,7 +19,8 @@ import pytest
 import paretosurf as ps
 from conftest import FailingSolver, GearKStep, Interrupt, interrupt_after
 from paretosurf.baselines import ols, soup, umod, uniform, uniform_random
-from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.checkpoint import CheckpointError
+from paretosurf.run_folder import RunFolder
 
 N = 6
 ROUNDS = 5
@@ -197,7 +198,7 @@ def test_checkpoint_writes_a_constant_amount_per_round(name: str, tmp_path: Path
     sizes: list[tuple[int, int]] = []
 
     def measure(record: ps.IterationRecord) -> None:
-        state = tmp_path / ("state.0", "state.1")[(record.iteration + 1) % 2]
+        state = tmp_path / ("state.0", "state.1")[record.iteration % 2]   # taken in turn
         lines = history.read_text().splitlines()
         sizes.append((len(lines[-1]), state.stat().st_size))
 
@@ -228,11 +229,13 @@ def test_resume_continues_to_more_iterations(tmp_path: Path) -> None:
 def test_a_damaged_state_file_falls_back_to_the_other_and_two_are_refused(
         tmp_path: Path) -> None:
     full = ps.surf(GearKStep(), N, iterations=5)
-    ps.surf(GearKStep(), N, iterations=3, checkpoint=tmp_path, checkpoint_period=0)
-    newest = tmp_path / "state.1"                       # 3 rounds: the odd file is newest
+    with pytest.raises(Interrupt):                      # no final checkpoint
+        ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, checkpoint_period=0,
+                callback=interrupt_after(3))
+    newest = tmp_path / "state.0"                       # 3 checkpoints: 0, 1, then 0 again
     data = newest.read_bytes()
-    newest.write_bytes(data[: len(data) // 2])          # a write cut short
-    with pytest.warns(UserWarning, match="state.1 is damaged"):
+    newest.write_bytes(data[: len(data) // 2])          # damaged on the disk
+    with pytest.warns(UserWarning, match="state.0 is damaged"):
         assert RunFolder(tmp_path).n_rounds() == 2
     with pytest.warns(UserWarning, match="damaged"):
         resumed = ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True)
@@ -256,4 +259,4 @@ def test_a_round_appended_after_the_last_save_is_dropped_on_resume(tmp_path: Pat
     history.write_text("\n".join(lines) + "\n" + lines[-1][:15])   # a torn extra line
     resumed = ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True)
     same_result(resumed, full)
-    assert len(history.read_text().splitlines()) == 5
+    assert len(history.read_text().splitlines()) == 1 + 5          # the header, 5 rounds

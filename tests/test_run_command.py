@@ -18,7 +18,7 @@ import pytest
 import paretosurf as ps
 from conftest import call_cli as call
 from paretosurf import cli
-from paretosurf.checkpoint import RunFolder
+from paretosurf.run_folder import RunFolder
 
 pytest.importorskip("mo_gymnasium")
 
@@ -31,8 +31,9 @@ def command(folder: Path, *extra: str) -> list[str]:
 
 
 def rounds_saved(folder: Path) -> int:
+    """Rounds in the history (its first line is the header naming the run)."""
     history = folder / "history.jsonl"
-    return len(history.read_text().splitlines()) if history.exists() else 0
+    return max(len(history.read_text().splitlines()) - 1, 0) if history.exists() else 0
 
 
 def start_and_stop(folder: Path, after: int, sig: int,
@@ -87,7 +88,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_result(tmp_path, uninterr
     np.testing.assert_array_equal(resumed.points, uninterrupted.points)
     assert resumed.n_solves == uninterrupted.n_solves
     check_log(folder, stopped_round=at)
-    assert json.loads((folder / "results.json").read_text())["methods"]["surf"]["cv"]
+    assert json.loads((folder / "output" / "results.json").read_text())["methods"]["surf"]["cv"]
 
 
 def test_ctrl_c_leaves_a_checkpoint_and_prints_the_resume_command(tmp_path,
@@ -167,7 +168,8 @@ GEAR = ["run", "gear", "--no-plots"]
 
 
 def settings_file(folder: Path) -> dict:
-    return json.loads((folder / cli.RUN_SETTINGS_FILE).read_text())["settings"]
+    """The command line's settings, recorded with the run in its run.json."""
+    return json.loads((folder / "run.json").read_text())["notes"][cli.RUN_NOTES_KEY]
 
 
 def test_a_checkpoint_records_the_command_line_settings(tmp_path, capsys) -> None:
@@ -177,7 +179,7 @@ def test_a_checkpoint_records_the_command_line_settings(tmp_path, capsys) -> Non
     assert settings_file(folder) == {"task": "gear", "method": "surf", "solver": "gradient",
                                      "seed": 0, "n": gear.n_segments, "steps": gear.steps,
                                      "alpha": gear.alpha, "report": gear.report}
-    # a foreign file to the library: resuming and loading the run ignore it
+    assert not (folder / cli.RUN_SETTINGS_FILE).exists()
     assert call([*GEAR, "--iterations", "3", "--checkpoint", str(folder), "--resume"],
                 capsys)[0] == 0
     assert rounds_saved(folder) == 3 and len(ps.SurfResult.load(folder).history) == 3
@@ -200,7 +202,7 @@ def test_resume_refuses_other_command_line_settings(tmp_path, capsys) -> None:
     assert resume[resume.index("--solver") + 1] == "gradient"
     assert call([*resume[1:], "--no-plots"], capsys)[0] == 0
     assert rounds_saved(folder) == 3
-    saved = json.loads((folder / "results.json").read_text())
+    saved = json.loads((folder / "output" / "results.json").read_text())
     assert (saved["solver"], saved["seeds"]) == ("gradient", [0])
 
 
@@ -214,10 +216,12 @@ def test_resume_refuses_another_task(tmp_path, capsys) -> None:
     assert "--n: 20 in the checkpoint, 15 given" in err
 
 
-def test_a_checkpoint_without_the_settings_file_resumes_as_before(tmp_path, capsys) -> None:
+def test_a_checkpoint_without_the_settings_resumes_as_before(tmp_path, capsys) -> None:
     folder = tmp_path / "run"
     assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
-    (folder / cli.RUN_SETTINGS_FILE).unlink()              # an older version's run folder
+    manifest = json.loads((folder / "run.json").read_text())
+    del manifest["notes"]                                  # as a run of Python code
+    (folder / "run.json").write_text(json.dumps(manifest))
     assert call([*GEAR, "--iterations", "3", "--seed", "5", "--checkpoint", str(folder),
                  "--resume"], capsys)[0] == 0
     assert rounds_saved(folder) == 3
@@ -273,7 +277,7 @@ def test_resuming_a_longer_run_reports_its_real_rounds(tmp_path, capsys) -> None
     assert status == 0
     assert ", N = 20, 4 outer iterations," in out and "2 outer iterations" not in out
     assert f"{folder} already held 4 rounds, more than the 2 asked for" in err
-    saved = json.loads((folder / "results.json").read_text())
+    saved = json.loads((folder / "output" / "results.json").read_text())
     assert saved["iterations"] == 4 and saved["methods"]["surf"]["n_solves"] == 4 * 21
     # a run that continues says nothing
     status, out, err = call([*GEAR, "--iterations", "5", "--checkpoint", str(folder),
@@ -334,3 +338,41 @@ def test_a_read_only_out_is_refused_before_solving(tmp_path, capsys) -> None:
     finally:
         locked.chmod(0o700)
     assert status == 2 and "permission denied" in err and "round 1:" not in err
+
+
+def test_results_go_beside_the_run_and_never_over_a_users_files(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
+    assert (folder / "output" / "results.json").exists()
+    assert not (folder / "results.json").exists() and not (folder / "table.md").exists()
+    # another run in a folder whose --out holds a file of the user's: refused before solving
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "table.md").write_text("my table")
+    status, _, err = call([*GEAR, "--iterations", "2", "--checkpoint", str(tmp_path / "b"),
+                           "--out", str(mine)], capsys)
+    assert status == 2 and f"--out {mine} holds table.md, which paretosurf did not write" in err
+    assert not (tmp_path / "b").exists() and (mine / "table.md").read_text() == "my table"
+    # its own files are replaced: the same run resumed writes them again
+    assert call([*GEAR, "--iterations", "3", "--checkpoint", str(folder), "--resume"],
+                capsys)[0] == 0
+    assert json.loads((folder / "output" / "results.json").read_text())["iterations"] == 3
+
+
+def test_a_folder_in_use_is_refused_naming_the_holder(tmp_path, capsys) -> None:
+    folder = tmp_path / "run"
+    assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom paretosurf.run_folder import RunFolder\n"
+         "RunFolder(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(60)",
+         str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        status, _, err = call([*GEAR, "--iterations", "4", "--checkpoint", str(folder),
+                               "--resume"], capsys)
+    finally:
+        holder.kill()
+        holder.wait(timeout=30)
+    assert status == 2 and "Traceback" not in err
+    assert f"is in use by process {holder.pid} on host" in err
+    assert rounds_saved(folder) == 2

@@ -3,10 +3,10 @@
 The main entry point is :func:`surf`; see the README for a ten-line example.
 """
 
-from paretosurf import adapters, baselines, metrics, problems
+from paretosurf import adapters, baselines, metrics, problems, states
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.diagnostics import SurfWarning
-from paretosurf.executors import LocalExecutor, ProcessExecutor, RayExecutor
+from paretosurf.executors import ExecutorLostError, LocalExecutor, ProcessExecutor, RayExecutor
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
 from paretosurf.solvers import GradientSolver, InnerSolver, InnerSolverError, Solution
@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ArcLengthCDF",
+    "ExecutorLostError",
     "GradientSolver",
     "InnerSolver",
     "InnerSolverError",
@@ -33,6 +34,7 @@ __all__ = [
     "baselines",
     "metrics",
     "problems",
+    "states",
     "surf",
     "surf_simplex",
     "weights_from_front",

@@ -138,6 +138,18 @@ _checkpoint_period = _number_or_auto("a number of seconds >= 0",
                                      lambda v: math.isfinite(v) and v >= 0.0)
 
 
+def _positive_seconds(text: str) -> float:
+    """Parse a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}"
+                                         ) from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {value}")
+    return value
+
+
 def _name_list(what: str, valid: Callable[[], Sequence[str]]) -> Callable[[str], list[str]]:
     """Parse ``a,b,c`` into names from ``valid()``; unknown, repeated or no names are errors."""
 
@@ -562,7 +574,8 @@ def _run_ablation(args: argparse.Namespace, task: Any) -> int:
                                       ("--executor", None if args.executor == "local"
                                        else args.executor),
                                       ("--workers", args.workers),
-                                      ("--address", args.address))
+                                      ("--address", args.address),
+                                      ("--solve-timeout", args.solve_timeout))
              if value is not None]
     if extra:
         raise UsageError(f"{' and '.join(extra)} cannot be used with --ablation (it runs "
@@ -648,8 +661,9 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     again.add_argument("--overwrite", action="store_true",
                        help="replace the run saved in --checkpoint (its files only)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="where the table, results.json and figures go (default: "
-                             "--checkpoint, else run-output/TASK-METHOD)")
+                        help="where the table, results.json and figures go (default: the "
+                             "folder 'output' in --checkpoint, else run-output/TASK-METHOD); "
+                             "files there that paretosurf did not write are never replaced")
     parser.add_argument("--no-plots", dest="plots", action="store_false",
                         help="skip the figures")
 
@@ -691,26 +705,36 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--address", default=None, metavar="ADDR",
                         help="Ray cluster to join with --executor ray ('auto' or "
                              "'ray://host:port'; default: a local Ray instance)")
+    parser.add_argument("--solve-timeout", type=_positive_seconds, default=None,
+                        metavar="SECONDS",
+                        help="a solve that runs longer fails, and is retried like any failed "
+                             "solve (default: no limit)")
 
 
 def _executor(args: argparse.Namespace) -> Any:
     import paretosurf as ps
 
     _check_executor_options(args, workers=False)
+    timeout = args.solve_timeout
     if args.executor == "processes":
-        return ps.ProcessExecutor(DEFAULT_WORKERS if args.workers is None else args.workers)
+        return ps.ProcessExecutor(DEFAULT_WORKERS if args.workers is None else args.workers,
+                                  solve_timeout=timeout)
     if args.executor == "ray":
         from paretosurf import executors
 
-        return executors.RayExecutor(address=args.address)
-    return ps.LocalExecutor()
+        return executors.RayExecutor(address=args.address, solve_timeout=timeout)
+    return ps.LocalExecutor(solve_timeout=timeout)
 
 
-#: The file in a ``paretosurf run --checkpoint DIR`` folder that records the command-line
-#: settings the run was started with (the run's own ``run.json`` holds the method's settings
-#: only); ``--resume`` refuses other ones. The run folder's own files are left alone.
+#: Where ``paretosurf run --checkpoint DIR`` records the command-line settings the run was
+#: started with: under this key of the notes in ``DIR/run.json`` (the method's settings are
+#: the run's own); ``--resume`` refuses other ones.
+RUN_NOTES_KEY = "paretosurf run"
+#: The file in which earlier versions recorded them (still read when resuming their folders).
 RUN_SETTINGS_FILE = "command.json"
 _RUN_SETTINGS_FORMAT = "paretosurf run"
+#: The folder of a ``--checkpoint DIR`` that takes the results when ``--out`` is not given.
+RUN_OUTPUT = "output"
 
 #: How each recorded setting is named on the command line, in the order messages list them.
 _RUN_OPTIONS = {"task": "TASK", "method": "--method", "solver": "--solver", "steps": "--steps",
@@ -740,9 +764,18 @@ def _run_settings(args: argparse.Namespace, task: Any) -> dict[str, Any]:
 
 
 def _read_run_settings(folder: Path) -> dict[str, Any] | None:
-    """The settings recorded in ``folder`` by :func:`_write_run_settings` (``None``: none,
-    a folder of an older version or of Python code)."""
-    path = folder / RUN_SETTINGS_FILE
+    """The command-line settings recorded with the run in ``folder`` (``None``: none, a
+    folder of Python code or of a version that recorded none)."""
+    from paretosurf.checkpoint import CheckpointError
+    from paretosurf.run_folder import RunFolder
+
+    try:
+        notes = RunFolder(folder).manifest().get("notes") or {}
+    except CheckpointError as exc:
+        raise UsageError(_damaged(exc)) from None
+    if isinstance(notes, dict) and isinstance(notes.get(RUN_NOTES_KEY), dict):
+        return dict(notes[RUN_NOTES_KEY])
+    path = folder / RUN_SETTINGS_FILE           # recorded by an earlier version
     if not path.exists():
         return None
     try:
@@ -754,15 +787,6 @@ def _read_run_settings(folder: Path) -> dict[str, Any] | None:
         raise UsageError(f"cannot read {path} ({exc}); delete it to resume without checking "
                          "the command-line settings") from None
     return settings
-
-
-def _write_run_settings(folder: Path, settings: Mapping[str, Any]) -> None:
-    """Record ``settings`` in ``folder`` (atomically: a reader sees the old or the new file)."""
-    from paretosurf.checkpoint import atomic_write
-
-    text = json.dumps({"format": _RUN_SETTINGS_FORMAT, "version": 1,
-                       "settings": dict(settings)}, indent=1) + "\n"
-    atomic_write(folder / RUN_SETTINGS_FILE, lambda fh: fh.write(text), mode="w")
 
 
 def _shown(value: Any) -> str:
@@ -806,7 +830,9 @@ def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = 
                         ("--steps", values["steps"]), ("--device", args.device),
                         ("--alpha", values["alpha"]),
                         ("--report", values["report"]), ("--workers", args.workers),
-                        ("--address", args.address), ("--out", args.out),
+                        ("--address", args.address),
+                        ("--solve-timeout", getattr(args, "solve_timeout", None)),
+                        ("--out", args.out),
                         ("--checkpoint-period", None if args.checkpoint_period == "auto"
                          else args.checkpoint_period)):
         if value is not None:
@@ -861,13 +887,15 @@ def _damaged(exc: Exception) -> str:
 
 
 def _prepare_checkpoint(args: argparse.Namespace, task: Any) -> tuple[bool, int]:
-    """Check ``--checkpoint`` before solving and record or check the run's settings in it.
+    """Check ``--checkpoint`` before solving: a folder that holds a run needs ``--resume`` or
+    ``--overwrite``, and ``--resume`` the settings the run was started with.
 
     Returns whether the folder held a run and how many rounds it had saved (0 unless
     resumed). Raises :class:`UsageError` for a folder that holds a run without ``--resume``
     or ``--overwrite``, a damaged one, or one started with other settings.
     """
-    from paretosurf.checkpoint import CheckpointError, RunFolder
+    from paretosurf.checkpoint import CheckpointError
+    from paretosurf.run_folder import RunFolder
 
     path: Path = args.checkpoint
     _check_output_folder(path, "--checkpoint")
@@ -877,29 +905,45 @@ def _prepare_checkpoint(args: argparse.Namespace, task: Any) -> tuple[bool, int]
         raise UsageError(f"--checkpoint {path} already holds "
                          f"{_in_cli_terms(folder.describe())}; pass --resume to continue it, "
                          "--overwrite to replace it, or use another folder")
-    given = _run_settings(args, task)
     if held and args.resume:
         saved = _read_run_settings(path)
         if saved is not None:
-            _check_run_settings(args, saved, given)
+            _check_run_settings(args, saved, _run_settings(args, task))
         try:
             return True, folder.n_rounds()
         except CheckpointError as exc:
             raise UsageError(_damaged(exc)) from None
-    _write_run_settings(path, given)      # a new run (a fresh one with --resume, --overwrite)
     return held, 0
+
+
+def _check_report_folder(out: Path) -> None:
+    """Refuse, before solving, an ``--out`` holding files of the report's names that
+    paretosurf did not write."""
+    from paretosurf.bench.runner import foreign_report_files
+
+    foreign = foreign_report_files(out)
+    if foreign:
+        raise UsageError(f"--out {out} holds {', '.join(foreign)}, which paretosurf did not "
+                         "write; it writes over no file of yours: choose another --out, or "
+                         "move them")
+
+
+def _rounds_kept(path: Path) -> int:
+    """Rounds saved in the run folder ``path`` (0 if none, or if it cannot be read)."""
+    from paretosurf.checkpoint import CheckpointError
+    from paretosurf.run_folder import RunFolder
+
+    folder = RunFolder(path)
+    try:
+        return folder.n_rounds() if folder.holds_run() else 0
+    except CheckpointError:
+        return 0
 
 
 def _kept_after_failure(args: argparse.Namespace) -> str:
     """What a failed run left in ``--checkpoint`` and the command that continues it once the
     solver is fixed."""
-    from paretosurf.checkpoint import CheckpointError, RunFolder
-
-    folder = RunFolder(args.checkpoint)
-    try:
-        rounds = folder.n_rounds() if folder.has_state() else 0
-    except CheckpointError:
-        rounds = 0
+    rounds = _rounds_kept(args.checkpoint)
     if rounds:
         kept = (f"the run's last checkpoint, after round {rounds}, is kept in "
                 f"{args.checkpoint}; once the solver is fixed, resume it with")
@@ -927,8 +971,10 @@ def _run_run_command(args: argparse.Namespace) -> int:
     _check_method_options(args, [args.method])
     _check_executor_options(args)
     task = _with_options(task, args)
-    out = args.out or args.checkpoint or Path("run-output") / f"{task.name}-{args.method}"
-    _check_output_folder(Path(out), "--out")
+    out = Path(args.out or (args.checkpoint / RUN_OUTPUT if args.checkpoint is not None
+                            else Path("run-output") / f"{task.name}-{args.method}"))
+    _check_output_folder(out, "--out")
+    _check_report_folder(out)
     held, saved_rounds = (False, 0) if args.checkpoint is None else _prepare_checkpoint(args,
                                                                                           task)
     executor = _executor(args)
@@ -946,18 +992,20 @@ def _run_run_command(args: argparse.Namespace) -> int:
                                                   else args.checkpoint_period)}
     if not terminal:
         loop["callback"] = report_round
-    from paretosurf.checkpoint import RunFolder
-    from paretosurf.driver import without_interrupt_notice
+    from paretosurf.driver import run_notes, without_interrupt_notice
+    from paretosurf.executors import ExecutorLostError
+    from paretosurf.run_folder import CheckpointWriteError, FolderInUseError
 
+    notes = {} if args.checkpoint is None else {RUN_NOTES_KEY: _run_settings(args, task)}
     try:
-        with without_interrupt_notice():
+        with without_interrupt_notice(), run_notes(notes):
             report = run_task(task, methods=[args.method], seeds=[args.seed],
                               solver_kind=args.solver, n_segments=args.n,
                               iterations=args.iterations, loop=loop,  # type: ignore[arg-type]
                               steps=args.steps)
     except KeyboardInterrupt:
         if args.checkpoint is not None:
-            rounds = RunFolder(args.checkpoint).n_rounds()
+            rounds = _rounds_kept(args.checkpoint)
             where = (f"the run in {args.checkpoint} is saved after round {rounds}" if rounds
                      else f"the run in {args.checkpoint} stopped before its first checkpoint")
             print(f"interrupted; {where}. Resume it with:\n  {_resume_command(args)}",
@@ -965,10 +1013,12 @@ def _run_run_command(args: argparse.Namespace) -> int:
         else:
             print("interrupted (no --checkpoint: nothing was saved)", file=sys.stderr)
         return 130
-    except InnerSolverError as exc:
+    except (InnerSolverError, CheckpointWriteError, ExecutorLostError) as exc:
         saved = "" if args.checkpoint is None else "\n" + _kept_after_failure(args)
-        print(f"paretosurf run: error: {exc}{saved}", file=sys.stderr)   # (the solver's words)
+        print(f"paretosurf run: error: {_in_cli_terms(str(exc))}{saved}", file=sys.stderr)
         return 1
+    except FolderInUseError as exc:
+        raise UsageError(f"--checkpoint {args.checkpoint}: {exc}") from None
     except CheckpointError as exc:
         raise UsageError(_damaged(exc)) from None
     except FileExistsError as exc:

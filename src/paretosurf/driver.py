@@ -30,9 +30,9 @@ import copy
 import inspect
 import math
 import numbers
+import os
 import shutil
 import sys
-import tempfile
 import time
 import warnings
 from abc import ABC, abstractmethod
@@ -48,10 +48,11 @@ from numpy.typing import NDArray
 from paretosurf._progress import progress_bar
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import CheckpointError, RunFolder
+from paretosurf.checkpoint import CheckpointError
 from paretosurf.diagnostics import Finding, SurfWarning, diagnose, summary
 from paretosurf.executors import (
     Executor,
+    ExecutorLostError,
     LocalExecutor,
     SolveOutcome,
     SolveTask,
@@ -59,16 +60,29 @@ from paretosurf.executors import (
 )
 from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report
 from paretosurf.result import IterationRecord, SurfResult, history_from_parts
-from paretosurf.solvers import SolverLike, as_solver, as_weight, count_steps, weight_to_json
+from paretosurf.run_folder import RunFolder
+from paretosurf.solvers import (
+    SolverLike,
+    as_solver,
+    as_weight,
+    count_steps,
+    solver_name,
+    users_solver,
+    weight_to_json,
+)
 from paretosurf.spacing import Spacing
 from paretosurf.states import (
     StateFolder,
+    copy_state_folder,
     decode_states,
     encode_states,
+    folders_of,
     has_disk_states,
     load_state,
     save_state,
+    trusted_state_classes,
 )
+from paretosurf.tempdirs import make_owned_tempdir, remove_owned_tempdir, sweep_stale
 
 __all__ = [
     "Callback",
@@ -87,6 +101,11 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
+#: The prefix of the temporary folders of a disk-state solver's states in a run without a
+#: run folder (those of a killed run are swept by the next such run).
+STATES_TEMP_PREFIX = "paretosurf-states-"
+
+
 #: ``callback(record)``: called after every round; returning ``True`` stops the run.
 Callback = Callable[[IterationRecord], "bool | None"]
 
@@ -222,11 +241,13 @@ class StatePool:
     @classmethod
     def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
                    root: Path | None = None, allow_pickle: bool = False,
-                   where: str = "the checkpoint") -> StatePool:
-        """Inverse of :meth:`to_parts`."""
+                   where: str = "the checkpoint",
+                   state_classes: Mapping[str, type] | None = None) -> StatePool:
+        """Inverse of :meth:`to_parts` (``state_classes``: dataclasses trusted as states, see
+        :func:`paretosurf.states.decode_states`)."""
         pool = cls()
         states = decode_states(meta["states"], arrays, root=root, allow_pickle=allow_pickle,
-                               where=where)
+                               where=where, state_classes=state_classes or {})
         pool._states = {int(k): v for k, v in states.items()}
         pool._next = int(meta["next_key"])
         return pool
@@ -603,14 +624,13 @@ class _Runner:
         self.pool = StatePool()
         self.progress = _Progress()
         self.disk = has_disk_states(solver)
+        #: Where a disk-state solver's folders go (made on first use: the run folder's
+        #: ``states/``, or without one a temporary folder the run deletes at its end).
         self.temp_root: Path | None = None
         self.state_root: Path | None = None
-        if self.disk:
-            if folder is not None:
-                self.state_root = folder.path / "states"
-            else:
-                self.temp_root = Path(tempfile.mkdtemp(prefix="paretosurf-states-"))
-                self.state_root = self.temp_root
+        #: The state folders named by the last saved state: kept until the checkpoint after
+        #: it, so that the state before the newest (the fallback) never names a pruned one.
+        self.fallback_folders: set[Path] = set()
         self.bar: Any = None
 
     # ------------------------------------------------------------------ set-up
@@ -626,8 +646,10 @@ class _Runner:
         return dict(self._settings)
 
     def manifest(self) -> dict[str, Any]:
+        notes = _RUN_NOTES.get()
         return {"method": self.method.name, "label": self.method.label,
-                "settings": self.settings()}
+                "settings": self.settings(), "solver": solver_name(self.solver),
+                **({"notes": dict(notes)} if notes else {})}
 
     def solved_weights(self, weights: FloatArray) -> FloatArray:
         """The weights the solver sees: ``lo + (hi - lo) * w`` with ``weight_bounds`` (for weight
@@ -672,7 +694,12 @@ class _Runner:
                     continue
                 key = seen[id(state)] = self.pool.add(state)
                 keys.append(key)
-                if self.disk and not isinstance(state, StateFolder):
+                if (self.disk and isinstance(state, StateFolder) and self.folder is not None
+                        and not _inside(state.path, self.folder.path)):
+                    # a run folder holds every state it names: a copy of a warm start kept
+                    # elsewhere (it may be moved, or deleted, while the run goes on)
+                    self.pool.replace(key, copy_state_folder(state, self.state_folder(-1, slot)))
+                elif self.disk and not isinstance(state, StateFolder):
                     if self.in_process:
                         self.unsaved_states[key] = (-1, slot)    # saved if checkpointed
                     else:
@@ -684,11 +711,14 @@ class _Runner:
         """Continue the run saved in the folder; one stopped before its first checkpoint
         starts again from ``init_states`` (its solve log is kept)."""
         assert self.folder is not None
-        saved = self.folder.load() if self.folder.has_state() else None
-        self.check_same_run(self.folder.manifest() if saved is None else saved.manifest)
+        self.check_same_run(self.folder.manifest())
+        self.folder.prepare_resume()
+        saved = self.folder.load() if self.folder.committed() else None
         self.folder.truncate_history(0 if saved is None else int(saved.meta["n_rounds"]))
-        self.folder.repair_solves()
         if saved is None:
+            if self.disk and (self.folder.path / "states").is_dir():
+                self.state_root = self.folder.states_folder()
+                self.prune_state_folders(stale=True)    # no saved state names any of them
             self.start_fresh(init_states, created=True)
             return
         meta, arrays = saved.meta, saved.arrays
@@ -696,9 +726,14 @@ class _Runner:
         self.progress = _Progress(history, int(meta["n_solves"]), int(meta["n_steps"]),
                                   bool(meta["converged"]), meta.get("stop_reason"),
                                   meta.get("n_objectives"))
-        self.pool = StatePool.from_parts(meta["pool"], arrays, root=self.folder.path,
-                                         allow_pickle=self.allow_pickle,
-                                         where=f"checkpoint {self.folder.path}")
+        self.pool = StatePool.from_parts(
+            meta["pool"], arrays, root=self.folder.path, allow_pickle=self.allow_pickle,
+            where=f"checkpoint {self.folder.path}",
+            state_classes=trusted_state_classes(users_solver(self.solver)))
+        # the older state file names its folders until the next checkpoint replaces it
+        older = (set() if saved.fallback is None else
+                 folders_of(saved.fallback["pool"]["states"], self.folder.path))
+        self.fallback_folders = older | self.pool_folders()
         self.averages = {int(k): np.asarray(v, dtype=np.float64)
                          for k, v in meta.get("averages", {}).items()}
         self.saved_rounds = len(history)
@@ -711,6 +746,13 @@ class _Runner:
                 k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)})
         else:       # saved with no candidates: the next round is the first that competes
             self.keeper.rounds = len(history)
+        if self.disk and (self.folder.path / "states").is_dir():
+            # folders a killed run wrote after its last checkpoint, or half wrote, name no
+            # saved state: they go (the states of both state files stay)
+            self.state_root = self.folder.states_folder()
+            self.prune_state_folders(stale=True)
+        # the next checkpoint replaces the older state file: the newest one is the fallback
+        self.fallback_folders = self.pool_folders()
 
     def check_same_run(self, manifest: Mapping[str, Any]) -> None:
         assert self.folder is not None
@@ -732,17 +774,27 @@ class _Runner:
     # ------------------------------------------------------------------ one round
     def save_folder(self, index: int, slot: int, call: int, last: bool) -> str | None:
         """Where a task of round ``index`` saves its new state (disk states only)."""
-        if self.state_root is None:
+        if not self.disk:
             return None
         return str(self.state_folder(index, slot, None if last else call))
 
     def state_folder(self, index: int, slot: int, call: int | None = None) -> Path:
         """The folder of the state that round ``index`` (``-1``: the warm starts) left in
         ``slot`` (``call``: after that call of a round of several)."""
-        assert self.state_root is not None
         group = "init" if index < 0 else f"round-{index:06d}"
         name = f"slot-{slot:02d}" if call is None else f"slot-{slot:02d}-call-{call}"
-        return self.state_root / group / name
+        return self.states_root() / group / name
+
+    def states_root(self) -> Path:
+        """The folder of the state folders, made (and, in a run folder, recorded as the
+        run's own) on first use."""
+        if self.state_root is None:
+            if self.folder is not None:
+                self.state_root = self.folder.states_folder()
+            else:
+                sweep_stale(STATES_TEMP_PREFIX)
+                self.temp_root = self.state_root = make_owned_tempdir(STATES_TEMP_PREFIX)
+        return self.state_root
 
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
         """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
@@ -1048,7 +1100,8 @@ class _Runner:
         state folders are looked after."""
         started = time.perf_counter()
         if self.folder is not None:
-            self.persist_states()        # (without a run folder, they may stay in memory)
+            with self.folder.writing("the solver's state folders (states/)"):
+                self.persist_states()    # (without a run folder, they may stay in memory)
             if self.unsaved_seconds > 0:
                 # fsync only rounds that cost more to redo than to sync
                 self.folder.durable = self.unsaved_seconds >= DURABLE_ROUND_SECONDS
@@ -1058,6 +1111,8 @@ class _Runner:
             self.save_state(final)
         self.saved_rounds = len(self.progress.history)
         self.prune_state_folders()
+        if self.folder is not None:
+            self.fallback_folders = self.pool_folders()   # the state just saved names these
         self.unsaved_seconds = 0.0
         self.checkpoint_seconds = time.perf_counter() - started
 
@@ -1079,32 +1134,42 @@ class _Runner:
                 self.pool.replace(key, save_state(self.solver, state,
                                                   self.state_folder(*where)))
 
-    def prune_state_folders(self) -> None:
-        """Delete the state folders the pool no longer holds (after the checkpoint that
-        stopped naming them was saved); only the run's own ``states/`` is touched."""
+    def pool_folders(self) -> set[Path]:
+        """The state folders the pool names."""
+        return {Path(st.path) for st in (self.pool.get(k) for k in self.pool.keys())
+                if isinstance(st, StateFolder)}
+
+    def prune_state_folders(self, *, stale: bool = False) -> None:
+        """Delete the state folders that neither the pool nor the state saved before the last
+        one names (so a state file never names a pruned folder); only the run's own
+        ``states/`` is touched. ``stale``: also the temporary folders of saves a killed run
+        left half done (on resume, when no one else writes the folder)."""
         if self.state_root is None or not self.state_root.is_dir():
             return
-        kept = {Path(st.path) for st in (self.pool.get(k) for k in self.pool.keys())
-                if isinstance(st, StateFolder)}
+        kept = self.pool_folders() | self.fallback_folders
         for group in self.state_root.iterdir():
             if not group.is_dir() or not (group.name.startswith("round-")
                                           or group.name == "init"):
                 continue
             for folder in group.iterdir():
-                if folder.is_dir() and folder not in kept and not folder.name.startswith("."):
+                if not folder.is_dir() or folder in kept:
+                    continue
+                if stale or not folder.name.startswith("."):
                     shutil.rmtree(folder, ignore_errors=True)
             if not any(group.iterdir()):
                 group.rmdir()
 
-    def finish(self, result: SurfResult) -> None:
+    def finish(self, result: SurfResult | None) -> None:
         """Without a run folder, states on disk lived in a temporary folder: load the final
-        ones into the result and delete it."""
+        ones into the result (if there is one) and delete it."""
         if self.temp_root is None:
             return
         try:
-            result.states = [load_state(self.solver, st) for st in result.states]
+            if result is not None:
+                result.states = [load_state(self.solver, st) for st in result.states]
         finally:
-            shutil.rmtree(self.temp_root, ignore_errors=True)
+            remove_owned_tempdir(self.temp_root)
+            self.temp_root = None
 
     # ------------------------------------------------------------------ the loop
     def loop(self, iterations: int | None, tol: float | None, callback: Callback | None,
@@ -1139,6 +1204,11 @@ class _Runner:
             bar.set_postfix(**self.postfix)
             if callback is not None and callback(record) is True:
                 p.stop_reason = "callback"     # saved by the run's final checkpoint
+
+
+def _inside(path: str | Path, folder: Path) -> bool:
+    """Whether ``path`` lies inside ``folder`` (symbolic links resolved)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))
 
 
 def _unsuccessful(failed: list[tuple[int, str]], n_points: int) -> list[Finding]:
@@ -1180,6 +1250,23 @@ def _unsettled(change: float, n_points: int, alpha: Any = None) -> list[Finding]
 #: with its own resume command, such as ``paretosurf run``, turns it off).
 _INTERRUPT_NOTICE: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "paretosurf_interrupt_notice", default=True)
+
+
+#: Notes a front end records in the manifest of the runs it starts (see :func:`run_notes`).
+_RUN_NOTES: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
+    "paretosurf_run_notes", default=None)
+
+
+@contextlib.contextmanager
+def run_notes(notes: Mapping[str, Any]) -> Iterator[None]:
+    """Within this context, a new run records ``notes`` (JSON-able) in its folder's
+    ``run.json`` under ``"notes"``: for front ends that keep settings of their own with the
+    run (``paretosurf run`` keeps its command line's). Resuming does not check them."""
+    token = _RUN_NOTES.set(dict(notes))
+    try:
+        yield
+    finally:
+        _RUN_NOTES.reset(token)
 
 
 @contextlib.contextmanager
@@ -1334,6 +1421,25 @@ def run(
             "live in a temporary folder of this machine only")
     runner = _Runner(method, inner, executor, folder, spacing, rate, bounds,
                      n_retries, bool(allow_pickle), period, report)
+    if folder is not None:
+        folder.acquire()               # one process writes a run folder: held to the end
+    try:
+        return _run_holding(runner, iterations, tol, callback, progress, init_states, resume,
+                            overwrite)
+    except BaseException:
+        runner.finish(None)
+        raise
+    finally:
+        if folder is not None:
+            folder.release()
+
+
+def _run_holding(runner: _Runner, iterations: int | None, tol: float | None,
+                 callback: Callback | None, progress: bool,
+                 init_states: Sequence[Any] | None, resume: bool,
+                 overwrite: bool) -> SurfResult:
+    """:func:`run` once its options are checked and its run folder (if any) is held."""
+    method, folder = runner.method, runner.folder
     if folder is not None and folder.holds_run():
         if resume:
             runner.restore(init_states)
@@ -1353,7 +1459,7 @@ def run(
             f"{method.label}: the run in {folder.path if folder else 'the checkpoint'} already "
             f"holds {done} rounds, more than iterations={iterations}; its result after {done} "
             "rounds is returned (a run cannot be shortened: start a new one for fewer)",
-            SurfWarning, stacklevel=3)
+            SurfWarning, stacklevel=4)
     bar = progress_bar(progress, total=iterations, desc=method.label, unit="round",
                        initial=done if iterations is None else min(done, iterations))
     runner.bar = bar if progress else None
@@ -1366,13 +1472,15 @@ def run(
         # attempt made since it is still logged
         with contextlib.suppress(OSError):
             runner.write_solve_log()
+        saved = (f"is saved after round {runner.saved_rounds}" if runner.saved_rounds
+                 else "stopped before its first checkpoint")
         if isinstance(exc, KeyboardInterrupt) and folder is not None and (
                 _INTERRUPT_NOTICE.get()):
-            saved = (f"is saved after round {runner.saved_rounds}" if runner.saved_rounds
-                     else "stopped before its first checkpoint")
             sys.stderr.write(
                 f"\nparetosurf: interrupted; {method.label}'s run in {folder.path} {saved}; "
                 "run the same call with resume=True to continue it\n")
+        elif isinstance(exc, ExecutorLostError) and folder is not None:
+            exc.add_note(f"{method.label}'s run in {folder.path} {saved}")
         raise
     finally:
         bar.close()
@@ -1381,7 +1489,8 @@ def run(
         if started:
             runner.lifecycle.close()
     if folder is not None and runner.progress.history:
-        runner.persist_states()        # the result's states are then the run's folders
+        with folder.writing("the solver's state folders (states/)"):
+            runner.persist_states()    # the result's states are then the run's folders
     result = runner.result()
     if folder is not None and runner.progress.history:
         runner.checkpoint(final=result)
@@ -1389,6 +1498,6 @@ def run(
     runner.finish(result)
     for finding in result.findings:
         if finding.code not in QUIET_FINDINGS:
-            warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=2)
+            warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=3)
     return result
 

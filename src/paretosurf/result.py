@@ -20,15 +20,9 @@ from numpy.typing import NDArray
 
 from paretosurf import metrics
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import (
-    MANIFEST,
-    RunFolder,
-    pair_stem,
-    read_pair,
-    with_extension,
-    write_pair,
-)
+from paretosurf.checkpoint import pair_stem, read_pair, with_extension, write_pair
 from paretosurf.diagnostics import Finding
+from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
 
 __all__ = ["IterationRecord", "SurfResult", "history_from_parts",

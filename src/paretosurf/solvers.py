@@ -10,6 +10,7 @@ callable ``(weight, state) -> Solution``. A solver may also offer
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast, runtime_checkable
@@ -34,6 +35,8 @@ __all__ = [
     "as_weight",
     "count_steps",
     "format_weight",
+    "solver_name",
+    "users_solver",
     "weight_to_json",
 ]
 
@@ -196,6 +199,30 @@ def as_solver(solver: object) -> InnerSolver | BatchSolver:
         "a callable "
         f"(weight, state) -> Solution; got {type(solver).__name__}"
     )
+
+
+def users_solver(solver: object) -> object:
+    """The object the user passed as the solver (a plain callable that :func:`as_solver`
+    wrapped, or the solver itself)."""
+    return solver._fn if isinstance(solver, _CallableSolver) else solver
+
+
+def solver_name(solver: object) -> str:
+    """``module:qualname`` of the user's solver: of its class, or of the function itself for
+    a plain function (a run folder records it, and refuses to continue under another).
+
+    Examples
+    --------
+    >>> from paretosurf.solvers import as_solver, solver_name
+    >>> def my_solver(w, state):
+    ...     return [w, 1 - w]
+    >>> solver_name(as_solver(my_solver)).endswith(":my_solver")
+    True
+    """
+    inner = users_solver(solver)
+    owner = inner if inspect.isroutine(inner) else type(inner)
+    return (f"{getattr(owner, '__module__', None) or '?'}:"
+            f"{getattr(owner, '__qualname__', None) or type(owner).__qualname__}")
 
 
 def as_solution(raw: object, slot: int, weight: Weight) -> Solution:

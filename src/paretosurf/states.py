@@ -11,17 +11,25 @@ booleans, numbers and strings as JSON; numpy arrays, and dataclasses, lists, tup
 of them, as arrays of an ``.npz`` file. Pickle is the last resort, for states nothing else can
 store, and loading a pickled state needs an explicit ``allow_pickle=True`` (unpickling runs
 code: only for files you trust).
+
+Reading a file imports nothing it names: a dataclass state is rebuilt only from a class the
+library trusts, which is one of paretosurf's own, one registered with
+:func:`register_state_class`, one the solver names in its ``state_classes`` attribute, or one
+defined in the solver's own (already imported) module. A run folder's state folders must lie
+inside it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import math
 import os
 import shutil
+import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +40,74 @@ from paretosurf.checkpoint import CheckpointError, decode_pickled, encode_pickle
 
 __all__ = [
     "StateFolder",
+    "copy_state_folder",
     "decode_states",
     "encode_states",
+    "folders_of",
     "has_disk_states",
     "load_state",
+    "register_state_class",
     "save_state",
+    "trusted_state_classes",
 ]
+
+#: Dataclasses that files may name as solver states, by ``module:qualname``.
+_REGISTERED: dict[str, type] = {}
+
+
+def _class_name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def register_state_class(cls: type) -> type:
+    """Let files name the dataclass ``cls`` as a solver state (usable as a decorator).
+
+    Reading a checkpoint or a result file imports nothing the file names: a dataclass state is
+    rebuilt only from a class the library trusts. Register the state classes of a solver whose
+    states are dataclasses defined outside the solver's own module.
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> import numpy as np
+    >>> from paretosurf.states import register_state_class
+    >>> @register_state_class
+    ... @dataclasses.dataclass
+    ... class MyState:
+    ...     x: np.ndarray
+    """
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise TypeError(f"register_state_class takes a dataclass, got {cls!r}")
+    _REGISTERED[_class_name(cls)] = cls
+    return cls
+
+
+def trusted_state_classes(solver: object) -> dict[str, type]:
+    """The dataclasses a file may name as states of runs of ``solver`` (the user's object: a
+    solver, or a plain function): those its ``state_classes`` attribute lists, and those
+    defined in the module of its class (of the function itself, for a function), which is
+    imported already.
+
+    Examples
+    --------
+    >>> from paretosurf.problems import Quadratic1D
+    >>> from paretosurf.states import trusted_state_classes
+    >>> solver = Quadratic1D(1.0, 0.0, 1.0, 1.0).gradient_solver(steps=5)
+    >>> any(name.endswith(":GradientState") for name in trusted_state_classes(solver))
+    True
+    """
+    out: dict[str, type] = {}
+    for cls in getattr(solver, "state_classes", ()) or ():
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls):
+            out[_class_name(cls)] = cls
+    owner = solver if inspect.isroutine(solver) else type(solver)
+    module = sys.modules.get(getattr(owner, "__module__", None) or "")
+    if module is not None:
+        for value in list(vars(module).values()):
+            if (isinstance(value, type) and dataclasses.is_dataclass(value)
+                    and value.__module__ == module.__name__):
+                out[_class_name(value)] = value
+    return out
 
 
 class StateFolder(os.PathLike[str]):
@@ -78,18 +148,14 @@ def has_disk_states(solver: object) -> bool:
         getattr(solver, "load_state", None))
 
 
-def save_state(solver: Any, state: Any, folder: str | os.PathLike[str]) -> StateFolder:
-    """Save ``state`` with ``solver.save_state`` into ``folder``, atomically: the solver writes
-    into a temporary folder beside it, which then replaces ``folder``."""
+def _write_folder(folder: str | os.PathLike[str], fill: Any) -> StateFolder:
+    """Make ``folder`` atomically: ``fill(tmp)`` writes a temporary folder beside it, which
+    then replaces ``folder``."""
     target = Path(folder)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        tmp.mkdir()
-    except FileNotFoundError:                       # the first folder of its round
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp.mkdir()
-    try:
-        solver.save_state(state, tmp)
+        fill(tmp)
         try:
             os.replace(tmp, target)
         except OSError:                             # a folder from an earlier attempt
@@ -101,6 +167,24 @@ def save_state(solver: Any, state: Any, folder: str | os.PathLike[str]) -> State
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return StateFolder(target)
+
+
+def save_state(solver: Any, state: Any, folder: str | os.PathLike[str]) -> StateFolder:
+    """Save ``state`` with ``solver.save_state`` into ``folder``, atomically: the solver writes
+    into a temporary folder beside it, which then replaces ``folder``."""
+
+    def fill(tmp: Path) -> None:
+        tmp.mkdir()
+        solver.save_state(state, tmp)
+
+    return _write_folder(folder, fill)
+
+
+def copy_state_folder(state: StateFolder, folder: str | os.PathLike[str]) -> StateFolder:
+    """A copy of the state folder ``state`` at ``folder``, made atomically (a run keeps a copy
+    of a warm start given as a folder elsewhere, so that its run folder holds every state it
+    names)."""
+    return _write_folder(folder, lambda tmp: shutil.copytree(state.path, tmp, symlinks=True))
 
 
 def load_state(solver: Any, state: Any) -> Any:
@@ -131,7 +215,8 @@ def _encode(value: Any, name: str, arrays: dict[str, NDArray[Any]], root: Path |
         return {"array": name, "scalar": True}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
-        return {"dataclass": f"{cls.__module__}:{cls.__qualname__}",
+        _REGISTERED.setdefault(_class_name(cls), cls)   # this process made it: trusted here
+        return {"dataclass": _class_name(cls),
                 "fields": {f.name: _encode(getattr(value, f.name), f"{name}.{f.name}", arrays,
                                            root, pickled)
                            for f in dataclasses.fields(value)}}
@@ -146,33 +231,66 @@ def _encode(value: Any, name: str, arrays: dict[str, NDArray[Any]], root: Path |
     return {"pickle": name}
 
 
+def _state_class(name: str, trusted: Mapping[str, type], where: str) -> type:
+    """The dataclass a file names as a state: one of paretosurf's own (imported if needed),
+    or one the library trusts (see the module docstring); never an import the file asks
+    for."""
+    module, _, qualname = name.partition(":")
+    cls: Any = _REGISTERED.get(name) or trusted.get(name)
+    if cls is None and (module == "paretosurf" or module.startswith("paretosurf.")):
+        try:
+            cls = importlib.import_module(module)
+            for part in qualname.split("."):
+                cls = getattr(cls, part)
+        except (ImportError, AttributeError):
+            cls = None
+    if cls is None:
+        raise CheckpointError(
+            f"{where} holds solver states of the class {name}, which paretosurf does not "
+            "import to read a file: import it and register it with "
+            "paretosurf.states.register_state_class, or list it in the solver's "
+            "state_classes attribute")
+    if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+        raise CheckpointError(f"{where} names {name}, which is not a dataclass")
+    return cls
+
+
+def _folder(entry: Mapping[str, Any], root: Path | None, where: str) -> StateFolder:
+    """A state folder entry as a path: inside ``root`` (a run folder) when there is one."""
+    path = Path(str(entry["folder"]))
+    if root is None:
+        return StateFolder(path)
+    if not entry.get("relative") or path.is_absolute():
+        raise CheckpointError(f"{where} names the state folder {path}, outside the run folder "
+                              f"{root}; a run's state folders lie inside it")
+    full = root / path
+    if not os.path.realpath(full).startswith(os.path.realpath(root) + os.sep):
+        raise CheckpointError(f"{where} names the state folder {path}, which leads out of "
+                              f"the run folder {root}")
+    return StateFolder(full)
+
+
 def _decode(entry: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], root: Path | None,
-            allow_pickle: bool, where: str) -> Any:
+            allow_pickle: bool, where: str, trusted: Mapping[str, type]) -> Any:
     if "value" in entry:
         return entry["value"]
     if "folder" in entry:
-        path = Path(entry["folder"])
-        return StateFolder(root / path if entry.get("relative") and root is not None else path)
+        return _folder(entry, root, where)
     if "array" in entry:
         arr = np.asarray(arrays[entry["array"]])
         return arr[()] if entry.get("scalar") else arr
     if "dataclass" in entry:
-        module, _, qualname = str(entry["dataclass"]).partition(":")
-        cls: Any = importlib.import_module(module)
-        for part in qualname.split("."):
-            cls = getattr(cls, part)
-        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
-            raise CheckpointError(f"{where} names {entry['dataclass']}, which is not a "
-                                  "dataclass")
-        fields = {k: _decode(v, arrays, root, allow_pickle, where)
+        cls = _state_class(str(entry["dataclass"]), trusted, where)
+        fields = {k: _decode(v, arrays, root, allow_pickle, where, trusted)
                   for k, v in entry["fields"].items()}
         return cls(**fields)
     if "list" in entry:
-        return [_decode(v, arrays, root, allow_pickle, where) for v in entry["list"]]
+        return [_decode(v, arrays, root, allow_pickle, where, trusted) for v in entry["list"]]
     if "tuple" in entry:
-        return tuple(_decode(v, arrays, root, allow_pickle, where) for v in entry["tuple"])
+        return tuple(_decode(v, arrays, root, allow_pickle, where, trusted)
+                     for v in entry["tuple"])
     if "dict" in entry:
-        return {k: _decode(v, arrays, root, allow_pickle, where)
+        return {k: _decode(v, arrays, root, allow_pickle, where, trusted)
                 for k, v in entry["dict"].items()}
     if "pickle" in entry:
         if not allow_pickle:
@@ -182,6 +300,27 @@ def _decode(entry: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], root: 
                 "save_state/load_state, or states of numpy arrays)")
         return decode_pickled(arrays[entry["pickle"]])
     raise CheckpointError(f"{where} holds a solver state of an unknown kind: {sorted(entry)}")
+
+
+def folders_of(meta: Mapping[str, Any], root: Path) -> set[Path]:
+    """The state folders the encoded states ``meta`` name (below ``root``), without decoding
+    anything else."""
+    out: set[Path] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if "folder" in value and isinstance(value["folder"], str):
+                path = Path(value["folder"])
+                out.add(root / path if value.get("relative") else path)
+                return
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(meta.get("entries", {}))
+    return out
 
 
 def encode_states(states: Mapping[str, Any], *, prefix: str = "state",
@@ -212,13 +351,21 @@ def encode_states(states: Mapping[str, Any], *, prefix: str = "state",
 
 def decode_states(meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
                   root: Path | None = None, allow_pickle: bool = False,
-                  where: str = "the file") -> dict[str, Any]:
+                  where: str = "the file",
+                  state_classes: Mapping[str, type] | Iterable[type] = ()) -> dict[str, Any]:
     """Inverse of :func:`encode_states`.
+
+    ``root``: the run folder the states were saved in (their folders must lie inside it);
+    ``state_classes``: dataclasses trusted besides the registered ones (see
+    :func:`trusted_state_classes`).
 
     Raises
     ------
     CheckpointError
-        If a state was pickled and ``allow_pickle`` is False, or an entry is unreadable.
+        If a state was pickled and ``allow_pickle`` is False, a dataclass is not trusted, a
+        folder lies outside ``root``, or an entry is unreadable.
     """
-    return {key: _decode(entry, arrays, root, allow_pickle, where)
+    trusted = (dict(state_classes) if isinstance(state_classes, Mapping) else
+               {_class_name(cls): cls for cls in state_classes})
+    return {key: _decode(entry, arrays, root, allow_pickle, where, trusted)
             for key, entry in meta["entries"].items()}

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from paretosurf.run_folder import RunFolder
+
 from .tiny import synthetic_texts
 
 CONFIG = """
@@ -82,8 +84,7 @@ def finished_run(learnable_lm_dir: Path, tmp_path_factory: pytest.TempPathFactor
 
 def solves_logged(run: Path, stage: str) -> list[float]:
     """The weights of the stage's logged solves."""
-    lines = (run / stage / "solves.jsonl").read_text().splitlines()
-    return [json.loads(line)["weight"] for line in lines]
+    return [entry["weight"] for entry in RunFolder(run / stage).solves()]
 
 
 def test_the_protocol_runs_from_a_config(finished_run) -> None:

@@ -8,9 +8,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["plot_state_visitation", "task_figures"]
+__all__ = ["FIGURE_NAMES", "plot_state_visitation", "task_figures"]
 
 FloatArray = NDArray[np.float64]
+
+#: Every file :func:`task_figures` may write.
+FIGURE_NAMES = ("front.png", "uniformity.png", "cdf_convergence.png", "visitation.png")
 
 
 def task_figures(report: Any, root: Path) -> list[Path]:

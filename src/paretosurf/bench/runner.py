@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf import metrics
 from paretosurf._validation import as_front_points
-from paretosurf.bench.figures import task_figures
+from paretosurf.bench.figures import FIGURE_NAMES, task_figures
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
 from paretosurf.diagnostics import SurfWarning
 from paretosurf.driver import RunOptions
@@ -36,12 +36,15 @@ __all__ = [
     "HV_MARGIN",
     "IGD_POINTS",
     "METHODS",
+    "REPORT_FILES",
     "MethodRun",
     "TaskReport",
+    "foreign_report_files",
     "format_table",
     "hv_reference_point",
     "run_task",
     "score",
+    "write_report",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -493,11 +496,66 @@ def format_table(report: TaskReport) -> str:
     return "\n".join(lines)
 
 
+#: Every file :func:`write_report` may write into its folder.
+REPORT_FILES = ("results.json", "table.md", *FIGURE_NAMES)
+#: The file of a report folder that lists the files paretosurf wrote there.
+REPORT_RECORD = ".paretosurf-report.json"
+
+
+def _recorded(root: Path) -> set[str]:
+    """The files the record of ``root`` says paretosurf wrote there."""
+    try:
+        data = json.loads((root / REPORT_RECORD).read_text())
+        return {str(n) for n in data["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
+def foreign_report_files(out: str | Path) -> list[str]:
+    """The files of ``out`` that :func:`write_report` would write over but that paretosurf
+    did not write there (not in the folder's record): a user's own.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from paretosurf.bench.runner import foreign_report_files
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     (pathlib.Path(tmp) / "table.md").write_text("my notes")
+    ...     foreign_report_files(tmp)
+    8
+    ['table.md']
+    """
+    root = Path(out)
+    if not root.is_dir():
+        return []
+    ours = _recorded(root)
+    return [name for name in REPORT_FILES if (root / name).exists() and name not in ours]
+
+
 def write_report(report: TaskReport, out: str | Path, *, plots: bool = True,
                  stream: TextIO | None = None) -> list[Path]:
-    """Write ``results.json``, ``table.md`` and (with ``plots``) the figures into ``out``."""
+    """Write ``results.json``, ``table.md`` and (with ``plots``) the figures into ``out``.
+
+    The folder's ``.paretosurf-report.json`` records the files written, so that a later report
+    may replace them; a file of those names that paretosurf did not write is never replaced.
+
+    Raises
+    ------
+    FileExistsError
+        If ``out`` holds a file of those names that paretosurf did not write (nothing is
+        written then).
+    """
     root = Path(out)
+    foreign = foreign_report_files(root)
+    if foreign:
+        raise FileExistsError(
+            f"{root} holds {', '.join(foreign)}, which paretosurf did not write; it writes "
+            "over no file of yours: choose another folder for the results, or move them")
     root.mkdir(parents=True, exist_ok=True)
+    # recorded before they are written: a report cut short leaves no file it cannot replace
+    claimed = sorted(_recorded(root) | {n for n in REPORT_FILES if not (root / n).exists()})
+    (root / REPORT_RECORD).write_text(json.dumps({"format": "paretosurf report",
+                                                  "files": claimed}, indent=1) + "\n")
     written = [root / "results.json", root / "table.md"]
     (root / "results.json").write_text(json.dumps(report.to_json(), indent=1,
                                                   allow_nan=False) + "\n")
