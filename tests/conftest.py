@@ -135,6 +135,18 @@ class FailingSolver:
         return (1 - t) * float(state0) + t * float(state1)
 
 
+def no_rounds(res: ps.SurfResult) -> ps.SurfResult:
+    """``res`` as a run that solved no round returns it (its method finished before its first
+    round): no history, no points, the identity CDF for SURF."""
+    p = len(res.weights)
+    return ps.SurfResult(
+        method=res.method, label=res.label, settings=res.settings, weights=res.weights,
+        points=np.empty((p, 0)), states=[None] * p,
+        cdf=None if res.cdf is None else ps.ArcLengthCDF.identity(), history=[], n_solves=0,
+        n_steps=0, converged=False, stop_reason="method", success=False,
+        message=f"{res.label}: no round was run", findings=[])
+
+
 class Interrupt(Exception):
     """Raised by :func:`interrupt_after` to simulate a run killed between two rounds."""
 

@@ -196,9 +196,8 @@ def test_same_seed_same_result_and_zero_iterations() -> None:
     b = umod(GearSolver(), 5, iterations=4, seed=1)
     for ra, rb in zip(a.history, b.history, strict=True):
         assert np.array_equal(ra.weights, rb.weights) and np.array_equal(ra.points, rb.points)
-    none = umod(GearSolver(), 5, iterations=0)
-    assert none.n_solves == 0 and none.history == []
-    assert np.allclose(none.weights, angles_to_weights(np.linspace(0, HALF_PI, 6)), atol=1e-12)
+    with pytest.raises(ValueError, match="iterations must be at least 1"):
+        umod(GearSolver(), 5, iterations=0)
 
 
 def test_one_segment_and_callback_stop(tmp_path) -> None:

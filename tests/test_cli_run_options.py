@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from types import SimpleNamespace
 
 import pytest
 
@@ -85,15 +86,29 @@ def test_options_that_apply_are_accepted(argv, capsys, no_solving, tmp_path) -> 
 
 # ---------------------------------------------------------------------------- messages
 def test_the_result_message_names_command_line_options(tmp_path, capsys) -> None:
-    # two rounds of SURF leave the weights moving: the message advises more rounds
+    # two rounds of SURF leave the points uneven: the result advises more rounds
     status, _, err = call([*GEAR, "--iterations", "2", "--out", str(tmp_path / "a")], capsys)
-    assert status == 0 and "still moving" in err
-    assert "again with a larger --iterations" in err and "or --alpha auto" in err
-    assert "=True" not in err and "alpha='auto'" not in err and "more iterations" not in err
+    assert status == 0 and "uneven: gap ratio" in err
+    assert "uneven (error): run more rounds (a new run with more --iterations)" in err
+    assert "=True" not in err and "more iterations" not in err
     status, _, err = call([*GEAR, "--iterations", "2", "--checkpoint", str(tmp_path / "b")],
                           capsys)
-    assert status == 0 and "--resume with a larger --iterations" in err
-    assert "or a new run with --alpha auto" in err and "=True" not in err
+    assert status == 0 and "(--resume with more --iterations)" in err and "=True" not in err
+
+
+def test_findings_spell_their_options_as_the_command_line_does() -> None:
+    from paretosurf.findings import Finding
+
+    unsettled = Finding("unsettled", "...", fatal=False,
+                        remedy="run more rounds ({resume} with more {iterations}) or {alpha}",
+                        options={"resume": True, "iterations": None, "alpha": "auto"})
+    ends = Finding("endpoint", "...", remedy="{weight_bounds}",
+                   options={"weight_bounds": (0.001, 0.999)})
+    result = SimpleNamespace(message="SURF: 5 points", findings=[unsettled, ends])
+    text = cli._result_lines(result, resumable=True)
+    assert "unsettled (advice): run more rounds (--resume with more --iterations) or " \
+        "--alpha auto" in text
+    assert "endpoint (error): weight_bounds=(0.001, 0.999) (Python API)" in text
 
 
 def test_progress_lines_say_the_solve_count_is_cumulative(tmp_path, capsys) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
+from conftest import no_rounds
 from paretosurf.plotting import (
     NN_SUFFIX,
     UNIFORMITY_LABELS,
@@ -79,9 +80,9 @@ def test_two_objective_simplex_records_are_surfs(gear_pair) -> None:
     assert simplex.cv == pytest.approx(surf.cv, rel=1e-12)
     assert simplex.gap_ratio == pytest.approx(surf.gap_ratio, rel=1e-12)
     # the message's figures are the records': "CV 0.0486, gap ratio 1.17" for both
-    figures = surf.message.split(";")[0].split("points, ")[1]
+    figures = surf.message.splitlines()[0].split("points, ")[1]
     assert figures.startswith("CV 0.0486")
-    assert simplex.message.split(";")[0].split("points, ")[1] == figures
+    assert simplex.message.splitlines()[0].split("points, ")[1] == figures
 
 
 def test_records_of_two_component_weights_measure_gaps_in_weight_order() -> None:
@@ -200,9 +201,10 @@ def test_uniformity_labels_say_what_the_records_hold(gear_pair, surface_run) -> 
 
 # ---------------------------------------------------------------------------- CDF history
 @pytest.mark.parametrize("make", [
-    lambda: ps.surf_simplex(quad(2), 6, 2, iterations=0),
-    lambda: ps.surf_simplex(quad(3), 10, 3, iterations=0),
-    lambda: ps.baselines.uniform(lambda w, s: ps.Solution([1 - w, w**2]), 4, iterations=0),
+    lambda: no_rounds(ps.surf_simplex(quad(2), 6, 2, iterations=1)),
+    lambda: no_rounds(ps.surf_simplex(quad(3), 10, 3, iterations=1)),
+    lambda: no_rounds(ps.baselines.uniform(lambda w, s: ps.Solution([1 - w, w**2]), 4,
+                                           iterations=1)),
 ])
 def test_cdf_history_refuses_results_of_no_rounds_without_a_cdf(make) -> None:
     result = make()
@@ -217,7 +219,7 @@ def test_cdf_history_refuses_two_objective_simplex_runs(gear_pair) -> None:
 
 
 def test_cdf_history_of_surf_with_no_rounds_draws_phi_0() -> None:
-    res = ps.surf(lambda w, s: ps.Solution([1 - w, w**2]), 4, iterations=0)
+    res = no_rounds(ps.surf(lambda w, s: ps.Solution([1 - w, w**2]), 4, iterations=1))
     ax = plot_cdf_history(res).axes[0]
     assert len(ax.lines) == 1
     np.testing.assert_allclose(ax.lines[0].get_ydata(), ax.lines[0].get_xdata(), atol=1e-12)

@@ -21,6 +21,7 @@ from matplotlib import colormaps
 from matplotlib.colors import to_rgba
 
 import paretosurf as ps
+from conftest import no_rounds
 from paretosurf.baselines import uniform
 from paretosurf.plotting import (
     CHORD_POSITION_LABEL,
@@ -149,7 +150,7 @@ def test_front_rejects_bad_input(results, kwargs, error, match) -> None:
 
 
 def test_front_rejects_result_without_iterations() -> None:
-    empty = ps.surf(gear_solver, 4, iterations=0)
+    empty = no_rounds(ps.surf(gear_solver, 4, iterations=1))
     with pytest.raises(ValueError, match="no points"):
         plot_front({"empty": empty})
 
@@ -576,7 +577,7 @@ def test_uniformity_rejects_bad_input(results, kwargs, error, match, surf_run) -
 
 def test_uniformity_rejects_result_without_iterations() -> None:
     with pytest.raises(ValueError, match="no iterations"):
-        plot_uniformity({"empty": ps.surf(gear_solver, 4, iterations=0)})
+        plot_uniformity({"empty": no_rounds(ps.surf(gear_solver, 4, iterations=1))})
 
 
 # ---------------------------------------------------------------------------- save_figure

@@ -14,7 +14,7 @@ import paretosurf as ps
 from paretosurf import metrics
 from paretosurf.problems import QuadraticM
 from paretosurf.surf_simplex import SurfSimplexMethod, _apart
-from paretosurf.surface import FaceMap, face_mesh, farthest_points, interior_of
+from paretosurf.surface import FaceMap, face_mesh, face_samples, farthest_points, interior_of
 
 
 def flat(m: int) -> Any:
@@ -86,14 +86,15 @@ def test_a_move_that_ends_on_another_point_is_not_made() -> None:
 def test_farthest_points_never_returns_a_sample_twice() -> None:
     """Nine triangles give nine new points at most, all distinct and none of the fixed ones;
     a collapsed estimate (every sample mapped to one point) still gives distinct weights."""
-    nodes, simplices = face_mesh(np.eye(3), subdivisions=3)
     fmap = FaceMap(np.eye(3), np.eye(3))
-    got = farthest_points(fmap, nodes, simplices, np.eye(3), 9)
+    samples = face_samples(fmap, subdivisions=3)
+    got = farthest_points(fmap, samples, np.eye(3), 9)
     assert distinct(got) == 9
     with pytest.raises(ValueError, match="fewer than 10 new points"):
-        farthest_points(fmap, nodes, simplices, np.eye(3), 10)
+        farthest_points(fmap, samples, np.eye(3), 10)
     collapsed = FaceMap(np.eye(3), np.zeros((3, 3)))
-    assert distinct(farthest_points(collapsed, nodes, simplices, np.eye(3), 9)) == 9
+    samples = face_samples(collapsed, subdivisions=3)
+    assert distinct(farthest_points(collapsed, samples, np.eye(3), 9)) == 9
 
 
 @pytest.mark.parametrize("k", [3, 4])
@@ -101,10 +102,15 @@ def test_the_mesh_grows_with_the_points_asked_for(k: int) -> None:
     corners = np.eye(k)
     default = len(face_mesh(corners)[1])
     assert len(face_mesh(corners, min_simplices=default)[1]) == default   # unchanged
+    fmap = FaceMap(corners, corners)
     for wanted in (default + 1, 500):
         nodes, simplices = face_mesh(corners, min_simplices=wanted)
         assert len(simplices) >= wanted
         assert distinct(nodes[simplices].mean(axis=1)) == len(simplices)
+        # the layout's samples are the centroids of the same mesh's simplices
+        samples = face_samples(fmap, min_samples=wanted)
+        assert len(samples.weights) == len(simplices)
+        assert distinct(samples.weights) == len(simplices)
 
 
 # ---------------------------------------------------------------------------- slot order
@@ -145,9 +151,9 @@ def test_a_crowded_point_restarts_in_its_own_slot(monkeypatch: pytest.MonkeyPatc
     starts: list[np.ndarray] = []
     real = module.restricted_cvt
 
-    def spy(fmap: Any, mesh_w: Any, simplices: Any, fixed: Any, start: Any) -> Any:
+    def spy(fmap: Any, samples: Any, fixed: Any, start: Any) -> Any:
         starts.append(start.copy())
-        return real(fmap, mesh_w, simplices, fixed, start)
+        return real(fmap, samples, fixed, start)
 
     monkeypatch.setattr(module, "restricted_cvt", spy)
     method._layout(weights, weights.copy())                       # the flat front f(w) = w

@@ -58,12 +58,16 @@ def test_callback_receives_records_and_can_stop() -> None:
     assert seen == [0, 1, 2] and len(res.history) == 3
 
 
-def test_zero_iterations_solves_nothing() -> None:
+def test_zero_iterations_are_refused_but_read_a_saved_run(tmp_path) -> None:
     solver = CountingSolver()
-    res = ps.surf(solver, 4, iterations=0)
-    assert solver.calls == [] and res.n_solves == 0
-    np.testing.assert_allclose(res.weights, np.linspace(0, 1, 5))
-    assert res.points.shape == (5, 0) and math.isnan(res.cv)
+    with pytest.raises(ValueError, match="iterations must be at least 1"):
+        ps.surf(solver, 4, iterations=0)
+    assert solver.calls == []
+    saved = ps.surf(solver, 4, iterations=2, checkpoint=tmp_path)
+    calls = len(solver.calls)
+    again = ps.surf(solver, 4, iterations=0, checkpoint=tmp_path, resume=True)
+    assert len(solver.calls) == calls and again.n_solves == saved.n_solves
+    np.testing.assert_array_equal(again.points, saved.points)
 
 
 def test_same_input_same_result() -> None:

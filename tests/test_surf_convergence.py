@@ -109,14 +109,29 @@ def test_tol_is_met_only_near_the_fixed_point_whatever_alpha():
     assert fast.stop_reason == "converged" and fast.gap_ratio < 1.05
 
 
+def test_a_run_stopped_before_its_target_fails_and_says_how_many_more_rounds():
+    solver = GearToy(9).solver()
+    short = ps.surf(solver, 20, iterations=2)          # no SurfWarning: the suite errors on one
+    (uneven,) = short.findings
+    assert uneven.code == "uneven" and not short.success and short.gap_ratio > 2
+    assert "gap ratio 3.85 > target 2 after 2 rounds; ~2 more" in short.message
+    assert uneven.remedy_text() == "run about 2 more rounds (resume=True with more iterations)"
+    # ... and the estimate holds: two rounds more reach the target, and the points are even
+    assert ps.surf(solver, 20, iterations=4).gap_ratio <= 2
+    # a looser target is met already; after one round there is no rate to estimate from
+    assert ps.surf(solver, 20, iterations=2, target=4).success
+    one = ps.surf(solver, 20, iterations=1).findings[0]
+    assert "too few to tell" in one.message and "about" not in one.remedy_text()
+
+
 def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():
     solver = GearToy(9).solver()
-    short = ps.surf(solver, 20, iterations=1)          # no SurfWarning: the suite errors on one
+    short = ps.surf(solver, 20, iterations=5)          # no SurfWarning: the suite errors on one
     assert [f.code for f in short.findings] == ["unsettled"]
     assert short.success and "still moving" in short.message
-    assert "alpha='auto'" in short.message                # the remedy a fixed alpha has
+    assert "alpha='auto'" in short.findings[0].remedy_text()   # the remedy a fixed alpha has
     # ... and not where it is the setting already, or the method has no damping
-    assert "alpha=" not in ps.surf(solver, 20, iterations=1, alpha="auto").message
     umod = ps.baselines.umod(solver, 20, iterations=2)
-    assert [f.code for f in umod.findings] == ["unsettled"] and "alpha=" not in umod.message
+    assert [f.code for f in umod.findings] == ["unsettled"]
+    assert "alpha" not in umod.findings[0].remedy_text()
     assert [f.code for f in ps.surf(solver, 20, iterations=30).findings] == []

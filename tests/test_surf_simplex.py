@@ -20,6 +20,7 @@ from paretosurf.problems import InvertedDTLZ2, QuadraticM
 from paretosurf.simplex_weights import simplex_lattice
 from paretosurf.surf import AUTO_ALPHA_FLOOR, AUTO_ALPHA_MAX
 from paretosurf.surf_simplex import (
+    CUSP_SHARE,
     REALLOCATION_SHARE,
     SurfSimplexMethod,
     _reallocate,
@@ -287,22 +288,35 @@ def test_cusp_thinning_keeps_points_apart() -> None:
     a fraction of the spacing unless one of each close pair is dropped."""
     edges, per_face = _two_edges_leaving_corner_2(0.02)
     dropped = _thin_cusps(edges, per_face)
-    assert len(dropped) >= 4 and all(edge == (1, 2) for edge, _, _ in dropped)
+    assert len(dropped) >= 4 and all(edge == (1, 2) for edge, _ in dropped)
     coords = np.vstack([FaceMap(per_face[e][0], per_face[e][1])(p[:, list(e)])
                         for e, p in edges.items() if len(p)])
-    assert metrics.nn_distances(coords).min() >= 0.05 - 1e-12
+    assert metrics.nn_distances(coords).min() >= CUSP_SHARE * 0.1 - 1e-12
 
 
 def test_cusp_thinning_keeps_a_point_dropped_the_round_before() -> None:
-    """Edges 0.6 rad apart: their first points are 0.06 apart, more than half the spacing
-    (0.1), so nothing is thinned; a point dropped the round before stays dropped while its
-    pair is within one spacing, and only that one."""
-    edges, per_face = _two_edges_leaving_corner_2(0.6)
-    assert _thin_cusps(edges, per_face) == set()
-    edges, per_face = _two_edges_leaving_corner_2(0.6)
-    kept = _thin_cusps(edges, per_face, {((1, 2), 0, 9), ((1, 2), 5, 9)})
-    assert kept == {((1, 2), 0, 9)}  # point 5 is 0.6 x 0.6 = 0.36 from its pair: back
+    """Edges 0.82 rad apart: their first points are 0.08 apart, more than CUSP_SHARE of the
+    spacing (0.1), so nothing is thinned; a point within the stretch thinned the round before
+    stays dropped while its pair is within one spacing, and only that one."""
+    angle = 2 * np.arcsin(0.4)                      # first points 2 * 0.1 * 0.4 = 0.08 apart
+    edges, per_face = _two_edges_leaving_corner_2(angle)
+    assert 0.08 > CUSP_SHARE * 0.1 and _thin_cusps(edges, per_face) == set()
+    edges, per_face = _two_edges_leaving_corner_2(angle)
+    kept = _thin_cusps(edges, per_face, {((1, 2), 0.1), ((1, 2), 0.6)})
+    # the points at 0.2 to 0.6 lie in the stretch thinned before, but 0.16 and more from
+    # their pairs: back
+    assert kept == {((1, 2), 0.1)}
     assert len(edges[(1, 2)]) == 8
+
+
+def test_cusp_thinning_remembers_a_stretch_not_a_position() -> None:
+    """The points move along their edge from round to round: the one that moved by a third
+    of a spacing since it was thinned stays thinned."""
+    angle = 2 * np.arcsin(0.4)
+    edges, per_face = _two_edges_leaving_corner_2(angle)
+    assert _thin_cusps(edges, per_face, {((1, 2), 0.1 + 0.1 / 3)}) == {((1, 2), 0.1)}
+    edges, per_face = _two_edges_leaving_corner_2(angle)
+    assert _thin_cusps(edges, per_face, {((0, 2), 0.1)}) == set()   # another edge's
 
 
 def test_baselines_solve_at_their_weights() -> None:
@@ -353,6 +367,10 @@ def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour(
         if at_pole and w.max() < 1.0:
             return ps.Solution(np.array([0.0, 0.0, 1.0]), "stuck")
         return ps.Solution(w / np.linalg.norm(w), "ok")  # the ray along w meets the sphere
+    # it minimizes no weighted sum: it says which scalarization it solves, so that the
+    # findings judge its points by it
+    sticky.scalarization = ps.adapters.Scalarization(  # type: ignore[attr-defined]
+        "asf", ideal=np.zeros(3))
 
     res = ps.surf_simplex(sticky, 28, 3, iterations=4)
     assert res.success, res.message
@@ -410,28 +428,32 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
     """On a distorted front the allocation moves, but never more than the budget a round."""
     problem = QuadraticM.random(3, 5, seed=2)
     method = SurfSimplexMethod(91, 3)
-    seen: list[dict[tuple[int, ...], int]] = []
+    seen: list[tuple[dict[tuple[int, ...], int], int]] = []
+    lost = [0]
 
     def keep_counts(record: object) -> None:
         if method.counts is not None:
-            seen.append(dict(method.counts))
+            seen.append((dict(method.counts), lost[-1]))
+        lost.append(len(method._thinned))
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.SurfWarning)
         run(method, problem.solver(), iterations=12, callback=keep_counts)
     budget = max(1, round(REALLOCATION_SHARE * 91))
-    moves = [sum(abs(b[f] - a[f]) for f in a) // 2 for a, b in itertools.pairwise(seen)]
-    assert all(sum(c.values()) == 91 - 3 for c in seen)
+    # the counts include the edge points the round before thinned (they go again): the
+    # total changes with them, and beyond that at most the budget moves
+    assert all(sum(c.values()) == 91 - 3 + thinned for c, thinned in seen)
+    moves = [(sum(abs(b[f] - a[f]) for f in a) - abs(tb - ta)) // 2
+             for (a, ta), (b, tb) in itertools.pairwise(seen)]
     assert max(moves) <= budget and sum(moves) > 0
 
 
-@pytest.mark.parametrize("seed", [23, 24])
+@pytest.mark.parametrize("seed", [21, 32])
 def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: int) -> None:
     from paretosurf.kept_rounds import KEEP_ROUNDS
 
-    # distorted fronts whose last rounds swing: seed 23 max/min 2.6, 2.0 and 11.1 in rounds
-    # 17-19; seed 24 1.7 in rounds 13 and 14 (out of the window at the end), 1.8, 1.9, 2.0,
-    # 6.8, 3.9
+    # distorted fronts whose last rounds swing: seed 21 max/min 2.9, 5.3, 1.7, 16.4 and 19.6
+    # in rounds 15-19; seed 32 2.5, 3.4, 2.6, 4.2 and 7.9
     problem = QuadraticM.random(3, 5, seed=seed)
     bounds = corner_normalization(problem)
     res = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, normalize=bounds)

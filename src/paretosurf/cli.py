@@ -138,6 +138,17 @@ _checkpoint_period = _number_or_auto("a number of seconds >= 0",
                                      lambda v: math.isfinite(v) and v >= 0.0)
 
 
+def _ratio_above_one(text: str) -> float:
+    """Parse a finite number > 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 1, got {text!r}") from None
+    if not (math.isfinite(value) and value > 1):
+        raise argparse.ArgumentTypeError(f"must be a number > 1, got {value}")
+    return value
+
+
 def _positive_seconds(text: str) -> float:
     """Parse a finite number of seconds > 0."""
     try:
@@ -660,6 +671,9 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
                             "was started with)")
     again.add_argument("--overwrite", action="store_true",
                        help="replace the run saved in --checkpoint (its files only)")
+    parser.add_argument("--target", type=_ratio_above_one, default=None, metavar="R",
+                        help="the spacing the result must reach: the largest gap over the "
+                             "smallest (default: 2 on a curve, 3 on a surface)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="where the table, results.json and figures go (default: the "
                              "folder 'output' in --checkpoint, else run-output/TASK-METHOD); "
@@ -832,6 +846,7 @@ def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = 
                         ("--report", values["report"]), ("--workers", args.workers),
                         ("--address", args.address),
                         ("--solve-timeout", getattr(args, "solve_timeout", None)),
+                        ("--target", getattr(args, "target", None)),
                         ("--out", args.out),
                         ("--checkpoint-period", None if args.checkpoint_period == "auto"
                          else args.checkpoint_period)):
@@ -843,39 +858,54 @@ def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = 
     return shlex.join(parts)
 
 
-def _in_cli_terms(message: str, *, resumable: bool = True) -> str:
-    """A library message (about a run folder, or a result's message) with the Python API's
-    options named as the command line's.
-
-    Parameters
-    ----------
-    message : str
-        The library's message.
-    resumable : bool
-        Whether the run can be continued with ``--resume`` (it has a ``--checkpoint``);
-        otherwise advice to resume with more iterations becomes advice to run again with a
-        larger ``--iterations``.
-
-    Returns
-    -------
-    str
-        The message in command-line terms.
-    """
-    message = message.replace("resume=True with more iterations",
-                              "--resume with a larger --iterations" if resumable
-                              else "again with a larger --iterations")
+def _in_cli_terms(message: str) -> str:
+    """A library error about a run folder or its settings (which names the Python API's
+    ``resume=True``, ``overwrite=True`` and the settings that differ) in command-line terms.
+    Results' findings need no such rewriting: their remedies are spelled per front end (see
+    :func:`_result_lines`)."""
     message = message.replace("resume=True", "--resume").replace("overwrite=True",
                                                                  "--overwrite")
-    if resumable:      # a resumed run keeps its alpha: another one is a new run
-        message = message.replace("--iterations) or alpha='auto'",
-                                  "--iterations) or a new run with --alpha auto")
-    message = re.sub(r"\balpha='auto'", "--alpha auto", message)
     message = re.sub(r"\biterations=(\d+)", r"--iterations \1", message)
     for key, flag in (("n_segments", "--n"), ("alpha", "--alpha"), ("report", "--report"),
                       ("seed", "--seed"), ("iterations", "--iterations"),
                       ("max_solves", "--iterations"), ("calls_per_solve", "--iterations")):
         message = re.sub(rf"(differing: |; ){key}(?=: )", rf"\g<1>{key} ({flag})", message)
     return message
+
+
+#: How the command line spells the run options that findings' remedies name (the others are
+#: options of the Python API, spelled as such).
+_CLI_OPTIONS = {"iterations": "--iterations", "alpha": "--alpha {value}",
+                "report": "--report {value}", "n_segments": "--n {value}",
+                "target": "--target {value}"}
+
+
+def _cli_spelling(resumable: bool) -> Callable[[str, Any], str]:
+    """The spelling of a finding's options on the command line: ``--resume`` (a new run with
+    more rounds where the run cannot be resumed), ``--alpha auto``; options the command line
+    lacks as the Python API writes them."""
+    from paretosurf.findings import python_spelling
+
+    def spell(name: str, value: Any) -> str:
+        if name == "resume":
+            return "--resume" if resumable else "a new run"
+        flag = _CLI_OPTIONS.get(name)
+        if flag is None:
+            return f"{python_spelling(name, value)} (Python API)"
+        return flag.format(value=value)
+
+    return spell
+
+
+def _result_lines(result: Any, *, resumable: bool) -> str:
+    """The result's message, then each finding's remedy in the command line's terms."""
+    spell = _cli_spelling(resumable)
+    lines = [result.message]
+    for finding in result.findings:
+        remedy = finding.remedy_text(spell)
+        if remedy:
+            lines.append(f"  {finding.code} ({finding.severity}): {remedy}")
+    return "\n".join(lines)
 
 
 def _damaged(exc: Exception) -> str:
@@ -990,6 +1020,8 @@ def _run_run_command(args: argparse.Namespace) -> int:
                             "progress": terminal,
                             "checkpoint_period": ("auto" if args.checkpoint_period is None
                                                   else args.checkpoint_period)}
+    if args.target is not None:
+        loop["target"] = args.target
     if not terminal:
         loop["callback"] = report_round
     from paretosurf.driver import run_notes, without_interrupt_notice
@@ -1036,8 +1068,7 @@ def _run_run_command(args: argparse.Namespace) -> int:
                   f"those of its {rounds} rounds", file=sys.stderr)
         report = dataclasses.replace(report, iterations=rounds)
     written = write_report(report, out, plots=args.plots, stream=sys.stdout)
-    print(_in_cli_terms(result.message, resumable=args.checkpoint is not None),
-          file=sys.stderr)
+    print(_result_lines(result, resumable=args.checkpoint is not None), file=sys.stderr)
     _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {Path(out).resolve()}")
     return 0
 

@@ -22,11 +22,24 @@ in (see :mod:`paretosurf.spacing`) and with tolerances relative to the front's e
 - ``reversed``: nearly every pair in the reverse of that order (a maximizing solver, or the
   weight on the wrong objective);
 - ``precision``: weights closer than a tolerance whose points are still well apart
-  (objectives of very different scales); it only advises.
+  (objectives of very different scales); it only advises;
+- ``stuck``: the solver returns one point whatever the weight: every slot on one point, most
+  slots on one point in the middle of the front that none of them ever left (with the
+  history), or every point unchanged over the rounds while the weights moved;
+- ``no_minimizer``: with the history, an end slot (``w = 0``, ``w = 1``, a corner of the
+  simplex) whose own objective kept improving round after round while another kept worsening,
+  by steps that do not shrink as a converging solve's do (the scalarized problem at the end
+  has no minimizer: logistic loss on separable data at ``w = 1``).
+
+The remedies fit the run: a Tchebycheff scalarization is named only to a run that minimizes
+weighted sums (``scalarization``, or ``weighted_sum``), SURF only to a method whose weights do
+not follow the front (``aims_even=False``). The solver's own findings (NaN inside solves, local
+minima) are in :mod:`paretosurf.solver_findings`.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,9 +47,17 @@ from typing import Protocol
 
 import moocore
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["Finding", "SurfWarning", "coincident_pairs", "diagnose", "diagnose_surface"]
+from paretosurf.adapters.scalarization import SCALARIZATIONS, Scalarization, ideal_margin
+from paretosurf.findings import Finding, SurfWarning
+
+__all__ = ["Finding", "SurfWarning", "coincident_pairs", "diagnose", "diagnose_surface",
+           "dominated_in_local_minima", "local_minima_finding", "local_minimum_slots"]
+
+#: The remedy of a scalarization that weighted sums need to reach a stretch of the front.
+_TCHEBYCHEFF = ("a Tchebycheff scalarization (scalarization='tchebycheff' in "
+                "paretosurf.adapters), whose ideal point lies below every objective value")
 
 FloatArray = NDArray[np.float64]
 
@@ -91,6 +112,31 @@ REVERSED_SHARE = 0.75
 #: Appended to the Tchebycheff remedies: a solver that already uses it needs a good ideal.
 _TCHEBYCHEFF_IDEAL = ("; if the solver already uses it, its ideal point must be at or below "
                       "every objective's smallest value")
+#: Points closer than this fraction of the objectives' magnitude (``max(|f|, 1)``) are one
+#: point for the ``stuck`` checks (which cannot measure against the front's extent: a stuck
+#: solver's front has none).
+SAME_POINT = 1e-12
+#: The share of the slots (and at least 3) on one point that never moved for a solver to be
+#: stuck at its start.
+STUCK_SHARE = 0.5
+#: The rounds (at least) in which no point may move while the weights move by at least
+#: ``STUCK_WEIGHT_MOVE`` of the even spacing (median over the slots) for a solver to be stuck
+#: on its warm starts.
+STUCK_ROUNDS = 3
+STUCK_WEIGHT_MOVE = 0.1
+#: ``no_minimizer``: at least this many consecutive rounds in which an end slot's own
+#: objective improved and another worsened; ...
+RUNAWAY_ROUNDS = 3
+#: ... by steps whose ratio from one round to the next (median of the last four) is at least
+#: this: a solve converging to a minimizer takes steps that shrink geometrically, by a factor
+#: per round well below 1 (0.75 to 0.85 for the slow 3-step gradient solver of the gear toy),
+#: where one running along a problem without a minimizer does not (Adam on logistic loss
+#: moves the weights' norm by a constant amount per round: 1.0; gradient descent by amounts
+#: that shrink like 1 / t: 0.93 and rising);
+RUNAWAY_RATE = 0.9
+#: ... and the worsening objective grew over those rounds by at least this share of its range
+#: over the points (a drift that makes up the front, not solver noise).
+RUNAWAY_SHARE = 0.5
 
 
 class _Round(Protocol):
@@ -105,6 +151,24 @@ class _Round(Protocol):
 
 
 @dataclass(frozen=True)
+class _Runaway:
+    """An end slot whose point ran along a problem without a minimizer: its ``own`` objective
+    (the one its weight keeps) fell and objective ``other`` rose in every one of ``rounds``
+    consecutive rounds, from ``start`` to ``end`` (the two objectives' values), the rises
+    shrinking by the factor ``rate`` a round; ``settled``:
+    whether later rounds left it where it was (the solver's tolerance stopped it)."""
+
+    slot: int
+    own: int
+    other: int
+    rounds: int
+    start: tuple[float, float]
+    end: tuple[float, float]
+    rate: float
+    settled: bool
+
+
+@dataclass(frozen=True)
 class _Jump:
     """A gap the front jumps across: between slots ``i`` and ``i + 1``, ``share`` of the
     front's length; ``crossing``: a slot whose point went across it between rounds, with the
@@ -113,35 +177,6 @@ class _Jump:
     i: int
     share: float
     crossing: tuple[int, float, float] | None = None
-
-
-class SurfWarning(UserWarning):
-    """A result is not what was asked for (dominated or collapsed points, a front that
-    weighted sums cannot cross, noisy estimates, badly scaled objectives); the message names
-    the remedy."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem :func:`diagnose` found.
-
-    Attributes
-    ----------
-    code : str
-        ``"constant"``, ``"scale"``, ``"collapsed"``, ``"jump"``, ``"endpoint"``,
-        ``"dominated"``, ``"noisy"``, ``"reversed"``, ``"unconverged"``, ``"precision"``,
-        or one a method
-        adds itself (OLS's ``"fewer"``: fewer points than asked for).
-    message : str
-        What is wrong and the remedy.
-    fatal : bool
-        Whether the result fails (``success=False``); ``scale``, ``precision`` and
-        ``fewer`` only advise.
-    """
-
-    code: str
-    message: str
-    fatal: bool = True
 
 
 def _distinct(coords: FloatArray, tol: float) -> int:
@@ -166,7 +201,9 @@ def _weakly_dominated(points: FloatArray, ranges: FloatArray) -> NDArray[np.bool
 def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
              normalize: str, moving_average: float | None = None,
              ordered: bool = True, history: Sequence[_Round] | None = None,
-             weighted_sum: bool = True) -> list[Finding]:
+             weighted_sum: bool = True, aims_even: bool = True,
+             scalarization: str | None = None, ideal: ArrayLike | None = None
+             ) -> list[Finding]:
     """The problems of a run's final points.
 
     Parameters
@@ -195,6 +232,21 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
         at their weights though they are optimal). Only then is a point beaten at its own
         weight next to a jump a solve that stopped short (``unconverged``), and a jump a
         stretch that another scalarization may reach.
+    aims_even : bool
+        Whether the method places its weights by the front's arc length (SURF); points
+        several weights share at a kink of the front are then no collapse a method with
+        fixed weights (Uniform-w) cannot avoid, and the remedy differs.
+    scalarization : str, optional
+        The solver's scalarization kind (``"linear"``, ``"tchebycheff"``,
+        ``"modified_tchebycheff"``, ``"asf"``); when given it decides ``weighted_sum``
+        (``"linear"``), and the remedies name no scalarization the solver already uses.
+        With it (or with ``weighted_sum``, for weighted sums) and the ``history``, points
+        that other points beat at their own weights, round after round, while they stay put
+        are solves stopped in local minima (``local_minima``, see
+        :func:`local_minimum_slots`), not noise or dominated points to average away.
+    ideal : array_like, optional
+        The solver's ideal point, for the scalarizations that use one (else estimated from
+        the points, as the adapters estimate it).
 
     Returns
     -------
@@ -216,15 +268,24 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     p = len(points)
     if p < 2 or points.ndim != 2 or points.shape[1] == 0:
         return findings
+    if scalarization is not None:
+        weighted_sum = scalarization == "linear"
     ranges = points.max(axis=0) - points.min(axis=0)
     level = np.maximum(np.abs(points).max(axis=0), 1.0)
     constant = np.flatnonzero(ranges <= 1e-12 * level)
+    if constant.size == points.shape[1]:
+        # every slot on one point: a solver that does not move (or ignores the weight), which
+        # "no trade-off" would wrongly blame on the objectives
+        one = _one_point(weights, points)
+        if one is not None:
+            return [one]
     if constant.size:
         which = " and ".join(f"objective {m + 1} (= {points[0, m]:.6g})" for m in constant)
         verb = "does" if constant.size == 1 else "do"
         findings.append(Finding(
             "constant", f"{which} {verb} not vary over the points: there is no trade-off to "
-            "spread points along; check that the solver returns the objectives you meant"))
+            "spread points along", remedy="check that the solver returns the objectives you "
+            "meant", summary=f"{which} {verb} not vary: no trade-off"))
         return findings
     if normalize == "none" and ranges.max() > SCALE_RATIO * ranges.min():
         big = int(np.argmax(ranges))
@@ -232,10 +293,22 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "scale", f"with normalize='none' the objectives' ranges differ by a factor of "
             f"{ranges.max() / ranges.min():.3g}, so distances (and the spacing) are dominated "
             f"by objective {big + 1}; use normalize='endpoints' to measure them in normalized "
-            "coordinates", fatal=False))
+            "coordinates", fatal=False, remedy="{normalize}",
+            options={"normalize": "endpoints"},
+            summary=f"objective ranges differ by {ranges.max() / ranges.min():.3g}x"))
     if weights.ndim == 2:
         return findings + diagnose_surface(weights, points, coords,
-                                           moving_average=moving_average)
+                                           moving_average=moving_average, history=history,
+                                           weighted_sum=weighted_sum,
+                                           scalarization=scalarization, aims_even=aims_even,
+                                           ideal=ideal)
+    still = _stuck(weights, points, ranges, history, weighted_sum)
+    if still is not None:
+        return [*findings, still]
+    # an end slot running along a problem without a minimizer: its gap and its order are no
+    # jump, flat face or short solve, and the remedy is to solve inside the ends
+    runaway = _runaway_ends(weights, points, ranges, history)
+    running = {r.slot for r in runaway}
 
     extent = float(np.sum(np.linalg.norm(np.diff(coords, axis=0), axis=1)))
     gaps = np.linalg.norm(np.diff(coords, axis=0), axis=1)
@@ -263,7 +336,9 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             f"of {p - 1} neighbouring pairs, the reverse of the order weighted sums of "
             "minimized objectives give: the solver looks like it maximizes (return costs, "
             "e.g. negated rewards) or puts w on objective 2 (it must minimize "
-            "w * f1 + (1 - w) * f2)")]
+            "w * f1 + (1 - w) * f2)", remedy="return costs (minimized; negate rewards) and "
+            "minimize w * f1 + (1 - w) * f2",
+            summary="objectives in the reverse order: a maximizing solver?")]
     # with noisy points an endpoint beaten in its own objective (the one its weight keeps)
     # is likely noise; one that another point ties there and beats in the other objective
     # stopped on a flat face
@@ -273,20 +348,35 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     # (at that weight the scalarized problem ignores the other objective), so that gap is no
     # jump of the front
     flat = _flat_ends(weights, gaps, extent, points, ranges)
-    ends = sorted(set(ends) | set(flat))
-    jumps = [j for j in jumps if {0: 0, p - 2: p - 1}.get(j.i) not in flat]
-    lagging = (_beaten_at_own_weight(weights, points, ranges) if ordered and weighted_sum
-               else [])
+    ends = sorted((set(ends) | set(flat)) - running)
+    jumps = [j for j in jumps
+             if {0: 0, p - 2: p - 1}.get(j.i) not in set(flat) | running]
+    lagging = ([i for i in _beaten_at_own_weight(weights, points, ranges) if i not in running]
+               if ordered and weighted_sum else [])
     # a point beaten at its own weight that sits on a point another weight reaches optimally
     # converged, to a local minimum of a non-convex front; one that does not stopped short
-    stuck = _stuck(weights, coords, lagging, STUCK_TOL * max(extent, 1e-300))
-    short = [j for j in jumps if {j.i, j.i + 1} & (set(lagging) - set(stuck))]
-    real = [j for j in jumps if j not in short]
+    stuck = _local_minima_of_front(weights, coords, lagging,
+                                   STUCK_TOL * max(extent, 1e-300))
+    # points beaten round after round while they stay put: local minima of the solver's
+    # problem (unless on a point another weight reaches, the end of a concave stretch); a gap
+    # beside one says nothing about the front, and they are no short solves
+    kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
+    local: list[int] = []
+    if ordered and kind is not None:
+        local = [i for i in local_minimum_slots(weights, points, history, scalarization=kind,
+                                                ideal=ideal)
+                 if i not in running | set(ends) | set(stuck)]
+    short_slots = set(lagging) - set(stuck) - set(local)
+    short = [j for j in jumps if {j.i, j.i + 1} & short_slots]
+    real = [j for j in jumps if j not in short and not {j.i, j.i + 1} & set(local)]
+    lagging = [i for i in lagging if i not in local]
     collapsed = distinct < p or close_weights > 0
     if collapsed:
         detail = (f"only {distinct} distinct points among {p}" if distinct < p
                   else f"{close_weights + 1} weights within {WEIGHT_TOL:g} of each other")
         causes = []
+        if runaway:
+            causes.append("an end's scalarized problem has no minimizer (see below)")
         if ends:
             causes.append("an endpoint is only weakly Pareto-optimal (see below)")
         if real:
@@ -295,17 +385,51 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
         if short:
             causes.append("points next to a gap are not optimal at their own weights (see "
                           "below)")
-        remedy = "; ".join(causes) if causes else (
-            "parts of the front are reached at a single weight or not at all; a "
-            "Tchebycheff scalarization (paretosurf.adapters, scalarization="
-            "'tchebycheff') reaches every Pareto point" + _TCHEBYCHEFF_IDEAL)
-        findings.append(Finding("collapsed", f"points have collapsed: {detail}; {remedy}"))
+        if causes:
+            remedy, detail_remedy = "see the other findings", "; ".join(causes)
+        elif not aims_even and weighted_sum and _clusters_meet(coords, tol):
+            # consecutive weights switch between two shared points: the stretch between them
+            # is one that weighted sums skip (non-convex, or straight), or one that this
+            # method's weights skip; the points cannot tell which
+            detail_remedy = ("several weights reach each of two points between which the "
+                             "weights switch with no point between: either weighted sums "
+                             "skip the stretch between them (it is non-convex, or straight; "
+                             "a Tchebycheff scalarization, scalarization='tchebycheff' in "
+                             "paretosurf.adapters, reaches every Pareto point"
+                             + _TCHEBYCHEFF_IDEAL + "), or this method's weights skip it "
+                             "(SURF, ps.surf, places its weights along the front)")
+            remedy = ("SURF (ps.surf) to place weights along the front; if it reports a jump "
+                      "there, " + _TCHEBYCHEFF)
+        elif not aims_even:
+            detail_remedy = ("several weights reach one point (a kink of the front, whose "
+                             "point is the optimum of a range of weights): this "
+                             "method's weights do not follow the front")
+            remedy = ("SURF places its weights by arc length (ps.surf), one where several "
+                      "reach one point")
+        elif weighted_sum:
+            detail_remedy = ("parts of the front are reached at a single weight or not at "
+                             "all; a Tchebycheff scalarization (paretosurf.adapters, "
+                             "scalarization='tchebycheff') reaches every Pareto point"
+                             + _TCHEBYCHEFF_IDEAL)
+            remedy = _TCHEBYCHEFF
+        else:
+            detail_remedy = ("the solver's scalarization reaches these points from several "
+                             "weights: its ideal point may lie above some objective values, "
+                             "or its solves stop in local minima")
+            remedy = ("check the solver's ideal point; a global inner solver if its solves "
+                      "stop in local minima")
+        coinciding = (p - distinct) if distinct < p else close_weights + 1
+        findings.append(Finding(
+            "collapsed", f"points have collapsed: {detail}; {detail_remedy}", remedy=remedy,
+            summary=(f"{coinciding} of {p} points coincide with others" if distinct < p
+                     else f"{coinciding} weights within {WEIGHT_TOL:g}")))
     elif resolved_close:
         findings.append(Finding(
             "precision", f"{resolved_close + 1} weights lie within {WEIGHT_TOL:g} of each "
             "other although their points are well apart: the objectives' scales differ so "
             "much that the weights are at the limit of floating-point resolution; scale the "
-            "objectives to comparable ranges inside the solver", fatal=False))
+            "objectives to comparable ranges inside the solver", fatal=False,
+            remedy="scale the objectives to comparable ranges inside the solver"))
     if ends:
         names = " and ".join(f"w = {weights[i]:.6g}" for i in ends)
         verb = "is" if len(ends) == 1 else "are"
@@ -315,7 +439,8 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "the other, or far better in it at almost the same value of the first (at that "
             "weight the scalarized problem ignores one objective, and the solver stopped on the "
             "flat face it leaves); pass weight_bounds=(1e-3, 1 - 1e-3) to solve slightly "
-            "inside [0, 1]"))
+            "inside [0, 1]", remedy="{weight_bounds}", options={"weight_bounds": (1e-3, 0.999)},
+            slots=tuple(ends), summary=f"the point at {names} is only weakly Pareto-optimal"))
     if short:
         # a point that another point beats at its own weight was not solved to optimality:
         # the gap next to it says nothing yet about the front's shape
@@ -328,13 +453,28 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             "it more steps per call or more rounds) or in a local minimum where the front is "
             "non-convex "
             "(weighted sums cannot reach such a stretch; a Tchebycheff scalarization, "
-            "scalarization='tchebycheff' in paretosurf.adapters, does)"))
+            "scalarization='tchebycheff' in paretosurf.adapters, does)",
+            remedy="more steps per call or more rounds; " + _TCHEBYCHEFF + " if the solver "
+            "stops in local minima of a non-convex front", slots=tuple(lagging),
+            summary=f"slots {_short(lagging)} not optimal at their own weights"))
     if real:
         findings.append(_jump_finding(weights, real, stuck, weighted_sum))
+    if runaway:
+        findings.append(_no_minimizer_finding(weights, runaway))
+    if local:
+        findings.append(local_minima_finding(weights, points, local, scalarization=kind or "",
+                                             ideal=ideal, history=history))
 
-    # endpoints not found on a flat face are judged as the interior points are
-    findings += _dominated(points, weak, [i for i in range(p) if i not in ends],
-                           moving_average)
+    # endpoints not found on a flat face are judged as the interior points are; points in
+    # local minima are dominated for that reason (and out of order for it, below)
+    findings += _dominated(points, weak, [i for i in range(p)
+                                          if i not in set(ends) | running],
+                           moving_average, local)
+    if local and wrong_order:
+        pairs_apart = separated.copy()
+        for i in local:
+            pairs_apart[max(i - 1, 0):i + 1] = False
+        wrong_order, _ = _out_of_order(points, ranges, pairs_apart)
     if wrong_order and not collapsed:
         wrong = wrong_order
         if wrong:
@@ -346,7 +486,13 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
             findings.append(Finding(
                 "noisy", f"objective estimates look noisy or unconverged: {wrong} of {p - 1} "
                 "neighbouring pairs are out of the order weighted sums guarantee (objective 1 "
-                f"falling and objective 2 rising with w); {remedy}"))
+                f"falling and objective 2 rising with w); {remedy}",
+                remedy=("a lower {moving_average}, more samples or steps per call"
+                        if moving_average is not None else
+                        "{moving_average}, or more steps per call"),
+                options={"moving_average": 0.2 if moving_average is None
+                         else moving_average / 2},
+                summary=f"{wrong} of {p - 1} neighbouring pairs out of order"))
     return findings
 
 
@@ -370,9 +516,16 @@ def coincident_pairs(coords: FloatArray, relative_tol: float = RELATIVE_TOL
 
 
 def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
-                     moving_average: float | None = None) -> list[Finding]:
+                     moving_average: float | None = None,
+                     history: Sequence[_Round] | None = None, weighted_sum: bool = True,
+                     scalarization: str | None = None, aims_even: bool = True,
+                     ideal: ArrayLike | None = None) -> list[Finding]:
     """The problems of points spread over a surface (weight vectors, M >= 3 objectives):
-    coincident points, corners that are only weakly Pareto-optimal, and dominated points.
+    a solver stuck on one point, coincident points, corners that are only weakly
+    Pareto-optimal or whose scalarized problem has no minimizer (with the ``history``),
+    solves stopped in local minima (with the ``history``) and dominated points.
+    ``weighted_sum``, ``scalarization``, ``aims_even`` and ``ideal`` are as for
+    :func:`diagnose`.
 
     Examples
     --------
@@ -388,25 +541,62 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
     """
 
     p = len(points)
+    if scalarization is not None:
+        weighted_sum = scalarization == "linear"
     findings: list[Finding] = []
     ranges = points.max(axis=0) - points.min(axis=0)
+    stuck = _stuck(weights, points, ranges, history, weighted_sum)
+    if stuck is not None:
+        return [stuck]
+    runaway = _runaway_ends(weights, points, ranges, history)
+    running = {r.slot for r in runaway}
     pairs = coincident_pairs(coords)
     weak = _weakly_dominated(points, ranges)
-    corners = [i for i in range(p) if np.max(weights[i]) == 1.0]
+    corners = [i for i in range(p) if np.max(weights[i]) == 1.0 and i not in running]
     # a corner beaten in its own objective fell short (noise, too few steps): judged as the
     # other points are; one tied there and beaten elsewhere stopped on a flat face
     weak_corners = [i for i in corners if weak[i] and _tied_and_beaten(
         points, i, int(np.argmax(weights[i])), ranges, own_tol=ORDER_TOL)]
     if pairs:
         merged = len({j for pair in pairs for j in pair})
+        causes = ("Different weights reach one point where the front is non-convex "
+                  "(weighted sums jump over it; scalarization='tchebycheff' of "
+                  "paretosurf.adapters reaches every Pareto point), where objectives reach "
+                  "their ideal values together (linear and Tchebycheff weights then send "
+                  "whole edges of the simplex to one point; scalarization='asf' puts each "
+                  "point on the ray along its weight vector), or where the solver stops at a "
+                  "local minimum or on a flat face")
+        remedy = ("scalarization='asf' (or 'tchebycheff') in paretosurf.adapters, or a "
+                  "global inner solver if its solves stop in local minima")
+        if scalarization == "asf":
+            causes = ("The solver's scalarization ('asf') reaches every Pareto point on the "
+                      "ray from its ideal point along the weight vector, so different weights "
+                      "reach one point when its ideal point lies above some objective values, "
+                      "when its solves stop at a local minimum, or where the front has a hole "
+                      "(a disconnected front: no spacing can fill it)")
+            remedy = ("check the solver's ideal point; a global inner solver if its solves "
+                      "stop in local minima")
+        elif not weighted_sum:
+            causes = ("The solver's scalarization (not a weighted sum) reaches every Pareto "
+                      "point from an ideal point below every objective value, so different "
+                      "weights reach one point where objectives reach their ideal values "
+                      "together (Tchebycheff weights then send whole edges of the simplex to "
+                      "one point; scalarization='asf' puts each point on the ray along its "
+                      "weight vector), where its ideal point lies above some objective "
+                      "values, or where its solves stop at a local minimum")
+            remedy = ("scalarization='asf' in paretosurf.adapters where objectives reach "
+                      "their ideal values together; else check the solver's ideal point, or "
+                      "a global inner solver if its solves stop in local minima")
+        if not aims_even:
+            causes += ("; with fixed weights, a vertex of the front (a kink) takes every "
+                       "weight of its cone, which SURF-simplex (ps.surf_simplex) avoids by "
+                       "placing its weights along the front")
+            remedy += "; ps.surf_simplex at a kink of the front"
         findings.append(Finding(
             "collapsed", f"points have collapsed: {merged} of {p} points coincide with "
-            "another. Different weights reach one point where the front is non-convex "
-            "(weighted sums jump over it; scalarization='tchebycheff' of paretosurf.adapters "
-            "reaches every Pareto point), where objectives reach their ideal values together "
-            "(linear and Tchebycheff weights then send whole edges of the simplex to one "
-            "point; scalarization='asf' puts each point on the ray along its weight vector), "
-            "or where the solver stops at a local minimum or on a flat face"))
+            f"another. {causes}", remedy=remedy,
+            slots=tuple(sorted({j for pair in pairs for j in pair})),
+            summary=f"{merged} of {p} points coincide with others"))
     if weak_corners:
         m = weights.shape[1]
         findings.append(Finding(
@@ -415,16 +605,504 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
             f"{'are' if len(weak_corners) > 1 else 'is'} only weakly Pareto-optimal (at a "
             "corner the scalarized problem ignores the other objectives and the solver "
             f"stopped on the flat face it leaves); pass weight_bounds=(1e-3, 1 - {m - 1} * "
-            "1e-3) to solve slightly inside the simplex"))
-    findings += _dominated(points, weak, [i for i in range(p) if i not in weak_corners],
-                           moving_average)
+            "1e-3) to solve slightly inside the simplex", remedy="{weight_bounds}",
+            options={"weight_bounds": (1e-3, 1 - (m - 1) * 1e-3)}, slots=tuple(weak_corners),
+            summary=f"corner slots {_short(weak_corners)} only weakly Pareto-optimal"))
+    if runaway:
+        findings.append(_no_minimizer_finding(weights, runaway))
+    kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
+    local: list[int] = []
+    if kind is not None:
+        said = running | set(weak_corners)
+        local = [i for i in local_minimum_slots(weights, points, history, scalarization=kind,
+                                                ideal=ideal) if i not in said]
+    if local:
+        findings.append(local_minima_finding(weights, points, local, scalarization=kind or "",
+                                             ideal=ideal, history=history))
+    findings += _dominated(points, weak, [i for i in range(p)
+                                          if i not in set(weak_corners) | running],
+                           moving_average, local)
     return findings
 
 
+# ------------------------------------------------------------------------- local minima
+#: ``local_minima``: a point is beaten when another point's scalarized value is lower by more
+#: than this share of the spread of all the points' values at that weight: far above a
+#: converged solver's tolerance (1e-6 and below) and the lags of a policy-gradient solver
+#: creeping along the plateaus of a non-convex front (Deep Sea Treasure's, 1% to 4%), and
+#: below the lag of a point a whole basin away (above 20% in the tests' multimodal problem);
+LOCAL_MARGIN = 0.05
+#: ... in each of the last rounds (with the same slots) ...
+LOCAL_ROUNDS = 3
+#: ... with a lag that did not shrink below this share of its first value over them (a
+#: warm-started short solve closes it round after round) ...
+LOCAL_SHRINK = 0.8
+#: ... while the point moved, from round to round, by less than this share of its lag
+#: (measured in the scalarized value at its weight; noise moves it about by as much as the
+#: lag).
+LOCAL_STILL = 0.5
+
+
+def _scalarizer(kind: str, ideal: ArrayLike | None, points: FloatArray,
+                history: Sequence[_Round]) -> Scalarization:
+    """The solver's scalarization, to score found points at other weights: with its ideal
+    point when it has one, else (a solver that does not say) with the best values found less
+    the adapters' margin, the estimate they keep."""
+    if kind not in SCALARIZATIONS or kind == "linear":
+        return Scalarization("linear")
+    z = None if ideal is None else np.asarray(ideal, dtype=np.float64).reshape(-1)
+    if z is None or z.size != points.shape[1] or not np.all(np.isfinite(z)):
+        seen = [points] + [np.asarray(r.points, dtype=np.float64) for r in history
+                           if np.ndim(r.points) == 2
+                           and np.shape(r.points)[1] == points.shape[1]]
+        stack = np.vstack(seen)
+        best, worst = stack.min(axis=0), stack.max(axis=0)
+        z = best - ideal_margin(best, worst)
+    return Scalarization(kind, ideal=z)
+
+
+def _simplex_grid(m: int) -> FloatArray:
+    """Weight vectors that cover the simplex of ``m`` objectives: 201 scalar weights for two,
+    a lattice of about 200 vectors otherwise."""
+    if m == 2:
+        w = np.linspace(0.0, 1.0, 201)
+        return np.c_[w, 1.0 - w]
+    parts = 1
+    while math.comb(parts + 1 + m - 1, m - 1) <= 200:
+        parts += 1
+    rows = [np.array(c, dtype=np.float64) / parts
+            for c in itertools.product(range(parts + 1), repeat=m - 1) if sum(c) <= parts]
+    return np.array([np.append(r, 1.0 - r.sum()) for r in rows])
+
+
+def _envelope_weights(q: FloatArray) -> FloatArray:
+    """The weight vectors ``(w, 1 - w)`` at which the best point of the weighted sum changes:
+    where consecutive vertices of the lower-left convex hull of the two-objective points
+    ``q`` score alike (the lag of a point above the hull is smallest at one of them)."""
+    order = np.lexsort((q[:, 1], q[:, 0]))
+    hull: list[FloatArray] = []
+    for x in q[order]:
+        while len(hull) >= 2 and _turn(hull[-2], hull[-1], x) <= 0:
+            hull.pop()
+        hull.append(x)
+    out = []
+    for a, b in itertools.pairwise(hull):
+        rise, fall = b[0] - a[0], a[1] - b[1]    # f1 rises and f2 falls from a to b
+        if rise > 0 and fall > 0:
+            w = fall / (rise + fall)              # w a1 + (1 - w) a2 = w b1 + (1 - w) b2
+            out.append((w, 1.0 - w))
+    return np.array(out, dtype=np.float64).reshape(-1, 2)
+
+
+def _turn(o: FloatArray, a: FloatArray, b: FloatArray) -> float:
+    """The cross product of ``a - o`` and ``b - o`` (positive: a left turn)."""
+    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
+
+
+def _as_vectors(weights: FloatArray) -> FloatArray:
+    """Scalar weights ``w`` as the vectors ``(w, 1 - w)``; weight vectors as they are."""
+    return np.c_[weights, 1.0 - weights] if weights.ndim == 1 else weights
+
+
+def _relative_lags(sc: Scalarization, weights: FloatArray, points: FloatArray,
+                   previous: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+    """Per slot: how far its point lags behind the best point, as a share of the spread of
+    the points' values, and how far it moved from ``previous`` (the slot's point a round
+    before) in the same units.
+
+    Under weighted sums the lag is the smallest over every weight (the point's distance
+    above the lower convex hull of the points): invariant to positive rescalings of the
+    objectives, which a solver may scalarize instead of the objectives it reports (the gear
+    toy does), and so independent of the weight the solver was given. Under the other
+    scalarizations (of the adapters, which scalarize the objectives they report) it is the
+    lag at the slot's own weight.
+    """
+    p = len(points)
+    if sc.kind == "linear":
+        # the lags are the same in objectives divided by their ranges, at the weights
+        # rescaled alike (a positive rescaling of the rows): there the grid covers the front
+        r = points.max(axis=0) - points.min(axis=0)
+        r = np.where(r > 0, r, 1.0)
+        q = points / r
+        own = _as_vectors(weights) * r
+        grid = np.vstack([_simplex_grid(points.shape[1]), own / own.sum(axis=1, keepdims=True),
+                          *([_envelope_weights(q)] if points.shape[1] == 2 else [])])
+        values = grid @ q.T                                      # [weight, point]
+        spread = values.max(axis=1) - values.min(axis=1)
+        share = np.where(spread > 0, 1.0 / np.where(spread > 0, spread, 1.0), 0.0)[:, None]
+        lag = ((values - values.min(axis=1, keepdims=True)) * share).min(axis=0)
+        if previous is None:
+            return lag, np.zeros(p)
+        moved = (np.abs(grid @ ((points - previous) / r).T) * share).max(axis=0)
+        return lag, moved
+    if sc.kind == "asf" and weights.ndim == 1:      # (a scalar weight cannot take asf)
+        sc = Scalarization("modified_tchebycheff", ideal=sc.ideal, rho=sc.rho, floor=sc.floor)
+    lag, moved = np.zeros(p), np.zeros(p)
+    for i, w in enumerate(weights):
+        v = np.asarray(sc(points, w), dtype=np.float64)
+        spread = float(v.max() - v.min())
+        if spread <= 0:
+            continue
+        lag[i] = (v[i] - v.min()) / spread
+        if previous is not None:
+            moved[i] = abs(v[i] - float(sc(previous[i], w))) / spread
+    return lag, moved
+
+
+def _best_at(sc: Scalarization, weights: FloatArray, points: FloatArray,
+             i: int) -> tuple[int, float]:
+    """The point best at slot ``i``'s weight, and slot ``i``'s lag behind it there as a share
+    of the spread of the points' values."""
+    if sc.kind == "asf" and weights.ndim == 1:
+        sc = Scalarization("modified_tchebycheff", ideal=sc.ideal, rho=sc.rho, floor=sc.floor)
+    v = (_as_vectors(weights)[i] @ points.T if sc.kind == "linear"
+         else np.asarray(sc(points, weights[i]), dtype=np.float64))
+    spread = float(v.max() - v.min())
+    return int(np.argmin(v)), (float(v[i] - v.min()) / spread if spread > 0 else 0.0)
+
+
+def local_minimum_slots(weights: FloatArray, points: FloatArray,
+                        history: Sequence[_Round] | None, *, scalarization: str = "linear",
+                        ideal: ArrayLike | None = None) -> list[int]:
+    """Slots whose solves converged to a local minimum of the solver's scalarized problem.
+
+    A slot's point lags behind another slot's point, under ``scalarization`` (from ``ideal``
+    for the kinds that use one), by more than ``LOCAL_MARGIN`` of the spread of the points'
+    values: at every weight for weighted sums (it lies above the lower convex hull of the
+    points, whatever the weight the solver was given or the scales it weighs the objectives
+    in), at its own weight otherwise. It does so in each of the last ``LOCAL_ROUNDS`` rounds
+    of ``history`` (which must end with ``points``), its lag did not shrink below
+    ``LOCAL_SHRINK`` of itself, and its point moved by less than ``LOCAL_STILL`` of the lag
+    from round to round: a warm-started short solve closes its lag round after round, and
+    noise moves a point about by as much as its lag. Under weighted sums a point that lies on
+    a point another weight reaches optimally is left out: it is an end of a concave stretch
+    of the front, which a jump reports.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as Round
+    >>> from paretosurf.diagnostics import local_minimum_slots
+    >>> w = np.linspace(0, 1, 5)
+    >>> front = np.c_[(1 - w) ** 2, w ** 2]
+    >>> stuck = front.copy(); stuck[2] += 0.2          # slot 2 in a basin 0.2 above the front
+    >>> local_minimum_slots(w, stuck, [Round(weights=w, points=stuck)] * 3)
+    [2]
+    >>> local_minimum_slots(w, front, [Round(weights=w, points=front)] * 3)
+    []
+    """
+    p, m = points.shape
+    rounds = [r for r in list(history or ())[-LOCAL_ROUNDS:]
+              if np.shape(r.points) == (p, m) and np.shape(r.weights) == np.shape(weights)]
+    if len(rounds) < LOCAL_ROUNDS or p < 3:
+        return []                    # no evidence that the solves converged
+    if not np.array_equal(np.asarray(rounds[-1].points, dtype=np.float64), points):
+        return []                    # averaged estimates, not the solves' own points
+    sc = _scalarizer(scalarization, ideal, points, history or ())
+    lags, moves = [], []
+    previous: FloatArray | None = None
+    for r in rounds:
+        x = np.asarray(r.points, dtype=np.float64)
+        lag, moved = _relative_lags(sc, np.asarray(r.weights, dtype=np.float64), x, previous)
+        lags.append(lag)
+        moves.append(moved)
+        previous = x
+    lag = np.stack(lags)                                    # [round, slot]
+    beaten = np.all(lag > LOCAL_MARGIN, axis=0)
+    kept = lag[-1] >= LOCAL_SHRINK * lag[0]
+    still = np.stack(moves[1:]).max(axis=0) <= LOCAL_STILL * lag[-1]
+    slots = [i for i in range(p) if beaten[i] and kept[i] and still[i]]
+    if slots and sc.kind == "linear":
+        level = np.maximum(np.abs(points).max(axis=0), 1.0)
+        optimal = lag[-1] <= LOCAL_MARGIN
+        slots = [i for i in slots if not np.any(
+            optimal & np.all(np.abs(points - points[i]) <= 1e-9 * level, axis=1))]
+    return slots
+
+
+def local_minima_finding(weights: FloatArray, points: FloatArray, slots: Sequence[int], *,
+                         scalarization: str = "linear", ideal: ArrayLike | None = None,
+                         history: Sequence[_Round] | None = None,
+                         converged: Sequence[int] = ()) -> Finding:
+    """The ``local_minima`` finding of ``slots`` (:func:`local_minimum_slots`);
+    ``converged``: those of them whose solves reported success."""
+    p = len(points)
+    sc = _scalarizer(scalarization, ideal, points, history or ())
+    what = {"linear": "the weighted sum", "tchebycheff": "the Tchebycheff scalarization",
+            "modified_tchebycheff": "the modified Tchebycheff scalarization",
+            "asf": "the achievement scalarizing function (ASF)"}.get(
+                sc.kind, "its scalarization")
+    where = ("at every weight (they lie above the lower convex hull of the points)"
+             if sc.kind == "linear" else "at their own weights, from the solver's ideal point")
+    beaten = []
+    for i in list(slots)[:4]:
+        j, share = _best_at(sc, weights, points, i)
+        beaten.append(f"slot {i} by slot {j}'s point ({share:.0%} of the values' spread at its "
+                      "weight)")
+    by = ", ".join(beaten) + (", ..." if len(slots) > 4 else "")
+    said = [i for i in converged if i in set(slots)]
+    evidence = (f"; the solver reports success for {len(said)} of these solves" if said
+                else "")
+    return Finding(
+        "local_minima", f"{len(slots)} of {p} points are beaten under the solver's own "
+        f"scalarization ({what}) {where} by other slots' solutions ({by}) in each of the "
+        f"last {LOCAL_ROUNDS} rounds, by a lag that did not shrink (to below "
+        f"{LOCAL_SHRINK:.0%} of itself) while the points stayed put (moves under "
+        f"{LOCAL_STILL:.0%} of the lag){evidence}. The solves converged, to local minima of "
+        "a multimodal scalarized problem: a short solve would keep closing the lag round "
+        "after round, and noise would move the points about; a solver whose steps have "
+        "become very small can look the same (one run with more steps per call tells them "
+        "apart)",
+        remedy=LOCAL_REMEDY, slots=tuple(int(i) for i in slots),
+        summary=f"{len(slots)} of {p} points stopped in local minima")
+
+# ------------------------------------------------------------------- a solver that is stuck
+def _same_point(a: FloatArray, b: FloatArray, level: FloatArray) -> NDArray[np.bool_]:
+    """Whether the rows of ``a`` equal ``b`` up to ``SAME_POINT`` times ``level``."""
+    return np.asarray(np.all(np.abs(a - b) <= SAME_POINT * level, axis=-1), dtype=bool)
+
+
+def _weight_spread(weights: FloatArray) -> float:
+    """The largest distance between two of the weights (scalars or weight vectors)."""
+    w = weights.reshape(len(weights), -1)
+    return float(np.max(np.abs(w - w[0]).sum(axis=1))) if len(w) else 0.0
+
+
+def _stuck_remedy() -> str:
+    return ("check that the solver uses the weight it is given and takes steps (a learning "
+            "rate and a step budget above 0, gradients that reach the parameters)")
+
+
+def _clusters_meet(coords: FloatArray, tol: float) -> bool:
+    """Whether two points that several slots each share are the points of consecutive
+    slots: the weights switch from one to the other with no point between, so that the
+    stretch between them is reached by no weight (weighted sums skip it: it is non-convex,
+    or straight). At a kink of a convex front, the weights on either side of the shared point
+    reach points of their own."""
+    p = len(coords)
+    near = np.linalg.norm(coords[:, None, :] - coords[None, :, :], axis=2) <= tol
+    shared = near.sum(axis=1) > 1
+    return any(shared[i] and shared[i + 1] and not near[i, i + 1] for i in range(p - 1))
+
+
+def _one_point(weights: FloatArray, points: FloatArray) -> Finding | None:
+    """The ``stuck`` finding when every slot (at different weights) returned one point;
+    ``None`` otherwise."""
+    p = len(points)
+    if p < 2 or _weight_spread(weights) <= WEIGHT_TOL:
+        return None
+    values = ", ".join(f"{v:.6g}" for v in points[0])
+    lo, hi = ("weights from 0 to 1" if weights.ndim == 1 and weights[0] == 0.0
+              and weights[-1] == 1.0 else "different weights"), ""
+    return Finding(
+        "stuck", f"all {p} points are one point ({values}) at {lo}{hi}: the solver returned "
+        "the same point for every weight. It takes no steps (a learning rate or a step "
+        "budget of 0, gradients that do not reach the parameters, a NaN at its first step: "
+        "see a non_finite finding), ignores the weight it is given, or both objectives have "
+        "one common minimizer (then there is no trade-off to spread points along)",
+        remedy=_stuck_remedy(), slots=tuple(range(p)),
+        summary=f"all {p} points are one point: the solver does not move")
+
+
+def _stuck(weights: FloatArray, points: FloatArray, ranges: FloatArray,
+           history: Sequence[_Round] | None, weighted_sum: bool) -> Finding | None:
+    """The ``stuck`` finding from the history, or ``None``.
+
+    - Most slots (``STUCK_SHARE``, at least 3, not all) on one point that is not the best
+      point of any objective among the points (no end of the front), that none of them has
+      left since the first round, and that the weighted sum beats at the weight of one of
+      them (so that it is not a kink of the front, which an exact solver returns for a whole
+      range of weights): their solves never moved from the start, while the others' did. (A
+      stretch of a non-convex front that weighted sums skip sends slots to its ends: points
+      that are the best of an objective, or that move with their weights.)
+    - Under weighted sums, no point changed over the history (``STUCK_ROUNDS`` rounds or
+      more) while the weights moved, by ``STUCK_WEIGHT_MOVE`` of the even spacing (median
+      over the slots), and some point is beaten at its own weight: the solver returns its
+      warm starts. (An exact solver on a front of few points keeps its points too, but each
+      is the best at its weight.)
+    """
+    if not history or not weighted_sum:
+        return None
+    p, m = points.shape
+    level = np.maximum(np.abs(points).max(axis=0), 1.0)
+    rounds = [r for r in history
+              if np.shape(r.points) == (p, m) and np.shape(r.weights) == np.shape(weights)]
+    if len(rounds) < 2 or p < 3:
+        return None
+    x = np.stack([np.asarray(r.points, dtype=np.float64) for r in rounds])   # [round, slot]
+    never = np.all(np.all(np.abs(x - x[-1]) <= SAME_POINT * level, axis=2), axis=0)
+    # points beaten at their own weights, other than those on a point another weight reaches
+    # optimally (the ends of a stretch weighted sums skip, where slots stay for good)
+    beaten = set(_linear_lagging(weights, points, ranges))
+    lagging = {i for i in beaten if not any(
+        j not in beaten and bool(_same_point(points[j], points[i], level)) for j in range(p))}
+    best = points.min(axis=0)
+    for i in range(p):
+        on = [int(k) for k in np.flatnonzero(_same_point(points, points[i], level))]
+        if on[0] != i or not max(3, math.ceil(STUCK_SHARE * p)) <= len(on) < p:
+            continue
+        if (np.any(points[i] <= best + SAME_POINT * level) or not all(never[on])
+                or not beaten & set(on)):
+            continue
+        return Finding(
+            "stuck", f"{len(on)} of the {p} slots ({_short(on)}) returned one point in every "
+            "round, whatever their weights, and it is not optimal at all of them (another "
+            "point beats it at the weight of one of them): their solves never moved from "
+            "their start (a solver that takes no steps there, or whose steps fail: a NaN, a "
+            "zero gradient), while the other slots' did",
+            remedy=_stuck_remedy(), slots=tuple(on),
+            summary=f"{len(on)} of {p} slots never moved from one point")
+    if len(rounds) < STUCK_ROUNDS or not bool(np.all(never)):
+        return None
+    w = np.stack([np.asarray(r.weights, dtype=np.float64).reshape(p, -1) for r in rounds])
+    moved = float(np.median(np.abs(w[-1] - w[0]).sum(axis=1)))
+    if moved < STUCK_WEIGHT_MOVE / (p - 1) or not lagging:
+        return None
+    return Finding(
+        "stuck", f"no point changed over the {len(rounds)} rounds while the weights moved (by "
+        f"a median of {moved:.3g}), and some points are not optimal at their own weights: "
+        "the solver returns the state it is given (its warm start) without taking steps",
+        remedy=_stuck_remedy(), slots=tuple(range(p)),
+        summary=f"points unchanged over {len(rounds)} rounds as the weights moved")
+
+
+def _linear_lagging(weights: FloatArray, points: FloatArray, ranges: FloatArray) -> list[int]:
+    """Points another point beats at their own weight in the weighted sum (scalar weights or
+    weight vectors) by more than 1e-3 of that sum's range."""
+    if weights.ndim == 1:
+        return _beaten_at_own_weight(weights, points, ranges)
+    values = weights @ points.T                                    # [i, j]: j at w_i
+    scale = weights @ ranges
+    lag = np.diag(values) - values.min(axis=1)
+    return [int(i) for i in np.flatnonzero(lag > 1e-3 * np.where(scale > 0, scale, 1.0))]
+
+
+# ----------------------------------------------------------- an end without a minimizer
+def _end_slots(weights: FloatArray) -> list[tuple[int, int]]:
+    """``(slot, own objective)`` of the slots at an end weight: ``w = 0`` keeps objective 2,
+    ``w = 1`` objective 1, a corner ``e_m`` of the simplex objective ``m``."""
+    if weights.ndim == 1:
+        out = []
+        if len(weights) and weights[0] == 0.0:
+            out.append((0, 1))
+        if len(weights) > 1 and weights[-1] == 1.0:
+            out.append((len(weights) - 1, 0))
+        return out
+    return [(i, int(np.argmax(weights[i]))) for i in range(len(weights))
+            if np.max(weights[i]) == 1.0]
+
+
+def _runaway_ends(weights: FloatArray, points: FloatArray, ranges: FloatArray,
+                  history: Sequence[_Round] | None) -> list[_Runaway]:
+    """End slots whose points, over the history, ran along a scalarized problem without a
+    minimizer: their own objective fell and another rose in each of ``RUNAWAY_ROUNDS`` or
+    more consecutive rounds (a run, possibly followed by rounds that left the point where it
+    was: the solver's tolerance), the rises shrinking by a factor of ``RUNAWAY_RATE`` or more
+    a round (median of the last four ratios; geometric convergence shrinks them faster) and
+    adding up to ``RUNAWAY_SHARE`` of that objective's range over ``points``."""
+    if not history:
+        return []
+    m = points.shape[1]
+    rounds = list(history)
+    out = []
+    for slot, own in _end_slots(weights):
+        end = weights[slot]
+        series: list[FloatArray] = []
+        for r in reversed(rounds):              # the last rounds that solved the end weight
+            w = np.asarray(r.weights, dtype=np.float64)
+            x = np.asarray(r.points, dtype=np.float64)
+            if x.ndim != 2 or x.shape[1] != m or w.shape[1:] != end.shape or len(w) != len(x):
+                break
+            at = np.flatnonzero(np.all((w == end).reshape(len(w), -1), axis=1))
+            if at.size == 0:
+                break
+            series.append(x[int(at[0])])
+        if len(series) < RUNAWAY_ROUNDS + 1:
+            continue
+        x = np.stack(series[::-1])
+        d = np.diff(x, axis=0)
+        tie = SAME_POINT * np.maximum(np.abs(x).max(axis=0), 1.0)
+        others = [k for k in range(m) if k != own]
+        other = max(others, key=lambda k: float(x[-1, k] - x[0, k]))
+        running = (d[:, own] < -tie[own]) & (d[:, other] > tie[other])
+        settled = np.all(np.abs(d) <= tie, axis=1)
+        t = len(d)
+        while t > 0 and settled[t - 1]:
+            t -= 1
+        length = 0
+        while t - length > 0 and running[t - length - 1]:
+            length += 1
+        if length < RUNAWAY_ROUNDS:
+            continue
+        rises = d[t - length:t, other]
+        rate = float(np.median((rises[1:] / rises[:-1])[-4:]))
+        growth = float(x[t, other] - x[t - length, other])
+        if rate < RUNAWAY_RATE or growth < RUNAWAY_SHARE * float(ranges[other]):
+            continue
+        out.append(_Runaway(
+            slot, own, other, length,
+            (float(x[t - length, own]), float(x[t - length, other])),
+            (float(x[t, own]), float(x[t, other])), rate, t < len(d)))
+    return out
+
+
+def _no_minimizer_finding(weights: FloatArray, runaway: list[_Runaway]) -> Finding:
+    """The ``no_minimizer`` finding of the end slots in ``runaway``."""
+    surface = weights.ndim == 2
+    parts = []
+    for r in runaway:
+        where = (f"the corner slot {r.slot} (weight on objective {r.own + 1} alone)" if surface
+                 else f"w = {float(weights[r.slot]):g} (slot {r.slot})")
+        shrink = ("did not shrink" if r.rate >= 1.0 else
+                  f"shrank by a factor of only {r.rate:.2f} a round")
+        part = (f"at {where} objective {r.own + 1} improved in each of {r.rounds} consecutive "
+                f"rounds (from {r.start[0]:.4g} to {r.end[0]:.4g}) while objective "
+                f"{r.other + 1} rose (from {r.start[1]:.4g} to {r.end[1]:.4g}) by steps that "
+                f"{shrink}, where a solve converging to a minimizer takes steps that shrink "
+                "geometrically")
+        if r.settled:
+            part += ("; then the solver stopped (its tolerance), at a place the budget chose, "
+                     "not a minimizer")
+        parts.append(part)
+    m = weights.shape[1] if surface else 2
+    bounds = (1e-3, 1 - (m - 1) * 1e-3)
+    inside = "the simplex" if surface else "[0, 1]"
+    first = runaway[0]
+    name = f"corner slot {first.slot}" if surface else f"w = {float(weights[first.slot]):g}"
+    return Finding(
+        "no_minimizer", "; ".join(parts) + ": the scalarized problem at the end has no "
+        "minimizer (objective " + str(first.own + 1) + " only approaches its infimum as "
+        f"objective {first.other + 1} grows without bound, as logistic loss on separable data "
+        "does at w = 1 while the weights' norm grows), so the end point is wherever the "
+        "solver stopped, and more steps or rounds only move it further; solve slightly "
+        f"inside {inside} with weight_bounds={bounds!r}, where each problem has a minimizer "
+        "(or bound the variables, or add a regularizer to the objective)",
+        remedy="solve inside the ends: {weight_bounds}", options={"weight_bounds": bounds},
+        slots=tuple(r.slot for r in runaway),
+        summary=f"no minimizer at {name}: objective {first.other + 1} grows each round")
+
+
+#: The remedy of points dominated because their solves stopped in local minima.
+LOCAL_REMEDY = ("multi-start (several starting points per weight, keep the best) or a global "
+                "inner solver (scipy.optimize.differential_evolution or basinhopping, a pymoo "
+                "single-objective algorithm such as GA, as solve(weight, state)); not more "
+                "steps")
+
+
+def dominated_in_local_minima(finding: Finding) -> Finding:
+    """A ``dominated`` finding whose points all stopped in local minima, told so: more steps
+    or averaging, its usual remedy, do not move such points."""
+    head = finding.message.split(";")[0]
+    return Finding("dominated", f"{head}; their solves stopped in local minima (see "
+                   "local_minima), which more steps per call, more rounds or averaging do not "
+                   "leave", remedy=LOCAL_REMEDY, slots=finding.slots, summary=finding.summary)
+
+
 def _dominated(points: FloatArray, weak: NDArray[np.bool_], candidates: Sequence[int],
-               moving_average: float | None) -> list[Finding]:
+               moving_average: float | None, local: Sequence[int] = ()) -> list[Finding]:
     """The "dominated" finding for the ``candidates`` (slots other than the endpoints or
-    corners) that other points dominate, if any."""
+    corners) that other points dominate, if any; ``local``: slots whose solves stopped in
+    local minima (their remedy is another)."""
     nondominated = moocore.is_nondominated(points)
     inner = [i for i in candidates if not nondominated[i] and weak[i]]
     if not inner:
@@ -434,8 +1112,20 @@ def _dominated(points: FloatArray, weak: NDArray[np.bool_], candidates: Sequence
               if moving_average is not None else
               "let the solver converge further (more steps per call or more rounds), or "
               "average noisy estimates with moving_average=0.2")
-    return [Finding("dominated", f"{len(inner)} of {len(points)} points are dominated by "
-                    f"others (slots {_short(inner)}); {remedy}")]
+    in_local = [i for i in inner if i in set(local)]
+    if in_local and len(in_local) < len(inner):
+        remedy += (f" (slot{'s' if len(in_local) > 1 else ''} {_short(in_local)} stopped in "
+                   "local minima: see local_minima)")
+    found = Finding("dominated", f"{len(inner)} of {len(points)} points are dominated by "
+                    f"others (slots {_short(inner)}); {remedy}",
+                    remedy=("more steps per call or more rounds, or a lower {moving_average}"
+                            if moving_average is not None else
+                            "more steps per call or more rounds, or {moving_average}"),
+                    options={"moving_average": 0.2 if moving_average is None
+                             else moving_average / 2},
+                    slots=tuple(inner),
+                    summary=f"{len(inner)} of {len(points)} points dominated")
+    return [dominated_in_local_minima(found) if len(in_local) == len(inner) else found]
 
 
 def _jumps(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray,
@@ -552,8 +1242,8 @@ def _crossing(j: int, points: FloatArray, ranges: FloatArray,
     return None
 
 
-def _stuck(weights: FloatArray, coords: FloatArray, lagging: list[int],
-           tol: float) -> list[int]:
+def _local_minima_of_front(weights: FloatArray, coords: FloatArray, lagging: list[int],
+                           tol: float) -> list[int]:
     """The ``lagging`` slots (beaten at their own weights) whose points lie within ``tol`` of
     the point of a slot that is not lagging, at a weight at least ``SEPARATED_WEIGHTS``
     away: the solver converged there to a point another weight reaches optimally (a local
@@ -574,7 +1264,7 @@ def _stuck(weights: FloatArray, coords: FloatArray, lagging: list[int],
 def _jump_finding(weights: FloatArray, jumps: list[_Jump], stuck: list[int],
                   weighted_sum: bool = True) -> Finding:
     """The ``jump`` finding for the gaps ``jumps``; ``stuck``: slots whose points are local
-    minima of the weighted sum (see :func:`_stuck`), named as the evidence they are;
+    minima of the weighted sum (see :func:`_local_minima_of_front`), named as the evidence they are;
     ``weighted_sum``: whether the solver minimizes the weighted sum (else the remedy is not
     another scalarization: the front is disconnected, or the solver's ideal point wrong)."""
     where = " and ".join(f"{_between(weights[j.i], weights[j.i + 1])} ({j.share:.0%} of its "
@@ -590,19 +1280,24 @@ def _jump_finding(weights: FloatArray, jumps: list[_Jump], stuck: list[int],
         evidence += (f"; the points of slot{'s' if len(stuck) > 1 else ''} {_short(stuck)} "
                      "are local minima of the weighted sum at their weights (points other "
                      "weights reach, beaten at their own), so more steps will not move them")
+    first = jumps[0]
+    summary = f"the front jumps {_between(weights[first.i], weights[first.i + 1])}"
     if not weighted_sum:
         return Finding(
             "jump", f"the front jumps {where}{evidence}: the solver's scalarization reaches "
             "no point in the gap, so the front is disconnected there (no Pareto point lies in "
             "it, and no spacing can close it); if the solver uses a Tchebycheff "
             "scalarization, its ideal point must be at or below every objective's smallest "
-            "value, or it jumps over non-convex stretches too")
+            "value, or it jumps over non-convex stretches too", summary=summary,
+            remedy="none if the front is disconnected there; else check the solver's ideal "
+                   "point", slots=tuple(j for jump in jumps for j in (jump.i, jump.i + 1)))
     return Finding(
         "jump", f"the front jumps {where}{evidence}: weighted sums cannot reach "
         "that stretch (the front is non-convex or disconnected there); use a Tchebycheff "
         "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"
         + _TCHEBYCHEFF_IDEAL + "; a gap that stays under Tchebycheff holds no Pareto point "
-        "(the front is disconnected there), and no spacing can close it")
+        "(the front is disconnected there), and no spacing can close it", summary=summary,
+        remedy=_TCHEBYCHEFF, slots=tuple(j for jump in jumps for j in (jump.i, jump.i + 1)))
 
 
 def _flat_ends(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray,
@@ -678,14 +1373,3 @@ def _between(a: float, b: float) -> str:
 def _short(indices: list[int]) -> str:
     shown = ", ".join(str(i) for i in indices[:8])
     return shown + (", ..." if len(indices) > 8 else "")
-
-
-def summary(label: str, n_points: int, cv: float, gap_ratio: float,
-            findings: list[Finding]) -> tuple[bool, str]:
-    """``(success, message)`` of a result from its findings."""
-    success = not any(f.fatal for f in findings)
-    head = (f"{label}: {n_points} points, CV {cv:.3g}, gap ratio {gap_ratio:.3g}"
-            if math.isfinite(cv) else f"{label}: {n_points} points")
-    if not findings:
-        return True, head
-    return success, head + "; " + "; ".join(f.message for f in findings)

@@ -49,7 +49,7 @@ from paretosurf._progress import progress_bar
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.checkpoint import CheckpointError
-from paretosurf.diagnostics import Finding, SurfWarning, diagnose, summary
+from paretosurf.diagnostics import diagnose
 from paretosurf.executors import (
     Executor,
     ExecutorLostError,
@@ -58,9 +58,18 @@ from paretosurf.executors import (
     SolveTask,
     raise_for,
 )
+from paretosurf.findings import (
+    DEFAULT_TARGETS,
+    Finding,
+    SurfWarning,
+    check_target,
+    success_and_message,
+    uneven_finding,
+)
 from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report
 from paretosurf.result import IterationRecord, SurfResult, history_from_parts
 from paretosurf.run_folder import RunFolder
+from paretosurf.solver_findings import revise, solver_findings
 from paretosurf.solvers import (
     SolverLike,
     as_solver,
@@ -273,6 +282,9 @@ class Method(ABC):
     #: Whether :meth:`front` is the last round's points, one per slot, so that an earlier
     #: round's could be reported instead (the run's ``report="most-even"``).
     front_is_last_round: ClassVar[bool] = False
+    #: Whether the method aims at evenly spaced points (SURF): a result less even than the
+    #: run's ``target`` then fails; for the others, unevenness is advice.
+    aims_even: ClassVar[bool] = False
 
     @abstractmethod
     def settings(self) -> dict[str, Any]:
@@ -375,7 +387,7 @@ class RunOptions(TypedDict, total=False):
     """The keywords of :func:`run` that every method's entry point passes on (see :func:`run`
     for their meaning): ``executor``, ``checkpoint``, ``resume``, ``overwrite``,
     ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``,
-    ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``."""
+    ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``, ``target``."""
 
     executor: Executor | None
     checkpoint: str | Path | None
@@ -390,6 +402,7 @@ class RunOptions(TypedDict, total=False):
     allow_pickle: bool
     checkpoint_period: float | str
     report: str
+    target: float | None
 
 
 def check_checkpoint_period(period: object) -> float | None:
@@ -578,15 +591,19 @@ class _Runner:
                  folder: RunFolder | None, spacing: Spacing, moving_average: float | None,
                  weight_bounds: tuple[float, float] | None, retries: int,
                  allow_pickle: bool, checkpoint_period: float | None,
-                 report: str = "auto") -> None:
+                 report: str = "auto", target: float | None = None) -> None:
         if report == "most-even" and not method.front_is_last_round:
             raise ValueError(f"report='most-even' needs a method whose points are its last "
                              f"round's, one per slot; {method.label}'s are not")
         self.report = report
+        #: The spacing target of the result (``None``: the front's default).
+        self.target = target
         #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
         self.keeper = RoundKeeper()
-        #: The last round's solves whose info says success=False: (slot, message).
+        #: The last round's solves whose info says success=False: (slot, message); and the
+        #: info of each of its solves.
         self.unsuccessful: list[tuple[int, str]] = []
+        self.last_infos: list[dict[str, Any]] = []
         self.postfix: dict[str, str] = {}
         self._settings: dict[str, Any] | None = None
         self.slots_done = self.slots_total = 0
@@ -734,6 +751,8 @@ class _Runner:
         older = (set() if saved.fallback is None else
                  folders_of(saved.fallback["pool"]["states"], self.folder.path))
         self.fallback_folders = older | self.pool_folders()
+        for record in history:          # the solver sees the saved rounds again, in order
+            self.observe(record.points)
         self.averages = {int(k): np.asarray(v, dtype=np.float64)
                          for k, v in meta.get("averages", {}).items()}
         self.saved_rounds = len(history)
@@ -839,7 +858,8 @@ class _Runner:
              "weight": o.weight if type(o.weight) is float else weight_to_json(o.weight),
              "objectives": None if o.solution is None else o.solution.objectives.tolist(),
              "seconds": float(o.seconds), "host": o.host, "pid": o.pid, "error": o.error,
-             "killed": o.killed, "time": now}
+             "killed": o.killed, "time": now,
+             **({"traceback": o.traceback} if o.traceback else {})}
             for outcome in outcomes for o in (*outcome.lost, outcome)])
 
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
@@ -895,6 +915,7 @@ class _Runner:
         self.unsuccessful = [(slot, str(sol.info.get("message", "")))
                              for slot, sol in zip(slots, sols, strict=False)
                              if sol.info.get("success") is False]
+        self.last_infos = [s.info for s in sols]
         sizes = {s.objectives.size for s in sols}
         if len(sizes) != 1:
             raise ValueError(f"the solver returned objective vectors of sizes {sorted(sizes)} "
@@ -966,11 +987,26 @@ class _Runner:
     def record(self, index: int, started: float, solve_seconds: float) -> IterationRecord:
         weights, points, coords, _ = self.front()
         estimate, alpha = self.method.cdf_update()
+        ideal = self.observe(points)
         return IterationRecord.from_points(
             index, weights, points, coords=coords, cdf=self.method.cdf,
             seconds=time.perf_counter() - started, solve_seconds=solve_seconds,
             n_solves=self.progress.n_solves, n_steps=self.progress.n_steps,
-            weight_change=self.method.weight_change(), cdf_estimate=estimate, alpha=alpha)
+            weight_change=self.method.weight_change(), cdf_estimate=estimate, alpha=alpha,
+            ideal=ideal)
+
+    def observe(self, points: FloatArray) -> FloatArray | None:
+        """Show a round's points to a solver that follows them (``observe(points)``: a
+        Tchebycheff scalarization moves its ideal point below every value found); returns
+        its ideal point then, if it has one. Called in this process, in round order, and
+        again for every saved round on resume, so that a resumed run's solver is as the
+        uninterrupted run's."""
+        observe = getattr(self.solver, "observe", None)
+        if not callable(observe) or points.ndim != 2 or points.shape[1] == 0:
+            return None
+        observe(np.array(points, dtype=np.float64))
+        ideal = getattr(self.solver, "ideal", None)
+        return None if ideal is None else np.array(ideal, dtype=np.float64)
 
     # ------------------------------------------------------------------ results and saves
     def reports_most_even(self) -> bool:
@@ -1009,30 +1045,40 @@ class _Runner:
         if p.history:
             # a jump shows in the history too (a slot whose point crosses a gap, round to
             # round); a point beaten at its own weight is unconverged only under weighted sums
-            scalarization = getattr(getattr(self.solver, "scalarization", None), "kind",
-                                    "linear")
+            scalarization, ideal = declared_scalarization(self.solver)
             findings = diagnose(weights, diagnosed, diagnosed_coords,
                                 normalize=self.spacing.kind,
                                 moving_average=self.moving_average,
                                 ordered=self.method.ordered,
                                 history=p.history if shown is None else p.history[:shown + 1],
-                                weighted_sum=scalarization == "linear")
-            if not any(f.code == "constant" for f in findings):   # (no front: all is said)
+                                weighted_sum=scalarization == "linear",
+                                aims_even=self.method.aims_even,
+                                scalarization=scalarization, ideal=ideal)
+            if not any(f.code in ("constant", "stuck") for f in findings):   # (no front)
                 findings += self.method.findings()
+            extra = solver_findings(
+                weights, diagnosed, diagnosed_coords,
+                history=p.history if shown is None else p.history[:shown + 1],
+                infos=self.last_infos if reported is None else [],
+                scalarization=scalarization, ideal=ideal,
+                aims_even=self.method.aims_even, found=findings)
+            findings = [*revise(findings, extra), *extra]
             if reported is None and self.unsuccessful:
                 findings += _unsuccessful(self.unsuccessful, len(weights))
+            findings += _ideal_beaten(self.solver)
+            findings += self.spacing_findings(shown, findings)
             if (reported is None and p.stop_reason == "iterations" and weights.ndim == 1
-                    and not any(f.code == "jump" for f in findings)):   # (no more rounds help)
+                    and not any(f.code in ("jump", "uneven", "no_minimizer", "stuck")
+                                for f in findings)):
                 findings += _unsettled(self.method.convergence_change(), len(weights),
                                        self.method.settings().get("alpha"))
-        collapsed = any(f.code in ("collapsed", "jump", "constant", "unconverged")
-                        for f in findings)
+        collapsed = any(f.code in STRUCTURAL - {"reversed"} for f in findings)
         record = p.history[-1 if shown is None else shown] if p.history else None
         cv = math.nan if record is None else record.cv
         ratio = math.nan if record is None else record.gap_ratio
-        success, message = summary(self.method.label, len(weights), cv, ratio, findings)
-        if reported is not None:
-            message = f"{message}; {reported.note}"
+        success, message = success_and_message(
+            self.method.label, len(weights), cv, ratio, findings,
+            notes=() if reported is None else (reported.note,))
         if not p.history:
             success, message = False, f"{self.method.label}: no round was run"
         return SurfResult(
@@ -1043,6 +1089,24 @@ class _Runner:
             converged=(p.converged or self.method.converged) and not collapsed,
             stop_reason=p.stop_reason or "not started", success=success, message=message,
             findings=findings, reported_round=shown)
+
+    def spacing_findings(self, shown: int | None,
+                         findings: Sequence[Finding] = ()) -> list[Finding]:
+        """The ``uneven`` finding when the reported round (``shown``; ``None``: the last) is
+        less even than the run's target; none beside a finding that already says why the
+        points cannot be even (a jump, a collapse: ``STRUCTURAL``)."""
+        history = self.progress.history
+        if not history or any(f.code in STRUCTURAL for f in findings):
+            return []
+        upto = history if shown is None else history[:shown + 1]
+        surface = np.ndim(upto[-1].weights) == 2
+        target = self.target if self.target is not None else DEFAULT_TARGETS[
+            "surface" if surface else "curve"]
+        found = uneven_finding(
+            upto[-1].gap_ratio, target, surface=surface, aims_even=self.method.aims_even,
+            out_of_rounds=self.progress.stop_reason == "iterations",
+            ratios=[r.gap_ratio for r in upto], rounds=len(history))
+        return [] if found is None else [found]
 
     def save_state(self, final: SurfResult | None = None) -> None:
         """Checkpoint the run; ``final``: the finished run's result, whose success, message
@@ -1067,8 +1131,7 @@ class _Runner:
                                  f"stopped after round {len(p.history)} and can be resumed")}
         if final is not None:
             view_meta.update(success=final.success, message=final.message,
-                             findings=[{"code": f.code, "message": f.message,
-                                        "fatal": f.fatal} for f in final.findings],
+                             findings=[f.to_dict() for f in final.findings],
                              converged=final.converged, stop_reason=final.stop_reason)
         view_arrays = {"weights": weights, "points": points}
         meta = {"n_solves": p.n_solves, "n_steps": p.n_steps, "converged": p.converged,
@@ -1212,19 +1275,63 @@ def _inside(path: str | Path, folder: Path) -> bool:
 
 
 def _unsuccessful(failed: list[tuple[int, str]], n_points: int) -> list[Finding]:
-    """The advice that solves of the last round reported failure (``info["success"]``)."""
+    """The finding that solves of the last round reported failure (``info["success"]``)."""
     slot, message = failed[0]
     said = f": slot {slot} says {message!r}" if message else f" (slot {slot})"
     return [Finding("unsuccessful", f"{len(failed)} of the last round's {n_points} solves "
                     f"report failure (info['success'] is False){said}; their points may be "
-                    "far from the optimum at their weights: check the solver's settings (a "
-                    "smooth optimizer on a non-smooth objective fails so, for one)",
-                    fatal=False)]
+                    "far from the optimum at their weights",
+                    remedy="check the solver's settings (more iterations, a looser "
+                           "tolerance; a smooth optimizer on a non-smooth objective fails so)",
+                    slots=tuple(s for s, _ in failed),
+                    summary=f"{len(failed)} of {n_points} solves reported failure")]
 
 
+def declared_scalarization(solver: Any) -> tuple[str, FloatArray | None]:
+    """The scalarization a solver says it minimizes and its ideal point: its ``scalarization``
+    attribute's ``kind`` (a :class:`~paretosurf.adapters.Scalarization`, or a plain callable's
+    attribute of that name) and its ``ideal`` (or the scalarization's); a solver that says
+    nothing minimizes the weighted sum, as the paper's solvers do."""
+    for obj in (solver, users_solver(solver)):
+        sc = getattr(obj, "scalarization", None)
+        kind = getattr(sc, "kind", sc)
+        if isinstance(kind, str):
+            ideal = getattr(obj, "ideal", None)
+            if ideal is None:
+                ideal = getattr(sc, "ideal", None)
+            return kind, None if ideal is None else np.asarray(ideal, dtype=np.float64)
+    return "linear", None
+
+
+def _ideal_beaten(solver: Any) -> list[Finding]:
+    """The finding that the run found points below the ideal point the user gave a
+    Tchebycheff scalarization (its ``ideal_beaten``: the objectives concerned)."""
+    beaten = tuple(getattr(solver, "ideal_beaten", ()) or ())
+    if not beaten or not getattr(solver, "ideal_given", False):
+        return []
+    which = " and ".join(f"objective {m + 1}" for m in beaten)
+    return [Finding(
+        "ideal", f"the run found points below the ideal point given to the solver in {which}: "
+        "a Tchebycheff scalarization spaces and reaches the front only from an ideal point at "
+        "or below every objective value, so its points are not what the weights ask for",
+        remedy="let the solver estimate its ideal point (ideal=None), or give one below "
+               "every objective value", summary=f"points below the given ideal in {which}")]
+
+
+#: Findings that say why a front's points cannot be even (no ``uneven`` finding beside them).
+STRUCTURAL = frozenset({"constant", "reversed", "collapsed", "jump", "unconverged", "stuck",
+                        "no_minimizer", "local_minima"})
 #: Findings said in the result's message and findings only, not warned: a short budget
 #: is often chosen on purpose (a first look, a test), and the message says what it cost.
 QUIET_FINDINGS = frozenset({"unsettled"})
+def _quiet(finding: Finding, stop_reason: str) -> bool:
+    """Whether ``finding`` is said in the result's message and findings only, not warned: a
+    budget that ran out (``unsettled``, and ``uneven`` after the iterations ran out: a short
+    run is often chosen on purpose), and a baseline's unevenness (it does not aim at it)."""
+    return finding.code in QUIET_FINDINGS or (finding.code == "uneven" and (
+        not finding.fatal or stop_reason in ("iterations", "callback")))
+
+
 #: A run stopped by its iterations whose next full step would still move a weight by more
 #: than this share of the even spacing 1 / N is reported as not settled.
 UNSETTLED_SHARE = 0.25
@@ -1237,13 +1344,17 @@ def _unsettled(change: float, n_points: int, alpha: Any = None) -> list[Finding]
     spacing = 1.0 / max(n_points - 1, 1)
     if not math.isfinite(change) or change <= UNSETTLED_SHARE * spacing:
         return []
-    remedy = "run more rounds (resume=True with more iterations)"
+    remedy = "run more rounds ({resume} with more {iterations})"
+    options: dict[str, Any] = {"resume": True, "iterations": None}
     if alpha is not None and alpha != "auto":
-        remedy += " or alpha='auto'"
+        remedy += " or {alpha}"
+        options["alpha"] = "auto"
     return [Finding("unsettled", f"the weights were still moving when the iterations ran "
                     f"out: a full step would move one by {change:.3g} ({change / spacing:.0%} "
-                    "of the even spacing), so the points are not yet as even as they will be; "
-                    f"{remedy}", fatal=False)]
+                    "of the even spacing), so the points are not yet as even as they will be",
+                    fatal=False, remedy=remedy, options=options,
+                    summary=f"the weights were still moving ({change / spacing:.0%} of the "
+                            "even spacing)")]
 
 
 #: Whether an interrupted run with a folder tells on stderr how to resume it (a front end
@@ -1300,6 +1411,7 @@ def run(
     allow_pickle: bool = False,
     checkpoint_period: float | str = "auto",
     report: str = "auto",
+    target: float | None = None,
 ) -> SurfResult:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
@@ -1311,8 +1423,9 @@ def run(
     solver : object or callable
         The inner solver (see :func:`paretosurf.surf`).
     iterations : int or None
-        Round limit, counting the rounds already in a resumed checkpoint; ``None``: until the
-        method finishes (its :meth:`Method.propose` returns ``None``).
+        Round limit (at least 1), counting the rounds already in a resumed checkpoint;
+        ``None``: until the method finishes (its :meth:`Method.propose` returns ``None``).
+        With ``resume``, 0 returns the saved run's result without solving.
     init_states : sequence, optional
         Warm starts for the first round; the method says how many it takes.
     tol : float, optional
@@ -1376,6 +1489,15 @@ def run(
         it. Only methods whose points are the last round's, one per slot (SURF, Uniform-w,
         Random-w, UMOD), report an earlier round; the others always report their front.
 
+    target : float, optional
+        The spacing the result must reach: the largest gap over the smallest, between
+        consecutive points (two objectives) or nearest neighbours (a surface), in the run's
+        coordinates (``normalize``), measured on the reported round. Default: 2 on a curve,
+        3 on a surface. A method that aims at even spacing (SURF) fails (``success=False``,
+        finding ``"uneven"``) above it, naming how many more rounds its recent progress
+        suggests; for the others, unevenness is advice. Not a setting of the run: resuming
+        may change it.
+
     Solver states. A solver with ``save_state(state, folder)`` and ``load_state(folder)``
     keeps its states as folders: in ``checkpoint``'s ``states/`` (the result's ``states`` are
     then :class:`~paretosurf.states.StateFolder` paths there), or, without a checkpoint, in a
@@ -1405,6 +1527,9 @@ def run(
                       callback=callback, executor=executor)
     if iterations is not None:
         iterations = check_non_negative_int(iterations, name="iterations")
+        if iterations == 0 and not resume:
+            raise ValueError("iterations must be at least 1 (0 would solve nothing; to read a "
+                             "saved run, use SurfResult.load)")
     n_retries = check_non_negative_int(retries, name="retries")
     period = check_checkpoint_period(checkpoint_period)
     report = check_report(report)
@@ -1420,7 +1545,7 @@ def run(
             "needs checkpoint=DIR on a filesystem every node sees: without it the states would "
             "live in a temporary folder of this machine only")
     runner = _Runner(method, inner, executor, folder, spacing, rate, bounds,
-                     n_retries, bool(allow_pickle), period, report)
+                     n_retries, bool(allow_pickle), period, report, check_target(target))
     if folder is not None:
         folder.acquire()               # one process writes a run folder: held to the end
     try:
@@ -1454,7 +1579,7 @@ def _run_holding(runner: _Runner, iterations: int | None, tol: float | None,
     else:
         runner.start_fresh(init_states)
     done = len(runner.progress.history)
-    if iterations is not None and done > iterations:
+    if iterations is not None and done > iterations > 0:    # (0 with resume: read the run)
         warnings.warn(
             f"{method.label}: the run in {folder.path if folder else 'the checkpoint'} already "
             f"holds {done} rounds, more than iterations={iterations}; its result after {done} "
@@ -1497,7 +1622,7 @@ def _run_holding(runner: _Runner, iterations: int | None, tol: float | None,
         folder.close()
     runner.finish(result)
     for finding in result.findings:
-        if finding.code not in QUIET_FINDINGS:
+        if not _quiet(finding, result.stop_reason):
             warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=3)
     return result
 

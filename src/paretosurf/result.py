@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from paretosurf import metrics
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.checkpoint import pair_stem, read_pair, with_extension, write_pair
-from paretosurf.diagnostics import Finding
+from paretosurf.findings import Finding
 from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
 
@@ -102,6 +102,10 @@ class IterationRecord:
         simplex's edges, each with its own CDF). Files store the estimate and ``alpha``
         and rebuild ``cdf`` from the previous record, so that a record's size does not grow
         with the round number.
+    ideal : ndarray or None
+        For a solver with a moving ideal point (Tchebycheff scalarizations of
+        :mod:`paretosurf.adapters`): the ideal after this round's points were observed, the
+        one the next round solves with.
     """
 
     iteration: int
@@ -117,6 +121,7 @@ class IterationRecord:
     cdf: ArcLengthCDF | None = None
     cdf_estimate: ArcLengthCDF | None = None
     alpha: float = math.nan
+    ideal: FloatArray | None = None
 
     @classmethod
     def from_points(
@@ -134,6 +139,7 @@ class IterationRecord:
         cdf_estimate: ArcLengthCDF | None = None,
         alpha: float = math.nan,
         coords: FloatArray | None = None,
+        ideal: FloatArray | None = None,
     ) -> IterationRecord:
         """A record whose CV and gap ratio are computed from ``points``, or from ``coords``,
         the points in the coordinates the run measures distances in.
@@ -156,14 +162,14 @@ class IterationRecord:
             cv = metrics.nn_cv(at) if usable else math.nan
             ratio = metrics.nn_ratio(at) if usable else math.nan
             return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
-                       solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha)
+                       solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha, ideal)
         if usable and np.ndim(weights) == 2 and len(weights) == len(at):
             at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]
         gaps = metrics.segment_lengths(at) if usable else np.empty(0)
         cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
         ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
         return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
-                   solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha)
+                   solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha, ideal)
 
     def scalars(self) -> dict[str, Any]:
         """The JSON-serialisable part of the record (everything but the arrays)."""
@@ -176,6 +182,8 @@ class IterationRecord:
         """The record's arrays: weights, points, and the Hermite data of the CDF estimate
         (SURF) or, for a CDF not built from an estimate, of the CDF itself."""
         out = {"weights": self.weights, "points": self.points}
+        if self.ideal is not None:
+            out["ideal"] = self.ideal
         for prefix, cdf in (("estimate", self.cdf_estimate),
                             ("cdf", self.cdf if self.cdf_estimate is None else None)):
             if cdf is not None:
@@ -215,6 +223,8 @@ class IterationRecord:
             cdf=cdf,
             cdf_estimate=estimate,
             alpha=alpha,
+            ideal=(np.asarray(arrays["ideal"], dtype=np.float64) if "ideal" in arrays
+                   else None),
         )
 
 
@@ -384,8 +394,7 @@ class SurfResult:
             "stop_reason": self.stop_reason,
             "success": self.success,
             "message": self.message,
-            "findings": [{"code": f.code, "message": f.message, "fatal": f.fatal}
-                         for f in self.findings],
+            "findings": [f.to_dict() for f in self.findings],
             "cdf": self._cdf_entry(),
             "reported_round": self.reported_round,
         }
@@ -436,7 +445,7 @@ class SurfResult:
             stop_reason=str(meta.get("stop_reason", "iterations")),
             success=bool(meta.get("success", True)),
             message=str(meta.get("message", "")),
-            findings=[Finding(**f) for f in meta.get("findings", [])],
+            findings=[Finding.from_dict(f) for f in meta.get("findings", [])],
             reported_round=meta.get("reported_round"),
         )
 

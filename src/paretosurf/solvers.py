@@ -11,6 +11,7 @@ callable ``(weight, state) -> Solution``. A solver may also offer
 from __future__ import annotations
 
 import inspect
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast, runtime_checkable
@@ -104,7 +105,14 @@ class Solution:
     info: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.objectives = np.atleast_1d(np.asarray(self.objectives, dtype=np.float64))
+        raw = np.asarray(self.objectives)
+        if raw.dtype.kind not in "biuf" and not (
+                raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat)):
+            # numpy would turn "1.5" into 1.5 and an object array into whatever it holds
+            raise TypeError(
+                f"Solution.objectives must be numbers (a vector of floats), got "
+                f"{self.objectives!r} (dtype {raw.dtype})")
+        self.objectives = np.atleast_1d(np.asarray(raw, dtype=np.float64))
         if self.objectives.ndim != 1:
             raise ValueError(
                 f"Solution.objectives must be a 1-D vector, got shape {self.objectives.shape}"

@@ -169,6 +169,7 @@ class SurfMethod(SlotMethod):
 
     name = "surf"
     label = "SURF"
+    aims_even = True
 
     def __init__(self, n_segments: int, *, alpha: float | str = 0.3,
                  warm_start: str = "slot") -> None:
@@ -264,6 +265,7 @@ def surf(
     allow_pickle: bool = False,
     checkpoint_period: float | str = "auto",
     report: str = "auto",
+    target: float | None = None,
 ) -> SurfResult:
     """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
 
@@ -370,6 +372,11 @@ def surf(
         solvers whose solutions swing from call to call, such as a DQN's policies (see
         :mod:`paretosurf.kept_rounds`), not for exact solutions with noisy evaluations, where
         it would choose on the noise. ``reported_round`` says which round the result holds.
+    target : float, optional
+        The spacing ``success`` requires: the largest gap over the smallest between
+        consecutive points, in the run's coordinates, on the reported round (default 2). A
+        result above it fails with the finding ``"uneven"``, which says how many more rounds
+        the recent progress suggests when the iterations ran out.
 
     Returns
     -------
@@ -409,4 +416,5 @@ def surf(
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
                callback=callback, progress=progress, normalize=normalize,
                moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report)
+               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report,
+               target=target)

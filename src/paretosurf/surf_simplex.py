@@ -27,16 +27,26 @@ spread:
    changes by more than 15%, and then by at most 2% of the points per round); the areas are
    corrected round by round by the spacing reached inside faces against the one along
    edges.
-5. **Safeguards**: where two edges leave a corner almost in the same direction (a cusp of the
-   surface), the points of one edge that the other's nearly cover are moved inside the face
-   (and stay there while they would still lie within one spacing);
-   a point that landed closer than 0.3 spacings to another restarts in the largest hole
-   (in its own slot); a move that would end on another point's weight is not made;
-   a slot whose point coincides with another's (a local solver stuck on a flat spot of its
-   variables) is warm-started from the nearest slot whose point stands alone.
+5. **Where two edges run close together** (leaving a corner almost in the same direction, a
+   cusp, or side by side where the surface is a band narrower than the spacing, which the
+   raw objectives of unevenly scaled problems often make it), the points of the later edge
+   closer than 0.7 spacings to a point of the other are dropped (and stay dropped while they
+   would lie within one spacing and the stretch of the edge they were dropped from holds
+   them). The next round counts them as placed: the allocation spreads the slots over the
+   rest of the surface instead of crowding the faces, which have no room along such a
+   stretch.
+6. **Safeguards**: a point that landed closer than 0.3 spacings to another restarts in the
+   largest hole (in its own slot); a move that would end on another point's weight is not
+   made; a slot whose point coincides with another's (a local solver stuck on a flat spot of
+   its variables) is warm-started from the nearest slot whose point stands alone.
+
+The layout measures distances in the coordinates the run spaces its points in
+(``normalize``): with ``normalize="none"`` the raw objectives, where unevenly scaled objectives
+make surfaces thin, and the points are as evenly spaced there as with the default
+normalization in normalized coordinates (``benchmarks/bench_surf_simplex.py --units``).
 
 With three objectives and 91 points the nearest-neighbour distances end with a CV between
-0.10 and 0.17 and a max/min between 1.45 and 2.76 on the benchmark's eight fronts, against
+0.08 and 0.18 and a max/min between 1.44 and 3.17 on the benchmark's eight fronts, against
 CV 0.6 to 2.4 and max/min 11 to 2000 for evenly spaced (Das-Dennis) weights; on the most
 distorted fronts single rounds can still put two points together
 (``benchmarks/bench_surf_simplex.py``, ``docs/results/many/``).
@@ -78,8 +88,7 @@ from paretosurf.surface import (
     FaceMap,
     allocate_points,
     embed,
-    face_measure,
-    face_mesh,
+    face_samples,
     faces,
     farthest_points,
     interior_of,
@@ -152,15 +161,64 @@ REALLOCATION_SHARE = 0.02
 
 
 #: Points of two edges closer than this share of the edges' spacing (where two edges leave a
-#: corner almost in the same direction, a cusp of the surface) are thinned to one.
-CUSP_SHARE = 0.5
-#: ... and a point dropped the round before stays dropped while its pair is closer than this
-#: share of the spacing (hysteresis).
+#: corner almost in the same direction, a cusp of the surface, or run side by side along a
+#: surface narrower than the spacing) are thinned to one. 0.7 measured better than 0.5 on 31
+#: random quadratics (seeds 5-15 and 31-50; nn CV 0.138 to 0.106 normalized, 0.143 to 0.123
+#: in raw coordinates); 0.8 no better.
+CUSP_SHARE = 0.7
+#: ... and a point within the stretch of its edge thinned the round before stays dropped
+#: while its pair is closer than this share of the spacing (hysteresis; 0.85 measured worse
+#: in raw coordinates).
 CUSP_KEEP_SHARE = 1.0
 
 
-#: A cusp point: its edge, its index among the edge's points and their number.
-CuspKey = tuple[Face, int, int]
+#: A thinned point: its edge and its position on it (the weight on the edge's first objective).
+CuspKey = tuple[Face, float]
+
+
+def _edge_names(edge_points: Mapping[Face, FloatArray],
+                per_face: Mapping[Face, tuple[FloatArray, FloatArray]]
+                ) -> tuple[list[CuspKey], list[float], FloatArray]:
+    """Each edge point's key, the half-width of its place on the edge (half the smaller gap
+    in position to its neighbours or the corners) and its estimated coordinates."""
+    names: list[CuspKey] = []
+    halves: list[float] = []
+    coords: list[FloatArray] = []
+    for edge, pts in edge_points.items():
+        if not len(pts):
+            continue
+        face_w, face_c = per_face[edge]
+        t = _edge_parameter(pts, edge)
+        names.extend((edge, float(v)) for v in t.tolist())
+        ends = np.sort(np.concatenate([[0.0, 1.0], t]))
+        gaps = np.diff(ends)
+        half = 0.5 * np.minimum(gaps[:-1], gaps[1:])               # by sorted position
+        rank = np.argsort(np.argsort(t, kind="stable"), kind="stable")
+        halves.extend(half[rank].tolist())
+        coords.append(FaceMap(face_w, face_c)(pts[:, list(edge)]))
+    k = next(iter(per_face.values()))[1].shape[1]
+    return names, halves, np.vstack([np.empty((0, k)), *coords])
+
+
+def _was_thinned(name: CuspKey, half: float, previous: Set[CuspKey]) -> bool:
+    """Whether this edge point lies within the stretch of its edge thinned the round before
+    (between the first and the last point dropped there, widened by the point's
+    half-width): the points move along the edge from round to round, the stretch little."""
+    edge, t = name
+    there = [u for e, u in previous if e == edge]
+    return bool(there) and min(there) - half < t < max(there) + half
+
+
+def _drop(edge_points: dict[Face, FloatArray], names: Sequence[CuspKey],
+          gone: Set[int]) -> None:
+    """Remove the points ``gone`` (indices into ``names``, in ``edge_points``' order)."""
+    start = 0
+    for edge, pts in list(edge_points.items()):
+        n = len(pts)
+        drop = sorted(k - start for k in gone if start <= k < start + n)
+        if drop:
+            edge_points[edge] = np.delete(pts, drop, axis=0)
+        start += n
 
 
 def _thin_cusps(edge_points: dict[Face, FloatArray],
@@ -168,44 +226,74 @@ def _thin_cusps(edge_points: dict[Face, FloatArray],
                 previous: Set[CuspKey] = frozenset()) -> set[CuspKey]:
     """Drop edge points that another edge's point nearly covers; returns the dropped ones.
 
-    Where two edges of the simplex map to curves that leave a corner almost in the same
-    direction, each edge's SURF points would pair up with the other's at a fraction of the
-    spacing. The later edge's point of each such pair is dropped (its slot moves inside a
-    face), so that no two points sit closer than ``CUSP_SHARE`` of the spacing. A point
-    dropped the round before (``previous``) stays dropped while its pair is closer than
-    ``CUSP_KEEP_SHARE`` of the spacing: without that margin the thinning alternated between
-    two sets of points from round to round, and the layout with it.
+    Where two edges of the simplex map to curves that run close together (leaving a corner
+    almost in the same direction, a cusp of the surface, or side by side where the surface
+    is a band narrower than the spacing), each edge's SURF points would pair up with the
+    other's at a fraction of the spacing. The later edge's point of each such pair is
+    dropped (its slot goes to the other edges and faces, see
+    :meth:`SurfSimplexMethod._allocate`), so that no two edge points sit closer than
+    ``CUSP_SHARE`` of the spacing. A point within the stretch of its edge thinned the round
+    before (``previous``) stays dropped while its pair is closer than ``CUSP_KEEP_SHARE`` of
+    the spacing: without that margin the thinning alternated between two sets of points
+    from round to round, and the layout with it.
     """
-    names: list[CuspKey] = []
-    coords: list[FloatArray] = []
-    spacing: list[float] = []
-    for edge, pts in edge_points.items():
-        face_w, face_c = per_face[edge]
-        fmap = FaceMap(face_w, face_c)
-        if len(pts):
-            names.extend((edge, i, len(pts)) for i in range(len(pts)))
-            coords.append(fmap(pts[:, list(edge)]))
-        length = _edge_length(face_w, face_c)
-        spacing.append(length / (len(pts) + 1))
+    names, halves, at = _edge_names(edge_points, per_face)
+    spacing = [_edge_length(*per_face[edge]) / (len(pts) + 1)
+               for edge, pts in edge_points.items()]
     if len(names) < 2:
         return set()
-    at = np.vstack(coords)
     limit = CUSP_SHARE * float(np.median(spacing))
     keep_limit = max(limit, CUSP_KEEP_SHARE * float(np.median(spacing)))
     pairs = sorted(cKDTree(at).query_pairs(keep_limit, output_type="ndarray").tolist(),
-                   key=lambda ij: float(np.linalg.norm(at[ij[0]] - at[ij[1]])))
+                   key=lambda ij: (float(np.linalg.norm(at[ij[0]] - at[ij[1]])), ij))
     gone: set[int] = set()
     for i, j in pairs:
         if i in gone or j in gone or names[i][0] == names[j][0]:
             continue
         later = max(i, j)
-        if (float(np.linalg.norm(at[i] - at[j])) < limit) or names[later] in previous:
+        if (float(np.linalg.norm(at[i] - at[j])) < limit
+                or _was_thinned(names[later], halves[later], previous)):
             gone.add(later)
-    for edge in edge_points:
-        keep = [k for k, name in enumerate(names) if name[0] == edge and k not in gone]
-        first = next((k for k, name in enumerate(names) if name[0] == edge), 0)
-        edge_points[edge] = edge_points[edge][[k - first for k in keep]]
+    _drop(edge_points, names, gone)
     return {names[k] for k in gone}
+
+
+def _thin_most_crowded(edge_points: dict[Face, FloatArray],
+                       per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
+                       count: int) -> set[CuspKey]:
+    """Drop ``count`` more edge points, each time the later one of the closest pair of edge
+    points (on the estimated edges); returns them."""
+    names, _, at = _edge_names(edge_points, per_face)
+    alive = np.ones(len(at), dtype=bool)
+    gone: set[int] = set()
+    for _ in range(min(count, len(at))):
+        rows = np.flatnonzero(alive)
+        if rows.size < 2:
+            i = int(rows[-1])
+        else:
+            dist, near = cKDTree(at[rows]).query(at[rows], k=2)
+            pair = int(np.argmin(dist[:, 1]))
+            i = int(max(rows[pair], rows[near[pair, 1]]))
+        alive[i] = False
+        gone.add(i)
+    _drop(edge_points, names, gone)
+    return {names[k] for k in gone}
+
+
+def _match_total(old: Mapping[Face, int], new: Mapping[Face, int]) -> dict[Face, int]:
+    """``old`` with points added where ``new`` has most more, or taken where it has most
+    fewer, until the totals agree (the number of edge points thinned changed)."""
+    out = dict(old)
+    diff = sum(new.values()) - sum(out.values())
+    while diff > 0:
+        face = max(out, key=lambda f: new[f] - out[f])
+        out[face] += 1
+        diff -= 1
+    while diff < 0:
+        face = max((f for f in out if out[f] > 0), key=lambda f: out[f] - new[f])
+        out[face] -= 1
+        diff += 1
+    return out
 
 
 def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
@@ -319,6 +407,7 @@ class SurfSimplexMethod(SlotMethod):
 
     name = "surf_simplex"
     label = "SURF-simplex"
+    aims_even = True
 
     def __init__(self, n_points: int, n_objectives: int, *, alpha: float | str = 0.3,
                  warm_start: str = "nearest") -> None:
@@ -464,7 +553,7 @@ class SurfSimplexMethod(SlotMethod):
         if self._next is not None:
             arrays["next_weights"] = self._next
         meta["memory"] = len(self._memory)
-        meta["thinned"] = sorted([list(edge), i, n] for edge, i, n in self._thinned)
+        meta["thinned"] = sorted([*edge, t] for edge, t in self._thinned)
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         return meta, arrays
@@ -494,8 +583,11 @@ class SurfSimplexMethod(SlotMethod):
             refine.restore(cdfs[0], cdfs[1], meta.get("edges", {}).get(key))
         self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
                       if "next_weights" in arrays else None)
-        self._thinned = {(tuple(int(v) for v in edge), int(i), int(n))
-                         for edge, i, n in meta.get("thinned", [])}
+        self._thinned = {(tuple(int(v) for v in row[:-1]), float(row[-1]))
+                         for row in meta.get("thinned", [])
+                         # an edge and a position (runs saved before held [edge, i, n])
+                         if len(row) == 3
+                         and all(isinstance(v, numbers.Integral) for v in row[:2])}
         self._memory = [(np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
                          np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64))
                         for i in range(int(meta.get("memory", 0)))]
@@ -552,30 +644,42 @@ class SurfSimplexMethod(SlotMethod):
                 t = face_w[:, 0]
                 order = np.argsort(t, kind="stable")
                 refine.update(t[order], face_c[order])
-        counts = self._allocate(per_face)
+        maps = {face: FaceMap(*per_face[face]) for face in faces(m) if len(face) > 2}
+        # the edge points thinned in the last round are counted as placed (the allocation
+        # spreads the slots over the rest): a stretch where two edges run close together
+        # holds one edge's points, and the thinned slots do not crowd a face
+        lost = len(self._thinned)
+        counts = self._allocate(per_face, maps, lost)
         self.counts = counts
         placed = [np.eye(m)]
         predicted: list[tuple[FloatArray, FloatArray]] = []
         edge_points = {edge: self._edge_points(weights, edge, counts[edge])
                        for edge in self.edges}
         thinned = _thin_cusps(edge_points, per_face, self._thinned) if m > 2 else set()
+        # thinned more (fewer) than counted: the face with the most points gets the rest
+        # (gives them up, and where the faces have none, the closest edge points go)
+        spare = {face: counts[face] for face in faces(m)}
+        surplus = len(thinned) - lost
+        inner = sorted((f for f in faces(m) if len(f) > 2), key=lambda f: -counts[f])
+        if surplus > 0:
+            spare[inner[0]] += surplus
+        for face in inner:
+            take = min(spare[face], max(-surplus, 0))
+            spare[face] -= take
+            surplus += take
+        if surplus < 0:
+            thinned |= _thin_most_crowded(edge_points, per_face, -surplus)
         self._thinned = thinned
-        dropped = len(thinned)
         placed.extend(edge_points.values())
-        spare = {face: 0 for face in faces(m)}
-        if dropped:
-            largest = max((f for f in faces(m) if len(f) > 2), key=lambda f: counts[f])
-            spare[largest] = dropped
         for face in faces(m):
-            count = counts[face] + spare[face]
+            count = spare[face]
             if len(face) == 2 or count == 0:
                 continue
             fixed_all = np.vstack(placed)
             fixed = fixed_all[on_face(fixed_all, face)][:, list(face)]
             face_w, face_c = per_face[face]
-            fmap = FaceMap(face_w, face_c)
-            mesh_w, simplices = face_mesh(
-                face_w, min_simplices=MESH_SAMPLES_PER_POINT * count)
+            fmap = maps[face]
+            samples = face_samples(fmap, min_samples=MESH_SAMPLES_PER_POINT * count)
             current = weights[interior_of(weights, face)][:, list(face)]
             start = current[:count]
             restart = np.empty(0, dtype=np.intp)
@@ -591,12 +695,12 @@ class SurfSimplexMethod(SlotMethod):
                 # crowded points restart in place (every other slot keeps its point), new
                 # ones join at the end
                 stay = np.delete(start, restart, axis=0)
-                extra = farthest_points(fmap, mesh_w, simplices, np.vstack([fixed, stay]),
+                extra = farthest_points(fmap, samples, np.vstack([fixed, stay]),
                                         restart.size + max(missing, 0))
                 start = np.vstack([start, extra[restart.size:]])
                 start[restart] = extra[:restart.size]
             held = _well_spaced(fmap(np.vstack([fixed, start])), len(fixed))
-            free = restricted_cvt(fmap, mesh_w, simplices, fixed, start)
+            free = restricted_cvt(fmap, samples, fixed, start)
             free[held] = start[held]
             free = quadratic_pull_back(fmap(free), face_c, face_w, free)
             free[held] = start[held]
@@ -654,9 +758,11 @@ class SurfSimplexMethod(SlotMethod):
         out[:, edge[1]] = 1.0 - t
         return out
 
-    def _allocate(self, per_face: Mapping[Face, tuple[FloatArray, FloatArray]]
-                  ) -> dict[Face, int]:
-        """Points per face from the estimated lengths and areas, with hysteresis."""
+    def _allocate(self, per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
+                  maps: Mapping[Face, FaceMap], lost: int = 0) -> dict[Face, int]:
+        """Points per face from the estimated lengths and areas, with hysteresis; ``lost``
+        points more than the slots (the edge points the last round thinned, see
+        :meth:`_layout`)."""
         m = self.m
         if m == 2:
             return {(0, 1): self.n_points - 2}
@@ -665,11 +771,12 @@ class SurfSimplexMethod(SlotMethod):
             if len(face) == 2:
                 measures[face] = _edge_length(face_w, face_c)
             else:
-                measures[face] = self.density * face_measure(FaceMap(face_w, face_c), face_w)
-        new = allocate_points(measures, self.n_points, m)
+                measures[face] = self.density * maps[face].measure()
+        new = allocate_points(measures, self.n_points + lost, m)
         old = self.counts
         if old is None:
             return new
+        old = _match_total(old, new)
         if all(abs(new[f] - old[f]) <= max(1.0, ALLOCATION_HYSTERESIS * old[f]) for f in new):
             return old
         return _reallocate(old, new, max(1, round(REALLOCATION_SHARE * self.n_points)))
@@ -698,6 +805,7 @@ def surf_simplex(
     allow_pickle: bool = False,
     checkpoint_period: float | str = "auto",
     report: str = "auto",
+    target: float | None = None,
 ) -> SurfResult:
     """Find ``n_points`` Pareto points spread evenly over the front of ``n_objectives``
     objectives (SURF on the weight simplex).
@@ -735,6 +843,11 @@ def surf_simplex(
         :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (lowest nearest-neighbour max/min of the
         points, in the run's coordinates). ``"auto"`` (default): the most even with M >= 3,
         the last with M = 2.
+    target : float, optional
+        The spacing ``success`` requires on the reported round, in the run's coordinates:
+        the nearest-neighbour distances' max/min with M >= 3 (default 3), the largest gap
+        over the smallest along the front with M = 2 (default 2). A result above it fails
+        with the finding ``"uneven"``.
     warm_start : {"nearest", "slot", "rescue"}
         "nearest" (default): each point continues from the previous solution whose weight is
         closest to its new weight; points move between edges and faces as the estimated
@@ -757,7 +870,9 @@ def surf_simplex(
         ``gap_ratio`` are the nearest-neighbour distance CV (:func:`paretosurf.metrics.nn_cv`)
         and max/min ratio (:func:`paretosurf.metrics.nn_ratio`), with M = 2 those of the gaps
         along the front, as SURF's; ``cdf`` is ``None``.
-        ``success`` and ``message`` report collapsed or dominated points. With M >= 3 (and
+        ``success`` is True only when the points are distinct, none dominated, every solve
+        succeeded and the spacing meets ``target``; ``message`` and ``findings`` say what
+        failed and what to do. With M >= 3 (and
         ``report="auto"``) the weights, points and states are those of the most even of the
         last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` rounds (lowest max/min),
         ``reported_round`` its index in
@@ -786,5 +901,6 @@ def surf_simplex(
                executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
                callback=callback, progress=progress, normalize=normalize,
                moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report)
+               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report,
+               target=target)
 

@@ -9,10 +9,13 @@ maps to the front of the objectives in ``S``. This module holds the pieces
 - :func:`faces`: the faces of the simplex with two or more vertices, in the order they are
   filled (edges first);
 - :class:`FaceMap`: the estimated map from a face's weights to the front (piecewise linear
-  over the triangulation of the solved weights);
-- :func:`face_mesh`: a sample of a face, refined where the solved points are dense (each
+  over the Delaunay triangulation of the solved weights, built once per round; each call
+  locates its weights with Qhull's walk and combines barycentric coordinates);
+- :func:`face_mesh`: a mesh of a face, refined where the solved points are dense (each
   simplex of the Delaunay triangulation of their weights is subdivided), and
-  :func:`simplex_volumes` of its mapped simplices: the surface measure of the estimate;
+  :func:`face_samples`: the centroids of its pieces on the estimated surface with their
+  volumes as masses (:func:`simplex_volumes`), computed from the triangulation without
+  interpolating again;
 - :func:`allocate_points`: how many points each face gets, from the faces' measures, so that
   the spacing is the same everywhere;
 - :func:`restricted_cvt`: Lloyd's iterations of a centroidal Voronoi tessellation of the
@@ -30,13 +33,14 @@ of the simplex, so the iteration is written here.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.interpolate import LinearNDInterpolator
 from scipy.spatial import Delaunay, QhullError, cKDTree
 
 from paretosurf.simplex_weights import simplex_lattice
@@ -44,8 +48,10 @@ from paretosurf.simplex_weights import simplex_lattice
 __all__ = [
     "Face",
     "FaceMap",
+    "FaceSamples",
     "allocate_points",
     "face_mesh",
+    "face_samples",
     "faces",
     "on_face",
     "restricted_cvt",
@@ -63,6 +69,12 @@ MESH_SUBDIVISIONS = 6
 #: Lloyd's iterations per round, and the move (relative to the face's extent) that stops them.
 LLOYD_ITERATIONS = 60
 LLOYD_TOL = 1e-7
+#: ... or stop once no more than this share of the free generators (and at most one where
+#: there are fewer than 20) moved by more than ``LLOYD_SETTLED`` of the median spacing in an
+#: iteration: a generator whose cell straddles a sharp bend of the estimate can cycle
+#: between two places without end, and the others have settled.
+LLOYD_SETTLED = 1e-2
+LLOYD_RESTLESS = 0.05
 #: Candidate simplices tried when pulling a centroid back to a weight.
 PULLBACK_CANDIDATES = 8
 #: Free generators are kept this far (a share of the way to the face's centre) inside their
@@ -121,6 +133,10 @@ class FaceMap:
     fronts. Outside the hull of the data (only by rounding) the nearest point's value is
     used.
 
+    The triangulation is built once; each call locates its weights in it (Qhull's directed
+    walk) and combines the simplex's points with barycentric coordinates from the simplices'
+    stored affine transforms (:attr:`simplices`, :meth:`locate`).
+
     Examples
     --------
     >>> import numpy as np
@@ -129,6 +145,8 @@ class FaceMap:
     >>> fmap = FaceMap(w, 2 * w)                  # a linear map is reproduced exactly
     >>> fmap(np.array([[0.2, 0.3, 0.5]])).round(12).tolist()
     [[0.4, 0.6, 1.0]]
+    >>> round(fmap.measure(), 12) == round(4 * 3 ** 0.5 / 2, 12)   # the area of 2 * face
+    True
     """
 
     def __init__(self, weights: FloatArray, coords: FloatArray) -> None:
@@ -137,26 +155,69 @@ class FaceMap:
         self.coords = coords
         chart = weights[:, :-1]
         self._tree: cKDTree | None = None
+        self._delaunay: Delaunay | None = None
+        self._pieces: tuple[FloatArray, FloatArray, cKDTree] | None = None
         if self.k == 2:
             order = np.argsort(chart[:, 0], kind="stable")
             self._t = chart[order, 0]
             self._values = coords[order]
+            #: The triangulation of the solved weights: index rows into ``weights``.
+            self.simplices = np.stack([order[:-1], order[1:]], axis=1).astype(np.intp)
         else:
-            self._interp = LinearNDInterpolator(chart, coords)
+            self._delaunay = _delaunay(chart)
+            self.simplices = np.asarray(self._delaunay.simplices, dtype=np.intp)
+
+    def locate(self, weights: FloatArray) -> tuple[IntArray, FloatArray]:
+        """The simplex of :attr:`simplices` holding each face weight (-1 outside the hull)
+        and the weight's barycentric coordinates in it, shapes (Q,) and (Q, k)."""
+        assert self._delaunay is not None, "locate is for faces of three or more objectives"
+        tri = self._delaunay
+        chart = weights[:, :-1]
+        d = self.k - 1
+        where = np.asarray(tri.find_simplex(chart), dtype=np.intp)
+        transform = tri.transform[np.maximum(where, 0)]             # (Q, d + 1, d)
+        lam = np.einsum("qij,qj->qi", transform[:, :d], chart - transform[:, d])
+        bary = np.concatenate([lam, 1.0 - lam.sum(axis=1, keepdims=True)], axis=1)
+        return where, bary
 
     def __call__(self, weights: FloatArray) -> FloatArray:
         """The estimated coordinates at face weights of shape (Q, k)."""
-        chart = weights[:, :-1]
         if self.k == 2:
-            return np.stack([np.interp(chart[:, 0], self._t, self._values[:, j])
+            t = weights[:, 0]
+            return np.stack([np.interp(t, self._t, self._values[:, j])
                              for j in range(self._values.shape[1])], axis=1)
-        out = np.asarray(self._interp(chart), dtype=np.float64)
-        bad = ~np.all(np.isfinite(out), axis=1)
+        where, bary = self.locate(weights)
+        out = np.einsum("qi,qik->qk", bary, self.coords[self.simplices[np.maximum(where, 0)]])
+        bad = where < 0
         if bad.any():
             if self._tree is None:
                 self._tree = cKDTree(self.weights[:, :-1])
-            out[bad] = self.coords[self._tree.query(chart[bad])[1]]
-        return out
+            out[bad] = self.coords[self._tree.query(weights[bad, :-1])[1]]
+        return np.asarray(out, dtype=np.float64)
+
+    def measure(self) -> float:
+        """The length, area, ... of the estimated surface: the sum of its mapped simplices'
+        volumes."""
+        return float(simplex_volumes(self.coords, self.simplices).sum())
+
+    def pieces(self) -> tuple[FloatArray, FloatArray, cKDTree]:
+        """The mapped simplices of non-zero volume: their points (T, k, K), weights
+        (T, k, k), and a tree of their centres (built once)."""
+        if self._pieces is None:
+            keep = simplex_volumes(self.coords, self.simplices) > 0
+            chosen = self.simplices[keep]
+            points = self.coords[chosen]
+            self._pieces = (points, self.weights[chosen], cKDTree(points.mean(axis=1)))
+        return self._pieces
+
+
+def _delaunay(chart: FloatArray) -> Delaunay:
+    """Delaunay triangulation of face weights in their chart, joggled where Qhull refuses
+    the data (all points on the face's boundary and collinear in the chart)."""
+    try:
+        return Delaunay(chart)
+    except QhullError:
+        return Delaunay(chart, qhull_options="QJ")
 
 
 def triangulate(weights: FloatArray) -> IntArray:
@@ -165,20 +226,44 @@ def triangulate(weights: FloatArray) -> IntArray:
     if weights.shape[1] == 2:
         order = np.argsort(weights[:, 0], kind="stable")
         return np.stack([order[:-1], order[1:]], axis=1).astype(np.intp)
-    try:
-        return np.asarray(Delaunay(weights[:, :-1]).simplices, dtype=np.intp)
-    except QhullError:
-        # degenerate data (all points on the face's boundary and collinear in the chart):
-        # jiggle-free fallback, Qhull's joggled input
-        return np.asarray(Delaunay(weights[:, :-1], qhull_options="QJ").simplices,
-                          dtype=np.intp)
+    return np.asarray(_delaunay(weights[:, :-1]).simplices, dtype=np.intp)
 
 
+@functools.lru_cache(maxsize=32)
 def _reference_subdivision(k: int, subdivisions: int) -> tuple[FloatArray, IntArray]:
-    """Barycentric lattice points of a standard (k-1)-simplex and its triangulation."""
+    """Barycentric lattice points of a standard (k-1)-simplex and its triangulation (cached;
+    read-only)."""
     lattice = simplex_lattice(k, subdivisions)
-    return lattice, triangulate(lattice)
+    simplices = triangulate(lattice)
+    lattice.flags.writeable = False
+    simplices.flags.writeable = False
+    return lattice, simplices
 
+
+@functools.lru_cache(maxsize=32)
+def _reference_samples(k: int, subdivisions: int) -> tuple[FloatArray, FloatArray]:
+    """Barycentric centroids of the simplices of :func:`_reference_subdivision` and their
+    shares of its volume (cached; read-only). A linear map scales every volume by the same
+    factor, so these are also the shares of any mapped simplex."""
+    lattice, simplices = _reference_subdivision(k, subdivisions)
+    centroids = lattice[simplices].mean(axis=1)
+    volumes = simplex_volumes(lattice, simplices)
+    shares = volumes / volumes.sum()
+    centroids.flags.writeable = False
+    shares.flags.writeable = False
+    return centroids, shares
+
+
+def _subdivisions(k: int, n_coarse: int, subdivisions: int, min_simplices: int) -> int:
+    """Subdivisions of each coarse simplex so that ``n_coarse`` of them make at least
+    ``min_simplices`` (see :func:`face_mesh`)."""
+    if min_simplices > 0 and n_coarse:
+        # a (k-1)-simplex cut into s parts along each edge holds about s^(k-1) simplices
+        rough = math.floor((min_simplices / n_coarse) ** (1.0 / (k - 1)) + 1e-9)
+        subdivisions = max(subdivisions, rough)
+    while n_coarse * len(_reference_subdivision(k, subdivisions)[1]) < min_simplices:
+        subdivisions += 1
+    return subdivisions
 
 def face_mesh(weights: FloatArray, *, subdivisions: int = MESH_SUBDIVISIONS,
               min_simplices: int = 0) -> tuple[FloatArray, IntArray]:
@@ -213,19 +298,63 @@ def face_mesh(weights: FloatArray, *, subdivisions: int = MESH_SUBDIVISIONS,
     """
     k = weights.shape[1]
     coarse = triangulate(weights)
-    if min_simplices > 0 and len(coarse):
-        # a (k-1)-simplex cut into s parts along each edge holds about s^(k-1) simplices
-        rough = math.floor((min_simplices / len(coarse)) ** (1.0 / (k - 1)) + 1e-9)
-        subdivisions = max(subdivisions, rough)
+    subdivisions = _subdivisions(k, len(coarse), subdivisions, min_simplices)
     ref_nodes, ref_simplices = _reference_subdivision(k, subdivisions)
-    while len(coarse) * len(ref_simplices) < min_simplices:
-        subdivisions += 1
-        ref_nodes, ref_simplices = _reference_subdivision(k, subdivisions)
     corners = weights[coarse]                                      # (C, k, k)
     nodes = np.einsum("pk,ckj->cpj", ref_nodes, corners)           # (C, p, k)
     offsets = np.arange(len(coarse))[:, None, None] * len(ref_nodes)
     simplices = (offsets + ref_simplices[None]).reshape(-1, k)
     return nodes.reshape(-1, k), simplices
+
+
+class FaceSamples(NamedTuple):
+    """A sample of a face's estimated surface: the centroids of the simplices of its mesh
+    (:func:`face_mesh`), in weights and on the surface, with the mapped simplices' volumes
+    as masses (see :func:`face_samples`)."""
+
+    weights: FloatArray
+    coords: FloatArray
+    mass: FloatArray
+
+
+def face_samples(fmap: FaceMap, *, subdivisions: int | None = None,
+                 min_samples: int = 0) -> FaceSamples:
+    """The samples of a face's estimated surface on which its points are laid out.
+
+    Each simplex of ``fmap``'s triangulation is cut as in :func:`face_mesh` (``subdivisions``
+    parts along each edge, more until there are ``min_samples``); a sample is the centroid of
+    a piece, in weights and on the surface (the map is linear on each simplex, so the
+    barycentric centroids serve both), with the piece's share of the mapped simplex's volume
+    as mass. Nothing is interpolated or triangulated again: the cost is a few array products
+    over the samples.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surface import FaceMap, face_samples
+    >>> samples = face_samples(FaceMap(np.eye(3), 2 * np.eye(3)), subdivisions=3)
+    >>> samples.weights.shape, samples.coords.shape, round(float(samples.mass.sum()), 12)
+    ((9, 3), (9, 3), 3.464101615138)
+    """
+    k = fmap.k
+    coarse = fmap.simplices
+    subdivisions = _subdivisions(k, len(coarse), MESH_SUBDIVISIONS if subdivisions is None
+                                 else subdivisions, min_samples)
+    centroids, shares = _reference_samples(k, subdivisions)
+    weights = np.einsum("rk,ckj->crj", centroids, fmap.weights[coarse]).reshape(-1, k)
+    coords = np.einsum("rk,ckj->crj", centroids, fmap.coords[coarse])
+    volumes = simplex_volumes(fmap.coords, coarse)
+    mass = (volumes[:, None] * shares[None, :]).reshape(-1)
+    return FaceSamples(weights, coords.reshape(-1, coords.shape[-1]), mass)
+
+
+def mesh_samples(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray) -> FaceSamples:
+    """The samples of any mesh of a face (nodes' weights and simplices, as :func:`face_mesh`
+    returns): its simplices' centroids, mapped by ``fmap``, with the mapped volumes."""
+    nodes = fmap(mesh_weights)
+    return FaceSamples(np.asarray(mesh_weights[simplices].mean(axis=1), dtype=np.float64),
+                       np.asarray(nodes[simplices].mean(axis=1), dtype=np.float64),
+                       simplex_volumes(nodes, simplices))
 
 
 def simplex_volumes(points: FloatArray, simplices: IntArray) -> FloatArray:
@@ -330,17 +459,17 @@ def allocate_points(measures: Mapping[Face, float], n_points: int,
     return out
 
 
-def _pull_back(centroids: FloatArray, mesh_coords: FloatArray, mesh_weights: FloatArray,
-               simplices: IntArray, centres: cKDTree) -> FloatArray:
-    """Weights whose estimated points are nearest to ``centroids``: each centroid is
-    projected onto the nearest few mapped mesh simplices (least-squares barycentric
-    coordinates, clipped to the simplex) and the closest projection wins."""
-    n_candidates = min(PULLBACK_CANDIDATES, len(simplices))
+def _pull_back(centroids: FloatArray, fmap: FaceMap) -> tuple[FloatArray, FloatArray]:
+    """Weights whose estimated points are nearest to ``centroids``, and those points: each
+    centroid is projected onto the nearest few mapped simplices of the estimate
+    (least-squares barycentric coordinates, clipped to the simplex) and the closest
+    projection wins."""
+    y_all, w_all, centres = fmap.pieces()
+    n_candidates = min(PULLBACK_CANDIDATES, len(y_all))
     _, near = centres.query(centroids, k=n_candidates)
     near = np.asarray(near).reshape(len(centroids), n_candidates)
-    vertices = simplices[near]                                    # (G, c, k)
-    y = mesh_coords[vertices]                                     # (G, c, k, K)
-    w = mesh_weights[vertices]                                    # (G, c, k, k)
+    y = y_all[near]                                               # (G, c, k, K)
+    w = w_all[near]                                               # (G, c, k, k)
     edges = y[:, :, 1:] - y[:, :, :1]                             # (G, c, d, K)
     rhs = centroids[:, None, :] - y[:, :, 0]                      # (G, c, K)
     gram = np.einsum("gcik,gcjk->gcij", edges, edges)
@@ -356,21 +485,20 @@ def _pull_back(centroids: FloatArray, mesh_coords: FloatArray, mesh_weights: Flo
     out = np.einsum("gi,gik->gk", bary[rows, best], w[rows, best])
     out /= out.sum(axis=1, keepdims=True)
     k = out.shape[1]
-    return np.asarray((1.0 - INTERIOR_MARGIN) * out + INTERIOR_MARGIN / k, dtype=np.float64)
+    return (np.asarray((1.0 - INTERIOR_MARGIN) * out + INTERIOR_MARGIN / k, dtype=np.float64),
+            np.asarray(proj[rows, best], dtype=np.float64))
 
 
-def restricted_cvt(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray,
-                   fixed: FloatArray, start: FloatArray, *,
-                   iterations: int = LLOYD_ITERATIONS) -> FloatArray:
+def restricted_cvt(fmap: FaceMap, samples: FaceSamples, fixed: FloatArray, start: FloatArray,
+                   *, iterations: int | None = None) -> FloatArray:
     """Lloyd's iterations on the estimated surface of one face, with boundary points fixed.
 
     Parameters
     ----------
     fmap : FaceMap
         The face's estimated map.
-    mesh_weights, simplices : ndarray
-        The face's mesh (:func:`face_mesh`); each mapped simplex is a sample of the surface,
-        with its volume as mass.
+    samples : FaceSamples
+        A sample of the surface (:func:`face_samples`), each with its mass.
     fixed : ndarray, shape (F, k)
         Face weights of the points already placed on the face's boundary (corners, edges,
         lower faces): generators that do not move.
@@ -383,46 +511,53 @@ def restricted_cvt(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray,
         The free generators' face weights after the iterations: each is (nearly) the
         centroid of its Voronoi cell on the surface, and the points' cells have (nearly)
         equal size where the surface allows.
+
+    Each iteration assigns the samples to their nearest generator (one k-d tree query),
+    sums each cell's mass and moments, and projects the centroids back onto the estimated
+    surface (:func:`_pull_back`); a generator's position on the surface is that projection,
+    so the map is evaluated only once, at the start.
     """
     if len(start) == 0:
         return start.copy()
-    mesh_coords = fmap(mesh_weights)
-    mass = simplex_volumes(mesh_coords, simplices)
-    keep = mass > 0
-    if not keep.any():
+    keep = samples.mass > 0
+    if not keep.any() or not len(fmap.pieces()[0]):
         return start.copy()
-    simplices, mass = simplices[keep], mass[keep]
-    sample_coords = mesh_coords[simplices].mean(axis=1)
-    sample_weights = mesh_weights[simplices].mean(axis=1)
-    centres = cKDTree(sample_coords)
+    sample_weights, sample_coords = samples.weights[keep], samples.coords[keep]
+    mass = samples.mass[keep]
+    weighted = mass[:, None] * sample_coords
     extent = float(np.linalg.norm(sample_coords.max(axis=0) - sample_coords.min(axis=0)))
-    fixed_coords = fmap(fixed) if len(fixed) else np.empty((0, mesh_coords.shape[1]))
+    fixed_coords = fmap(fixed) if len(fixed) else np.empty((0, sample_coords.shape[1]))
     free = start.copy()
-    n_fixed = len(fixed)
-    for _ in range(iterations):
-        free_coords = fmap(free)
+    free_coords = fmap(free)
+    n_fixed, n_free = len(fixed), len(free)
+    settled = math.inf
+    if LLOYD_SETTLED is not None and n_fixed + n_free >= 2:
+        at = np.vstack([fixed_coords, free_coords])
+        settled = LLOYD_SETTLED * float(np.median(cKDTree(at).query(at, k=2)[0][:, 1]))
+    restless = max(1, math.floor(LLOYD_RESTLESS * n_free))
+    for _ in range(LLOYD_ITERATIONS if iterations is None else iterations):
         owner = cKDTree(np.vstack([fixed_coords, free_coords])).query(sample_coords)[1]
-        mine = owner >= n_fixed
-        owner_free = owner[mine] - n_fixed
-        cell_mass = np.bincount(owner_free, weights=mass[mine], minlength=len(free))
-        moments = np.stack([np.bincount(owner_free, weights=mass[mine] * sample_coords[mine, j],
-                                        minlength=len(free))
-                            for j in range(sample_coords.shape[1])], axis=1)
+        rows = np.flatnonzero(owner >= n_fixed)
+        owner = owner[rows] - n_fixed
+        cell_mass = np.bincount(owner, weights=mass[rows], minlength=n_free)
+        moments = np.stack([np.bincount(owner, weights=weighted[rows, j], minlength=n_free)
+                            for j in range(weighted.shape[1])], axis=1)
         filled = cell_mass > 0
-        new = free.copy()
+        new, new_coords = free.copy(), free_coords.copy()
         if filled.any():
             centroids = moments[filled] / cell_mass[filled, None]
-            new[filled] = _pull_back(centroids, mesh_coords, mesh_weights, simplices, centres)
+            new[filled], new_coords[filled] = _pull_back(centroids, fmap)
         for g in np.flatnonzero(~filled):
             # an empty cell: restart the generator where the surface is worst covered
-            gap = cKDTree(np.vstack([fixed_coords, fmap(new)])).query(sample_coords)[0]
+            gap = cKDTree(np.vstack([fixed_coords, new_coords])).query(sample_coords)[0]
             gap_w = cKDTree(np.vstack([fixed, new])).query(sample_weights)[0]
             j = _farthest(gap, gap_w)
             if j >= 0:
-                new[g] = sample_weights[j]
-        moved = float(np.max(np.linalg.norm(fmap(new) - free_coords, axis=1)))
-        free = new
-        if moved <= LLOYD_TOL * max(extent, 1e-300):
+                new[g], new_coords[g] = sample_weights[j], sample_coords[j]
+        step = np.linalg.norm(new_coords - free_coords, axis=1)
+        free, free_coords = new, new_coords
+        if (float(np.max(step)) <= LLOYD_TOL * max(extent, 1e-300)
+                or (settled < math.inf and np.count_nonzero(step > settled) <= restless)):
             break
     return free
 
@@ -438,7 +573,8 @@ def quadratic_pull_back(targets: FloatArray, coords: FloatArray, weights: FloatA
     quadratic in the tangent coordinates of the ``neighbours`` nearest solved points is
     second order; ``fallback`` is kept where the fit is ill-posed or leaves the simplex.
     ``neighbours`` defaults to 10 on a triangle (better than 8, 12 or 15 over 16 random
-    quadratics), and to four more than the quadratic's terms on larger faces.
+    quadratics), and to four more than the quadratic's terms on larger faces. The fits of
+    all targets are solved together (stacked SVDs, as ``numpy.linalg.lstsq`` solves each).
 
     Parameters
     ----------
@@ -468,27 +604,33 @@ def quadratic_pull_back(targets: FloatArray, coords: FloatArray, weights: FloatA
     n_terms = 1 + d + d * (d + 1) // 2
     wanted = max(10, n_terms + 4) if neighbours is None else neighbours
     count = min(wanted, len(coords))
-    if count < n_terms + 2:
+    if count < n_terms + 2 or len(targets) == 0:
         return fallback
-    tree = cKDTree(coords)
+    dist, idx = cKDTree(coords).query(targets, k=count)
+    dist = np.asarray(dist).reshape(len(targets), count)
+    idx = np.asarray(idx).reshape(len(targets), count)
+    near = coords[idx]                                              # (G, c, K)
+    centre = near.mean(axis=1, keepdims=True)
+    _, _, vt = np.linalg.svd(near - centre, full_matrices=False)
+    basis = vt[:, :d]                                               # (G, d, K)
+    u = np.einsum("gck,gdk->gcd", near - targets[:, None, :], basis)
+    cols = [np.ones(u.shape[:2])] + [u[..., i] for i in range(d)]
+    cols += [u[..., i] * u[..., j] for i in range(d) for j in range(i, d)]
+    design = np.stack(cols, axis=2)                                 # (G, c, terms)
+    scale = np.maximum(dist[:, -1:], 1e-300)
+    wts = 1.0 / (1.0 + (dist / scale) ** 2)
+    a = design * wts[..., None]
+    b = weights[idx] * wts[..., None]                               # (G, c, k)
+    # least squares as numpy.linalg.lstsq(rcond=None): singular values below
+    # eps * max(rows, columns) * the largest are dropped; only the constant term is needed
+    left, sing, right = np.linalg.svd(a, full_matrices=False)
+    cutoff = np.finfo(np.float64).eps * max(a.shape[1:]) * sing[:, :1]
+    inverse = np.divide(1.0, sing, out=np.zeros_like(sing), where=sing > cutoff)
+    projected = np.einsum("gci,gck->gik", left, b) * inverse[..., None]
+    w = np.einsum("gi,gik->gk", right[:, :, 0], projected)
     out = fallback.copy()
-    dist, idx = tree.query(targets, k=count)
-    for g in range(len(targets)):
-        near = coords[idx[g]]
-        centre = near.mean(axis=0)
-        _, _, vt = np.linalg.svd(near - centre, full_matrices=False)
-        basis = vt[:d]
-        u = (near - targets[g]) @ basis.T                       # (count, d)
-        cols = [np.ones(count)] + [u[:, i] for i in range(d)]
-        cols += [u[:, i] * u[:, j] for i in range(d) for j in range(i, d)]
-        design = np.stack(cols, axis=1)
-        scale = max(float(dist[g, -1]), 1e-300)
-        wts = 1.0 / (1.0 + (dist[g] / scale) ** 2)
-        sol, *_ = np.linalg.lstsq(design * wts[:, None], weights[idx[g]] * wts[:, None],
-                                  rcond=None)
-        w = sol[0]
-        if np.all(np.isfinite(w)) and np.all(w > 0):
-            out[g] = w / w.sum()
+    good = np.all(np.isfinite(w), axis=1) & np.all(w > 0, axis=1)
+    out[good] = w[good] / w[good].sum(axis=1, keepdims=True)
     return out
 
 
@@ -503,17 +645,17 @@ def _farthest(gap: FloatArray, gap_w: FloatArray) -> int:
     return j if gap_w[j] > 0 else -1
 
 
-def farthest_points(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray,
-                    fixed: FloatArray, count: int) -> FloatArray:
-    """``count`` face weights for new free generators: greedily, the mesh sample farthest
-    (on the estimated surface) from the fixed points and those already chosen.
+def farthest_points(fmap: FaceMap, samples: FaceSamples, fixed: FloatArray,
+                    count: int) -> FloatArray:
+    """``count`` face weights for new free generators: greedily, the sample farthest (on the
+    estimated surface) from the fixed points and those already chosen.
 
     Parameters
     ----------
     fmap : FaceMap
         The face's estimated map.
-    mesh_weights, simplices : ndarray
-        The face's mesh (:func:`face_mesh`); the samples are its simplices' centroids.
+    samples : FaceSamples
+        A sample of the surface (:func:`face_samples`).
     fixed : ndarray, shape (F, k)
         Face weights of the points already placed.
     count : int
@@ -529,25 +671,25 @@ def farthest_points(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray
     Raises
     ------
     ValueError
-        If the mesh has fewer than ``count`` samples apart from ``fixed`` (pass a finer mesh,
-        see ``min_simplices`` of :func:`face_mesh`).
+        If there are fewer than ``count`` samples apart from ``fixed`` (pass a finer sample,
+        see ``min_samples`` of :func:`face_samples`).
 
     Examples
     --------
-    Five weights from a mesh of nine triangles: never the same sample twice.
+    Five weights from a sample of nine triangles: never the same sample twice.
 
     >>> import numpy as np
-    >>> from paretosurf.surface import FaceMap, face_mesh, farthest_points
-    >>> nodes, simplices = face_mesh(np.eye(3), subdivisions=3)
-    >>> got = farthest_points(FaceMap(np.eye(3), np.eye(3)), nodes, simplices, np.eye(3), 5)
+    >>> from paretosurf.surface import FaceMap, face_samples, farthest_points
+    >>> fmap = FaceMap(np.eye(3), np.eye(3))
+    >>> samples = face_samples(fmap, subdivisions=3)
+    >>> got = farthest_points(fmap, samples, np.eye(3), 5)
     >>> len({tuple(w) for w in got.round(12).tolist()})
     5
     """
-    k = mesh_weights.shape[1]
+    sample_weights, sample_coords = samples.weights, samples.coords
+    k = sample_weights.shape[1]
     if count <= 0:
         return np.empty((0, k))
-    sample_weights = mesh_weights[simplices].mean(axis=1)
-    sample_coords = fmap(sample_weights)
     if len(fixed):
         gap = cKDTree(fmap(fixed)).query(sample_coords)[0]
         gap_w = cKDTree(fixed).query(sample_weights)[0]
@@ -558,7 +700,7 @@ def farthest_points(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray
     for _ in range(count):
         j = _farthest(gap, gap_w)
         if j < 0:
-            raise ValueError(f"a mesh of {len(simplices)} simplices holds fewer than "
+            raise ValueError(f"a sample of {len(sample_weights)} points holds fewer than "
                              f"{count} new points apart from the {len(fixed)} placed")
         picks.append(j)
         gap = np.minimum(gap, np.linalg.norm(sample_coords - sample_coords[j], axis=1))
@@ -566,10 +708,10 @@ def farthest_points(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray
     return np.asarray(sample_weights[picks], dtype=np.float64)
 
 
-def face_measure(fmap: FaceMap, weights: FloatArray) -> float:
-    """The length, area, ... of a face's estimated surface (from its mesh)."""
-    nodes, simplices = face_mesh(weights)
-    return float(simplex_volumes(fmap(nodes), simplices).sum())
+def face_measure(fmap: FaceMap, weights: FloatArray | None = None) -> float:
+    """The length, area, ... of a face's estimated surface (:meth:`FaceMap.measure`;
+    ``weights`` is ignored, kept for callers that pass the solved weights)."""
+    return fmap.measure()
 
 
 def embed(face_weights: FloatArray, face: Sequence[int], n_objectives: int) -> FloatArray:

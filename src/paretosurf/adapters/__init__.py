@@ -17,6 +17,13 @@ their convex hull. ``"asf"`` puts each solution on the ray from the ideal point 
 vector: the layout :func:`paretosurf.surf_simplex` needs on fronts where objectives reach their
 ideal values together (DTLZ-like).
 
+The ideal point of the last three is given (``ideal=...``: it stays there) or, in
+:func:`from_scipy` and :func:`from_pymoo`, estimated from corner solves; either way the solver
+has ``observe(points)``, which the run calls after each round: an estimate moves down (never
+up) to stay below every objective value found, a given ideal stays and the objectives that
+went below it are recorded (``solver.ideal_beaten``). See :class:`IdealPoint`; for linear
+scalarization ``observe`` is a no-op.
+
 Modules: :mod:`~paretosurf.adapters.scalarization` (the scalarizations),
 :mod:`~paretosurf.adapters.scipy_solver`, :mod:`~paretosurf.adapters.pymoo_solver`,
 :mod:`~paretosurf.adapters.torch_solver`. Importing this package imports neither torch nor
@@ -40,6 +47,7 @@ Examples
 from paretosurf.adapters.pymoo_solver import from_pymoo
 from paretosurf.adapters.scalarization import (
     SCALARIZATIONS,
+    IdealPoint,
     Scalarization,
     as_scalarization,
     weight_vector,
@@ -49,6 +57,7 @@ from paretosurf.adapters.torch_solver import TorchSolver, from_torch
 
 __all__ = [
     "SCALARIZATIONS",
+    "IdealPoint",
     "Scalarization",
     "ScipySolver",
     "TorchSolver",

@@ -67,6 +67,39 @@ front: as ``w`` grows, objective 1 is non-increasing and objective 2 non-decreas
 turns from the objective-1 axis at ``w = 0`` to the objective-2 axis at ``w = 1``). SURF's
 arc-length CDF and its inverse therefore apply unchanged; its convergence rates are not proven
 for these scalarizations.
+
+The ideal point over a run (:class:`IdealPoint`). Tchebycheff's minimizers lie on rays from
+``z``, so a ``z`` above part of the front (a corner solve that stopped in a local minimum, say)
+makes the rays miss that part: on pymoo's ZDT3 the corner solves from the middle of the box
+give ``z2 = 0.242`` where the front reaches ``f2 = -0.773``, and a run that keeps that ``z``
+squeezes most interior weights into a few thousandths while its points go below its "ideal".
+As MOEA/D updates its reference point, the adapters therefore keep an *estimated* ideal below
+every objective value the run has found: the run calls ``solver.observe(points)`` after each
+round (in its own process, before the solver is sent to workers again), and each ideal-using
+adapter moves its estimate down, never up, when a value comes within half a margin of it:
+
+``margin_m = IDEAL_MARGIN_REL * (worst_m - best_m) + IDEAL_MARGIN_ABS * max(1, |best_m|)``
+
+with ``best_m`` and ``worst_m`` the smallest and largest value of objective ``m`` observed so
+far (the corner solves of the estimate included), ``IDEAL_MARGIN_REL = 1e-6`` and
+``IDEAL_MARGIN_ABS = 1e-8``. When ``z_m > best_m - margin_m / 2`` the estimate moves to
+``z_m = best_m - margin_m``. So after every ``observe`` the ideal lies at least half a margin
+below every value found (every Tchebycheff term of a point found is positive) and at most a
+margin below the best value found (the rays are those of the best values found, to about
+``1e-6`` of the observed range; the margin never shrinks); values that improve by less than
+half a margin, or a range that less than doubles, leave it where it is (no drift of the rays,
+round after round, from an inexact solver's last digits). The margin is the corner
+estimate's own, so a corner estimate that is right is left exactly where it is. A *given*
+ideal is never moved; observed values strictly below it are recorded
+(:attr:`IdealPoint.beaten`, :attr:`IdealPoint.excess`) for the run to report.
+
+The estimate is only as low as the values found. A Tchebycheff solve does not look below its
+ideal point: where ``h_m < z_m`` that term is negative and the max is decided by the other
+objectives, so a converged solve tends to stop where ``h_m`` is about ``z_m``. The estimate
+moves when some solve lands lower anyway (in another basin of a multimodal objective, or an
+inexact solve), as on ZDT3 from the first round; a part of the front that no solve reaches
+stays unknown (on ZDT3 from the middle of the box, the piece near ``f1 = 0.85``). Give
+``ideal`` when the true ideal is known.
 """
 
 from __future__ import annotations
@@ -80,10 +113,14 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = [
     "DEFAULT_FLOOR",
     "DEFAULT_RHO",
+    "IDEAL_MARGIN_ABS",
+    "IDEAL_MARGIN_REL",
     "SCALARIZATIONS",
+    "IdealPoint",
     "Scalarization",
     "as_scalarization",
     "check_weight",
+    "ideal_margin",
     "weight_vector",
 ]
 
@@ -97,6 +134,10 @@ DEFAULT_RHO = 1e-4
 DEFAULT_FLOOR = 1e-4
 #: How far from 1 the entries of a weight vector may sum.
 SIMPLEX_SUM_TOL = 1e-8
+#: The margin of an estimated ideal point below the best value found, per objective:
+#: ``IDEAL_MARGIN_REL * range + IDEAL_MARGIN_ABS * max(1, |best|)`` (:func:`ideal_margin`).
+IDEAL_MARGIN_REL = 1e-6
+IDEAL_MARGIN_ABS = 1e-8
 
 
 def check_weight(w: object, *, name: str = "weight") -> float | FloatArray:
@@ -317,3 +358,167 @@ def as_scalarization(scalarization: str | Scalarization, ideal: ArrayLike | None
         raise ValueError(f"scalarization must be one of {list(SCALARIZATIONS)} or a "
                          f"Scalarization, got {scalarization!r}")
     return Scalarization(scalarization, ideal=ideal, rho=DEFAULT_RHO if rho is None else rho)
+
+
+def ideal_margin(best: ArrayLike, worst: ArrayLike) -> FloatArray:
+    """The margin of an estimated ideal point below the best values ``best``, per objective:
+    ``IDEAL_MARGIN_REL * (worst - best) + IDEAL_MARGIN_ABS * max(1, |best|)`` (positive also
+    for a constant objective).
+
+    Examples
+    --------
+    >>> from paretosurf.adapters.scalarization import ideal_margin
+    >>> ideal_margin([0.0, -2.0], [4.0, 2.0]).tolist()
+    [4.01e-06, 4.02e-06]
+    """
+    lo = np.asarray(best, dtype=np.float64)
+    hi = np.asarray(worst, dtype=np.float64)
+    return np.asarray(IDEAL_MARGIN_REL * (hi - lo) + IDEAL_MARGIN_ABS * np.maximum(
+        1.0, np.abs(lo)), dtype=np.float64)
+
+
+class IdealPoint:
+    """The ideal point of an adapter's scalarization over a run: given, or estimated and kept
+    below every objective value the run has found (module docstring, *The ideal point over a
+    run*).
+
+    Its state is a few vectors of one entry per objective, whatever the number of rounds
+    observed, so a solver holding it pickles small; it changes only when an observation
+    changes what it reports (a given ideal's state only when a value goes below it).
+
+    Parameters
+    ----------
+    value : array_like of shape (M,) or None
+        The ideal point; ``None`` for an estimate not made yet (the first observation makes
+        it, as a move would).
+    given : bool
+        Whether the user gave ``value``: then it never moves.
+    best, worst : array_like of shape (M,), optional
+        Smallest and largest values already observed per objective (an estimate's corner
+        solves); ignored when ``given``.
+
+    Attributes
+    ----------
+    value : ndarray of shape (M,) or None
+    given : bool
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.adapters.scalarization import IdealPoint
+    >>> z = IdealPoint.from_corners([[0.0, 1.0], [1.0, 0.25]])  # corner solves: a bad f2
+    >>> z.value.round(8).tolist()                        # best - (1e-6 * range + 1e-8)
+    [-1.01e-06, 0.24999924]
+    >>> z.observe([[0.5, 0.5], [0.8, -0.5]])             # a point below it: moves
+    True
+    >>> z.value.round(8).tolist()                        # -0.5 - (1.5e-6 + 1e-8)
+    [-1.01e-06, -0.50000151]
+    >>> given = IdealPoint([0.0, 0.0], given=True)
+    >>> given.observe([[0.5, 0.5], [0.8, -0.5]]), given.value.tolist()
+    (False, [0.0, 0.0])
+    >>> given.beaten, given.excess.tolist()
+    ((1,), [0.0, -0.5])
+    """
+
+    value: FloatArray | None
+    given: bool
+
+    def __init__(self, value: ArrayLike | None, *, given: bool,
+                 best: ArrayLike | None = None, worst: ArrayLike | None = None) -> None:
+        if given and value is None:
+            raise ValueError("a given ideal point needs its value")
+        self.value = None if value is None else _as_ideal(value)
+        self.given = bool(given)
+        self._best: FloatArray | None = None
+        self._worst: FloatArray | None = None
+        self._excess: FloatArray | None = None
+        if not self.given and best is not None:
+            self._best = np.array(best, dtype=np.float64)
+            self._worst = np.array(self._best if worst is None else worst, dtype=np.float64)
+
+    @classmethod
+    def from_corners(cls, values: ArrayLike) -> IdealPoint:
+        """The estimate from the objective vectors ``values`` (K, M) of the corner solves
+        (each objective minimized alone): the best value minus :func:`ideal_margin`, with the
+        corner values counted as observed."""
+        ends = np.asarray(values, dtype=np.float64)
+        best, worst = ends.min(axis=0), ends.max(axis=0)
+        return cls(best - ideal_margin(best, worst), given=False, best=best, worst=worst)
+
+    @property
+    def n_objectives(self) -> int | None:
+        for v in (self.value, self._best):
+            if v is not None:
+                return int(v.size)
+        return None
+
+    @property
+    def best(self) -> FloatArray | None:
+        """Smallest value per objective observed so far (an estimate's corner solves
+        included); ``None`` for a given ideal, which keeps only :attr:`excess`."""
+        return None if self._best is None else self._best.copy()
+
+    @property
+    def beaten(self) -> tuple[int, ...]:
+        """The objectives (0-based) with an observed value strictly below a given ideal; ``()``
+        for an estimate, which :meth:`observe` moves below every value instead."""
+        if self._excess is None:
+            return ()
+        return tuple(int(m) for m in np.flatnonzero(self._excess < 0.0))
+
+    @property
+    def excess(self) -> FloatArray | None:
+        """Per objective, the smallest observed value minus a given ideal where that is
+        negative, 0 elsewhere (``excess.min()`` is the most negative excess); zeros for an
+        estimate once observed, ``None`` before any observation."""
+        if self.given:
+            return None if self._excess is None else self._excess.copy()
+        return None if self._best is None else np.zeros(self._best.size)
+
+    def observe(self, points: ArrayLike) -> bool:
+        """Take the objective vectors ``points`` (R, M) of one round (minimized) into
+        account: an estimated ideal moves down (never up) to ``best - margin`` where a value
+        came within half a margin of it; a given one stays and records values below it. Rows
+        that are not all finite are skipped. Returns whether the ideal moved.
+
+        Raises
+        ------
+        ValueError
+            When ``points`` is not of shape (R, M) (or (M,)) with M the ideal's length.
+        """
+        pts = np.asarray(points, dtype=np.float64)
+        if pts.ndim == 1:
+            pts = pts[None, :]
+        m = self.n_objectives
+        if pts.ndim != 2 or pts.shape[1] < 2 or (m is not None and pts.shape[1] != m):
+            want = f"(R, {m})" if m is not None else "(R, M) with M >= 2"
+            raise ValueError(f"points must be an array of shape {want} (one objective vector "
+                             f"per row), got shape {pts.shape}")
+        pts = pts[np.all(np.isfinite(pts), axis=1)]
+        if pts.shape[0] == 0:
+            return False
+        lo = pts.min(axis=0)
+        if self.given:
+            assert self.value is not None
+            below = np.minimum(lo - self.value, 0.0)
+            if self._excess is None:
+                self._excess = below
+            elif np.any(below < self._excess):
+                self._excess = np.minimum(self._excess, below)
+            return False
+        hi = pts.max(axis=0)
+        self._best = lo if self._best is None else np.minimum(self._best, lo)
+        self._worst = hi if self._worst is None else np.maximum(self._worst, hi)
+        margin = ideal_margin(self._best, self._worst)
+        if self.value is None:
+            self.value = self._best - margin
+            return True
+        close = self.value > self._best - 0.5 * margin
+        if not np.any(close):
+            return False
+        self.value = np.where(close, np.minimum(self.value, self._best - margin), self.value)
+        return True
+
+    def __repr__(self) -> str:
+        value = None if self.value is None else self.value.tolist()
+        return f"IdealPoint({value}, given={self.given})"

@@ -62,7 +62,14 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import Bounds, LinearConstraint, NonlinearConstraint, minimize
 
 from paretosurf._validation import check_positive_int
-from paretosurf.adapters.scalarization import Scalarization, as_scalarization, check_weight
+from paretosurf.adapters.scalarization import (
+    IDEAL_MARGIN_ABS,
+    IDEAL_MARGIN_REL,
+    IdealPoint,
+    Scalarization,
+    as_scalarization,
+    check_weight,
+)
 from paretosurf.solvers import Solution
 
 __all__ = [
@@ -90,10 +97,10 @@ LINEAR_METHODS: dict[str, tuple[bool, bool, bool]] = {
 }
 #: Methods for the Tchebycheff scalarizations (epigraph form, with constraints).
 EPIGRAPH_METHODS = ("SLSQP", "trust-constr")
-#: The estimated ideal point is ``best - (IDEAL_MARGIN_REL * range + IDEAL_MARGIN_ABS *
-#: max(1, |best|))``, per objective, from the two endpoint solves.
-IDEAL_MARGIN_REL = 1e-6
-IDEAL_MARGIN_ABS = 1e-8
+# IDEAL_MARGIN_REL and IDEAL_MARGIN_ABS (defined in paretosurf.adapters.scalarization, kept
+# here under their former home): the estimated ideal point is ``best - (IDEAL_MARGIN_REL *
+# range + IDEAL_MARGIN_ABS * max(1, |best|))``, per objective, from the corner solves, and
+# ``observe`` keeps it below every value found (paretosurf.adapters.scalarization.IdealPoint).
 #: SLSQP's ``ftol`` unless ``options`` give one (scipy's default is an absolute 1e-6) for the
 #: problems divided by their largest scalarized term at the start, so this is relative
 #: (module docstring). Tight, so that warm-started calls on objectives of small scale still
@@ -160,11 +167,14 @@ def from_scipy(
     ideal : array_like of shape (M,), optional
         Ideal point ``z`` of the Tchebycheff scalarizations, strictly below every attainable
         objective value, with one entry per objective (checked against ``objectives(x0)``
-        at construction). ``None``: estimated at construction from full solves from ``x0``
-        with ``method``, one per objective alone, minus a margin of ``IDEAL_MARGIN_REL``
-        (``1e-6``) times the range of the two solves' values plus ``IDEAL_MARGIN_ABS``
-        (``1e-8``) times ``max(1, |minimum|)``. These are local solves: for non-convex
-        objectives give ``ideal`` if the minima from ``x0`` may not be global.
+        at construction); it stays where it is given, and :meth:`ScipySolver.observe`
+        records the objectives whose values go below it (``ideal_beaten``). ``None``:
+        estimated at construction from full solves from ``x0`` with ``method``, one per
+        objective alone, minus a margin of ``IDEAL_MARGIN_REL`` (``1e-6``) times the range of
+        the solves' values plus ``IDEAL_MARGIN_ABS`` (``1e-8``) times ``max(1, |minimum|)``.
+        These are local solves, so the estimate may lie above part of the front: the run
+        calls ``observe(points)`` after every round, which moves the estimate below every
+        value found (never up; :class:`~paretosurf.adapters.scalarization.IdealPoint`).
     rho : float, optional
         Relative augmentation of the Tchebycheff scalarizations (default ``1e-4``).
     options : mapping, optional
@@ -180,10 +190,15 @@ def from_scipy(
         ``solve(weight, state) -> Solution``: the state is the decision vector ``x`` (a
         float64 array; the epigraph variable ``t`` is recomputed from it); ``info`` holds
         ``steps`` (iterations used, scipy's ``nit``), ``nfev``, ``success``, ``message``,
-        ``value`` (the scalarized value at ``x``) and ``objective_calls`` (calls of
-        ``objectives``). It pickles when the functions given do,
-        so process executors can run it. Its ``ideal`` attribute is the ideal point used;
-        ``evaluate(state)`` gives the objectives at a state (for the Soup baseline).
+        ``value`` (the scalarized value at ``x``), ``objective_calls`` (calls of
+        ``objectives``), ``non_finite`` (how many of those calls returned a NaN or an
+        infinite value: the solve stepped out of the objectives' domain, which the run
+        reports as a ``non_finite`` finding) and, for the scalarizations with an ideal point,
+        ``ideal`` (the one solved with, a list of floats). It pickles when the functions
+        given do, so process executors can run it. ``ideal`` is the ideal point in use and
+        ``ideal_given`` whether the user gave it; ``observe(points)`` updates it after a
+        round (above); ``evaluate(state)`` gives the objectives at a state (for the Soup
+        baseline).
 
     Raises
     ------
@@ -228,9 +243,16 @@ class ScipySolver:
     Attributes
     ----------
     scalarization : Scalarization
-        The scalarization solved, with the ideal point used (estimated or given).
-    ideal : ndarray of shape (2,) or None
-        The ideal point of the Tchebycheff scalarizations (``None`` for linear).
+        The scalarization solved, with the ideal point in use (estimated or given).
+    ideal : ndarray of shape (M,) or None
+        The ideal point of the Tchebycheff scalarizations and ASF (``None`` for linear).
+    ideal_given : bool
+        Whether the user gave the ideal point (``False`` for an estimate and for linear).
+    ideal_beaten : tuple of int
+        Objectives (0-based) whose observed values went below a given ideal point.
+    ideal_excess : ndarray of shape (M,) or None
+        Per objective, how far observed values went below a given ideal point (``<= 0``;
+        ``ideal_excess.min()`` is the most negative excess).
     method : str
         The scipy method.
     x0 : ndarray of shape (n,)
@@ -289,14 +311,75 @@ class ScipySolver:
                 "'modified_tchebycheff': for two objectives it solves the same problems (the "
                 "front point on the ray from the ideal point along (1 - w, w), 'asf' with the "
                 "weight vector [1 - w, w])")
-        if sc.needs_ideal and sc.ideal is None:
-            sc = sc.with_ideal(self._estimate_ideal())
+        #: The ideal point's state over the run (None for linear scalarization).
+        self._ideal: IdealPoint | None = None
+        if sc.needs_ideal:
+            if sc.ideal is None:
+                self._ideal = IdealPoint.from_corners(self._corner_values())
+                assert self._ideal.value is not None
+                sc = sc.with_ideal(self._ideal.value)
+            else:
+                self._ideal = IdealPoint(sc.ideal, given=True)
         self.scalarization = sc
 
     @property
     def ideal(self) -> FloatArray | None:
-        """The ideal point used by the Tchebycheff scalarizations (``None`` for linear)."""
+        """The ideal point in use by the Tchebycheff scalarizations and ASF (``None`` for
+        linear)."""
         return None if self.scalarization.ideal is None else self.scalarization.ideal.copy()
+
+    @property
+    def ideal_given(self) -> bool:
+        """Whether the user gave the ideal point (``False`` for an estimate and for linear)."""
+        return self._ideal is not None and self._ideal.given
+
+    @property
+    def ideal_beaten(self) -> tuple[int, ...]:
+        """Objectives (0-based) whose observed values went strictly below a given ideal
+        point (``()`` for an estimate, which :meth:`observe` moves below them)."""
+        return () if self._ideal is None else self._ideal.beaten
+
+    @property
+    def ideal_excess(self) -> FloatArray | None:
+        """Per objective, the smallest observed value minus a given ideal point where
+        negative, else 0 (``None`` for linear and before any observation)."""
+        return None if self._ideal is None else self._ideal.excess
+
+    def observe(self, points: ArrayLike) -> bool:
+        """Take one round's objective vectors ``points`` (R, M), minimized, into account: an
+        estimated ideal point moves down, never up, to stay below every value found (by the
+        margin of :class:`~paretosurf.adapters.scalarization.IdealPoint`); a given one stays
+        and records the objectives that went below it (``ideal_beaten``). A no-op for linear
+        scalarization. Deterministic: the same calls give the same ideal, bit for bit.
+        Returns whether the ideal point moved.
+
+        The run calls it after every round, in its own process; the next round's solves (in
+        this process or in workers that get the solver pickled again) use the new ideal.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paretosurf.adapters import from_scipy
+        >>> def objectives(x):      # f2: a local minimum near x = 0.96, the global near -1.04
+        ...     return np.array([(x[0] - 1.0) ** 2, (x[0] ** 2 - 1.0) ** 2 + 0.3 * x[0]])
+        >>> solver = from_scipy(objectives, x0=[1.0], scalarization="tchebycheff")
+        >>> solver.ideal.round(3).tolist()      # the corner solves stop in the local minimum
+        [-0.0, 0.294]
+        >>> h = objectives(np.array([-1.0]))    # a point the run found: (4, -0.3)
+        >>> solver.observe([h])                 # below the estimate: it moves
+        True
+        >>> solver.ideal.round(8).tolist()      # h minus the margin: 1e-6 * range + 1e-8
+        [-4.01e-06, -0.30000061]
+        >>> solver.solve(0.5, None).info["ideal"] == solver.ideal.tolist()
+        True
+        """
+        if self._ideal is None:
+            return False
+        moved = self._ideal.observe(points)
+        if moved:
+            assert self._ideal.value is not None
+            self.scalarization = self.scalarization.with_ideal(self._ideal.value)
+        return moved
 
     def solve(self, weight: float, state: ArrayLike | None) -> Solution:
         """Minimize the scalarization for ``weight`` from ``state`` (``x0`` when ``None``),
@@ -377,26 +460,26 @@ class ScipySolver:
         if self.bounds is not None:
             x = np.clip(x, *self.bounds)
         h = ev.values(x)
-        info = {
+        info: dict[str, Any] = {
             "steps": int(getattr(res, "nit", 0)),
             "nfev": int(getattr(res, "nfev", 0)),
             "success": bool(res.success),
             "message": str(res.message),
             "value": float(sc(h, w)),
             "objective_calls": ev.calls,
+            "non_finite": ev.non_finite,
         }
+        if sc.needs_ideal and sc.ideal is not None:
+            info["ideal"] = sc.ideal.tolist()
         return Solution(h.copy(), state=x.copy(), info=info)
 
-    def _estimate_ideal(self) -> FloatArray:
-        """Minimize each objective alone from ``x0`` (full solves), minus a small margin."""
+    def _corner_values(self) -> FloatArray:
+        """The objectives at the minimizers of each objective alone from ``x0`` (full
+        solves, linear scalarization at the corners of the weight simplex), (M, M)."""
         linear = Scalarization("linear")
         corners: list[float | FloatArray] = (
             [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives)))
-        ends = np.array([self._run(linear, w, self.x0, None).objectives for w in corners])
-        best, worst = ends.min(axis=0), ends.max(axis=0)
-        margin = IDEAL_MARGIN_REL * (worst - best) + IDEAL_MARGIN_ABS * np.maximum(
-            1.0, np.abs(best))
-        return best - margin
+        return np.array([self._run(linear, w, self.x0, None).objectives for w in corners])
 
     def __repr__(self) -> str:
         return (f"ScipySolver(scalarization={self.scalarization.kind!r}, "
@@ -419,6 +502,9 @@ class _Evaluator:
         self._values: dict[bytes, FloatArray] = {}
         self._jacobians: dict[bytes, FloatArray] = {}
         self.calls = 0
+        #: Calls of ``objectives`` that returned a NaN or an infinite value (the solver's
+        #: steps left the objectives' domain: a log of 0, a square root of a negative number).
+        self.non_finite = 0
 
     def values(self, x: FloatArray) -> FloatArray:
         key = np.asarray(x, dtype=np.float64).tobytes()
@@ -427,6 +513,8 @@ class _Evaluator:
             out = _as_values(self._objectives(np.array(x, dtype=np.float64)), "objectives(x)",
                              self._m)
             self.calls += 1
+            if not np.all(np.isfinite(out)):
+                self.non_finite += 1
             _remember(self._values, key, out)
         return out
 

@@ -14,7 +14,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_positive, check_positive_int
-from paretosurf.adapters.scalarization import Scalarization, as_scalarization, check_weight
+from paretosurf.adapters.scalarization import (
+    IdealPoint,
+    Scalarization,
+    as_scalarization,
+    check_weight,
+)
 from paretosurf.solvers import Solution
 
 __all__ = ["TorchSolver", "from_torch"]
@@ -62,6 +67,8 @@ def from_torch(
         Ideal point of the Tchebycheff scalarizations, required with them (``[0, 0]`` is
         one for non-negative losses). It is not estimated: ``steps`` optimizer steps per
         objective from the initial parameters would give a point well above the true minima.
+        It stays where it is given; :meth:`TorchSolver.observe` records the objectives whose
+        values go below it (``ideal_beaten``, ``ideal_excess``), for the run to report.
     rho : float, optional
         Relative augmentation of the Tchebycheff scalarizations (default ``1e-4``).
     evaluate_fn : callable, optional
@@ -82,7 +89,10 @@ def from_torch(
         under ``"optimizer"``, so slots never share memory, states travel to worker processes
         fast and checkpoints store them without pickle. A cold start (``state=None``) uses
         the parameters the model had at construction (copied once) and a fresh optimizer.
-        ``info`` holds ``steps`` and ``loss`` (the last training step's scalarized loss).
+        ``info`` holds ``steps``, ``loss`` (the last training step's scalarized loss),
+        ``non_finite`` (how many of the steps met a NaN or infinite loss: the run reports
+        them as a ``non_finite`` finding) and, for the scalarizations with an ideal point,
+        ``ideal`` (a list of floats).
         ``evaluate(state)`` and ``interpolate(state0, state1, t)`` serve the Soup baseline.
 
     Raises
@@ -122,6 +132,13 @@ class TorchSolver:
         The scalarization of the losses.
     steps : int
         Optimizer steps per call.
+    ideal : ndarray of shape (M,) or None
+        The ideal point (given; ``None`` for linear).
+    ideal_given : bool
+        ``True`` for the scalarizations with an ideal point (always given here).
+    ideal_beaten, ideal_excess
+        What :meth:`observe` found below the given ideal point, as
+        :class:`~paretosurf.adapters.ScipySolver` has them.
     """
 
     def __init__(
@@ -184,14 +201,41 @@ class TorchSolver:
                 f"scalarization {self.scalarization.kind!r} needs ideal=[z1, z2] below every "
                 "attainable loss (e.g. [0, 0] for non-negative losses); from_torch does not "
                 "estimate it")
+        self._ideal = (IdealPoint(self.scalarization.ideal, given=True)
+                       if self.scalarization.needs_ideal else None)
         self._params = params
         self._tensors = tensors
         self._init = [_to_numpy(t) for t in tensors]
 
     @property
     def ideal(self) -> FloatArray | None:
-        """The ideal point of the Tchebycheff scalarizations (``None`` for linear)."""
+        """The ideal point of the Tchebycheff scalarizations and ASF (``None`` for linear)."""
         return None if self.scalarization.ideal is None else self.scalarization.ideal.copy()
+
+    @property
+    def ideal_given(self) -> bool:
+        """Whether the user gave the ideal point: always, for the kinds that use one."""
+        return self._ideal is not None
+
+    @property
+    def ideal_beaten(self) -> tuple[int, ...]:
+        """Objectives (0-based) whose observed values went strictly below the ideal point."""
+        return () if self._ideal is None else self._ideal.beaten
+
+    @property
+    def ideal_excess(self) -> FloatArray | None:
+        """Per objective, the smallest observed value minus the ideal point where negative,
+        else 0 (``None`` for linear and before any observation)."""
+        return None if self._ideal is None else self._ideal.excess
+
+    def observe(self, points: ArrayLike) -> bool:
+        """Take one round's objective vectors ``points`` (R, M) into account: the given ideal
+        point stays, and objectives whose values went below it are recorded
+        (``ideal_beaten``). A no-op for linear scalarization. Returns ``False`` (the ideal
+        point never moves here)."""
+        if self._ideal is None:
+            return False
+        return self._ideal.observe(points)
 
     def solve(self, weight: float, state: dict[str, Any] | None) -> Solution:
         """Run ``steps`` optimizer steps on the scalarized losses for ``weight`` from
@@ -216,9 +260,12 @@ class TorchSolver:
         ideal = (None if sc.ideal is None
                  else torch.as_tensor(sc.ideal, dtype=first.dtype, device=first.device))
         loss = None
+        # counted on the losses' device, read once after the steps (no sync per step)
+        non_finite: Any = 0
         for _ in range(self.steps):
             opt.zero_grad()
             h = _as_losses(self.objectives_fn(self.target), torch, int(coef.numel()))
+            non_finite = non_finite + (~torch.isfinite(h.detach())).any().to(torch.int64)
             loss = sc.combine(h, coef.to(h.dtype), None if ideal is None else ideal.to(h.dtype))
             loss.backward()
             opt.step()
@@ -227,7 +274,11 @@ class TorchSolver:
             "tensors": [_to_numpy(t) for t in self._tensors],
             "optimizer": _optimizer_to_numpy(opt.state_dict()),
         }
-        info = {"steps": self.steps, "loss": float(loss.detach()) if loss is not None else None}
+        info: dict[str, Any] = {
+            "steps": self.steps, "loss": float(loss.detach()) if loss is not None else None,
+            "non_finite": int(non_finite)}
+        if sc.needs_ideal and sc.ideal is not None:
+            info["ideal"] = sc.ideal.tolist()
         return Solution(objectives, state=new_state, info=info)
 
     def evaluate(self, state: dict[str, Any]) -> FloatArray:

@@ -42,6 +42,7 @@ __all__ = [
     "SolveOutcome",
     "SolveTask",
     "SolveTimeoutError",
+    "SolveTraceback",
     "execute",
     "map_with",
     "raise_for",
@@ -434,17 +435,24 @@ def kept_solver(token: str, load: Callable[[], Any]) -> Any:
     return _KEPT_SOLVER[1]
 
 
+class SolveTraceback(Exception):
+    """The traceback of a failed solve, formatted where the solve ran (another process or
+    machine): the ``__cause__`` of the :class:`InnerSolverError` that reports it."""
+
+
 def raise_for(outcome: SolveOutcome, attempt: int) -> None:
     """Raise the :class:`InnerSolverError` of a failed outcome, naming slot, weight, attempt
-    and the original error."""
+    and the original error; the solve's traceback is the error's ``__cause__``."""
     how = "was killed" if outcome.killed else "failed"
-    raise InnerSolverError(
+    error = InnerSolverError(
         f"the inner solve of slot {outcome.slot} (weight {format_weight(outcome.weight)}) "
-        f"{how} on "
-        f"attempt {attempt}: {outcome.error}"
-        + (f"\n--- traceback of the solve (host {outcome.host}, pid {outcome.pid}) ---\n"
-           f"{outcome.traceback}" if outcome.traceback else ""),
-        slot=outcome.slot, weight=outcome.weight)
+        f"{how} on attempt {attempt}: {outcome.error}", slot=outcome.slot,
+        weight=outcome.weight)
+    if outcome.traceback:
+        raise error from SolveTraceback(
+            f"the solve's traceback (host {outcome.host}, pid {outcome.pid}):\n"
+            f"{outcome.traceback.rstrip()}")
+    raise error
 
 
 def map_with(executor: Any, solver: Any, weights: FloatArray, states: Sequence[Any],

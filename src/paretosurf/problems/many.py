@@ -44,6 +44,7 @@ from paretosurf._validation import (
     check_positive,
     check_positive_int,
 )
+from paretosurf.adapters.scalarization import Scalarization
 from paretosurf.problems._simplex import check_simplex
 from paretosurf.problems.gym import TabularMDP, TabularModel, tabular_deep_sea_treasure
 from paretosurf.problems.mdp import RegularizedMDP
@@ -132,6 +133,9 @@ class ManyObjectiveProblem(ABC):
     """
 
     n_objectives: int
+    #: The scalarization the exact solver minimizes (a kind of
+    #: :class:`~paretosurf.adapters.Scalarization`, ideal point 0).
+    scalarization: str = "linear"
 
     @abstractmethod
     def objectives(self, x: Any) -> FloatArray:
@@ -221,6 +225,21 @@ class ManyExactSolver:
 
     def __init__(self, problem: ManyObjectiveProblem) -> None:
         self.problem = problem
+
+    @property
+    def scalarization(self) -> Scalarization:
+        """The scalarization the solver minimizes (the problem's ``scalarization``): the
+        weighted sum, or for :class:`DTLZ2` the achievement scalarization with ideal point 0.
+        The run's findings judge the points under it."""
+        if self.problem.scalarization == "linear":
+            return Scalarization("linear")
+        return Scalarization(self.problem.scalarization, ideal=self.ideal, rho=0.0)
+
+    @property
+    def ideal(self) -> FloatArray | None:
+        """The ideal point of the solver's scalarization (0), ``None`` for weighted sums."""
+        return None if self.problem.scalarization == "linear" else np.zeros(
+            self.problem.n_objectives)
 
     def solve(self, weight: ArrayLike, state: Any = None) -> Solution:
         """The exact solution at one weight vector."""
@@ -621,6 +640,8 @@ class DTLZ2(InvertedDTLZ2):
     >>> prob.objectives(x).round(6).tolist()
     [0.707107, 0.707107, 0.0]
     """
+
+    scalarization = "asf"
 
     def objectives_many(self, xs: ArrayLike) -> FloatArray:
         """Objective vectors (B, M) of decisions (B, n_var)."""

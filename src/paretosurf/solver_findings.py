@@ -1,0 +1,190 @@
+"""Findings about the inner solver and its scalarized problems, from what a run saw.
+
+:func:`solver_findings` looks at a run's final points and history and at the ``info`` of the
+last round's solves, and names causes that the geometry of the points alone does not tell:
+
+- ``non_finite``: objective evaluations inside the solves returned NaN or inf
+  (``Solution.info["non_finite"]``, which :func:`~paretosurf.adapters.from_scipy` and
+  :func:`~paretosurf.adapters.from_torch` count): the solver stepped out of the objectives'
+  domain, and its line searches and steps are not to be trusted there. Fatal when the
+  reported points came from such solves.
+- ``local_minima``: points that another slot's solution beats at their own weight under the
+  solver's own scalarization round after round while they stay put
+  (:func:`paretosurf.diagnostics.local_minimum_slots`). :func:`~paretosurf.diagnostics.diagnose`
+  finds them for weighted sums (and for any scalarization it is told); here they are found
+  for the Tchebycheff kinds and ASF from the solver's ideal point, where the diagnosis of
+  the points did not. Points that a finding already explains (a solve that stopped short
+  next to a gap, the ends of a jump, a solver stuck on one point, an end without a minimizer,
+  a weakly Pareto-optimal end) are left to it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paretosurf.diagnostics import (
+    dominated_in_local_minima,
+    local_minima_finding,
+    local_minimum_slots,
+)
+from paretosurf.findings import Finding
+
+__all__ = ["revise", "solver_findings"]
+
+FloatArray = NDArray[np.float64]
+
+#: Findings whose slots the local-minima check leaves alone (they say why already).
+_EXPLAINED = ("unconverged", "jump", "stuck", "no_minimizer", "endpoint", "constant",
+              "reversed")
+
+
+def solver_findings(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
+                    history: Sequence[Any], infos: Sequence[Mapping[str, Any]],
+                    scalarization: str, ideal: FloatArray | None, aims_even: bool,
+                    found: Sequence[Finding] = ()) -> list[Finding]:
+    """The findings about the solver.
+
+    Parameters
+    ----------
+    weights, points, coords : ndarray
+        The reported points: weights (P,) or (P, M), objectives (P, M), and the points in
+        the run's coordinates.
+    history : sequence of IterationRecord
+        The run's rounds up to the reported one, oldest first.
+    infos : sequence of dict
+        The ``Solution.info`` of the last round's solves, one per slot (empty when the
+        reported round is an earlier one).
+    scalarization : str
+        The solver's scalarization kind (``"linear"`` for weighted sums).
+    ideal : ndarray or None
+        The solver's ideal point, for scalarizations that use one.
+    aims_even : bool
+        Whether the method places its weights by the front (SURF).
+    found : sequence of Finding
+        What the checks of the points found already (not to be said twice).
+
+    Returns
+    -------
+    list of Finding
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.solver_findings import solver_findings
+    >>> w = np.linspace(0, 1, 3)
+    >>> pts = np.c_[1 - w, w]
+    >>> infos = [{"non_finite": 0}, {"non_finite": 4}, {"non_finite": 0}]
+    >>> [(f.kind, f.fatal, f.slots) for f in solver_findings(
+    ...     w, pts, pts, history=[], infos=infos, scalarization="linear", ideal=None,
+    ...     aims_even=True)]
+    [('non_finite', True, (1,))]
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    points = np.asarray(points, dtype=np.float64)
+    if points.ndim != 2 or len(points) < 2 or points.shape[1] < 2:
+        return []
+    out: list[Finding] = []
+    nan = _non_finite(weights, points, infos, found)
+    if nan is not None:
+        out.append(nan)
+    if scalarization == "linear" or any(
+            f.code in ("constant", "reversed", "stuck", "local_minima") for f in found):
+        # (weighted sums: the diagnosis of the points has looked already); stuck points say
+        # nothing about optimality
+        return out
+    explained = {s for f in found if f.code in _EXPLAINED for s in f.slots}
+    local = [i for i in local_minimum_slots(weights, points, history,
+                                            scalarization=scalarization, ideal=ideal)
+             if i not in explained]
+    if local:
+        converged = [k for k, info in enumerate(infos)
+                     if len(infos) == len(points) and info.get("success") is True]
+        out.append(local_minima_finding(weights, points, local, scalarization=scalarization,
+                                        ideal=ideal, history=history, converged=converged))
+    return out
+
+
+# ------------------------------------------------------------------ NaN inside the solves
+def _count(info: Mapping[str, Any]) -> int:
+    value = info.get("non_finite", 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return 0
+    return int(value) if math.isfinite(float(value)) and value > 0 else 0
+
+
+def _non_finite(weights: FloatArray, points: FloatArray, infos: Sequence[Mapping[str, Any]],
+                found: Sequence[Finding]) -> Finding | None:
+    """The ``non_finite`` finding from the solves' ``info["non_finite"]`` counts."""
+    counts = [_count(info) for info in infos]
+    bad = [k for k, c in enumerate(counts) if c > 0]
+    if not bad:
+        return None
+    total = sum(counts)
+    p = len(points)
+    aligned = len(infos) == p              # one solve per reported point, in slot order
+    follow = [f.code for f in found if f.code in (
+        "stuck", "collapsed", "noisy", "dominated", "unconverged", "jump", "local_minima")]
+    consequence = (f" (the {', '.join(follow)} finding{'s' if len(follow) > 1 else ''} may "
+                   "follow from it)" if follow else "")
+    guard = ("guard the objectives (keep a log's or a square root's argument in its domain, "
+             "clip before exp, add a small epsilon to a log of 0) or bound the variables "
+             "(from_scipy(..., bounds=...)) so that every point the solver tries is valid")
+    if aligned:
+        where = ", ".join(f"{_weight(weights[k])} (slot {k})" for k in bad[:6])
+        where += ", ..." if len(bad) > 6 else ""
+        return Finding(
+            "non_finite", f"{total} objective evaluation{'s' if total != 1 else ''} returned "
+            f"NaN or inf inside the last round's solves at {where}: the solver stepped "
+            "outside the objectives' domain, where its line searches fail or its steps "
+            "follow a meaningless gradient, so the points these solves returned are not to "
+            f"be trusted{consequence}", remedy=guard, slots=tuple(bad),
+            summary=f"NaN/inf in {len(bad)} of {p} solves ({total} evaluations)")
+    return Finding(
+        "non_finite", f"{total} objective evaluation{'s' if total != 1 else ''} returned NaN "
+        f"or inf inside {len(bad)} of the last round's {len(infos)} solves: the solver stepped "
+        "outside the objectives' domain there, where its line searches fail or its steps "
+        f"follow a meaningless gradient{consequence}", fatal=False, remedy=guard,
+        summary=f"NaN/inf in {len(bad)} of {len(infos)} solves of the last round")
+
+
+def _weight(w: FloatArray) -> str:
+    if np.ndim(w) == 0:
+        return f"w = {float(w):.4g}"
+    return "w = (" + ", ".join(f"{float(v):.3g}" for v in np.ravel(w)) + ")"
+
+
+
+
+def revise(found: Sequence[Finding], new: Sequence[Finding]) -> list[Finding]:
+    """``found`` revised by what ``new`` (what :func:`solver_findings` returned for them)
+    shows to have another cause, so that no remedy beside it misses that cause: without a
+    ``local_minima`` finding whose points all came from solves that met NaN or inf (those
+    points stayed put because the solver's steps failed, not in a basin), and with the
+    ``dominated`` findings whose points are all local minima the solver's scalarization found
+    told so (their remedy, more steps or averaging, is what does not help there). The run
+    reports ``[*revise(found, new), *new]``.
+
+    Examples
+    --------
+    >>> from paretosurf.findings import Finding
+    >>> from paretosurf.solver_findings import revise
+    >>> found = [Finding("local_minima", "...", slots=(2, 3)), Finding("uneven", "...")]
+    >>> nan = Finding("non_finite", "...", slots=(1, 2, 3))
+    >>> [f.kind for f in revise(found, [nan])]
+    ['uneven']
+    """
+    nan = {s for f in new if f.code == "non_finite" and f.fatal for s in f.slots}
+    local = {s for f in new if f.code == "local_minima" for s in f.slots}
+    out = []
+    for f in found:
+        if f.code == "local_minima" and f.slots and set(f.slots) <= nan:
+            continue
+        if f.code == "dominated" and f.slots and set(f.slots) <= local:
+            f = dominated_in_local_minima(f)
+        out.append(f)
+    return out
