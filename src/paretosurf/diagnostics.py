@@ -361,11 +361,8 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     # problem (unless on a point another weight reaches, the end of a concave stretch); a gap
     # beside one says nothing about the front, and they are no short solves
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
-    local: list[int] = []
-    if ordered and kind is not None:
-        local = [i for i in local_minimum_slots(weights, points, history, scalarization=kind,
-                                                ideal=ideal)
-                 if i not in running | set(ends) | set(stuck)]
+    local = _local_slots(weights, points, history, kind if ordered else None, ideal,
+                         running | set(ends) | set(stuck))
     short_slots = set(lagging) - set(stuck) - set(local)
     short = [j for j in jumps if {j.i, j.i + 1} & short_slots]
     real = [j for j in jumps if j not in short and not {j.i, j.i + 1} & set(local)]
@@ -461,9 +458,7 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
         findings.append(_jump_finding(weights, real, stuck, weighted_sum))
     if runaway:
         findings.append(_no_minimizer_finding(weights, runaway))
-    if local:
-        findings.append(local_minima_finding(weights, points, local, scalarization=kind or "",
-                                             ideal=ideal, history=history))
+    findings += _local_finding(weights, points, local, kind, ideal, history)
 
     # endpoints not found on a flat face are judged as the interior points are; points in
     # local minima are dominated for that reason (and out of order for it, below)
@@ -611,14 +606,8 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
     if runaway:
         findings.append(_no_minimizer_finding(weights, runaway))
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
-    local: list[int] = []
-    if kind is not None:
-        said = running | set(weak_corners)
-        local = [i for i in local_minimum_slots(weights, points, history, scalarization=kind,
-                                                ideal=ideal) if i not in said]
-    if local:
-        findings.append(local_minima_finding(weights, points, local, scalarization=kind or "",
-                                             ideal=ideal, history=history))
+    local = _local_slots(weights, points, history, kind, ideal, running | set(weak_corners))
+    findings += _local_finding(weights, points, local, kind, ideal, history)
     findings += _dominated(points, weak, [i for i in range(p)
                                           if i not in set(weak_corners) | running],
                            moving_average, local)
@@ -626,6 +615,27 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
 
 
 # ------------------------------------------------------------------------- local minima
+def _local_slots(weights: FloatArray, points: FloatArray, history: Sequence[_Round] | None,
+                 kind: str | None, ideal: ArrayLike | None, said: set[int]) -> list[int]:
+    """The slots in local minima (:func:`local_minimum_slots`) under the solver's
+    scalarization ``kind`` (none when it is not known), less those another finding has
+    ``said``."""
+    if kind is None:
+        return []
+    return [i for i in local_minimum_slots(weights, points, history, scalarization=kind,
+                                           ideal=ideal) if i not in said]
+
+
+def _local_finding(weights: FloatArray, points: FloatArray, local: Sequence[int],
+                   kind: str | None, ideal: ArrayLike | None,
+                   history: Sequence[_Round] | None) -> list[Finding]:
+    """The ``local_minima`` finding of the slots ``local`` (none when there are none)."""
+    if not local:
+        return []
+    return [local_minima_finding(weights, points, local, scalarization=kind or "",
+                                 ideal=ideal, history=history)]
+
+
 #: ``local_minima``: a point is beaten when another point's scalarized value is lower by more
 #: than this share of the spread of all the points' values at that weight: far above a
 #: converged solver's tolerance (1e-6 and below) and the lags of a policy-gradient solver
