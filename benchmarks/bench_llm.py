@@ -1,38 +1,42 @@
-"""Throughput and memory of the LLM pipeline: seconds per RL step, per 64 completions and per
-epoch, peak memory, and the GPU-hours of the paper's protocol, for TRL's defaults and for the
-levers :class:`paretosurf.llm.LLMSolver` pulls, side by side in one run.
+"""An honest speed table of RLOO fine-tuning: plain TRL ``RLOOTrainer`` (not our wrapper) at its
+defaults and at its best documented settings, beside :class:`paretosurf.llm.LLMSolver`, on the
+same device, in one run: median seconds per RL step over ``--repeats`` trainings of
+``--steps`` steps each, peak memory, and each variant's ratio to plain TRL at its best.
 
-Everything runs on random models built on the spot (:mod:`paretosurf.llm.toy`), so no model
-hub is needed: a policy of the tiny shape or of Qwen2.5-0.5B's, and GPT-2 and BART sequence
-classifiers, tiny or of the paper's reward models' sizes (GPT-2 small, BART large), scored as
-the paper scores them (logit 0 of ``summary <bos> post``; ``logit[1] - logit[0]`` of
-``summary </s></s> post``). Random weights change nothing in the cost of a step, except that
-a random policy never stops early: every completion is ``max_new_tokens`` long.
+Variants (each runs in a fresh process, so memory peaks and caches are its own):
 
-Variants (each runs in a fresh process, so memory peaks and compile caches are its own):
+* ``trl-defaults``: ``trl.RLOOTrainer(model=PATH, reward_funcs=..., args=RLOOConfig(...),
+  peft_config=LoraConfig(...))`` with ``RLOOConfig``'s defaults for everything but the
+  workload (gradient checkpointing on, bf16 where the device has it, vLLM off);
+* ``trl-best``: the same trainer with TRL's documented speed levers for a 0.5B policy that
+  fits in memory: gradient checkpointing off, bf16 on a GPU, vLLM off (not installed here,
+  and a second process per GPU: see TRL's "Speeding up training" docs), logging every 10
+  steps;
+* ``paretosurf``: :class:`~paretosurf.llm.LLMSolver` at its defaults (no checkpointing,
+  generation with the adapter merged into the base weights), bf16 on a GPU.
 
-* ``trl-defaults``: TRL's ``RLOOConfig`` defaults (gradient checkpointing on, bf16 autocast
-  on a GPU) and TRL's generation through the unmerged adapter;
-* ``no-checkpointing``: the same without gradient checkpointing;
-* ``merged``: the solver's defaults: no checkpointing, generation with the adapter merged
-  into the base weights (:func:`paretosurf.llm.generation.merged_adapter`);
-* ``merged-static``: ``merged`` with a static KV cache (``cache_implementation="static"``).
+Every variant trains the same workload: the same policy, LoRA r16 on all linear layers, reward
+callables, prompts, ``reward_weights`` (0.5, 0.5), ``beta``, learning rate, completions per
+prompt, completions per generation round (``--batch-size``), per optimizer step
+(``--mini-batch-size``) and their length. Each variant first trains one generation round
+(warm-up: model load, kernels, caches), then ``--repeats`` times ``--steps`` steps (rounded
+up to whole generation rounds), each from a fresh trainer, timed around ``trainer.train()``
+(the solver's ``seconds["train"]``). Memory: ``torch.cuda.max_memory_allocated`` over the
+timed trainings on CUDA, the process's peak RSS on a CPU.
 
-All variants train the same objective on the same data with the same budget. Each variant
-first makes one warm-up call (loads the models, fills caches), then times a call of
-``--steps`` RL steps that warm-starts from it, as a SURF round does. A separate generation
-probe times ``model.generate`` alone: the bare base model, the unmerged and the merged adapter.
+A GPU run of the paper's sizes needs a GPU; this file was only run on a CPU with ``--tiny``
+so far. On a GPU (Qwen2.5-0.5B from a local folder or, online, the hub)::
 
-Examples
---------
-CPU, tiny models (about a minute)::
+    python benchmarks/bench_llm.py --model Qwen/Qwen2.5-0.5B-Instruct --device cuda \
+        --rewards paper --steps 20 --repeats 3 --out bench-output/llm
 
-    python benchmarks/bench_llm.py
+or with a random policy of Qwen2.5-0.5B's shape (no hub): ``--shape qwen2.5-0.5b``.
+CPU check, tiny offline models (a few minutes)::
 
-One GPU, the paper's sizes in bfloat16 (a few minutes)::
+    python benchmarks/bench_llm.py --tiny --device cpu
 
-    python benchmarks/bench_llm.py --device cuda --shape qwen2.5-0.5b --rewards paper \\
-        --dtype bfloat16 --adapters lora,dora --out bench-output/llm
+A generation probe (``--probe``) also times ``model.generate`` alone: the bare base model, the
+unmerged and the merged adapter.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import resource
 import subprocess
@@ -50,20 +55,22 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+#: The variants; "trl" ones build plain ``trl.RLOOTrainer``s with these RLOOConfig fields on
+#: top of the workload's (``None``: TRL's default, left unset).
 VARIANTS: dict[str, dict[str, Any]] = {
-    "trl-defaults": {"merged_generation": False, "trainer_args": {"gradient_checkpointing": True}},
-    "no-checkpointing": {"merged_generation": False, "trainer_args": {}},
-    "merged": {"merged_generation": True, "trainer_args": {}},
-    "merged-static": {"merged_generation": True,
-                      "trainer_args": {"cache_implementation": "static"}},
+    "trl-defaults": {"kind": "trl", "config": {}},
+    "trl-best": {"kind": "trl", "config": {"gradient_checkpointing": False, "use_vllm": False,
+                                           "logging_steps": 10}},
+    "paretosurf": {"kind": "ours", "config": {}},
 }
-GPU_DEFAULT_VARIANTS = "trl-defaults,no-checkpointing,merged,merged-static"
-CPU_DEFAULT_VARIANTS = "trl-defaults,merged"
+BASELINE = "trl-best"
 
 
 # ---------------------------------------------------------------------------- models
-def build_models(root: Path, shape: str, rewards: str, seed: int = 0) -> dict[str, str]:
-    """Random policy, reward models and a tokenizer covering the policy's vocabulary."""
+def build_models(root: Path, shape: str, rewards: str, seed: int = 0,
+                 policy: str | None = None) -> dict[str, str]:
+    """Random reward models and, unless ``policy`` (a model folder or hub name) is given, a
+    random policy of ``shape`` with a tokenizer covering its vocabulary."""
     from transformers.utils import logging as hf_logging
 
     from paretosurf.llm.toy import MODEL_SHAPES, toy_causal_lm, toy_reward_model, toy_tokenizer
@@ -72,7 +79,7 @@ def build_models(root: Path, shape: str, rewards: str, seed: int = 0) -> dict[st
     vocab = MODEL_SHAPES[shape].get("vocab_size")
     tok = toy_tokenizer(root / "tokenizer", vocab_size=vocab)
     return {
-        "policy": str(toy_causal_lm(root / "policy", tok, shape=shape, seed=seed)),
+        "policy": policy or str(toy_causal_lm(root / "policy", tok, shape=shape, seed=seed)),
         "quality": str(toy_reward_model(root / "quality", tok, kind="gpt2", size=rewards,
                                         seed=seed + 1)),
         "faithfulness": str(toy_reward_model(root / "faithfulness", tok, kind="bart",
@@ -107,61 +114,149 @@ def _device(name: str) -> str:
     return name
 
 
-def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, Any]:
-    """One variant: a warm-up call, then a timed call of ``args.steps`` RL steps."""
+def _sync(device: str) -> None:
     import torch
-    from datasets import Dataset
 
-    from paretosurf.llm import LLMSolver, RewardModel
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
 
-    device = _device(args.device)
-    if device == "cpu":
-        torch.set_num_threads(args.threads)
-    variant = VARIANTS[args.worker]
-    trainer_args = dict(variant["trainer_args"])
-    if args.dtype == "bfloat16" and device.startswith("cuda"):
-        trainer_args["bf16"] = True  # TRL's default on a GPU; the solver's is off
+
+def _rewards(args: argparse.Namespace, models: dict[str, str], device: str) -> list[Any]:
+    """The paper's two reward models (random weights), scored as the paper scores them."""
+    from paretosurf.llm import RewardModel
+
     rm_dtype = args.dtype if device.startswith("cuda") else None
-    rewards = [
+    return [
         RewardModel(models["quality"], score="logit", template="{completion} {bos_token} {post}",
                     device=device, dtype=rm_dtype, name="quality", batch_size=64),
         RewardModel(models["faithfulness"], score=("diff", 1, 0),
                     template=("{completion}", "{post}"), device=device, dtype=rm_dtype,
                     name="faithfulness", batch_size=64),
     ]
-    prompts = Dataset.from_dict(prompt_rows(args.prompts, args.prompt_words, seed=1))
-    with tempfile.TemporaryDirectory() as work:
-        solver = LLMSolver(
-            models["policy"], rewards, prompts, steps=args.warmup_steps, adapter=args.adapter,
-            rank=16, lora_alpha=32, learning_rate=5e-5, batch_size=args.batch_size,
-            mini_batch_size=args.mini_batch_size, num_generations=args.num_generations,
-            min_new_tokens=args.min_new_tokens, max_new_tokens=args.max_new_tokens,
-            eval_batches=1, eval_batch_size=args.batch_size, device=device, dtype=args.dtype,
-            workdir=work, merged_generation=variant["merged_generation"],
-            trainer_args=trainer_args)
-        warm = solver.solve(0.5, None)
-        solver.steps = args.steps
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-            torch.cuda.reset_peak_memory_stats()
-        sol = solver.solve(0.5, warm.state)
-        if device.startswith("cuda"):
-            torch.cuda.synchronize()
-    seconds = sol.info["seconds"]
-    steps = int(sol.info["steps"])
-    if steps != args.steps:
-        raise RuntimeError(f"the timed call made {steps} steps, not {args.steps}")
+
+
+def _tokenizer(path: str) -> Any:
+    """The policy's tokenizer as :class:`~paretosurf.llm.LLMSolver` loads it (a toy folder's
+    plain fast tokenizer, else ``AutoTokenizer``)."""
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    config = Path(path) / "tokenizer_config.json"
+    declared = json.loads(config.read_text()).get("tokenizer_class") if config.is_file() else None
+    if declared in ("PreTrainedTokenizerFast", "TokenizersBackend"):
+        tok = PreTrainedTokenizerFast.from_pretrained(path)
+    else:
+        tok = AutoTokenizer.from_pretrained(path)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
+def _rounded_steps(args: argparse.Namespace) -> tuple[int, int]:
+    """Optimizer steps per generation round, and the timed steps rounded up to whole rounds."""
     per_round = args.batch_size // args.mini_batch_size
+    return per_round, -(-args.steps // per_round) * per_round
+
+
+def _trl_trainer(args: argparse.Namespace, variant: dict[str, Any], models: dict[str, str],
+                 rewards: list[Any], prompts: Any, tok: Any, device: str, steps: int,
+                 outdir: str) -> Any:
+    """A plain ``trl.RLOOTrainer``: the workload's fields, the variant's, TRL's defaults."""
+    import torch
+    from peft import LoraConfig
+    from trl import RLOOConfig, RLOOTrainer
+
+    fields = set(RLOOConfig.__dataclass_fields__)
+    config: dict[str, Any] = {
+        # the workload, as LLMSolver maps its arguments (solver.py, LLMSolver._trainer)
+        "output_dir": outdir, "seed": args.seed, "use_cpu": device == "cpu", "max_steps": steps,
+        "reward_weights": [0.5, 0.5], "beta": args.beta, "learning_rate": args.learning_rate,
+        "num_generations": args.num_generations,
+        "per_device_train_batch_size": args.mini_batch_size, "gradient_accumulation_steps": 1,
+        "steps_per_generation": args.batch_size // args.mini_batch_size,
+        "max_completion_length": args.max_new_tokens,
+        "generation_kwargs": {"min_new_tokens": args.min_new_tokens},
+        # no output: no reporting to installed trackers, no progress bars, no checkpoints
+        "report_to": "none", "disable_tqdm": True, "save_strategy": "no",
+    }
+    extra = dict(variant["config"])
+    if variant is VARIANTS["trl-best"]:
+        on_gpu = device.startswith("cuda") and torch.cuda.is_bf16_supported()
+        extra["bf16"] = on_gpu   # bf16 autocast where the device has it; float32 on a CPU
+        extra["model_init_kwargs"] = {"dtype": args.dtype}
+    if "activation_checkpointing" in fields and "gradient_checkpointing" in extra:
+        extra["activation_checkpointing"] = extra.pop("gradient_checkpointing")
+    config.update({k: v for k, v in extra.items() if k in fields})
+    peft = LoraConfig(r=16, lora_alpha=32, lora_dropout=0.05, target_modules="all-linear",
+                      use_dora=args.adapter == "dora", bias="none", task_type="CAUSAL_LM")
+    return RLOOTrainer(model=models["policy"], reward_funcs=rewards, args=RLOOConfig(**config),
+                       train_dataset=prompts, processing_class=tok, peft_config=peft)
+
+
+def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, Any]:
+    """One variant: a warm-up generation round, then ``--repeats`` timed trainings."""
+    import statistics
+
+    import torch
+    from datasets import Dataset
+
+    from paretosurf.llm import LLMSolver
+
+    device = _device(args.device)
+    if device == "cpu":
+        torch.set_num_threads(args.threads)
+    variant = VARIANTS[args.worker]
+    rewards = _rewards(args, models, device)
+    prompts = Dataset.from_dict(prompt_rows(args.prompts, args.prompt_words, seed=1))
+    per_round, steps = _rounded_steps(args)
+    times: list[float] = []
+    kl = math.nan
+    with tempfile.TemporaryDirectory() as work:
+        if variant["kind"] == "ours":
+            trainer_args = {"bf16": True} if (device.startswith("cuda") and
+                                              torch.cuda.is_bf16_supported()) else {}
+            solver = LLMSolver(
+                models["policy"], rewards, prompts, steps=per_round, adapter=args.adapter,
+                rank=16, lora_alpha=32, beta=args.beta, learning_rate=args.learning_rate,
+                batch_size=args.batch_size, mini_batch_size=args.mini_batch_size,
+                num_generations=args.num_generations, min_new_tokens=args.min_new_tokens,
+                max_new_tokens=args.max_new_tokens, eval_batches=1,
+                eval_batch_size=args.mini_batch_size, device=device, dtype=args.dtype,
+                workdir=work, trainer_args=trainer_args, seed=args.seed)
+            warm = solver.solve(0.5, None)
+            solver.steps = steps
+            if device.startswith("cuda"):
+                torch.cuda.reset_peak_memory_stats()
+            for _ in range(args.repeats):
+                sol = solver.solve(0.5, warm.state)
+                if int(sol.info["steps"]) != steps:
+                    raise RuntimeError(f"a timed call made {sol.info['steps']} steps, not {steps}")
+                times.append(sol.info["seconds"]["train"] / steps)
+                kl = float(sol.info["kl"])
+        else:
+            tok = _tokenizer(models["policy"])
+            for repeat in range(args.repeats + 1):   # the first trains the warm-up round
+                n = per_round if repeat == 0 else steps
+                trainer = _trl_trainer(args, variant, models, rewards, prompts, tok, device, n,
+                                       str(Path(work) / f"run-{repeat}"))
+                _sync(device)
+                if repeat == 1 and device.startswith("cuda"):
+                    torch.cuda.reset_peak_memory_stats()
+                tic = time.perf_counter()
+                trainer.train()
+                _sync(device)
+                seconds = time.perf_counter() - tic
+                if int(trainer.state.global_step) != n:
+                    raise RuntimeError(f"TRL made {trainer.state.global_step} steps, not {n}")
+                if repeat:
+                    times.append(seconds / n)
+                del trainer
+                if device.startswith("cuda"):
+                    torch.cuda.empty_cache()
     return {
         "variant": args.worker, "adapter": args.adapter, "device": device,
         "gpu": torch.cuda.get_device_name() if device.startswith("cuda") else None,
-        "s_per_step": seconds["train"] / steps,
-        "s_per_generation_round": seconds["train"] / steps * per_round,
-        "eval_s_per_completion": seconds["eval"] / args.batch_size,
-        "setup_s": seconds["setup"], "kl": sol.info["kl"],
-        "warmup_first_step_kl": sol.info["train_log"][0].get("kl") if sol.info["train_log"]
-        else None,
-        **_peak_memory(device),
+        "steps": steps, "repeats": args.repeats, "s_per_step_runs": times,
+        "s_per_step": statistics.median(times), "kl": kl, **_peak_memory(device),
     }
 
 
@@ -219,13 +314,13 @@ def run_generation_probe(args: argparse.Namespace, models: dict[str, str]) -> di
 def _worker_command(args: argparse.Namespace, worker: str, adapter: str, models: Path,
                     result: Path) -> list[str]:
     keep = ["--device", args.device, "--dtype", args.dtype, "--steps", str(args.steps),
-            "--warmup-steps", str(args.warmup_steps), "--batch-size", str(args.batch_size),
-            "--mini-batch-size", str(args.mini_batch_size),
+            "--batch-size", str(args.batch_size), "--mini-batch-size", str(args.mini_batch_size),
             "--num-generations", str(args.num_generations),
             "--min-new-tokens", str(args.min_new_tokens),
             "--max-new-tokens", str(args.max_new_tokens), "--prompts", str(args.prompts),
             "--prompt-words", str(args.prompt_words), "--threads", str(args.threads),
-            "--repeats", str(args.repeats)]
+            "--repeats", str(args.repeats), "--beta", str(args.beta),
+            "--learning-rate", str(args.learning_rate), "--seed", str(args.seed)]
     return [sys.executable, __file__, *keep, "--worker", worker, "--adapter", adapter,
             "--models", str(models), "--result", str(result)]
 
@@ -252,54 +347,49 @@ def _run_worker_in(args: argparse.Namespace, worker: str, adapter: str, models: 
         return {"variant": worker, "adapter": adapter, "error": tail[-600:]}
     row = json.loads(result.read_text())
     row["wall_s"] = wall
-    print(f"  {worker} ({adapter}) done in {wall:.0f} s: {json.dumps(row)}", flush=True)
+    print(f"  {worker} ({adapter}) done in {wall:.0f} s", flush=True)
     return row
-
-
-def _epoch_minutes(row: dict[str, Any], args: argparse.Namespace) -> float:
-    """One epoch of one slot: the generation rounds of ``epoch_prompts * num_generations``
-    completions, plus the call's set-up and its evaluation of ``eval_completions``."""
-    rounds = args.epoch_prompts * args.num_generations / args.batch_size
-    seconds = (rounds * row["s_per_generation_round"] + row["setup_s"]
-               + args.eval_completions * row["eval_s_per_completion"])
-    return seconds / 60
 
 
 def report(rows: list[dict[str, Any]], probes: list[dict[str, Any]],
            args: argparse.Namespace) -> str:
+    """The side-by-side table: median s/step (min-max over the repeats), peak memory, and
+    the ratio of plain TRL-at-its-best's time to each variant's (> 1: faster than it)."""
     from paretosurf.llm import Protocol
 
-    epochs = Protocol().gpu_epochs()
-    lines = [f"LLM pipeline, {args.shape} policy, {args.rewards} reward models, {args.dtype}, "
-             f"device {rows[0].get('gpu') or rows[0].get('device', args.device)}",
-             f"batch {args.batch_size} completions ({args.num_generations} per prompt) of "
-             f"{args.max_new_tokens} tokens, mini-batch {args.mini_batch_size}, prompts of "
-             f"~{args.prompt_words} words, LoRA/DoRA r16; timed call: {args.steps} steps",
-             f"epoch = {args.epoch_prompts} prompts x {args.num_generations} completions, "
-             f"+ an evaluation of {args.eval_completions} completions; protocol slot-epochs: "
-             + ", ".join(f"{k} {v}" for k, v in epochs.items())
-             + " (hours below: one device per slot-epoch)", ""]
-    head = (f"{'variant':<18}{'adapter':<8}{'s/step':>8}{'s/64 compl':>11}{'peak GiB':>9}"
-            f"{'min/epoch':>10}{'Uniform-w h':>12}{'SURF h':>8}{'speed-up':>9}")
+    ok = [r for r in rows if "error" not in r]
+    where = (ok[0].get("gpu") or ok[0]["device"]) if ok else args.device
+    _, steps = _rounded_steps(args)
+    per_epoch = args.epoch_prompts * args.num_generations / args.mini_batch_size
+    lines = [f"RLOO steps, {args.policy_label}, {args.rewards} reward models, base {args.dtype}, "
+             f"device {where}",
+             f"workload: {args.batch_size} completions per generation round "
+             f"({args.num_generations} per prompt) of {args.min_new_tokens}-"
+             f"{args.max_new_tokens} tokens, {args.mini_batch_size} per optimizer step, prompts "
+             f"of ~{args.prompt_words} words, LoRA r16 all-linear; {args.repeats} trainings of "
+             f"{steps} steps per variant after a warm-up round; median (min-max)",
+             f"min/epoch: {args.epoch_prompts} prompts x {args.num_generations} completions = "
+             f"{per_epoch:.0f} steps, training only (no set-up, no evaluation); the protocol "
+             f"trains {Protocol().budget_text()} slot-epochs", ""]
+    head = (f"{'variant':<14}{'adapter':<8}{'s/step':>9}{'(min-max)':>17}{'peak GiB':>10}"
+            f"{'min/epoch':>10}{'vs ' + BASELINE:>14}")
     lines += [head, "-" * len(head)]
-    base: dict[str, float] = {}
-    for row in rows:
-        if "error" not in row and row["variant"] == "trl-defaults":
-            base[row["adapter"]] = _epoch_minutes(row, args)
+    base = {r["adapter"]: r["s_per_step"] for r in ok if r["variant"] == BASELINE}
     for row in rows:
         if "error" in row:
-            lines.append(f"{row['variant']:<18}{row['adapter']:<8}  failed: "
+            lines.append(f"{row['variant']:<14}{row['adapter']:<8}  failed: "
                          f"{row['error'].strip().splitlines()[-1][:80]}")
             continue
-        minutes = _epoch_minutes(row, args)
-        row["min_per_epoch"] = minutes
-        row["gpu_hours"] = {k: v * minutes / 60 for k, v in epochs.items()}
-        per64 = row["s_per_generation_round"] * 64 / args.batch_size
-        speed = (f"{base[row['adapter']] / minutes:.2f}x" if row["adapter"] in base else "")
-        lines.append(f"{row['variant']:<18}{row['adapter']:<8}{row['s_per_step']:>8.3f}"
-                     f"{per64:>11.2f}{row['peak_gib']:>9.2f}{minutes:>10.2f}"
-                     f"{row['gpu_hours']['Uniform-w']:>12.2f}{row['gpu_hours']['SURF']:>8.2f}"
-                     f"{speed:>9}")
+        runs = row["s_per_step_runs"]
+        spread = f"({min(runs):.3f}-{max(runs):.3f})"
+        ratio = (f"{base[row['adapter']] / row['s_per_step']:.2f}x" if row["adapter"] in base
+                 else "-")
+        lines.append(f"{row['variant']:<14}{row['adapter']:<8}{row['s_per_step']:>9.4f}"
+                     f"{spread:>17}{row['peak_gib']:>10.2f}"
+                     f"{row['s_per_step'] * per_epoch / 60:>10.1f}{ratio:>14}")
+    lines.append("")
+    lines.append("peak GiB: torch.cuda.max_memory_allocated over the timed trainings on CUDA; "
+                 "the worker process's peak RSS on a CPU (models, data and Python included)")
     if probes:
         lines += ["", f"generation alone: {args.batch_size} completions of "
                       f"{args.max_new_tokens} tokens (median of {args.repeats})",
@@ -318,31 +408,42 @@ def report(rows: list[dict[str, Any]], probes: list[dict[str, Any]],
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tiny", action="store_true",
+                        help="tiny offline models (paretosurf.llm.toy) and a small workload "
+                             "for a CPU check: --shape tiny --rewards tiny, batch 16, "
+                             "mini-batch 8, 8-16 new tokens")
+    parser.add_argument("--model", default=None,
+                        help="the policy: a model folder or hub name (default: a random model "
+                             "of --shape)")
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
-    parser.add_argument("--shape", default="tiny", choices=["tiny", "qwen2.5-0.5b"])
+    parser.add_argument("--shape", default="qwen2.5-0.5b", choices=["tiny", "qwen2.5-0.5b"],
+                        help="the random policy's shape (without --model)")
     parser.add_argument("--rewards", default=None, choices=["tiny", "paper"],
-                        help="reward model sizes (default: paper with the qwen shape)")
-    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
-    parser.add_argument("--variants", default=None,
+                        help="reward model sizes (default: paper, tiny with --tiny)")
+    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16"],
+                        help="the base model's dtype (default: bfloat16 on CUDA, else float32)")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--adapters", default="lora", help="lora, dora or lora,dora")
-    parser.add_argument("--steps", type=int, default=8, help="RL steps of the timed call")
-    parser.add_argument("--warmup-steps", type=int, default=4)
-    parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--mini-batch-size", type=int, default=16)
+    parser.add_argument("--steps", type=int, default=20,
+                        help="RL steps per timed training (at least 20; rounded up to whole "
+                             "generation rounds)")
+    parser.add_argument("--repeats", type=int, default=3, help="timed trainings (at least 3)")
+    parser.add_argument("--batch-size", type=int, default=None)
+    parser.add_argument("--mini-batch-size", type=int, default=None)
     parser.add_argument("--num-generations", type=int, default=4)
-    parser.add_argument("--min-new-tokens", type=int, default=16)
-    parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--min-new-tokens", type=int, default=None)
+    parser.add_argument("--max-new-tokens", type=int, default=None)
+    parser.add_argument("--beta", type=float, default=0.05)
+    parser.add_argument("--learning-rate", type=float, default=5e-5)
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--prompts", type=int, default=256)
     parser.add_argument("--prompt-words", type=int, default=None,
-                        help="words (tokens) per prompt; default 300 with the qwen shape, "
-                             "else 20")
+                        help="words (tokens) per prompt; default 300, 20 with --tiny")
     parser.add_argument("--epoch-prompts", type=int, default=4096)
-    parser.add_argument("--eval-completions", type=int, default=640)
     parser.add_argument("--threads", type=int, default=1, help="torch threads on a CPU")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--no-probe", action="store_true", help="skip the generation probe")
-    parser.add_argument("--worker-timeout", type=float, default=900.0)
+    parser.add_argument("--probe", action="store_true", help="also time generation alone")
+    parser.add_argument("--worker-timeout", type=float, default=1800.0)
     parser.add_argument("--models", type=Path, default=None,
                         help="folder of the random models (built if missing)")
     parser.add_argument("--out", type=Path, default=None, help="write results.json and "
@@ -351,10 +452,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adapter", default="lora", help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    small = {"batch_size": 16, "mini_batch_size": 8, "min_new_tokens": 8, "max_new_tokens": 16,
+             "prompt_words": 20}
+    large = {"batch_size": 64, "mini_batch_size": 16, "min_new_tokens": 16,
+             "max_new_tokens": 32, "prompt_words": 300}
+    for key, value in (small if args.tiny else large).items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    if args.tiny:
+        args.shape = "tiny"
     if args.rewards is None:
-        args.rewards = "paper" if args.shape != "tiny" else "tiny"
-    if args.prompt_words is None:
-        args.prompt_words = 300 if args.shape != "tiny" else 20
+        args.rewards = "tiny" if args.tiny else "paper"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
     if args.worker is not None:  # a worker process
@@ -368,35 +476,41 @@ def main(argv: list[str] | None = None) -> int:
         args.result.write_text(json.dumps(row, indent=1))
         return 0
 
+    if args.steps < 20 or args.repeats < 3:
+        parser.error("--steps must be at least 20 and --repeats at least 3 (an honest "
+                     "median)")
+    if args.batch_size % args.mini_batch_size or args.batch_size % args.num_generations:
+        parser.error("--batch-size must be a multiple of --mini-batch-size and of "
+                     "--num-generations")
     import torch
 
     device = _device(args.device)
     if device == "cpu":
         torch.set_num_threads(args.threads)
-    if args.dtype == "bfloat16" and device == "cpu":
-        print("note: bfloat16 on a CPU is slow; float32 is the CPU's figure", flush=True)
-    names = (args.variants or (GPU_DEFAULT_VARIANTS if device.startswith("cuda")
-                               else CPU_DEFAULT_VARIANTS)).split(",")
+    if args.dtype is None:
+        args.dtype = "bfloat16" if device.startswith("cuda") else "float32"
+    names = args.variants.split(",")
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         parser.error(f"unknown variants {unknown}; choose from {list(VARIANTS)}")
     adapters = args.adapters.split(",")
     if not set(adapters) <= {"lora", "dora"}:
         parser.error("--adapters takes lora, dora or lora,dora")
+    args.policy_label = (f"policy {args.model}" if args.model else
+                         f"random {args.shape} policy")
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-llm-"))
     out.mkdir(parents=True, exist_ok=True)
     models_dir = args.models or out / f"models-{args.shape}-{args.rewards}"
     if not (models_dir / "models.json").exists():
         tic = time.perf_counter()
-        models = build_models(models_dir, args.shape, args.rewards)
+        models = build_models(models_dir, args.shape, args.rewards, policy=args.model)
         (models_dir / "models.json").write_text(json.dumps(models))
         print(f"built random models in {time.perf_counter() - tic:.0f} s", flush=True)
     args.device = device
     rows = [_run_worker(args, name, adapter, models_dir)
-            for adapter in adapters for name in names
-            if not (adapter == "dora" and name in ("no-checkpointing", "merged-static"))]
-    probes = ([] if args.no_probe else
-              [_run_worker(args, "probe", adapter, models_dir) for adapter in adapters])
+            for adapter in adapters for name in names]
+    probes = ([_run_worker(args, "probe", adapter, models_dir) for adapter in adapters]
+              if args.probe else [])
     text = report(rows, probes, args)
     print("\n" + text, flush=True)
     (out / "report.txt").write_text(text + "\n")

@@ -538,3 +538,148 @@ def test_process_workers_keep_their_thread_pools_when_told_to(
 def test_process_executor_refuses_bad_thread_counts(value: Any, error: type) -> None:
     with pytest.raises(error, match="threads_per_worker"):
         ps.ProcessExecutor(2, threads_per_worker=value)
+
+
+# ---------------------------------------------------------------------------- GPUs per worker
+class DeviceReporter:
+    """Reports the ``CUDA_VISIBLE_DEVICES`` of the process it solves in. Each solve marks its
+    start in ``folder`` and waits (up to 60 s) until ``together`` solves have started, so that
+    a round of ``together`` tasks runs in as many workers at once. With ``kill``, the first
+    solve in a worker process SIGKILLs it (once: the marker file ``kill``)."""
+
+    def __init__(self, folder: Path, together: int, kill: Path | None = None) -> None:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        self.folder, self.together = str(folder), together
+        self.kill = None if kill is None else str(kill)
+
+    def solve(self, weight: float, state: Any) -> ps.Solution:
+        if self.kill is not None and not os.path.exists(self.kill):
+            Path(self.kill).touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        Path(self.folder, f"{weight}-{os.getpid()}").touch()
+        deadline = time.monotonic() + 60
+        while len(os.listdir(self.folder)) < self.together and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return ps.Solution([weight, 1 - weight], state,
+                           {"devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                            "pid": os.getpid()})
+
+
+def devices_by_pid(outcomes: list[SolveOutcome]) -> dict[int, str]:
+    """Worker pid -> the one ``CUDA_VISIBLE_DEVICES`` it solved under."""
+    out: dict[int, str] = {}
+    for o in outcomes:
+        assert o.solution is not None, o.error
+        info = o.solution.info
+        assert out.setdefault(info["pid"], info["devices"]) == info["devices"]
+    return out
+
+
+def test_each_worker_process_sees_gpus_of_its_own(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6")
+    with ps.ProcessExecutor(3, gpus_per_worker=2) as pool:
+        assert pool.worker_devices == (("0", "1"), ("2", "3"), ("4", "5"))
+        first = pool.solve(DeviceReporter(tmp_path / "a", 3),
+                           [SolveTask(i, i / 2, None) for i in range(3)])
+        second = pool.solve(DeviceReporter(tmp_path / "b", 3),
+                            [SolveTask(i, i / 2, None) for i in range(3)])
+    for folder in ("a", "b"):
+        assert len(os.listdir(tmp_path / folder)) == 3
+    seen = devices_by_pid(first)
+    # three workers at once, each with its own pair, and they keep it for the next round
+    assert sorted(seen.values()) == ["0,1", "2,3", "4,5"] and os.getpid() not in seen
+    assert devices_by_pid(second) == seen
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1,2,3,4,5,6"   # this process: untouched
+
+
+def test_named_devices_and_a_replaced_worker(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-a,GPU-b,GPU-c")
+    with ps.ProcessExecutor(2, devices=["GPU-c", "GPU-a"]) as pool:
+        assert pool.gpus_per_worker == 1
+        # the first solve kills its worker: the pool starts again, and its workers get the
+        # same GPUs as the first pool's
+        out = pool.solve(DeviceReporter(tmp_path / "a", 2, kill=tmp_path / "killed"),
+                         [SolveTask(i, float(i), None) for i in range(2)])
+    assert (tmp_path / "killed").exists() and sum(len(o.lost) for o in out) >= 1
+    seen = devices_by_pid(out)
+    assert set(seen.values()) <= {"GPU-c", "GPU-a"}
+    assert len(set(seen.values())) == len(seen)
+
+
+def test_a_worker_forked_after_cuda_started_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker forked from a process that had initialized CUDA cannot use other GPUs: its
+    solves fail, naming the cure, rather than running on the parent's GPU."""
+    torch = pytest.importorskip("torch")
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the workers are not forked")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    monkeypatch.setattr(torch.cuda, "_is_in_bad_fork", lambda: True)  # as after CUDA's start
+    with ps.ProcessExecutor(1, gpus_per_worker=1) as pool:
+        out = pool.solve(GearKStep(), [SolveTask(0, 0.5, None)])
+    assert not out[0].ok and "already initialized CUDA" in str(out[0].error)
+    assert "set_start_method('spawn')" in str(out[0].error)
+
+
+@pytest.mark.parametrize(("visible", "kwargs", "error", "match"), [
+    ("0,1", {"max_workers": 3, "gpus_per_worker": 1}, ValueError,
+     r"max_workers=3 workers with gpus_per_worker=1 need 3 GPUs, but this process sees 2 "
+     r"\(CUDA_VISIBLE_DEVICES=0,1\)"),
+    ("0,1", {"devices": [0, 2]}, ValueError, "GPU 2, which this process cannot see"),
+    ("0,1", {"devices": [1, "1"]}, ValueError, "GPU 1 more than once"),
+    ("0,1", {"devices": [0.5]}, TypeError, r"devices\[0\] must be a GPU index"),
+    ("0,1", {"devices": ["0,1"]}, ValueError, "one GPU UUID"),
+    ("0,1", {"devices": [-1]}, ValueError, "integer >= 0"),
+    ("0,1", {"devices": "01"}, TypeError, "devices must be a list"),
+    ("0,1", {"gpus_per_worker": 0}, ValueError, "gpus_per_worker"),
+    ("", {"gpus_per_worker": 1}, ValueError, "sees no GPU"),
+    (None, {"gpus_per_worker": 1}, ValueError, "cannot tell which GPUs"),
+])
+def test_gpus_per_worker_is_checked_against_the_visible_gpus(
+        visible: str | None, kwargs: dict[str, Any], error: type, match: str,
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    if visible is None:
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+        monkeypatch.setenv("PATH", str(tmp_path))          # no nvidia-smi either
+    else:
+        monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
+    kwargs = {"max_workers": 2, **kwargs}
+    with pytest.raises(error, match=match):
+        ps.ProcessExecutor(**kwargs)
+
+
+def test_gpus_per_worker_in_the_description(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")
+    assert repr(ps.ProcessExecutor(2, gpus_per_worker=2)) == (
+        "ProcessExecutor(max_workers=2, max_retries=2, threads_per_worker=None, "
+        "solve_timeout=None, gpus_per_worker=2, devices=['0', '1', '2', '3'])")
+
+
+@pytest.mark.slow  # a local Ray instance: 25-35 s
+def test_ray_gives_each_gpu_solve_a_fresh_worker_and_its_own_gpu(tmp_path: Path) -> None:
+    """On a local Ray instance declaring 2 GPUs (none here), 4 solves of one GPU each: each
+    runs in a worker process of its own (a reused worker would keep its first task's GPU
+    once CUDA had started) and sees one of the 2 GPUs."""
+    pytest.importorskip("ray")
+    import subprocess
+
+    code = ("import json, logging, sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
+            "from pathlib import Path;"
+            "from test_executors import DeviceReporter;"
+            "from paretosurf.executors import SolveTask;"
+            "ray.init(num_cpus=2, num_gpus=2, include_dashboard=False,"
+            " logging_level=logging.ERROR,"
+            " runtime_env={'env_vars': {'PYTHONPATH': sys.argv[1]}});"
+            "ex = ps.RayExecutor(num_gpus=1);"
+            "out = ex.solve(DeviceReporter(Path(sys.argv[2]), 1),"
+            " [SolveTask(i, i / 3, None) for i in range(4)]);"
+            "print(json.dumps([o.solution.info for o in out]))")
+    done = subprocess.run([sys.executable, "-c", code, str(TESTS), str(tmp_path / "marks")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    infos = json.loads(done.stdout.splitlines()[-1])
+    assert len({info["pid"] for info in infos}) == 4
+    assert all(info["devices"] in ("0", "1") for info in infos), infos

@@ -138,27 +138,28 @@ _checkpoint_period = _number_or_auto("a number of seconds >= 0",
                                      lambda v: math.isfinite(v) and v >= 0.0)
 
 
-def _ratio_above_one(text: str) -> float:
-    """Parse a finite number > 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number > 1, got {text!r}") from None
-    if not (math.isfinite(value) and value > 1):
-        raise argparse.ArgumentTypeError(f"must be a number > 1, got {value}")
-    return value
+def _number(what: str, valid: Callable[[float], bool], *, whole_as_int: bool = False
+            ) -> Callable[[str], float]:
+    """A parser of finite numbers that satisfy ``valid`` (``what`` names them in errors);
+    with ``whole_as_int`` a whole number comes back as an int."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+        if not (math.isfinite(value) and valid(value)):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value:g}")
+        return int(value) if whole_as_int and value.is_integer() else value
+
+    parse.__name__ = what
+    return parse
 
 
-def _positive_seconds(text: str) -> float:
-    """Parse a finite number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}"
-                                         ) from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {value}")
-    return value
+_ratio_above_one = _number("a number > 1", lambda v: v > 1)
+_positive_seconds = _number("a number of seconds > 0", lambda v: v > 0)
+#: A number of GPUs >= 0 (an int when whole).
+_gpu_count = _number("a number of GPUs >= 0", lambda v: v >= 0, whole_as_int=True)
 
 
 def _name_list(what: str, valid: Callable[[], Sequence[str]]) -> Callable[[str], list[str]]:
@@ -1096,6 +1097,19 @@ def _configure_llm(parser: argparse.ArgumentParser) -> None:
                              "executor (see paretosurf.llm.config)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="run folder (default: the config's 'out'); run again to resume")
+    parser.add_argument("--executor", choices=EXECUTORS, default=None,
+                        help="where the slots of a round run: this process, a pool of "
+                             "--workers local processes, or Ray (default: the config's "
+                             "[executor] kind, else local)")
+    parser.add_argument("--workers", type=_int_at_least(1), default=None, metavar="W",
+                        help="slots side by side with --executor processes (default: the "
+                             "config's [executor] workers, else one per --gpus-per-slot GPUs "
+                             "of this machine, else 2)")
+    parser.add_argument("--gpus-per-slot", type=_gpu_count, default=None, metavar="G",
+                        help="GPUs each slot gets to itself: each worker process sees its own "
+                             "through CUDA_VISIBLE_DEVICES (processes), or each Ray task "
+                             "reserves G GPUs (ray; fractions allowed) (default: the config's "
+                             "[executor] gpus_per_slot, else 0: no GPU of its own)")
     parser.add_argument("--plan", action="store_true",
                         help="print the stages and their training budget, and stop")
 
@@ -1107,18 +1121,18 @@ def _run_llm_command(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         protocol = config.build_protocol()
-    except (ValueError, TypeError) as exc:
+        # checked before anything is trained (and by --plan); no pool is started here
+        executor = config.build_executor(kind=args.executor, workers=args.workers,
+                                         gpus_per_slot=args.gpus_per_slot)
+    except (ValueError, TypeError, ImportError) as exc:
         raise UsageError(str(exc)) from None
     out = args.out or Path(config.out)
-    budget = protocol.gpu_epochs()
     print(f"model {config.model}; N = {protocol.n_segments}; slot-epochs: "
-          + ", ".join(f"{k} {v}" for k, v in budget.items())
-          + f" (total {sum(budget.values())})", file=sys.stderr)
+          f"{protocol.budget_text()}; executor {executor!r}", file=sys.stderr)
     if args.plan:
         return 0
     try:
         config.apply_torch_threads()
-        executor = config.build_executor()
         solver = config.build_solver(out / "work")
     except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
         raise UsageError(f"{args.config}: {exc}") from None
@@ -1130,7 +1144,24 @@ def _run_llm_command(args: argparse.Namespace) -> int:
               f"  paretosurf llm --config {args.config} --out {out}", file=sys.stderr)
         return 130
     print(format_table(report))
+    _plot_llm_training(out)
     return 0
+
+
+def _plot_llm_training(out: Path) -> None:
+    """Save the training curves of every solve of the run (per slot and round) as
+    ``training.png`` beside the front; a run without logs gets a note instead."""
+    from paretosurf.llm.training_log import plot_training_curves
+
+    try:
+        fig = plot_training_curves(out / "work", path=out / "training.png")
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"no training curves: {exc}", file=sys.stderr)
+        return
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    print(f"training curves: {out / 'training.png'}", file=sys.stderr)
 
 
 register(Command(

@@ -91,7 +91,7 @@ def test_the_protocol_runs_from_a_config(finished_run) -> None:
     root, _, done = finished_run
     assert done.returncode == 0, done.stderr[-3000:]
     run = root / "run"
-    for name in ("table.md", "results.json", "front.png"):
+    for name in ("table.md", "results.json", "front.png", "training.png"):
         assert (run / name).is_file(), name
     assert done.stdout.strip() == (run / "table.md").read_text().strip()
     results = json.loads((run / "results.json").read_text())
@@ -136,7 +136,8 @@ def test_plan_prints_the_budget_and_bad_configs_are_usage_errors(finished_run) -
     root, config, _ = finished_run
     plan = paretosurf_llm("--config", str(config), "--plan", cwd=root)
     assert plan.returncode == 0
-    assert "warm start 1, Uniform-w 9, SURF 2, Soup 0 (total 12)" in plan.stderr
+    assert ("warm start 1, Uniform-w 9, SURF 1 (+ 1 reused from Uniform-w's epoch 2), Soup 0 "
+            "(total 11 trained)") in plan.stderr
     bad = root / "bad.toml"
     bad.write_text(config.read_text().replace('source = "', 'source = "missing-'))
     failed = paretosurf_llm("--config", str(bad), cwd=root)

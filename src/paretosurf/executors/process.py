@@ -29,6 +29,11 @@ them SIGKILL when it dies (``PR_SET_PDEATHSIG``), and on every platform a thread
 worker ends it within about half a second of finding its parent gone. The folder of the pickled
 solver is one of :mod:`paretosurf.tempdirs`: the folder of a run that was killed is removed by
 the next :meth:`ProcessExecutor.start` on the machine.
+
+With ``gpus_per_worker``, each worker process gets GPUs of its own: worker ``i`` (in the order
+the workers start) sets ``CUDA_VISIBLE_DEVICES`` to the ``i``-th group of ``gpus_per_worker``
+devices before anything in it can initialize CUDA, so one node's GPUs run one slot each side
+by side (:func:`visible_devices` says which GPUs there are to divide).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ import os
 import pickle
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -71,7 +77,7 @@ from paretosurf.executors.base import (
 )
 from paretosurf.tempdirs import make_owned_tempdir, remove_owned_tempdir, sweep_stale
 
-__all__ = ["ProcessExecutor"]
+__all__ = ["CUDA_VARIABLE", "ProcessExecutor", "device_groups", "visible_devices"]
 
 #: In a worker process: where it reports the units of work it starts, as
 #: ``(unit, pid, stage)``: stage 0 when the unit arrives, 1 when its solve begins (the solver
@@ -88,6 +94,10 @@ SOLVER_PREFIX = "paretosurf-solver-"
 #: ``prctl`` option: the signal a process gets when its parent (the thread that forked it)
 #: dies.
 _PR_SET_PDEATHSIG = 1
+#: The variable that tells CUDA (and every library built on it) which GPUs a process may use.
+CUDA_VARIABLE = "CUDA_VISIBLE_DEVICES"
+#: In a worker process: why it could not take the GPUs given to it (its solves fail with this).
+_DEVICE_ERROR: str | None = None
 
 
 #: The variables that BLAS and OpenMP libraries read, when they load, for their thread count.
@@ -107,6 +117,138 @@ def limit_threads(threads: int) -> None:
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(threads)
+
+
+def visible_devices() -> list[str] | None:
+    """The GPUs this process may use, as values for ``CUDA_VISIBLE_DEVICES``.
+
+    The entries of this process's own ``CUDA_VISIBLE_DEVICES`` where it is set (``""``: no
+    GPU), else the indices that ``nvidia-smi`` lists, else ``None``: this process cannot tell
+    (no variable and no ``nvidia-smi``). CUDA is never initialized here, so a pool forked
+    afterwards can still use its GPUs.
+
+    Examples
+    --------
+    On a node whose job was given GPUs 2 and 3:
+
+    >>> import os
+    >>> from unittest import mock
+    >>> from paretosurf.executors.process import visible_devices
+    >>> with mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "2,3"}):
+    ...     visible_devices()
+    ['2', '3']
+    """
+    value = os.environ.get(CUDA_VARIABLE)
+    if value is not None:
+        return [d.strip() for d in value.split(",") if d.strip()]
+    try:
+        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
+                                capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if listed.returncode != 0:
+        return None
+    return [line.strip() for line in listed.stdout.splitlines() if line.strip()]
+
+
+def _device_name(value: object, where: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
+        raise TypeError(f"{where} must be a GPU index (an integer >= 0) or a GPU UUID string, "
+                        f"got {value!r}")
+    name = str(value).strip()
+    if not name or "," in name or (not isinstance(value, str) and int(value) < 0):
+        raise ValueError(f"{where} must be a GPU index (an integer >= 0) or one GPU UUID, got "
+                         f"{value!r}")
+    return name
+
+
+def device_groups(max_workers: int, gpus_per_worker: int,
+                  devices: Sequence[int | str] | None = None) -> tuple[tuple[str, ...], ...]:
+    """The GPUs of each worker: ``max_workers`` groups of ``gpus_per_worker`` devices, taken
+    in order from ``devices`` (default: :func:`visible_devices`).
+
+    Raises
+    ------
+    ValueError
+        When there are too few devices, ``devices`` repeats one or names one this process
+        cannot see (checked where :func:`visible_devices` can tell), or no GPU is found.
+
+    Examples
+    --------
+    On a node of 4 GPUs (``CUDA_VISIBLE_DEVICES=0,1,2,3``):
+
+    >>> import os
+    >>> from unittest import mock
+    >>> from paretosurf.executors.process import device_groups
+    >>> with mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "0,1,2,3"}):
+    ...     device_groups(2, 2)
+    ...     device_groups(2, 1, devices=[3, 1])
+    (('0', '1'), ('2', '3'))
+    (('3',), ('1',))
+    >>> with mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "0,1,2,3"}):
+    ...     device_groups(5, 1)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_workers=5 workers with gpus_per_worker=1 need 5 GPUs, but this process sees 4 (CUDA_VISIBLE_DEVICES=0,1,2,3); lower max_workers or gpus_per_worker
+    """  # noqa: E501
+    visible = visible_devices()
+    seen = ("CUDA_VISIBLE_DEVICES=" + os.environ[CUDA_VARIABLE]
+            if CUDA_VARIABLE in os.environ else "nvidia-smi")
+    if devices is None:
+        if visible is None:
+            raise ValueError("gpus_per_worker: cannot tell which GPUs this machine has "
+                             "(CUDA_VISIBLE_DEVICES is not set and nvidia-smi is not found); "
+                             "name them with devices=[0, 1, ...] or set CUDA_VISIBLE_DEVICES")
+        if not visible:
+            raise ValueError(f"gpus_per_worker={gpus_per_worker}, but this process sees no GPU "
+                             f"({seen}); drop gpus_per_worker to run on the CPU")
+        names, source = list(visible), f"this process sees {len(visible)} ({seen})"
+    else:
+        if isinstance(devices, (str, bytes)) or not isinstance(devices, Sequence):
+            raise TypeError(f"devices must be a list of GPU indices or UUIDs, got {devices!r}")
+        names = [_device_name(d, f"devices[{i}]") for i, d in enumerate(devices)]
+        twice = sorted({d for d in names if names.count(d) > 1})
+        if twice:
+            raise ValueError(f"devices names GPU {twice[0]} more than once: each worker's GPUs "
+                             "must be its own")
+        if visible is not None:
+            unseen = [d for d in names if d not in visible]
+            if unseen:
+                raise ValueError(f"devices names GPU {unseen[0]}, which this process cannot "
+                                 f"see ({seen} lists {','.join(visible) or 'none'})")
+        source = f"devices= names {len(names)} ({','.join(names)})"
+    need = max_workers * gpus_per_worker
+    if need > len(names):
+        raise ValueError(f"max_workers={max_workers} workers with gpus_per_worker="
+                         f"{gpus_per_worker} need {need} GPUs, but {source}; lower max_workers "
+                         "or gpus_per_worker" + ("" if devices is None else
+                                                 ", or give more devices"))
+    return tuple(tuple(names[i * gpus_per_worker:(i + 1) * gpus_per_worker])
+                 for i in range(max_workers))
+
+
+def _take_devices(groups: tuple[tuple[str, ...], ...], counter: Any) -> None:
+    """In a new worker: take the next group of GPUs (the ``counter``-th of the pool's workers)
+    and show only those to CUDA; note in :data:`_DEVICE_ERROR` why that is impossible."""
+    global _DEVICE_ERROR
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    if index >= len(groups):   # more workers than groups: never, as the pool is sized
+        _DEVICE_ERROR = (f"worker {index} of a pool of {len(groups)} has no GPUs of its own")
+        return
+    torch = sys.modules.get("torch")
+    cuda = getattr(torch, "cuda", None)
+    bad_fork = getattr(cuda, "_is_in_bad_fork", None)
+    if (callable(bad_fork) and bad_fork()) or (cuda is not None and cuda.is_initialized()):
+        _DEVICE_ERROR = (
+            "this worker process was forked from a process that had already initialized "
+            "CUDA, so it cannot take the GPUs given to it (CUDA_VISIBLE_DEVICES="
+            f"{','.join(groups[index])}): start the pool with multiprocessing's 'spawn' "
+            "method (multiprocessing.set_start_method('spawn') before the run), or use CUDA "
+            "in the calling process only after the run")
+        return
+    os.environ[CUDA_VARIABLE] = ",".join(groups[index])
 
 
 def _alive(pid: int) -> bool:
@@ -148,13 +290,17 @@ def _die_with_parent(parent: int, kernel: bool) -> None:
 
 
 def _init_worker(started: Any, threads: int | None, parent: int | None = None,
-                 main_thread: int | None = None, method: str | None = None) -> None:
-    """Pool initializer: keep the report queue, die with ``parent`` (the process that started
-    the pool; ``main_thread`` its main thread's id, ``method`` the start method), hold the
-    thread pools to ``threads`` (unless ``None``), and leave Ctrl-C to the parent (which shuts
-    the pool down)."""
+                 main_thread: int | None = None, method: str | None = None,
+                 devices: tuple[tuple[tuple[str, ...], ...], Any] | None = None) -> None:
+    """Pool initializer: keep the report queue, take this worker's GPUs (``devices``: the
+    groups of GPUs and the pool's counter of started workers), die with ``parent`` (the
+    process that started the pool; ``main_thread`` its main thread's id, ``method`` the start
+    method), hold the thread pools to ``threads`` (unless ``None``), and leave Ctrl-C to the
+    parent (which shuts the pool down)."""
     global _STARTED
     _STARTED = started
+    if devices is not None:
+        _take_devices(*devices)
     if parent is not None:
         # forked from the parent's main thread (its id survives the fork), or by the
         # single-threaded fork server: the kernel's signal is safe to ask for
@@ -177,6 +323,8 @@ def _run_unit(unit: int, solver_file: tuple[str, str], tasks: list[SolveTask],
     if _STARTED is not None:
         _STARTED.put((unit, os.getpid(), 0))
     token, path = solver_file
+    if _DEVICE_ERROR is not None:
+        return [failure(task, RuntimeError(_DEVICE_ERROR), 0.0) for task in tasks]
 
     def load() -> Any:
         with open(path, "rb") as fh:
@@ -232,10 +380,28 @@ class ProcessExecutor(_Lifecycle):
         than solve_timeout=..."`` and ``killed=True``, it is not charged to ``max_retries``
         nor run again here (the run's ``retries`` retries it), and the tasks that the killed
         worker's pool lost run again without charge. ``None`` (default): no limit.
+    gpus_per_worker : int, optional
+        GPUs of each worker process, its own: worker ``i`` (in the order the workers start)
+        sees only the ``i``-th group of ``gpus_per_worker`` of ``devices`` through
+        ``CUDA_VISIBLE_DEVICES`` (inside it they are ``cuda:0``, ``cuda:1``, ...), so that
+        ``max_workers`` slots train side by side, one per GPU with ``gpus_per_worker=1``.
+        ``max_workers * gpus_per_worker`` must not exceed the devices. A worker that replaces
+        a dead one gets its GPUs back. ``None`` (default): the workers see the GPUs this
+        process sees.
+    devices : list of int or str, optional
+        The GPUs to divide among the workers, as ``CUDA_VISIBLE_DEVICES`` names them (indices,
+        or UUIDs ``GPU-...``/``MIG-...``); implies ``gpus_per_worker=1`` unless that is
+        given. Default: the GPUs this process may use (:func:`visible_devices`: its own
+        ``CUDA_VISIBLE_DEVICES``, else those ``nvidia-smi`` lists). Devices this process
+        cannot see are refused where it can tell.
 
     Notes
     -----
-    The pool uses the platform's default start method. Ctrl-C in the calling process shuts
+    The pool uses the platform's default start method. With ``gpus_per_worker`` the workers
+    must initialize CUDA themselves: a worker forked (Linux's default) from a process that had
+    already initialized CUDA cannot use its GPUs, and its solves fail saying so (call
+    ``multiprocessing.set_start_method("spawn")`` first, or use CUDA in the calling process
+    only after the run). Ctrl-C in the calling process shuts
     the pool down (pending tasks cancelled, workers terminated) and the ``KeyboardInterrupt``
     propagates; workers themselves ignore Ctrl-C.
 
@@ -256,12 +422,35 @@ class ProcessExecutor(_Lifecycle):
     14
     >>> ps.ProcessExecutor(4, solve_timeout=3600)
     ProcessExecutor(max_workers=4, max_retries=2, threads_per_worker=None, solve_timeout=3600)
+
+    One slot per GPU, here on a node of 8 GPUs (or on the GPUs of ``devices``):
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7"}):
+    ...     ps.ProcessExecutor(8, gpus_per_worker=1).worker_devices[:3]
+    ...     ps.ProcessExecutor(2, devices=[4, 5]).worker_devices
+    (('0',), ('1',), ('2',))
+    (('4',), ('5',))
     """
 
     def __init__(self, max_workers: int = 2, *, max_retries: int = 2,
                  threads_per_worker: int | str | None = None,
-                 solve_timeout: float | None = None) -> None:
+                 solve_timeout: float | None = None,
+                 gpus_per_worker: int | None = None,
+                 devices: Sequence[int | str] | None = None) -> None:
         self.max_workers = check_positive_int(max_workers, name="max_workers")
+        if gpus_per_worker is not None:
+            gpus_per_worker = check_positive_int(gpus_per_worker, name="gpus_per_worker")
+        elif devices is not None:
+            gpus_per_worker = 1
+        #: GPUs of each worker (``None``: the workers see the GPUs this process sees).
+        self.gpus_per_worker: int | None = gpus_per_worker
+        #: The ``CUDA_VISIBLE_DEVICES`` of each worker, in the order the workers start
+        #: (``None`` without ``gpus_per_worker``).
+        self.worker_devices: tuple[tuple[str, ...], ...] | None = (
+            None if gpus_per_worker is None
+            else device_groups(self.max_workers, gpus_per_worker, devices))
         self.max_retries = check_non_negative_int(max_retries, name="max_retries")
         if threads_per_worker == "auto":
             threads_per_worker = max(1, usable_cpus() // self.max_workers)
@@ -298,8 +487,10 @@ class ProcessExecutor(_Lifecycle):
     def _open_pool(self) -> None:
         context = multiprocessing.get_context()
         self._started = context.SimpleQueue()
+        devices = (None if self.worker_devices is None
+                   else (self.worker_devices, context.Value("i", 0)))
         initargs = (self._started, self.threads_per_worker, os.getpid(),
-                    threading.main_thread().ident, context.get_start_method())
+                    threading.main_thread().ident, context.get_start_method(), devices)
         self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=context,
                                          initializer=_init_worker, initargs=initargs)
 
@@ -571,6 +762,9 @@ class ProcessExecutor(_Lifecycle):
         return lost, {u: pid for u, pid in started.items() if u in lost}, timed_out
 
     def __repr__(self) -> str:
+        gpus = ("" if self.worker_devices is None else
+                f", gpus_per_worker={self.gpus_per_worker}, devices="
+                f"{[d for group in self.worker_devices for d in group]!r}")
         return (f"ProcessExecutor(max_workers={self.max_workers}, max_retries="
                 f"{self.max_retries}, threads_per_worker={self.threads_per_worker}, "
-                f"solve_timeout={self.solve_timeout!r})")
+                f"solve_timeout={self.solve_timeout!r}{gpus})")

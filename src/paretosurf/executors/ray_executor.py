@@ -301,7 +301,11 @@ class RayExecutor(_Lifecycle):
     num_cpus, num_gpus : float
         Resources each solve reserves (fractions allowed, >= 0). With ``num_gpus=1`` Ray gives
         each solve its own GPU (``CUDA_VISIBLE_DEVICES``), so as many solves run at once as
-        there are GPUs.
+        there are GPUs. A solve that reserves GPUs runs in a worker process of its own, which
+        ends with it (Ray's ``max_calls=1``, its default for GPU functions): Ray sets
+        ``CUDA_VISIBLE_DEVICES`` for each task, and a reused worker whose CUDA had already
+        started would go on using the GPU of its previous task. Such a worker so loads the
+        solver (and its model) for every solve.
     max_retries : int
         How many times a task whose worker died (SIGKILL, out of memory, a lost node) is
         submitted again, >= 0. After that the outcome has ``killed=True`` and Ray's error
@@ -404,7 +408,8 @@ class RayExecutor(_Lifecycle):
         elif owns:
             ray.init(address=self.address, logging_level=logging.ERROR)
         self._ray, self._owns = ray, owns
-        self._remote = ray.remote(_solve_remote)
+        # GPU solves in fresh workers: CUDA reads CUDA_VISIBLE_DEVICES once, when it starts
+        self._remote = ray.remote(max_calls=1 if self.num_gpus > 0 else 0)(_solve_remote)
         self._watch, self._board, self._lost = _ClusterWatch(ray), None, False
         return owns
 

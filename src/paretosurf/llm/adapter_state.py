@@ -22,6 +22,7 @@ called.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import numbers
@@ -38,6 +39,7 @@ __all__ = [
     "ADAPTER_CONFIG",
     "ADAPTER_WEIGHTS",
     "AdapterState",
+    "adapter_digest",
     "adapter_from_model",
     "interpolate_adapters",
     "load_adapter",
@@ -142,6 +144,29 @@ class AdapterState:
         kind = "DoRA" if self.dora else "LoRA"
         return (f"AdapterState({kind}, r={self._config.get('r')}, {len(self.weights)} tensors, "
                 f"{self.n_params} parameters, calls={self.calls}, steps={self.steps})")
+
+
+def adapter_digest(state: AdapterState) -> str:
+    """A hex SHA-256 of an adapter's tensors (names, shapes and float32 bytes) and meaningful
+    configuration: equal for equal adapters, whether in memory or read back from a folder.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = AdapterState({"w": np.ones(2)}, '{"r": 1}')
+    >>> adapter_digest(a) == adapter_digest(a.copy()), len(adapter_digest(a))
+    (True, 64)
+    """
+    if not isinstance(state, AdapterState):
+        raise TypeError(f"state must be an AdapterState, got {type(state).__name__}")
+    h = hashlib.sha256()
+    h.update(json.dumps({k: state._config.get(k) for k in _MEANINGFUL}, sort_keys=True,
+                        default=str).encode())
+    for key in sorted(state.weights):
+        value = state.weights[key]
+        h.update(f"{key}:{value.shape}".encode())
+        h.update(np.ascontiguousarray(value, dtype=np.float32).tobytes())
+    return h.hexdigest()
 
 
 def config_json(config: Mapping[str, Any]) -> str:

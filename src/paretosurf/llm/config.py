@@ -23,13 +23,34 @@ protocol and where the solves run. Every key but ``model`` has a default (the pa
     [protocol]                                 # paretosurf.llm.protocol.Protocol
     n_segments = 5
 
-    [executor]
-    kind = "ray"                               # local, processes or ray
-    num_gpus = 1
+    [executor]                                 # where the slots of a round run
+    kind = "processes"                         # local, processes or ray
+    gpus_per_slot = 1                          # one GPU per slot, its own
+    workers = 8                                # slots side by side (processes only)
 
 Relative paths (``model``, ``out``, a local prompt file or reward model) are read from the
 working directory. ``torch_threads = 1`` sets torch's thread count (for small models on a CPU
 with few cores, one thread is often the fastest).
+
+The ``[executor]`` table (the command line's ``--executor``, ``--workers`` and
+``--gpus-per-slot`` override it):
+
+- ``kind``: ``local`` (default: one slot after another in this process), ``processes`` (a
+  pool of ``workers`` local processes: :class:`~paretosurf.executors.ProcessExecutor`) or
+  ``ray`` (one Ray task per slot, on this machine or a cluster:
+  :class:`~paretosurf.executors.RayExecutor`; ``pip install 'paretosurf[llm,ray]'``);
+- ``workers``: with ``processes``, how many slots train side by side (default: one per
+  ``gpus_per_slot`` GPUs this machine has, else 2). Ray runs as many as its resources allow;
+- ``gpus_per_slot``: GPUs each slot gets to itself (default 0: the workers see every GPU,
+  as a local run does). With ``processes`` a whole number: each worker process sees only its
+  own GPUs through ``CUDA_VISIBLE_DEVICES``; with ``ray`` the GPUs each task reserves (a
+  fraction such as 0.5 puts two slots on a GPU);
+- the executor's other keywords: ``solve_timeout`` (any kind), ``max_retries``,
+  ``threads_per_worker`` and ``devices`` (processes), ``address``, ``num_cpus``,
+  ``max_retries`` and ``runtime_env`` (ray).
+
+``max_workers`` and ``num_gpus``, the old names of ``workers`` and ``gpus_per_slot``, still work
+with a ``FutureWarning``.
 
 Reward kinds: ``summary_quality`` and ``faithfulness`` (the paper's pair; ``path`` overrides the
 model), ``model`` (any sequence classifier: ``path``, ``score``, ``template``), ``word_count``
@@ -41,7 +62,10 @@ whose instance is one, built with the table ``options``).
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import numbers
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -50,7 +74,21 @@ from typing import Any
 from paretosurf._validation import check_positive_int
 from paretosurf.llm.rewards import RewardModel, WordCount
 
-__all__ = ["LLMConfig", "load_config"]
+__all__ = ["EXECUTOR_KINDS", "LLMConfig", "load_config"]
+
+#: Where the solves run: ``[executor] kind`` and the command line's ``--executor``.
+EXECUTOR_KINDS = ("local", "processes", "ray")
+#: Worker processes of ``kind = "processes"`` without ``workers`` or GPUs.
+DEFAULT_WORKERS = 2
+#: The ``[executor]`` keys every kind takes, and those of each kind (its executor's keywords).
+_COMMON_KEYS = frozenset({"kind", "workers", "gpus_per_slot", "solve_timeout"})
+_KIND_KEYS = {
+    "local": frozenset(),
+    "processes": frozenset({"max_retries", "threads_per_worker", "devices"}),
+    "ray": frozenset({"address", "num_cpus", "max_retries", "runtime_env"}),
+}
+#: Old ``[executor]`` keys and their names now (one spelling for config and command line).
+_RENAMED = {"max_workers": "workers", "num_gpus": "gpus_per_slot"}
 
 
 @dataclass
@@ -106,18 +144,124 @@ class LLMConfig:
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"[protocol] {exc}") from None
 
-    def build_executor(self) -> Any:
-        import paretosurf as ps
+    def executor_settings(self, *, kind: str | None = None, workers: int | None = None,
+                          gpus_per_slot: float | None = None) -> dict[str, Any]:
+        """The ``[executor]`` table with the command line's overrides (``None``: not given),
+        old key names renamed (with a ``FutureWarning``) and every key checked.
 
+        When ``kind`` changes the table's kind, the table's keys that the new kind does not
+        take (``workers`` or ``address``, say) are dropped.
+
+        Raises
+        ------
+        ValueError, TypeError
+            On an unknown kind or key, a key the kind does not take, or a bad value, naming
+            the key and its command-line flag.
+
+        Examples
+        --------
+        >>> from paretosurf.llm.config import LLMConfig
+        >>> config = LLMConfig(model="m", executor={"kind": "processes", "workers": 4})
+        >>> config.executor_settings(gpus_per_slot=1)
+        {'kind': 'processes', 'workers': 4, 'gpus_per_slot': 1}
+        >>> config.executor_settings(kind="ray")
+        {'kind': 'ray'}
+        """
+        if not isinstance(self.executor, Mapping):
+            raise TypeError(f"[executor] must be a table, got {type(self.executor).__name__}")
         spec = dict(self.executor)
-        kind = spec.pop("kind", "local")
+        for old, new in _RENAMED.items():
+            if old not in spec:
+                continue
+            if new in spec:
+                raise ValueError(f"[executor] gives both {old} and {new}: {old} is the old "
+                                 f"name of {new}; keep {new} only")
+            warnings.warn(f"[executor] {old} is now called {new} (as the command line's "
+                          f"--{new.replace('_', '-')}); {old} will stop working in a future "
+                          "release", FutureWarning, stacklevel=2)
+            spec[new] = spec.pop(old)
+        spec.setdefault("kind", "local")
+        if kind is not None and kind != spec["kind"]:   # the command line changes the kind
+            if kind in _KIND_KEYS:
+                spec = {k: v for k, v in spec.items()
+                        if k in _COMMON_KEYS or k in _KIND_KEYS[kind]}
+                if kind != "processes":
+                    spec.pop("workers", None)
+            spec["kind"] = kind
+        if workers is not None:
+            spec["workers"] = workers
+        if gpus_per_slot is not None:
+            spec["gpus_per_slot"] = gpus_per_slot
+        kind = spec["kind"]
+        if kind not in _KIND_KEYS:
+            raise ValueError(f"[executor] kind (--executor) must be local, processes or ray, "
+                             f"got {kind!r}")
+        known = _COMMON_KEYS | _KIND_KEYS[kind]
+        unknown = sorted(set(spec) - known)
+        if unknown:
+            raise ValueError(f"[executor] keys {unknown} do not apply to kind = {kind!r}, "
+                             f"which takes {sorted(known)}")
+        if spec.get("workers") is not None:
+            spec["workers"] = check_positive_int(spec["workers"],
+                                                 name="[executor] workers (--workers)")
+            if kind != "processes":
+                raise ValueError(
+                    "[executor] workers (--workers) sizes the pool of kind = 'processes'; "
+                    + ("a local run trains one slot at a time"
+                       if kind == "local" else "Ray runs as many slots side by side as the "
+                       "cluster's resources allow (gpus_per_slot, num_cpus)")
+                    + ": drop workers, or use kind = 'processes' (--executor processes)")
+        if spec.get("gpus_per_slot") is not None:
+            spec["gpus_per_slot"] = _gpus_per_slot(spec["gpus_per_slot"], kind)
+        return spec
+
+    def build_executor(self, *, kind: str | None = None, workers: int | None = None,
+                       gpus_per_slot: float | None = None) -> Any:
+        """The executor of the ``[executor]`` table, with the command line's overrides
+        (``--executor``, ``--workers``, ``--gpus-per-slot``; ``None``: not given). See
+        :meth:`executor_settings` for the checks.
+
+        Raises
+        ------
+        ImportError
+            For ``kind = "ray"`` without Ray installed.
+
+        Examples
+        --------
+        >>> import os
+        >>> from unittest import mock
+        >>> from paretosurf.llm.config import LLMConfig
+        >>> config = LLMConfig(model="m", executor={"kind": "processes", "gpus_per_slot": 1})
+        >>> with mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": "0,1,2,3"}):
+        ...     config.build_executor()        # one slot per GPU
+        ...     config.build_executor(workers=2).worker_devices
+        ProcessExecutor(max_workers=4, max_retries=2, threads_per_worker=None, solve_timeout=None, gpus_per_worker=1, devices=['0', '1', '2', '3'])
+        (('0',), ('1',))
+        """  # noqa: E501
+        import paretosurf as ps
+        from paretosurf.executors.process import visible_devices
+
+        spec = self.executor_settings(kind=kind, workers=workers, gpus_per_slot=gpus_per_slot)
+        kind = spec.pop("kind")
+        n_workers = spec.pop("workers", None)
+        gpus = spec.pop("gpus_per_slot", None) or 0
         if kind == "local":
-            return ps.LocalExecutor()
+            if gpus:
+                raise ValueError("[executor] gpus_per_slot (--gpus-per-slot) gives each slot "
+                                 "GPUs of its own, and a local run trains one slot at a time "
+                                 "in this process: use kind = 'processes' or 'ray' "
+                                 "(--executor), or drop gpus_per_slot")
+            return ps.LocalExecutor(**spec)
         if kind == "processes":
-            return ps.ProcessExecutor(**spec)
-        if kind == "ray":
-            return ps.RayExecutor(**spec)
-        raise ValueError(f"[executor] kind must be local, processes or ray, got {kind!r}")
+            if n_workers is None and gpus:
+                devices = spec.get("devices") or visible_devices() or ()
+                n_workers = max(1, len(devices) // int(gpus))
+            return ps.ProcessExecutor(DEFAULT_WORKERS if n_workers is None else n_workers,
+                                      gpus_per_worker=int(gpus) or None, **spec)
+        if importlib.util.find_spec("ray") is None:
+            raise ImportError("[executor] kind = 'ray' needs Ray, which is not installed: "
+                              "pip install 'paretosurf[llm,ray]'")
+        return ps.RayExecutor(num_gpus=gpus, **spec)
 
     def build_prompts(self) -> tuple[Any, Any]:
         """Training and evaluation prompts."""
@@ -141,6 +285,21 @@ class LLMConfig:
         options.setdefault("epochs", 1)
         return LLMSolver(self.model, self.reward_functions(), train, eval_prompts=evaluation,
                          workdir=workdir, **options)
+
+
+def _gpus_per_slot(value: object, kind: str) -> float:
+    """``gpus_per_slot`` checked: a number >= 0, whole for ``kind = "processes"``."""
+    name = "[executor] gpus_per_slot (--gpus-per-slot)"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of GPUs >= 0, got {value!r}")
+    gpus = float(value)
+    if not (gpus >= 0 and gpus < float("inf")):
+        raise ValueError(f"{name} must be a number of GPUs >= 0, got {value!r}")
+    if kind == "processes" and not gpus.is_integer():
+        raise ValueError(f"{name} must be a whole number of GPUs with kind = 'processes', got "
+                         f"{value!r}: each worker process gets whole GPUs of its own (Ray can "
+                         "put several slots on one GPU: kind = 'ray')")
+    return int(gpus) if gpus.is_integer() else gpus
 
 
 def _reward(spec: Mapping[str, Any], index: int) -> Callable[..., list[float]]:

@@ -4,6 +4,10 @@
 is asked) and a ``"post"`` column (the raw text the prompt was built from, which reward models
 such as :meth:`~paretosurf.llm.rewards.RewardModel.faithfulness` read), plus the source's other
 columns. TRL trainers read ``"prompt"`` and pass every other column to the rewards as keywords.
+:class:`~paretosurf.llm.LLMSolver` keeps a dataset's rows as plain dicts
+(:func:`prompt_records`), so that a solver pickles into worker processes and Ray tasks: a
+dataset made by ``select`` or ``add_column`` holds Arrow tables whose pickle cannot be replayed
+in another process (``ArrowInvalid``).
 
 The paper's prompts (Table 2) are 4,096 distinct posts of ``openai/summarize_from_feedback``
 (its ``comparisons`` configuration, training split) of 100 to 1,200 characters, each put in
@@ -62,6 +66,7 @@ __all__ = [
     "PAPER_TEMPLATE",
     "SUMMARIZE_FROM_FEEDBACK",
     "load_prompts",
+    "prompt_records",
 ]
 
 #: The paper's prompt source on the hub.
@@ -432,3 +437,53 @@ def load_prompts(
     sub = sub.rename_columns({"__prompt__": "prompt", "__post__": "post"})
     return sub.select_columns(["prompt", "post", *rest])
 
+
+def prompt_records(data: Any) -> list[dict[str, Any]]:
+    """The rows of a prompt dataset as plain dicts (column name to value), which pickle into
+    any process.
+
+    A ``datasets.Dataset`` does not travel: one made by ``select``, ``add_column`` and the like
+    (as :func:`load_prompts` makes them) pickles as the steps that built it, and replaying them
+    in a worker process fails (``ArrowInvalid``). Its rows, as plain Python values, do.
+
+    Parameters
+    ----------
+    data : datasets.Dataset or sequence of dict
+        Prompts with a ``"prompt"`` column (rows that are dicts with a ``"prompt"`` key).
+
+    Returns
+    -------
+    list of dict
+        One dict per row, with every column (``"post"``, ``"title"``, ...), in row order.
+
+    Raises
+    ------
+    ValueError
+        When a row has no ``"prompt"``.
+
+    Examples
+    --------
+    >>> import datasets, pickle
+    >>> from paretosurf.llm.prompts import prompt_records
+    >>> ds = datasets.Dataset.from_dict({"prompt": ["a", "b", "c"], "post": ["x", "y", "z"]})
+    >>> rows = prompt_records(ds.select([2, 0]))
+    >>> rows
+    [{'prompt': 'c', 'post': 'z'}, {'prompt': 'a', 'post': 'x'}]
+    >>> pickle.loads(pickle.dumps(rows)) == rows
+    True
+    """
+    to_list = getattr(data, "to_list", None)
+    if callable(to_list) and hasattr(data, "column_names"):
+        if "prompt" not in data.column_names:
+            raise ValueError(f"the prompts are a dataset without a 'prompt' column (columns: "
+                             f"{list(data.column_names)})")
+        rows = to_list()
+    else:
+        rows = list(data)
+    out: list[dict[str, Any]] = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict) or "prompt" not in row:
+            raise ValueError(f"prompt row {i} must be a dict with a 'prompt' key, got "
+                             f"{type(row).__name__}")
+        out.append(dict(row))
+    return out

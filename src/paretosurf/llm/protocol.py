@@ -7,7 +7,13 @@ Stages, each in its own folder under ``out`` and each resumable:
    from the warm start; the adapters after ``surf_init_epoch`` rounds are kept aside.
 3. ``surf/``: SURF from those adapters for ``surf_rounds`` rounds of one epoch (so that every
    slot gets Uniform-w's budget), the objectives averaged across rounds (``moving_average``);
-   the endpoints are Uniform-w's finished ones, reused, not trained again.
+   the endpoints are Uniform-w's finished adapters, reused unchanged, not trained again.
+   SURF's first round solves at Uniform-w's weights ``n / N`` from Uniform-w's epoch-
+   ``surf_init_epoch`` adapters: exactly the solves of Uniform-w's next epoch. Those are kept
+   (``uniform-epoch-E/``, ``E = surf_init_epoch + 1``) and SURF's first round reuses them
+   (adapter and objectives) instead of training them again (``Protocol.reuse_uniform``): a
+   solve is reused only at the same weight, from the same start (the adapter, value for
+   value) and with the same solver settings; anything else is trained.
 4. Soup: Uniform-w's two endpoint adapters interpolated at ``w = n / N``.
 
 Every final adapter is then assessed on the same evaluation prompts, and ``table.md``,
@@ -23,10 +29,12 @@ table uses it; otherwise ``evaluate`` alone (no std, no figures without the KL t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +50,8 @@ from paretosurf.solvers import Solution
 from paretosurf.states import StateFolder, load_state, save_state
 from paretosurf.surf import CDFRefinement
 
-__all__ = ["Protocol", "ProtocolReport", "ReuseEndpoints", "run_protocol"]
+__all__ = ["KnownSolve", "Protocol", "ProtocolReport", "ReuseEndpoints", "ReuseSolves",
+           "format_budget", "run_protocol", "same_state", "solver_settings"]
 
 FloatArray = NDArray[np.float64]
 
@@ -70,6 +79,11 @@ class Protocol:
         paper); ``None``: no average (see :func:`paretosurf.surf`).
     alpha : float or "auto"
         SURF's damping, in (0, 1], or ``"auto"`` (see :func:`paretosurf.surf`).
+    reuse_uniform : bool
+        Let SURF's first round reuse Uniform-w's epoch ``surf_init_epoch + 1`` (the same
+        solves: same weights ``n / N``, same starts, same settings) instead of training it
+        again: ``N - 1`` slot-epochs saved (4 of SURF's 28 in the paper's protocol). False
+        trains them again (results equal where the solver is deterministic).
 
     Raises
     ------
@@ -87,6 +101,7 @@ class Protocol:
     surf_rounds: int = 7
     moving_average: float | None = 0.2
     alpha: float | str = 0.3
+    reuse_uniform: bool = True
 
     def __post_init__(self) -> None:
         # The checks of the functions the stages call (surf, uniform and the driver), run
@@ -101,6 +116,8 @@ class Protocol:
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)
+        if not isinstance(self.reuse_uniform, bool):
+            raise TypeError(f"reuse_uniform must be a bool, got {self.reuse_uniform!r}")
         if self.surf_init_epoch >= self.uniform_epochs:
             raise ValueError(f"surf_init_epoch ({self.surf_init_epoch}) must be below "
                              f"uniform_epochs ({self.uniform_epochs})")
@@ -111,16 +128,80 @@ class Protocol:
                 f"uniform_epochs = {self.uniform_epochs}")
 
     def gpu_epochs(self) -> dict[str, int]:
-        """Slot-epochs each stage trains (one epoch is one solve on one GPU)."""
+        """Slot-epochs each stage trains (one epoch is one solve on one GPU), reused ones not
+        counted (see :meth:`reused_epochs`); their sum is the protocol's training budget.
+
+        Examples
+        --------
+        >>> from paretosurf.llm import Protocol
+        >>> Protocol().gpu_epochs()
+        {'warm start': 10, 'Uniform-w': 72, 'SURF': 24, 'Soup': 0}
+        >>> Protocol(reuse_uniform=False).gpu_epochs()["SURF"]
+        28
+        """
         n = self.n_segments + 1
         return {"warm start": self.warm_epochs, "Uniform-w": n * self.uniform_epochs,
-                "SURF": (n - 2) * self.surf_rounds, "Soup": 0}
+                "SURF": (n - 2) * self.surf_rounds - self.reused_epochs()["SURF"], "Soup": 0}
+
+    def reused_epochs(self) -> dict[str, int]:
+        """Slot-epochs a stage takes from another instead of training them: SURF's first
+        round, at its ``N - 1`` interior slots, is Uniform-w's epoch ``surf_init_epoch + 1``
+        (its endpoints are never trained). A run that cannot reuse them (a run folder of an
+        older version, changed solver settings) trains them, and its report says so.
+
+        Examples
+        --------
+        >>> from paretosurf.llm import Protocol
+        >>> Protocol().reused_epochs()
+        {'SURF': 4}
+        """
+        return {"SURF": self.n_segments - 1 if self.reuse_uniform else 0}
+
+    def budget_text(self) -> str:
+        """The planned budget in one line (see :func:`format_budget`)."""
+        return format_budget(self.gpu_epochs(), self.reused_epochs(),
+                             reused_from=self.surf_init_epoch + 1)
+
+
+def format_budget(trained: Mapping[str, int], reused: Mapping[str, int], *,
+                  reused_from: int | None = None) -> str:
+    """Slot-epochs trained per stage, the reused ones beside them, and the total trained.
+
+    Examples
+    --------
+    >>> from paretosurf.llm.protocol import format_budget
+    >>> format_budget({"Uniform-w": 72, "SURF": 24}, {"SURF": 4}, reused_from=6)
+    "Uniform-w 72, SURF 24 (+ 4 reused from Uniform-w's epoch 6) (total 96 trained)"
+    """
+    where = "" if reused_from is None else f" from Uniform-w's epoch {reused_from}"
+    parts = []
+    for stage, count in trained.items():
+        extra = reused.get(stage, 0)
+        parts.append(f"{stage} {count}" + (f" (+ {extra} reused{where})" if extra else ""))
+    return ", ".join(parts) + f" (total {sum(trained.values())} trained)"
+
+
+@dataclass(frozen=True)
+class KnownSolve:
+    """A solve already made: from the state saved in ``start``, at ``weight``, it gave the
+    state saved in ``result`` with ``objectives``. ``marker``: a file written when a
+    :class:`ReuseSolves` hands it out (the run's count of reused slot-epochs)."""
+
+    weight: float
+    start: StateFolder
+    result: StateFolder
+    objectives: tuple[float, ...]
+    label: str
+    marker: str | None = None
 
 
 class ReuseEndpoints:
-    """A solver that trains no more at ``w = 0`` and ``w = 1``: there it returns given, finished
-    adapters (re-evaluated, so that their estimates carry fresh noise like the others'),
-    elsewhere it defers to ``solver``."""
+    """A solver that trains no more at ``w = 0`` and ``w = 1``: there it returns the given,
+    finished adapters unchanged (Uniform-w's final ones in :func:`run_protocol`), with their
+    objectives estimated by ``solver.evaluate`` and ``{"steps": 0, "reused": True}``;
+    elsewhere it defers to ``solver``. With :class:`~paretosurf.llm.LLMSolver`, whose
+    evaluation draws the same prompts and random stream for every adapter, the estimate is
+    the same in every round: the endpoints add no noise of their own."""
 
     def __init__(self, solver: Any, ends: dict[float, Any]) -> None:
         self.solver = solver
@@ -139,19 +220,145 @@ class ReuseEndpoints:
         return self.solver.load_state(folder)
 
 
+class ReuseSolves:
+    """A solver that hands out solves already made instead of making them again: a call
+    ``solve(weight, state)`` whose weight is a :class:`KnownSolve`'s (to 1e-12) and whose
+    ``state`` equals that solve's start (:func:`same_state`) returns its saved result and
+    objectives, with ``info = {"steps": 0, "reused": label}``; every other call goes to
+    ``solver``. The caller vouches that ``solver`` has the settings the known solves had.
+
+    Parameters
+    ----------
+    solver : object
+        The inner solver, with ``save_state``/``load_state`` (states kept in folders) and
+        ``evaluate``.
+    solves : sequence of KnownSolve
+        The solves that may be reused.
+
+    Notes
+    -----
+    The start is compared with ``KnownSolve.start`` (read with ``solver.load_state``) value
+    for value (:func:`same_state`; the saved bytes may differ, as safetensors orders its
+    metadata freely); what cannot be compared counts as another start and is trained. Only
+    calls at a known weight pay for the comparison.
+    """
+
+    def __init__(self, solver: Any, solves: Sequence[KnownSolve]) -> None:
+        self.solver = solver
+        self.solves = tuple(solves)
+
+    def solve(self, weight: float, state: Any) -> Solution:
+        for known in self.solves:
+            if abs(float(weight) - known.weight) <= 1e-12 and self._same_start(state, known):
+                result = load_state(self.solver, known.result)
+                if known.marker is not None:
+                    Path(known.marker).parent.mkdir(parents=True, exist_ok=True)
+                    Path(known.marker).write_text(json.dumps(
+                        {"weight": known.weight, "reused": known.label}) + "\n")
+                return Solution(np.asarray(known.objectives, dtype=np.float64), result,
+                                {"steps": 0, "reused": known.label})
+        return self.solver.solve(weight, state)
+
+    def _same_start(self, state: Any, known: KnownSolve) -> bool:
+        if state is None or not Path(known.start.path).is_dir():
+            return False
+        return same_state(load_state(self.solver, state),
+                          load_state(self.solver, known.start))
+
+    def evaluate(self, state: Any) -> Any:
+        return self.solver.evaluate(state)
+
+    def save_state(self, state: Any, folder: Path) -> None:
+        self.solver.save_state(state, folder)
+
+    def load_state(self, folder: Path) -> Any:
+        return self.solver.load_state(folder)
+
+
+def same_state(a: Any, b: Any) -> bool:
+    """Whether two solver states are equal, value for value: arrays (numpy, or anything with
+    ``numpy()`` such as a CPU torch tensor) by dtype, shape and elements, mappings and
+    sequences item by item, dataclasses and plain objects attribute by attribute, anything
+    else by ``==``. Conservative: what it cannot compare is unequal.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.llm.protocol import same_state
+    >>> same_state({"w": np.ones(3), "calls": 2}, {"w": np.ones(3), "calls": 2})
+    True
+    >>> same_state({"w": np.ones(3)}, {"w": np.ones(3, dtype=np.float32)})
+    False
+    """
+    if type(a) is not type(b):
+        return False
+    if hasattr(a, "detach") and hasattr(a, "numpy"):    # a torch tensor
+        a, b = a.detach().cpu().numpy(), b.detach().cpu().numpy()
+    if isinstance(a, np.ndarray):
+        return bool(a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b))
+    if isinstance(a, Mapping):
+        return a.keys() == b.keys() and all(same_state(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_state(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, (str, bytes, int, float, bool, type(None), np.generic)):
+        return bool(a == b)
+    if hasattr(a, "__dict__"):
+        return same_state(vars(a), vars(b))
+    try:
+        equal = a == b
+    except Exception:  # an object that cannot be compared: unequal, trained again
+        return False
+    return equal if isinstance(equal, bool) else False
+
+
+#: Solver attributes left out of its settings' fingerprint: where scratch files go.
+_NOT_SETTINGS = frozenset({"workdir"})
+
+
+def _describe(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool, type(None))):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (list, tuple)):
+        return [_describe(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _describe(v) for k, v in value.items()}
+    text = repr(value)
+    return None if " at 0x" in text else text  # an address says nothing of the settings
+
+
+def solver_settings(solver: Any) -> str:
+    """A fingerprint of ``solver``'s settings: a hash of its type and public attributes
+    (numbers, strings, containers of them and the ``repr`` of other objects, where it holds
+    no memory address), for telling whether a kept solve was made with today's settings."""
+    attributes = getattr(solver, "__dict__", None)
+    described: Any = (repr(solver) if attributes is None else
+                      {k: _describe(v) for k, v in sorted(attributes.items())
+                       if not k.startswith("_") and k not in _NOT_SETTINGS})
+    text = json.dumps({"type": f"{type(solver).__module__}.{type(solver).__qualname__}",
+                       "settings": described}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 @dataclass
 class ProtocolReport:
     """What :func:`run_protocol` produced: per method, its weights, its assessed points with
-    and without the KL term, per-batch points, and the Table 2 scores."""
+    and without the KL term, per-batch points, and the Table 2 scores; ``gpu_epochs``, the
+    slot-epochs each stage trained, and ``reused_epochs``, those it took from another stage
+    instead (``reused_from``: Uniform-w's epoch they are)."""
 
     methods: dict[str, dict[str, Any]] = field(default_factory=dict)
     hv_ref: list[float] = field(default_factory=list)
     hv_ref_no_kl: list[float] = field(default_factory=list)
     gpu_epochs: dict[str, int] = field(default_factory=dict)
+    reused_epochs: dict[str, int] = field(default_factory=dict)
+    reused_from: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"methods": self.methods, "hv_ref": self.hv_ref,
                 "hv_ref_no_kl": self.hv_ref_no_kl, "gpu_epochs": self.gpu_epochs,
+                "reused_epochs": self.reused_epochs, "reused_from": self.reused_from,
                 "hv_ref_rule": "worst point of every method plus 10% of the spread, per "
                                "objective (rewards negated: minimized)"}
 
@@ -168,6 +375,55 @@ def _warm_start(solver: Any, protocol: Protocol, folder: Path,
         log(f"warm start: epoch {epoch + 1}/{protocol.warm_epochs}, objectives "
             f"{np.round(sol.objectives, 4).tolist()}")
     return state
+
+
+def _rounds_saved(folder: Path) -> int:
+    """Rounds saved in the run folder ``folder`` (0 if it holds no run yet)."""
+    from paretosurf.run_folder import RunFolder
+
+    run = RunFolder(folder)
+    return run.n_rounds() if run.holds_run() else 0
+
+
+def _keep_round(solver: Any, result: SurfResult, folder: Path, epoch: int) -> bool:
+    """Keep Uniform-w's states and objectives after ``epoch`` rounds in ``folder`` (with the
+    solver's settings and a ``done`` mark); False, keeping nothing, if ``result`` is of
+    another round (a run folder already further on)."""
+    if len(result.history) != epoch:
+        return False
+    shutil.rmtree(folder, ignore_errors=True)
+    for slot, state in enumerate(result.states):
+        save_state(solver, load_state(solver, state), folder / f"slot-{slot:02d}")
+    record = result.history[-1]
+    (folder / "round.json").write_text(json.dumps({
+        "epoch": epoch, "settings": solver_settings(solver),
+        "weights": np.asarray(record.weights, dtype=np.float64).tolist(),
+        "objectives": np.asarray(record.points, dtype=np.float64).tolist()}) + "\n")
+    (folder / "done").write_text("")
+    return True
+
+
+def _known_solves(solver: Any, starts: Path, results: Path, markers: Path,
+                  log: Callable[[str], None]) -> list[KnownSolve]:
+    """Uniform-w's solves from the states kept in ``starts`` to those kept in ``results``, at
+    the interior slots, if both were kept by this solver's settings; else none."""
+    if not (starts / "done").exists() or not (results / "done").exists():
+        return []
+    meta = json.loads((results / "round.json").read_text())
+    start_meta = starts / "round.json"
+    if meta.get("settings") != solver_settings(solver) or (
+            start_meta.exists()
+            and json.loads(start_meta.read_text()).get("settings") != meta.get("settings")):
+        log(f"Uniform-w's epoch {meta.get('epoch')} was trained with other solver settings: "
+            "SURF trains its first round")
+        return []
+    weights, objectives = meta["weights"], meta["objectives"]
+    return [KnownSolve(float(weights[slot]), StateFolder(starts / f"slot-{slot:02d}"),
+                       StateFolder(results / f"slot-{slot:02d}"),
+                       tuple(float(v) for v in objectives[slot]),
+                       f"Uniform-w epoch {meta['epoch']}, slot {slot}",
+                       str(markers / f"slot-{slot:02d}.json"))
+            for slot in range(1, len(weights) - 1)]
 
 
 def _stage(run: Callable[..., SurfResult], folder: Path, **options: Any) -> SurfResult:
@@ -211,23 +467,38 @@ def run_protocol(solver: Any, out: str | Path, *, protocol: Protocol | None = No
     init = None if warm is None else [warm] * (n + 1)
     loop = {"executor": executor, "progress": progress}
 
-    kept = root / f"uniform-epoch-{p.surf_init_epoch}"
+    first = p.surf_init_epoch
+    kept = root / f"uniform-epoch-{first}"
     if not (kept / "done").exists():   # (once they are kept, Uniform-w's run is further on)
-        say(f"Uniform-w: {n + 1} weights, epochs 1..{p.surf_init_epoch}")
+        say(f"Uniform-w: {n + 1} weights, epochs 1..{first}")
         early = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
-                       iterations=p.surf_init_epoch, init_states=init, **loop)
-        shutil.rmtree(kept, ignore_errors=True)
-        for slot, state in enumerate(early.states):
-            save_state(solver, load_state(solver, state), kept / f"slot-{slot:02d}")
-        (kept / "done").write_text("")
+                       iterations=first, init_states=init, **loop)
+        if not _keep_round(solver, early, kept, first):
+            raise RuntimeError(f"{root / 'uniform'} holds {len(early.history)} rounds of "
+                               f"Uniform-w, not the {first} SURF starts from, and "
+                               f"{kept} was not kept: start the protocol in a new folder")
     surf_init = [StateFolder(kept / f"slot-{slot:02d}") for slot in range(n + 1)]
-    say(f"Uniform-w: epochs {p.surf_init_epoch + 1}..{p.uniform_epochs}")
+    following = root / f"uniform-epoch-{first + 1}"
+    if p.reuse_uniform and not (following / "done").exists():
+        if _rounds_saved(root / "uniform") <= first + 1:
+            say(f"Uniform-w: epoch {first + 1} (SURF's first round reuses it)")
+            then = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
+                          iterations=first + 1, **loop)
+            _keep_round(solver, then, following, first + 1)
+        else:   # a run folder of a run that did not keep it (older, or without reuse)
+            say(f"Uniform-w's epoch {first + 1} was not kept in this run folder: SURF trains "
+                "its first round")
+    say(f"Uniform-w: epochs {first + 1}..{p.uniform_epochs}")
     uni = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
                  iterations=p.uniform_epochs, **loop)
 
-    say(f"SURF: N = {n}, {p.surf_rounds} rounds from Uniform-w's epoch-{p.surf_init_epoch} "
-        "adapters, endpoints reused")
-    reuse = ReuseEndpoints(solver, {0.0: uni.states[0], 1.0: uni.states[-1]})
+    known = (_known_solves(solver, kept, following, root / "surf-reused", say)
+             if p.reuse_uniform else [])
+    say(f"SURF: N = {n}, {p.surf_rounds} rounds from Uniform-w's epoch-{first} adapters, "
+        f"endpoints reused" + (f", first round = Uniform-w's epoch {first + 1}" if known
+                               else ""))
+    inner: Any = ReuseSolves(solver, known) if known else solver
+    reuse = ReuseEndpoints(inner, {0.0: uni.states[0], 1.0: uni.states[-1]})
     surf_res = _stage(surf, root / "surf", solver=reuse, n_segments=n, alpha=p.alpha,
                       iterations=p.surf_rounds, init_states=surf_init,
                       moving_average=p.moving_average, **loop)
@@ -240,7 +511,10 @@ def run_protocol(solver: Any, out: str | Path, *, protocol: Protocol | None = No
     finals = {"Uniform-w": (uni.weights, [load_state(solver, s) for s in uni.states]),
               "SURF": (surf_res.weights, [load_state(solver, s) for s in surf_res.states]),
               "Soup": (np.arange(n + 1) / n, soup_states)}
-    report = ProtocolReport(gpu_epochs=p.gpu_epochs())
+    reused = sum(1 for _ in (root / "surf-reused").glob("slot-*.json"))
+    trained = {**p.gpu_epochs(), "SURF": (n - 1) * p.surf_rounds - reused}
+    report = ProtocolReport(gpu_epochs=trained, reused_epochs={"SURF": reused},
+                            reused_from=first + 1)
     for label, (weights, states) in finals.items():
         say(f"assessing {label}'s {len(states)} adapters")
         for slot, state in enumerate(states):
@@ -326,8 +600,8 @@ def format_table(report: ProtocolReport) -> str:
     lines.append("")
     lines.append("HV reference point: the worst point of every method plus 10% of the spread "
                  "per objective (objectives are negated rewards, minimized). Training budget "
-                 "in slot-epochs: " + ", ".join(f"{k} {v}" for k, v in
-                                                report.gpu_epochs.items()) + ".")
+                 "in slot-epochs: " + format_budget(report.gpu_epochs, report.reused_epochs,
+                                                    reused_from=report.reused_from) + ".")
     return "\n".join(lines)
 
 

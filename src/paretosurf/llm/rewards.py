@@ -41,11 +41,12 @@ The paper's pair (Table 2) are ready-made, :meth:`RewardModel.summary_quality` a
   (Rame et al., 2023) also scores it with. Template ``"{completion} {bos_token} {post}"``,
   score ``"logit"``. Use ``template="{prompt}{completion}"`` for the plain prompt-plus-summary
   text that TRL feeds a reward model it loads itself.
-* ``CogComp/bart-faithful-summary-detector``: a BART-base classifier with labels
-  0 = hallucinated, 1 = faithful; its model card encodes ``tokenizer(text=summary,
-  text_pair=article)`` (summary first). Template ``("{completion}", "{post}")``, score
-  ``("diff", 1, 0)``, the log-odds of faithful against hallucinated (the paper's reward format
-  ``1-0``).
+* ``CogComp/bart-faithful-summary-detector``: a BART sequence classifier (BART-base, as
+  its model card says; the paper names only the checkpoint) with labels
+  0 = hallucinated, 1 = faithful, from Chen et al., NAACL 2021; its model card encodes
+  ``tokenizer(text=summary, text_pair=article)`` (summary first). Template
+  ``("{completion}", "{post}")``, score ``("diff", 1, 0)``, the log-odds of faithful against
+  hallucinated (the paper's reward format ``1-0``).
 
 Both read the raw post from the dataset's ``post`` column, which
 :func:`~paretosurf.llm.prompts.load_prompts` provides.
@@ -156,7 +157,7 @@ class WordCount:
     def __call__(self, prompts: list[Any], completions: list[Any], **kwargs: Any) -> list[float]:
         out = []
         for completion in completions:
-            text = completion if isinstance(completion, str) else str(completion)
+            text = _as_text(completion, what="completion")
             words = [w.strip(".,;:!?\"'()") for w in text.lower().split()]
             out.append(float(sum(w == self.word for w in words)))
         return out
@@ -450,7 +451,8 @@ class RewardModel:
         dtype: str | torch.dtype | None = None,
         name: str = "faithfulness",
     ) -> RewardModel:
-        """The paper's r2: faithfulness from ``CogComp/bart-faithful-summary-detector``.
+        """The paper's r2: faithfulness from ``CogComp/bart-faithful-summary-detector``, a
+        BART-base classifier (its model card's word; labels 0 = hallucinated, 1 = faithful).
 
         ``logit[1] - logit[0]`` (faithful against hallucinated) of the text pair
         ``(summary, post)``, which BART's tokenizer encodes as ``<s> summary </s></s> post

@@ -14,15 +14,14 @@ first trains or evaluates, not when this module is imported.
 from __future__ import annotations
 
 import contextlib
+import copy
 import gc
 import importlib.util
 import json
 import math
 import numbers
 import os
-import shutil
 import time
-import uuid
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,8 +31,10 @@ from typing import Any
 import numpy as np
 
 from paretosurf._validation import check_non_negative_int, check_positive, check_positive_int
+from paretosurf.llm import model_loading
 from paretosurf.llm.adapter_state import (
     AdapterState,
+    adapter_digest,
     adapter_from_model,
     interpolate_adapters,
     load_adapter,
@@ -42,6 +43,7 @@ from paretosurf.llm.adapter_state import (
 )
 from paretosurf.llm.generation import merged_adapter
 from paretosurf.llm.rewards import reward_name
+from paretosurf.llm.training_log import SolveFolder, digest, log_callback
 from paretosurf.solvers import Solution
 
 __all__ = ["LLMSolver", "clear_model_cache", "require_llm"]
@@ -56,12 +58,13 @@ _RESERVED = frozenset({
     "output_dir", "reward_weights", "beta", "num_generations", "per_device_train_batch_size",
     "gradient_accumulation_steps", "generation_batch_size", "steps_per_generation",
     "num_iterations", "max_completion_length", "learning_rate", "max_steps", "num_train_epochs",
-    "temperature", "seed", "use_cpu", "model_init_kwargs"})
+    "temperature", "seed", "use_cpu", "model_init_kwargs", "report_to", "save_steps",
+    "save_strategy", "save_total_limit", "resume_from_checkpoint", "run_name"})
 #: RLOOConfig defaults of the solver, which ``trainer_args`` may change.
 _DEFAULTS: dict[str, Any] = {
     "bf16": False, "fp16": False, "gradient_checkpointing": False,
     "lr_scheduler_type": "constant", "logging_steps": 1, "logging_strategy": "steps",
-    "report_to": "none", "save_strategy": "no", "disable_tqdm": True}
+    "disable_tqdm": True}
 _DTYPES = ("float32", "bfloat16", "float16", "auto")
 _EVAL_STREAM = 0x5EED  # the evaluation's random stream (distinct from every call's)
 
@@ -86,9 +89,10 @@ class _Base:
     hooks: int
 
 
-#: Base models loaded in this process, by (model, dtype, device, trust_remote_code): every
-#: solver of the process reuses them (each call borrows one and hands it back unchanged).
-_BASES: dict[tuple[str, str, str, bool], _Base] = {}
+#: Base models loaded in this process, by (model, dtype, device, trust_remote_code,
+#: attn_implementation, quantization): every solver of the process reuses them (each call
+#: borrows one and hands it back unchanged).
+_BASES: dict[tuple[Any, ...], _Base] = {}
 _TOKENIZERS: dict[tuple[str, bool], Any] = {}
 
 
@@ -138,6 +142,12 @@ def _strip(base: _Base, peft_model: Any) -> bool:
             and tuple(model.state_dict()) == base.keys and _count_hooks(model) == base.hooks)
 
 
+def _adopt(model: Any) -> _Base:
+    """A caller's model object as a base model to lend: frozen, in eval mode."""
+    model_loading.freeze(model)
+    return _Base(model, tuple(model.state_dict()), _count_hooks(model))
+
+
 @dataclass
 class _Session:
     """The base model and tokenizer lent to one call; ``peft`` is the PEFT model built on it."""
@@ -172,8 +182,11 @@ def _is_conversation(prompt: object) -> bool:
 
 def _check_prompts(prompts: object, *, name: str) -> Any:
     """Prompts as a list of strings (or conversations), or a ``datasets.Dataset`` with a
-    "prompt" column; returns a list or the dataset."""
+    "prompt" column; returns a list: of the strings, or of the dataset's rows as plain dicts
+    (a live Arrow dataset does not unpickle in a worker process)."""
     if hasattr(prompts, "column_names") and hasattr(prompts, "select"):
+        from paretosurf.llm.prompts import prompt_records
+
         data: Any = prompts
         columns = list(data.column_names)
         if "prompt" not in columns:
@@ -181,7 +194,7 @@ def _check_prompts(prompts: object, *, name: str) -> Any:
                              f"{columns})")
         if len(data) == 0:
             raise ValueError(f"{name} holds no prompts")
-        return data
+        return prompt_records(data)
     if isinstance(prompts, (str, bytes)) or not isinstance(prompts, Sequence):
         raise TypeError(f"{name} must be a list of strings or a datasets.Dataset with a "
                         f"'prompt' column, got {type(prompts).__name__}")
@@ -271,9 +284,14 @@ class LLMSolver:
 
     Parameters
     ----------
-    model : str or path-like
+    model : str, path-like or transformers.PreTrainedModel
         A local model folder, or a Hugging Face hub name when online (``HF_HUB_OFFLINE=1``
-        keeps the hub out). Loaded once per process, lazily, and never pickled.
+        keeps the hub out): loaded once per process, lazily, and never pickled. Or a causal
+        LM the caller has loaded (any dtype, device or quantization), used as it is: its
+        parameters are frozen and each call lends it to the trainer and hands it back
+        unchanged. A solver holding a model object does not pickle, so it cannot run in
+        worker processes (ProcessExecutor, Ray): save the model with
+        ``model.save_pretrained(folder)`` (and its tokenizer) and pass the folder instead.
     rewards : sequence of two callables
         ``r1`` and ``r2`` with TRL's reward signature ``f(prompts, completions, **kwargs) ->
         list[float]`` (higher is better; ``None`` entries mean "not applicable"). They receive
@@ -291,7 +309,7 @@ class LLMSolver:
         (passes over the prompts; each prompt gets ``num_generations`` completions per pass).
     adapter : {"lora", "dora"}
         LoRA, or DoRA (``LoraConfig(use_dora=True)``: LoRA plus a trained magnitude vector
-        per adapted layer).
+        per adapted layer). With ``peft_config``, taken from it.
     rank, lora_alpha, lora_dropout, target_modules :
         The LoRA configuration (``LoraConfig(r=rank, ...)``); ``"all-linear"`` adapts every
         linear layer but the output head.
@@ -326,8 +344,8 @@ class LLMSolver:
         samples, and the slots of one round common ones) and the evaluation (fixed: the same
         prompts and random stream for every adapter).
     workdir : str or path-like
-        A scratch folder for the trainers' output folders (created if needed; each call's
-        is removed when it ends).
+        The solves' folders, ``workdir/solves/<tag>/`` (created if needed): each keeps its
+        training log; its checkpoints are removed when it finishes.
     tokenizer : str, path-like or tokenizer, optional
         A tokenizer, or where to load it from (default: ``model``). A folder whose
         ``tokenizer_config.json`` declares a plain fast tokenizer is loaded as
@@ -354,7 +372,42 @@ class LLMSolver:
         weights, one matmul per linear layer instead of two, and the base weights restored
         exactly afterwards (:func:`paretosurf.llm.generation.merged_adapter`). False samples
         as TRL does, through the unmerged adapter (with its dropout, as TRL samples in
-        training mode).
+        training mode). A quantized base always samples unmerged.
+    peft_config : peft.LoraConfig or mapping, optional
+        The adapter as a PEFT ``LoraConfig`` (or a mapping of its fields, as in a config
+        file), in place of ``adapter``, ``rank``, ``lora_alpha``, ``lora_dropout`` and
+        ``target_modules`` (which must then be left at their defaults). Its ``task_type``
+        must be ``CAUSAL_LM`` or unset.
+    torch_dtype : str or torch.dtype, optional
+        The older transformers name of ``dtype`` (give one of the two).
+    attn_implementation : str, optional
+        The base model's attention (``"eager"``, ``"sdpa"``, ``"flash_attention_2"``, ...;
+        default: transformers' choice), for a model loaded by name.
+    quantization_config : transformers.BitsAndBytesConfig or mapping, optional
+        Load the base model quantized (needs ``bitsandbytes``, in practice a CUDA GPU): QLoRA
+        with ``load_in_4bit``. The adapter trains in TRL's QLoRA precision (bfloat16 LoRA
+        factors).
+    load_in_4bit : bool, default False
+        Shorthand for the usual QLoRA quantization (NF4, double quantization, bfloat16
+        compute; :data:`paretosurf.llm.model_loading.QLORA_4BIT`).
+    chat_template : {"auto", True, False}, default "auto"
+        Whether string prompts are wrapped as a user turn and go through the tokenizer's chat
+        template (TRL's conversational format; the rewards then receive conversations, as TRL
+        gives them): ``"auto"`` when the tokenizer has a template, ``True`` always (an error
+        without one), ``False`` never (the prompts as they are, for a base model or prompts
+        already formatted). Conversations always use the template.
+    report_to : str or list of str, default "none"
+        Where TRL also reports its logs (``"tensorboard"``, ``"trackio"``, ``"wandb"``, ...,
+        or ``"all"``: the installed ones), as ``RLOOConfig(report_to=...)``. TensorBoard
+        writes into the solve folder's ``runs/``; each solve is a run named after its folder.
+        The JSON-lines log (below) is always written.
+    save_steps : int or None, default 200
+        Save a checkpoint (adapter, optimizer, scheduler, RNG state: TRL's own) every
+        ``save_steps`` optimizer steps, rounded up to whole generation rounds
+        (``batch_size / mini_batch_size * num_iterations`` steps), so that a solve killed
+        midway continues from its last checkpoint when it is run again with the same inputs
+        (a resumed run, a retried solve), and gives the same adapter. ``None``: no
+        checkpoints. A finished solve removes them.
 
     Notes
     -----
@@ -375,7 +428,12 @@ class LLMSolver:
       ``reward`` (the weighted reward without the KL term), ``rewards/r1/mean``,
       ``rewards/r2/mean``, ``kl`` (TRL's mean *per-token* log-ratio), ``entropy``,
       completion lengths... (the reward and KL metrics on the steps that generated);
-    - ``"seconds"``: wall time of the call's parts.
+    - ``"seconds"``: wall time of the call's parts;
+    - ``"solve_dir"``: the solve's folder in ``workdir`` (``solves/<tag>``), which keeps its
+      ``train_log.jsonl`` (every TRL log entry, one JSON line each; see
+      :mod:`paretosurf.llm.training_log` and its ``plot_training_curves``) and, while it
+      runs, its checkpoints; ``"resumed_from"``: the checkpoint step it continued from, if
+      any.
 
     :meth:`evaluate` and :meth:`assess` estimate the same for any adapter without training
     (the Soup baseline's mixtures), :meth:`interpolate` mixes two adapters, and
@@ -400,7 +458,7 @@ class LLMSolver:
 
     def __init__(
         self,
-        model: str | os.PathLike[str],
+        model: Any,
         rewards: Sequence[Callable[..., Any]],
         prompts: Any,
         *,
@@ -432,14 +490,17 @@ class LLMSolver:
         trainer_args: Mapping[str, Any] | None = None,
         trust_remote_code: bool = False,
         merged_generation: bool = True,
+        peft_config: Any = None,
+        torch_dtype: Any = None,
+        attn_implementation: str | None = None,
+        quantization_config: Any = None,
+        load_in_4bit: bool = False,
+        chat_template: bool | str = "auto",
+        report_to: str | Sequence[str] = "none",
+        save_steps: int | None = 200,
     ) -> None:
         require_llm("LLMSolver")
-        if isinstance(model, os.PathLike):
-            model = os.fspath(model)
-        if not isinstance(model, str) or not model.strip():
-            raise TypeError(f"model must be a model folder or a hub name (a non-empty string "
-                            f"or path), got {model!r}")
-        self.model = model
+        self.model = model_loading.check_model(model)
         self.rewards = _check_rewards(rewards)
         self.prompts = _check_prompts(prompts, name="prompts")
         self.beta = _check_real(beta, name="beta", low=0.0)
@@ -512,7 +573,45 @@ class LLMSolver:
                             f"{type(tokenizer).__name__}")
         self.tokenizer = os.fspath(tokenizer) if isinstance(tokenizer, os.PathLike) else tokenizer
         self.device = _check_device(device)
-        self.dtype = _check_dtype(dtype)
+        if torch_dtype is not None and dtype is not None:
+            raise ValueError("give dtype or torch_dtype (its older name), not both")
+        self.dtype = _check_dtype(dtype if torch_dtype is None else torch_dtype)
+        self.attn_implementation = model_loading.check_attn_implementation(
+            attn_implementation)
+        self.quantization = model_loading.check_quantization(quantization_config,
+                                                             load_in_4bit)
+        if model_loading.is_model_object(self.model) and (
+                self.quantization is not None or self.attn_implementation is not None
+                or dtype is not None or torch_dtype is not None):
+            raise ValueError("dtype, attn_implementation and quantization apply to a model "
+                             "loaded by name; a model object is used as it was loaded")
+        self.peft_config = None
+        if peft_config is not None:
+            given = {"adapter": adapter != "lora", "rank": rank != 16,
+                     "lora_alpha": lora_alpha != 32, "lora_dropout": lora_dropout != 0.05,
+                     "target_modules": target_modules != "all-linear"}
+            clash = [k for k, v in given.items() if v]
+            if clash:
+                raise ValueError(f"peft_config replaces the adapter keywords; leave "
+                                 f"{', '.join(clash)} at their defaults")
+            self.peft_config = model_loading.check_peft_config(peft_config)
+            self.adapter = "dora" if self.peft_config.use_dora else "lora"
+            self.rank = int(self.peft_config.r)
+            self.lora_alpha = self.peft_config.lora_alpha
+            self.lora_dropout = float(self.peft_config.lora_dropout)
+            modules: Any = self.peft_config.target_modules
+            self.target_modules = (modules if isinstance(modules, str) or modules is None
+                                   else sorted(modules))  # type: ignore[assignment]
+        self.chat_template = model_loading.check_chat_template(chat_template)
+        if isinstance(report_to, str):
+            self.report_to: str | list[str] = report_to
+        elif isinstance(report_to, Sequence) and all(isinstance(r, str) for r in report_to):
+            self.report_to = list(report_to)
+        else:
+            raise TypeError("report_to must be a name ('none', 'tensorboard', 'trackio', "
+                            f"'wandb', 'all') or a list of names, got {report_to!r}")
+        self.save_steps = None if save_steps is None else check_positive_int(
+            save_steps, name="save_steps")
         if trainer_args is None:
             trainer_args = {}
         if not isinstance(trainer_args, Mapping) or not all(
@@ -537,8 +636,21 @@ class LLMSolver:
 
     def __repr__(self) -> str:
         budget = f"steps={self.steps}" if self.steps is not None else f"epochs={self.epochs}"
-        return (f"LLMSolver({self.model!r}, {budget}, adapter={self.adapter!r}, "
+        return (f"LLMSolver({model_loading.model_label(self.model)!r}, {budget}, "
+                f"adapter={self.adapter!r}, "
                 f"rank={self.rank}, beta={self.beta})")
+
+    def __getstate__(self) -> dict[str, Any]:
+        if model_loading.is_model_object(self.model):
+            raise TypeError(
+                f"this LLMSolver holds a loaded model object "
+                f"({model_loading.model_label(self.model)}), which is not sent to other "
+                "processes: save it with model.save_pretrained(folder) (and the tokenizer "
+                "with tokenizer.save_pretrained(folder)) and pass the folder as model, or "
+                "solve in this process (the local executor)")
+        state = dict(self.__dict__)
+        state.pop("_object_base", None)
+        return state
 
     @property
     def objective_names(self) -> tuple[str, ...]:
@@ -590,32 +702,69 @@ class LLMSolver:
         w = _check_real(weight, name="weight", low=0.0, high=1.0)
         start = self._adapter(state)
         calls = 0 if start is None else start.calls
+        start_steps = 0 if start is None else start.steps
+        seed = self._seed(calls)
+        identity: dict[str, Any] = {
+            "weight": w, "call": calls, "start_steps": start_steps, "seed": seed,
+            "parent": None if start is None else adapter_digest(start)}
+        identity["key"] = digest({**identity, "settings": self._fingerprint()})
+        tag = f"e{calls:03d}-w{w:.4f}-{identity['key'][:12]}"
         seconds: dict[str, float] = {}
         with self._session() as sess:
             tic = time.perf_counter()
-            outdir = Path(self.workdir) / f"rloo-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            folder = SolveFolder.open(self.workdir, identity, tag=tag)
             try:
-                trainer = self._trainer(sess, w, self._seed(calls), outdir)
+                resume = folder.last_checkpoint()
+                trainer = self._trainer(sess, w, seed, folder.path, name=tag)
                 sess.peft = trainer.accelerator.unwrap_model(trainer.model)
                 if start is not None:
                     load_adapter_into(sess.peft, start)
+                folder.start_log(None if resume is None else resume[0])
+                trainer.add_callback(log_callback(folder.path / "train_log.jsonl", identity))
                 seconds["setup"] = time.perf_counter() - tic
                 tic = time.perf_counter()
-                trainer.train()
+                trainer.train(resume_from_checkpoint=None if resume is None else str(resume[1]))
                 seconds["train"] = time.perf_counter() - tic
                 steps = int(trainer.state.global_step)
                 log = _train_log(trainer.state.log_history)
                 trained = adapter_from_model(sess.peft, calls=calls + 1,
-                                             steps=(0 if start is None else start.steps) + steps)
-            finally:
+                                             steps=start_steps + steps)
+                folder.finish(adapter_digest(trained), steps)
+            finally:  # a failed solve keeps its checkpoints: a retry continues from them
                 trainer = None
-                shutil.rmtree(outdir, ignore_errors=True)
+                folder.close()
             tic = time.perf_counter()
             estimate = self._evaluate_model(sess)
             seconds["eval"] = time.perf_counter() - tic
         info = {"steps": steps, **estimate["info"], "train_log": log,
-                "seconds": {**sess.notes, **seconds}}
+                "seconds": {**sess.notes, **seconds},
+                "solve_dir": None if folder.private else str(folder.path),
+                "resumed_from": None if resume is None else resume[0]}
         return Solution(estimate["objectives"], trained, info)
+
+    def _fingerprint(self) -> str:
+        """A digest of every setting that determines what a solve trains (not where it runs
+        or what it reports), for the solve folders' keys."""
+        cached: str | None = self.__dict__.get("_fingerprint_cache")
+        if cached is None:
+            peft = None if self.peft_config is None else self.peft_config.to_dict()
+            settings = {
+                "model": model_loading.model_label(self.model),
+                "rewards": [reward_name(r) for r in self.rewards],
+                "prompts": digest(self.prompts), "beta": self.beta, "steps": self.steps,
+                "epochs": self.epochs, "adapter": [self.adapter, self.rank, self.lora_alpha,
+                                                   self.lora_dropout, self.target_modules, peft],
+                "lr": self.learning_rate, "batch": [self.batch_size, self.mini_batch_size,
+                                                    self.micro_batch_size],
+                "generations": [self.num_generations, self.num_iterations, self.min_new_tokens,
+                                self.max_new_tokens, self.temperature],
+                "trainer_args": self.trainer_args, "dtype": self.dtype,
+                "attn": self.attn_implementation, "quantization": self.quantization,
+                "merged": self.merged_generation, "chat": self.chat_template,
+                "seed": self.seed}
+            cached = digest(settings)
+            self.__dict__["_fingerprint_cache"] = cached
+        return cached
 
     def evaluate(self, state: Any) -> FloatArray:
         """Objectives ``-(mean r_m - beta*KL)`` of an adapter (an :class:`AdapterState`, an
@@ -651,34 +800,23 @@ class LLMSolver:
     def _device(self) -> str:
         if self.device is not None:
             return self.device
+        if model_loading.is_model_object(self.model):  # where the caller put it
+            param = next(iter(self.model.parameters()), None)
+            if param is not None:
+                return str(param.device)
         import torch
 
         return "cuda" if torch.cuda.is_available() else "cpu"
 
     def _load_tokenizer(self) -> Any:
-        src = self.model if self.tokenizer is None else self.tokenizer
+        src = model_loading.tokenizer_source(self.model, self.tokenizer)
         if not isinstance(src, str):
             tok = src
         else:
             key = (src, self.trust_remote_code)
             tok = _TOKENIZERS.get(key)
             if tok is None:
-                from transformers import AutoTokenizer, PreTrainedTokenizerFast
-
-                declared = None
-                config = Path(src) / "tokenizer_config.json"
-                if config.is_file():
-                    with contextlib.suppress(ValueError, OSError):
-                        declared = json.loads(config.read_text()).get("tokenizer_class")
-                try:
-                    if declared in ("PreTrainedTokenizerFast", "TokenizersBackend") and (
-                            Path(src) / "tokenizer.json").is_file():
-                        tok = PreTrainedTokenizerFast.from_pretrained(src)
-                    else:
-                        tok = AutoTokenizer.from_pretrained(
-                            src, trust_remote_code=self.trust_remote_code)
-                except (OSError, ValueError) as exc:
-                    raise OSError(f"could not load the tokenizer {src!r}: {exc}") from exc
+                tok = model_loading.load_tokenizer(src, trust_remote_code=self.trust_remote_code)
                 _TOKENIZERS[key] = tok
         tok.padding_side = "left"
         if tok.pad_token is None:
@@ -686,25 +824,12 @@ class LLMSolver:
         return tok
 
     def _load_base(self, device: str) -> _Base:
-        import torch
-        from transformers import AutoModelForCausalLM
-
-        if device.startswith("cuda:"):
-            torch.cuda.set_device(int(device.split(":")[1]))
-        dtype: Any = self.dtype if self.dtype == "auto" else getattr(torch, self.dtype)
-        loader: Any = AutoModelForCausalLM
-        try:
-            model = loader.from_pretrained(
-                self.model, dtype=dtype, trust_remote_code=self.trust_remote_code)
-        except (OSError, ValueError) as exc:
-            offline = " (HF_HUB_OFFLINE is set)" if os.environ.get("HF_HUB_OFFLINE") else ""
-            raise OSError(f"could not load the model {self.model!r}: it must be a local model "
-                          f"folder or, online, a model name on the Hugging Face hub{offline}: "
-                          f"{exc}") from exc
-        model.to(device)
-        model.eval()
-        for param in model.parameters():
-            param.requires_grad_(False)
+        if model_loading.is_model_object(self.model):
+            return _adopt(self.model)
+        model = model_loading.load_base_model(
+            self.model, device=device, dtype=self.dtype,
+            trust_remote_code=self.trust_remote_code,
+            attn_implementation=self.attn_implementation, quantization=self.quantization)
         return _Base(model, tuple(model.state_dict()), _count_hooks(model))
 
     @contextlib.contextmanager
@@ -714,9 +839,14 @@ class LLMSolver:
         unchanged."""
         require_llm("LLMSolver")
         device = self._device()
-        key = (self.model, self.dtype, device, self.trust_remote_code)
+        own = model_loading.is_model_object(self.model)
+        key = (self.model, self.dtype, device, self.trust_remote_code,
+               self.attn_implementation, json.dumps(self.quantization, sort_keys=True))
         notes: dict[str, float] = {}
-        base = _BASES.pop(key, None)  # nobody else may borrow it meanwhile
+        if own:  # the caller's model: kept by this solver, never in the process cache
+            base = self.__dict__.pop("_object_base", None) or _adopt(self.model)
+        else:
+            base = _BASES.pop(key, None)  # nobody else may borrow it meanwhile
         if base is None:
             tic = time.perf_counter()
             base = self._load_base(device)
@@ -734,7 +864,9 @@ class LLMSolver:
             except Exception:  # an unusual model: load it afresh next time
                 clean = False
             session.peft = None
-            if clean:
+            if clean and own:
+                self.__dict__["_object_base"] = base
+            elif clean:
                 _BASES[key] = base
             if device.startswith("cuda"):  # free the trainer's cycles and device memory now
                 import torch
@@ -745,19 +877,32 @@ class LLMSolver:
     def _peft_config(self) -> Any:
         from peft import LoraConfig
 
+        if self.peft_config is not None:
+            return copy.deepcopy(self.peft_config)
         alpha: Any = self.lora_alpha  # PEFT types it int; any positive number works
         return LoraConfig(r=self.rank, lora_alpha=alpha,
                           lora_dropout=self.lora_dropout, target_modules=self.target_modules,
                           use_dora=self.adapter == "dora", bias="none", task_type="CAUSAL_LM")
 
-    def _train_dataset(self) -> Any:
-        if isinstance(self.prompts, list):
-            from datasets import Dataset
+    def _train_dataset(self, tokenizer: Any = None) -> Any:
+        from datasets import Dataset
 
-            return Dataset.from_dict({"prompt": self.prompts})
-        return self.prompts
+        prompts = self._templated(self.prompts, tokenizer)
+        if isinstance(prompts[0], dict):   # a dataset's rows, with all its columns
+            return Dataset.from_list(prompts)
+        return Dataset.from_dict({"prompt": prompts})
 
-    def _trainer(self, sess: _Session, weight: float, seed: int, outdir: Path) -> Any:
+    def _templated(self, prompts: list[Any], tokenizer: Any) -> list[Any]:
+        """``prompts`` (strings, conversations or rows), their string prompts made user turns
+        when the chat template applies (:func:`model_loading.uses_chat_template`)."""
+        if tokenizer is None or not model_loading.uses_chat_template(tokenizer,
+                                                                     self.chat_template):
+            return prompts
+        return [{**p, "prompt": model_loading.as_chat(p["prompt"])} if isinstance(p, dict)
+                else model_loading.as_chat(p) for p in prompts]
+
+    def _trainer(self, sess: _Session, weight: float, seed: int, outdir: Path, *,
+                 name: str = "solve") -> Any:
         from transformers.trainer_callback import PrinterCallback, ProgressCallback
         from trl import RLOOConfig
 
@@ -776,8 +921,13 @@ class LLMSolver:
                                options.pop("gradient_checkpointing", False))
             options.pop("gradient_checkpointing", None)
         micro = self.micro_batch_size
+        per_round = self.batch_size // self.mini_batch_size * self.num_iterations
+        saving: dict[str, Any] = {"save_strategy": "no"}
+        if self.save_steps is not None:  # whole generation rounds: a resume regenerates
+            saving = {"save_strategy": "steps", "save_total_limit": 2,
+                      "save_steps": -(-self.save_steps // per_round) * per_round}
         args = {
-            **options,
+            **options, **saving, "report_to": self.report_to, "run_name": name,
             "output_dir": str(outdir), "seed": seed, "use_cpu": sess.device == "cpu",
             "reward_weights": [weight, 1.0 - weight], "beta": self.beta,
             "num_generations": self.num_generations, "num_iterations": self.num_iterations,
@@ -791,9 +941,9 @@ class LLMSolver:
             "num_train_epochs": 1.0 if self.epochs is None else self.epochs,
         }
         config = RLOOConfig(**args)
-        trainer = rloo_trainer_class(self.merged_generation)(
+        trainer = rloo_trainer_class(self._merged(sess))(
             model=sess.base.model, reward_funcs=list(self.rewards), args=config,
-            train_dataset=self._train_dataset(), processing_class=sess.tokenizer,
+            train_dataset=self._train_dataset(sess.tokenizer), processing_class=sess.tokenizer,
             peft_config=self._peft_config())
         for callback in (PrinterCallback, ProgressCallback):
             trainer.remove_callback(callback)
@@ -805,8 +955,12 @@ class LLMSolver:
             raise RuntimeError("RLOOTrainer built a reference other than the base model")
         return trainer
 
+    def _merged(self, sess: _Session) -> bool:
+        """Whether to sample with the adapter merged (never into quantized weights)."""
+        return self.merged_generation and not model_loading.is_quantized(sess.base.model)
+
     # ------------------------------------------------------------------ evaluation
-    def _eval_rows(self) -> list[dict[str, Any]]:
+    def _eval_rows(self, tokenizer: Any = None) -> list[dict[str, Any]]:
         """The evaluation's prompts (rows with the dataset's other columns): a seeded draw of
         ``eval_batches * eval_batch_size``, every prompt once before any repeats."""
         source = self.prompts if self.eval_prompts is None else self.eval_prompts
@@ -814,9 +968,11 @@ class LLMSolver:
         rng = np.random.default_rng([self.seed, _EVAL_STREAM])
         order = np.concatenate([rng.permutation(len(source))
                                 for _ in range(-(-n // len(source)))])[:n]
-        if isinstance(source, list):
-            return [{"prompt": source[int(i)]} for i in order]
-        return [dict(source[int(i)]) for i in order]
+        if isinstance(source[0], dict):   # a dataset's rows, with all its columns
+            rows = [dict(source[int(i)]) for i in order]
+        else:
+            rows = [{"prompt": source[int(i)]} for i in order]
+        return self._templated(rows, tokenizer)
 
     def _evaluate_model(self, sess: _Session) -> dict[str, Any]:
         """Sample one completion per evaluation prompt from ``sess.peft`` and estimate the
@@ -824,7 +980,7 @@ class LLMSolver:
         import torch
 
         model, tok = sess.peft, sess.tokenizer
-        rows = self._eval_rows()
+        rows = self._eval_rows(tok)
         rewards = np.full((len(rows), 2), np.nan)
         kl = np.zeros(len(rows))
         eos = _eos_ids(model, tok)
@@ -837,7 +993,8 @@ class LLMSolver:
                     lo = b * self.eval_batch_size
                     batch = rows[lo:lo + self.eval_batch_size]
                     torch.manual_seed(self._seed(_EVAL_STREAM, b))
-                    out = self._score_batch(model, tok, batch, eos, sess.device)
+                    out = self._score_batch(model, tok, batch, eos, sess.device,
+                                            merged=self._merged(sess))
                     rewards[lo:lo + len(batch)] = out[0]
                     kl[lo:lo + len(batch)] = out[1]
         finally:
@@ -845,7 +1002,7 @@ class LLMSolver:
         return _estimates(rewards, kl, self.beta, self.eval_batch_size)
 
     def _score_batch(self, model: Any, tok: Any, batch: list[dict[str, Any]], eos: list[int],
-                     device: str) -> tuple[FloatArray, FloatArray]:
+                     device: str, *, merged: bool = True) -> tuple[FloatArray, FloatArray]:
         import torch
         from transformers import GenerationConfig
 
@@ -870,8 +1027,8 @@ class LLMSolver:
             do_sample=True, temperature=self.temperature, top_p=1.0, top_k=0,
             pad_token_id=pad, bos_token_id=tok.bos_token_id, eos_token_id=eos,
             **{k: v for k, v in (self.trainer_args.get("generation_kwargs") or {}).items()})
-        merged = merged_adapter(model) if self.merged_generation else contextlib.nullcontext()
-        with torch.no_grad(), merged:
+        merging = merged_adapter(model) if merged else contextlib.nullcontext()
+        with torch.no_grad(), merging:
             full = model.generate(input_ids=prompt_ids, attention_mask=prompt_mask,
                                   generation_config=config)
         completion = full[:, width:]
