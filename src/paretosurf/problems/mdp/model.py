@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import lapack
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 from scipy.special import log_softmax
 
 from paretosurf._validation import check_positive
@@ -69,6 +71,7 @@ class MDPModel(BiObjectiveProblem):
     _factor: float
     _sparse: bool
     _nz: tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], FloatArray]
+    _band_cache: _BandSystems | None
 
     def __init__(
         self,
@@ -146,6 +149,15 @@ class MDPModel(BiObjectiveProblem):
         self._sparse = bool(s_idx.size <= SPARSE_DENSITY * P_arr.size
                             and n_states >= LU_MIN_STATES)  # small: dense is faster
         self._nz = (s_idx, a_idx, t_idx, P_arr[s_idx, a_idx, t_idx])
+        self._band_cache = None
+
+    def _band(self) -> _BandSystems | None:
+        """The banded form of ``I - gamma P_pi`` (built at the first gradient step), or None
+        when its bandwidth makes the dense LU cheaper (see :class:`_BandSystems`)."""
+        band = getattr(self, "_band_cache", None)  # None too on a model pickled before it
+        if band is None:
+            band = self._band_cache = _BandSystems(self)
+        return band if band.worthwhile else None
 
     def __repr__(self) -> str:
         return (
@@ -249,8 +261,8 @@ class MDPModel(BiObjectiveProblem):
                          rewards: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The per-state payoff ``sum_a pi r - beta KL`` of rewards (B, K, S, A), less its
         mean over states, as right-hand sides (B, S, K); and the means (B, K)."""
-        kl = np.sum(self._kl_terms(pi, log_pi), axis=-1)  # (B, S)
-        c = np.sum(pi[:, None] * rewards, axis=-1) - self.beta * kl[:, None]  # (B, K, S)
+        kl = _reduce_actions(self._kl_terms(pi, log_pi), np.add)  # (B, S)
+        c = _reduce_actions(pi[:, None] * rewards, np.add) - self.beta * kl[:, None]  # (B, K, S)
         mean = np.mean(c, axis=-1)
         return np.asarray(np.swapaxes(c - mean[..., None], 1, 2), dtype=np.float64), mean
 
@@ -357,16 +369,19 @@ class MDPModel(BiObjectiveProblem):
         the unnormalized occupancy ``d_u = rho^T (I - gamma P_pi)^-1`` and the soft advantage
         ``A = r + gamma P V - beta log(pi / pi_ref) - V``.
         """
-        log_pi = log_softmax(logits, axis=-1)
+        log_pi = _log_softmax(logits)
         pi = np.exp(log_pi)
-        flow = self._flow_matrices(pi)
         # the soft values and the occupancy from one LU factorization of each I - gamma P_pi
         rhs, mean = self._centered_payoff(pi, log_pi, rewards)
         u: FloatArray
         d_u: FloatArray
-        if self.n_states >= LU_MIN_STATES:
-            u, d_u = _lu_solve_both(flow, rhs, self.rho)
+        band = self._band()
+        if band is not None:  # every slot's system in one banded matrix: 3 LAPACK calls
+            u, d_u = band.solve_both(pi, rhs, self.rho)
+        elif self.n_states >= LU_MIN_STATES:
+            u, d_u = _lu_solve_both(self._flow_matrices(pi), rhs, self.rho)
         else:  # small systems: NumPy's batched solves beat a Python loop over LAPACK calls
+            flow = self._flow_matrices(pi)
             u = np.asarray(np.linalg.solve(flow, rhs), dtype=np.float64)
             occupancy_rhs = np.broadcast_to(self.rho, (pi.shape[0], self.n_states))[..., None]
             d_u = np.asarray(np.linalg.solve(np.swapaxes(flow, 1, 2), occupancy_rhs)[..., 0],
@@ -418,6 +433,141 @@ SPARSE_DENSITY = 0.25
 #: From this many states on, a gradient step factorizes each I - gamma P_pi once (LAPACK)
 #: instead of solving twice.
 LU_MIN_STATES = 24
+
+
+#: The banded path is taken when ``BAND_COST_RATIO * kl * (kl + ku + 1) <= S**2`` (the banded
+#: LU's work per row against the dense LU's); measured on a 2-core x86 machine, DST's
+#: 73 states at bandwidth 14 gain 5x on the factorizations.
+BAND_COST_RATIO = 3
+#: ... and the MDP has at least this many states (below, the dense batched solve wins).
+BAND_MIN_STATES = 16
+
+
+#: Up to this many actions, sums and maxima over actions add the slices of the last axis
+#: (NumPy's reductions over a short last axis cost about 10x more).
+SLICE_REDUCE_MAX = 8
+
+
+def _reduce_actions(x: FloatArray, op: Any) -> FloatArray:
+    """``op.reduce(x, axis=-1)`` for a ufunc ``op`` (``np.add``, ``np.maximum``)."""
+    n = x.shape[-1]
+    if n > SLICE_REDUCE_MAX:
+        return np.asarray(op.reduce(x, axis=-1), dtype=np.float64)
+    out = x[..., 0].copy() if n == 1 else op(x[..., 0], x[..., 1])
+    for i in range(2, n):
+        op(out, x[..., i], out=out)
+    return np.asarray(out, dtype=np.float64)
+
+
+def _log_softmax(x: FloatArray) -> FloatArray:
+    """``scipy.special.log_softmax(x, axis=-1)`` (the same arithmetic), minus its overhead
+    for small arrays (the per-step cost of the K-step solver)."""
+    shifted = x - _reduce_actions(x, np.maximum)[..., None]
+    return np.asarray(shifted - np.log(_reduce_actions(np.exp(shifted), np.add))[..., None],
+                      dtype=np.float64)
+
+
+class _BandSystems:
+    """``I - gamma P_pi`` of a batch of policies as one banded matrix, in LAPACK's layout.
+
+    Absorbing states (every action stays, so their row is ``(1 - gamma) e_s``) are split
+    off: their values are known outright and enter the other states' right-hand sides, and
+    their occupancy follows from the others'. The remaining (core) states are reordered by
+    reverse Cuthill-McKee on the pattern of ``P`` (union over actions, plus the diagonal),
+    which gives Deep Sea Treasure's 72 core states a bandwidth of 8. The slots' core systems
+    then sit one after the other on the diagonal of a single banded matrix of ``B * S_core``
+    rows and the same bandwidth, so one ``dgbtrf`` factorizes them all and one ``dgbtrs``
+    each solves the values and (transposed) the occupancy. Partial pivoting inside the band
+    never reaches across slots (the entries between two slots are zero), so this is each
+    slot's own banded LU.
+
+    Attributes
+    ----------
+    worthwhile : bool
+        Whether the banded LU beats the dense one (see :data:`BAND_COST_RATIO`).
+    """
+
+    def __init__(self, model: MDPModel) -> None:
+        n_all = model.n_states
+        pattern = np.any(model.P != 0, axis=1) | np.eye(n_all, dtype=bool)
+        absorbing = np.sum(pattern, axis=1) == 1  # only the diagonal: P[s, a, s] = 1 for all a
+        core, sink = np.flatnonzero(~absorbing), np.flatnonzero(absorbing)
+        sub = pattern[np.ix_(core, core)]
+        order = np.asarray(reverse_cuthill_mckee(csr_matrix(sub | sub.T), symmetric_mode=True),
+                           dtype=np.intp)
+        n = core.size
+        self.perm = core[order]  # band row i holds state perm[i]
+        self.sink = sink
+        band_of = np.full(n_all, -1, dtype=np.intp)
+        band_of[self.perm] = np.arange(n)
+        sink_of = np.full(n_all, -1, dtype=np.intp)
+        sink_of[sink] = np.arange(sink.size)
+        rows, cols = np.nonzero(sub[np.ix_(order, order)])
+        self.kl = int(np.max(rows - cols, initial=0))
+        self.ku = int(np.max(cols - rows, initial=0))
+        self.ldab = 2 * self.kl + self.ku + 1
+        self.n = n
+        self.gamma = model.gamma
+        self.worthwhile = bool(n >= BAND_MIN_STATES
+                               and BAND_COST_RATIO * self.kl * (self.kl + self.ku + 1) <= n * n)
+        s_idx, a_idx, t_idx, p = model._nz
+        sa = s_idx * model.n_actions + a_idx
+        coef = -model.gamma * p
+        inner = ~absorbing[s_idx] & ~absorbing[t_idx]
+        i, j = band_of[s_idx[inner]], band_of[t_idx[inner]]
+        # A'[i, j] sits in a slot's block (column-major, (n, ldab) in C order) at column j,
+        # band row kl + ku + i - j
+        self._sa, self._coef = sa[inner], coef[inner]
+        self._pos = j * self.ldab + self.kl + self.ku + i - j
+        self._diag = np.arange(n) * self.ldab + self.kl + self.ku
+        # the core-to-sink block A12 (transitions into absorbing states), (n, n_sink) per slot
+        out = ~absorbing[s_idx] & absorbing[t_idx]
+        self._sa12, self._coef12 = sa[out], coef[out]
+        self._pos12 = band_of[s_idx[out]] * sink.size + sink_of[t_idx[out]]
+
+    def matrix(self, pi: FloatArray) -> FloatArray:
+        """The banded storage (ldab, B * S_core), Fortran-ordered, of every slot's core."""
+        batch, size = pi.shape[0], self.n * self.ldab
+        cells = (np.arange(batch)[:, None] * size + self._pos).ravel()
+        values = (pi.reshape(batch, -1)[:, self._sa] * self._coef).ravel()
+        ab = np.asarray(np.bincount(cells, weights=values, minlength=batch * size),
+                        dtype=np.float64).reshape(batch, size)
+        ab[:, self._diag] += 1.0
+        return np.asarray(ab.reshape(batch * self.n, self.ldab).T, dtype=np.float64)
+
+    def coupling(self, pi: FloatArray) -> FloatArray:
+        """The block from core to absorbing states, (B, S_core, S_sink), rows in band order."""
+        batch, size = pi.shape[0], self.n * self.sink.size
+        cells = (np.arange(batch)[:, None] * size + self._pos12).ravel()
+        values = (pi.reshape(batch, -1)[:, self._sa12] * self._coef12).ravel()
+        out = np.bincount(cells, weights=values, minlength=batch * size)
+        return np.asarray(out.reshape(batch, self.n, self.sink.size), dtype=np.float64)
+
+    def solve_both(self, pi: FloatArray, rhs: FloatArray,
+                   rho: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``flow^-1 rhs`` (B, S, K) and ``flow^-T rho`` (B, S) for policies (B, S, A)."""
+        batch, n, k = pi.shape[0], self.n, rhs.shape[2]
+        lu, piv, info = lapack.dgbtrf(self.matrix(pi), self.kl, self.ku, overwrite_ab=1)
+        if info > 0:
+            raise np.linalg.LinAlgError("Singular matrix")
+        b = rhs[:, self.perm]
+        r = np.broadcast_to(rho[self.perm], (batch, n))
+        u = np.empty((batch, pi.shape[1], k))
+        d_u = np.empty((batch, pi.shape[1]))
+        if self.sink.size:
+            a12 = self.coupling(pi)
+            x2 = rhs[:, self.sink] / (1.0 - self.gamma)  # (B, S_sink, K)
+            b = b - a12 @ x2
+            u[:, self.sink] = x2
+        x = lapack.dgbtrs(lu, self.kl, self.ku, b.reshape(batch * n, k), piv, overwrite_b=1)[0]
+        y = lapack.dgbtrs(lu, self.kl, self.ku, r.reshape(-1), piv, trans=1)[0]
+        y = y.reshape(batch, n)
+        u[:, self.perm] = x.reshape(batch, n, k)
+        d_u[:, self.perm] = y
+        if self.sink.size:
+            d_u[:, self.sink] = (rho[self.sink] - np.einsum("bcs,bc->bs", a12, y)) / (
+                1.0 - self.gamma)
+        return u, d_u
 
 
 def _lu_solve_both(flow: FloatArray, rhs: FloatArray,
