@@ -11,7 +11,7 @@ ifeq ($(shell uname -m),x86_64)
 NUMERIC_ENV ?= NPY_DISABLE_CPU_FEATURES="X86_V4 AVX512_ICL AVX512_SPR" OPENBLAS_CORETYPE=Haswell
 endif
 
-.PHONY: help venv install install-dev install-rl demo test test-slow test-row lint typecheck bench clean
+.PHONY: help venv install install-dev install-docs demo test test-slow test-row lint docs docs-serve bench clean
 
 help:
 	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
@@ -19,6 +19,7 @@ help:
 	@echo "make test-slow  run the slow tests (Table 1 figures, minutes)"
 	@echo "make test-row   run the full MO-MountainCar row (8 seeds, about 45 minutes)"
 	@echo "make lint       ruff + mypy"
+	@echo "make docs       build the documentation site into build/site (warnings are errors)"
 	@echo "make bench      run the benchmarks under benchmarks/"
 
 $(BIN)/python:
@@ -32,6 +33,9 @@ install: venv
 
 install-dev: venv
 	$(PIP) --quiet -e ".[dev,rl,ray,llm]"
+
+install-docs: venv
+	$(PIP) --quiet -e ".[docs]"
 
 demo: install
 	$(BIN)/paretosurf demo --out $(DEMO_OUT)
@@ -49,8 +53,15 @@ lint: install-dev
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 
+# The site is built from docs/ and the docstrings (read, not imported: no extra is needed).
+docs: install-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: install-docs
+	$(BIN)/mkdocs serve
+
 bench: install-dev
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(NUMERIC_ENV) $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) bench-output .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_OUT) bench-output build/site .pytest_cache .mypy_cache .ruff_cache

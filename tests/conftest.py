@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,13 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
+from paretosurf.testing import (  # noqa: F401  (the tests import them from here)
+    FailingSolver,
+    GearKStep,
+    Interrupt,
+    gear_curve,
+    interrupt_after,
+)
 
 _SRC = Path(ps.__file__).resolve().parent
 
@@ -49,12 +56,6 @@ def gear_x(w: float | np.ndarray, p: float = P) -> Any:
     """Exact LS minimizer of the gear toy ``sqrt(p)/2 (x-1)^2, x^2/2``."""
     r = math.sqrt(p)
     return r * w / (1 + (r - 1) * w)
-
-
-def gear_curve(x: float | np.ndarray) -> np.ndarray:
-    """The gear toy's objectives ``((1 - x)^2, x^2)`` (points of shape (..., 2))."""
-    x = np.asarray(x, dtype=np.float64)
-    return np.stack([(1 - x) ** 2, x**2], axis=-1)
 
 
 def gear_phi(w: np.ndarray) -> np.ndarray:
@@ -95,46 +96,6 @@ class CountingSolver:
         return [self.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
 
 
-class GearKStep:
-    """K plain gradient steps on the gear toy's scalarization, warm-started from ``x``.
-
-    Inexact and history-dependent: a slot's result depends on every call it received, so a
-    resumed run equals an uninterrupted one only if every warm start was restored. Picklable
-    (for process executors), with ``interpolate``/``evaluate`` for Soup. ``calls`` counts the
-    calls made in this process.
-    """
-
-    def __init__(self, steps: int = 3, lr: float = 0.15, p: float = P) -> None:
-        self.steps, self.lr, self.root = steps, lr, math.sqrt(p)
-        self.calls = 0
-
-    def solve(self, w: float, state: float | None) -> ps.Solution:
-        self.calls += 1
-        x = 0.5 if state is None else float(state)
-        for _ in range(self.steps):
-            x -= self.lr * (w * self.root * (x - 1) + (1 - w) * x)
-        return ps.Solution(gear_curve(x), state=x, info={"steps": self.steps})
-
-    def evaluate(self, state: float) -> np.ndarray:
-        return gear_curve(float(state))
-
-    def interpolate(self, state0: float, state1: float, t: float) -> float:
-        return (1 - t) * float(state0) + t * float(state1)
-
-
-class FailingSolver:
-    """Raises on every call (a finished run must not solve again)."""
-
-    def solve(self, w: float, state: object) -> ps.Solution:
-        raise AssertionError(f"unexpected solve at weight {w}")
-
-    def evaluate(self, state: float) -> np.ndarray:
-        return gear_curve(float(state))
-
-    def interpolate(self, state0: float, state1: float, t: float) -> float:
-        return (1 - t) * float(state0) + t * float(state1)
-
-
 def no_rounds(res: ps.SurfResult) -> ps.SurfResult:
     """``res`` as a run that solved no round returns it (its method finished before its first
     round): no history, no points, the identity CDF for SURF."""
@@ -145,20 +106,6 @@ def no_rounds(res: ps.SurfResult) -> ps.SurfResult:
         cdf=None if res.cdf is None else ps.ArcLengthCDF.identity(), history=[], n_solves=0,
         n_steps=0, converged=False, stop_reason="method", success=False,
         message=f"{res.label}: no round was run", findings=[])
-
-
-class Interrupt(Exception):
-    """Raised by :func:`interrupt_after` to simulate a run killed between two rounds."""
-
-
-def interrupt_after(rounds: int) -> Callable[[ps.IterationRecord], None]:
-    """A callback that raises :class:`Interrupt` once ``rounds`` rounds are done (and saved)."""
-
-    def callback(record: ps.IterationRecord) -> None:
-        if record.iteration == rounds - 1:
-            raise Interrupt
-
-    return callback
 
 
 @pytest.fixture()

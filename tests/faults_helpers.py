@@ -9,7 +9,6 @@ path) and runs :func:`child_job` in a forked process per fault.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import io
 import json
@@ -20,7 +19,7 @@ import signal
 import sys
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,8 @@ from typing import Any
 import numpy as np
 
 import paretosurf as ps
-from paretosurf import driver, run_folder
+from paretosurf import run_folder
+from paretosurf.checkpoint import Checkpointer
 
 ROOT = math.sqrt(9.0)
 
@@ -143,8 +143,8 @@ class Config:
     iterations: int = 4
     alpha: float | str = "auto"
     period: float | str = 0
-    #: Module attributes of :mod:`paretosurf.driver` set for the run (the checkpoint
-    #: schedule); ``every``: a checkpoint every ``every`` rounds instead (and at the end).
+    #: Keywords of the run's :class:`~paretosurf.checkpoint.Checkpointer` (its schedule's
+    #: timings); ``every``: a checkpoint every ``every`` rounds instead (and at the end).
     patches: dict[str, Any] = field(default_factory=dict)
     every: int | None = None
 
@@ -162,11 +162,11 @@ CONFIGS: dict[str, Config] = {
     "auto": Config(Steps, n=5, iterations=5, period="auto"),
     # the default schedule on a machine that never stalls: saved once, at the end
     "auto-end": Config(Steps, n=5, iterations=5, period="auto",
-                       patches={"FIRST_CHECKPOINT_SECONDS": 1e6}),
+                       patches={"first_seconds": 1e6}),
     # the default schedule after a first checkpoint that cost nothing: saved after the first
     # round and at the end (the rounds between go in one append)
     "auto-first": Config(Steps, n=4, iterations=5, period="auto",
-                         patches={"FIRST_CHECKPOINT_SECONDS": 0.0, "CHECKPOINT_SHARE": 1e-9}),
+                         patches={"first_seconds": 0.0, "share": 1e-9}),
     # a checkpoint every second round (two rounds per append)
     "every-2": Config(Steps, n=4, iterations=5, every=2),
     # 1 MB per slot (5 MB per state file)
@@ -177,7 +177,7 @@ CONFIGS: dict[str, Config] = {
     "disk": Config(DiskState, n=4, iterations=4, period=0),
     # states in folders written as solved, and every write flushed (long rounds)
     "disk-long": Config(DiskState, n=4, iterations=4, period=0,
-                        patches={"DURABLE_ROUND_SECONDS": 0.0}),
+                        patches={"durable_seconds": 0.0}),
     # states in folders, checkpointed every second round
     "disk-every-2": Config(lambda: DiskState(size=131072), n=4, iterations=5, every=2),
     # another run of the same settings as "p0" (another solver budget), and one of others
@@ -198,35 +198,20 @@ class SlowDisk(DiskState):
         return super().solve(w, state)
 
 
-@contextlib.contextmanager
-def schedule(config: Config) -> Iterator[None]:
-    """The run's checkpoint schedule (module attributes of the driver, restored after)."""
-    saved = {name: getattr(driver, name) for name in config.patches}
-    original_due = driver._Runner.checkpoint_due
-    try:
-        for name, value in config.patches.items():
-            setattr(driver, name, value)
-        if config.every is not None:
-            every = config.every
-            driver._Runner.checkpoint_due = (  # type: ignore[method-assign]
-                lambda self: len(self.progress.history) % every == 0)
-        yield
-    finally:
-        for name, value in saved.items():
-            setattr(driver, name, value)
-        driver._Runner.checkpoint_due = original_due  # type: ignore[method-assign]
+def schedule(config: Config) -> Checkpointer:
+    """The run's checkpoint schedule."""
+    if config.every is not None:
+        return Checkpointer(every=config.every, **config.patches)
+    return Checkpointer(config.period, **config.patches)
 
 
 def run_config(name: str, folder: str | Path | None, *, executor: Any = None,
                callback: Any = None, **options: Any) -> ps.SurfResult:
     """Run the configuration ``name`` (``folder=None``: without a run folder, the truth)."""
     config = CONFIGS[name]
-    with schedule(config):
-        return ps.surf(config.solver(), config.n, iterations=config.iterations,
-                       alpha=config.alpha, checkpoint=folder, executor=executor,
-                       callback=callback,
-                       checkpoint_period=config.period if config.every is None else 1e9,
-                       **options)
+    return ps.surf(config.solver(), config.n, iterations=config.iterations,
+                   alpha=config.alpha, checkpoint=folder, executor=executor,
+                   callback=callback, checkpoint_period=schedule(config), **options)
 
 
 def solver_of(name: str) -> Any:

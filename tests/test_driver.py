@@ -4,7 +4,6 @@ the run folder's files."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,9 +12,8 @@ import pytest
 
 import paretosurf as ps
 from conftest import GearKStep, Interrupt, gear_solver, interrupt_after
-from paretosurf import driver
 from paretosurf.baselines import uniform
-from paretosurf.checkpoint import CheckpointError
+from paretosurf.checkpoint import Checkpointer, CheckpointError
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
 from paretosurf.run_folder import RunFolder
 
@@ -128,19 +126,6 @@ def test_surf_refuses_other_than_two_objectives(m: int) -> None:
         ps.surf(solver, 4, iterations=2)
 
 
-class PlainExecutor:
-    """An executor whose map takes no slot numbers."""
-
-    def map(self, solver: Any, weights: np.ndarray, states: Sequence[Any]) -> list[ps.Solution]:
-        return [solver.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
-
-
-def test_an_executor_without_slot_numbers_works() -> None:
-    local = ps.surf(gear_solver, 5, iterations=4)
-    plain = ps.surf(gear_solver, 5, iterations=4, executor=PlainExecutor())
-    np.testing.assert_array_equal(local.points, plain.points)
-
-
 def test_init_states_must_be_a_sequence() -> None:
     with pytest.raises(TypeError, match="init_states"):
         ps.surf(gear_solver, 4, init_states="abcde")
@@ -181,41 +166,49 @@ def rounds_on_disk(tmp_path, solver: Any = None, iterations: int = 6,
     return seen
 
 
-def test_auto_checkpoints_every_round_that_outlasts_the_checkpoints(tmp_path,
-                                                                    monkeypatch) -> None:
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e9)   # every round outlasts 1e-9 of one
-    assert rounds_on_disk(tmp_path) == [1, 2, 3, 4, 5, 6]
+class Ticks:
+    """A clock that moves ``step`` seconds at every reading (two readings a round: each round
+    takes ``step``, and so does each checkpoint)."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
 
 
-def test_auto_checkpoints_are_amortized_over_short_rounds(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)  # no round outlasts 1e9 of them
-    assert rounds_on_disk(tmp_path) == [0, 0, 0, 0, 0, 0]  # only the end is saved
-    folder = RunFolder(tmp_path)
+def test_auto_checkpoints_every_round_that_outlasts_the_checkpoints(tmp_path) -> None:
+    every = Checkpointer(share=1e9)                       # every round outlasts 1e-9 of one
+    assert rounds_on_disk(tmp_path, checkpoint_period=every) == [1, 2, 3, 4, 5, 6]
+
+
+def test_auto_checkpoints_are_amortized_over_short_rounds(tmp_path) -> None:
+    never = Checkpointer(share=1e-9)                      # no round outlasts 1e9 of them
+    assert rounds_on_disk(tmp_path, checkpoint_period=never) == [0, 0, 0, 0, 0, 0]
+    folder = RunFolder(tmp_path)                          # only the end is saved
     assert folder.n_rounds() == 6 and len(folder.load().records) == 6
     solved = sorted((e["round"], e["slot"]) for e in folder.solves())
     assert solved == [(r, s) for r in range(6) for s in range(5)]
 
 
-def test_the_first_auto_checkpoint_waits_for_its_expected_cost(tmp_path,
-                                                               monkeypatch) -> None:
+def test_the_first_auto_checkpoint_waits_for_its_expected_cost(tmp_path) -> None:
     # expected to cost nothing, the first checkpoint is due after the first round; it then
     # measures a real cost, which no round outlasts 1e9 times
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)
-    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)
-    assert rounds_on_disk(tmp_path / "free") == [1, 1, 1, 1, 1, 1]
-    # expected to cost as much as 0.2 s of rounds, it waits for the rounds to take 0.2 s
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1.0)
-    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.2)
+    free = Checkpointer(share=1e-9, first_seconds=0.0)
+    assert rounds_on_disk(tmp_path / "free", checkpoint_period=free) == [1, 1, 1, 1, 1, 1]
+    # expected to cost 0.5 s, at share=0.5 it waits for 1 s of rounds of 0.25 s (the fourth
+    # round); the checkpoints then cost 0.25 s, and each next one waits for 0.5 s of rounds
+    timed = Checkpointer(share=0.5, first_seconds=0.5, clock=Ticks(0.25))
+    seen = rounds_on_disk(tmp_path / "timed", checkpoint_period=timed, iterations=9)
+    assert seen == [0, 0, 0, 4, 4, 6, 6, 8, 8]
 
-    class Slow(GearKStep):
-        def solve(self, w: float, state: Any) -> ps.Solution:
-            time.sleep(0.004)                    # 5 solves: a round takes 0.02 s or more
-            return super().solve(w, state)
 
-    seen = rounds_on_disk(tmp_path / "slow", solver=Slow(), iterations=12)
-    first = next(i for i, n in enumerate(seen) if n)
-    assert seen[first] == first + 1 and not any(seen[:first])
-    assert 2 <= first <= 9             # not after 2 rounds (0.04 s), at the latest after 10
+def test_a_checkpointer_every_few_rounds(tmp_path) -> None:
+    assert rounds_on_disk(tmp_path, checkpoint_period=Checkpointer(every=4)) == [0, 0, 0, 4,
+                                                                                 4, 4]
+    with pytest.raises(ValueError, match="every must be an integer >= 1"):
+        Checkpointer(every=0)
 
 
 def test_a_checkpoint_period_in_seconds(tmp_path) -> None:
@@ -230,27 +223,27 @@ def test_a_bad_checkpoint_period_is_refused(period: Any) -> None:
         ps.surf(gear_solver, 4, iterations=1, checkpoint_period=period)
 
 
-def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(
-        tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)
-    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)     # the first round saved
+def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(tmp_path) -> None:
+    first = Checkpointer(share=1e-9, first_seconds=0.0)            # the first round saved
     full = ps.surf(GearKStep(), 4, iterations=6)
     with pytest.raises(Interrupt):
-        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=interrupt_after(4))
+        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=interrupt_after(4),
+                checkpoint_period=first)
     folder = RunFolder(tmp_path)
     assert folder.n_rounds() == 1
     # every attempt made is in the log, those of the rounds after the checkpoint too
     assert sorted({e["round"] for e in folder.solves()}) == [0, 1, 2, 3]
     again = GearKStep()
-    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True)
+    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True,
+                      checkpoint_period=first)
     assert again.calls == 5 * 5                       # rounds 1 to 5, solved again from round 1
     np.testing.assert_array_equal(resumed.points, full.points)
     np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
 
 
 def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(
-        tmp_path, monkeypatch, capsys) -> None:
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)        # nothing saved before the end
+        tmp_path, capsys) -> None:
+    never = Checkpointer(share=1e-9)                             # nothing saved before the end
     full = ps.surf(GearKStep(), 4, iterations=6)
 
     def ctrl_c(record: ps.IterationRecord) -> None:
@@ -258,14 +251,16 @@ def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=ctrl_c)
+        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=ctrl_c,
+                checkpoint_period=never)
     assert "stopped before its first checkpoint" in capsys.readouterr().err
     folder = RunFolder(tmp_path)
     assert folder.holds_run() and not folder.has_state() and folder.n_rounds() == 0
     with pytest.raises(ValueError, match="differing: alpha"):
         ps.surf(GearKStep(), 4, iterations=6, alpha=0.5, checkpoint=tmp_path, resume=True)
     again = GearKStep()
-    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True)
+    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True,
+                      checkpoint_period=never)
     assert again.calls == 6 * 5                                   # every round solved again
     np.testing.assert_array_equal(resumed.points, full.points)
     np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)

@@ -126,9 +126,6 @@ class PidRecorder:
         self.rounds.append({o.pid for o in out})
         return out
 
-    def map(self, *args: Any, **kwargs: Any) -> Any:  # the run checks that executors have it
-        return self.executor.map(*args, **kwargs)
-
 
 def tasks_for(n: int = 7) -> list[SolveTask]:
     """A round with warm starts (every slot starts somewhere else)."""

@@ -13,8 +13,7 @@ import pytest
 
 import paretosurf as ps
 from conftest import GearKStep, Interrupt, gear_curve, gear_solver, interrupt_after
-from paretosurf import driver
-from paretosurf.checkpoint import CheckpointError
+from paretosurf.checkpoint import Checkpointer, CheckpointError
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
 from paretosurf.run_folder import RunFolder
 from paretosurf.states import StateFolder
@@ -124,12 +123,17 @@ def test_states_on_disk_are_never_pickled_and_resume_from_the_folders(tmp_path) 
     np.testing.assert_allclose([u.x for u in loaded], full.states)
 
 
-def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)   # checkpoints: first round, end
-    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)
+def first_and_last() -> Checkpointer:
+    """Checkpoints after the first round (expected to cost nothing) and at the end (no round
+    outlasts 1e9 times the first's cost)."""
+    return Checkpointer(share=1e-9, first_seconds=0.0)
+
+
+def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path) -> None:
     full = ps.surf(GearKStep(), N, iterations=6)
     DiskSolver.saved = 0
-    res = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path)
+    res = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path,
+                  checkpoint_period=first_and_last())
     assert DiskSolver.saved == 2 * (N + 1)                   # never an unpicklable pickle
     np.testing.assert_array_equal(res.points, full.points)
     assert all(isinstance(s, StateFolder) for s in res.states)
@@ -140,8 +144,9 @@ def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path, monkeyp
     # a run stopped between two checkpoints resumes from the folders of the last one
     with pytest.raises(Interrupt):
         ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b",
-                callback=interrupt_after(4))
-    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b", resume=True)
+                callback=interrupt_after(4), checkpoint_period=first_and_last())
+    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b", resume=True,
+                      checkpoint_period=first_and_last())
     np.testing.assert_array_equal(resumed.points, full.points)
 
 
@@ -178,16 +183,14 @@ class Twins(Method):
         self.keys, self.points = list(meta["keys"]), np.asarray(arrays["points"])
 
 
-def test_a_disk_state_in_memory_that_starts_two_slots_is_never_copied(tmp_path,
-                                                                       monkeypatch) -> None:
+def test_a_disk_state_in_memory_that_starts_two_slots_is_never_copied(tmp_path) -> None:
     """Between checkpoints a disk-state solver's states stay in memory; one that warm-starts
     two slots is saved to its folder first, and the second slot reads it back (its state
     cannot be deep-copied, or pickled)."""
-    monkeypatch.setattr(driver, "CHECKPOINT_SHARE", 1e-9)   # checkpoints: first round, end
-    monkeypatch.setattr(driver, "FIRST_CHECKPOINT_SECONDS", 0.0)
     with pytest.raises(TypeError):
         copy.deepcopy(Unpicklable(0.5))
-    disk = run(Twins(), DiskSolver(), iterations=4, checkpoint=tmp_path)
+    disk = run(Twins(), DiskSolver(), iterations=4, checkpoint=tmp_path,
+               checkpoint_period=first_and_last())
     plain = run(Twins(), GearKStep(), iterations=4)
     np.testing.assert_array_equal(disk.points, plain.points)
 
@@ -259,7 +262,7 @@ def test_pickled_states_load_only_with_allow_pickle(tmp_path) -> None:
 class ClusterExecutor(ps.LocalExecutor):
     """A local executor that claims to be on a cluster."""
 
-    address = "auto"
+    solves_in = "cluster"
 
 
 def test_states_on_disk_on_a_cluster_need_a_shared_run_folder(tmp_path) -> None:

@@ -1,4 +1,4 @@
-"""The README's examples run as printed and do what their comments say."""
+"""The README's and the docs' examples run as printed and do what their comments say."""
 
 from __future__ import annotations
 
@@ -8,13 +8,27 @@ from typing import Any
 
 import numpy as np
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+
+
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), flags=re.S)
 
 
 def examples() -> list[str]:
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    blocks = python_blocks(README)
     assert len(blocks) >= 2, "README lost its python examples"
     return blocks
+
+
+def doc_pages() -> list[Path]:
+    return sorted(DOCS.rglob("*.md"))
+
+
+def doc_examples() -> list[str]:
+    return [block for page in doc_pages() for block in python_blocks(page)]
 
 
 def run(block: str) -> dict[str, Any]:
@@ -49,7 +63,7 @@ def test_own_solver_example_runs(tmp_path, monkeypatch) -> None:
 
 
 def test_surface_example_prints_what_it_says() -> None:
-    block = next(b for b in examples() if "surf_simplex" in b)
+    block = next(b for b in doc_examples() if "ps.surf_simplex(solver, n_points=91" in b)
     namespace = run(block)
     res = namespace["res"]
     printed = re.search(r"print\(round\(res.history\[0\].cv, 2\), round\(res.history\[-1\].cv, "
@@ -58,3 +72,19 @@ def test_surface_example_prints_what_it_says() -> None:
     assert round(res.history[0].cv, 2) == float(printed.group(1))
     assert round(res.history[-1].cv, 2) == float(printed.group(2))
     assert res.weights.shape == (91, 3) and res.success
+
+
+def test_every_example_is_python() -> None:
+    """The examples that need an extra, a GPU or a model hub are not run here: they parse."""
+    for path in [README, *doc_pages()]:
+        for block in python_blocks(path):
+            compile(block, str(path), "exec")
+
+
+def test_readme_is_short_and_its_links_resolve() -> None:
+    text = README.read_text()
+    # The README is what a newcomer reads first: detail goes to docs/.
+    assert len(text.splitlines()) < 250
+    for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+        if "://" not in target:
+            assert (ROOT / target).exists(), f"README links to {target}, which does not exist"

@@ -150,21 +150,21 @@ def test_consecutive_checkpoints_never_overwrite_the_newest_state(tmp_path) -> N
 
 def test_checkpoints_a_few_rounds_apart_alternate(tmp_path, monkeypatch) -> None:
     from paretosurf import driver
+    from paretosurf.checkpoint import Checkpointer
 
     saved: list[int] = []
     original = driver._Runner.checkpoint
 
     def every_second(self: Any, final: Any = None) -> None:
         original(self, final)
-        saved.append(self.saved_rounds)
+        saved.append(self.checkpointer.saved_rounds)
 
     monkeypatch.setattr(driver._Runner, "checkpoint", every_second)
-    monkeypatch.setattr(driver._Runner, "checkpoint_due",
-                        lambda self: len(self.progress.history) % 2 == 0)
     headers: list[tuple[str, int, int]] = []
     ps.surf(GearKStep(), N, iterations=6, checkpoint=tmp_path, callback=lambda r: headers.extend(
         (n, read_state(tmp_path / n)[0]["seq"], read_state(tmp_path / n)[0]["n_rounds"])
-        for n in ("state.0", "state.1") if (tmp_path / n).exists()) or None)
+        for n in ("state.0", "state.1") if (tmp_path / n).exists()) or None,
+        checkpoint_period=Checkpointer(every=2))
     assert saved[:3] == [2, 4, 6]              # (then the final checkpoint, round 6 again)
     newest = {}
     for name, seq, rounds in headers:

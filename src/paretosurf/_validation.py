@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -162,3 +163,52 @@ def check_torch_device(device: object, *, numpy_backend: bool = True) -> str:
                              f"sees {count} (cuda:0 to cuda:{count - 1}); use one of them or "
                              f"{instead}")
     return device
+
+
+def check_run_options(
+    *, tol: object = None, checkpoint: object = None, resume: object = False,
+    overwrite: object = False, callback: object = None, executor: object = None,
+) -> None:
+    """Validate the loop keywords every method takes (raises ``ValueError``/``TypeError``)."""
+    if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float))
+                            or not (tol > 0 and math.isfinite(tol))):
+        raise ValueError(f"tol must be a finite number > 0 or None, got {tol!r}")
+    if resume and checkpoint is None:
+        raise ValueError("resume=True needs a checkpoint folder")
+    if overwrite and checkpoint is None:
+        raise ValueError("overwrite=True needs a checkpoint folder")
+    if resume and overwrite:
+        raise ValueError("pass resume=True (continue the run in the checkpoint folder) or "
+                         "overwrite=True (replace it), not both")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+    if executor is not None and not callable(getattr(executor, "solve", None)):
+        raise TypeError(
+            f"executor must have a solve(solver, tasks, on_done=None) method returning one "
+            f"SolveOutcome per task (see paretosurf.executors.Executor); "
+            f"{type(executor).__name__} has none")
+
+
+def check_weight_bounds(weight_bounds: object) -> tuple[float, float] | None:
+    """``weight_bounds`` as ``(lo, hi)`` with ``0 <= lo < hi <= 1``, or ``None``."""
+    if weight_bounds is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in weight_bounds)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        raise TypeError("weight_bounds must be a pair (lo, hi) of weights or None, got "
+                        f"{weight_bounds!r}") from None
+    if not (0.0 <= lo < hi <= 1.0):
+        raise ValueError(f"weight_bounds must satisfy 0 <= lo < hi <= 1, got ({lo}, {hi})")
+    return lo, hi
+
+
+def check_moving_average(rate: object) -> float | None:
+    """The moving-average rate in (0, 1], or ``None``."""
+    if rate is None:
+        return None
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not (
+            0.0 < float(rate) <= 1.0):
+        raise ValueError(f"moving_average must be a rate in (0, 1] (the weight of the newest "
+                         f"estimate) or None, got {rate!r}")
+    return float(rate)

@@ -277,8 +277,12 @@ def _check_solver_options(args: argparse.Namespace, task: Any) -> None:
         raise UsageError(f"--device {device}: {exc}") from None
 
 
-#: Methods of :data:`paretosurf.bench.METHODS` that take ``--alpha`` (a damping factor).
-_ALPHA_METHODS = frozenset({"surf"})
+def _damped(method: str) -> bool:
+    """Whether ``method`` takes ``--alpha`` (a damping factor): its entry function in the
+    registry (:data:`paretosurf.methods.METHODS`) takes ``alpha``."""
+    from paretosurf.methods import get_method
+
+    return get_method(method).takes("alpha")
 
 
 def _check_method_options(args: argparse.Namespace, methods: Sequence[str]) -> None:
@@ -301,7 +305,7 @@ def _check_method_options(args: argparse.Namespace, methods: Sequence[str]) -> N
     from paretosurf.bench.runner import METHODS
 
     one = getattr(args, "method", None)
-    if args.alpha is not None and not _ALPHA_METHODS.intersection(methods):
+    if args.alpha is not None and not any(_damped(m) for m in methods):
         if one is not None:
             raise UsageError(f"--alpha sets SURF's damping factor, and --method {one} has "
                              "none; drop --alpha, or run SURF (--method surf)")
@@ -771,7 +775,7 @@ def _run_settings(args: argparse.Namespace, task: Any) -> dict[str, Any]:
                                 "n": task.n_segments if args.n is None else args.n}
     if args.solver == "gradient":
         settings["steps"] = task.steps if args.steps is None else args.steps
-    if args.method in _ALPHA_METHODS:
+    if _damped(args.method):
         settings["alpha"] = task.alpha
     if METHODS[args.method].slots:
         settings["report"] = task.report

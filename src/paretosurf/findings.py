@@ -313,3 +313,74 @@ def success_and_message(label: str, n_points: int, cv: float, gap_ratio: float,
             break
         text += "\n" + line
     return success, text
+
+
+#: Findings that say why a front's points cannot be even (no ``uneven`` finding beside them).
+STRUCTURAL = frozenset({"constant", "reversed", "collapsed", "jump", "unconverged", "stuck",
+                        "no_minimizer", "local_minima"})
+#: Findings said in the result's message and findings only, not warned: a short budget
+#: is often chosen on purpose (a first look, a test), and the message says what it cost.
+QUIET_FINDINGS = frozenset({"unsettled"})
+#: A run stopped by its iterations whose next full step would still move a weight by more
+#: than this share of the even spacing 1 / N is reported as not settled.
+UNSETTLED_SHARE = 0.25
+
+
+def is_quiet(finding: Finding, stop_reason: str) -> bool:
+    """Whether ``finding`` is said in the result's message and findings only, not warned: a
+    budget that ran out (``unsettled``, and ``uneven`` after the iterations ran out: a short
+    run is often chosen on purpose), and a baseline's unevenness (it does not aim at it)."""
+    return finding.code in QUIET_FINDINGS or (finding.code == "uneven" and (
+        not finding.fatal or stop_reason in ("iterations", "callback")))
+
+
+def unsuccessful_finding(failed: Sequence[tuple[int, str]], n_points: int) -> list[Finding]:
+    """The finding that solves of the last round reported failure (``info["success"]``):
+    ``failed`` holds their slots and messages."""
+    if not failed:
+        return []
+    slot, message = failed[0]
+    said = f": slot {slot} says {message!r}" if message else f" (slot {slot})"
+    return [Finding("unsuccessful", f"{len(failed)} of the last round's {n_points} solves "
+                    f"report failure (info['success'] is False){said}; their points may be "
+                    "far from the optimum at their weights",
+                    remedy="check the solver's settings (more iterations, a looser "
+                           "tolerance; a smooth optimizer on a non-smooth objective fails so)",
+                    slots=tuple(s for s, _ in failed),
+                    summary=f"{len(failed)} of {n_points} solves reported failure")]
+
+
+def ideal_beaten_finding(solver: Any) -> list[Finding]:
+    """The finding that the run found points below the ideal point the user gave a
+    Tchebycheff scalarization (the solver's ``ideal_beaten``: the objectives concerned)."""
+    beaten = tuple(getattr(solver, "ideal_beaten", ()) or ())
+    if not beaten or not getattr(solver, "ideal_given", False):
+        return []
+    which = " and ".join(f"objective {m + 1}" for m in beaten)
+    return [Finding(
+        "ideal", f"the run found points below the ideal point given to the solver in {which}: "
+        "a Tchebycheff scalarization spaces and reaches the front only from an ideal point at "
+        "or below every objective value, so its points are not what the weights ask for",
+        remedy="let the solver estimate its ideal point (ideal=None), or give one below "
+               "every objective value", summary=f"points below the given ideal in {which}")]
+
+
+def unsettled_finding(change: float, n_points: int,
+                      settle_options: Mapping[str, Any] | None = None) -> list[Finding]:
+    """The advice that the weights were still moving when the iterations ran out;
+    ``settle_options``: settings of the method that would settle them sooner (SURF with a
+    fixed damping: ``{"alpha": "auto"}``), named in the remedy."""
+    spacing = 1.0 / max(n_points - 1, 1)
+    if not math.isfinite(change) or change <= UNSETTLED_SHARE * spacing:
+        return []
+    remedy = "run more rounds ({resume} with more {iterations})"
+    options: dict[str, Any] = {"resume": True, "iterations": None}
+    for name, value in (settle_options or {}).items():
+        remedy += f" or {{{name}}}"
+        options[name] = value
+    return [Finding("unsettled", f"the weights were still moving when the iterations ran "
+                    f"out: a full step would move one by {change:.3g} ({change / spacing:.0%} "
+                    "of the even spacing), so the points are not yet as even as they will be",
+                    fatal=False, remedy=remedy, options=options,
+                    summary=f"the weights were still moving ({change / spacing:.0%} of the "
+                            "even spacing)")]

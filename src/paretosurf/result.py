@@ -1,9 +1,10 @@
-"""What every method returns: :class:`SurfResult`, with one :class:`IterationRecord` per round.
+"""What every method returns: :class:`Result` (also named ``SurfResult``, its earlier name),
+with one :class:`IterationRecord` per round.
 
 SURF and every baseline return the same result type, built by the driver
 (:mod:`paretosurf.driver`) from the method's final points and the run's bookkeeping. A result
-saves itself as a file pair (:meth:`SurfResult.save`) and loads from such a pair or from a run's
-checkpoint folder (:meth:`SurfResult.load`).
+saves itself as a file pair (:meth:`Result.save`) and loads from such a pair or from a run's
+checkpoint folder (:meth:`Result.load`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from paretosurf.findings import Finding
 from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
 
-__all__ = ["IterationRecord", "SurfResult", "history_from_parts",
+__all__ = ["IterationRecord", "Result", "SurfResult", "history_from_parts",
            "measures_nearest_neighbours"]
 
 FloatArray = NDArray[np.float64]
@@ -130,7 +131,7 @@ class IterationRecord:
         weights: FloatArray,
         points: FloatArray,
         *,
-        cdf: ArcLengthCDF | None,
+        cdf: ArcLengthCDF | None = None,
         seconds: float,
         solve_seconds: float,
         n_solves: int,
@@ -239,7 +240,7 @@ def history_from_parts(parts: Sequence[tuple[Mapping[str, Any], Mapping[str, NDA
     return records
 
 
-class SurfResult:
+class Result:
     """The outcome of :func:`paretosurf.surf` and of every baseline.
 
     Attributes
@@ -310,7 +311,7 @@ class SurfResult:
         weights: FloatArray,
         points: FloatArray,
         states: list[Any],
-        cdf: ArcLengthCDF | None,
+        cdf: ArcLengthCDF | None = None,
         history: list[IterationRecord],
         n_solves: int,
         n_steps: int,
@@ -401,17 +402,13 @@ class SurfResult:
         return meta, {"weights": self.weights, "points": self.points}
 
     def _cdf_entry(self) -> Any:
-        if self.cdf is None:
-            return None
-        if self.history and self.cdf == self.history[-1].cdf:
-            return "last record"  # rebuilt from the history, which stores it compactly
-        return self.cdf.to_dict()
+        return view_extras({"cdf": self.cdf}, self.history)["cdf"]
 
     @classmethod
     def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
                    history: list[IterationRecord] | None = None,
                    states: list[Any] | None = None,
-                   allow_pickle: bool = False) -> SurfResult:
+                   allow_pickle: bool = False) -> Result:
         """Inverse of :meth:`to_parts`; ``history`` and ``states``, when given, replace the
         records and states stored in ``meta`` and ``arrays``."""
         if states is None:
@@ -473,7 +470,7 @@ class SurfResult:
         return write_pair(path, meta, arrays)
 
     @classmethod
-    def load(cls, path: str | Path, *, allow_pickle: bool = False) -> SurfResult:
+    def load(cls, path: str | Path, *, allow_pickle: bool = False) -> Result:
         """Read a result written by :meth:`save`, or the latest state of a run's checkpoint
         folder.
 
@@ -564,7 +561,7 @@ class SurfResult:
         return cls.from_parts(meta, arrays, allow_pickle=allow_pickle)
 
     @classmethod
-    def _load_run(cls, folder: Path, *, allow_pickle: bool) -> SurfResult:
+    def _load_run(cls, folder: Path, *, allow_pickle: bool) -> Result:
         """The latest state of the run in ``folder`` as a result."""
         saved = RunFolder(folder).load()
         history = history_from_parts(saved.records)
@@ -577,7 +574,25 @@ class SurfResult:
 
     def __repr__(self) -> str:
         return (
-            f"SurfResult(method={self.method!r}, n_segments={self.n_segments}, "
+            f"Result(method={self.method!r}, n_segments={self.n_segments}, "
             f"rounds={len(self.history)}, cv={self.cv:.4g}, gap_ratio={self.gap_ratio:.4g}, "
             f"n_solves={self.n_solves}, success={self.success})"
         )
+
+
+#: The earlier name of :class:`Result` (the same class: ``isinstance`` works with either).
+SurfResult = Result
+
+
+def view_extras(extras: Mapping[str, Any],
+                history: Sequence[IterationRecord]) -> dict[str, Any]:
+    """The result file's entries of a method's result extras
+    (:meth:`paretosurf.driver.Method.result_extras`): its CDF (``None`` without one) as
+    ``"last record"`` when the history's last record holds it (rebuilt from the history,
+    which stores it compactly), else as a dict."""
+    cdf = extras.get("cdf")
+    if cdf is None:
+        return {"cdf": None}
+    if history and cdf == history[-1].cdf:
+        return {"cdf": "last record"}
+    return {"cdf": cdf.to_dict()}

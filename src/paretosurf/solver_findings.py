@@ -21,20 +21,30 @@ last round's solves, and names causes that the geometry of the points alone does
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.diagnostics import (
+    diagnose,
     dominated_in_local_minima,
     local_minima_finding,
     local_minimum_slots,
 )
-from paretosurf.findings import Finding
+from paretosurf.findings import (
+    DEFAULT_TARGETS,
+    STRUCTURAL,
+    Finding,
+    ideal_beaten_finding,
+    uneven_finding,
+    unsettled_finding,
+    unsuccessful_finding,
+)
+from paretosurf.solvers import users_solver
 
-__all__ = ["revise", "solver_findings"]
+__all__ = ["declared_scalarization", "diagnose_run", "revise", "solver_findings"]
 
 FloatArray = NDArray[np.float64]
 
@@ -188,3 +198,73 @@ def revise(found: Sequence[Finding], new: Sequence[Finding]) -> list[Finding]:
             f = dominated_in_local_minima(f)
         out.append(f)
     return out
+
+
+def declared_scalarization(solver: Any) -> tuple[str, FloatArray | None]:
+    """The scalarization a solver says it minimizes and its ideal point: its ``scalarization``
+    attribute's ``kind`` (a :class:`~paretosurf.adapters.Scalarization`, or a plain callable's
+    attribute of that name) and its ``ideal`` (or the scalarization's); a solver that says
+    nothing minimizes the weighted sum, as the paper's solvers do."""
+    for obj in (solver, users_solver(solver)):
+        sc = getattr(obj, "scalarization", None)
+        kind = getattr(sc, "kind", sc)
+        if isinstance(kind, str):
+            ideal = getattr(obj, "ideal", None)
+            if ideal is None:
+                ideal = getattr(sc, "ideal", None)
+            return kind, None if ideal is None else np.asarray(ideal, dtype=np.float64)
+    return "linear", None
+
+
+def diagnose_run(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
+                 solver: Any, history: Sequence[Any], shown: int | None, normalize: str,
+                 moving_average: float | None, ordered: bool, aims_even: bool,
+                 method_findings: Callable[[], list[Finding]],
+                 infos: Sequence[Mapping[str, Any]], unsuccessful: Sequence[tuple[int, str]],
+                 target: float | None, stop_reason: str | None,
+                 convergence_change: Callable[[], float],
+                 settle_options: Mapping[str, Any]) -> list[Finding]:
+    """Every finding of a run's result: :func:`~paretosurf.diagnostics.diagnose` of the
+    reported points (``points`` and ``coords``: the moving averages where the run keeps
+    them), the method's own findings (``method_findings``), :func:`solver_findings`, solves
+    that reported failure (``unsuccessful``: their slots and messages), a given ideal point
+    beaten, a spacing less even than ``target``, and weights still moving when the
+    iterations ran out.
+
+    ``history`` holds every round's record and ``shown`` the index of the reported round
+    (``None``: the last, whose solves' ``infos`` and ``unsuccessful`` ones are then read);
+    ``convergence_change`` and ``settle_options`` are the method's (see
+    :func:`~paretosurf.findings.unsettled_finding`).
+    """
+    if not history:
+        return []
+    upto = history if shown is None else history[:shown + 1]
+    # a jump shows in the history too (a slot whose point crosses a gap, round to round); a
+    # point beaten at its own weight is unconverged only under weighted sums
+    scalarization, ideal = declared_scalarization(solver)
+    findings = diagnose(weights, points, coords, normalize=normalize,
+                        moving_average=moving_average, ordered=ordered, history=upto,
+                        weighted_sum=scalarization == "linear", aims_even=aims_even,
+                        scalarization=scalarization, ideal=ideal)
+    if not any(f.code in ("constant", "stuck") for f in findings):   # (no front)
+        findings += method_findings()
+    extra = solver_findings(weights, points, coords, history=upto,
+                            infos=infos if shown is None else [], scalarization=scalarization,
+                            ideal=ideal, aims_even=aims_even, found=findings)
+    findings = [*revise(findings, extra), *extra]
+    if shown is None:
+        findings += unsuccessful_finding(unsuccessful, len(weights))
+    findings += ideal_beaten_finding(solver)
+    if not any(f.code in STRUCTURAL for f in findings):
+        surface = np.ndim(upto[-1].weights) == 2
+        found = uneven_finding(
+            upto[-1].gap_ratio,
+            target if target is not None else DEFAULT_TARGETS["surface" if surface else "curve"],
+            surface=surface, aims_even=aims_even, out_of_rounds=stop_reason == "iterations",
+            ratios=[r.gap_ratio for r in upto], rounds=len(history))
+        findings += [] if found is None else [found]
+    if (shown is None and stop_reason == "iterations" and weights.ndim == 1
+            and not any(f.code in ("jump", "uneven", "no_minimizer", "stuck")
+                        for f in findings)):
+        findings += unsettled_finding(convergence_change(), len(weights), settle_options)
+    return findings

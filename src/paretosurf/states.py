@@ -21,6 +21,7 @@ inside it.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib
 import inspect
@@ -29,17 +30,24 @@ import os
 import shutil
 import sys
 import uuid
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence, Set
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.checkpoint import CheckpointError, decode_pickled, encode_pickled
+from paretosurf.tempdirs import make_owned_tempdir, remove_owned_tempdir, sweep_stale
+
+if TYPE_CHECKING:
+    from paretosurf.run_folder import RunFolder
 
 __all__ = [
+    "DiskStates",
     "StateFolder",
+    "StatePool",
     "copy_state_folder",
     "decode_states",
     "encode_states",
@@ -50,6 +58,10 @@ __all__ = [
     "save_state",
     "trusted_state_classes",
 ]
+
+#: The prefix of the temporary folders of a disk-state solver's states in a run without a
+#: run folder (those of a killed run are swept by the next such run).
+STATES_TEMP_PREFIX = "paretosurf-states-"
 
 #: Dataclasses that files may name as solver states, by ``module:qualname``.
 _REGISTERED: dict[str, type] = {}
@@ -369,3 +381,281 @@ def decode_states(meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *
                {_class_name(cls): cls for cls in state_classes})
     return {key: _decode(entry, arrays, root, allow_pickle, where, trusted)
             for key, entry in meta["entries"].items()}
+
+
+class StatePool:
+    """The run's solver states, by integer key (methods hold keys, never states).
+
+    Examples
+    --------
+    >>> from paretosurf.states import StatePool
+    >>> pool = StatePool()
+    >>> a, b = pool.add([1.0]), pool.add([2.0])
+    >>> starts = pool.take([a, a, None])          # the second use of `a` is a copy
+    >>> starts[0] is pool.get(a), starts[1] is pool.get(a), starts[1] == [1.0], starts[2]
+    (True, False, True, None)
+    >>> _ = pool.keep([b]); sorted(pool.keys())
+    [1]
+    """
+
+    def __init__(self) -> None:
+        self._states: dict[int, Any] = {}
+        self._next = 0
+
+    def add(self, state: Any) -> int:
+        """Store ``state``; returns its new key."""
+        key = self._next
+        self._states[key] = state
+        self._next += 1
+        return key
+
+    def get(self, key: int | None) -> Any:
+        """The state stored under ``key`` (``None`` for ``None``)."""
+        if key is None:
+            return None
+        try:
+            return self._states[key]
+        except KeyError:
+            raise KeyError(f"no solver state with key {key} is kept (kept: "
+                           f"{sorted(self._states)}); a method proposed a state it had "
+                           "released") from None
+
+    def take(self, keys: Sequence[int | None], intact: Set[int] = frozenset()) -> list[Any]:
+        """Warm starts for a round: the states of ``keys``, a deep copy for every repeat use
+        of one key, so that no two slots share a state object, and for every use of a key in
+        ``intact``, whose state must stay as it was solved (a solver may update its warm
+        start in place)."""
+        used: set[int] = set()
+        out = []
+        for key in keys:
+            state = self.get(key)
+            if key is not None and (key in used or key in intact):
+                state = copy.deepcopy(state)
+            if key is not None:
+                used.add(key)
+            out.append(state)
+        return out
+
+    def keep(self, keys: Iterable[int | None]) -> list[Any]:
+        """Forget every state not in ``keys``; returns the states forgotten."""
+        live = {k for k in keys if k is not None}
+        return [self._states.pop(key) for key in [k for k in self._states if k not in live]]
+
+    def keys(self) -> list[int]:
+        """Keys of the states kept."""
+        return list(self._states)
+
+    def replace(self, key: int, state: Any) -> None:
+        """Store ``state`` under the existing ``key`` (a state moved to a folder, say)."""
+        self.get(key)
+        self._states[key] = state
+
+    def folders(self) -> set[Path]:
+        """The state folders the pool names."""
+        return {Path(st.path) for st in self._states.values() if isinstance(st, StateFolder)}
+
+    def to_parts(self, root: Path | None = None
+                 ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+        """The pool as metadata and arrays (see :func:`encode_states`; folders below ``root``
+        are stored relative to it)."""
+        meta, arrays = encode_states({str(k): v for k, v in self._states.items()},
+                                     prefix="pool", root=root)
+        return {"next_key": self._next, "states": meta}, arrays
+
+    @classmethod
+    def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
+                   root: Path | None = None, allow_pickle: bool = False,
+                   where: str = "the checkpoint",
+                   state_classes: Mapping[str, type] | None = None) -> StatePool:
+        """Inverse of :meth:`to_parts` (``state_classes``: dataclasses trusted as states, see
+        :func:`decode_states`)."""
+        pool = cls()
+        states = decode_states(meta["states"], arrays, root=root, allow_pickle=allow_pickle,
+                               where=where, state_classes=state_classes or {})
+        pool._states = {int(k): v for k, v in states.items()}
+        pool._next = int(meta["next_key"])
+        return pool
+
+
+class DiskStates:
+    """The life of a disk-state solver's states in one run (a solver with ``save_state`` and
+    ``load_state``; for any other solver every method does nothing).
+
+    A state solved in this process stays in memory until the checkpoint that keeps it (most
+    short rounds reach none) and is then saved into its folder, named by round and slot;
+    solves elsewhere save their states into those folders themselves. The folders live in
+    the run folder's ``states/`` or, without one, in a temporary folder deleted at the end
+    (:meth:`finish`). Folders that neither the pool nor the state file before the last one
+    names are pruned.
+
+    Parameters
+    ----------
+    solver : object
+        The run's inner solver.
+    folder : RunFolder or None
+        The run folder.
+    in_process : bool
+        Whether solves run in this process (then a state needs no folder to reach them).
+    """
+
+    def __init__(self, solver: Any, folder: RunFolder | None, *, in_process: bool) -> None:
+        self.solver = solver
+        #: Whether the solver keeps its states as folders.
+        self.enabled = has_disk_states(solver)
+        self.folder = folder
+        self.in_process = in_process
+        #: The folder (by round, ``-1`` for the warm starts, and slot) of each kept state that
+        #: is still in memory only (returned in this process, or given as a warm start, and
+        #: not checkpointed yet).
+        self.unsaved: dict[int, tuple[int, int]] = {}
+        #: States just saved by a checkpoint, still in memory: the next round starts from
+        #: them instead of reading their folders back.
+        self.resident: dict[int, Any] = {}
+        #: Where the folders go (made on first use: the run folder's ``states/``, or without
+        #: one a temporary folder deleted at the run's end).
+        self.temp_root: Path | None = None
+        self.root: Path | None = None
+        #: The state folders named by the last saved state: kept until the checkpoint after
+        #: it, so that the state before the newest (the fallback) never names a pruned one.
+        self.fallback_folders: set[Path] = set()
+
+    def states_root(self) -> Path:
+        """The folder of the state folders, made (and, in a run folder, recorded as the
+        run's own) on first use."""
+        if self.root is None:
+            if self.folder is not None:
+                self.root = self.folder.states_folder()
+            else:
+                sweep_stale(STATES_TEMP_PREFIX)
+                self.temp_root = self.root = make_owned_tempdir(STATES_TEMP_PREFIX)
+        return self.root
+
+    def state_folder(self, index: int, slot: int, call: int | None = None) -> Path:
+        """The folder of the state that round ``index`` (``-1``: the warm starts) left in
+        ``slot`` (``call``: after that call of a round of several)."""
+        group = "init" if index < 0 else f"round-{index:06d}"
+        name = f"slot-{slot:02d}" if call is None else f"slot-{slot:02d}-call-{call}"
+        return self.states_root() / group / name
+
+    def save_to(self, index: int, slot: int, call: int, last: bool,
+                long_rounds: bool) -> str | None:
+        """Where a task of round ``index`` saves its new state: ``None`` for states kept in
+        memory (any solver's but a disk-state one's, and, in this process, those of short
+        rounds: ``long_rounds`` says whether the last round was long enough to write each
+        state as soon as it is solved)."""
+        if not self.enabled or (self.in_process and not long_rounds):
+            return None
+        return str(self.state_folder(index, slot, None if last else call))
+
+    def add_warm_start(self, pool: StatePool, key: int, state: Any, slot: int) -> None:
+        """Place the user's warm start of ``slot``, stored under ``key``: a folder outside
+        the run folder is copied in, a state in memory is saved into its folder (or, for
+        solves in this process, when checkpointed)."""
+        if not self.enabled:
+            return
+        if isinstance(state, StateFolder):
+            if self.folder is not None and not _inside(state.path, self.folder.path):
+                # a run folder holds every state it names: a copy of a warm start kept
+                # elsewhere (it may be moved, or deleted, while the run goes on)
+                pool.replace(key, copy_state_folder(state, self.state_folder(-1, slot)))
+        elif self.in_process:
+            self.unsaved[key] = (-1, slot)    # saved if checkpointed
+        else:
+            pool.replace(key, save_state(self.solver, state, self.state_folder(-1, slot)))
+
+    def starts(self, pool: StatePool, keys: Sequence[int | None],
+               intact: Set[int]) -> list[Any]:
+        """The warm starts of a round (see :meth:`StatePool.take`). A state in memory that
+        starts several slots goes to its folder first: each further slot then reads its own
+        copy back (as from a checkpoint), so that no state of a disk-state solver is ever
+        deep-copied; one just checkpointed is used from memory first."""
+        if self.unsaved:
+            counts = Counter(k for k in keys if k is not None)
+            self.persist(pool, [k for k, n in counts.items() if n > 1])
+        states = pool.take(keys, set() if self.enabled else intact)
+        for i, key in enumerate(keys):     # a first use; repeats read the folder
+            if key is not None and key in self.resident:
+                states[i] = self.resident.pop(key)
+        self.resident.clear()
+        return states
+
+    def solved(self, keys: Sequence[int], slots: Sequence[int], states: Sequence[Any],
+               index: int) -> None:
+        """Note the states round ``index`` left in memory, stored under ``keys``."""
+        if self.enabled:
+            self.unsaved.update(
+                (key, (index, slot)) for key, slot, s in zip(keys, slots, states, strict=True)
+                if s is not None and not isinstance(s, StateFolder))
+
+    def persist(self, pool: StatePool, keys: Iterable[int] | None = None) -> None:
+        """Save into their folders the kept states still in memory (returned in this process
+        in rounds that were not checkpointed): all of them, or those of ``keys``. They stay
+        in memory for the next round's first use."""
+        kept = set(pool.keys())
+        for key in list(self.unsaved) if keys is None else list(keys):
+            where = self.unsaved.pop(key, None)
+            if where is not None and key in kept:
+                self.resident[key] = state = pool.get(key)
+                pool.replace(key, save_state(self.solver, state, self.state_folder(*where)))
+
+    def checkpointed(self, pool: StatePool) -> None:
+        """After a checkpoint: prune the folders no longer named; the state just saved names
+        the pool's (without a run folder, nothing was saved)."""
+        self.prune(pool)
+        if self.folder is not None:
+            self.fallback_folders = pool.folders()
+
+    def resumed(self, pool: StatePool | None, fallback: Mapping[str, Any] | None) -> None:
+        """On resume, with the saved ``pool`` (``None``: no checkpoint was completed) and the
+        metadata of the older state file (``fallback``): delete the folders a killed run
+        wrote after its last checkpoint, or half wrote (they name no saved state)."""
+        assert self.folder is not None
+        if pool is not None:
+            # the older state file names its folders until the next checkpoint replaces it
+            older = (set() if fallback is None else
+                     folders_of(fallback["pool"]["states"], self.folder.path))
+            self.fallback_folders = older | pool.folders()
+        if self.enabled and (self.folder.path / "states").is_dir():
+            self.root = self.folder.states_folder()
+            self.prune(pool, stale=True)
+        if pool is not None:
+            # the next checkpoint replaces the older state file: the newest is the fallback
+            self.fallback_folders = pool.folders()
+
+    def prune(self, pool: StatePool | None, *, stale: bool = False) -> None:
+        """Delete the state folders that neither the pool nor the state saved before the last
+        one names (so a state file never names a pruned folder); only the run's own
+        ``states/`` is touched. ``stale``: also the temporary folders of saves a killed run
+        left half done (on resume, when no one else writes the folder)."""
+        if self.root is None or not self.root.is_dir():
+            return
+        kept = (set() if pool is None else pool.folders()) | self.fallback_folders
+        for group in self.root.iterdir():
+            if not group.is_dir() or not (group.name.startswith("round-")
+                                          or group.name == "init"):
+                continue
+            for folder in group.iterdir():
+                if not folder.is_dir() or folder in kept:
+                    continue
+                if stale or not folder.name.startswith("."):
+                    shutil.rmtree(folder, ignore_errors=True)
+            if not any(group.iterdir()):
+                group.rmdir()
+
+    def finish(self, states: list[Any] | None) -> list[Any] | None:
+        """At the run's end: without a run folder, states on disk lived in a temporary
+        folder: returns the final ``states`` loaded (``None``: none wanted) and deletes it."""
+        if self.temp_root is None:
+            return states
+        try:
+            if states is not None:
+                states = [load_state(self.solver, st) for st in states]
+        finally:
+            remove_owned_tempdir(self.temp_root)
+            self.temp_root = None
+        return states
+
+
+def _inside(path: str | Path, folder: Path) -> bool:
+    """Whether ``path`` lies inside ``folder`` (symbolic links resolved)."""
+    return Path(os.path.realpath(path)).is_relative_to(os.path.realpath(folder))

@@ -11,22 +11,25 @@ the rounds, counts the budget, records, checkpoints and resumes; :func:`surf` is
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf._validation import check_alpha, check_non_negative_int
+from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.driver import Callback, run
-from paretosurf.executors import Executor
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.driver import RunOptions, run
+from paretosurf.loop_options import check_options, document_loop_options
+from paretosurf.result import IterationRecord, Result
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import SolverLike
 
-__all__ = ["CDFRefinement", "SurfMethod", "surf"]
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from typing import Unpack
+
+__all__ = ["CDFRefinement", "SurfMethod", "segments_from", "surf"]
 
 #: ``alpha="auto"``: the damping's range, and the factor by which the CDF change must shrink
 #: from one round to the next for the damping to grow.
@@ -194,10 +197,21 @@ class SurfMethod(SlotMethod):
 
     @property
     def cdf(self) -> ArcLengthCDF:
+        """The current estimate of the arc-length CDF, ``Phi_{t+1}``."""
         return self.refinement.cdf
 
-    def cdf_update(self) -> tuple[ArcLengthCDF | None, float]:
-        return self.refinement.estimate, self.alpha
+    def record_extras(self) -> dict[str, Any]:
+        """The CDF, the round's estimate ``Phi~_t`` and damping: records store the estimate
+        instead of the whole CDF, whose knots accumulate round after round."""
+        return {"cdf": self.cdf, "cdf_estimate": self.refinement.estimate,
+                "alpha": self.alpha}
+
+    def result_extras(self) -> dict[str, Any]:
+        return {"cdf": self.cdf}
+
+    def settle_options(self) -> dict[str, Any]:
+        """A fixed damping settles in fewer rounds with ``alpha="auto"``."""
+        return {} if self.auto else {"alpha": "auto"}
 
     def next_weights(self) -> FloatArray:
         if self._next is None:
@@ -243,30 +257,40 @@ class SurfMethod(SlotMethod):
                       if "next_weights" in arrays else None)
 
 
+def segments_from(n_segments: object, n_points: object) -> int:
+    """N from ``n_segments`` or ``n_points = n_segments + 1``, whichever was given (not both).
+
+    Examples
+    --------
+    >>> from paretosurf.surf import segments_from
+    >>> segments_from(10, None), segments_from(None, 11)
+    (10, 10)
+    """
+    if (n_segments is None) == (n_points is None):
+        raise TypeError("give n_segments (N segments, N + 1 points) or n_points (N + 1), not "
+                        + ("both" if n_points is not None else "neither"))
+    if n_points is None:
+        return check_n_segments(n_segments)
+    if isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral):
+        raise TypeError(f"n_points must be an integer >= 2, got {n_points!r}")
+    if n_points < 2:
+        raise ValueError(f"n_points must be an integer >= 2, got {n_points}")
+    return int(n_points) - 1
+
+
+@document_loop_options
 def surf(
     solver: SolverLike,
-    n_segments: int,
+    n_segments: int | None = None,
     *,
+    n_points: int | None = None,
     alpha: float | str = 0.3,
     iterations: int = 30,
     tol: float | None = None,
     init_states: Sequence[Any] | None = None,
-    executor: Executor | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    callback: Callback | None = None,
-    progress: bool = False,
     warm_start: str = "slot",
-    overwrite: bool = False,
-    normalize: Any = "endpoints",
-    moving_average: float | None = None,
-    weight_bounds: tuple[float, float] | None = None,
-    retries: int = 1,
-    allow_pickle: bool = False,
-    checkpoint_period: float | str = "auto",
-    report: str = "auto",
-    target: float | None = None,
-) -> SurfResult:
+    **options: Unpack[RunOptions],
+) -> Result:
     """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
 
     Parameters
@@ -279,6 +303,10 @@ def surf(
         ``state`` is the slot's warm start, ``None`` on its first call.
     n_segments : int
         N >= 1; the run returns N + 1 points, slot 0 at ``w = 0`` and slot N at ``w = 1``.
+    n_points : int, optional
+        N + 1 >= 2, instead of ``n_segments`` (the spelling of
+        :func:`~paretosurf.surf_simplex`): ``surf(solver, n_points=11)`` is
+        ``surf(solver, 10)``.
     alpha : float or "auto"
         Damping factor in (0, 1] of ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``, or
         ``"auto"``: a safeguarded choice per round, recorded as ``history[t].alpha``. It takes
@@ -301,22 +329,6 @@ def surf(
         handed to the solver as given: a solver that updates its state in place changes the
         objects passed here (pass copies to keep them). One object given for several slots
         reaches the first of them itself and the others as copies.
-    executor : object, optional
-        Runs each round's solves: ``map(solver, weights, states) -> list[Solution]``.
-        Default: :class:`~paretosurf.executors.LocalExecutor`.
-    checkpoint : path, optional
-        Folder where the run is saved atomically after every round. It records the method and
-        its settings; a folder that already holds a run is refused unless ``resume`` or
-        ``overwrite`` is given.
-    resume : bool
-        Continue the run saved in ``checkpoint`` (start one if there is none). Resuming with
-        another ``n_segments``, ``alpha`` or ``warm_start``, or a checkpoint of another method,
-        is refused with an error naming each difference. A finished run (converged, or stopped
-        by the callback) is returned without solving again.
-    callback : callable, optional
-        Called with each :class:`~paretosurf.IterationRecord`; returning ``True`` stops the run.
-    progress : bool
-        Show a progress bar with the current CV and gap ratio.
     warm_start : {"slot", "nearest", "rescue"}
         "slot" (Algorithm 1's rule): each slot continues from its own previous solution.
         "nearest": each slot continues from the previous solution whose weight is closest to
@@ -332,59 +344,19 @@ def surf(
         in a poor local optimum (as noisy deep-RL solvers leave now and then) a neighbour's
         better solution, at no extra solve. With solvers that converge it is "slot". States
         are shared as with "nearest".
-    overwrite : bool
-        Replace the run saved in ``checkpoint`` (only its own files).
-    normalize : {"endpoints", "none"}, (ideal, nadir) or callable
-        The coordinates in which the points are spaced evenly (and CV and gap ratio are
-        measured). ``"endpoints"`` (default): each objective shifted and scaled by the ideal
-        and nadir of the current endpoint solutions, so that an objective's units do not
-        change which solutions are found. ``"none"``: the raw objectives, as in the paper.
-        ``(ideal, nadir)``: a fixed normalization. A callable ``f(points) -> coordinates``:
-        any other coordinates, for example the rewards without a regularization term. See
-        :mod:`paretosurf.spacing`.
-    moving_average : float, optional
-        For noisy objective estimates (stochastic evaluation, RL returns, LLM rewards): the
-        rate in (0, 1] of an exponential moving average of each slot's objectives across rounds
-        (``avg = rate * new + (1 - rate) * avg`` while the slot's weight stays; a slot whose
-        weight moves by one average gap starts afresh); 0.2 to 0.5 are good starts, see the
-        README's measurements. The CDF is updated from the averages; the history keeps the raw
-        estimates.
-    weight_bounds : (lo, hi), optional
-        Solve at ``lo + (hi - lo) * w`` instead of ``w`` (e.g. ``(1e-3, 1 - 1e-3)``): at
-        exactly ``w = 0`` or ``1`` the scalarized problem ignores one objective, and a solver
-        may stop anywhere on the flat face it leaves, at a weakly Pareto-optimal point.
-        The result's weights are those solved at; ``cdf`` is a function of the position
-        ``(w - lo) / (hi - lo)``.
-    retries : int
-        How many more times a failed solve is tried, on its own, before the run stops with
-        an error naming the slot, weight, attempt and original error (default 1).
-    allow_pickle : bool
-        Let ``resume`` unpickle solver states that could not be stored otherwise (see
-        :func:`paretosurf.driver.run`; only for checkpoints you trust).
-    checkpoint_period : "auto" or float
-        Seconds of running between checkpoints (0: after every round). ``"auto"`` saves every
-        round unless rounds are so short that saving each would cost more than about 1% of
-        the run (see :func:`paretosurf.driver.run`).
-    report : {"auto", "last", "most-even"}
-        Report the last round, or the most even of the last few (fewest uneven gaps among the
-        last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS`, in the run's coordinates).
-        ``"auto"`` (default) is ``"last"`` with two objectives. ``"most-even"`` is for
-        solvers whose solutions swing from call to call, such as a DQN's policies (see
-        :mod:`paretosurf.kept_rounds`), not for exact solutions with noisy evaluations, where
-        it would choose on the noise. ``reported_round`` says which round the result holds.
-    target : float, optional
-        The spacing ``success`` requires: the largest gap over the smallest between
-        consecutive points, in the run's coordinates, on the reported round (default 2). A
-        result above it fails with the finding ``"uneven"``, which says how many more rounds
-        the recent progress suggests when the iterations ran out.
+    **options
+        The loop options below, shared by every method's entry function. ``normalize`` sets
+        the coordinates in which the points are spaced evenly; with ``weight_bounds``,
+        ``cdf`` is a function of the position ``(w - lo) / (hi - lo)``.
+    <loop options>
 
     Returns
     -------
-    SurfResult
+    Result
         ``success`` and ``message`` say whether the points are what was asked for; each
         problem found (dominated or collapsed points, a weakly Pareto-optimal endpoint, a front
         that weighted sums cannot cross, noisy estimates, constant or badly scaled objectives)
-        is also raised as a :class:`~paretosurf.SurfWarning` naming the remedy.
+        is also raised as a :class:`~paretosurf.ParetoWarning` naming the remedy.
 
     Raises
     ------
@@ -409,12 +381,14 @@ def surf(
     ((11, 2), 0.0, 1.0)
     >>> bool(ps.metrics.cv(res.points) < 0.01 < res.history[0].cv)
     True
+
+    ``n_points=11`` is the same run as ``n_segments=10``:
+
+    >>> ps.surf(solver, n_points=11, iterations=30).weights.tolist() == res.weights.tolist()
+    True
     """
-    method = SurfMethod(n_segments, alpha=alpha, warm_start=warm_start)
+    check_options(surf, options)
+    method = SurfMethod(segments_from(n_segments, n_points), alpha=alpha,
+                        warm_start=warm_start)
     total = check_non_negative_int(iterations, name="iterations")
-    return run(method, solver, iterations=total, init_states=init_states, tol=tol,
-               executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
-               callback=callback, progress=progress, normalize=normalize,
-               moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report,
-               target=target)
+    return run(method, solver, iterations=total, init_states=init_states, tol=tol, **options)

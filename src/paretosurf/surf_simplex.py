@@ -65,8 +65,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from collections.abc import Mapping, Sequence, Set
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -75,9 +74,9 @@ from scipy.spatial import cKDTree
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.diagnostics import coincident_pairs
-from paretosurf.driver import Callback, Round, run
-from paretosurf.executors import Executor
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.driver import Round, RunOptions, run
+from paretosurf.loop_options import check_options, document_loop_options
+from paretosurf.result import IterationRecord, Result
 from paretosurf.simplex_weights import lattice_partitions, simplex_lattice
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import SolverLike
@@ -97,21 +96,23 @@ from paretosurf.surface import (
     restricted_cvt,
 )
 
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from typing import Unpack
+
 __all__ = ["SurfSimplexMethod", "surf_simplex"]
 
 FloatArray = NDArray[np.float64]
-#: A face keeps its number of points unless the new allocation differs by more than this
-#: share (and by more than one point): small changes of the estimated areas from round to
-#: round would otherwise move points between faces back and forth.
+# Why each constant of the layout has its value (what was measured, on which seeds):
+# docs/results/many/README.md, "Why the layout's constants are what they are".
+
+#: A face's number of points changes only when its new allocation differs by more than this
+#: share (and by more than one point).
 ALLOCATION_HYSTERESIS = 0.15
-#: Points inside a face that the last round put closer than this share of the median
-#: spacing to another point are restarted where the estimated surface is worst covered: such
-#: a pair marks a region the estimate got wrong, and a free point is worth more in a hole.
+#: Free points the last round put closer than this share of the median spacing to another
+#: are restarted where the estimated surface is worst covered.
 CROWDED_SHARE = 0.3
-#: A point inside a face moves (in weight space) by at most this multiple of the distance
-#: from its last weight to the nearest other solved weight: the estimate is reliable only
-#: near solved points, and longer moves on a strongly distorted front landed far from where
-#: the estimate promised (a trust region; 0.5 measured best of 0.3, 0.5, 1 and 2).
+#: Starting trust radius: a point inside a face moves (in weight space) by at most this
+#: multiple of the distance from its last weight to the nearest other solved weight.
 TRUST_RADIUS = 1.0
 #: The trust radius adapts between these bounds: doubled after a round whose points landed
 #: within ``TRUST_GOOD`` spacings (median) of where the estimate put them, halved after one
@@ -122,21 +123,13 @@ TRUST_BAD = 0.2
 #: A point inside a face whose move would end closer than this share of the median spacing
 #: of the solved weights to another point keeps its weight instead (see ``_apart``).
 APART_SHARE = 1e-3
-#: Range of the correction of the faces' areas in the allocation: the areas are multiplied
-#: by the squared ratio of the mean nearest-neighbour distance inside faces to the one along
-#: edges, round after round (a tessellation with its boundary held fixed packs its inside
-#: about 10% denser than a lattice would, and the estimated areas err; measured over 16
-#: random quadratics, the mean CV fell from 0.26 to 0.21).
+#: Range of the correction of the faces' areas in the allocation (the squared ratio of the
+#: mean nearest-neighbour distance inside faces to the one along edges, round after round).
 DENSITY_RANGE = (0.5, 2.0)
 
 
 #: The mesh of a face on which its points are laid out has at least this many simplices
-#: (samples of the surface) per point to place inside the face: round 0 knows a face only by
-#: its corners, and their mesh (36 triangles) holds no more than 36 distinct points. More
-#: samples made round 0 more even (with 2 or 4 per point the CV of 100 to 1000 points on a
-#: flat triangle fell from about 0.27 to 0.17 and 0.14) but not the later rounds (two random
-#: quadratics, 100 and 150 points, 8 rounds), and would change round 0 of every size that
-#: fits the 36 triangles.
+#: (samples of the surface) per point to place inside the face.
 MESH_SAMPLES_PER_POINT = 1
 
 
@@ -152,23 +145,18 @@ MEMORY_ROUNDS = 2
 #: last round's median nearest-neighbour weight distance from every weight already in it.
 MEMORY_GAP = 1.0
 #: A point inside a face whose nearest neighbour lies within this band of the median
-#: nearest-neighbour distance keeps its weight for the round: it is placed well already, and
-#: every move risks a landing error where the estimate is poor.
+#: nearest-neighbour distance keeps its weight for the round.
 HOLD_BAND = (0.8, 1.25)
 #: At most this share of the points (and at least one) changes edge or face per round when
-#: the allocation changes: larger waves undo a settled layout.
+#: the allocation changes.
 REALLOCATION_SHARE = 0.02
 
 
-#: Points of two edges closer than this share of the edges' spacing (where two edges leave a
-#: corner almost in the same direction, a cusp of the surface, or run side by side along a
-#: surface narrower than the spacing) are thinned to one. 0.7 measured better than 0.5 on 31
-#: random quadratics (seeds 5-15 and 31-50; nn CV 0.138 to 0.106 normalized, 0.143 to 0.123
-#: in raw coordinates); 0.8 no better.
+#: Points of two edges closer than this share of the edges' spacing (at a cusp of the
+#: surface, or where two edges run side by side) are thinned to one.
 CUSP_SHARE = 0.7
 #: ... and a point within the stretch of its edge thinned the round before stays dropped
-#: while its pair is closer than this share of the spacing (hysteresis; 0.85 measured worse
-#: in raw coordinates).
+#: while its pair is closer than this share of the spacing (hysteresis).
 CUSP_KEEP_SHARE = 1.0
 
 
@@ -451,13 +439,13 @@ class SurfSimplexMethod(SlotMethod):
             self._next = self._first_layout()
         return self._next.copy()
 
-    def cdf_update(self) -> tuple[ArcLengthCDF | None, float]:
+    def record_extras(self) -> dict[str, Any]:
         """No CDF of the whole surface (each edge has its own), and the damping of this
         round's edge updates: their mean over the edges refined so far (with a fixed alpha,
         that alpha; with two objectives, the one edge's, as :func:`~paretosurf.surf` records
         it)."""
         alphas = [edge.alpha for edge in self.edges.values() if edge.estimate is not None]
-        return None, float(np.mean(alphas)) if alphas else float("nan")
+        return {"alpha": float(np.mean(alphas)) if alphas else float("nan")}
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         self._adapt_trust(weights, coordinates)
@@ -782,6 +770,7 @@ class SurfSimplexMethod(SlotMethod):
         return _reallocate(old, new, max(1, round(REALLOCATION_SHARE * self.n_points)))
 
 
+@document_loop_options
 def surf_simplex(
     solver: SolverLike,
     n_points: int,
@@ -791,22 +780,9 @@ def surf_simplex(
     alpha: float | str = 0.3,
     tol: float | None = None,
     init_states: Sequence[Any] | None = None,
-    executor: Executor | None = None,
-    checkpoint: str | Path | None = None,
-    resume: bool = False,
-    callback: Callback | None = None,
-    progress: bool = False,
     warm_start: str = "nearest",
-    overwrite: bool = False,
-    normalize: Any = "endpoints",
-    moving_average: float | None = None,
-    weight_bounds: tuple[float, float] | None = None,
-    retries: int = 1,
-    allow_pickle: bool = False,
-    checkpoint_period: float | str = "auto",
-    report: str = "auto",
-    target: float | None = None,
-) -> SurfResult:
+    **options: Unpack[RunOptions],
+) -> Result:
     """Find ``n_points`` Pareto points spread evenly over the front of ``n_objectives``
     objectives (SURF on the weight simplex).
 
@@ -835,9 +811,8 @@ def surf_simplex(
         inside faces follow the current estimate without damping.
     tol : float, optional
         Stop once no weight moves by more than ``tol`` (in any component) between rounds.
-    init_states, executor, checkpoint, resume, callback, progress, overwrite, moving_average,
-    retries, allow_pickle, checkpoint_period :
-        As in :func:`paretosurf.surf`.
+    init_states : sequence, optional
+        ``n_points`` warm starts for the first round, as in :func:`paretosurf.surf`.
     report : {"auto", "last", "most-even"}
         Report the last round, or the most even of the last
         :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (lowest nearest-neighbour max/min of the
@@ -860,10 +835,14 @@ def surf_simplex(
         Solve at ``lo + (hi - lo) * w`` (``hi`` must be ``1 - (M - 1) * lo``): keeps every
         weight at least ``lo``, for solvers that stop on a flat face where an objective's
         weight is zero.
+    **options
+        The loop options below, shared by every method's entry function (the ones above
+        are documented for this method).
+    <loop options>
 
     Returns
     -------
-    SurfResult
+    Result
         ``weights`` of shape ``(n_points, M)`` (the corners ``e_1, ..., e_M`` first, then
         edges, then faces; each corner in the same slot every round),
         ``points`` of shape ``(n_points, M)``; with M >= 3 each record's ``cv`` and
@@ -895,12 +874,8 @@ def surf_simplex(
     >>> bool(last.cv < 0.3 < first.cv), bool(last.gap_ratio < first.gap_ratio)
     (True, True)
     """
+    check_options(surf_simplex, options)
     method = SurfSimplexMethod(n_points, n_objectives, alpha=alpha, warm_start=warm_start)
     total = check_non_negative_int(iterations, name="iterations")
-    return run(method, solver, iterations=total, init_states=init_states, tol=tol,
-               executor=executor, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
-               callback=callback, progress=progress, normalize=normalize,
-               moving_average=moving_average, weight_bounds=weight_bounds, retries=retries,
-               allow_pickle=allow_pickle, checkpoint_period=checkpoint_period, report=report,
-               target=target)
+    return run(method, solver, iterations=total, init_states=init_states, tol=tol, **options)
 

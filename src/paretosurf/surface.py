@@ -71,8 +71,7 @@ LLOYD_ITERATIONS = 60
 LLOYD_TOL = 1e-7
 #: ... or stop once no more than this share of the free generators (and at most one where
 #: there are fewer than 20) moved by more than ``LLOYD_SETTLED`` of the median spacing in an
-#: iteration: a generator whose cell straddles a sharp bend of the estimate can cycle
-#: between two places without end, and the others have settled.
+#: iteration (why: docs/results/many/README.md, "Why the layout's constants are what they are").
 LLOYD_SETTLED = 1e-2
 LLOYD_RESTLESS = 0.05
 #: Candidate simplices tried when pulling a centroid back to a weight.

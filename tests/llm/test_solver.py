@@ -18,8 +18,14 @@ pytest.importorskip("trl")
 
 import paretosurf as ps
 from paretosurf.diagnostics import SurfWarning
-from paretosurf.llm import AdapterState, LLMSolver, load_adapter, require_llm
-from paretosurf.llm import solver as solver_module
+from paretosurf.llm import (
+    AdapterState,
+    LLMSolver,
+    LLMSolverConfig,
+    load_adapter,
+    model_cache,
+    require_llm,
+)
 from paretosurf.states import StateFolder
 
 
@@ -158,7 +164,7 @@ def test_a_solve_leaves_the_cached_base_model_as_it_was(fast_solver: Any) -> Non
     assert np.array_equal(first.objectives, again.objectives)
     assert same_adapter(first.state, again.state)
     assert "load" not in again.info["seconds"]  # the base model was reused
-    (base,) = [b for key, b in solver_module._BASES.items() if key[0] == solver.model]
+    (base,) = [b for key, b in model_cache._BASES.items() if key[0] == solver.model]
     assert not any(isinstance(m, BaseTunerLayer) for m in base.model.modules())
     assert "forward" not in vars(base.model)  # TRL's fused-LM-head patch is gone
     gc.collect()
@@ -331,6 +337,29 @@ def test_bad_arguments_are_named(fast_solver: Any, options: dict[str, Any],
                                  error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         fast_solver(**options)
+
+
+def test_a_config_gives_the_same_solver_as_its_keywords(
+        lm_dir: Path, tokenizer: Any, prompts: list[str], rewards: list[Any],
+        fast_options: dict[str, Any], tmp_path: Path) -> None:
+    settings = {**fast_options, "steps": 3, "beta": 0.1, "tokenizer": tokenizer,
+                "workdir": str(tmp_path / "work")}
+    by_keywords = LLMSolver(str(lm_dir), rewards, prompts, **settings)
+    config = LLMSolverConfig(**settings)
+    by_config = LLMSolver(str(lm_dir), rewards, prompts, config=config)
+    assert vars(by_config) == vars(by_keywords)
+    assert by_config._fingerprint() == by_keywords._fingerprint()
+    # keywords given beside a config override its fields; the config itself is not changed
+    other = LLMSolver(str(lm_dir), rewards, prompts, config=config, beta=0.2, rank=8)
+    assert (other.beta, other.rank, config.beta, config.rank) == (0.2, 8, 0.1, 4)
+    with pytest.raises(TypeError, match="unexpected keyword arguments: no_such_setting"):
+        LLMSolver(str(lm_dir), rewards, prompts, config=config, no_such_setting=1)
+    with pytest.raises(TypeError, match="config must be an LLMSolverConfig, got dict"):
+        LLMSolver(str(lm_dir), rewards, prompts, config=settings)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="workdir must be a folder path"):
+        LLMSolver(str(lm_dir), rewards, prompts, config=LLMSolverConfig(steps=1))
+    # what a solver pickles is the same however it was built
+    assert pickle.loads(pickle.dumps(by_config)).__dict__.keys() == vars(by_keywords).keys()
 
 
 def test_bad_rewards_and_prompts_are_named(lm_dir: Path, tmp_path: Path,

@@ -50,9 +50,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
-from paretosurf.baselines._options import check_options
 from paretosurf.diagnostics import Finding
 from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
+from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.solvers import SolverLike
 
@@ -316,6 +316,7 @@ class OLSMethod(Method):
         self._converged = bool(meta["converged"])
 
 
+@document_loop_options
 def ols(
     solver: SolverLike,
     n_segments: int,
@@ -356,14 +357,13 @@ def ols(
         Warm starts for the first solves at ``w = 0`` and ``w = 1``: 2 states, or N + 1 as for
         :func:`paretosurf.surf` (first and last used). A corner's first call starts from the
         state of the accepted point found at the nearest weight.
-    **options :
-        The loop options of :func:`paretosurf.surf` (``executor``, ``checkpoint``,
-        ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``,
-        ``moving_average``, ``weight_bounds``; see :class:`paretosurf.driver.RunOptions`). A
-        round is one visited weight (the two endpoints first), and the run continues until
-        OLS stops on its own. OLS's envelope uses the raw objectives (the weights it visits
-        are those of the solver's scalarization); ``normalize`` sets the coordinates of the
-        records' CV and gap ratio.
+    **options
+        The loop options below, shared by every method's entry function. A round is one
+        visited weight (the two endpoints first), and the run continues until OLS stops on
+        its own. OLS's envelope uses the raw objectives (the weights it visits are those of
+        the solver's scalarization); ``normalize`` sets the coordinates of the records' CV
+        and gap ratio.
+    <loop options>
 
     Returns
     -------

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paretosurf._validation import check_non_negative_int
-from paretosurf.baselines._options import check_options
 from paretosurf.baselines.uniform import FixedWeights
 from paretosurf.driver import RunOptions, run
+from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import SurfResult
 from paretosurf.simplex_weights import (
     check_simplex_weights,
@@ -70,13 +70,32 @@ class FixedSimplexWeights(FixedWeights):
         return {"n_points": len(self.weights), "n_objectives": self.weights.shape[1]}
 
 
+@document_loop_options
 def fixed_simplex(solver: SolverLike, weights: Any, *, iterations: int = 30,
                   init_states: Sequence[Any] | None = None,
                   **options: Unpack[RunOptions]) -> SurfResult:
     """Solve at the given weight vectors for ``iterations`` warm-started rounds.
 
-    ``**options`` are the loop options of :func:`paretosurf.surf_simplex` (executor,
-    checkpoint, normalize, ...). With an exact solver ``iterations=1`` suffices.
+    With an exact solver ``iterations=1`` suffices. Its runs are recorded as method
+    ``"simplex_weights"``.
+
+    Parameters
+    ----------
+    solver : object or callable
+        Inner solver of ``min_u sum_m w_m h_m(u)``, as for :func:`paretosurf.surf_simplex`.
+    weights : array_like, shape (P, M)
+        The weight vectors (P >= 2, on the simplex).
+    iterations : int
+        Rounds; each solves every weight once, warm-started from its last solution.
+    init_states : sequence, optional
+        P warm starts for the first round.
+    **options
+        The loop options below, shared by every method's entry function.
+    <loop options>
+
+    Returns
+    -------
+    Result
 
     Examples
     --------
@@ -93,12 +112,29 @@ def fixed_simplex(solver: SolverLike, weights: Any, *, iterations: int = 30,
                init_states=init_states, **options)
 
 
+@document_loop_options
 def das_dennis(solver: SolverLike, n_points: int, n_objectives: int, *, iterations: int = 30,
                init_states: Sequence[Any] | None = None,
                **options: Unpack[RunOptions]) -> SurfResult:
     """Das-Dennis: solve at the simplex lattice of ``n_points`` weights (a lattice size, see
     :func:`paretosurf.simplex_weights.lattice_partitions`; 91 for three objectives and 12
     partitions).
+
+    Parameters
+    ----------
+    solver : object or callable
+        Inner solver, as for :func:`paretosurf.surf_simplex`.
+    n_points : int
+        A lattice size (at least ``n_objectives``).
+    n_objectives : int
+        M >= 2.
+    iterations, init_states, **options :
+        As for :func:`fixed_simplex`.
+    <loop options>
+
+    Returns
+    -------
+    Result
 
     Examples
     --------
@@ -115,12 +151,27 @@ def das_dennis(solver: SolverLike, n_points: int, n_objectives: int, *, iteratio
                init_states=init_states, **options)
 
 
+@document_loop_options
 def random_simplex(solver: SolverLike, n_points: int, n_objectives: int, *,
                    iterations: int = 30, seed: int | None = None,
                    init_states: Sequence[Any] | None = None,
                    **options: Unpack[RunOptions]) -> SurfResult:
     """Random weights: the corners, then weights drawn uniformly on the simplex from ``seed``
     (:func:`paretosurf.simplex_weights.random_simplex_weights`).
+
+    Parameters
+    ----------
+    solver, n_points, n_objectives :
+        As for :func:`das_dennis` (any ``n_points >= n_objectives``).
+    seed : int, optional
+        Draws the weights.
+    iterations, init_states, **options :
+        As for :func:`fixed_simplex`.
+    <loop options>
+
+    Returns
+    -------
+    Result
 
     Examples
     --------
@@ -137,11 +188,26 @@ def random_simplex(solver: SolverLike, n_points: int, n_objectives: int, *,
                init_states=init_states, **options)
 
 
+@document_loop_options
 def energy(solver: SolverLike, n_points: int, n_objectives: int, *, iterations: int = 30,
            seed: int = 1, init_states: Sequence[Any] | None = None,
            **options: Unpack[RunOptions]) -> SurfResult:
     """Riesz s-energy weights (pymoo's "energy" reference directions, the ``many`` extra):
     ``n_points`` weights spread evenly over the simplex.
+
+    Parameters
+    ----------
+    solver, n_points, n_objectives :
+        As for :func:`random_simplex`.
+    seed : int
+        Seeds pymoo's optimization of the weights.
+    iterations, init_states, **options :
+        As for :func:`fixed_simplex`.
+    <loop options>
+
+    Returns
+    -------
+    Result
 
     Examples
     --------

@@ -24,8 +24,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
-from paretosurf.baselines._options import check_options
 from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
+from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.solvers import InnerSolverError, SolverLike
 
@@ -182,6 +182,7 @@ class SoupMethod(Method):
                        else None)
 
 
+@document_loop_options
 def soup(
     solver: SolverLike,
     n_segments: int,
@@ -216,11 +217,10 @@ def soup(
     init_states : sequence, optional
         Warm starts of the two endpoint solves: 2 states, or N + 1 as for
         :func:`paretosurf.surf` (first and last used).
-    **options :
-        The loop options of :func:`paretosurf.surf` (``executor``, ``checkpoint``,
-        ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``,
-        ``moving_average``, ``weight_bounds``; see :class:`paretosurf.driver.RunOptions`); a
-        round solves the two endpoints.
+    **options
+        The loop options below, shared by every method's entry function. A round solves the
+        two endpoints.
+    <loop options>
 
     Returns
     -------

@@ -56,8 +56,8 @@ from paretosurf._validation import (
     check_non_negative_int,
     check_positive,
 )
-from paretosurf.baselines._options import check_options
 from paretosurf.driver import RunOptions, run
+from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import Solution, SolverLike, as_solver
@@ -567,6 +567,7 @@ class UMODMethod(SlotMethod):
             self.model = _SplineSurrogate()  # refitted from the data every round
 
 
+@document_loop_options
 def umod(
     solver: SolverLike | None,
     n_segments: int,
@@ -624,12 +625,11 @@ def umod(
         Stop once the weights move by less than ``tol`` between rounds.
     warm_start : {"slot", "nearest", "rescue"}
         Which previous solution warm-starts each slot, as in :func:`paretosurf.surf`.
-    **options :
-        The loop options of :func:`paretosurf.surf` (``executor``, ``checkpoint``,
-        ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``,
-        ``moving_average``, ``weight_bounds``; see :class:`paretosurf.driver.RunOptions`).
-        The surrogate models the points in the ``normalize`` coordinates, so that UMOD spreads
-        them evenly there.
+    **options
+        The loop options below, shared by every method's entry function. The surrogate
+        models the points in the ``normalize`` coordinates, so that UMOD spreads them evenly
+        there.
+    <loop options>
 
     Returns
     -------

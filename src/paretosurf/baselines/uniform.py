@@ -17,8 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf._validation import check_n_segments, check_non_negative_int
-from paretosurf.baselines._options import check_options
 from paretosurf.driver import RunOptions, run
+from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import SolverLike
@@ -100,6 +100,7 @@ def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = 
     return np.concatenate([[0.0], inner, [1.0]])
 
 
+@document_loop_options
 def uniform(
     solver: SolverLike,
     n_segments: int,
@@ -110,11 +111,27 @@ def uniform(
 ) -> SurfResult:
     """Uniform-w: solve at ``w_n = n / N`` for ``iterations`` warm-started rounds.
 
-    Parameters are those of :func:`paretosurf.surf` (there is no CDF to refine, so no
-    ``alpha``, ``tol`` or ``warm_start``); ``**options`` are its loop options (see
-    :class:`paretosurf.driver.RunOptions`), of which ``normalize`` sets only the coordinates
-    of the records' CV and gap ratio. With an exact solver, ``iterations=1`` suffices.
-    ``result.cdf`` is ``None``.
+    There is no CDF to refine, so no ``alpha``, ``tol`` or ``warm_start``; ``result.cdf`` is
+    ``None``. With an exact solver, ``iterations=1`` suffices.
+
+    Parameters
+    ----------
+    solver : object or callable
+        Inner solver of ``min_u w * h1(u) + (1 - w) * h2(u)``, as for :func:`paretosurf.surf`.
+    n_segments : int
+        N >= 1: N + 1 points, at ``w_n = n / N``.
+    iterations : int
+        Rounds; each solves every slot once, warm-started from the slot's last solution.
+    init_states : sequence, optional
+        N + 1 warm starts for the first round.
+    **options
+        The loop options below, shared by every method's entry function; ``normalize`` sets
+        only the coordinates of the records' CV and gap ratio.
+    <loop options>
+
+    Returns
+    -------
+    Result
 
     Examples
     --------
@@ -131,6 +148,7 @@ def uniform(
                init_states=init_states, **options)
 
 
+@document_loop_options
 def uniform_random(
     solver: SolverLike,
     n_segments: int,
@@ -141,7 +159,21 @@ def uniform_random(
     **options: Unpack[RunOptions],
 ) -> SurfResult:
     """Random-w: solve at :func:`random_weights` (drawn once from ``seed``) for ``iterations``
-    rounds. Other parameters are those of :func:`uniform`.
+    rounds. Its runs are recorded as method ``"random"``.
+
+    Parameters
+    ----------
+    solver, n_segments, iterations, init_states :
+        As for :func:`uniform`.
+    seed : int or numpy.random.Generator, optional
+        Draws the weights.
+    **options
+        The loop options below, shared by every method's entry function.
+    <loop options>
+
+    Returns
+    -------
+    Result
 
     Examples
     --------

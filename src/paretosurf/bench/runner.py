@@ -29,7 +29,9 @@ from paretosurf.bench.figures import FIGURE_NAMES, task_figures
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
 from paretosurf.diagnostics import SurfWarning
 from paretosurf.driver import RunOptions
-from paretosurf.result import SurfResult
+from paretosurf.methods import METHODS as ALL_METHODS
+from paretosurf.methods import MethodInfo, method_names
+from paretosurf.result import Result
 from paretosurf.spacing import Spacing
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "foreign_report_files",
     "format_table",
     "hv_reference_point",
+    "run_method",
     "run_task",
     "score",
     "write_report",
@@ -77,19 +80,6 @@ def hv_reference_point(reference_front: ArrayLike) -> FloatArray:
 
 
 # ------------------------------------------------------------------------------- methods
-@dataclass(frozen=True)
-class MethodSpec:
-    """A method of the benchmark: ``run(context) -> SurfResult``; ``slots``: its points are its
-    last round's, one per slot, so that its result can report an earlier round (the task's
-    ``report``)."""
-
-    name: str
-    label: str
-    description: str
-    run: Callable[[MethodRun], SurfResult]
-    slots: bool = True
-
-
 @dataclass
 class MethodRun:
     """Everything a method needs for one run."""
@@ -107,8 +97,8 @@ class MethodRun:
 
     def options(self) -> RunOptions:
         """The loop options the method runs with: the task's coordinates, moving average and
-        (for a method with ``slots``, see :class:`MethodSpec`) the round its result reports,
-        and ``loop`` (executor, checkpoint, progress...)."""
+        (for a method with ``slots``, see :attr:`paretosurf.methods.MethodInfo.slots`) the
+        round its result reports, and ``loop`` (executor, checkpoint, progress...)."""
         options = RunOptions(normalize=self.task.normalize)
         if self.task.moving_average is not None:
             options["moving_average"] = self.task.moving_average
@@ -117,74 +107,34 @@ class MethodRun:
         options.update(self.loop)
         return options
 
-
-def _run_surf(c: MethodRun) -> SurfResult:
-    from paretosurf.surf import surf
-
-    return surf(c.solver, c.n_segments, alpha=c.task.alpha, iterations=c.iterations,
-                init_states=c.init_states, warm_start=c.task.warm_start, **c.options())
-
-
-def _run_uniform(c: MethodRun) -> SurfResult:
-    from paretosurf.baselines.uniform import uniform
-
-    return uniform(c.solver, c.n_segments, iterations=c.iterations, init_states=c.init_states,
-                   **c.options())
-
-
-def _run_random(c: MethodRun) -> SurfResult:
-    from paretosurf.baselines.uniform import uniform_random
-
-    return uniform_random(c.solver, c.n_segments, iterations=c.iterations, seed=c.seed,
-                          init_states=c.init_states, **c.options())
+    def keywords(self) -> dict[str, Any]:
+        """The task's settings for every method; each method takes those its entry function
+        has (:meth:`paretosurf.methods.MethodInfo.__call__`): SURF's ``alpha``, the
+        ``warm_start`` rule, the ``seed``, the per-solve budget of OLS (``calls_per_solve``:
+        a gradient solver gets the calls of one slot of a SURF run) and the problem as
+        Soup's ``interpolator`` when it can interpolate solutions."""
+        problem = self.problem if any(callable(getattr(self.problem, m, None))
+                                      for m in ("interpolate", "evaluate")) else None
+        return {"alpha": self.task.alpha, "warm_start": self.task.warm_start,
+                "seed": self.seed, "init_states": self.init_states,
+                "calls_per_solve": self.iterations if self.kind == "gradient" else 1,
+                "interpolator": problem, **self.options()}
 
 
-def _run_ols(c: MethodRun) -> SurfResult:
-    from paretosurf.baselines.ols import ols
-
-    calls = c.iterations if c.kind == "gradient" else 1
-    return ols(c.solver, c.n_segments, calls_per_solve=calls,
-               max_solves=c.iterations * (c.n_segments + 1), init_states=c.init_states,
-               **c.options())
+def run_method(info: MethodInfo, run: MethodRun) -> Result:
+    """Run the registry's method ``info`` as :func:`run_task` does: the budget of
+    ``run.iterations`` rounds of every slot."""
+    return info(run.solver, run.n_segments + 1, rounds=run.iterations, **run.keywords())
 
 
-def _run_umod(c: MethodRun) -> SurfResult:
-    from paretosurf.baselines.umod import umod
-
-    return umod(c.solver, c.n_segments, iterations=c.iterations, seed=c.seed,
-                init_states=c.init_states, warm_start=c.task.warm_start, **c.options())
-
-
-def _run_soup(c: MethodRun) -> SurfResult:
-    from paretosurf.baselines.soup import soup
-
-    problem = c.problem if any(callable(getattr(c.problem, m, None))
-                               for m in ("interpolate", "evaluate")) else None
-    return soup(c.solver, c.n_segments, iterations=c.iterations, interpolator=problem,
-                init_states=c.init_states, **c.options())
-
-
-#: The benchmark's methods, by command-line name.
-METHODS: dict[str, MethodSpec] = {
-    m.name: m
-    for m in (
-        MethodSpec("surf", "SURF", "SURF (Algorithm 1): w_n = Phi_t^-1(n/N), Phi_t refined "
-                   "every iteration", _run_surf),
-        MethodSpec("uniform", "Uniform-w", "fixed weights w_n = n/N", _run_uniform),
-        MethodSpec("random", "Random-w", "fixed sorted random weights drawn from the seed",
-                   _run_random),
-        MethodSpec("ols", "OLS", "Optimistic Linear Support: corner weights of the value "
-                   "envelope", _run_ols, slots=False),
-        MethodSpec("umod", "UMOD", "preference angles pushed apart through a surrogate front",
-                   _run_umod),
-        MethodSpec("soup", "Soup", "endpoints solved, interior solutions interpolated "
-                   "(occupancy measures for MDPs)", _run_soup, slots=False),
-    )
-}
+#: The benchmark's methods (those of two objectives in :data:`paretosurf.methods.METHODS`),
+#: by command-line name.
+METHODS: dict[str, MethodInfo] = {name: ALL_METHODS[name]
+                                  for name in method_names(simplex=False)}
 
 
 # ------------------------------------------------------------------------------- scoring
-def score(result: SurfResult, reference_front: FloatArray, hv_ref: FloatArray,
+def score(result: Result, reference_front: FloatArray, hv_ref: FloatArray,
           true_cdf: Any = None) -> dict[str, float]:
     """HV, IGD, CV, gap ratio, distance to the exact front and (if known) CDF error."""
     pts = result.points
@@ -225,7 +175,7 @@ class TaskReport:
     problem: Any
     reference_front: FloatArray
     scores: dict[str, list[dict[str, float]]] = field(default_factory=dict)
-    results: dict[str, list[SurfResult]] = field(default_factory=dict)
+    results: dict[str, list[Result]] = field(default_factory=dict)
     seconds: dict[str, list[float]] = field(default_factory=dict)
     warmup_steps: int = 0
     exact_reference: bool = True
@@ -367,9 +317,10 @@ def run_task(
                 # a baseline's clumped or dominated points are what the table measures; the
                 # result's success and message record them (results.json, per seed)
                 warnings.simplefilter("ignore", SurfWarning)
-                spec = METHODS[name]
-                result = spec.run(MethodRun(task, problem, solver, solver_kind, n, iters, seed,
-                                            init, loop or RunOptions(), slots=spec.slots))
+                info = METHODS[name]
+                result = run_method(info, MethodRun(task, problem, solver, solver_kind, n,
+                                                    iters, seed, init, loop or RunOptions(),
+                                                    slots=info.slots))
             elapsed = time.perf_counter() - start
             report.results[name].append(result)
             report.seconds[name].append(elapsed)

@@ -36,14 +36,18 @@ a round.
 
 Executors that hold resources (worker processes, a Ray connection) start them in ``start()``
 and release them in ``close()``; they are context managers, and a run closes the executor it
-started. An object with only the older ``map(solver, weights, states)`` still works as an
-executor (any exception then fails the whole round).
+started. Each says where its solves run (``solves_in``: ``"process"``, ``"machine"`` or
+``"cluster"``), which decides how a disk-state solver's states reach them. The
+:class:`Executor` protocol is the whole contract: an executor of your own needs only
+``solve`` (:class:`BaseExecutor` gives the defaults of the rest).
 
 Modules: :mod:`~paretosurf.executors.base` (tasks, outcomes, :func:`execute`, the in-process
 executor), :mod:`~paretosurf.executors.process`, :mod:`~paretosurf.executors.ray_executor`.
 """
 
 from paretosurf.executors.base import (
+    SOLVES_IN,
+    BaseExecutor,
     Executor,
     ExecutorLostError,
     LocalExecutor,
@@ -53,13 +57,15 @@ from paretosurf.executors.base import (
     SolveTimeoutError,
     SolveTraceback,
     execute,
-    map_with,
     raise_for,
+    solves_in,
 )
 from paretosurf.executors.process import ProcessExecutor
 from paretosurf.executors.ray_executor import RayExecutor
 
 __all__ = [
+    "SOLVES_IN",
+    "BaseExecutor",
     "Executor",
     "ExecutorLostError",
     "LocalExecutor",
@@ -71,6 +77,6 @@ __all__ = [
     "SolveTimeoutError",
     "SolveTraceback",
     "execute",
-    "map_with",
     "raise_for",
+    "solves_in",
 ]

@@ -35,6 +35,8 @@ from paretosurf.solvers import (
 from paretosurf.states import load_state, save_state
 
 __all__ = [
+    "SOLVES_IN",
+    "BaseExecutor",
     "Executor",
     "ExecutorLostError",
     "LocalExecutor",
@@ -44,8 +46,8 @@ __all__ = [
     "SolveTimeoutError",
     "SolveTraceback",
     "execute",
-    "map_with",
     "raise_for",
+    "solves_in",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -131,13 +133,62 @@ class SolveOutcome:
         return self.solution is not None
 
 
+#: Where an executor's solves run (its ``solves_in``): in this process; in other processes of
+#: this machine (states travel through folders of this machine); on other machines too
+#: (folders must be on a filesystem every node sees).
+SOLVES_IN = ("process", "machine", "cluster")
+
+
 @runtime_checkable
 class Executor(Protocol):
-    """Runs a round's solve tasks and returns their outcomes in task order."""
+    """Runs a round's solve tasks and returns their outcomes in task order.
+
+    ``solve`` is all an executor must have; :class:`BaseExecutor` gives the rest their
+    defaults, and the run reads them so (see :func:`solves_in`) from an executor without
+    them.
+
+    Attributes
+    ----------
+    solves_in : {"process", "machine", "cluster"}
+        Where the solves run (:data:`SOLVES_IN`): the run keeps a disk-state solver's states
+        in memory between checkpoints only for ``"process"``, and, for ``"cluster"``, needs
+        a run folder that every node sees. Default ``"machine"``.
+    """
+
+    solves_in: str
 
     def solve(self, solver: Any, tasks: Sequence[SolveTask],
               on_done: OnDone | None = None) -> list[SolveOutcome]:  # pragma: no cover
+        """Run ``tasks`` and return one :class:`SolveOutcome` per task, in order (a failed
+        solve is an outcome with its error, never an exception); ``on_done(outcome)``, when
+        given, is called as each task finishes."""
         ...
+
+    def start(self) -> bool:  # pragma: no cover
+        """Acquire the executor's resources; returns whether this call started them (the
+        run then calls :meth:`close` at its end)."""
+        ...
+
+    def close(self) -> None:  # pragma: no cover
+        """Release what :meth:`start` acquired."""
+        ...
+
+
+def solves_in(executor: object) -> str:
+    """Where ``executor``'s solves run (its ``solves_in``; ``"machine"`` for an executor
+    that does not say).
+
+    Examples
+    --------
+    >>> from paretosurf.executors import LocalExecutor, solves_in
+    >>> solves_in(LocalExecutor()), solves_in(object())
+    ('process', 'machine')
+    """
+    where = getattr(executor, "solves_in", "machine")
+    if where not in SOLVES_IN:
+        raise ValueError(f"{type(executor).__name__}.solves_in must be one of {SOLVES_IN}, "
+                         f"got {where!r}")
+    return str(where)
 
 
 class ExecutorLostError(RuntimeError):
@@ -455,23 +506,13 @@ def raise_for(outcome: SolveOutcome, attempt: int) -> None:
     raise error
 
 
-def map_with(executor: Any, solver: Any, weights: FloatArray, states: Sequence[Any],
-             slots: Sequence[int] | None = None) -> list[Solution]:
-    """``executor.solve`` as a list of solutions (the form of the older ``map`` protocol)."""
-    ids = list(range(len(weights))) if slots is None else list(slots)
-    tasks = [SolveTask(i, as_weight(w), s) for i, w, s in zip(ids, weights, states, strict=True)]
-    out = []
-    for outcome in executor.solve(solver, tasks):
-        if outcome.solution is None:
-            raise_for(outcome, 1)
-        assert outcome.solution is not None
-        out.append(outcome.solution)
-    return out
+class BaseExecutor:
+    """A base for executors: ``start``/``close`` (which do nothing here), the
+    context-manager protocol, and ``solves_in`` (``"machine"``); subclasses define
+    ``solve``."""
 
-
-class _Lifecycle:
-    """``start``/``close``, the context-manager protocol, and the older ``map`` for the
-    executors of this package (subclasses define ``solve``)."""
+    #: Where the solves run (see :class:`Executor`).
+    solves_in: str = "machine"
 
     def start(self) -> bool:
         """Acquire the executor's resources; returns whether this call started them."""
@@ -491,13 +532,8 @@ class _Lifecycle:
               on_done: OnDone | None = None) -> list[SolveOutcome]:  # pragma: no cover
         raise NotImplementedError
 
-    def map(self, solver: Any, weights: FloatArray, states: Sequence[Any], *,
-            slots: Sequence[int] | None = None) -> list[Solution]:
-        """Solutions of one round, raising :class:`InnerSolverError` on the first failure."""
-        return map_with(self, solver, weights, states, slots)
 
-
-class LocalExecutor(_Lifecycle):
+class LocalExecutor(BaseExecutor):
     """Solve every task in this process (all at once through ``solve_many`` when offered).
 
     Parameters
@@ -530,6 +566,8 @@ class LocalExecutor(_Lifecycle):
     >>> ps.LocalExecutor(solve_timeout=600)
     LocalExecutor(solve_timeout=600)
     """
+
+    solves_in = "process"
 
     def __init__(self, *, solve_timeout: float | None = None) -> None:
         #: Seconds a solve may run (``None``: no limit).

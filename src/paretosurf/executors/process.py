@@ -62,10 +62,10 @@ import numpy as np
 
 from paretosurf._validation import check_non_negative_int, check_positive_int
 from paretosurf.executors.base import (
+    BaseExecutor,
     OnDone,
     SolveOutcome,
     SolveTask,
-    _Lifecycle,
     alarm_usable,
     batches,
     check_solve_timeout,
@@ -339,7 +339,7 @@ def _run_unit(unit: int, solver_file: tuple[str, str], tasks: list[SolveTask],
     return execute(solver, tasks, timeout=timeout if alarm_usable() else None)
 
 
-class ProcessExecutor(_Lifecycle):
+class ProcessExecutor(BaseExecutor):
     """Spread tasks over ``max_workers`` local processes (the solver must be picklable).
 
     The pool is created once, by :meth:`start` (or the first round), and kept for the whole

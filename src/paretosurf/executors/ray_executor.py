@@ -57,11 +57,11 @@ from typing import Any
 
 from paretosurf._validation import check_non_negative_int
 from paretosurf.executors.base import (
+    BaseExecutor,
     ExecutorLostError,
     OnDone,
     SolveOutcome,
     SolveTask,
-    _Lifecycle,
     alarm_usable,
     check_solve_timeout,
     execute,
@@ -285,7 +285,7 @@ class _Deadlines:
         return out
 
 
-class RayExecutor(_Lifecycle):
+class RayExecutor(BaseExecutor):
     """Run each task of a round as a Ray task, on this machine or on a Ray cluster.
 
     Parameters
@@ -377,6 +377,12 @@ class RayExecutor(_Lifecycle):
         self._board: Any = None                         # the actor of start times
         self._lost = False                              # the cluster went away
         self._keys = (f"{uuid.uuid4().hex[:8]}-{i}" for i in itertools.count())
+
+    @property
+    def solves_in(self) -> str:  # type: ignore[override]
+        """``"machine"`` for a Ray instance of this machine (``address=None`` or
+        ``"local"``), ``"cluster"`` otherwise (see :class:`~paretosurf.executors.Executor`)."""
+        return "machine" if self.address in (None, "local") else "cluster"
 
     # ------------------------------------------------------------------ the connection
     def start(self) -> bool:

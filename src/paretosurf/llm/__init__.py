@@ -33,16 +33,19 @@ from paretosurf.llm.adapter_state import (
     save_adapter,
 )
 from paretosurf.llm.config import LLMConfig, load_config
+from paretosurf.llm.model_cache import clear_model_cache
 from paretosurf.llm.prompts import PAPER_TEMPLATE, load_prompts
 from paretosurf.llm.protocol import Protocol, ProtocolReport, run_protocol
 from paretosurf.llm.rewards import RewardFunction, RewardModel, WordCount, reward_name
-from paretosurf.llm.solver import LLMSolver, clear_model_cache, require_llm
+from paretosurf.llm.solver import LLMSolver, require_llm
+from paretosurf.llm.solver_config import LLMSolverConfig
 
 __all__ = [
     "PAPER_TEMPLATE",
     "AdapterState",
     "LLMConfig",
     "LLMSolver",
+    "LLMSolverConfig",
     "Protocol",
     "ProtocolReport",
     "RewardFunction",

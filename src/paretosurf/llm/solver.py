@@ -7,6 +7,12 @@ estimates the two KL-regularized objectives of the result on evaluation prompts.
 the adapter (:class:`~paretosurf.llm.AdapterState`), saved as a PEFT adapter folder, so a run
 keeps its warm starts as folders and no model-sized object is pickled.
 
+The solver's settings are one dataclass, :class:`~paretosurf.llm.LLMSolverConfig`
+(:mod:`paretosurf.llm.solver_config`, as TRL's ``RLOOConfig`` beside its trainer), also taken
+as keywords; the process's cache of base models is :mod:`paretosurf.llm.model_cache`, the
+estimate of an adapter's objectives :mod:`paretosurf.llm.evaluation`, and the checks of the
+inputs ``paretosurf.llm._checks``.
+
 torch, transformers, peft, trl and datasets (the ``llm`` extra) are imported when a solver
 first trains or evaluates, not when this module is imported.
 """
@@ -15,23 +21,29 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import gc
 import importlib.util
 import json
-import math
 import numbers
 import os
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from paretosurf._validation import check_non_negative_int, check_positive, check_positive_int
-from paretosurf.llm import model_loading
+from paretosurf.llm import evaluation, model_loading
+from paretosurf.llm._checks import (
+    _check_device,
+    _check_dtype,
+    _check_prompts,
+    _check_real,
+    _check_rewards,
+)
 from paretosurf.llm.adapter_state import (
     AdapterState,
     adapter_digest,
@@ -41,12 +53,22 @@ from paretosurf.llm.adapter_state import (
     load_adapter_into,
     save_adapter,
 )
-from paretosurf.llm.generation import merged_adapter
+from paretosurf.llm.model_cache import (
+    _BASES,
+    _TOKENIZERS,
+    _adopt,
+    _Base,
+    _count_hooks,
+    _Session,
+    _strip,
+    clear_model_cache,
+)
 from paretosurf.llm.rewards import reward_name
+from paretosurf.llm.solver_config import LLMSolverConfig, solver_config
 from paretosurf.llm.training_log import SolveFolder, digest, log_callback
 from paretosurf.solvers import Solution
 
-__all__ = ["LLMSolver", "clear_model_cache", "require_llm"]
+__all__ = ["LLMSolver", "LLMSolverConfig", "clear_model_cache", "require_llm"]
 
 FloatArray = np.ndarray
 
@@ -65,8 +87,6 @@ _DEFAULTS: dict[str, Any] = {
     "bf16": False, "fp16": False, "gradient_checkpointing": False,
     "lr_scheduler_type": "constant", "logging_steps": 1, "logging_strategy": "steps",
     "disable_tqdm": True}
-_DTYPES = ("float32", "bfloat16", "float16", "auto")
-_EVAL_STREAM = 0x5EED  # the evaluation's random stream (distinct from every call's)
 
 
 def require_llm(what: str = "paretosurf.llm") -> None:
@@ -77,183 +97,6 @@ def require_llm(what: str = "paretosurf.llm") -> None:
         raise ImportError(f"{what} needs {', '.join(missing)}, which "
                           f"{'is' if len(missing) == 1 else 'are'} not installed: "
                           "pip install 'paretosurf[llm]'")
-
-
-# ---------------------------------------------------------------------------- the base model
-@dataclass
-class _Base:
-    """A base model loaded in this process, with what lending it must leave unchanged."""
-
-    model: Any
-    keys: tuple[str, ...]
-    hooks: int
-
-
-#: Base models loaded in this process, by (model, dtype, device, trust_remote_code,
-#: attn_implementation, quantization): every solver of the process reuses them (each call
-#: borrows one and hands it back unchanged).
-_BASES: dict[tuple[Any, ...], _Base] = {}
-_TOKENIZERS: dict[tuple[str, bool], Any] = {}
-
-
-def clear_model_cache() -> None:
-    """Forget the base models and tokenizers this process has loaded (the next solve loads
-    them again)."""
-    _BASES.clear()
-    _TOKENIZERS.clear()
-    gc.collect()
-
-
-def _count_hooks(model: Any) -> int:
-    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) + len(m._backward_hooks)
-               for m in model.modules())
-
-
-def _strip(base: _Base, peft_model: Any) -> bool:
-    """Undo what wrapping ``base.model`` in PEFT and training it with TRL changed: remove the
-    adapter layers, TRL's fused-LM-head forward, input-gradient hooks and gradient
-    checkpointing. Returns whether the model is as it was lent (else it is not reused)."""
-    from peft.tuners.tuners_utils import BaseTunerLayer
-
-    model = base.model
-    if peft_model is not None:
-        model = peft_model.unload()
-    if model is not base.model:
-        return False
-    model.__dict__.pop("forward", None)  # TRL's add_fused_lm_head patches the instance
-    for module in model.modules():
-        for hooks in (module._forward_hooks, module._forward_pre_hooks):
-            for key, fn in list(hooks.items()):
-                if getattr(fn, "__name__", "") == "make_inputs_require_grads":
-                    del hooks[key]
-    if hasattr(model, "_require_grads_hooks"):
-        model._require_grads_hooks = []
-    model.__dict__.pop("_require_grads_hook", None)
-    if hasattr(model, "is_activation_checkpointing"):  # transformers >= 5.x
-        if model.is_activation_checkpointing:
-            model.activation_checkpointing_disable()
-    elif getattr(model, "is_gradient_checkpointing", False):
-        model.gradient_checkpointing_disable()
-    model.eval()
-    for param in model.parameters():
-        param.requires_grad_(False)
-        param.grad = None
-    return (not any(isinstance(m, BaseTunerLayer) for m in model.modules())
-            and tuple(model.state_dict()) == base.keys and _count_hooks(model) == base.hooks)
-
-
-def _adopt(model: Any) -> _Base:
-    """A caller's model object as a base model to lend: frozen, in eval mode."""
-    model_loading.freeze(model)
-    return _Base(model, tuple(model.state_dict()), _count_hooks(model))
-
-
-@dataclass
-class _Session:
-    """The base model and tokenizer lent to one call; ``peft`` is the PEFT model built on it."""
-
-    base: _Base
-    tokenizer: Any
-    device: str
-    peft: Any = None
-    notes: dict[str, float] = field(default_factory=dict)
-
-
-# ---------------------------------------------------------------------------- checks
-def _check_real(value: object, *, name: str, low: float, high: float | None = None,
-                low_open: bool = False, high_open: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    out = float(value)
-    ok = math.isfinite(out) and (out > low if low_open else out >= low)
-    if high is not None:
-        ok = ok and (out < high if high_open else out <= high)
-    if not ok:
-        lo = "(" if low_open else "["
-        hi = "inf)" if high is None else (f"{high})" if high_open else f"{high}]")
-        raise ValueError(f"{name} must lie in {lo}{low}, {hi}, got {out}")
-    return out
-
-
-def _is_conversation(prompt: object) -> bool:
-    return (isinstance(prompt, Sequence) and not isinstance(prompt, str) and len(prompt) > 0
-            and all(isinstance(m, Mapping) and "role" in m and "content" in m for m in prompt))
-
-
-def _check_prompts(prompts: object, *, name: str) -> Any:
-    """Prompts as a list of strings (or conversations), or a ``datasets.Dataset`` with a
-    "prompt" column; returns a list: of the strings, or of the dataset's rows as plain dicts
-    (a live Arrow dataset does not unpickle in a worker process)."""
-    if hasattr(prompts, "column_names") and hasattr(prompts, "select"):
-        from paretosurf.llm.prompts import prompt_records
-
-        data: Any = prompts
-        columns = list(data.column_names)
-        if "prompt" not in columns:
-            raise ValueError(f"{name} is a dataset without a 'prompt' column (columns: "
-                             f"{columns})")
-        if len(data) == 0:
-            raise ValueError(f"{name} holds no prompts")
-        return prompt_records(data)
-    if isinstance(prompts, (str, bytes)) or not isinstance(prompts, Sequence):
-        raise TypeError(f"{name} must be a list of strings or a datasets.Dataset with a "
-                        f"'prompt' column, got {type(prompts).__name__}")
-    out = list(prompts)
-    if not out:
-        raise ValueError(f"{name} holds no prompts")
-    for i, p in enumerate(out):
-        if isinstance(p, str):
-            if not p.strip():
-                raise ValueError(f"{name}[{i}] is an empty prompt")
-        elif not _is_conversation(p):
-            raise TypeError(f"{name}[{i}] must be a string (or a conversation: a list of "
-                            f"{{'role', 'content'}} messages), got {type(p).__name__}")
-    return out
-
-
-def _check_rewards(rewards: object) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    if isinstance(rewards, (str, bytes)) or not isinstance(rewards, Sequence):
-        raise TypeError("rewards must be a sequence of two reward functions "
-                        "f(prompts, completions, **kwargs) -> list[float], got "
-                        f"{type(rewards).__name__}")
-    funcs = list(rewards)
-    if len(funcs) != 2:
-        raise ValueError(f"rewards must hold exactly two reward functions (r1, r2), got "
-                         f"{len(funcs)}")
-    for i, f in enumerate(funcs):
-        if isinstance(f, (str, os.PathLike)) or not callable(f):
-            raise TypeError(
-                f"rewards[{i}] must be a callable f(prompts, completions, **kwargs) -> "
-                f"list[float], got {type(f).__name__}; wrap a reward model in a function or "
-                "a reward-model object")
-        if any(c.__module__.startswith("torch.nn") and c.__name__ == "Module"
-               for c in type(f).__mro__):
-            raise TypeError(
-                f"rewards[{i}] is a torch module ({type(f).__name__}); pass a callable with "
-                "TRL's reward signature f(prompts, completions, **kwargs) -> list[float] that "
-                "scores texts with it")
-    return funcs[0], funcs[1]
-
-
-def _check_device(device: object) -> str | None:
-    if device is None:
-        return None
-    text = str(device)
-    kind, _, index = text.partition(":")
-    if kind not in ("cpu", "cuda", "mps", "xpu") or (index and not index.isdigit()):
-        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N', 'mps' or 'xpu' (or None: "
-                         f"CUDA when available), got {device!r}")
-    return text
-
-
-def _check_dtype(dtype: object) -> str:
-    if dtype is None:
-        return "float32"
-    text = str(dtype).removeprefix("torch.")
-    if text not in _DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(_DTYPES)} (or a torch dtype), "
-                         f"got {dtype!r}")
-    return text
 
 
 # ---------------------------------------------------------------------------- the solver
@@ -302,112 +145,13 @@ class LLMSolver:
         Training prompts: strings (or chat conversations), or a dataset with a "prompt"
         column whose other columns reach the reward functions. At least
         ``batch_size / num_generations`` prompts.
-    beta : float
-        KL coefficient (>= 0).
-    steps, epochs : int or float
-        The budget of one call: exactly one of ``steps`` (RL optimizer steps) and ``epochs``
-        (passes over the prompts; each prompt gets ``num_generations`` completions per pass).
-    adapter : {"lora", "dora"}
-        LoRA, or DoRA (``LoraConfig(use_dora=True)``: LoRA plus a trained magnitude vector
-        per adapted layer). With ``peft_config``, taken from it.
-    rank, lora_alpha, lora_dropout, target_modules :
-        The LoRA configuration (``LoraConfig(r=rank, ...)``); ``"all-linear"`` adapts every
-        linear layer but the output head.
-    learning_rate : float
-        AdamW step size (constant; a fresh optimizer every call).
-    batch_size : int
-        Completions sampled per generation round (TRL's ``generation_batch_size``):
-        ``batch_size / num_generations`` prompts, ``num_generations`` completions each.
-    mini_batch_size : int
-        Completions per optimizer step; a generation round makes
-        ``batch_size / mini_batch_size * num_iterations`` steps. Divides ``batch_size``.
-    num_generations : int
-        Completions per prompt (>= 2, for the leave-one-out baseline); divides
-        ``batch_size``.
-    num_iterations : int
-        Passes over each generation round (TRL's ``num_iterations``, PPO's epochs).
-    min_new_tokens, max_new_tokens : int
-        Completion length bounds (the end-of-sequence token is suppressed before
-        ``min_new_tokens``).
-    temperature : float
-        Sampling temperature, in training and evaluation (log-probabilities and the KL are
-        those of the tempered policy, as in TRL).
-    eval_prompts : list of str or datasets.Dataset, optional
-        Prompts of the evaluation (default: the training prompts).
-    eval_batches, eval_batch_size : int
-        The evaluation samples one completion for each of ``eval_batches * eval_batch_size``
-        prompts (a fixed seeded draw, cycling through the prompts when there are fewer),
-        generated ``eval_batch_size`` at a time.
-    seed : int
-        Seeds the cold-start adapter, each call's sampling and data order (from the seed and
-        the number of calls the adapter has had, so successive calls of a slot see fresh
-        samples, and the slots of one round common ones) and the evaluation (fixed: the same
-        prompts and random stream for every adapter).
-    workdir : str or path-like
-        The solves' folders, ``workdir/solves/<tag>/`` (created if needed): each keeps its
-        training log; its checkpoints are removed when it finishes.
-    tokenizer : str, path-like or tokenizer, optional
-        A tokenizer, or where to load it from (default: ``model``). A folder whose
-        ``tokenizer_config.json`` declares a plain fast tokenizer is loaded as
-        ``PreTrainedTokenizerFast``; anything else with ``AutoTokenizer``.
-    device : str, optional
-        "cpu", "cuda" (the current CUDA device), "cuda:N", "mps" or "xpu"; default CUDA when
-        available, else the CPU.
-    dtype : str or torch.dtype, optional
-        The base model's dtype: "float32" (default), "bfloat16", "float16" or "auto" (the
-        checkpoint's). Adapters train in float32.
-    micro_batch_size : int, optional
-        Completions per forward/backward pass (default ``mini_batch_size``); divides
-        ``mini_batch_size``, the rest is gradient accumulation. Lowers memory, not results.
-    trainer_args : mapping, optional
-        Further ``trl.RLOOConfig`` fields, e.g. ``{"bf16": True}``,
-        ``{"gradient_checkpointing": True}``, ``{"use_vllm": True}``, or
-        ``{"lr_scheduler_type": "linear"}``. The solver's defaults: no mixed precision, no
-        gradient checkpointing, a constant learning rate, a log entry every step, no
-        checkpoints, no reporting. Fields the arguments above set are refused.
-    trust_remote_code : bool
-        Passed to ``from_pretrained``.
-    merged_generation : bool, default True
-        Sample completions (in training and evaluation) with the adapter merged into the base
-        weights, one matmul per linear layer instead of two, and the base weights restored
-        exactly afterwards (:func:`paretosurf.llm.generation.merged_adapter`). False samples
-        as TRL does, through the unmerged adapter (with its dropout, as TRL samples in
-        training mode). A quantized base always samples unmerged.
-    peft_config : peft.LoraConfig or mapping, optional
-        The adapter as a PEFT ``LoraConfig`` (or a mapping of its fields, as in a config
-        file), in place of ``adapter``, ``rank``, ``lora_alpha``, ``lora_dropout`` and
-        ``target_modules`` (which must then be left at their defaults). Its ``task_type``
-        must be ``CAUSAL_LM`` or unset.
-    torch_dtype : str or torch.dtype, optional
-        The older transformers name of ``dtype`` (give one of the two).
-    attn_implementation : str, optional
-        The base model's attention (``"eager"``, ``"sdpa"``, ``"flash_attention_2"``, ...;
-        default: transformers' choice), for a model loaded by name.
-    quantization_config : transformers.BitsAndBytesConfig or mapping, optional
-        Load the base model quantized (needs ``bitsandbytes``, in practice a CUDA GPU): QLoRA
-        with ``load_in_4bit``. The adapter trains in TRL's QLoRA precision (bfloat16 LoRA
-        factors).
-    load_in_4bit : bool, default False
-        Shorthand for the usual QLoRA quantization (NF4, double quantization, bfloat16
-        compute; :data:`paretosurf.llm.model_loading.QLORA_4BIT`).
-    chat_template : {"auto", True, False}, default "auto"
-        Whether string prompts are wrapped as a user turn and go through the tokenizer's chat
-        template (TRL's conversational format; the rewards then receive conversations, as TRL
-        gives them): ``"auto"`` when the tokenizer has a template, ``True`` always (an error
-        without one), ``False`` never (the prompts as they are, for a base model or prompts
-        already formatted). Conversations always use the template.
-    report_to : str or list of str, default "none"
-        Where TRL also reports its logs (``"tensorboard"``, ``"trackio"``, ``"wandb"``, ...,
-        or ``"all"``: the installed ones), as ``RLOOConfig(report_to=...)``. TensorBoard
-        writes into the solve folder's ``runs/``; each solve is a run named after its folder.
-        The JSON-lines log (below) is always written.
-    save_steps : int or None, default 200
-        Save a checkpoint (adapter, optimizer, scheduler, RNG state: TRL's own) every
-        ``save_steps`` optimizer steps, rounded up to whole generation rounds
-        (``batch_size / mini_batch_size * num_iterations`` steps), so that a solve killed
-        midway continues from its last checkpoint when it is run again with the same inputs
-        (a resumed run, a retried solve), and gives the same adapter. ``None``: no
-        checkpoints. A finished solve removes them.
+    config : LLMSolverConfig, optional
+        The solver's settings (default: :class:`~paretosurf.llm.LLMSolverConfig`'s
+        defaults); ``workdir`` and one of ``steps`` and ``epochs`` must be set.
+    **settings
+        The same settings as keywords (``beta=0.1, steps=20, workdir=...``), each a field of
+        :class:`~paretosurf.llm.LLMSolverConfig`, where its parameters are described; given
+        beside ``config`` they override its fields.
 
     Notes
     -----
@@ -462,44 +206,58 @@ class LLMSolver:
         rewards: Sequence[Callable[..., Any]],
         prompts: Any,
         *,
-        beta: float = 0.05,
-        steps: int | None = None,
-        epochs: float | None = None,
-        adapter: str = "lora",
-        rank: int = 16,
-        lora_alpha: float = 32,
-        lora_dropout: float = 0.05,
-        target_modules: str | Sequence[str] = "all-linear",
-        learning_rate: float = 5e-5,
-        batch_size: int = 64,
-        mini_batch_size: int = 16,
-        num_generations: int = 4,
-        num_iterations: int = 1,
-        min_new_tokens: int = 16,
-        max_new_tokens: int = 32,
-        temperature: float = 1.0,
-        eval_prompts: Any = None,
-        eval_batches: int = 10,
-        eval_batch_size: int = 64,
-        seed: int = 0,
-        workdir: str | os.PathLike[str],
-        tokenizer: Any = None,
-        device: str | None = None,
-        dtype: Any = None,
-        micro_batch_size: int | None = None,
-        trainer_args: Mapping[str, Any] | None = None,
-        trust_remote_code: bool = False,
-        merged_generation: bool = True,
-        peft_config: Any = None,
-        torch_dtype: Any = None,
-        attn_implementation: str | None = None,
-        quantization_config: Any = None,
-        load_in_4bit: bool = False,
-        chat_template: bool | str = "auto",
-        report_to: str | Sequence[str] = "none",
-        save_steps: int | None = 200,
+        config: LLMSolverConfig | None = None,
+        **settings: Any,
     ) -> None:
         require_llm("LLMSolver")
+        cfg = solver_config(config, settings)
+        self._configure(model, rewards, prompts,
+                        **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)})
+
+    def _configure(
+        self,
+        model: Any,
+        rewards: Sequence[Callable[..., Any]],
+        prompts: Any,
+        *,
+        beta: float,
+        steps: int | None,
+        epochs: float | None,
+        adapter: str,
+        rank: int,
+        lora_alpha: float,
+        lora_dropout: float,
+        target_modules: str | Sequence[str],
+        learning_rate: float,
+        batch_size: int,
+        mini_batch_size: int,
+        num_generations: int,
+        num_iterations: int,
+        min_new_tokens: int,
+        max_new_tokens: int,
+        temperature: float,
+        eval_prompts: Any,
+        eval_batches: int,
+        eval_batch_size: int,
+        seed: int,
+        workdir: str | os.PathLike[str] | None,
+        tokenizer: Any,
+        device: str | None,
+        dtype: Any,
+        micro_batch_size: int | None,
+        trainer_args: Mapping[str, Any] | None,
+        trust_remote_code: bool,
+        merged_generation: bool,
+        peft_config: Any,
+        torch_dtype: Any,
+        attn_implementation: str | None,
+        quantization_config: Any,
+        load_in_4bit: bool,
+        chat_template: bool | str,
+        report_to: str | Sequence[str],
+        save_steps: int | None,
+    ) -> None:
+        """Check the settings and keep them as the solver's attributes (what it pickles)."""
         self.model = model_loading.check_model(model)
         self.rewards = _check_rewards(rewards)
         self.prompts = _check_prompts(prompts, name="prompts")
@@ -961,177 +719,12 @@ class LLMSolver:
 
     # ------------------------------------------------------------------ evaluation
     def _eval_rows(self, tokenizer: Any = None) -> list[dict[str, Any]]:
-        """The evaluation's prompts (rows with the dataset's other columns): a seeded draw of
-        ``eval_batches * eval_batch_size``, every prompt once before any repeats."""
-        source = self.prompts if self.eval_prompts is None else self.eval_prompts
-        n = self.eval_batches * self.eval_batch_size
-        rng = np.random.default_rng([self.seed, _EVAL_STREAM])
-        order = np.concatenate([rng.permutation(len(source))
-                                for _ in range(-(-n // len(source)))])[:n]
-        if isinstance(source[0], dict):   # a dataset's rows, with all its columns
-            rows = [dict(source[int(i)]) for i in order]
-        else:
-            rows = [{"prompt": source[int(i)]} for i in order]
-        return self._templated(rows, tokenizer)
+        """The evaluation's prompts (:func:`paretosurf.llm.evaluation.eval_rows`)."""
+        return evaluation.eval_rows(self, tokenizer)
 
     def _evaluate_model(self, sess: _Session) -> dict[str, Any]:
-        """Sample one completion per evaluation prompt from ``sess.peft`` and estimate the
-        objectives, with standard errors."""
-        import torch
-
-        model, tok = sess.peft, sess.tokenizer
-        rows = self._eval_rows(tok)
-        rewards = np.full((len(rows), 2), np.nan)
-        kl = np.zeros(len(rows))
-        eos = _eos_ids(model, tok)
-        devices = [torch.device(sess.device)] if sess.device.startswith("cuda") else []
-        was_training = model.training
-        model.eval()
-        try:
-            with torch.random.fork_rng(devices=devices):
-                for b in range(self.eval_batches):
-                    lo = b * self.eval_batch_size
-                    batch = rows[lo:lo + self.eval_batch_size]
-                    torch.manual_seed(self._seed(_EVAL_STREAM, b))
-                    out = self._score_batch(model, tok, batch, eos, sess.device,
-                                            merged=self._merged(sess))
-                    rewards[lo:lo + len(batch)] = out[0]
-                    kl[lo:lo + len(batch)] = out[1]
-        finally:
-            model.train(was_training)
-        return _estimates(rewards, kl, self.beta, self.eval_batch_size)
-
-    def _score_batch(self, model: Any, tok: Any, batch: list[dict[str, Any]], eos: list[int],
-                     device: str, *, merged: bool = True) -> tuple[FloatArray, FloatArray]:
-        import torch
-        from transformers import GenerationConfig
-
-        prompts = [row["prompt"] for row in batch]
-        conversational = _is_conversation(prompts[0])
-        if conversational:
-            ids = tok.apply_chat_template(conversation=prompts, add_generation_prompt=True,
-                                          tokenize=True, return_dict=True)["input_ids"]
-        else:
-            ids = tok(text=prompts)["input_ids"]
-        pad = tok.pad_token_id
-        width = max(len(x) for x in ids)
-        prompt_ids = torch.full((len(ids), width), pad, dtype=torch.long)
-        prompt_mask = torch.zeros((len(ids), width), dtype=torch.long)
-        for i, x in enumerate(ids):
-            if len(x):
-                prompt_ids[i, width - len(x):] = torch.tensor(x)
-                prompt_mask[i, width - len(x):] = 1
-        prompt_ids, prompt_mask = prompt_ids.to(device), prompt_mask.to(device)
-        config = GenerationConfig(
-            max_new_tokens=self.max_new_tokens, min_new_tokens=self.min_new_tokens,
-            do_sample=True, temperature=self.temperature, top_p=1.0, top_k=0,
-            pad_token_id=pad, bos_token_id=tok.bos_token_id, eos_token_id=eos,
-            **{k: v for k, v in (self.trainer_args.get("generation_kwargs") or {}).items()})
-        merging = merged_adapter(model) if merged else contextlib.nullcontext()
-        with torch.no_grad(), merging:
-            full = model.generate(input_ids=prompt_ids, attention_mask=prompt_mask,
-                                  generation_config=config)
-        completion = full[:, width:]
-        is_eos = torch.isin(completion, torch.tensor(eos, device=completion.device))
-        first = torch.where(is_eos.any(1), is_eos.int().argmax(1),
-                            torch.full_like(is_eos[:, 0], completion.size(1), dtype=torch.long))
-        positions = torch.arange(completion.size(1), device=completion.device)
-        completion_mask = (positions[None, :] <= first[:, None]).long()
-        completion = completion.masked_fill(completion_mask == 0, pad)
-        completion_ids = [c[m.bool()].tolist() for c, m in zip(completion.cpu(),
-                                                               completion_mask.cpu(), strict=True)]
-        texts = tok.batch_decode(completion_ids, skip_special_tokens=True)
-        completions: list[Any] = ([[{"role": "assistant", "content": t}] for t in texts]
-                                  if conversational else texts)
-        logps = self._logps(model, prompt_ids, prompt_mask, completion, completion_mask)
-        with model.disable_adapter():
-            ref = self._logps(model, prompt_ids, prompt_mask, completion, completion_mask)
-        kl = ((logps - ref) * completion_mask).sum(1).double().cpu().numpy()
-        columns = {k: [row[k] for row in batch] for k in batch[0]
-                   if k not in ("prompt", "completion", "completion_ids")}
-        scores = np.empty((len(batch), 2))
-        for m, func in enumerate(self.rewards):
-            values = list(func(prompts=prompts, completions=completions,
-                               completion_ids=completion_ids, trainer_state=None,
-                               log_extra=_ignore, log_metric=_ignore, **columns))
-            if len(values) != len(batch):
-                raise ValueError(f"reward r{m + 1} returned {len(values)} rewards for "
-                                 f"{len(batch)} completions")
-            scores[:, m] = [np.nan if v is None else float(v) for v in values]
-        return scores, kl
-
-    def _logps(self, model: Any, prompt_ids: Any, prompt_mask: Any, completion: Any,
-               completion_mask: Any) -> Any:
-        """Per-token log-probabilities of the completion tokens under ``model`` at the
-        sampling temperature, in chunks of ``micro_batch_size`` rows."""
-        import torch
-
-        input_ids = torch.cat([prompt_ids, completion], dim=1)
-        attention = torch.cat([prompt_mask, completion_mask], dim=1)
-        keep = completion.size(1)
-        out = []
-        with torch.no_grad():
-            for lo in range(0, input_ids.size(0), self.micro_batch_size):
-                rows = slice(lo, lo + self.micro_batch_size)
-                try:
-                    logits = model(input_ids=input_ids[rows], attention_mask=attention[rows],
-                                   logits_to_keep=keep + 1).logits
-                except TypeError:  # a model without logits_to_keep
-                    logits = model(input_ids=input_ids[rows],
-                                   attention_mask=attention[rows]).logits[:, -(keep + 1):]
-                logits = logits[:, :-1].float() / self.temperature
-                out.append(torch.log_softmax(logits, dim=-1).gather(
-                    -1, completion[rows].unsqueeze(-1)).squeeze(-1))
-        return torch.cat(out, dim=0)
-
-
-# ---------------------------------------------------------------------------- helpers
-def _ignore(*args: Any, **kwargs: Any) -> None:
-    """Stands in for TRL's ``log_extra``/``log_metric`` while the solver evaluates."""
-
-
-def _eos_ids(model: Any, tok: Any) -> list[int]:
-    """End-of-sequence ids as TRL takes them: the model's, and the tokenizer's."""
-    ids = model.generation_config.eos_token_id
-    out = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
-    if tok.eos_token_id is not None and tok.eos_token_id not in out:
-        out = [tok.eos_token_id, *out]
-    return out
-
-
-def _mean_se(values: FloatArray) -> tuple[float, float]:
-    ok = values[np.isfinite(values)]
-    if ok.size == 0:
-        raise ValueError("every evaluation reward was None (not applicable)")
-    se = float(ok.std(ddof=1) / math.sqrt(ok.size)) if ok.size > 1 else math.nan
-    return float(ok.mean()), se
-
-
-def _estimates(rewards: FloatArray, kl: FloatArray, beta: float,
-               batch_size: int) -> dict[str, Any]:
-    """Objectives ``-(r_m - beta*kl)`` and their standard errors, from per-completion
-    rewards (n, 2) and sequence KLs (n,); also per evaluation batch of ``batch_size``."""
-    with_kl = -(rewards - beta * kl[:, None])
-    objectives, stderr, no_kl, no_kl_se, means = [], [], [], [], []
-    for m in range(2):
-        mean, se = _mean_se(with_kl[:, m])
-        objectives.append(mean)
-        stderr.append(se)
-        r_mean, r_se = _mean_se(rewards[:, m])
-        means.append(r_mean)
-        no_kl.append(-r_mean)
-        no_kl_se.append(r_se)
-    kl_mean, kl_se = _mean_se(kl)
-    batches = range(0, len(kl), batch_size)
-    with warnings.catch_warnings():  # a batch whose rewards were all None: nan
-        warnings.simplefilter("ignore", RuntimeWarning)
-        per_batch = [np.nanmean(with_kl[lo:lo + batch_size], axis=0).tolist() for lo in batches]
-        per_batch_no_kl = [(-np.nanmean(rewards[lo:lo + batch_size], axis=0)).tolist()
-                           for lo in batches]
-    return {"objectives": np.array(objectives),
-            "info": {"stderr": stderr, "objectives_no_kl": no_kl, "stderr_no_kl": no_kl_se,
-                     "rewards": means, "kl": kl_mean, "kl_stderr": kl_se, "n_eval": len(kl),
-                     "batch_objectives": per_batch, "batch_objectives_no_kl": per_batch_no_kl}}
+        """The objectives of ``sess.peft`` (:func:`paretosurf.llm.evaluation.evaluate_model`)."""
+        return evaluation.evaluate_model(self, sess)
 
 
 def _train_log(history: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:

@@ -1,0 +1,226 @@
+"""The loop options: the keywords every method's entry function passes on to the driver.
+
+Every entry function (:func:`paretosurf.surf`, :func:`paretosurf.surf_simplex` and each
+baseline) takes its method's own arguments and ``**options`` (typed
+``Unpack[RunOptions]``, see :class:`paretosurf.driver.RunOptions`), which it hands to
+:func:`paretosurf.driver.run` unchanged. This module holds what they share:
+
+- :data:`LOOP_OPTION_DOCS`, the one description of each loop option, which
+  :func:`document_loop_options` writes into an entry function's docstring;
+- :func:`check_options`, which refuses an unknown keyword naming the entry function that got
+  it (rather than ``run() got an unexpected keyword argument``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from paretosurf.driver import RunOptions
+
+__all__ = ["LOOP_OPTIONS", "LOOP_OPTION_DOCS", "check_options", "document_loop_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The loop options an entry function passes on to :func:`paretosurf.driver.run`.
+LOOP_OPTIONS: frozenset[str] = RunOptions.__required_keys__ | RunOptions.__optional_keys__
+
+#: The line of an entry function's docstring that :func:`document_loop_options` replaces.
+PLACEHOLDER = "<loop options>"
+
+#: Each loop option's numpydoc entry: ``(type, description)``; the defaults are those of
+#: :func:`paretosurf.driver.run`.
+LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
+    "executor": ("Executor, optional", """
+        Runs each round's solves. Default :class:`~paretosurf.executors.LocalExecutor` (in
+        this process); :class:`~paretosurf.executors.ProcessExecutor` and
+        :class:`~paretosurf.executors.RayExecutor` spread them over processes or a cluster.
+        Any object implementing the :class:`~paretosurf.executors.Executor` protocol works.
+        """),
+    "checkpoint": ("path, optional", """
+        Run folder. The run is saved there atomically, after the rounds that
+        ``checkpoint_period`` picks and always after the last, with the method and its
+        settings. A folder that already holds a run is refused unless ``resume`` or
+        ``overwrite`` is given.
+        """),
+    "resume": ("bool, default False", """
+        Continue the run saved in ``checkpoint`` (a fresh run if the folder holds none).
+        Resuming as another method or with other settings is refused, naming each
+        difference. A run that converged, finished or was stopped by its callback is returned
+        without solving again; one that reached its round limit continues up to
+        ``iterations``.
+        """),
+    "overwrite": ("bool, default False", """
+        Replace the run saved in ``checkpoint`` (its own files only; other files in the
+        folder are left alone).
+        """),
+    "callback": ("callable, optional", """
+        Called with each round's :class:`~paretosurf.IterationRecord` after the round (and
+        its checkpoint, if one is due); returning ``True`` stops the run.
+        """),
+    "progress": ("bool, default False", """
+        Show a progress bar with the current CV and gap ratio.
+        """),
+    "normalize": ('{"endpoints", "none"}, (ideal, nadir) or callable, default "endpoints"', """
+        The coordinates distances are measured in, by the method (SURF's chords, UMOD's
+        surrogate) and by the records' CV and gap ratio. ``"endpoints"``: each objective
+        shifted and scaled by the ideal and nadir of the current endpoint (corner)
+        solutions, so that an objective's units do not change the result; ``"none"``: the
+        raw objectives, as in the paper; ``(ideal, nadir)``: a fixed normalization; a
+        callable ``f(points) -> coordinates``: any other. See :mod:`paretosurf.spacing`.
+        """),
+    "moving_average": ("float, optional", """
+        For noisy objective estimates (stochastic evaluation, RL returns, LLM rewards): the
+        rate in (0, 1] of an exponential moving average of each slot's objectives across
+        rounds, ``avg = rate * new + (1 - rate) * avg`` while the slot's weight stays put (a
+        slot whose weight moves by one average gap starts afresh). The method updates its
+        weights from the averages; the history keeps the raw estimates. 0.2 to 0.5 are good
+        starts.
+        """),
+    "weight_bounds": ("(lo, hi), optional", """
+        Solve at ``lo + (hi - lo) * w`` instead of ``w`` (e.g. ``(1e-3, 1 - 1e-3)``): at
+        exactly ``w = 0`` or ``1`` the scalarized problem ignores one objective, and a solver
+        may stop anywhere on the flat face it leaves, at a weakly Pareto-optimal point. The
+        result's and records' weights are those solved at.
+        """),
+    "retries": ("int, default 1", """
+        How many more times a failed solve (an exception, non-finite objectives, a killed
+        worker) is tried, on its own, before the run stops with an error naming the slot,
+        the weight, the attempt and the original error; the last checkpoint stays as it was.
+        """),
+    "allow_pickle": ("bool, default False", """
+        Let ``resume`` unpickle solver states that nothing else could store (see
+        :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust.
+        """),
+    "checkpoint_period": ('"auto", float or Checkpointer, default "auto"', """
+        Seconds of solving between checkpoints; 0 saves after every round. ``"auto"`` keeps
+        checkpoints to about 1% of the run: every round when solves take a second or more,
+        every few rounds when they take milliseconds (see
+        :data:`paretosurf.checkpoint.CHECKPOINT_SHARE`). A
+        :class:`~paretosurf.checkpoint.Checkpointer` sets the schedule in full (period,
+        share, every k rounds, clock). The last round is always saved.
+        """),
+    "report": ('{"auto", "last", "most-even"}, default "auto"', """
+        Which round the result reports: the last, or the most even of the last
+        :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (the lowest largest over smallest gap, in
+        the run's coordinates). ``"auto"``: the most even with three or more objectives, the
+        last with two. ``"most-even"`` suits solvers whose solutions swing from call to call
+        (deep RL), not exact solutions with noisy evaluations, where it would choose on the
+        noise. Only methods whose points are their last round's, one per slot, report an
+        earlier round; ``reported_round`` says which round the result holds.
+        """),
+    "target": ("float, optional", """
+        The spacing ``success`` requires, on the reported round and in the run's
+        coordinates: the largest gap over the smallest between consecutive points (two
+        objectives, default 2) or between nearest neighbours (a surface, default 3). A
+        method that aims at even spacing (SURF) fails above it with the finding
+        ``"uneven"``; for the others unevenness is advice. Resuming may change it.
+        """),
+}
+
+
+def _entry(name: str) -> str:
+    kind, text = LOOP_OPTION_DOCS[name]
+    body = "\n".join("        " + line.strip() for line in text.strip().splitlines())
+    return f"    {name} : {kind}\n{body}\n"
+
+
+def _documented(doc: str) -> set[str]:
+    """The parameters a numpydoc docstring documents itself (``name : ...`` or
+    ``a, b :`` lines indented by four spaces)."""
+    found: set[str] = set()
+    for match in re.finditer(r"^    ([\w*][\w, *]*?)\s*:(?:\s|$)", doc, flags=re.MULTILINE):
+        found |= {part.strip() for part in match.group(1).split(",")}
+    return found
+
+
+def document_loop_options(function: F) -> F:
+    """Write the loop options into ``function``'s docstring, at its ``<loop options>`` line.
+
+    The options the docstring documents itself (an entry of its own, say SURF-simplex's
+    ``report``) are left out; the others get the shared text of :data:`LOOP_OPTION_DOCS`.
+
+    Examples
+    --------
+    >>> from paretosurf.loop_options import document_loop_options
+    >>> @document_loop_options
+    ... def entry(solver, **options):
+    ...     '''Run.
+    ...
+    ...     Parameters
+    ...     ----------
+    ...     report : str
+    ...         Mine.
+    ...     <loop options>
+    ...     '''
+    >>> "    executor : Executor, optional" in entry.__doc__, entry.__doc__.count("report :")
+    (True, 1)
+    """
+    doc = function.__doc__
+    if doc is None:                     # python -OO
+        return function
+    line = f"    {PLACEHOLDER}\n"
+    if line not in doc:
+        raise ValueError(f"{function.__name__}'s docstring has no {PLACEHOLDER!r} line")
+    own = _documented(doc)
+    shared = "".join(_entry(name) for name in LOOP_OPTION_DOCS if name not in own)
+    function.__doc__ = doc.replace(line, shared)
+    return function
+
+
+#: Why an entry function takes no such keyword, for the keywords of SURF's that users carry
+#: over to the baselines.
+_NOT_HERE = {
+    "alpha": "the method has no damping (alpha belongs to SURF: ps.surf, or ps.surf_simplex "
+             "for three or more objectives)",
+}
+
+
+def check_options(entry: Callable[..., Any], options: Mapping[str, Any], *,
+                  hints: Mapping[str, str] | None = None) -> None:
+    """Refuse the keywords in ``options`` that are not loop options, naming ``entry``.
+
+    Parameters
+    ----------
+    entry : callable
+        The entry function (``uniform``, ``ols``, ...): its name and its own keywords go
+        into the message.
+    options : mapping
+        The keywords ``entry`` collected in ``**options``.
+    hints : mapping, optional
+        Per keyword, why ``entry`` takes no such keyword (added to the built-in ones).
+
+    Raises
+    ------
+    TypeError
+        On the first keyword that is not a loop option: ``"uniform() takes no alpha: ..."``
+        for a keyword with a hint, else the keyword, the closest known ones and the keywords
+        ``entry`` takes.
+
+    Examples
+    --------
+    >>> from paretosurf.baselines import uniform
+    >>> from paretosurf.loop_options import check_options
+    >>> check_options(uniform, {"progress": True})
+    >>> check_options(uniform, {"alpha": 0.3})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: uniform() takes no alpha: the method has no damping (alpha belongs to SURF: ...)
+    """
+    unknown = [key for key in options if key not in LOOP_OPTIONS]
+    if not unknown:
+        return
+    key = unknown[0]
+    name = getattr(entry, "__name__", "the method")
+    why = {**_NOT_HERE, **(hints or {})}
+    if key in why:
+        raise TypeError(f"{name}() takes no {key}: {why[key]}")
+    own = [p.name for p in inspect.signature(entry).parameters.values()
+           if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    close = difflib.get_close_matches(key, [*own, *sorted(LOOP_OPTIONS)], n=2)
+    maybe = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+    raise TypeError(f"{name}() got an unexpected keyword argument {key!r}{maybe}; it takes "
+                    f"{', '.join(own)} and the loop options {', '.join(sorted(LOOP_OPTIONS))}")
