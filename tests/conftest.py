@@ -34,9 +34,21 @@ _DOCTESTS_NEED = {
 }
 
 
+def _uses_ray(item: pytest.Item) -> bool:
+    """Whether a test starts or uses a local Ray instance (the ``ray_instance`` fixture, or a
+    ``use_ray=True`` parameter): 10 to 60 s each on two cores."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return ("ray_instance" in getattr(item, "fixturenames", ())
+            or params.get("use_ray") is True)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Skip the doctests of a module whose extra is not installed (the extra's tests are
-    skipped the same way)."""
+    skipped the same way), and mark the tests that run on Ray slow: they run in the slow
+    job (``make test-slow``), which keeps the default run short."""
+    for item in items:
+        if _uses_ray(item):
+            item.add_marker(pytest.mark.slow)
     for relative, modules in _DOCTESTS_NEED.items():
         missing = [m for m in modules if importlib.util.find_spec(m) is None]
         if not missing:

@@ -51,7 +51,7 @@ from paretosurf._validation import (
     check_run_options,
     check_weight_bounds,
 )
-from paretosurf.checkpoint import Checkpointer, CheckpointError
+from paretosurf.checkpoint import Checkpointer
 from paretosurf.executors import (
     Executor,
     ExecutorLostError,
@@ -85,19 +85,16 @@ from paretosurf.spacing import Spacing
 from paretosurf.spacing_options import MovingAverage, anchor_rows, solved_weights
 from paretosurf.states import DiskStates, StatePool, trusted_state_classes
 
+# the driver's own public names (StatePool, Checkpointer, SurfWarning and the validators it
+# imports stay importable from here for older code, but live in states, checkpoint, findings
+# and _validation)
 __all__ = [
     "Callback",
-    "CheckpointError",
-    "Checkpointer",
     "Method",
     "ReportedFront",
     "Round",
     "RoundOutcome",
     "RunOptions",
-    "StatePool",
-    "SurfWarning",
-    "check_moving_average",
-    "check_run_options",
     "run",
     "run_notes",
     "without_interrupt_notice",
