@@ -18,7 +18,7 @@ help:
 	@echo "make test       install with the dev, rl, ray and llm extras, run the test suite"
 	@echo "make test-slow  run the slow tests (Table 1 figures, minutes)"
 	@echo "make test-row   run the full MO-MountainCar row (8 seeds, about 45 minutes)"
-	@echo "make lint       ruff + mypy"
+	@echo "make lint       ruff format --check, ruff check, mypy"
 	@echo "make docs       build the documentation site into build/site (warnings are errors)"
 	@echo "make bench      run the benchmarks under benchmarks/"
 
@@ -50,6 +50,7 @@ test-row: install-dev
 	$(NUMERIC_ENV) $(BIN)/python -m pytest -q -m row
 
 lint: install-dev
+	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 

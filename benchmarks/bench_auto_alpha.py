@@ -46,9 +46,15 @@ def rounds_to(result: ps.SurfResult, threshold: float) -> int | None:
     return None
 
 
-def run(task_name: str, kind: str, alpha: float | str, iterations: int = 30,
-        previous_step: bool = False, seed: int = 0,
-        steps: int | None = None) -> tuple[ps.SurfResult, float]:
+def run(
+    task_name: str,
+    kind: str,
+    alpha: float | str,
+    iterations: int = 30,
+    previous_step: bool = False,
+    seed: int = 0,
+    steps: int | None = None,
+) -> tuple[ps.SurfResult, float]:
     task = get_task(task_name)
     if steps is not None:
         task = dataclasses.replace(task, steps=steps)
@@ -62,8 +68,14 @@ def run(task_name: str, kind: str, alpha: float | str, iterations: int = 30,
     init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.SurfWarning)
-        res = ps.surf(solver, task.n_segments, alpha=alpha, iterations=iterations,
-                      init_states=init, warm_start=task.warm_start)
+        res = ps.surf(
+            solver,
+            task.n_segments,
+            alpha=alpha,
+            iterations=iterations,
+            init_states=init,
+            warm_start=task.warm_start,
+        )
     return res, time.perf_counter() - tic
 
 
@@ -121,33 +133,48 @@ def solver_period(steps: int, weight: float = 0.0, calls: int = 40) -> tuple[int
 
 def print_fishwood_orbit(seeds: range) -> None:
     """Fishwood's K-step final CV at other fixed alphas, and against the solver's period."""
-    print(f"\nFishwood K-step, final CV after 30 rounds at other fixed alphas, seeds "
-          f"{seeds[0]}-{seeds[-1]} (mean):")
+    print(
+        f"\nFishwood K-step, final CV after 30 rounds at other fixed alphas, seeds "
+        f"{seeds[0]}-{seeds[-1]} (mean):"
+    )
     cells = []
     for alpha in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0, "auto"):
-        cv = np.mean([run("fishwood", "gradient", alpha, seed=s)[0].history[-1].cv
-                      for s in seeds])
+        cv = np.mean([run("fishwood", "gradient", alpha, seed=s)[0].history[-1].cv for s in seeds])
         cells.append(f"{alpha}: {cv:.5f}")
     print("  " + ",  ".join(cells), flush=True)
     few = seeds[:4]
-    print(f"Fishwood, K steps per call (lr 0.05): the K-step map at w = 0 (period 1: settles at "
-          f"a point, 2: alternates between two, 0: neither; distance of its last two points), "
-          f"and the final CV, seeds {few[0]}-{few[-1]} (mean)")
+    print(
+        f"Fishwood, K steps per call (lr 0.05): the K-step map at w = 0 (period 1: settles at "
+        f"a point, 2: alternates between two, 0: neither; distance of its last two points), "
+        f"and the final CV, seeds {few[0]}-{few[-1]} (mean)"
+    )
     for steps in (85, 90, 95, 100, 105):
         period, step = solver_period(steps)
-        cv = {a: np.mean([run("fishwood", "gradient", a, seed=s, steps=steps)[0].history[-1].cv
-                          for s in few]) for a in (0.3, "auto")}
-        print(f"  K = {steps:<4} period {period} ({step:.1e})   final CV: 0.3 {cv[0.3]:.5f}  "
-              f"auto {cv['auto']:.5f}", flush=True)
+        cv = {
+            a: np.mean(
+                [run("fishwood", "gradient", a, seed=s, steps=steps)[0].history[-1].cv for s in few]
+            )
+            for a in (0.3, "auto")
+        }
+        print(
+            f"  K = {steps:<4} period {period} ({step:.1e})   final CV: 0.3 {cv[0.3]:.5f}  "
+            f"auto {cv['auto']:.5f}",
+            flush=True,
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=16,
-                        help="seeds of the final-CV comparison (default 16)")
-    parser.add_argument("--first-seed", type=int, default=0,
-                        help="first seed of the final-CV comparison (default 0; e.g. 16 for "
-                             "seeds not used to tune the schedule)")
+    parser.add_argument(
+        "--seeds", type=int, default=16, help="seeds of the final-CV comparison (default 16)"
+    )
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=0,
+        help="first seed of the final-CV comparison (default 0; e.g. 16 for "
+        "seeds not used to tune the schedule)",
+    )
     args = parser.parse_args()
     seeds, first = args.seeds, args.first_seed
     print("rounds to CV <= 0.05 / CV <= 0.02 (final CV after 30 rounds), seed 0")
@@ -159,13 +186,17 @@ def main() -> None:
             cells = []
             for alpha in ALPHAS:
                 res, _ = run(name, kind, alpha)
-                cells.append(f"{fmt(rounds_to(res, 0.05))} / {fmt(rounds_to(res, 0.02))} "
-                             f"({res.history[-1].cv:.4f})")
+                cells.append(
+                    f"{fmt(rounds_to(res, 0.05))} / {fmt(rounds_to(res, 0.02))} "
+                    f"({res.history[-1].cv:.4f})"
+                )
             print(f"{name:<12}{kind:<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
 
     spread = min(seeds, 8)
-    print(f"\nrounds to CV <= 0.05 / CV <= 0.02 over seeds 0-{spread - 1}, K-step solver "
-          "(fewest-most)")
+    print(
+        f"\nrounds to CV <= 0.05 / CV <= 0.02 over seeds 0-{spread - 1}, K-step solver "
+        "(fewest-most)"
+    )
     print(head)
     for name in TASKS:
         cells = []
@@ -176,33 +207,49 @@ def main() -> None:
             cells.append(f"{min(to5)}-{max(to5)} / {min(to2)}-{max(to2)}")
         print(f"{name:<12}{'gradient':<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
 
-    print(f"\nfinal CV after 30 rounds, K-step solver, seeds {first}-{first + seeds - 1}: the "
-          "K-step points (mean), auto minus 0.3 (paired: mean, t), and the exact points at the "
-          "final weights")
+    print(
+        f"\nfinal CV after 30 rounds, K-step solver, seeds {first}-{first + seeds - 1}: the "
+        "K-step points (mean), auto minus 0.3 (paired: mean, t), and the exact points at the "
+        "final weights"
+    )
     for name in ("dst", "fishwood"):
         task = get_task(name)
         exact = task.solver(task.make_problem(), "exact")
-        final = {alpha: [run(name, "gradient", alpha, seed=seed)[0]
-                         for seed in range(first, first + seeds)]
-                 for alpha in (0.3, "auto")}
+        final = {
+            alpha: [
+                run(name, "gradient", alpha, seed=seed)[0] for seed in range(first, first + seeds)
+            ]
+            for alpha in (0.3, "auto")
+        }
         k_step = {a: np.array([r.history[-1].cv for r in rs]) for a, rs in final.items()}
-        at_weights = {a: np.array([exact_cv(exact, r.weights) for r in rs])
-                      for a, rs in final.items()}
+        at_weights = {
+            a: np.array([exact_cv(exact, r.weights) for r in rs]) for a, rs in final.items()
+        }
         diff = k_step["auto"] - k_step[0.3]
         t = diff.mean() / (diff.std(ddof=1) / np.sqrt(seeds)) if seeds > 1 else float("nan")
-        print(f"{name:<10}K-step: 0.3 {k_step[0.3].mean():.5f}  auto {k_step['auto'].mean():.5f}"
-              f"  (auto - 0.3 {diff.mean():+.1e}, t {t:.1f});  exact at the weights: 0.3 "
-              f"{at_weights[0.3].mean():.5f}  auto {at_weights['auto'].mean():.5f}", flush=True)
-        gap = max(float(np.max(np.abs(a.weights - b.weights)))
-                  for a, b in zip(final[0.3], final["auto"], strict=True))
-        kept = {a: np.array([same_weights_cv(task, r, f.weights)
-                             for r, f in zip(rs, final[0.3], strict=True)])
-                for a, rs in final.items()}
-        print(f"{'':<10}final weights of the paired runs differ by at most {gap:.1e}; "
-              f"{SAME_WEIGHT_CALLS} more K-step calls at the alpha = 0.3 run's final weights "
-              f"from each run's own states: CV 0.3 {kept[0.3].mean():.5f}  auto "
-              f"{kept['auto'].mean():.5f} (each run keeps its solver's limit points)",
-              flush=True)
+        print(
+            f"{name:<10}K-step: 0.3 {k_step[0.3].mean():.5f}  auto {k_step['auto'].mean():.5f}"
+            f"  (auto - 0.3 {diff.mean():+.1e}, t {t:.1f});  exact at the weights: 0.3 "
+            f"{at_weights[0.3].mean():.5f}  auto {at_weights['auto'].mean():.5f}",
+            flush=True,
+        )
+        gap = max(
+            float(np.max(np.abs(a.weights - b.weights)))
+            for a, b in zip(final[0.3], final["auto"], strict=True)
+        )
+        kept = {
+            a: np.array(
+                [same_weights_cv(task, r, f.weights) for r, f in zip(rs, final[0.3], strict=True)]
+            )
+            for a, rs in final.items()
+        }
+        print(
+            f"{'':<10}final weights of the paired runs differ by at most {gap:.1e}; "
+            f"{SAME_WEIGHT_CALLS} more K-step calls at the alpha = 0.3 run's final weights "
+            f"from each run's own states: CV 0.3 {kept[0.3].mean():.5f}  auto "
+            f"{kept['auto'].mean():.5f} (each run keeps its solver's limit points)",
+            flush=True,
+        )
 
     print_fishwood_orbit(range(first, first + seeds))
 
@@ -215,9 +262,11 @@ def main() -> None:
     # the auto run's time until the round that reached CV 0.02: its share of the run's rounds
     per_round = sum(r.seconds for r in auto.history)
     until = auto_s - per_round + sum(r.seconds for r in auto.history[:k])
-    print(f"\nDST K-step: today's 30 rounds at alpha 0.3 (previous step) {today_s:.2f} s, final "
-          f"CV {today.history[-1].cv:.4f}; alpha='auto' reaches CV <= 0.02 in round {k} after "
-          f"{until:.2f} s: {today_s / until:.1f}x less wall time")
+    print(
+        f"\nDST K-step: today's 30 rounds at alpha 0.3 (previous step) {today_s:.2f} s, final "
+        f"CV {today.history[-1].cv:.4f}; alpha='auto' reaches CV <= 0.02 in round {k} after "
+        f"{until:.2f} s: {today_s / until:.1f}x less wall time"
+    )
 
 
 if __name__ == "__main__":

@@ -61,8 +61,9 @@ class FolderStates:
 
     def save_state(self, state: Any, folder: Path) -> None:
         if isinstance(state, GradientState):
-            np.savez(folder / "state.npz", params=state.params, m=state.m, v=state.v,
-                     t=np.array(state.t))
+            np.savez(
+                folder / "state.npz", params=state.params, m=state.m, v=state.v, t=np.array(state.t)
+            )
         else:
             np.savez(folder / "state.npz", policy=np.asarray(state))
 
@@ -128,9 +129,17 @@ def timed(kind: str, mode: str) -> tuple[float, float]:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp) / "run" if checkpointed else None
             start = time.perf_counter()
-            ps.surf(inner, task.n_segments, alpha=task.alpha, iterations=task.iterations,
-                    init_states=init, warm_start=task.warm_start, normalize=task.normalize,
-                    checkpoint=folder, checkpoint_period=period)
+            ps.surf(
+                inner,
+                task.n_segments,
+                alpha=task.alpha,
+                iterations=task.iterations,
+                init_states=init,
+                warm_start=task.warm_start,
+                normalize=task.normalize,
+                checkpoint=folder,
+                checkpoint_period=period,
+            )
             wall = time.perf_counter() - start
     finally:
         clock.close()
@@ -143,8 +152,9 @@ class FreeFront:
     def __init__(self) -> None:
         self.problem = Quadratic1D(1.0, 1.0, 4.0, 0.0)
 
-    def solve_many(self, weights: NDArray[np.float64],
-                   states: Sequence[Any]) -> Sequence[ps.Solution]:
+    def solve_many(
+        self, weights: NDArray[np.float64], states: Sequence[Any]
+    ) -> Sequence[ps.Solution]:
         return [ps.Solution(point, state=None) for point in self.problem.front(weights)]
 
 
@@ -161,13 +171,17 @@ def loop_times(prune: bool) -> tuple[np.ndarray, int]:
 
 
 def loop_section() -> None:
-    print(f"\nthe loop over a long run: SURF, N = {LOOP_SEGMENTS}, alpha = 0.3, {LOOP_ROUNDS} "
-          "rounds, a solver that costs nothing, no checkpoint")
+    print(
+        f"\nthe loop over a long run: SURF, N = {LOOP_SEGMENTS}, alpha = 0.3, {LOOP_ROUNDS} "
+        "rounds, a solver that costs nothing, no checkpoint"
+    )
     print("own: the driver's time per round (seconds - solve_seconds), median over the rounds")
     first = f"rounds 1-{LOOP_BLOCK}"
     last = f"rounds {LOOP_ROUNDS - LOOP_BLOCK + 1}-{LOOP_ROUNDS}"
-    print(f"{'CDF':<16} {first + ' ms':>15} {last + ' ms':>18} {'last/first':>11} "
-          f"{'knots at end':>13} {'target':>7}")
+    print(
+        f"{'CDF':<16} {first + ' ms':>15} {last + ' ms':>18} {'last/first':>11} "
+        f"{'knots at end':>13} {'target':>7}"
+    )
     for label, prune in (("pruned", True), ("not pruned", False)):
         own, knots = loop_times(prune)
         head = float(np.median(own[:LOOP_BLOCK]))
@@ -175,26 +189,38 @@ def loop_section() -> None:
         ratio = tail / head
         # the target is for the library as it is; the row without pruning is for comparison
         verdict = "" if not prune else "met" if ratio <= LOOP_TARGET else "MISSED"
-        print(f"{label:<16} {1e3 * head:15.2f} {1e3 * tail:18.2f} {ratio:11.2f} {knots:13d} "
-              f"{LOOP_TARGET:7.1f} {verdict}", flush=True)
+        print(
+            f"{label:<16} {1e3 * head:15.2f} {1e3 * tail:18.2f} {ratio:11.2f} {knots:13d} "
+            f"{LOOP_TARGET:7.1f} {verdict}",
+            flush=True,
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--loop", action="store_true",
-                        help="only the loop section (300 rounds at N = 1000, under a minute)")
+    parser.add_argument(
+        "--loop",
+        action="store_true",
+        help="only the loop section (300 rounds at N = 1000, under a minute)",
+    )
     args = parser.parse_args()
     if args.loop:
         loop_section()
         return
-    print("checkpoint cost on Deep Sea Treasure, N = 15, 30 rounds (median of "
-          f"{5 * args.repeats} exact and {args.repeats} K-step runs, modes interleaved)")
-    print("overhead: against the same run without a checkpoint (for 'disk, no checkpoint': "
-          "what keeping states in folders costs against keeping them in memory)")
+    print(
+        "checkpoint cost on Deep Sea Treasure, N = 15, 30 rounds (median of "
+        f"{5 * args.repeats} exact and {args.repeats} K-step runs, modes interleaved)"
+    )
+    print(
+        "overhead: against the same run without a checkpoint (for 'disk, no checkpoint': "
+        "what keeping states in folders costs against keeping them in memory)"
+    )
     print("in checkpoints: the share of the run's wall time spent checkpointing (the verdict)")
-    print(f"{'solver':<10} {'run':<20} {'seconds':>9} {'overhead':>9} {'in checkpoints':>15}"
-          f" {'target':>7}")
+    print(
+        f"{'solver':<10} {'run':<20} {'seconds':>9} {'overhead':>9} {'in checkpoints':>15}"
+        f" {'target':>7}"
+    )
     for kind, target in (("exact", 0.05), ("gradient", 0.02)):
         modes = tuple(MODES)
         # the modes take turns within each repeat, so that a drift of the machine's speed
@@ -219,13 +245,24 @@ def main() -> None:
             over = overhead(mode, "disk, no checkpoint" if on_disk else "no checkpoint")
             share = float(np.median(shares[mode]))
             # the targets are for the default; every-round rows are for comparison
-            verdict = ("" if period != "auto" or not checkpointed else
-                       "met" if share < target else "MISSED")
-            against = f"{over:9.1%}" if checkpointed else (
-                f"{'':9}" if not on_disk else f"{overhead(mode, 'no checkpoint'):9.1%}")
+            verdict = (
+                ""
+                if period != "auto" or not checkpointed
+                else "met"
+                if share < target
+                else "MISSED"
+            )
+            against = (
+                f"{over:9.1%}"
+                if checkpointed
+                else (f"{'':9}" if not on_disk else f"{overhead(mode, 'no checkpoint'):9.1%}")
+            )
             inside = f"{share:15.2%}" if checkpointed else f"{'':15}"
-            print(f"{kind:<10} {mode:<20} {seconds[mode]:9.3f} {against} {inside} "
-                  f"{target:6.0%} {verdict}", flush=True)
+            print(
+                f"{kind:<10} {mode:<20} {seconds[mode]:9.3f} {against} {inside} "
+                f"{target:6.0%} {verdict}",
+                flush=True,
+            )
     loop_section()
 
 

@@ -70,17 +70,21 @@ def main() -> None:
         print(f"  {name}: {seconds[name]:.0f} s", flush=True)
     pair = np.stack([WEIGHTS, 1 - WEIGHTS], axis=1)
     values = {name: np.einsum("wk,scwk->scw", pair, h) for name, h in runs.items()}
-    best = np.min([v.min(axis=(0, 1)) for v in values.values()], axis=0)   # per weight
-    print(f"\nRegret of w h1 + (1 - w) h2 against the best found per weight (seeds {seeds}, "
-          f"{args.calls} calls of 100 episodes)")
+    best = np.min([v.min(axis=(0, 1)) for v in values.values()], axis=0)  # per weight
+    print(
+        f"\nRegret of w h1 + (1 - w) h2 against the best found per weight (seeds {seeds}, "
+        f"{args.calls} calls of 100 episodes)"
+    )
     header = f"{'setting':<12} {'seconds':>8} {'last 3':>8} {'median':>8} {'p90':>8} {'call 5':>8}"
     print(header + "   per weight (last 3) " + " ".join(f"{w:>5.1f}" for w in WEIGHTS))
     for name, v in values.items():
         regret = v - best
         last = regret[:, -3:, :]
         per_w = " ".join(f"{x:5.1f}" for x in last.mean(axis=(0, 1)))
-        print(f"{name:<12} {seconds[name]:8.0f} {last.mean():8.2f} {np.median(last):8.2f} "
-              f"{np.quantile(last, 0.9):8.2f} {regret[:, 4].mean():8.2f}   {'':21}{per_w}")
+        print(
+            f"{name:<12} {seconds[name]:8.0f} {last.mean():8.2f} {np.median(last):8.2f} "
+            f"{np.quantile(last, 0.9):8.2f} {regret[:, 4].mean():8.2f}   {'':21}{per_w}"
+        )
 
 
 if __name__ == "__main__":

@@ -46,17 +46,24 @@ class TimedSolver:
             self.seconds += time.perf_counter() - start
 
 
-def timed_run(task_name: str, kind: str,
-              warm_start: str | None = None) -> tuple[ps.SurfResult, float, float]:
+def timed_run(
+    task_name: str, kind: str, warm_start: str | None = None
+) -> tuple[ps.SurfResult, float, float]:
     """One SURF run with the task's protocol; returns (result, wall seconds, solver seconds)."""
     task = get_task(task_name)
     problem = task.make_problem()
     solver = TimedSolver(task.solver(problem, kind))
     init, _ = task.initial_states(problem, solver.solver, kind, task.n_segments, seed=0)
     start = time.perf_counter()
-    res = ps.surf(solver, task.n_segments, alpha=task.alpha, iterations=task.iterations,
-                  init_states=init, warm_start=warm_start or task.warm_start,
-                  normalize=task.normalize)
+    res = ps.surf(
+        solver,
+        task.n_segments,
+        alpha=task.alpha,
+        iterations=task.iterations,
+        init_states=init,
+        warm_start=warm_start or task.warm_start,
+        normalize=task.normalize,
+    )
     return res, time.perf_counter() - start, solver.seconds
 
 
@@ -78,22 +85,30 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
     args = parser.parse_args()
 
-    print("quality (SURF, alpha = 0.3; warm start 'slot' is Algorithm 1, 'nearest' the default "
-          "of the benchmark tasks)")
-    print(f"{'task':<10}{'solver':<10}{'warm start':<12}{'N':>4}{'T':>4}{'CV':>10}"
-          f"{'gap ratio':>11}{'paper CV':>10}{'paper gap':>11}{'target CV':>11}"
-          f"{'target gap':>12}")
-    targets = {("dst", "exact"): (0.081, 1.45, 0.02, 1.10),
-               ("dst", "gradient"): (0.081, 1.45, 0.081, 1.45),
-               ("fishwood", "exact"): (0.026, 1.12, 0.026, 1.12),
-               ("fishwood", "gradient"): (0.026, 1.12, 0.026, 1.12)}
+    print(
+        "quality (SURF, alpha = 0.3; warm start 'slot' is Algorithm 1, 'nearest' the default "
+        "of the benchmark tasks)"
+    )
+    print(
+        f"{'task':<10}{'solver':<10}{'warm start':<12}{'N':>4}{'T':>4}{'CV':>10}"
+        f"{'gap ratio':>11}{'paper CV':>10}{'paper gap':>11}{'target CV':>11}"
+        f"{'target gap':>12}"
+    )
+    targets = {
+        ("dst", "exact"): (0.081, 1.45, 0.02, 1.10),
+        ("dst", "gradient"): (0.081, 1.45, 0.081, 1.45),
+        ("fishwood", "exact"): (0.026, 1.12, 0.026, 1.12),
+        ("fishwood", "gradient"): (0.026, 1.12, 0.026, 1.12),
+    }
     for (name, kind), (pcv, pgap, tcv, tgap) in targets.items():
         task = get_task(name)
         for rule in ("slot", "nearest"):
             res, _, _ = timed_run(name, kind, rule)
-            print(f"{name:<10}{kind:<10}{rule:<12}{task.n_segments:>4}{task.iterations:>4}"
-                  f"{res.cv:>10.4f}{res.gap_ratio:>11.3f}{pcv:>10.3f}{pgap:>11.2f}{tcv:>11.3f}"
-                  f"{tgap:>12.2f}")
+            print(
+                f"{name:<10}{kind:<10}{rule:<12}{task.n_segments:>4}{task.iterations:>4}"
+                f"{res.cv:>10.4f}{res.gap_ratio:>11.3f}{pcv:>10.3f}{pgap:>11.2f}{tcv:>11.3f}"
+                f"{tgap:>12.2f}"
+            )
 
     exact_wall, exact_solver, grad_wall, replay_wall = [], [], [], []
     for _ in range(args.repeats):
@@ -101,8 +116,12 @@ def main() -> None:
         exact_wall.append(wall)
         exact_solver.append(inside)
         start = time.perf_counter()
-        ps.surf(ReplaySolver(res), res.n_segments, iterations=len(res.history),
-                normalize=res.settings["normalize"])
+        ps.surf(
+            ReplaySolver(res),
+            res.n_segments,
+            iterations=len(res.history),
+            normalize=res.settings["normalize"],
+        )
         replay_wall.append(time.perf_counter() - start)
         _, wall, _ = timed_run("dst", "gradient")
         grad_wall.append(wall)
@@ -114,10 +133,14 @@ def main() -> None:
     print(f"{'K = 100 gradient run':<34}{gw:>9.3f} s")
     print(f"{'exact / gradient':<34}{ew / gw:>9.2%}   (target < 5%)")
     print(f"{'outer loop own work':<34}{replay:>9.4f} s")
-    print(f"{'outer loop own work / exact run':<34}{replay / ew:>9.2%}   (target < 5%; the loop "
-          "timed alone on the run's points)")
-    print(f"{'wall minus solver time':<34}{outer:>9.4f} s = {outer / ew:.2%} of the exact run "
-          "(the loop's work slowed by the solver's cache traffic)")
+    print(
+        f"{'outer loop own work / exact run':<34}{replay / ew:>9.2%}   (target < 5%; the loop "
+        "timed alone on the run's points)"
+    )
+    print(
+        f"{'wall minus solver time':<34}{outer:>9.4f} s = {outer / ew:.2%} of the exact run "
+        "(the loop's work slowed by the solver's cache traffic)"
+    )
     print(f"{'inner solver / exact run':<34}{es / ew:>9.2%}")
 
 

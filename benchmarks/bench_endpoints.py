@@ -68,17 +68,23 @@ def torch_l1_model(steps: int) -> Any:
 def cases() -> list[tuple[str, Any]]:
     box = [(0.0, 1.0)] * 30
     return [
-        ("ZDT1, L-BFGS-B to convergence",
-         ps.adapters.from_scipy(zdt1, np.full(30, 0.5), bounds=box)),
-        ("ZDT1, L-BFGS-B 5 iterations",
-         ps.adapters.from_scipy(zdt1, np.full(30, 0.5), bounds=box, steps=5)),
+        (
+            "ZDT1, L-BFGS-B to convergence",
+            ps.adapters.from_scipy(zdt1, np.full(30, 0.5), bounds=box),
+        ),
+        (
+            "ZDT1, L-BFGS-B 5 iterations",
+            ps.adapters.from_scipy(zdt1, np.full(30, 0.5), bounds=box, steps=5),
+        ),
         ("L1 logistic regression, Adam 20 steps", torch_l1_model(20)),
     ]
 
 
 def main() -> None:
-    header = (f"{'problem':<38} {'remedy':<22} {'CV':>8} {'gap ratio':>10} {'solves':>7} "
-              f"{'seconds':>8}  findings")
+    header = (
+        f"{'problem':<38} {'remedy':<22} {'CV':>8} {'gap ratio':>10} {'solves':>7} "
+        f"{'seconds':>8}  findings"
+    )
     print("SURF, N = 20, 30 rounds (CV and gap ratio in endpoint-normalized coordinates)")
     print(header)
     print("-" * len(header))
@@ -97,8 +103,11 @@ def main() -> None:
             seconds = time.perf_counter() - start
             solves = res.n_solves + (2 * len(res.history) if label.startswith("lexi") else 0)
             codes = ",".join(f.code for f in res.findings) or "-"
-            print(f"{name:<38} {label:<22} {res.cv:8.4f} {res.gap_ratio:10.4g} {solves:7d} "
-                  f"{seconds:8.2f}  {codes}", flush=True)
+            print(
+                f"{name:<38} {label:<22} {res.cv:8.4f} {res.gap_ratio:10.4g} {solves:7d} "
+                f"{seconds:8.2f}  {codes}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -114,8 +114,9 @@ class MLPLosses:
         import torch
 
         out = model(self.x)
-        return torch.stack([((out[:, :1] - self.y1) ** 2).mean(),
-                            ((out[:, 1:] - self.y2) ** 2).mean()])
+        return torch.stack(
+            [((out[:, :1] - self.y1) ** 2).mean(), ((out[:, 1:] - self.y2) ** 2).mean()]
+        )
 
 
 class OneThread:
@@ -135,9 +136,13 @@ def mlp(seed: int = 0) -> Any:
     import torch
 
     torch.manual_seed(seed)
-    return torch.nn.Sequential(torch.nn.Linear(16, 64), torch.nn.Tanh(),
-                               torch.nn.Linear(64, 64), torch.nn.Tanh(),
-                               torch.nn.Linear(64, 2))
+    return torch.nn.Sequential(
+        torch.nn.Linear(16, 64),
+        torch.nn.Tanh(),
+        torch.nn.Linear(64, 64),
+        torch.nn.Tanh(),
+        torch.nn.Linear(64, 2),
+    )
 
 
 def torch_solver(steps: int) -> Any:
@@ -171,15 +176,24 @@ class NumpyStateMLP:
             self._model = mlp()
         params = list(self._model.parameters())
         n = self.init.size
-        saved = (np.concatenate([self.init, np.zeros(2 * n, dtype=self.init.dtype)])
-                 if state is None else state)
+        saved = (
+            np.concatenate([self.init, np.zeros(2 * n, dtype=self.init.dtype)])
+            if state is None
+            else state
+        )
         vector_to_parameters(torch.from_numpy(saved[:n].copy()), params)
         opt = torch.optim.Adam(params, lr=self.lr)
-        for p, m, v in zip(params, torch.from_numpy(saved[n:2 * n].copy()).split(
-                [p.numel() for p in params]), torch.from_numpy(saved[2 * n:].copy()).split(
-                [p.numel() for p in params]), strict=True):
-            opt.state[p] = {"step": torch.tensor(1.0), "exp_avg": m.view_as(p).clone(),
-                            "exp_avg_sq": v.view_as(p).clone()}
+        for p, m, v in zip(
+            params,
+            torch.from_numpy(saved[n : 2 * n].copy()).split([p.numel() for p in params]),
+            torch.from_numpy(saved[2 * n :].copy()).split([p.numel() for p in params]),
+            strict=True,
+        ):
+            opt.state[p] = {
+                "step": torch.tensor(1.0),
+                "exp_avg": m.view_as(p).clone(),
+                "exp_avg_sq": v.view_as(p).clone(),
+            }
         for _ in range(self.steps):
             opt.zero_grad()
             loss = self.losses(self._model)
@@ -187,21 +201,25 @@ class NumpyStateMLP:
             opt.step()
         with torch.no_grad():
             values = self.losses(self._model).numpy().astype(np.float64)
-        moments = [torch.cat([opt.state[p][k].reshape(-1) for p in params])
-                   for k in ("exp_avg", "exp_avg_sq")]
+        moments = [
+            torch.cat([opt.state[p][k].reshape(-1) for p in params])
+            for k in ("exp_avg", "exp_avg_sq")
+        ]
         out = torch.cat([parameters_to_vector(params).detach(), *moments]).numpy().copy()
         return ps.Solution(values, out)
 
 
 # ---------------------------------------------------------------------------- timing
-def time_rounds(executor: Any, solver: Any, weights: np.ndarray, states: list[Any],
-                rounds: int) -> tuple[float, list[Any]]:
+def time_rounds(
+    executor: Any, solver: Any, weights: np.ndarray, states: list[Any], rounds: int
+) -> tuple[float, list[Any]]:
     """Wall seconds of ``rounds`` warm-started rounds, and the last round's outcomes."""
     out: list[Any] = []
     start = time.perf_counter()
     for _ in range(rounds):
-        tasks = [SolveTask(i, float(w), s)
-                 for i, (w, s) in enumerate(zip(weights, states, strict=True))]
+        tasks = [
+            SolveTask(i, float(w), s) for i, (w, s) in enumerate(zip(weights, states, strict=True))
+        ]
         out = executor.solve(solver, tasks)
         bad = [o for o in out if not o.ok]
         if bad:
@@ -211,13 +229,22 @@ def time_rounds(executor: Any, solver: Any, weights: np.ndarray, states: list[An
 
 
 def identical(a: list[Any], b: list[Any]) -> bool:
-    return all(x.solution.objectives.tobytes() == y.solution.objectives.tobytes()
-               for x, y in zip(a, b, strict=True))
+    return all(
+        x.solution.objectives.tobytes() == y.solution.objectives.tobytes()
+        for x, y in zip(a, b, strict=True)
+    )
 
 
-def compare(label: str, solver: Any, weights: np.ndarray, states: list[Any],
-            executors: dict[str, Any], rounds: int, repeats: int,
-            workers: int) -> tuple[dict[str, float], dict[str, float]]:
+def compare(
+    label: str,
+    solver: Any,
+    weights: np.ndarray,
+    states: list[Any],
+    executors: dict[str, Any],
+    rounds: int,
+    repeats: int,
+    workers: int,
+) -> tuple[dict[str, float], dict[str, float]]:
     """Solves per second of each executor (median of ``repeats``, interleaved, each repeat
     with the machine's ceiling measured beside it) after one warm-up round; checks every
     executor's results against the first's."""
@@ -234,12 +261,16 @@ def compare(label: str, solver: Any, weights: np.ndarray, states: list[Any],
     first = next(iter(finals.values()))
     rate = {name: rounds * len(weights) / float(np.median(w)) for name, w in walls.items()}
     base = next(iter(rate.values()))
-    print(f"\n{label}: {len(weights)} solves per round, {rounds} rounds, median of {repeats}; "
-          f"machine ceiling during these repeats {', '.join(f'{c:.2f}x' for c in ceilings)}")
+    print(
+        f"\n{label}: {len(weights)} solves per round, {rounds} rounds, median of {repeats}; "
+        f"machine ceiling during these repeats {', '.join(f'{c:.2f}x' for c in ceilings)}"
+    )
     print(f"{'executor':<24}{'solves/s':>10}{'x local':>9}{'ms/solve':>10}  same as local")
     for name, r in rate.items():
-        print(f"{name:<24}{r:>10.1f}{r / base:>9.2f}{1e3 / r:>10.2f}  "
-              f"{identical(finals[name], first)}")
+        print(
+            f"{name:<24}{r:>10.1f}{r / base:>9.2f}{1e3 / r:>10.2f}  "
+            f"{identical(finals[name], first)}"
+        )
     return {name: r / base for name, r in rate.items()}, rate
 
 
@@ -318,15 +349,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=6, help="timed rounds per repeat")
     parser.add_argument("--repeats", type=int, default=3, help="timing repeats (median)")
     parser.add_argument("--workers", type=int, default=2, help="pool size and Ray CPUs")
-    parser.add_argument("--longer-steps", type=lambda text: [int(k) for k in text.split(",")
-                                                            if k], default=[200, 400],
-                        help="also time DST with these K (comma-separated; '' for none)")
+    parser.add_argument(
+        "--longer-steps",
+        type=lambda text: [int(k) for k in text.split(",") if k],
+        default=[200, 400],
+        help="also time DST with these K (comma-separated; '' for none)",
+    )
     args = parser.parse_args()
     cores = usable_cpus()
     before = capacity(args.workers)
-    print(f"{cores} cores; {args.workers} workers; load average "
-          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.workers} processes of "
-          f"plain CPU work get {before:.2f}x one process's work done right now")
+    print(
+        f"{cores} cores; {args.workers} workers; load average "
+        f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.workers} processes of "
+        f"plain CPU work get {before:.2f}x one process's work done right now"
+    )
 
     # -- DST, K-step gradient solver, slot by slot
     task = get_task("dst")
@@ -336,23 +372,27 @@ def main() -> None:
     assert init is not None
     weights = np.linspace(0.0, 1.0, task.n_segments + 1)
     local = ps.LocalExecutor()
-    pool, pool_start = timed(lambda: ps.ProcessExecutor(
-        args.workers, threads_per_worker=1).__enter__())
+    pool, pool_start = timed(
+        lambda: ps.ProcessExecutor(args.workers, threads_per_worker=1).__enter__()
+    )
     try:
         import ray
 
         def start_ray() -> Any:  # a local instance of exactly --workers CPUs
-            if args.workers != cores:   # (the executor's own instance has one per core)
-                ray.init(num_cpus=args.workers, include_dashboard=False,
-                         logging_level=logging.ERROR)
+            if args.workers != cores:  # (the executor's own instance has one per core)
+                ray.init(
+                    num_cpus=args.workers, include_dashboard=False, logging_level=logging.ERROR
+                )
             return ps.RayExecutor(num_cpus=1).__enter__()
 
         ray_ex, ray_start = timed(start_ray)
     except ImportError:
         ray_ex, ray_start = None, 0.0
         print("Ray is not installed (pip install 'paretosurf[ray]'): its rows are skipped")
-    print(f"start-up: ProcessExecutor({args.workers}) {pool_start:.2f} s, "
-          f"RayExecutor (local instance) {ray_start:.2f} s")
+    print(
+        f"start-up: ProcessExecutor({args.workers}) {pool_start:.2f} s, "
+        f"RayExecutor (local instance) {ray_start:.2f} s"
+    )
     execs: dict[str, Any] = {"LocalExecutor": local, f"ProcessExecutor({args.workers})": pool}
     if ray_ex is not None:
         execs[f"RayExecutor ({args.workers} CPUs)"] = ray_ex
@@ -361,42 +401,63 @@ def main() -> None:
     # in this process as in each worker (ProcessExecutor's threads_per_worker=1, Ray's
     # num_cpus=1), and one more row shows the local executor with BLAS's own threads
     blas_default = WithThreads(local, cores)
-    print(f"\nDST solves run on one BLAS thread in every process; "
-          f"'LocalExecutor, {cores} threads' lets numpy's BLAS use all {cores} cores")
+    print(
+        f"\nDST solves run on one BLAS thread in every process; "
+        f"'LocalExecutor, {cores} threads' lets numpy's BLAS use all {cores} cores"
+    )
     limits = threadpool_limits(limits=1)
-    dst, dst_rate = compare(f"DST, K = {task.steps} Adam steps per solve, solve() only",
-                            SolveOnly(inner), weights, list(init),
-                            {**execs, f"LocalExecutor, {cores} threads": blas_default},
-                            args.rounds, args.repeats, args.workers)
+    dst, dst_rate = compare(
+        f"DST, K = {task.steps} Adam steps per solve, solve() only",
+        SolveOnly(inner),
+        weights,
+        list(init),
+        {**execs, f"LocalExecutor, {cores} threads": blas_default},
+        args.rounds,
+        args.repeats,
+        args.workers,
+    )
     targets: list[tuple[str, float, float | None]] = []
     names = list(execs)
     targets.append((f"{names[1]} >= 1.6x local on DST", 1.6, dst[names[1]]))
-    targets.append(("RayExecutor >= 1.6x local on DST", 1.6,
-                    dst[names[2]] if ray_ex is not None else None))
+    targets.append(
+        ("RayExecutor >= 1.6x local on DST", 1.6, dst[names[2]] if ray_ex is not None else None)
+    )
     # -- the same with longer solves: where each task's fixed cost stops mattering
     longer: dict[int, dict[str, float]] = {}
     for steps in args.longer_steps:
         slower = problem.gradient_solver(steps=steps)
-        longer[steps], _ = compare(f"DST, K = {steps} Adam steps per solve, solve() only",
-                                   SolveOnly(slower), weights, list(init), execs,
-                                   max(2, args.rounds * task.steps // steps), args.repeats,
-                                   args.workers)
+        longer[steps], _ = compare(
+            f"DST, K = {steps} Adam steps per solve, solve() only",
+            SolveOnly(slower),
+            weights,
+            list(init),
+            execs,
+            max(2, args.rounds * task.steps // steps),
+            args.repeats,
+            args.workers,
+        )
     limits.restore_original_limits()
 
     # -- Ray's overhead
     if ray_ex is not None:
         n = 400
         over = overhead_ms(execs, n, args.repeats)
-        print(f"\noverhead per task (an instant solver, rounds of {n} tasks, median of "
-              f"{args.repeats}): " + ", ".join(f"{name} {ms:.3f} ms" for name, ms in over.items()))
+        print(
+            f"\noverhead per task (an instant solver, rounds of {n} tasks, median of "
+            f"{args.repeats}): " + ", ".join(f"{name} {ms:.3f} ms" for name, ms in over.items())
+        )
         ray_ms = over[names[2]]
         model = args.workers / (args.workers - 1) * ray_ms if args.workers > 1 else math.inf
-        print(f"Ray overhead: {ray_ms:.3f} ms per task; model break-even solve time "
-              f"{model:.2f} ms (a round of n solves of s ms takes n s locally and about "
-              f"n (overhead + s / {args.workers}) on Ray)")
+        print(
+            f"Ray overhead: {ray_ms:.3f} ms per task; model break-even solve time "
+            f"{model:.2f} ms (a round of n solves of s ms takes n s locally and about "
+            f"n (overhead + s / {args.workers}) on Ray)"
+        )
         found = break_even(ray_ex, local, 100, [0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0])
-        print("measured break-even: Ray first beats local at "
-              + (f"{found:g} ms per solve" if found is not None else "none of these times"))
+        print(
+            "measured break-even: Ray first beats local at "
+            + (f"{found:g} ms per solve" if found is not None else "none of these times")
+        )
 
     # -- torch MLP
     import torch
@@ -407,33 +468,53 @@ def main() -> None:
     t_execs: dict[str, Any] = {"LocalExecutor": local, f"ProcessExecutor({args.workers})": pool}
     ship_ms: dict[str, float] = {}
     for title, solver in (
-            ("ps.adapters.from_torch (states: numpy arrays)", torch_solver(steps)),
-            ("hand-written (states: numpy arrays)", NumpyStateMLP(steps))):
+        ("ps.adapters.from_torch (states: numpy arrays)", torch_solver(steps)),
+        ("hand-written (states: numpy arrays)", NumpyStateMLP(steps)),
+    ):
         ship_ms[title] = pickle_ms(solver.solve(0.5, None).state)
-        print(f"\n{title}: pickling a state and back {ship_ms[title]:.3f} ms "
-              "(twice per task: to the worker and back)", end="")
-        tr, _ = compare(f"torch MLP 16-64-64-2, {steps} Adam steps per solve, 1 torch thread, "
-                     f"{title}", solver, t_weights, [None] * len(t_weights), t_execs,
-                     max(2, args.rounds // 2), args.repeats, args.workers)
-        targets.append((f"{names[1]} >= 1.5x local, torch MLP, {title.split(' (')[0]}", 1.5,
-                        tr[names[1]]))
+        print(
+            f"\n{title}: pickling a state and back {ship_ms[title]:.3f} ms "
+            "(twice per task: to the worker and back)",
+            end="",
+        )
+        tr, _ = compare(
+            f"torch MLP 16-64-64-2, {steps} Adam steps per solve, 1 torch thread, {title}",
+            solver,
+            t_weights,
+            [None] * len(t_weights),
+            t_execs,
+            max(2, args.rounds // 2),
+            args.repeats,
+            args.workers,
+        )
+        targets.append(
+            (f"{names[1]} >= 1.5x local, torch MLP, {title.split(' (')[0]}", 1.5, tr[names[1]])
+        )
 
     pool.close()
     if ray_ex is not None:
         ray_ex.close()
         ray.shutdown()
     after = capacity(args.workers)
-    print(f"\nmachine ceiling: {args.workers} processes of plain CPU work got {before:.2f}x "
-          f"one process's work done before the timings and {after:.2f}x after")
+    print(
+        f"\nmachine ceiling: {args.workers} processes of plain CPU work got {before:.2f}x "
+        f"one process's work done before the timings and {after:.2f}x after"
+    )
     if longer:
-        print("\nDST by solve time (x local): " + "; ".join(
-            f"K = {steps}: " + ", ".join(f"{name} {r:.2f}x" for name, r in ratios.items()
-                                         if name != names[0])
-            for steps, ratios in [(task.steps, dst), *longer.items()]))
+        print(
+            "\nDST by solve time (x local): "
+            + "; ".join(
+                f"K = {steps}: "
+                + ", ".join(f"{name} {r:.2f}x" for name, r in ratios.items() if name != names[0])
+                for steps, ratios in [(task.steps, dst), *longer.items()]
+            )
+        )
     threaded = dst[f"LocalExecutor, {cores} threads"]
-    print(f"\nagainst the local executor with numpy's BLAS on all {cores} cores (DST, K = "
-          f"{task.steps}, {threaded:.2f}x the one-thread local): " + ", ".join(
-              f"{name} {dst[name] / threaded:.2f}x" for name in names[1:]))
+    print(
+        f"\nagainst the local executor with numpy's BLAS on all {cores} cores (DST, K = "
+        f"{task.steps}, {threaded:.2f}x the one-thread local): "
+        + ", ".join(f"{name} {dst[name] / threaded:.2f}x" for name in names[1:])
+    )
     print("targets")
     for label, target, ratio in targets:
         if ratio is None:
@@ -442,21 +523,27 @@ def main() -> None:
             print(f"  {label:<66} {ratio:5.2f}x  {verdict(ratio, target)}")
     why = []
     if ray_ex is not None and dst[names[2]] < 1.6:
-        why.append(f"Ray on DST: each task pays {ray_ms:.2f} ms of Ray overhead (a DST solve "
-                   f"is {1e3 / dst_rate['LocalExecutor']:.1f} ms), and Ray's own processes "
-                   f"(driver, raylet, GCS, the workers' threads) share the {cores} cores with "
-                   "the solves")
+        why.append(
+            f"Ray on DST: each task pays {ray_ms:.2f} ms of Ray overhead (a DST solve "
+            f"is {1e3 / dst_rate['LocalExecutor']:.1f} ms), and Ray's own processes "
+            f"(driver, raylet, GCS, the workers' threads) share the {cores} cores with "
+            "the solves"
+        )
     torch_names = list(ship_ms)
     if targets[2][2] is not None and targets[2][2] < 1.5:
-        why.append(f"from_torch: its states are dicts of torch tensors, which pickle through "
-                   f"torch's serialization ({ship_ms[torch_names[0]]:.2f} ms there and back "
-                   f"per state against {ship_ms[torch_names[1]]:.3f} ms for the numpy state "
-                   "of the same model), paid in the main process and the worker for every "
-                   "task")
+        why.append(
+            f"from_torch: its states are dicts of torch tensors, which pickle through "
+            f"torch's serialization ({ship_ms[torch_names[0]]:.2f} ms there and back "
+            f"per state against {ship_ms[torch_names[1]]:.3f} ms for the numpy state "
+            "of the same model), paid in the main process and the worker for every "
+            "task"
+        )
     if any(r is not None and r < t for _, t, r in targets):
-        why.append(f"no executor beats the machine ceiling measured beside each comparison "
-                   f"(at most {min(cores or 1, args.workers)}x, less what other processes "
-                   "take at that moment)")
+        why.append(
+            f"no executor beats the machine ceiling measured beside each comparison "
+            f"(at most {min(cores or 1, args.workers)}x, less what other processes "
+            "take at that moment)"
+        )
         print("  targets not met, because:")
         for line in why:
             print(f"  - {line}")

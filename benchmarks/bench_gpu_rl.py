@@ -45,10 +45,14 @@ def main() -> None:
         solver = MDPGradientSolver(problem, steps=100, device=device)
         solver.solve_many(w[:2], [None] * 2)  # warm-up
         sols, secs = timed(lambda s=solver: s.solve_many(w, [None] * 16))
-        diff = max(float(np.max(np.abs(a.state.params - b.state.params)))
-                   for a, b in zip(ref, sols, strict=True))
-        print(f"DST K-step, 16 slots x 100 steps: numpy {t_np:.3f} s, torch {device} "
-              f"{secs:.3f} s ({t_np / secs:.2f}x), max |logit diff| {diff:.1e}")
+        diff = max(
+            float(np.max(np.abs(a.state.params - b.state.params)))
+            for a, b in zip(ref, sols, strict=True)
+        )
+        print(
+            f"DST K-step, 16 slots x 100 steps: numpy {t_np:.3f} s, torch {device} "
+            f"{secs:.3f} s ({t_np / secs:.2f}x), max |logit diff| {diff:.1e}"
+        )
 
     from paretosurf.problems.mountaincar import MountainCarBatch, SoftDQNSolver
 
@@ -59,9 +63,11 @@ def main() -> None:
         sols, secs = timed(lambda s=solver: s.solve_many(weights, [None] * len(weights)))
         steps = sum(s.info["env_steps"] for s in sols)
         finite = all(np.all(np.isfinite(s.objectives)) for s in sols)
-        print(f"soft DQN, 48 learners x 20 episodes on {device}: {secs:.2f} s, "
-              f"{steps / secs:,.0f} env steps/s, objectives finite: {finite}, "
-              f"warm-up objectives {np.round(first[0].objectives, 2).tolist()}")
+        print(
+            f"soft DQN, 48 learners x 20 episodes on {device}: {secs:.2f} s, "
+            f"{steps / secs:,.0f} env steps/s, objectives finite: {finite}, "
+            f"warm-up objectives {np.round(first[0].objectives, 2).tolist()}"
+        )
 
     for exact in (True, False):
         sim = MountainCarBatch(1_000_000, device="cuda", exact=exact)
@@ -69,8 +75,10 @@ def main() -> None:
         actions = torch.randint(0, 3, (1_000_000,), device="cuda")
         sim.step(actions, check=False)
         _, secs = timed(lambda s=sim, a=actions: [s.step(a, check=False) for _ in range(20)])
-        print(f"simulator, 1,000,000 environments, exact={exact}: {secs / 20 * 1e3:.2f} ms "
-              f"per step, {20e6 / secs:,.0f} env steps/s")
+        print(
+            f"simulator, 1,000,000 environments, exact={exact}: {secs / 20 * 1e3:.2f} ms "
+            f"per step, {20e6 / secs:,.0f} env steps/s"
+        )
 
 
 if __name__ == "__main__":

@@ -59,16 +59,19 @@ from typing import Any
 #: top of the workload's (``None``: TRL's default, left unset).
 VARIANTS: dict[str, dict[str, Any]] = {
     "trl-defaults": {"kind": "trl", "config": {}},
-    "trl-best": {"kind": "trl", "config": {"gradient_checkpointing": False, "use_vllm": False,
-                                           "logging_steps": 10}},
+    "trl-best": {
+        "kind": "trl",
+        "config": {"gradient_checkpointing": False, "use_vllm": False, "logging_steps": 10},
+    },
     "paretosurf": {"kind": "ours", "config": {}},
 }
 BASELINE = "trl-best"
 
 
 # ---------------------------------------------------------------------------- models
-def build_models(root: Path, shape: str, rewards: str, seed: int = 0,
-                 policy: str | None = None) -> dict[str, str]:
+def build_models(
+    root: Path, shape: str, rewards: str, seed: int = 0, policy: str | None = None
+) -> dict[str, str]:
     """Random reward models and, unless ``policy`` (a model folder or hub name) is given, a
     random policy of ``shape`` with a tokenizer covering its vocabulary."""
     from transformers.utils import logging as hf_logging
@@ -80,10 +83,12 @@ def build_models(root: Path, shape: str, rewards: str, seed: int = 0,
     tok = toy_tokenizer(root / "tokenizer", vocab_size=vocab)
     return {
         "policy": policy or str(toy_causal_lm(root / "policy", tok, shape=shape, seed=seed)),
-        "quality": str(toy_reward_model(root / "quality", tok, kind="gpt2", size=rewards,
-                                        seed=seed + 1)),
-        "faithfulness": str(toy_reward_model(root / "faithfulness", tok, kind="bart",
-                                             size=rewards, seed=seed + 2)),
+        "quality": str(
+            toy_reward_model(root / "quality", tok, kind="gpt2", size=rewards, seed=seed + 1)
+        ),
+        "faithfulness": str(
+            toy_reward_model(root / "faithfulness", tok, kind="bart", size=rewards, seed=seed + 2)
+        ),
     }
 
 
@@ -91,8 +96,9 @@ def prompt_rows(n: int, words: int, seed: int = 0) -> dict[str, list[str]]:
     """``n`` posts of ``words`` words (+-20%) as a prompt column and a post column."""
     from paretosurf.llm.toy import toy_texts
 
-    posts = toy_texts(n, seed=seed, min_words=max(1, int(0.8 * words)),
-                      max_words=max(1, int(1.2 * words)))
+    posts = toy_texts(
+        n, seed=seed, min_words=max(1, int(0.8 * words)), max_words=max(1, int(1.2 * words))
+    )
     return {"prompt": posts, "post": posts}
 
 
@@ -101,8 +107,10 @@ def _peak_memory(device: str) -> dict[str, float]:
     import torch
 
     if device.startswith("cuda"):
-        return {"peak_gib": torch.cuda.max_memory_allocated() / 2**30,
-                "peak_reserved_gib": torch.cuda.max_memory_reserved() / 2**30}
+        return {
+            "peak_gib": torch.cuda.max_memory_allocated() / 2**30,
+            "peak_reserved_gib": torch.cuda.max_memory_reserved() / 2**30,
+        }
     return {"peak_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 
 
@@ -127,11 +135,24 @@ def _rewards(args: argparse.Namespace, models: dict[str, str], device: str) -> l
 
     rm_dtype = args.dtype if device.startswith("cuda") else None
     return [
-        RewardModel(models["quality"], score="logit", template="{completion} {bos_token} {post}",
-                    device=device, dtype=rm_dtype, name="quality", batch_size=64),
-        RewardModel(models["faithfulness"], score=("diff", 1, 0),
-                    template=("{completion}", "{post}"), device=device, dtype=rm_dtype,
-                    name="faithfulness", batch_size=64),
+        RewardModel(
+            models["quality"],
+            score="logit",
+            template="{completion} {bos_token} {post}",
+            device=device,
+            dtype=rm_dtype,
+            name="quality",
+            batch_size=64,
+        ),
+        RewardModel(
+            models["faithfulness"],
+            score=("diff", 1, 0),
+            template=("{completion}", "{post}"),
+            device=device,
+            dtype=rm_dtype,
+            name="faithfulness",
+            batch_size=64,
+        ),
     ]
 
 
@@ -157,9 +178,17 @@ def _rounded_steps(args: argparse.Namespace) -> tuple[int, int]:
     return per_round, -(-args.steps // per_round) * per_round
 
 
-def _trl_trainer(args: argparse.Namespace, variant: dict[str, Any], models: dict[str, str],
-                 rewards: list[Any], prompts: Any, tok: Any, device: str, steps: int,
-                 outdir: str) -> Any:
+def _trl_trainer(
+    args: argparse.Namespace,
+    variant: dict[str, Any],
+    models: dict[str, str],
+    rewards: list[Any],
+    prompts: Any,
+    tok: Any,
+    device: str,
+    steps: int,
+    outdir: str,
+) -> Any:
     """A plain ``trl.RLOOTrainer``: the workload's fields, the variant's, TRL's defaults."""
     import torch
     from peft import LoraConfig
@@ -168,28 +197,49 @@ def _trl_trainer(args: argparse.Namespace, variant: dict[str, Any], models: dict
     fields = set(RLOOConfig.__dataclass_fields__)
     config: dict[str, Any] = {
         # the workload, as LLMSolver maps its arguments (solver.py, LLMSolver._trainer)
-        "output_dir": outdir, "seed": args.seed, "use_cpu": device == "cpu", "max_steps": steps,
-        "reward_weights": [0.5, 0.5], "beta": args.beta, "learning_rate": args.learning_rate,
+        "output_dir": outdir,
+        "seed": args.seed,
+        "use_cpu": device == "cpu",
+        "max_steps": steps,
+        "reward_weights": [0.5, 0.5],
+        "beta": args.beta,
+        "learning_rate": args.learning_rate,
         "num_generations": args.num_generations,
-        "per_device_train_batch_size": args.mini_batch_size, "gradient_accumulation_steps": 1,
+        "per_device_train_batch_size": args.mini_batch_size,
+        "gradient_accumulation_steps": 1,
         "steps_per_generation": args.batch_size // args.mini_batch_size,
         "max_completion_length": args.max_new_tokens,
         "generation_kwargs": {"min_new_tokens": args.min_new_tokens},
         # no output: no reporting to installed trackers, no progress bars, no checkpoints
-        "report_to": "none", "disable_tqdm": True, "save_strategy": "no",
+        "report_to": "none",
+        "disable_tqdm": True,
+        "save_strategy": "no",
     }
     extra = dict(variant["config"])
     if variant is VARIANTS["trl-best"]:
         on_gpu = device.startswith("cuda") and torch.cuda.is_bf16_supported()
-        extra["bf16"] = on_gpu   # bf16 autocast where the device has it; float32 on a CPU
+        extra["bf16"] = on_gpu  # bf16 autocast where the device has it; float32 on a CPU
         extra["model_init_kwargs"] = {"dtype": args.dtype}
     if "activation_checkpointing" in fields and "gradient_checkpointing" in extra:
         extra["activation_checkpointing"] = extra.pop("gradient_checkpointing")
     config.update({k: v for k, v in extra.items() if k in fields})
-    peft = LoraConfig(r=16, lora_alpha=32, lora_dropout=0.05, target_modules="all-linear",
-                      use_dora=args.adapter == "dora", bias="none", task_type="CAUSAL_LM")
-    return RLOOTrainer(model=models["policy"], reward_funcs=rewards, args=RLOOConfig(**config),
-                       train_dataset=prompts, processing_class=tok, peft_config=peft)
+    peft = LoraConfig(
+        r=16,
+        lora_alpha=32,
+        lora_dropout=0.05,
+        target_modules="all-linear",
+        use_dora=args.adapter == "dora",
+        bias="none",
+        task_type="CAUSAL_LM",
+    )
+    return RLOOTrainer(
+        model=models["policy"],
+        reward_funcs=rewards,
+        args=RLOOConfig(**config),
+        train_dataset=prompts,
+        processing_class=tok,
+        peft_config=peft,
+    )
 
 
 def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, Any]:
@@ -212,16 +262,34 @@ def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, A
     kl = math.nan
     with tempfile.TemporaryDirectory() as work:
         if variant["kind"] == "ours":
-            trainer_args = {"bf16": True} if (device.startswith("cuda") and
-                                              torch.cuda.is_bf16_supported()) else {}
+            trainer_args = (
+                {"bf16": True}
+                if (device.startswith("cuda") and torch.cuda.is_bf16_supported())
+                else {}
+            )
             solver = LLMSolver(
-                models["policy"], rewards, prompts, steps=per_round, adapter=args.adapter,
-                rank=16, lora_alpha=32, beta=args.beta, learning_rate=args.learning_rate,
-                batch_size=args.batch_size, mini_batch_size=args.mini_batch_size,
-                num_generations=args.num_generations, min_new_tokens=args.min_new_tokens,
-                max_new_tokens=args.max_new_tokens, eval_batches=1,
-                eval_batch_size=args.mini_batch_size, device=device, dtype=args.dtype,
-                workdir=work, trainer_args=trainer_args, seed=args.seed)
+                models["policy"],
+                rewards,
+                prompts,
+                steps=per_round,
+                adapter=args.adapter,
+                rank=16,
+                lora_alpha=32,
+                beta=args.beta,
+                learning_rate=args.learning_rate,
+                batch_size=args.batch_size,
+                mini_batch_size=args.mini_batch_size,
+                num_generations=args.num_generations,
+                min_new_tokens=args.min_new_tokens,
+                max_new_tokens=args.max_new_tokens,
+                eval_batches=1,
+                eval_batch_size=args.mini_batch_size,
+                device=device,
+                dtype=args.dtype,
+                workdir=work,
+                trainer_args=trainer_args,
+                seed=args.seed,
+            )
             warm = solver.solve(0.5, None)
             solver.steps = steps
             if device.startswith("cuda"):
@@ -234,10 +302,19 @@ def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, A
                 kl = float(sol.info["kl"])
         else:
             tok = _tokenizer(models["policy"])
-            for repeat in range(args.repeats + 1):   # the first trains the warm-up round
+            for repeat in range(args.repeats + 1):  # the first trains the warm-up round
                 n = per_round if repeat == 0 else steps
-                trainer = _trl_trainer(args, variant, models, rewards, prompts, tok, device, n,
-                                       str(Path(work) / f"run-{repeat}"))
+                trainer = _trl_trainer(
+                    args,
+                    variant,
+                    models,
+                    rewards,
+                    prompts,
+                    tok,
+                    device,
+                    n,
+                    str(Path(work) / f"run-{repeat}"),
+                )
                 _sync(device)
                 if repeat == 1 and device.startswith("cuda"):
                     torch.cuda.reset_peak_memory_stats()
@@ -253,10 +330,16 @@ def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, A
                 if device.startswith("cuda"):
                     torch.cuda.empty_cache()
     return {
-        "variant": args.worker, "adapter": args.adapter, "device": device,
+        "variant": args.worker,
+        "adapter": args.adapter,
+        "device": device,
         "gpu": torch.cuda.get_device_name() if device.startswith("cuda") else None,
-        "steps": steps, "repeats": args.repeats, "s_per_step_runs": times,
-        "s_per_step": statistics.median(times), "kl": kl, **_peak_memory(device),
+        "steps": steps,
+        "repeats": args.repeats,
+        "s_per_step_runs": times,
+        "s_per_step": statistics.median(times),
+        "kl": kl,
+        **_peak_memory(device),
     }
 
 
@@ -279,15 +362,27 @@ def run_generation_probe(args: argparse.Namespace, models: dict[str, str]) -> di
     base: Any = AutoModelForCausalLM.from_pretrained(models["policy"], dtype=dtype)
     base.to(device)
     torch.manual_seed(0)
-    model = get_peft_model(base, LoraConfig(r=16, lora_alpha=32, target_modules="all-linear",
-                                            use_dora=args.adapter == "dora",
-                                            task_type="CAUSAL_LM", init_lora_weights=False))
+    model = get_peft_model(
+        base,
+        LoraConfig(
+            r=16,
+            lora_alpha=32,
+            target_modules="all-linear",
+            use_dora=args.adapter == "dora",
+            task_type="CAUSAL_LM",
+            init_lora_weights=False,
+        ),
+    )
     model.eval()
     texts = prompt_rows(args.batch_size, args.prompt_words, seed=2)["prompt"]
     batch = tok(texts, return_tensors="pt", padding=True).to(device)
-    config = GenerationConfig(max_new_tokens=args.max_new_tokens,
-                              min_new_tokens=args.max_new_tokens, do_sample=True,
-                              pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+    config = GenerationConfig(
+        max_new_tokens=args.max_new_tokens,
+        min_new_tokens=args.max_new_tokens,
+        do_sample=True,
+        pad_token_id=tok.pad_token_id,
+        eos_token_id=tok.eos_token_id,
+    )
 
     def timed(context: Any) -> float:
         times = []
@@ -303,7 +398,8 @@ def run_generation_probe(args: argparse.Namespace, models: dict[str, str]) -> di
         return statistics.median(times[1:])
 
     return {
-        "adapter": args.adapter, "prompt_tokens": int(batch["input_ids"].shape[1]),
+        "adapter": args.adapter,
+        "prompt_tokens": int(batch["input_ids"].shape[1]),
         "base_s": timed(model.disable_adapter),
         "unmerged_s": timed(contextlib.nullcontext),
         "merged_s": timed(lambda: merged_adapter(model)),
@@ -311,32 +407,74 @@ def run_generation_probe(args: argparse.Namespace, models: dict[str, str]) -> di
 
 
 # ---------------------------------------------------------------------------- driver
-def _worker_command(args: argparse.Namespace, worker: str, adapter: str, models: Path,
-                    result: Path) -> list[str]:
-    keep = ["--device", args.device, "--dtype", args.dtype, "--steps", str(args.steps),
-            "--batch-size", str(args.batch_size), "--mini-batch-size", str(args.mini_batch_size),
-            "--num-generations", str(args.num_generations),
-            "--min-new-tokens", str(args.min_new_tokens),
-            "--max-new-tokens", str(args.max_new_tokens), "--prompts", str(args.prompts),
-            "--prompt-words", str(args.prompt_words), "--threads", str(args.threads),
-            "--repeats", str(args.repeats), "--beta", str(args.beta),
-            "--learning-rate", str(args.learning_rate), "--seed", str(args.seed)]
-    return [sys.executable, __file__, *keep, "--worker", worker, "--adapter", adapter,
-            "--models", str(models), "--result", str(result)]
+def _worker_command(
+    args: argparse.Namespace, worker: str, adapter: str, models: Path, result: Path
+) -> list[str]:
+    keep = [
+        "--device",
+        args.device,
+        "--dtype",
+        args.dtype,
+        "--steps",
+        str(args.steps),
+        "--batch-size",
+        str(args.batch_size),
+        "--mini-batch-size",
+        str(args.mini_batch_size),
+        "--num-generations",
+        str(args.num_generations),
+        "--min-new-tokens",
+        str(args.min_new_tokens),
+        "--max-new-tokens",
+        str(args.max_new_tokens),
+        "--prompts",
+        str(args.prompts),
+        "--prompt-words",
+        str(args.prompt_words),
+        "--threads",
+        str(args.threads),
+        "--repeats",
+        str(args.repeats),
+        "--beta",
+        str(args.beta),
+        "--learning-rate",
+        str(args.learning_rate),
+        "--seed",
+        str(args.seed),
+    ]
+    return [
+        sys.executable,
+        __file__,
+        *keep,
+        "--worker",
+        worker,
+        "--adapter",
+        adapter,
+        "--models",
+        str(models),
+        "--result",
+        str(result),
+    ]
 
 
-def _run_worker(args: argparse.Namespace, worker: str, adapter: str,
-                models: Path) -> dict[str, Any]:
+def _run_worker(
+    args: argparse.Namespace, worker: str, adapter: str, models: Path
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         return _run_worker_in(args, worker, adapter, models, Path(scratch) / "result.json")
 
 
-def _run_worker_in(args: argparse.Namespace, worker: str, adapter: str, models: Path,
-                   result: Path) -> dict[str, Any]:
+def _run_worker_in(
+    args: argparse.Namespace, worker: str, adapter: str, models: Path, result: Path
+) -> dict[str, Any]:
     tic = time.perf_counter()
     try:
-        proc = subprocess.run(_worker_command(args, worker, adapter, models, result),
-                              capture_output=True, text=True, timeout=args.worker_timeout)
+        proc = subprocess.run(
+            _worker_command(args, worker, adapter, models, result),
+            capture_output=True,
+            text=True,
+            timeout=args.worker_timeout,
+        )
         failed = proc.returncode != 0
         tail = (proc.stdout + proc.stderr)[-3000:]
     except subprocess.TimeoutExpired:
@@ -351,8 +489,9 @@ def _run_worker_in(args: argparse.Namespace, worker: str, adapter: str, models: 
     return row
 
 
-def report(rows: list[dict[str, Any]], probes: list[dict[str, Any]],
-           args: argparse.Namespace) -> str:
+def report(
+    rows: list[dict[str, Any]], probes: list[dict[str, Any]], args: argparse.Namespace
+) -> str:
     """The side-by-side table: median s/step (min-max over the repeats), peak memory, and
     the ratio of plain TRL-at-its-best's time to each variant's (> 1: faster than it)."""
     from paretosurf.llm import Protocol
@@ -361,73 +500,112 @@ def report(rows: list[dict[str, Any]], probes: list[dict[str, Any]],
     where = (ok[0].get("gpu") or ok[0]["device"]) if ok else args.device
     _, steps = _rounded_steps(args)
     per_epoch = args.epoch_prompts * args.num_generations / args.mini_batch_size
-    lines = [f"RLOO steps, {args.policy_label}, {args.rewards} reward models, base {args.dtype}, "
-             f"device {where}",
-             f"workload: {args.batch_size} completions per generation round "
-             f"({args.num_generations} per prompt) of {args.min_new_tokens}-"
-             f"{args.max_new_tokens} tokens, {args.mini_batch_size} per optimizer step, prompts "
-             f"of ~{args.prompt_words} words, LoRA r16 all-linear; {args.repeats} trainings of "
-             f"{steps} steps per variant after a warm-up round; median (min-max)",
-             f"min/epoch: {args.epoch_prompts} prompts x {args.num_generations} completions = "
-             f"{per_epoch:.0f} steps, training only (no set-up, no evaluation); the protocol "
-             f"trains {Protocol().budget_text()} slot-epochs", ""]
-    head = (f"{'variant':<14}{'adapter':<8}{'s/step':>9}{'(min-max)':>17}{'peak GiB':>10}"
-            f"{'min/epoch':>10}{'vs ' + BASELINE:>14}")
+    lines = [
+        f"RLOO steps, {args.policy_label}, {args.rewards} reward models, base {args.dtype}, "
+        f"device {where}",
+        f"workload: {args.batch_size} completions per generation round "
+        f"({args.num_generations} per prompt) of {args.min_new_tokens}-"
+        f"{args.max_new_tokens} tokens, {args.mini_batch_size} per optimizer step, prompts "
+        f"of ~{args.prompt_words} words, LoRA r16 all-linear; {args.repeats} trainings of "
+        f"{steps} steps per variant after a warm-up round; median (min-max)",
+        f"min/epoch: {args.epoch_prompts} prompts x {args.num_generations} completions = "
+        f"{per_epoch:.0f} steps, training only (no set-up, no evaluation); the protocol "
+        f"trains {Protocol().budget_text()} slot-epochs",
+        "",
+    ]
+    head = (
+        f"{'variant':<14}{'adapter':<8}{'s/step':>9}{'(min-max)':>17}{'peak GiB':>10}"
+        f"{'min/epoch':>10}{'vs ' + BASELINE:>14}"
+    )
     lines += [head, "-" * len(head)]
     base = {r["adapter"]: r["s_per_step"] for r in ok if r["variant"] == BASELINE}
     for row in rows:
         if "error" in row:
-            lines.append(f"{row['variant']:<14}{row['adapter']:<8}  failed: "
-                         f"{row['error'].strip().splitlines()[-1][:80]}")
+            lines.append(
+                f"{row['variant']:<14}{row['adapter']:<8}  failed: "
+                f"{row['error'].strip().splitlines()[-1][:80]}"
+            )
             continue
         runs = row["s_per_step_runs"]
         spread = f"({min(runs):.3f}-{max(runs):.3f})"
-        ratio = (f"{base[row['adapter']] / row['s_per_step']:.2f}x" if row["adapter"] in base
-                 else "-")
-        lines.append(f"{row['variant']:<14}{row['adapter']:<8}{row['s_per_step']:>9.4f}"
-                     f"{spread:>17}{row['peak_gib']:>10.2f}"
-                     f"{row['s_per_step'] * per_epoch / 60:>10.1f}{ratio:>14}")
+        ratio = (
+            f"{base[row['adapter']] / row['s_per_step']:.2f}x" if row["adapter"] in base else "-"
+        )
+        lines.append(
+            f"{row['variant']:<14}{row['adapter']:<8}{row['s_per_step']:>9.4f}"
+            f"{spread:>17}{row['peak_gib']:>10.2f}"
+            f"{row['s_per_step'] * per_epoch / 60:>10.1f}{ratio:>14}"
+        )
     lines.append("")
-    lines.append("peak GiB: torch.cuda.max_memory_allocated over the timed trainings on CUDA; "
-                 "the worker process's peak RSS on a CPU (models, data and Python included)")
+    lines.append(
+        "peak GiB: torch.cuda.max_memory_allocated over the timed trainings on CUDA; "
+        "the worker process's peak RSS on a CPU (models, data and Python included)"
+    )
     if probes:
-        lines += ["", f"generation alone: {args.batch_size} completions of "
-                      f"{args.max_new_tokens} tokens (median of {args.repeats})",
-                  f"{'adapter':<8}{'prompt tok':>11}{'base s':>8}{'unmerged s':>11}"
-                  f"{'merged s':>9}{'merged/unmerged':>16}"]
+        lines += [
+            "",
+            f"generation alone: {args.batch_size} completions of "
+            f"{args.max_new_tokens} tokens (median of {args.repeats})",
+            f"{'adapter':<8}{'prompt tok':>11}{'base s':>8}{'unmerged s':>11}"
+            f"{'merged s':>9}{'merged/unmerged':>16}",
+        ]
         for p in probes:
             if "error" in p:
                 lines.append(f"{p['adapter']:<8} failed")
                 continue
-            lines.append(f"{p['adapter']:<8}{p['prompt_tokens']:>11}{p['base_s']:>8.3f}"
-                         f"{p['unmerged_s']:>11.3f}{p['merged_s']:>9.3f}"
-                         f"{p['unmerged_s'] / p['merged_s']:>15.2f}x")
+            lines.append(
+                f"{p['adapter']:<8}{p['prompt_tokens']:>11}{p['base_s']:>8.3f}"
+                f"{p['unmerged_s']:>11.3f}{p['merged_s']:>9.3f}"
+                f"{p['unmerged_s'] / p['merged_s']:>15.2f}x"
+            )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tiny", action="store_true",
-                        help="tiny offline models (paretosurf.llm.toy) and a small workload "
-                             "for a CPU check: --shape tiny --rewards tiny, batch 16, "
-                             "mini-batch 8, 8-16 new tokens")
-    parser.add_argument("--model", default=None,
-                        help="the policy: a model folder or hub name (default: a random model "
-                             "of --shape)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help="tiny offline models (paretosurf.llm.toy) and a small workload "
+        "for a CPU check: --shape tiny --rewards tiny, batch 16, "
+        "mini-batch 8, 8-16 new tokens",
+    )
+    parser.add_argument(
+        "--model",
+        default=None,
+        help="the policy: a model folder or hub name (default: a random model of --shape)",
+    )
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
-    parser.add_argument("--shape", default="qwen2.5-0.5b", choices=["tiny", "qwen2.5-0.5b"],
-                        help="the random policy's shape (without --model)")
-    parser.add_argument("--rewards", default=None, choices=["tiny", "paper"],
-                        help="reward model sizes (default: paper, tiny with --tiny)")
-    parser.add_argument("--dtype", default=None, choices=["float32", "bfloat16"],
-                        help="the base model's dtype (default: bfloat16 on CUDA, else float32)")
-    parser.add_argument("--variants", default=",".join(VARIANTS),
-                        help=f"comma-separated, of {', '.join(VARIANTS)}")
+    parser.add_argument(
+        "--shape",
+        default="qwen2.5-0.5b",
+        choices=["tiny", "qwen2.5-0.5b"],
+        help="the random policy's shape (without --model)",
+    )
+    parser.add_argument(
+        "--rewards",
+        default=None,
+        choices=["tiny", "paper"],
+        help="reward model sizes (default: paper, tiny with --tiny)",
+    )
+    parser.add_argument(
+        "--dtype",
+        default=None,
+        choices=["float32", "bfloat16"],
+        help="the base model's dtype (default: bfloat16 on CUDA, else float32)",
+    )
+    parser.add_argument(
+        "--variants", default=",".join(VARIANTS), help=f"comma-separated, of {', '.join(VARIANTS)}"
+    )
     parser.add_argument("--adapters", default="lora", help="lora, dora or lora,dora")
-    parser.add_argument("--steps", type=int, default=20,
-                        help="RL steps per timed training (at least 20; rounded up to whole "
-                             "generation rounds)")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=20,
+        help="RL steps per timed training (at least 20; rounded up to whole generation rounds)",
+    )
     parser.add_argument("--repeats", type=int, default=3, help="timed trainings (at least 3)")
     parser.add_argument("--batch-size", type=int, default=None)
     parser.add_argument("--mini-batch-size", type=int, default=None)
@@ -438,24 +616,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learning-rate", type=float, default=5e-5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--prompts", type=int, default=256)
-    parser.add_argument("--prompt-words", type=int, default=None,
-                        help="words (tokens) per prompt; default 300, 20 with --tiny")
+    parser.add_argument(
+        "--prompt-words",
+        type=int,
+        default=None,
+        help="words (tokens) per prompt; default 300, 20 with --tiny",
+    )
     parser.add_argument("--epoch-prompts", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=1, help="torch threads on a CPU")
     parser.add_argument("--probe", action="store_true", help="also time generation alone")
     parser.add_argument("--worker-timeout", type=float, default=1800.0)
-    parser.add_argument("--models", type=Path, default=None,
-                        help="folder of the random models (built if missing)")
-    parser.add_argument("--out", type=Path, default=None, help="write results.json and "
-                        "report.txt here")
+    parser.add_argument(
+        "--models", type=Path, default=None, help="folder of the random models (built if missing)"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="write results.json and report.txt here"
+    )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--adapter", default="lora", help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    small = {"batch_size": 16, "mini_batch_size": 8, "min_new_tokens": 8, "max_new_tokens": 16,
-             "prompt_words": 20}
-    large = {"batch_size": 64, "mini_batch_size": 16, "min_new_tokens": 16,
-             "max_new_tokens": 32, "prompt_words": 300}
+    small = {
+        "batch_size": 16,
+        "mini_batch_size": 8,
+        "min_new_tokens": 8,
+        "max_new_tokens": 16,
+        "prompt_words": 20,
+    }
+    large = {
+        "batch_size": 64,
+        "mini_batch_size": 16,
+        "min_new_tokens": 16,
+        "max_new_tokens": 32,
+        "prompt_words": 300,
+    }
     for key, value in (small if args.tiny else large).items():
         if getattr(args, key) is None:
             setattr(args, key, value)
@@ -468,8 +662,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker is not None:  # a worker process
         models = json.loads((args.models / "models.json").read_text())
         try:
-            row = (run_generation_probe(args, models) if args.worker == "probe"
-                   else run_variant(args, models))
+            row = (
+                run_generation_probe(args, models)
+                if args.worker == "probe"
+                else run_variant(args, models)
+            )
         except Exception:
             traceback.print_exc()
             return 1
@@ -477,11 +674,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.steps < 20 or args.repeats < 3:
-        parser.error("--steps must be at least 20 and --repeats at least 3 (an honest "
-                     "median)")
+        parser.error("--steps must be at least 20 and --repeats at least 3 (an honest median)")
     if args.batch_size % args.mini_batch_size or args.batch_size % args.num_generations:
-        parser.error("--batch-size must be a multiple of --mini-batch-size and of "
-                     "--num-generations")
+        parser.error(
+            "--batch-size must be a multiple of --mini-batch-size and of --num-generations"
+        )
     import torch
 
     device = _device(args.device)
@@ -496,8 +693,7 @@ def main(argv: list[str] | None = None) -> int:
     adapters = args.adapters.split(",")
     if not set(adapters) <= {"lora", "dora"}:
         parser.error("--adapters takes lora, dora or lora,dora")
-    args.policy_label = (f"policy {args.model}" if args.model else
-                         f"random {args.shape} policy")
+    args.policy_label = f"policy {args.model}" if args.model else f"random {args.shape} policy"
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-llm-"))
     out.mkdir(parents=True, exist_ok=True)
     models_dir = args.models or out / f"models-{args.shape}-{args.rewards}"
@@ -507,17 +703,25 @@ def main(argv: list[str] | None = None) -> int:
         (models_dir / "models.json").write_text(json.dumps(models))
         print(f"built random models in {time.perf_counter() - tic:.0f} s", flush=True)
     args.device = device
-    rows = [_run_worker(args, name, adapter, models_dir)
-            for adapter in adapters for name in names]
-    probes = ([_run_worker(args, "probe", adapter, models_dir) for adapter in adapters]
-              if args.probe else [])
+    rows = [_run_worker(args, name, adapter, models_dir) for adapter in adapters for name in names]
+    probes = (
+        [_run_worker(args, "probe", adapter, models_dir) for adapter in adapters]
+        if args.probe
+        else []
+    )
     text = report(rows, probes, args)
     print("\n" + text, flush=True)
     (out / "report.txt").write_text(text + "\n")
-    (out / "results.json").write_text(json.dumps({"args": {k: str(v) for k, v in
-                                                           vars(args).items()},
-                                                  "variants": rows, "generation": probes},
-                                                 indent=1))
+    (out / "results.json").write_text(
+        json.dumps(
+            {
+                "args": {k: str(v) for k, v in vars(args).items()},
+                "variants": rows,
+                "generation": probes,
+            },
+            indent=1,
+        )
+    )
     print(f"\nresults in {out}")
     return 0 if all("error" not in r for r in rows) else 1
 

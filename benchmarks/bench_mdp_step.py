@@ -53,8 +53,9 @@ def previous_policy_gradients(self: Any, logits: np.ndarray, rewards: np.ndarray
     return np.asarray(-self._factor * d_u[:, None, :, None] * pi[:, None] * adv)
 
 
-def _lu_solve_both(flow: np.ndarray, rhs: np.ndarray,
-                   rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _lu_solve_both(
+    flow: np.ndarray, rhs: np.ndarray, rho: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """One ``getrf`` per slot, ``getrs`` for the values and, transposed, the occupancy."""
     batch, n = flow.shape[0], flow.shape[1]
     x = np.empty((batch, n, rhs.shape[2]))
@@ -125,8 +126,7 @@ def step_seconds(problem: Any, slots: int, repeats: int) -> tuple[dict[str, floa
     rewards = (w[:, None, None] * problem.R[0] + (1 - w[:, None, None]) * problem.R[1])[:, None]
     steps = {name: types.MethodType(f, problem) for name, f in STEPS.items()}
     steps["new"] = problem._policy_gradients
-    diff = float(np.max(np.abs(steps["new"](logits, rewards)
-                               - steps["previous"](logits, rewards))))
+    diff = float(np.max(np.abs(steps["new"](logits, rewards) - steps["previous"](logits, rewards))))
     times: dict[str, list[float]] = {name: [] for name in steps}
     for _ in range(repeats):
         for name, f in steps.items():
@@ -153,8 +153,10 @@ def torch_against_numpy(repeats: int = 3) -> None:
     for name in ("dst", "fishwood"):
         problem = get_task(name).make_problem()
         w = np.linspace(0, 1, 16)
-        solvers = {"numpy": MDPGradientSolver(problem, steps=100),
-                   "torch": MDPGradientSolver(problem, steps=100, device="cpu")}
+        solvers = {
+            "numpy": MDPGradientSolver(problem, steps=100),
+            "torch": MDPGradientSolver(problem, steps=100, device="cpu"),
+        }
         times: dict[str, list[float]] = {k: [] for k in solvers}
         for _ in range(repeats + 1):  # the first round warms up
             for key, solver in solvers.items():
@@ -172,25 +174,31 @@ def main() -> None:
     args = parser.parse_args()
     try:
         from threadpoolctl import threadpool_limits
+
         threadpool_limits(1)
     except ImportError:  # pragma: no cover
         pass
     print("gradient step, 16 slots (median of interleaved repeats)")
-    print(f"{'problem':<10}{'older ms':>10}{'prev ms':>9}{'new ms':>8}{'prev/new':>10}"
-          f"{'older/new':>11}{'max |diff|':>12}")
+    print(
+        f"{'problem':<10}{'older ms':>10}{'prev ms':>9}{'new ms':>8}{'prev/new':>10}"
+        f"{'older/new':>11}{'max |diff|':>12}"
+    )
     for name in ("dst", "fishwood"):
         problem = get_task(name).make_problem()
         t, diff = step_seconds(problem, 16, args.repeats)
-        print(f"{name:<10}{t['older'] * 1e3:>10.3f}{t['previous'] * 1e3:>9.3f}"
-              f"{t['new'] * 1e3:>8.3f}{t['previous'] / t['new']:>9.2f}x"
-              f"{t['older'] / t['new']:>10.2f}x{diff:>12.1e}")
+        print(
+            f"{name:<10}{t['older'] * 1e3:>10.3f}{t['previous'] * 1e3:>9.3f}"
+            f"{t['new'] * 1e3:>8.3f}{t['previous'] / t['new']:>9.2f}x"
+            f"{t['older'] / t['new']:>10.2f}x{diff:>12.1e}"
+        )
 
     torch_against_numpy()
 
     task = get_task("dst")
     make = task.make_problem
-    previous = type(task)(**{**task.__dict__, "make_problem": lambda: use_step(
-        make(), today_policy_gradients)})
+    previous = type(task)(
+        **{**task.__dict__, "make_problem": lambda: use_step(make(), today_policy_gradients)}
+    )
     seconds: dict[str, list[float]] = {"previous": [], "new": []}
     points: dict[str, np.ndarray] = {}
     for _ in range(args.runs):  # interleaved
@@ -202,10 +210,12 @@ def main() -> None:
     old, new = (float(np.median(seconds[k])) for k in ("previous", "new"))
     diff = float(np.max(np.abs(points["previous"] - points["new"])))
     ratios = [a / b for a, b in zip(seconds["previous"], seconds["new"], strict=True)]
-    print(f"\nDST SURF, K = 100, N = 15, 30 rounds (median of {args.runs} interleaved runs): "
-          f"previous {old:.2f} s, new {new:.2f} s, speed-up {old / new:.2f}x "
-          f"(per pair {min(ratios):.2f}x-{max(ratios):.2f}x); largest difference between "
-          f"the final points {diff:.1e}")
+    print(
+        f"\nDST SURF, K = 100, N = 15, 30 rounds (median of {args.runs} interleaved runs): "
+        f"previous {old:.2f} s, new {new:.2f} s, speed-up {old / new:.2f}x "
+        f"(per pair {min(ratios):.2f}x-{max(ratios):.2f}x); largest difference between "
+        f"the final points {diff:.1e}"
+    )
 
 
 if __name__ == "__main__":

@@ -105,17 +105,19 @@ def gym_loop_acting(steps: int, solver: SoftDQNSolver, seed: int = 0) -> float:
     return _rate(steps, time.perf_counter() - tic)
 
 
-def batched_acting(n_slots: int, n_envs: int, steps: int, solver: SoftDQNSolver,
-                   seed: int = 0) -> float:
+def batched_acting(
+    n_slots: int, n_envs: int, steps: int, solver: SoftDQNSolver, seed: int = 0
+) -> float:
     """Env steps/s of the solver's acting: stacked networks, one batched step for all (on the
     solver's device)."""
     from paretosurf.problems.mountaincar.dqn import _forward, _soft_policy
 
     device = solver.device
     states = [solver.initial_state(seed=s) for s in range(n_slots)]
-    params = {k: torch.tensor(np.stack([s.online[k] for s in states]), dtype=torch.float32,
-                              device=device)
-              for k in PARAMS}
+    params = {
+        k: torch.tensor(np.stack([s.online[k] for s in states]), dtype=torch.float32, device=device)
+        for k in PARAMS
+    }
     gen = torch.Generator(device=device).manual_seed(seed)
     sim = MountainCarBatch(n_slots * n_envs, device=device)
     obs = sim.reset(generator=gen)
@@ -124,8 +126,7 @@ def batched_acting(n_slots: int, n_envs: int, steps: int, solver: SoftDQNSolver,
     tic = time.perf_counter()
     with torch.no_grad():
         for _ in range(steps):
-            p, _ = _soft_policy(_forward(params, obs.view(n_slots, n_envs, 2).float()),
-                                temperature)
+            p, _ = _soft_policy(_forward(params, obs.view(n_slots, n_envs, 2).float()), temperature)
             a = torch.multinomial(p.view(-1, 3), 1, generator=gen).view(-1)
             obs, *_ = sim.step(a, check=False)
             if bool(sim.done.all()):
@@ -134,15 +135,21 @@ def batched_acting(n_slots: int, n_envs: int, steps: int, solver: SoftDQNSolver,
     return _rate(steps * n_slots * n_envs, time.perf_counter() - tic)
 
 
-def gym_loop_training(env_steps: int, updates_per_env_step: float, batch_size: int,
-                      solver: SoftDQNSolver, seed: int = 0) -> float:
+def gym_loop_training(
+    env_steps: int,
+    updates_per_env_step: float,
+    batch_size: int,
+    solver: SoftDQNSolver,
+    seed: int = 0,
+) -> float:
     """Env steps/s of the same soft DQN as a plain loop: one MO-Gymnasium environment, one
     network and target, Adam, a replay buffer, gradient steps at the batched solver's rate."""
     import mo_gymnasium
 
     state = solver.initial_state()
-    params = {k: torch.tensor(v, dtype=torch.float32, requires_grad=True)
-              for k, v in state.online.items()}
+    params = {
+        k: torch.tensor(v, dtype=torch.float32, requires_grad=True) for k, v in state.online.items()
+    }
     target = {k: p.detach().clone() for k, p in params.items()}
     opt = torch.optim.Adam(params.values(), lr=solver.lr)
     temperature, scale = solver.beta * (1 - solver.gamma), 1 - solver.gamma
@@ -201,16 +208,24 @@ def batched_training(solver: SoftDQNSolver, n_slots: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=20_000,
-                        help="environment steps of each plain loop")
+    parser.add_argument(
+        "--steps", type=int, default=20_000, help="environment steps of each plain loop"
+    )
     parser.add_argument("--slots", type=int, default=6, help="weights (N + 1)")
     parser.add_argument("--seeds", type=int, default=8, help="seeds batched together")
     parser.add_argument("--envs", type=int, default=20, help="environments per slot")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="measurements of each case (plain and batched alternate)")
-    parser.add_argument("--device", default="cpu",
-                        help="where the batched runs go: cpu (default) or cuda[:N]; the plain "
-                             "loops always run on the CPU")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="measurements of each case (plain and batched alternate)",
+    )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where the batched runs go: cpu (default) or cuda[:N]; the plain "
+        "loops always run on the CPU",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message=".*precision lowered")  # gymnasium's Box
@@ -220,36 +235,43 @@ def main() -> None:
     n_batch = nets * args.envs
     per_step = solver.updates_per_step / args.envs  # gradient steps per env step and slot
     cases = [
-        ("simulator (random actions)",
-         lambda: gym_loop_random(args.steps),
-         lambda: batched_random(n_batch, max(1, args.steps // n_batch) * 20,
-                                device=args.device)),
-        ("acting (soft policy + step)",
-         lambda: gym_loop_acting(args.steps // 2, plain_solver),
-         lambda: batched_acting(nets, args.envs, 200, solver)),
-        (f"training ({per_step:.2g} gradient steps per env step)",
-         lambda: gym_loop_training(args.steps // 2, per_step, solver.batch_size, plain_solver),
-         lambda: batched_training(solver, nets)),
+        (
+            "simulator (random actions)",
+            lambda: gym_loop_random(args.steps),
+            lambda: batched_random(n_batch, max(1, args.steps // n_batch) * 20, device=args.device),
+        ),
+        (
+            "acting (soft policy + step)",
+            lambda: gym_loop_acting(args.steps // 2, plain_solver),
+            lambda: batched_acting(nets, args.envs, 200, solver),
+        ),
+        (
+            f"training ({per_step:.2g} gradient steps per env step)",
+            lambda: gym_loop_training(args.steps // 2, per_step, solver.batch_size, plain_solver),
+            lambda: batched_training(solver, nets),
+        ),
     ]
     rows = []
     for name, plain_run, batched_run in cases:
         # plain and batched alternate, so that a slow spell of a shared machine hits both;
         # each keeps its best rate, and the paired ratios show the spread
         pairs = [(plain_run(), batched_run()) for _ in range(args.repeats)]
-        rows.append((name, max(p for p, _ in pairs), max(b for _, b in pairs),
-                     [b / p for p, b in pairs]))
-    where = (torch.cuda.get_device_name(args.device) if args.device.startswith("cuda")
-             else "the CPU")
-    print(f"MO-MountainCar, env steps per second, 1 torch thread; plain loops on the CPU, "
-          f"batched on {where}: {args.slots} slots x {args.seeds} seeds ({nets} networks) x "
-          f"{args.envs} environments; best of {args.repeats}")
-    head = (f"{'':<44}{'gym loop':>12}{'batched':>12}{'ratio':>9}"
-            f"{'paired ratios':>20}")
+        rows.append(
+            (name, max(p for p, _ in pairs), max(b for _, b in pairs), [b / p for p, b in pairs])
+        )
+    where = torch.cuda.get_device_name(args.device) if args.device.startswith("cuda") else "the CPU"
+    print(
+        f"MO-MountainCar, env steps per second, 1 torch thread; plain loops on the CPU, "
+        f"batched on {where}: {args.slots} slots x {args.seeds} seeds ({nets} networks) x "
+        f"{args.envs} environments; best of {args.repeats}"
+    )
+    head = f"{'':<44}{'gym loop':>12}{'batched':>12}{'ratio':>9}{'paired ratios':>20}"
     print(head)
     print("-" * len(head))
     for name, slow, quick, ratios in rows:
         spread = f"{min(ratios):.1f}x-{max(ratios):.1f}x"
         print(f"{name:<44}{slow:>12,.0f}{quick:>12,.0f}{quick / slow:>8.1f}x{spread:>20}")
+
 
 if __name__ == "__main__":
     main()

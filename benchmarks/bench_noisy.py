@@ -54,11 +54,14 @@ def main() -> None:
     prob = problem()
     length = float(np.sum(ps.metrics.segment_lengths(prob.reference_front(1001))))
     exact = ps.surf(prob.solver(), args.n, iterations=args.iterations, normalize="none")
-    print(f"quadratic front, N = {args.n}, {args.iterations} rounds, {args.seeds} seeds; "
-          f"noise-free SURF: true CV {true_cv(prob, exact.weights):.4f}")
+    print(
+        f"quadratic front, N = {args.n}, {args.iterations} rounds, {args.seeds} seeds; "
+        f"noise-free SURF: true CV {true_cv(prob, exact.weights):.4f}"
+    )
     print("true CV (noise-free front at the final weights) by moving-average rate")
     header = f"{'noise / length':>15} {'alpha':>6} " + " ".join(
-        f"{('off' if r is None else f'rate {r}'):>10}" for r in RATES)
+        f"{('off' if r is None else f'rate {r}'):>10}" for r in RATES
+    )
     print(header)
     print("-" * len(header))
     for alpha in (0.3, 1.0):
@@ -70,8 +73,14 @@ def main() -> None:
                     solver = NoisySolver(prob, level * length, seed)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", ps.SurfWarning)
-                        res = ps.surf(solver, args.n, alpha=alpha, iterations=args.iterations,
-                                      moving_average=rate, normalize="none")
+                        res = ps.surf(
+                            solver,
+                            args.n,
+                            alpha=alpha,
+                            iterations=args.iterations,
+                            moving_average=rate,
+                            normalize="none",
+                        )
                     cvs.append(true_cv(prob, res.weights))
                 cells.append(f"{np.mean(cvs):10.4f}")
             print(f"{level:15.3f} {alpha:6.1f} " + " ".join(cells), flush=True)

@@ -53,41 +53,60 @@ def one_seed(seed: int, episodes: int) -> dict[str, Any]:
     method = LastStatesSurf(task.n_segments, alpha=task.alpha, warm_start=task.warm_start)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.SurfWarning)
-        res = run(method, solver, iterations=task.iterations, normalize=task.normalize,
-                  moving_average=task.moving_average, report="most-even")
+        res = run(
+            method,
+            solver,
+            iterations=task.iterations,
+            normalize=task.normalize,
+            moving_average=task.moving_average,
+            report="most-even",
+        )
     fresh = problem.gradient_solver(steps=1, seed=FRESH_SEED + seed, eval_episodes=episodes)
     last = len(res.history) - 1
     return {
         "seed": seed,
         "reported_round": last if res.reported_round is None else res.reported_round,
         "recorded": {"last": res.history[-1].points, "reported": res.points},
-        "fresh": {"last": np.array([a["objectives"] for a in fresh.assess(method.last_states)]),
-                  "reported": np.array([a["objectives"] for a in fresh.assess(res.states)])},
+        "fresh": {
+            "last": np.array([a["objectives"] for a in fresh.assess(method.last_states)]),
+            "reported": np.array([a["objectives"] for a in fresh.assess(res.states)]),
+        },
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=8)
-    parser.add_argument("--episodes", type=int, default=256,
-                        help="fresh evaluation episodes per policy (default 256)")
+    parser.add_argument(
+        "--episodes",
+        type=int,
+        default=256,
+        help="fresh evaluation episodes per policy (default 256)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     with ProcessPoolExecutor(args.workers) as pool:
         runs = list(pool.map(one_seed, range(args.seeds), [args.episodes] * args.seeds))
-    print(f"MO-MountainCar, SURF, {args.seeds} seeds: reported rounds "
-          f"{[r['reported_round'] for r in runs]} (9 = the last)")
+    print(
+        f"MO-MountainCar, SURF, {args.seeds} seeds: reported rounds "
+        f"{[r['reported_round'] for r in runs]} (9 = the last)"
+    )
     print(f"{'round':<10}{'evaluated on':<24}{'CV':>8}{'gap ratio':>12}{'median gap':>12}")
-    for source, label in (("recorded", "the recorded episodes"),
-                          ("fresh", f"{args.episodes} fresh episodes")):
+    for source, label in (
+        ("recorded", "the recorded episodes"),
+        ("fresh", f"{args.episodes} fresh episodes"),
+    ):
         for which in ("last", "reported"):
             cv = np.array([metrics.cv(r[source][which]) for r in runs])
             gap = np.array([metrics.gap_ratio(r[source][which]) for r in runs])
-            print(f"{which:<10}{label:<24}{cv.mean():>8.3f}{gap.mean():>12.2f}"
-                  f"{np.median(gap):>12.2f}")
+            print(
+                f"{which:<10}{label:<24}{cv.mean():>8.3f}{gap.mean():>12.2f}{np.median(gap):>12.2f}"
+            )
     diff = [metrics.cv(r["fresh"]["reported"]) - metrics.cv(r["fresh"]["last"]) for r in runs]
-    print(f"fresh CV, reported minus last: mean {np.mean(diff):+.3f}, "
-          f"{sum(d < 0 for d in diff)} of {len(diff)} seeds lower")
+    print(
+        f"fresh CV, reported minus last: mean {np.mean(diff):+.3f}, "
+        f"{sum(d < 0 for d in diff)} of {len(diff)} seeds lower"
+    )
 
 
 if __name__ == "__main__":

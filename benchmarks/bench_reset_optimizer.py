@@ -29,8 +29,12 @@ def run(task_name: str, reset: bool, seeds: list[int], n: int | None = None) -> 
     report = run_task(task, methods=["surf"], seeds=seeds, n_segments=n)
     cvs = [s["cv"] for s in report.scores["surf"]]
     gaps = [s["gap_ratio"] for s in report.scores["surf"]]
-    return {"cv": float(np.mean(cvs)), "gap": float(np.mean(gaps)), "worst cv": max(cvs),
-            "late jump": max(late_jump(r) for r in report.results["surf"])}
+    return {
+        "cv": float(np.mean(cvs)),
+        "gap": float(np.mean(gaps)),
+        "worst cv": max(cvs),
+        "late jump": max(late_jump(r) for r in report.results["surf"]),
+    }
 
 
 def main() -> None:
@@ -39,19 +43,26 @@ def main() -> None:
     args = parser.parse_args()
     seeds = list(range(args.seeds))
     print(f"SURF, K-step solver, {args.seeds} seeds: carried Adam moments vs reset every call")
-    head = (f"{'task':<22}{'setting':<10}{'CV':>9}{'gap ratio':>11}{'worst CV':>10}"
-            f"{'late jump':>11}")
+    head = f"{'task':<22}{'setting':<10}{'CV':>9}{'gap ratio':>11}{'worst CV':>10}{'late jump':>11}"
     print(head)
     print("-" * len(head))
-    cases = [("fishwood", None, seeds, "fishwood"), ("fishwood", 10, [0], "fishwood N=10 seed 0"),
-             ("dst", None, seeds, "dst"), ("dst-convex", None, seeds, "dst-convex"),
-             ("gear", None, seeds, "gear"), ("quadratic", None, seeds, "quadratic"),
-             ("bandit", None, seeds, "bandit")]
+    cases = [
+        ("fishwood", None, seeds, "fishwood"),
+        ("fishwood", 10, [0], "fishwood N=10 seed 0"),
+        ("dst", None, seeds, "dst"),
+        ("dst-convex", None, seeds, "dst-convex"),
+        ("gear", None, seeds, "gear"),
+        ("quadratic", None, seeds, "quadratic"),
+        ("bandit", None, seeds, "bandit"),
+    ]
     for name, n, which, label in cases:
         for reset in (False, True):
             r = run(name, reset, which, n)
-            print(f"{label:<22}{'reset' if reset else 'carried':<10}{r['cv']:>9.4f}"
-                  f"{r['gap']:>11.3f}{r['worst cv']:>10.4f}{r['late jump']:>11.4f}", flush=True)
+            print(
+                f"{label:<22}{'reset' if reset else 'carried':<10}{r['cv']:>9.4f}"
+                f"{r['gap']:>11.3f}{r['worst cv']:>10.4f}{r['late jump']:>11.4f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

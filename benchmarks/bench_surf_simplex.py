@@ -72,7 +72,8 @@ OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "many"
 def problems(quick: bool) -> dict[str, Callable[[], Any]]:
     seeds = range(3) if quick else range(5)
     out: dict[str, Callable[[], Any]] = {
-        f"quadratic-{s}": functools.partial(QuadraticM.random, 3, 5, seed=s) for s in seeds}
+        f"quadratic-{s}": functools.partial(QuadraticM.random, 3, 5, seed=s) for s in seeds
+    }
     out["dtlz"] = lambda: InvertedDTLZ2(3, radii=(1.0, 2.0, 5.0))
     # concave: weighted sums reach only its corners; its solver is the achievement
     # scalarization (scalarization="asf"), which reaches every point
@@ -89,10 +90,13 @@ def normalizer(problem: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def figures(points: np.ndarray, reference: np.ndarray, hv_ref: np.ndarray) -> dict[str, float]:
-    return {"nn_cv": metrics.nn_cv(points), "nn_ratio": metrics.nn_ratio(points),
-            "nn_min_ratio": metrics.nn_min_ratio(points),
-            "covering": metrics.covering_radius(points, reference),
-            "hv": metrics.hypervolume(points, hv_ref)}
+    return {
+        "nn_cv": metrics.nn_cv(points),
+        "nn_ratio": metrics.nn_ratio(points),
+        "nn_min_ratio": metrics.nn_min_ratio(points),
+        "covering": metrics.covering_radius(points, reference),
+        "hv": metrics.hypervolume(points, hv_ref),
+    }
 
 
 def settle_round(result: ps.SurfResult, share: float = 0.9) -> int:
@@ -111,8 +115,12 @@ def surf_2d_rounds(seeds: range, iterations: int, alpha: float | str) -> list[in
     for s in seeds:
         problem = QuadraticM.random(2, 5, seed=s)
         exact = problem.solver()
-        res = ps.surf(lambda w, st, exact=exact: exact.solve(np.array([w, 1.0 - w]), st),
-                      20, iterations=iterations, alpha=alpha)
+        res = ps.surf(
+            lambda w, st, exact=exact: exact.solve(np.array([w, 1.0 - w]), st),
+            20,
+            iterations=iterations,
+            alpha=alpha,
+        )
         out.append(settle_round(res))
     return out
 
@@ -126,14 +134,24 @@ def held_out(seeds: range, points: int, iterations: int, alpha: float | str) -> 
     for s in seeds:
         problem = QuadraticM.random(3, 5, seed=s)
         ideal, scale = normalizer(problem)
-        res = ps.surf_simplex(problem.solver(), points, 3, iterations=iterations, alpha=alpha,
-                              normalize=(ideal, ideal + scale))
+        res = ps.surf_simplex(
+            problem.solver(),
+            points,
+            3,
+            iterations=iterations,
+            alpha=alpha,
+            normalize=(ideal, ideal + scale),
+        )
 
-        def spread(pts: np.ndarray, ideal: np.ndarray = ideal,
-                   scale: np.ndarray = scale) -> dict[str, float]:
+        def spread(
+            pts: np.ndarray, ideal: np.ndarray = ideal, scale: np.ndarray = scale
+        ) -> dict[str, float]:
             z = (pts - ideal) / scale
-            return {"ratio": metrics.nn_ratio(z), "cv": metrics.nn_cv(z),
-                    "closest": metrics.nn_min_ratio(z)}
+            return {
+                "ratio": metrics.nn_ratio(z),
+                "cv": metrics.nn_cv(z),
+                "closest": metrics.nn_min_ratio(z),
+            }
 
         five = [spread(r.points) for r in res.history[-5:]]
         last.append(five[-1])
@@ -141,15 +159,18 @@ def held_out(seeds: range, points: int, iterations: int, alpha: float | str) -> 
         median5.append(float(np.median([f["ratio"] for f in five])))
         cv5.append(float(np.mean([f["cv"] for f in five])))
     n = len(seeds)
-    print(f"random quadratics, seeds {seeds[0]} to {seeds[-1]} ({points} points, {iterations} "
-          f"rounds): max/min <= 3 in {sum(r['ratio'] <= 3 for r in last)} of {n} last rounds "
-          f"and {sum(r['ratio'] <= 3 for r in reported)} of {n} results (largest "
-          f"{max(r['ratio'] for r in reported):.2f}); median max/min of the last five rounds "
-          f"<= 3 in {sum(m <= 3 for m in median5)} of {n}; nn CV: last five rounds "
-          f"{np.mean(cv5):.3f} (worst run {max(cv5):.3f}), results "
-          f"{np.mean([r['cv'] for r in reported]):.3f}; closest pair / mean spacing: last "
-          f"rounds {min(r['closest'] for r in last):.2f}, results "
-          f"{min(r['closest'] for r in reported):.2f}", flush=True)
+    print(
+        f"random quadratics, seeds {seeds[0]} to {seeds[-1]} ({points} points, {iterations} "
+        f"rounds): max/min <= 3 in {sum(r['ratio'] <= 3 for r in last)} of {n} last rounds "
+        f"and {sum(r['ratio'] <= 3 for r in reported)} of {n} results (largest "
+        f"{max(r['ratio'] for r in reported):.2f}); median max/min of the last five rounds "
+        f"<= 3 in {sum(m <= 3 for m in median5)} of {n}; nn CV: last five rounds "
+        f"{np.mean(cv5):.3f} (worst run {max(cv5):.3f}), results "
+        f"{np.mean([r['cv'] for r in reported]):.3f}; closest pair / mean spacing: last "
+        f"rounds {min(r['closest'] for r in last):.2f}, results "
+        f"{min(r['closest'] for r in reported):.2f}",
+        flush=True,
+    )
 
 
 def thinness(problem: Any, coords: Callable[[np.ndarray], np.ndarray]) -> float:
@@ -165,55 +186,75 @@ def thinness(problem: Any, coords: Callable[[np.ndarray], np.ndarray]) -> float:
     for edge in ((0, 1), (0, 2), (1, 2)):
         mask = on_face(w, edge)
         order = np.argsort(w[mask][:, edge[0]], kind="stable")
-        longest = max(longest, float(np.sum(np.linalg.norm(np.diff(pts[mask][order], axis=0),
-                                                           axis=1))))
-    return FaceMap(w, pts).measure() / longest ** 2
+        longest = max(
+            longest, float(np.sum(np.linalg.norm(np.diff(pts[mask][order], axis=0), axis=1)))
+        )
+    return FaceMap(w, pts).measure() / longest**2
 
 
-def units(seeds: range, points: int, iterations: int, alpha: float | str,
-          save: bool) -> None:
+def units(seeds: range, points: int, iterations: int, alpha: float | str, save: bool) -> None:
     """--units: each front spaced in normalized and in raw coordinates, side by side."""
     rows = []
-    print(f"random quadratics, seeds {seeds[0]} to {seeds[-1]}, {points} points, {iterations} "
-          "rounds: nn CV and max/min of the result (its reported round) and the median "
-          "max/min of the last five rounds;\nleft: normalize='endpoints' measured in "
-          "normalized coordinates, right: normalize='none' measured in raw coordinates")
-    print(f"{'seed':>4s} {'raw spans':>20s} {'thin n/r':>11s} | {'CV':>6s} {'max/min':>7s} "
-          f"{'med5':>6s} | {'CV':>6s} {'max/min':>7s} {'med5':>6s}")
+    print(
+        f"random quadratics, seeds {seeds[0]} to {seeds[-1]}, {points} points, {iterations} "
+        "rounds: nn CV and max/min of the result (its reported round) and the median "
+        "max/min of the last five rounds;\nleft: normalize='endpoints' measured in "
+        "normalized coordinates, right: normalize='none' measured in raw coordinates"
+    )
+    print(
+        f"{'seed':>4s} {'raw spans':>20s} {'thin n/r':>11s} | {'CV':>6s} {'max/min':>7s} "
+        f"{'med5':>6s} | {'CV':>6s} {'max/min':>7s} {'med5':>6s}"
+    )
     for s in seeds:
         problem = QuadraticM.random(3, 5, seed=s)
         ideal, scale = normalizer(problem)
         row: dict[str, Any] = {"seed": s}
         for mode in ("endpoints", "none"):
-            res = ps.surf_simplex(problem.solver(), points, 3, iterations=iterations,
-                                  alpha=alpha, normalize=mode)
+            res = ps.surf_simplex(
+                problem.solver(), points, 3, iterations=iterations, alpha=alpha, normalize=mode
+            )
 
-            def coords(p: np.ndarray, mode: str = mode, ideal: np.ndarray = ideal,
-                       scale: np.ndarray = scale) -> np.ndarray:
+            def coords(
+                p: np.ndarray,
+                mode: str = mode,
+                ideal: np.ndarray = ideal,
+                scale: np.ndarray = scale,
+            ) -> np.ndarray:
                 return (p - ideal) / scale if mode == "endpoints" else p
 
             row[f"{mode}_cv"] = metrics.nn_cv(coords(res.points))
             row[f"{mode}_ratio"] = metrics.nn_ratio(coords(res.points))
-            row[f"{mode}_median5_ratio"] = float(np.median(
-                [metrics.nn_ratio(coords(r.points)) for r in res.history[-5:]]))
+            row[f"{mode}_median5_ratio"] = float(
+                np.median([metrics.nn_ratio(coords(r.points)) for r in res.history[-5:]])
+            )
             row[f"{mode}_thinness"] = thinness(problem, coords)
         spans = np.ptp(problem.front(np.eye(3)), axis=0)
         rows.append(row)
-        print(f"{s:4d} {' '.join(f'{v:6.0f}' for v in spans):>20s} "
-              f"{row['endpoints_thinness']:5.3f}/{row['none_thinness']:5.3f} | "
-              f"{row['endpoints_cv']:6.3f} {row['endpoints_ratio']:7.2f} "
-              f"{row['endpoints_median5_ratio']:6.2f} | {row['none_cv']:6.3f} "
-              f"{row['none_ratio']:7.2f} {row['none_median5_ratio']:6.2f}", flush=True)
+        print(
+            f"{s:4d} {' '.join(f'{v:6.0f}' for v in spans):>20s} "
+            f"{row['endpoints_thinness']:5.3f}/{row['none_thinness']:5.3f} | "
+            f"{row['endpoints_cv']:6.3f} {row['endpoints_ratio']:7.2f} "
+            f"{row['endpoints_median5_ratio']:6.2f} | {row['none_cv']:6.3f} "
+            f"{row['none_ratio']:7.2f} {row['none_median5_ratio']:6.2f}",
+            flush=True,
+        )
     mean = {k: float(np.mean([r[k] for r in rows])) for k in rows[0] if k != "seed"}
     worst = {k: float(np.max([r[k] for r in rows])) for k in rows[0] if k != "seed"}
-    print(f"mean {'':33s} | {mean['endpoints_cv']:6.3f} {mean['endpoints_ratio']:7.2f} "
-          f"{mean['endpoints_median5_ratio']:6.2f} | {mean['none_cv']:6.3f} "
-          f"{mean['none_ratio']:7.2f} {mean['none_median5_ratio']:6.2f}")
-    print(f"worst {'':32s} | {worst['endpoints_cv']:6.3f} {worst['endpoints_ratio']:7.2f} "
-          f"{worst['endpoints_median5_ratio']:6.2f} | {worst['none_cv']:6.3f} "
-          f"{worst['none_ratio']:7.2f} {worst['none_median5_ratio']:6.2f}")
-    print(f"raw / normalized: mean CV {mean['none_cv'] / mean['endpoints_cv']:.2f}, mean "
-          f"max/min {mean['none_ratio'] / mean['endpoints_ratio']:.2f}", flush=True)
+    print(
+        f"mean {'':33s} | {mean['endpoints_cv']:6.3f} {mean['endpoints_ratio']:7.2f} "
+        f"{mean['endpoints_median5_ratio']:6.2f} | {mean['none_cv']:6.3f} "
+        f"{mean['none_ratio']:7.2f} {mean['none_median5_ratio']:6.2f}"
+    )
+    print(
+        f"worst {'':32s} | {worst['endpoints_cv']:6.3f} {worst['endpoints_ratio']:7.2f} "
+        f"{worst['endpoints_median5_ratio']:6.2f} | {worst['none_cv']:6.3f} "
+        f"{worst['none_ratio']:7.2f} {worst['none_median5_ratio']:6.2f}"
+    )
+    print(
+        f"raw / normalized: mean CV {mean['none_cv'] / mean['endpoints_cv']:.2f}, mean "
+        f"max/min {mean['none_ratio'] / mean['endpoints_ratio']:.2f}",
+        flush=True,
+    )
     if save:
         OUT.mkdir(parents=True, exist_ok=True)
         with open(OUT / "units.csv", "w", newline="") as fh:
@@ -247,9 +288,11 @@ def time_one(n: int, iterations: int, alpha: float | str) -> dict[str, float]:
     problem = QuadraticM.random(3, 5, seed=0)
     method = _Timed(n, 3, alpha=alpha)
     res = run(method, problem.solver(), iterations=iterations)
-    return {"loop": sum(r.seconds for r in res.history) / iterations,
-            "solves": sum(r.solve_seconds for r in res.history) / iterations,
-            "own": method.own / iterations}
+    return {
+        "loop": sum(r.seconds for r in res.history) / iterations,
+        "solves": sum(r.solve_seconds for r in res.history) / iterations,
+        "own": method.own / iterations,
+    }
 
 
 class Baseline:
@@ -263,8 +306,9 @@ class Baseline:
 
         root = Path(__file__).resolve().parent.parent
         self._tmp = tempfile.TemporaryDirectory()
-        archive = subprocess.run(["git", "-C", str(root), "archive", rev, "src"],
-                                 check=True, capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(root), "archive", rev, "src"], check=True, capture_output=True
+        ).stdout
         tar_path = Path(self._tmp.name) / "src.tar"
         tar_path.write_bytes(archive)
         with tarfile.open(tar_path) as tar:
@@ -278,25 +322,48 @@ class Baseline:
 
         env = {**os.environ, "PYTHONPATH": str(Path(self._tmp.name) / "src")}
         done = subprocess.run(
-            [sys.executable, __file__, "--timing-one", str(n), "--iterations", str(iterations),
-             "--alpha", str(alpha)], env=env, check=True, capture_output=True, text=True,
-            cwd=self._tmp.name)
+            [
+                sys.executable,
+                __file__,
+                "--timing-one",
+                str(n),
+                "--iterations",
+                str(iterations),
+                "--alpha",
+                str(alpha),
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=self._tmp.name,
+        )
         return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
     def close(self) -> None:
         self._tmp.cleanup()
 
 
-def timing(sizes: tuple[int, ...], iterations: int, alpha: float | str, save: bool,
-           baseline: str | None, repeats: int) -> None:
+def timing(
+    sizes: tuple[int, ...],
+    iterations: int,
+    alpha: float | str,
+    save: bool,
+    baseline: str | None,
+    repeats: int,
+) -> None:
     """--timing: the method's own time per round against the number of points, and against
     the library at revision ``baseline``: each size timed ``repeats`` times, the current
     code and the baseline in turn (so that a change of load hits both), medians printed."""
-    print(f"SURF-simplex on a random quadratic (seed 0) with its exact solver, {iterations} "
-          f"rounds, median of {repeats}: time per round")
+    print(
+        f"SURF-simplex on a random quadratic (seed 0) with its exact solver, {iterations} "
+        f"rounds, median of {repeats}: time per round"
+    )
     old = Baseline(baseline) if baseline else None
-    head = (f"{'N':>5s} {'loop ms':>9s} {'own ms':>8s} {'solves ms':>10s} {'own share':>10s} "
-            f"{'own / (N log N) us':>19s}")
+    head = (
+        f"{'N':>5s} {'loop ms':>9s} {'own ms':>8s} {'solves ms':>10s} {'own share':>10s} "
+        f"{'own / (N log N) us':>19s}"
+    )
     if old is not None:
         head += f" {str(baseline) + ' own ms':>16s} {'own now/before':>15s}"
     print(head)
@@ -309,17 +376,25 @@ def timing(sizes: tuple[int, ...], iterations: int, alpha: float | str, save: bo
                 if old is not None:
                     before.append(old.time_one(n, iterations, alpha))
             t = {k: float(np.median([r[k] for r in now])) for k in now[0]}
-            row = {"n_points": n, "loop_ms": 1e3 * t["loop"], "own_ms": 1e3 * t["own"],
-                   "solves_ms": 1e3 * t["solves"], "own_share": t["own"] / t["loop"],
-                   "own_per_nlogn_us": 1e6 * t["own"] / (n * np.log(n))}
-            line = (f"{n:5d} {row['loop_ms']:9.1f} {row['own_ms']:8.1f} "
-                    f"{row['solves_ms']:10.1f} {row['own_share']:10.2f} "
-                    f"{row['own_per_nlogn_us']:19.1f}")
+            row = {
+                "n_points": n,
+                "loop_ms": 1e3 * t["loop"],
+                "own_ms": 1e3 * t["own"],
+                "solves_ms": 1e3 * t["solves"],
+                "own_share": t["own"] / t["loop"],
+                "own_per_nlogn_us": 1e6 * t["own"] / (n * np.log(n)),
+            }
+            line = (
+                f"{n:5d} {row['loop_ms']:9.1f} {row['own_ms']:8.1f} "
+                f"{row['solves_ms']:10.1f} {row['own_share']:10.2f} "
+                f"{row['own_per_nlogn_us']:19.1f}"
+            )
             if before:
                 own_before = float(np.median([r["own"] for r in before]))
                 row["baseline_own_ms"] = 1e3 * own_before
-                row["own_ratio"] = float(np.median([a["own"] / b["own"]
-                                                    for a, b in zip(now, before, strict=True)]))
+                row["own_ratio"] = float(
+                    np.median([a["own"] / b["own"] for a, b in zip(now, before, strict=True)])
+                )
                 line += f" {row['baseline_own_ms']:16.1f} {row['own_ratio']:15.3f}"
             rows.append(row)
             print(line, flush=True)
@@ -341,25 +416,39 @@ def main() -> None:
     parser.add_argument("--alpha", default="0.3")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-save", action="store_true")
-    parser.add_argument("--held-out", action="store_true",
-                        help="SURF-simplex alone on random quadratics of seeds 5-15 and 16-30")
-    parser.add_argument("--units", action="store_true",
-                        help="random quadratics 16-30 spaced in normalized and raw coordinates")
-    parser.add_argument("--timing", action="store_true",
-                        help="the method's own time per round at 21 to 496 points")
-    parser.add_argument("--baseline", default="12ae654",
-                        help="git revision --timing compares with ('' for none)")
-    parser.add_argument("--sizes", default="21,45,91,231,496",
-                        help="numbers of points --timing runs")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="--timing: timings per size, current and baseline in turn")
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="SURF-simplex alone on random quadratics of seeds 5-15 and 16-30",
+    )
+    parser.add_argument(
+        "--units",
+        action="store_true",
+        help="random quadratics 16-30 spaced in normalized and raw coordinates",
+    )
+    parser.add_argument(
+        "--timing", action="store_true", help="the method's own time per round at 21 to 496 points"
+    )
+    parser.add_argument(
+        "--baseline", default="12ae654", help="git revision --timing compares with ('' for none)"
+    )
+    parser.add_argument(
+        "--sizes", default="21,45,91,231,496", help="numbers of points --timing runs"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="--timing: timings per size, current and baseline in turn",
+    )
     parser.add_argument("--timing-one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     alpha: float | str = args.alpha if args.alpha == "auto" else float(args.alpha)
     iterations = 10 if args.quick else args.iterations
     warnings.simplefilter("ignore", ps.SurfWarning)
-    if args.timing_one is not None:      # one timing, for --timing's baseline subprocess
+    if args.timing_one is not None:  # one timing, for --timing's baseline subprocess
         import json
+
         print(json.dumps(time_one(args.timing_one, iterations, alpha)))
         return
     if args.held_out or args.units or args.timing:
@@ -369,9 +458,14 @@ def main() -> None:
         if args.units:
             units(range(16, 31), args.points, iterations, alpha, not args.no_save)
         if args.timing:
-            timing(tuple(int(v) for v in args.sizes.split(",")),
-                   10 if args.quick else iterations, alpha, not args.no_save,
-                   args.baseline or None, args.repeats)
+            timing(
+                tuple(int(v) for v in args.sizes.split(",")),
+                10 if args.quick else iterations,
+                alpha,
+                not args.no_save,
+                args.baseline or None,
+                args.repeats,
+            )
         return
     rows: list[dict[str, Any]] = []
     settle: dict[str, int] = {}
@@ -383,58 +477,84 @@ def main() -> None:
         fixed = (ideal, ideal + scale)
         runs = {}
         start = time.perf_counter()
-        runs["SURF-simplex"] = ps.surf_simplex(problem.solver(), args.points, 3,
-                                               iterations=iterations, alpha=alpha,
-                                               normalize=fixed)
+        runs["SURF-simplex"] = ps.surf_simplex(
+            problem.solver(), args.points, 3, iterations=iterations, alpha=alpha, normalize=fixed
+        )
         surf_seconds = time.perf_counter() - start
         runs["Das-Dennis"] = das_dennis(problem.solver(), args.points, 3, iterations=1)
         runs["Random"] = random_simplex(problem.solver(), args.points, 3, iterations=1, seed=0)
         runs["Energy"] = energy(problem.solver(), args.points, 3, iterations=1)
         for label, res in runs.items():
             pts = (res.points - ideal) / scale
-            row: dict[str, Any] = {"problem": name, "method": label,
-                                   **figures(pts, reference, hv_ref)}
+            row: dict[str, Any] = {
+                "problem": name,
+                "method": label,
+                **figures(pts, reference, hv_ref),
+            }
             if label == "SURF-simplex":
-                last = [figures((r.points - ideal) / scale, reference, hv_ref)
-                        for r in res.history[-5:]]
-                row.update({f"median5_{k}": float(np.median([f[k] for f in last]))
-                            for k in ("nn_cv", "nn_ratio", "nn_min_ratio", "covering")})
+                last = [
+                    figures((r.points - ideal) / scale, reference, hv_ref) for r in res.history[-5:]
+                ]
+                row.update(
+                    {
+                        f"median5_{k}": float(np.median([f[k] for f in last]))
+                        for k in ("nn_cv", "nn_ratio", "nn_min_ratio", "covering")
+                    }
+                )
                 row["seconds"] = surf_seconds
                 settle[name] = settle_round(res)
                 if not args.no_save:
                     OUT.mkdir(parents=True, exist_ok=True)
-                    shown = type("Shown", (), {"weights": res.weights, "points": pts,
-                                               "label": f"SURF-simplex, {name}"})()
-                    plotting.plot_surface_result(shown, reference=reference,
-                                                    path=OUT / f"{name}.png")
+                    shown = type(
+                        "Shown",
+                        (),
+                        {"weights": res.weights, "points": pts, "label": f"SURF-simplex, {name}"},
+                    )()
+                    plotting.plot_surface_result(
+                        shown, reference=reference, path=OUT / f"{name}.png"
+                    )
             rows.append(row)
-    header = (f"{'problem':15s} {'method':13s} {'nn CV':>7s} {'max/min':>8s} {'min/mean':>9s} "
-              f"{'covering':>9s} {'HV':>8s}   median of last 5 rounds (CV, max/min, min/mean)")
+    header = (
+        f"{'problem':15s} {'method':13s} {'nn CV':>7s} {'max/min':>8s} {'min/mean':>9s} "
+        f"{'covering':>9s} {'HV':>8s}   median of last 5 rounds (CV, max/min, min/mean)"
+    )
     print(header)
     for row in rows:
         extra = ""
         if "median5_nn_cv" in row:
-            extra = (f"   {row['median5_nn_cv']:.3f}, {row['median5_nn_ratio']:.2f}, "
-                     f"{row['median5_nn_min_ratio']:.3f}  ({row['seconds']:.1f} s)")
-        print(f"{row['problem']:15s} {row['method']:13s} {row['nn_cv']:7.3f} "
-              f"{row['nn_ratio']:8.2f} {row['nn_min_ratio']:9.3f} {row['covering']:9.4f} "
-              f"{row['hv']:8.4f}{extra}")
+            extra = (
+                f"   {row['median5_nn_cv']:.3f}, {row['median5_nn_ratio']:.2f}, "
+                f"{row['median5_nn_min_ratio']:.3f}  ({row['seconds']:.1f} s)"
+            )
+        print(
+            f"{row['problem']:15s} {row['method']:13s} {row['nn_cv']:7.3f} "
+            f"{row['nn_ratio']:8.2f} {row['nn_min_ratio']:9.3f} {row['covering']:9.4f} "
+            f"{row['hv']:8.4f}{extra}"
+        )
     best: dict[str, float] = {}
     for row in rows:
         if row["method"] != "SURF-simplex":
             best[row["problem"]] = min(best.get(row["problem"], np.inf), float(row["covering"]))
-    print("\ncovering radius of SURF-simplex / best baseline:",
-          ", ".join(f"{r['problem']} {r['covering'] / best[r['problem']]:.2f}"
-                    for r in rows if r["method"] == "SURF-simplex"))
+    print(
+        "\ncovering radius of SURF-simplex / best baseline:",
+        ", ".join(
+            f"{r['problem']} {r['covering'] / best[r['problem']]:.2f}"
+            for r in rows
+            if r["method"] == "SURF-simplex"
+        ),
+    )
     seeds = range(3) if args.quick else range(5)
     two = surf_2d_rounds(seeds, iterations, alpha)
-    print(f"rounds until the CV has made 90% of its improvement, alpha={alpha}: SURF-simplex "
-          f"{settle}; two-objective SURF (21 points) on two-objective quadratics of the same "
-          f"kind, seeds {list(seeds)}: {two}")
+    print(
+        f"rounds until the CV has made 90% of its improvement, alpha={alpha}: SURF-simplex "
+        f"{settle}; two-objective SURF (21 points) on two-objective quadratics of the same "
+        f"kind, seeds {list(seeds)}: {two}"
+    )
     if not args.no_save:
         OUT.mkdir(parents=True, exist_ok=True)
-        keys = sorted({k for row in rows for k in row}, key=lambda k: (k != "problem",
-                                                                        k != "method", k))
+        keys = sorted(
+            {k for row in rows for k in row}, key=lambda k: (k != "problem", k != "method", k)
+        )
         with open(OUT / "table.csv", "w", newline="") as fh:
             writer = csv.DictWriter(fh, fieldnames=keys)
             writer.writeheader()

@@ -48,8 +48,13 @@ class ZDT1:
             f = self.objectives(x)
             return float(w * f[0] + (1.0 - w) * f[1])
 
-        res = minimize(scalarized, x0, method="L-BFGS-B", bounds=[(0.0, 1.0)] * self.n_vars,
-                       options={"maxiter": self.iterations})
+        res = minimize(
+            scalarized,
+            x0,
+            method="L-BFGS-B",
+            bounds=[(0.0, 1.0)] * self.n_vars,
+            options={"maxiter": self.iterations},
+        )
         return ps.Solution(self.objectives(res.x), state=res.x, info={"steps": int(res.nit)})
 
 
@@ -68,8 +73,15 @@ def surf_task(name: str, kind: str, rule: str, seed: int) -> ps.SurfResult:
     problem = task.make_problem()
     solver = task.solver(problem, kind)
     init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed)
-    return ps.surf(solver, task.n_segments, alpha=task.alpha, iterations=task.iterations,
-                   init_states=init, warm_start=rule, normalize=task.normalize)
+    return ps.surf(
+        solver,
+        task.n_segments,
+        alpha=task.alpha,
+        iterations=task.iterations,
+        init_states=init,
+        warm_start=rule,
+        normalize=task.normalize,
+    )
 
 
 def row(label: str, results: dict[str, list[ps.SurfResult]]) -> str:
@@ -90,8 +102,10 @@ def main() -> None:
     parser.add_argument("--zdt1-iterations", type=int, default=5)
     parser.add_argument("--seeds", type=int, default=3)
     args = parser.parse_args()
-    header = (f"{'task (solver)':<36} {'CV slot':>10} {'gap slot':>10} {'CV near':>10} "
-              f"{'gap near':>10} {'CV rescue':>10} {'gap rescue':>10}   better")
+    header = (
+        f"{'task (solver)':<36} {'CV slot':>10} {'gap slot':>10} {'CV near':>10} "
+        f"{'gap near':>10} {'CV rescue':>10} {'gap rescue':>10}   better"
+    )
     print("SURF final uniformity by warm-start rule (mean over seeds)")
     print(header)
     print("-" * len(header))
@@ -99,13 +113,13 @@ def main() -> None:
         for name in ("dst", "dst-convex", "fishwood", "quadratic", "bandit", "gear"):
             seeds = range(args.seeds) if kind == "gradient" else range(1)
             results: dict[str, list[Any]] = {
-                rule: [surf_task(name, kind, rule, s) for s in seeds] for rule in RULES}
+                rule: [surf_task(name, kind, rule, s) for s in seeds] for rule in RULES
+            }
             print(row(f"{name} ({kind})", results), flush=True)
     for iterations in (args.zdt1_iterations, 4 * args.zdt1_iterations):
         for eps in (1e-2, 1e-3):
             zdt = BoundedWeights(ZDT1(iterations=iterations), eps)
-            results = {rule: [ps.surf(zdt, 20, iterations=30, warm_start=rule)]
-                       for rule in RULES}
+            results = {rule: [ps.surf(zdt, 20, iterations=30, warm_start=rule)] for rule in RULES}
             print(row(f"ZDT1 (L-BFGS-B {iterations} it., eps {eps:g})", results), flush=True)
 
 

@@ -38,8 +38,7 @@ def _uses_ray(item: pytest.Item) -> bool:
     """Whether a test starts or uses a local Ray instance (the ``ray_instance`` fixture, or a
     ``use_ray=True`` parameter): 10 to 60 s each on two cores."""
     params = getattr(getattr(item, "callspec", None), "params", {})
-    return ("ray_instance" in getattr(item, "fixturenames", ())
-            or params.get("use_ray") is True)
+    return "ray_instance" in getattr(item, "fixturenames", ()) or params.get("use_ray") is True
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -56,9 +55,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         target = _SRC / relative
         for item in items:
             path = Path(item.path).resolve()
-            if isinstance(item, pytest.DoctestItem) and (path == target or
-                                                         target in path.parents):
+            if isinstance(item, pytest.DoctestItem) and (path == target or target in path.parents):
                 item.add_marker(pytest.mark.skip(reason=f"needs {', '.join(missing)}"))
+
 
 #: Gear of the toy problem used across the tests: front ((1-x)^2, x^2) at x = gear_x(w).
 P = 9.0
@@ -102,8 +101,7 @@ class CountingSolver:
         self.calls.append((w, state))
         return ps.Solution(gear_solver(w, state).objectives, state=("slot-state", w))
 
-    def solve_many(self, weights: Sequence[float], states: Sequence[object]
-                   ) -> list[ps.Solution]:
+    def solve_many(self, weights: Sequence[float], states: Sequence[object]) -> list[ps.Solution]:
         self.batches += 1
         return [self.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
 
@@ -113,11 +111,22 @@ def no_rounds(res: ps.SurfResult) -> ps.SurfResult:
     round): no history, no points, the identity CDF for SURF."""
     p = len(res.weights)
     return ps.SurfResult(
-        method=res.method, label=res.label, settings=res.settings, weights=res.weights,
-        points=np.empty((p, 0)), states=[None] * p,
-        cdf=None if res.cdf is None else ps.ArcLengthCDF.identity(), history=[], n_solves=0,
-        n_steps=0, converged=False, stop_reason="method", success=False,
-        message=f"{res.label}: no round was run", findings=[])
+        method=res.method,
+        label=res.label,
+        settings=res.settings,
+        weights=res.weights,
+        points=np.empty((p, 0)),
+        states=[None] * p,
+        cdf=None if res.cdf is None else ps.ArcLengthCDF.identity(),
+        history=[],
+        n_solves=0,
+        n_steps=0,
+        converged=False,
+        stop_reason="method",
+        success=False,
+        message=f"{res.label}: no round was run",
+        findings=[],
+    )
 
 
 @pytest.fixture()

@@ -93,7 +93,7 @@ _SAVES = [0]
 def kill_me() -> None:
     sys.stdout.flush()
     os.kill(os.getpid(), signal.SIGKILL)
-    time.sleep(60)                       # (never reached)
+    time.sleep(60)  # (never reached)
 
 
 class DiskState(BigSteps):
@@ -117,7 +117,7 @@ class DiskState(BigSteps):
         for i, (name, data) in enumerate(files):
             with open(Path(folder) / name, "wb") as fh:
                 if fault is not None and i == 1 and fault[1] in ("inside", "enospc"):
-                    fh.write(data[:len(data) // 2])
+                    fh.write(data[: len(data) // 2])
                     fh.flush()
                     if fault[1] == "enospc":
                         raise OSError(errno.ENOSPC, "No space left on device")
@@ -161,12 +161,12 @@ CONFIGS: dict[str, Config] = {
     # the default schedule: rounds of a millisecond are saved once, at the end
     "auto": Config(Steps, n=5, iterations=5, period="auto"),
     # the default schedule on a machine that never stalls: saved once, at the end
-    "auto-end": Config(Steps, n=5, iterations=5, period="auto",
-                       patches={"first_seconds": 1e6}),
+    "auto-end": Config(Steps, n=5, iterations=5, period="auto", patches={"first_seconds": 1e6}),
     # the default schedule after a first checkpoint that cost nothing: saved after the first
     # round and at the end (the rounds between go in one append)
-    "auto-first": Config(Steps, n=4, iterations=5, period="auto",
-                         patches={"first_seconds": 0.0, "share": 1e-9}),
+    "auto-first": Config(
+        Steps, n=4, iterations=5, period="auto", patches={"first_seconds": 0.0, "share": 1e-9}
+    ),
     # a checkpoint every second round (two rounds per append)
     "every-2": Config(Steps, n=4, iterations=5, every=2),
     # 1 MB per slot (5 MB per state file)
@@ -176,8 +176,7 @@ CONFIGS: dict[str, Config] = {
     # states in folders, kept in memory between checkpoints (short rounds)
     "disk": Config(DiskState, n=4, iterations=4, period=0),
     # states in folders written as solved, and every write flushed (long rounds)
-    "disk-long": Config(DiskState, n=4, iterations=4, period=0,
-                        patches={"durable_seconds": 0.0}),
+    "disk-long": Config(DiskState, n=4, iterations=4, period=0, patches={"durable_seconds": 0.0}),
     # states in folders, checkpointed every second round
     "disk-every-2": Config(lambda: DiskState(size=131072), n=4, iterations=5, every=2),
     # another run of the same settings as "p0" (another solver budget), and one of others
@@ -205,13 +204,27 @@ def schedule(config: Config) -> Checkpointer:
     return Checkpointer(config.period, **config.patches)
 
 
-def run_config(name: str, folder: str | Path | None, *, executor: Any = None,
-               callback: Any = None, **options: Any) -> ps.SurfResult:
+def run_config(
+    name: str,
+    folder: str | Path | None,
+    *,
+    executor: Any = None,
+    callback: Any = None,
+    **options: Any,
+) -> ps.SurfResult:
     """Run the configuration ``name`` (``folder=None``: without a run folder, the truth)."""
     config = CONFIGS[name]
-    return ps.surf(config.solver(), config.n, iterations=config.iterations,
-                   alpha=config.alpha, checkpoint=folder, executor=executor,
-                   callback=callback, checkpoint_period=schedule(config), **options)
+    return ps.surf(
+        config.solver(),
+        config.n,
+        iterations=config.iterations,
+        alpha=config.alpha,
+        checkpoint=folder,
+        executor=executor,
+        callback=callback,
+        checkpoint_period=schedule(config),
+        **options,
+    )
 
 
 def solver_of(name: str) -> Any:
@@ -239,11 +252,18 @@ def fingerprint(res: ps.SurfResult, solver: Any = None) -> dict[str, Any]:
             st = solver.load_state(Path(st.path))
         states.append(_bytes(np.asarray(st, dtype=np.float64)) if st is not None else None)
     return {
-        "weights": _bytes(res.weights), "points": _bytes(res.points),
-        "cdf": _cdf(res.cdf), "n_solves": res.n_solves, "n_steps": res.n_steps,
-        "stop_reason": res.stop_reason, "n_rounds": len(res.history), "states": states,
-        "history": [(h.iteration, _bytes(h.weights), _bytes(h.points), _cdf(h.cdf),
-                     h.n_solves, h.n_steps) for h in res.history],
+        "weights": _bytes(res.weights),
+        "points": _bytes(res.points),
+        "cdf": _cdf(res.cdf),
+        "n_solves": res.n_solves,
+        "n_steps": res.n_steps,
+        "stop_reason": res.stop_reason,
+        "n_rounds": len(res.history),
+        "states": states,
+        "history": [
+            (h.iteration, _bytes(h.weights), _bytes(h.points), _cdf(h.cdf), h.n_solves, h.n_steps)
+            for h in res.history
+        ],
     }
 
 
@@ -253,9 +273,10 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     for i, (ra, rb) in enumerate(zip(a["history"], b["history"], strict=False)):
         if ra != rb:
             names = ("iteration", "weights", "points", "cdf", "n_solves", "n_steps")
-            out.append(f"history[{i}]." + "/".join(n for n, x, y in zip(names, ra, rb,
-                                                                         strict=True)
-                                                   if x != y))
+            out.append(
+                f"history[{i}]."
+                + "/".join(n for n, x, y in zip(names, ra, rb, strict=True) if x != y)
+            )
     return out
 
 
@@ -267,11 +288,11 @@ def read_state(path: Path) -> tuple[dict[str, Any], bytes]:
     """A state file's JSON header and raw arrays (magic, CRC32 of the body, the body's length,
     then the body: an 8-byte header length, the header and the arrays)."""
     data = Path(path).read_bytes()
-    assert data[:len(MAGIC)] == MAGIC, path
-    length = int.from_bytes(data[len(MAGIC) + 4:len(MAGIC) + 12], "little")
-    body = data[len(MAGIC) + 12:len(MAGIC) + 12 + length]
+    assert data[: len(MAGIC)] == MAGIC, path
+    length = int.from_bytes(data[len(MAGIC) + 4 : len(MAGIC) + 12], "little")
+    body = data[len(MAGIC) + 12 : len(MAGIC) + 12 + length]
     head = int.from_bytes(body[:8], "little")
-    return json.loads(body[8:8 + head]), body[8 + head:]
+    return json.loads(body[8 : 8 + head]), body[8 + head :]
 
 
 def write_state(path: Path, header: dict[str, Any], blob: bytes) -> None:
@@ -279,8 +300,9 @@ def write_state(path: Path, header: dict[str, Any], blob: bytes) -> None:
     fault)."""
     text = json.dumps(header).encode()
     body = len(text).to_bytes(8, "little") + text + blob
-    Path(path).write_bytes(MAGIC + zlib.crc32(body).to_bytes(4, "little")
-                           + len(body).to_bytes(8, "little") + body)
+    Path(path).write_bytes(
+        MAGIC + zlib.crc32(body).to_bytes(4, "little") + len(body).to_bytes(8, "little") + body
+    )
 
 
 def newest_state(folder: Path) -> Path:
@@ -333,7 +355,7 @@ def install_write_fault(k: int, how: str) -> None:
         if how == "enospc":
             raise OSError(errno.ENOSPC, "No space left on device")
         if how in ("inside", "enospc-half"):
-            original(fh, data[:len(data) // 2])
+            original(fh, data[: len(data) // 2])
             fh.flush()
             if how == "enospc-half":
                 raise OSError(errno.ENOSPC, "No space left on device")
@@ -357,6 +379,7 @@ def install_delete_fault(k: int) -> None:
             if call == k:
                 kill_me()
             original(*args, **kwargs)
+
         return faulty
 
     os.unlink, os.remove, os.rmdir = wrap(unlink), wrap(unlink), wrap(rmdir)
@@ -371,6 +394,7 @@ def count_deletes() -> tuple[list[int], Callable[[], None]]:
         def counting(*args: Any, **kwargs: Any) -> None:
             n[0] += 1
             original(*args, **kwargs)
+
         return counting
 
     os.unlink, os.remove, os.rmdir = wrap(unlink), wrap(remove), wrap(rmdir)
@@ -447,11 +471,13 @@ def signalled(status: int) -> int | None:
 def folder_bytes(folder: Path) -> dict[str, bytes]:
     """Every file below ``folder`` (by relative path) and its bytes, but the lock file (which
     names whoever last took the folder, even to be refused)."""
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(Path(folder).rglob("*")) if p.is_file() and p.name != "run.lock"}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(Path(folder).rglob("*"))
+        if p.is_file() and p.name != "run.lock"
+    }
 
 
 def copy_folder(src: Path, dst: Path) -> Path:
     shutil.copytree(src, dst, symlinks=True)
     return dst
-

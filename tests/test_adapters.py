@@ -173,8 +173,7 @@ def test_a_scalarization_instance_carries_its_own_settings() -> None:
 def test_ideal_estimated_from_the_endpoints_is_just_below_the_minima() -> None:
     # true minima: 0 for both quadratics (at a and b) and for both ZDT2 objectives
     quad_solver = from_scipy(quad, X0, jac=quad_jac, scalarization="tchebycheff")
-    zdt_solver = from_scipy(zdt2, ZDT_X0, bounds=ZDT_BOUNDS,
-                            scalarization="modified_tchebycheff")
+    zdt_solver = from_scipy(zdt2, ZDT_X0, bounds=ZDT_BOUNDS, scalarization="modified_tchebycheff")
     for solver in (quad_solver, zdt_solver):
         assert solver.ideal is not None
         assert np.all(solver.ideal < 0.0)
@@ -183,8 +182,7 @@ def test_ideal_estimated_from_the_endpoints_is_just_below_the_minima() -> None:
 
 
 @pytest.mark.parametrize("kind", ["tchebycheff", "modified_tchebycheff"])
-def test_tchebycheff_reaches_the_concave_front_where_linear_gives_only_its_ends(
-        kind: str) -> None:
+def test_tchebycheff_reaches_the_concave_front_where_linear_gives_only_its_ends(kind: str) -> None:
     weights = np.linspace(0.0, 1.0, 11)
     linear = from_scipy(zdt2, ZDT_X0, bounds=ZDT_BOUNDS)
     lin_f1 = np.array([linear.solve(w, None).objectives[0] for w in weights[1:-1]])
@@ -207,8 +205,15 @@ def test_tchebycheff_reaches_the_concave_front_where_linear_gives_only_its_ends(
 @pytest.mark.parametrize("kind", ["tchebycheff", "modified_tchebycheff"])
 def test_tchebycheff_point_lies_on_the_documented_ray(kind: str) -> None:
     # with z = (0, 0) and no augmentation the point solves w f1 = (1 - w) f2 on f2 = 1 - f1^2
-    solver = from_scipy(zdt2, ZDT_X0, bounds=ZDT_BOUNDS, scalarization=kind,
-                        ideal=[0.0, 0.0], rho=0.0, options={"ftol": 1e-12})
+    solver = from_scipy(
+        zdt2,
+        ZDT_X0,
+        bounds=ZDT_BOUNDS,
+        scalarization=kind,
+        ideal=[0.0, 0.0],
+        rho=0.0,
+        options={"ftol": 1e-12},
+    )
     for w in (0.1, 0.3, 0.5, 0.7, 0.95):
         f1 = solver.solve(w, None).objectives[0]
         assert f1 == pytest.approx(tchebycheff_f1(w), abs=1e-5)
@@ -225,8 +230,15 @@ def test_surf_with_tchebycheff_spaces_points_evenly_along_a_concave_front(kind: 
 
 
 def test_tchebycheff_k_step_warm_starts_converge() -> None:
-    solver = from_scipy(zdt2, ZDT_X0, bounds=ZDT_BOUNDS, scalarization="tchebycheff",
-                        ideal=[0.0, 0.0], rho=0.0, steps=2)
+    solver = from_scipy(
+        zdt2,
+        ZDT_X0,
+        bounds=ZDT_BOUNDS,
+        scalarization="tchebycheff",
+        ideal=[0.0, 0.0],
+        rho=0.0,
+        steps=2,
+    )
     sol = solver.solve(0.5, None)
     for _ in range(25):
         sol = solver.solve(0.5, sol.state)
@@ -238,8 +250,15 @@ def test_tchebycheff_k_step_warm_starts_converge() -> None:
 def test_tchebycheff_point_is_pareto_optimal_and_on_its_ray(method: str) -> None:
     # rho = 0, z = (0, 0): the point solves 0.3 h1 = 0.7 h2 (the ray) and is Pareto-optimal,
     # i.e. the objectives' gradients are antiparallel there (both quadratics are convex)
-    solver = from_scipy(quad, X0, jac=quad_jac, scalarization="tchebycheff", method=method,
-                        ideal=[0.0, 0.0], rho=0.0)
+    solver = from_scipy(
+        quad,
+        X0,
+        jac=quad_jac,
+        scalarization="tchebycheff",
+        method=method,
+        ideal=[0.0, 0.0],
+        rho=0.0,
+    )
     sol = solver.solve(0.3, None)
     h1, h2 = sol.objectives
     assert 0.3 * h1 == pytest.approx(0.7 * h2, rel=1e-6)
@@ -250,8 +269,13 @@ def test_tchebycheff_point_is_pareto_optimal_and_on_its_ray(method: str) -> None
 def test_user_constraints_carry_into_the_epigraph_form() -> None:
     # the quadratic pair with x0 + x1 + x2 <= -1; its point must respect it
     con = NonlinearConstraint(np.sum, -np.inf, -1.0)
-    solver = from_scipy(quad, X0 - 1.0, jac=quad_jac, scalarization="tchebycheff",
-                        constraints=[con, {"type": "ineq", "fun": lambda x: 5.0 - x[0]}])
+    solver = from_scipy(
+        quad,
+        X0 - 1.0,
+        jac=quad_jac,
+        scalarization="tchebycheff",
+        constraints=[con, {"type": "ineq", "fun": lambda x: 5.0 - x[0]}],
+    )
     for w in (0.2, 0.8):
         sol = solver.solve(w, None)
         assert np.sum(sol.state) <= -1.0 + 1e-8
@@ -270,8 +294,9 @@ def test_solvers_pickle_and_give_the_same_result() -> None:
     ]
     for solver in solvers:
         clone = pickle.loads(pickle.dumps(solver))
-        np.testing.assert_array_equal(clone.solve(0.4, None).objectives,
-                                      solver.solve(0.4, None).objectives)
+        np.testing.assert_array_equal(
+            clone.solve(0.4, None).objectives, solver.solve(0.4, None).objectives
+        )
 
 
 def test_process_executor_gives_the_local_result() -> None:
@@ -335,7 +360,7 @@ def test_pymoo_constrained_problem_respects_its_constraint() -> None:
 def test_pymoo_takes_many_objectives_and_refuses_one() -> None:
     problems = pytest.importorskip("pymoo.problems")
     core = pytest.importorskip("pymoo.core.problem")
-    dtlz1 = problems.get_problem("dtlz1", n_var=4, n_obj=3)     # linear front sum f = 0.5
+    dtlz1 = problems.get_problem("dtlz1", n_var=4, n_obj=3)  # linear front sum f = 0.5
     solver = from_pymoo(dtlz1)
     sol = solver.solve(np.array([0.2, 0.3, 0.5]), None)
     assert sol.objectives.shape == (3,)
@@ -352,7 +377,7 @@ def test_pymoo_takes_many_objectives_and_refuses_one() -> None:
 def test_bad_inputs_are_refused_naming_the_argument() -> None:
     with pytest.raises(ValueError, match=r"objectives\(x0\) must return 2 or more values"):
         from_scipy(lambda x: np.array([x[0]]), [0.5])
-    three = from_scipy(three_objectives, [0.5])     # three objectives need weight vectors
+    three = from_scipy(three_objectives, [0.5])  # three objectives need weight vectors
     with pytest.raises(ValueError, match="is for 2 objectives, but objectives"):
         three.solve(0.5, None)
     with pytest.raises(ValueError, match=r"objectives.*finite"):
@@ -406,10 +431,11 @@ def test_pymoo_ideal_without_one_entry_per_objective_is_refused() -> None:
 
 
 def test_importing_the_adapters_imports_neither_torch_nor_pymoo() -> None:
-    code = ("import sys, paretosurf.adapters; "
-            "print(sorted(m for m in ('torch', 'pymoo') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, paretosurf.adapters; "
+        "print(sorted(m for m in ('torch', 'pymoo') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
@@ -510,16 +536,19 @@ def test_torch_budget_and_independent_states(torch: Any) -> None:
     for t, t0 in zip(b.state["tensors"], b_before["tensors"], strict=True):
         np.testing.assert_array_equal(t, t0)
     for key, moments in b_before["optimizer"]["state"].items():
-        np.testing.assert_array_equal(b.state["optimizer"]["state"][key]["exp_avg"],
-                                      moments["exp_avg"])
+        np.testing.assert_array_equal(
+            b.state["optimizer"]["state"][key]["exp_avg"], moments["exp_avg"]
+        )
     meta, _ = encode_states({"0": b.state})
-    assert meta["pickled"] == []                          # checkpoints need no pickle
-    np.testing.assert_array_equal(solver.solve(0.2, None).objectives, solver.solve(0.2, None)
-                                  .objectives)
+    assert meta["pickled"] == []  # checkpoints need no pickle
+    np.testing.assert_array_equal(
+        solver.solve(0.2, None).objectives, solver.solve(0.2, None).objectives
+    )
     # a warm start continues: more steps from the state lower the scalarized loss
     c = solver.solve(0.8, b.state)
     assert 0.8 * c.objectives[0] + 0.2 * c.objectives[1] < (
-        0.8 * b.objectives[0] + 0.2 * b.objectives[1])
+        0.8 * b.objectives[0] + 0.2 * b.objectives[1]
+    )
 
 
 def test_torch_solver_serves_the_soup_baseline(torch: Any) -> None:
@@ -547,8 +576,9 @@ def test_torch_tchebycheff_reaches_the_concave_front_point(kind: str, torch: Any
         s = torch.sigmoid(params[0][0])
         return torch.stack([s, 1.0 - s**2])  # the concave front f2 = 1 - f1^2
 
-    solver = from_torch([theta], losses, steps=300, lr=0.02, scalarization=kind,
-                        ideal=[0.0, 0.0], rho=0.0)
+    solver = from_torch(
+        [theta], losses, steps=300, lr=0.02, scalarization=kind, ideal=[0.0, 0.0], rho=0.0
+    )
     f1 = [solver.solve(w, None).objectives[0] for w in (0.2, 0.5, 0.8)]
     np.testing.assert_allclose(f1, tchebycheff_f1(np.array([0.2, 0.5, 0.8])), atol=1e-2)
 
@@ -573,8 +603,9 @@ def test_torch_bad_inputs(torch: Any) -> None:
 
 def test_torch_solver_runs_in_surf(torch: Any) -> None:
     model, losses = _mlp(torch)
-    solver = from_torch(model, losses, steps=5, lr=1e-2, scalarization="modified_tchebycheff",
-                        ideal=[0.0, 0.0])
+    solver = from_torch(
+        model, losses, steps=5, lr=1e-2, scalarization="modified_tchebycheff", ideal=[0.0, 0.0]
+    )
     res = ps.surf(solver, 4, iterations=3)
     assert res.n_solves == 15 and np.all(np.isfinite(res.points))
 
@@ -619,8 +650,14 @@ def test_asf_minimizer_lies_on_the_ray_along_the_weight_vector(w: list[float]) -
     """On the unit sphere with ideal point 0 the ray along w meets the front at w / ||w||,
     also on an edge of the simplex (w_2 = 0: the boundary arc f_2 = 0) and at a corner."""
     lam = np.array(w)
-    solver = from_scipy(sphere_shell, np.full(3, 0.6), scalarization="asf", ideal=np.zeros(3),
-                        bounds=[(0.0, 2.0)] * 3, constraints=[SHELL])
+    solver = from_scipy(
+        sphere_shell,
+        np.full(3, 0.6),
+        scalarization="asf",
+        ideal=np.zeros(3),
+        bounds=[(0.0, 2.0)] * 3,
+        constraints=[SHELL],
+    )
     got = solver.solve(lam, None).objectives
     np.testing.assert_allclose(got, lam / np.linalg.norm(lam), atol=2e-3)
 
@@ -628,8 +665,14 @@ def test_asf_minimizer_lies_on_the_ray_along_the_weight_vector(w: list[float]) -
 def test_tchebycheff_sends_an_edge_weight_to_a_vertex_where_asf_does_not() -> None:
     """Why "asf" exists: on the sphere, Tchebycheff coefficients max(w, floor) put the point of
     the edge weight (0.6, 0, 0.4) on a ray dominated by objective 2: the vertex e_2."""
-    solver = from_scipy(sphere_shell, np.full(3, 0.6), scalarization="tchebycheff",
-                        ideal=np.zeros(3), bounds=[(0.0, 2.0)] * 3, constraints=[SHELL])
+    solver = from_scipy(
+        sphere_shell,
+        np.full(3, 0.6),
+        scalarization="tchebycheff",
+        ideal=np.zeros(3),
+        bounds=[(0.0, 2.0)] * 3,
+        constraints=[SHELL],
+    )
     got = solver.solve(np.array([0.6, 0.0, 0.4]), None).objectives
     np.testing.assert_allclose(got, [0.0, 1.0, 0.0], atol=2e-3)
 
@@ -639,8 +682,10 @@ def test_asf_needs_a_weight_vector() -> None:
     with pytest.raises(ValueError, match="weight vectors"):
         asf([1.0, 2.0], 0.3)
     np.testing.assert_allclose(asf.coefficients([0.25, 0.75]), [4.0, 4.0 / 3.0])
-    assert Scalarization("asf", rho=0.0, ideal=[0.0, 0.0, 0.0])([1.0, 2.0, 3.0],
-                                                                 [0.5, 0.25, 0.25]) == 12.0
+    assert (
+        Scalarization("asf", rho=0.0, ideal=[0.0, 0.0, 0.0])([1.0, 2.0, 3.0], [0.5, 0.25, 0.25])
+        == 12.0
+    )
 
 
 def test_asf_spreads_points_over_dtlz1_where_weighted_sums_collapse() -> None:

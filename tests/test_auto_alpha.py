@@ -71,18 +71,20 @@ def test_resume_continues_the_auto_schedule(tmp_path) -> None:
     problem = get_task("gear").make_problem()
     whole = ps.surf(problem.solver(), 10, alpha="auto", iterations=8)
     ps.surf(problem.solver(), 10, alpha="auto", iterations=4, checkpoint=tmp_path)
-    resumed = ps.surf(problem.solver(), 10, alpha="auto", iterations=8, checkpoint=tmp_path,
-                      resume=True)
+    resumed = ps.surf(
+        problem.solver(), 10, alpha="auto", iterations=8, checkpoint=tmp_path, resume=True
+    )
     np.testing.assert_array_equal(resumed.weights, whole.weights)
     assert [r.alpha for r in resumed.history] == [r.alpha for r in whole.history]
     # the count of growing rounds is saved too: a resume inside a run of them
     dst = get_task("dst").make_problem()
     whole = ps.surf(dst.solver(), 15, alpha="auto", iterations=40)
     growing = [i for i in range(3, 40) if whole.history[i].alpha < AUTO_ALPHA_MIN]
-    stop = growing[0] - 1                  # two rounds into the run of growth that halves it
+    stop = growing[0] - 1  # two rounds into the run of growth that halves it
     ps.surf(dst.solver(), 15, alpha="auto", iterations=stop, checkpoint=tmp_path / "dst")
-    resumed = ps.surf(dst.solver(), 15, alpha="auto", iterations=40,
-                      checkpoint=tmp_path / "dst", resume=True)
+    resumed = ps.surf(
+        dst.solver(), 15, alpha="auto", iterations=40, checkpoint=tmp_path / "dst", resume=True
+    )
     assert [r.alpha for r in resumed.history] == [r.alpha for r in whole.history]
     np.testing.assert_array_equal(resumed.points, whole.points)
 
@@ -133,8 +135,14 @@ def test_auto_ends_as_even_as_the_papers_alpha_where_the_k_step_solver_settles()
         problem = task.make_problem()
         solver = task.solver(problem, "gradient")
         init, _ = task.initial_states(problem, solver, "gradient", task.n_segments, 16)
-        runs[alpha] = ps.surf(solver, task.n_segments, alpha=alpha, iterations=30,
-                              init_states=init, warm_start=task.warm_start)
+        runs[alpha] = ps.surf(
+            solver,
+            task.n_segments,
+            alpha=alpha,
+            iterations=30,
+            init_states=init,
+            warm_start=task.warm_start,
+        )
     assert rounds_to(runs["auto"], 0.05) < rounds_to(runs[0.3], 0.05)
     assert runs["auto"].history[-1].cv <= runs[0.3].history[-1].cv + 1e-6
     assert runs["auto"].history[-1].cv < 1e-4

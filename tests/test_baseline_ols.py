@@ -30,7 +30,7 @@ def ccs_intervals(cands: np.ndarray) -> dict[int, tuple[float, float]]:
         for j, q in enumerate(cands):
             if j == i:
                 continue
-            a = q[1] - p[1]                      # L_q(w) - L_p(w) = a + b w >= 0
+            a = q[1] - p[1]  # L_q(w) - L_p(w) = a + b w >= 0
             b = (q[0] - p[0]) - (q[1] - p[1])
             if b > 0:
                 lo = max(lo, -a / b)
@@ -72,8 +72,7 @@ def lp_priority(points: np.ndarray, solved: np.ndarray, wc: float) -> float:
     """V(w_c) - min_q {w_c q1 + (1 - w_c) q2 : s q1 + (1 - s) q2 >= V(s) for solved s}."""
     a_ub = -np.stack([solved, 1 - solved], axis=1)
     b_ub = -envelope(points, solved)
-    lp = linprog([wc, 1 - wc], A_ub=a_ub, b_ub=b_ub, bounds=[(None, None)] * 2,
-                 method="highs")
+    lp = linprog([wc, 1 - wc], A_ub=a_ub, b_ub=b_ub, bounds=[(None, None)] * 2, method="highs")
     assert lp.status == 0
     return float(envelope(points, wc) - lp.fun)
 
@@ -106,7 +105,7 @@ def test_ols_recovers_the_discrete_ccs_and_visits_its_corners(seed: int) -> None
     cands = random_candidates(seed)
     truth = ccs_intervals(cands)
     k = len(truth)
-    assert k >= 5                                   # a non-trivial CCS
+    assert k >= 5  # a non-trivial CCS
     true_corners = np.sort([lo for lo, _ in truth.values() if lo > 0])
     assert true_corners.size == k - 1
 
@@ -141,7 +140,7 @@ def test_ols_visits_corners_in_order_of_the_lp_priority() -> None:
     visited = [w for w, _ in solver.calls]
     assert visited[:2] == [0.0, 1.0]
     for k in range(2, len(visited)):
-        known = res.history[k - 2].points            # accepted before visit k
+        known = res.history[k - 2].points  # accepted before visit k
         solved = np.array(visited[:k])
         corners = brute_corners(known)
         prio = np.array([lp_priority(known, solved, wc) for wc in corners])
@@ -161,7 +160,7 @@ def test_corner_priorities_match_brute_force_and_lp(seed: int) -> None:
     corners, prio = corner_priorities(points, solved)
     expected = [lp_priority(points, solved, wc) for wc in corners]
     np.testing.assert_allclose(prio, expected, atol=1e-9)
-    assert prio[0] == 0.0                           # a solved corner has nothing left to gain
+    assert prio[0] == 0.0  # a solved corner has nothing left to gain
     assert np.all(prio >= 0)
 
 
@@ -175,10 +174,10 @@ def test_smooth_convex_front_gives_n_plus_one_distinct_points() -> None:
 
     res = ols(solver, 8)
     assert res.points.shape == (9, 2) and not res.converged
-    assert res.n_solves == 9 == len(calls)          # on a strictly convex front every visit finds
+    assert res.n_solves == 9 == len(calls)  # on a strictly convex front every visit finds
     np.testing.assert_allclose(res.points, prob.front(res.weights), atol=1e-12)
     assert np.min(ps.metrics.segment_lengths(res.points)) > 1e-3
-    assert np.all(np.diff(res.points[:, 0]) < 0)    # ordered along the front
+    assert np.all(np.diff(res.points[:, 0]) < 0)  # ordered along the front
     # first corner: where w * h1(w=0 point) = (1 - w) * h2(w=1 point)
     a, b = prob.front(0.0)[0, 0], prob.front(1.0)[0, 1]
     assert calls[:2] == [0.0, 1.0] and calls[2] == pytest.approx(b / (a + b), abs=1e-14)
@@ -198,11 +197,13 @@ class ChainSolver:
 
 
 @pytest.mark.parametrize(("max_solves", "expected"), [(10, 9), (12, 12), (None, 15)])
-def test_budget_counts_calls_and_warm_starts_chain(max_solves: int | None,
-                                                   expected: int) -> None:
+def test_budget_counts_calls_and_warm_starts_chain(max_solves: int | None, expected: int) -> None:
     solver = ChainSolver()
-    budget_cut = pytest.warns(ps.SurfWarning, match="budget") if expected < 15 else (
-        contextlib.nullcontext())
+    budget_cut = (
+        pytest.warns(ps.SurfWarning, match="budget")
+        if expected < 15
+        else (contextlib.nullcontext())
+    )
     with budget_cut:
         res = ols(solver, 4, calls_per_solve=3, max_solves=max_solves, init_states=["a", "b"])
     assert res.n_solves == len(solver.calls) == expected and res.n_steps == 7 * expected
@@ -212,10 +213,10 @@ def test_budget_counts_calls_and_warm_starts_chain(max_solves: int | None,
     assert solver.calls[4][1] == (0.0, 1) and solver.calls[5][1] == (1.0, 1)
     # a corner starts from the accepted point found nearest to it, then chains its own state
     for v in range(2, expected // 3):
-        block = solver.calls[3 * v: 3 * v + 3]
+        block = solver.calls[3 * v : 3 * v + 3]
         wc = block[0][0]
         assert {w for w, _ in block} == {wc}
-        earlier = [w for w, _ in solver.calls[: 3 * v: 3]] + [1.0]
+        earlier = [w for w, _ in solver.calls[: 3 * v : 3]] + [1.0]
         nearest = min(earlier, key=lambda e: abs(e - wc))
         start_w, depth = block[0][1]
         assert start_w == nearest
@@ -234,9 +235,9 @@ def test_n_segments_one_and_degenerate_front() -> None:
     res = ols(lambda w, s: ps.Solution([1 - w, w]), 1)
     assert res.weights.tolist() == [0.0, 1.0] and res.n_solves == 2 and res.success
     with pytest.warns(ps.SurfWarning, match="the same point for every weight"):
-        flat = ols(lambda w, s: ps.Solution([1.0, 2.0]), 5)   # a single-point "front"
+        flat = ols(lambda w, s: ps.Solution([1.0, 2.0]), 5)  # a single-point "front"
     assert flat.n_solves == 2 and flat.stop_reason == "method"
-    assert not flat.converged and not flat.success       # a collapsed front never converges
+    assert not flat.converged and not flat.success  # a collapsed front never converges
     assert flat.points.tolist() == [[1.0, 2.0], [1.0, 2.0]]
 
 
@@ -301,22 +302,23 @@ def test_result_with_growing_point_set_saves_and_loads(tmp_path) -> None:
 
 
 def test_fewer_points_than_asked_say_so():
-    def concave(w: float, state: Any) -> ps.Solution:   # weighted sums reach the two ends
+    def concave(w: float, state: Any) -> ps.Solution:  # weighted sums reach the two ends
         x = 1.0 if w < 0.5 else 0.0
         return ps.Solution([x, 1 - x * x], x)
 
     with pytest.warns(ps.SurfWarning, match="found 2 of the 7 points asked for"):
         res = ols(concave, 6)
     assert [f.code for f in res.findings] == ["fewer"]
-    assert res.success and res.converged        # advice: the CCS itself is complete
+    assert res.success and res.converged  # advice: the CCS itself is complete
 
 
 def test_budget_cut_says_so_and_a_full_front_does_not():
     solver = Quadratic(np.eye(2), [1.0, 0.0], np.diag([1.0, 4.0]), [0.0, 1.0]).solver()
     with pytest.warns(ps.SurfWarning, match="max_solves"):
         cut = ols(solver, 8, max_solves=4)
-    assert len(cut.points) < 9 and [f.code for f in cut.findings if f.fatal or
-                                    f.code != "uneven"] == ["fewer"]
+    assert len(cut.points) < 9 and [
+        f.code for f in cut.findings if f.fatal or f.code != "uneven"
+    ] == ["fewer"]
     full = ols(solver, 8)
     assert len(full.points) == 9 and all(f.code == "uneven" for f in full.findings)
     # OLS does not aim at even spacing: its unevenness only advises SURF

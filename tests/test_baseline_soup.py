@@ -34,8 +34,8 @@ def prob() -> Quadratic:
 def test_endpoints_exact_and_interior_is_the_evaluated_mixture(prob: Quadratic) -> None:
     res = soup(prob.solver(), 5, iterations=1, evaluate=prob.objectives)
     np.testing.assert_allclose(res.weights, np.arange(6) / 5, atol=0)
-    np.testing.assert_allclose(res.states[0], B2, atol=1e-12)     # argmin of h2 alone
-    np.testing.assert_allclose(res.states[-1], B1, atol=1e-12)    # argmin of h1 alone
+    np.testing.assert_allclose(res.states[0], B2, atol=1e-12)  # argmin of h2 alone
+    np.testing.assert_allclose(res.states[-1], B1, atol=1e-12)  # argmin of h1 alone
     np.testing.assert_allclose(res.points[0], [h(B2)[0], 0.0], atol=1e-12)
     np.testing.assert_allclose(res.points[-1], [0.0, h(B1)[1]], atol=1e-12)
     for n in range(1, 5):
@@ -85,8 +85,14 @@ class CountingSolver:
 
 def test_budget_is_two_slots_times_iterations() -> None:
     solver = CountingSolver()
-    res = soup(solver, 4, iterations=7, init_states=["s0", "s1"],
-               interpolate=lambda a, b, t: (1 - t) * a[0] + t * b[0], evaluate=h)
+    res = soup(
+        solver,
+        4,
+        iterations=7,
+        init_states=["s0", "s1"],
+        interpolate=lambda a, b, t: (1 - t) * a[0] + t * b[0],
+        evaluate=h,
+    )
     assert res.n_solves == len(solver.calls) == 14 and res.n_steps == 42
     assert solver.batches == 7
     assert [w for w, _ in solver.calls] == [0.0, 1.0] * 7
@@ -102,9 +108,13 @@ def test_budget_is_two_slots_times_iterations() -> None:
 
 def test_gradient_solver_with_parameter_interpolation(prob: Quadratic) -> None:
     solver = prob.gradient_solver(steps=20, lr=0.05, optimizer="sgd")
-    res = soup(solver, 3, iterations=30,
-               interpolate=lambda a, b, t: (1 - t) * a.params + t * b.params,
-               evaluate=prob.objectives)
+    res = soup(
+        solver,
+        3,
+        iterations=30,
+        interpolate=lambda a, b, t: (1 - t) * a.params + t * b.params,
+        evaluate=prob.objectives,
+    )
     assert res.n_solves == 60 and res.n_steps == 60 * 20
     np.testing.assert_allclose(res.states[0].params, B2, atol=1e-8)
     np.testing.assert_allclose(res.states[-1].params, B1, atol=1e-8)
@@ -139,8 +149,9 @@ def test_protocol_from_solver_and_from_interpolator() -> None:
 
 def test_linear_interpolate_default_on_array_states(prob: Quadratic) -> None:
     np.testing.assert_allclose(linear_interpolate(np.zeros(2), np.ones(2), 0.3), [0.3, 0.3])
-    res = soup(prob.solver(), 2, iterations=1, evaluate=prob.objectives,
-               init_states=[None, None, None])
+    res = soup(
+        prob.solver(), 2, iterations=1, evaluate=prob.objectives, init_states=[None, None, None]
+    )
     np.testing.assert_allclose(res.states[1], 0.5 * (B1 + B2), atol=1e-12)
 
 
@@ -164,8 +175,12 @@ def test_bad_input(prob: Quadratic) -> None:
     with pytest.raises(ValueError, match="init_states"):
         soup(exact, 3, init_states=[None] * 3, evaluate=prob.objectives)
     with pytest.raises(TypeError, match="numeric array states"):
-        soup(lambda w, s: ps.Solution([w, 1 - w], state={"w": w}), 3, iterations=1,
-             evaluate=lambda s: [0.0, 1.0])
+        soup(
+            lambda w, s: ps.Solution([w, 1 - w], state={"w": w}),
+            3,
+            iterations=1,
+            evaluate=lambda s: [0.0, 1.0],
+        )
     with pytest.raises(ValueError, match="shapes"):
         linear_interpolate(np.zeros(2), np.zeros(3), 0.5)
 
@@ -184,8 +199,7 @@ def test_evaluate_failures_name_slot_and_weight(prob: Quadratic) -> None:
     with pytest.raises(ps.InnerSolverError, match=r"evaluate raised RuntimeError.*slot 1"):
         soup(exact, 2, iterations=1, evaluate=boom)
     with pytest.raises(ps.InnerSolverError, match=r"interpolate raised.*slot 1"):
-        soup(exact, 2, iterations=1, evaluate=prob.objectives,
-             interpolate=lambda a, b, t: boom(a))
+        soup(exact, 2, iterations=1, evaluate=prob.objectives, interpolate=lambda a, b, t: boom(a))
 
 
 def test_gradient_solver_offers_the_soup_protocol(prob: Quadratic) -> None:

@@ -59,7 +59,7 @@ def best_min_distance(n_segments: int) -> float:
         for _ in range(n_segments):
             start = curve(x)
             if gap(1.0, start, d) < 0:
-                return 2.0                        # ran off the end: d is too large
+                return 2.0  # ran off the end: d is too large
             x = brentq(gap, x, 1.0, args=(start, d), xtol=1e-15)
         return x
 
@@ -88,14 +88,18 @@ def test_projection_matches_constrained_least_squares(seed: int) -> None:
     n, gap = 6, 0.05
     theta = np.concatenate([[0.0], rng.uniform(-0.3, 1.9, n - 1), [HALF_PI]])
     got = project_angles(theta, gap)
+
     # Independent: SLSQP on min ||t - theta||^2 over the interior, t_{i+1} - t_i >= gap.
     def full(z: np.ndarray) -> np.ndarray:
         return np.concatenate([[0.0], z, [HALF_PI]])
 
-    res = minimize(lambda z: float(np.sum((z - theta[1:-1]) ** 2)), np.linspace(0.2, 1.3, n - 1),
-                   method="SLSQP", constraints=[{"type": "ineq",
-                                                 "fun": lambda z: np.diff(full(z)) - gap}],
-                   options={"ftol": 1e-14, "maxiter": 500})
+    res = minimize(
+        lambda z: float(np.sum((z - theta[1:-1]) ** 2)),
+        np.linspace(0.2, 1.3, n - 1),
+        method="SLSQP",
+        constraints=[{"type": "ineq", "fun": lambda z: np.diff(full(z)) - gap}],
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
     assert res.success
     assert got[0] == 0.0 and got[-1] == HALF_PI
     assert np.all(np.diff(got) >= gap - 1e-12)
@@ -106,7 +110,7 @@ def test_projection_keeps_feasible_angles() -> None:
     theta = np.array([0.0, 0.2, 0.9, 1.0, HALF_PI])
     assert np.array_equal(project_angles(theta, 0.05), theta)
     with pytest.raises(ValueError, match="min_gap"):
-        project_angles(theta, HALF_PI / 4)        # N * gap must stay below pi / 2
+        project_angles(theta, HALF_PI / 4)  # N * gap must stay below pi / 2
 
 
 # ------------------------------------------------------------------------------ soft-min
@@ -121,7 +125,7 @@ def test_softmin_gradient_matches_finite_differences() -> None:
 
     h = 1e-6
     lo, hi = np.clip(theta - h, 0, HALF_PI), np.clip(theta + h, 0, HALF_PI)
-    jac = (pred(hi) - pred(lo)) / (hi - lo)[:, None]        # each point depends on its angle
+    jac = (pred(hi) - pred(lo)) / (hi - lo)[:, None]  # each point depends on its angle
     _, grad = _softmin_and_gradient(pred(theta), jac, 0.05)
     for i in range(1, 4):
         e = np.zeros_like(theta)
@@ -145,8 +149,7 @@ def test_max_min_ascent_on_known_curve_reaches_equal_chords() -> None:
         return (pred(hi) - pred(lo)) / (hi - lo)[:, None]
 
     n = 6
-    t = max_min_ascent(np.linspace(0, HALF_PI, n + 1), pred, jac, lr=0.05, steps=1500,
-                       min_gap=1e-3)
+    t = max_min_ascent(np.linspace(0, HALF_PI, n + 1), pred, jac, lr=0.05, steps=1500, min_gap=1e-3)
     assert min_pairwise(pred(t)) == pytest.approx(best_min_distance(n), rel=2e-3)
 
 
@@ -157,7 +160,7 @@ def test_umod_spreads_gear_toy_points() -> None:
     res = umod(solver, n, iterations=iters)
     first, last = min_pairwise(res.history[0].points), min_pairwise(res.points)
     best = best_min_distance(n)
-    assert last > 1.5 * first                      # clearly better than the initial design
+    assert last > 1.5 * first  # clearly better than the initial design
     assert 0.97 * best <= last <= best * (1 + 1e-9)  # near, and never above, the max-min value
     assert res.history[-1].cv < 0.5 * res.history[0].cv
     # Better spread than evenly spaced weights with the same budget.
@@ -174,9 +177,9 @@ def test_weights_endpoints_points_and_budget() -> None:
     assert res.n_solves == iters * (n + 1) and res.n_steps == 3 * iters * (n + 1)
     assert [r.n_solves for r in res.history] == [(t + 1) * (n + 1) for t in range(iters)]
     for t, rec in enumerate(res.history):
-        calls = solver.calls[t * (n + 1):(t + 1) * (n + 1)]
+        calls = solver.calls[t * (n + 1) : (t + 1) * (n + 1)]
         w = np.array([c[0] for c in calls])
-        assert np.array_equal(rec.weights, w)                  # weights are the ones solved
+        assert np.array_equal(rec.weights, w)  # weights are the ones solved
         assert w[0] == 0.0 and w[-1] == 1.0 and np.all(np.diff(w) > 0)
         assert np.allclose(rec.points, curve(gear_x(w)), atol=1e-15)
         # warm starts: slot states chain from init_states, iteration by iteration
@@ -260,7 +263,7 @@ def test_mlp_surrogate_runs_and_is_seeded() -> None:
         ({"lr": "big"}, TypeError, "lr"),
         ({"min_gap": 0.0}, ValueError, "min_gap"),
         ({"min_gap": -0.01}, ValueError, "min_gap"),
-        ({"min_gap": HALF_PI / 4}, ValueError, "min_gap"),    # N = 4: needs < pi / 8
+        ({"min_gap": HALF_PI / 4}, ValueError, "min_gap"),  # N = 4: needs < pi / 8
         ({"min_gap": math.inf}, ValueError, "min_gap"),
         ({"min_gap": "small"}, TypeError, "min_gap"),
         ({"surrogate": "gp"}, ValueError, "surrogate"),

@@ -45,24 +45,44 @@ def gear_phi(w):
 # ---------------------------------------------------------------------------- schema
 STAT = {"mean": float, "std": float}
 METHOD_SCHEMA = {
-    "hv": STAT, "igd": STAT, "cv": STAT, "gap_ratio": STAT, "front_distance_mean": STAT,
-    "front_distance_max": STAT, "label": str, "points": "points", "weights": "weights",
-    "n_solves": int, "n_steps": int, "seconds": STAT, "per_seed": "per_seed",
-    "success": "bool_list", "messages": "str_list",
+    "hv": STAT,
+    "igd": STAT,
+    "cv": STAT,
+    "gap_ratio": STAT,
+    "front_distance_mean": STAT,
+    "front_distance_max": STAT,
+    "label": str,
+    "points": "points",
+    "weights": "weights",
+    "n_solves": int,
+    "n_steps": int,
+    "seconds": STAT,
+    "per_seed": "per_seed",
+    "success": "bool_list",
+    "messages": "str_list",
 }
 SCHEMA = {
-    "task": str, "title": str, "solver": str, "n_segments": int, "iterations": int,
-    "alpha": float, "seeds": "int_list", "hv_ref": "pair", "hv_ref_rule": str,
-    "hv_exact_front": float, "exact_reference": bool, "igd_reference": str,
+    "task": str,
+    "title": str,
+    "solver": str,
+    "n_segments": int,
+    "iterations": int,
+    "alpha": float,
+    "seeds": "int_list",
+    "hv_ref": "pair",
+    "hv_ref_rule": str,
+    "hv_exact_front": float,
+    "exact_reference": bool,
+    "igd_reference": str,
     "objective_names": "str_pair",
-    "coordinates": str, "methods": "methods",
+    "coordinates": str,
+    "methods": "methods",
 }
 SCORE_KEYS = {"hv", "igd", "cv", "gap_ratio", "front_distance_mean", "front_distance_max"}
 
 
 def is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and \
-        math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def check_schema(data: dict) -> None:
@@ -101,11 +121,11 @@ def check_schema(data: dict) -> None:
             elif kind is str:
                 assert value == METHODS[name].label
             elif kind == "bool_list":
-                assert len(value) == len(data["seeds"]) and all(isinstance(v, bool)
-                                                                for v in value)
+                assert len(value) == len(data["seeds"]) and all(isinstance(v, bool) for v in value)
             elif kind == "str_list":
                 assert len(value) == len(data["seeds"]) and all(
-                    v.startswith(entry["label"]) for v in value)
+                    v.startswith(entry["label"]) for v in value
+                )
             elif kind == "points":
                 arr = np.asarray(value, dtype=float)
                 assert arr.ndim == 2 and arr.shape[1] == 2 and np.all(np.isfinite(arr)), name
@@ -152,16 +172,29 @@ def run_cli(argv: list[str]) -> tuple[int, str, str]:
 @pytest.fixture(scope="module")
 def fishwood_exact(tmp_path_factory):
     out = tmp_path_factory.mktemp("fishwood")
-    status, stdout, stderr = run_cli(["bench", "fishwood", "--solver", "exact", "--seeds", "2",
-                                      "--out", str(out), "--no-plots"])
+    status, stdout, stderr = run_cli(
+        ["bench", "fishwood", "--solver", "exact", "--seeds", "2", "--out", str(out), "--no-plots"]
+    )
     return status, stdout, stderr, out, json.loads((out / "results.json").read_text())
 
 
 @pytest.fixture(scope="module")
 def gear_gradient(tmp_path_factory):
     out = tmp_path_factory.mktemp("gear")
-    status, stdout, stderr = run_cli(["bench", "gear", "--solver", "gradient", "--seeds", "2",
-                                      "--iterations", "5", "--out", str(out)])
+    status, stdout, stderr = run_cli(
+        [
+            "bench",
+            "gear",
+            "--solver",
+            "gradient",
+            "--seeds",
+            "2",
+            "--iterations",
+            "5",
+            "--out",
+            str(out),
+        ]
+    )
     return status, stdout, stderr, out, json.loads((out / "results.json").read_text())
 
 
@@ -182,9 +215,17 @@ def test_settings_recorded(fishwood_exact, gear_gradient) -> None:
     fw, gear = fishwood_exact[4], gear_gradient[4]
     task = get_task("fishwood")
     assert (fw["task"], fw["solver"], fw["n_segments"], fw["iterations"]) == (
-        "fishwood", "exact", task.n_segments, task.iterations)
+        "fishwood",
+        "exact",
+        task.n_segments,
+        task.iterations,
+    )
     assert (gear["task"], gear["solver"], gear["n_segments"], gear["iterations"]) == (
-        "gear", "gradient", get_task("gear").n_segments, 5)
+        "gear",
+        "gradient",
+        get_task("gear").n_segments,
+        5,
+    )
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -265,9 +306,23 @@ def test_surf_beats_uniform_weights(fishwood_exact) -> None:
 
 def test_default_output_folder_and_method_subset(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    status, stdout, _ = run_cli(["bench", "gear", "--solver", "exact", "--seeds", "1",
-                                 "--methods", "uniform,surf", "--iterations", "3", "--n", "4",
-                                 "--no-plots"])
+    status, stdout, _ = run_cli(
+        [
+            "bench",
+            "gear",
+            "--solver",
+            "exact",
+            "--seeds",
+            "1",
+            "--methods",
+            "uniform,surf",
+            "--iterations",
+            "3",
+            "--n",
+            "4",
+            "--no-plots",
+        ]
+    )
     assert status == 0
     data = json.loads((tmp_path / "bench-output" / "gear-exact" / "results.json").read_text())
     assert list(data["methods"]) == ["uniform", "surf"]
@@ -278,16 +333,46 @@ def test_default_output_folder_and_method_subset(tmp_path, monkeypatch) -> None:
 
 def test_alpha_option_reaches_surf_and_the_report(tmp_path) -> None:
     out = tmp_path / "gear"
-    status, stdout, _ = run_cli(["bench", "gear", "--solver", "exact", "--seeds", "1",
-                                 "--methods", "surf", "--iterations", "4", "--alpha", "auto",
-                                 "--no-plots", "--out", str(out)])
+    status, stdout, _ = run_cli(
+        [
+            "bench",
+            "gear",
+            "--solver",
+            "exact",
+            "--seeds",
+            "1",
+            "--methods",
+            "surf",
+            "--iterations",
+            "4",
+            "--alpha",
+            "auto",
+            "--no-plots",
+            "--out",
+            str(out),
+        ]
+    )
     assert status == 0
     data = json.loads((out / "results.json").read_text())
     assert data["alpha"] == "auto" and "SURF alpha auto" in stdout
     # the same run at the paper's alpha = 0.3 is further from even after four rounds
-    status, _, _ = run_cli(["bench", "gear", "--solver", "exact", "--seeds", "1",
-                            "--methods", "surf", "--iterations", "4", "--no-plots", "--out",
-                            str(tmp_path / "fixed")])
+    status, _, _ = run_cli(
+        [
+            "bench",
+            "gear",
+            "--solver",
+            "exact",
+            "--seeds",
+            "1",
+            "--methods",
+            "surf",
+            "--iterations",
+            "4",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "fixed"),
+        ]
+    )
     assert status == 0
     fixed = json.loads((tmp_path / "fixed" / "results.json").read_text())
     assert fixed["alpha"] == 0.3
@@ -299,19 +384,27 @@ def test_alpha_option_reaches_surf_and_the_report(tmp_path) -> None:
     [
         (["bench"], ["required: TASK"]),
         (["bench", "gear", "--alpha", "0"], ["argument --alpha: must be a number in (0, 1]"]),
-        (["bench", "gear", "--ablation", "--alpha", "0.5"],
-         ["--alpha cannot be used with --ablation"]),
+        (
+            ["bench", "gear", "--ablation", "--alpha", "0.5"],
+            ["--alpha cannot be used with --ablation"],
+        ),
         (["bench", "nope"], ["argument TASK: invalid choice: 'nope'", *TASKS]),
-        (["bench", "gear", "--methods", "surf,nope"],
-         ["unknown method(s) 'nope'; choose from " + ", ".join(METHODS)]),
+        (
+            ["bench", "gear", "--methods", "surf,nope"],
+            ["unknown method(s) 'nope'; choose from " + ", ".join(METHODS)],
+        ),
         (["bench", "gear", "--methods", "surf,surf"], ["repeated method"]),
         (["bench", "gear", "--solver", "newton"], ["argument --solver: invalid choice"]),
         (["bench", "gear", "--seeds", "0"], ["argument --seeds: must be an integer >= 1"]),
         (["bench", "gear", "--n", "1"], ["argument --n: must be an integer >= 2"]),
-        (["bench", "gear", "--ablation", "--methods", "surf"],
-         ["--methods cannot be used with --ablation"]),
-        (["bench", "gear", "--ablation", "--seeds", "2"],
-         ["--seeds cannot be used with --ablation"]),
+        (
+            ["bench", "gear", "--ablation", "--methods", "surf"],
+            ["--methods cannot be used with --ablation"],
+        ),
+        (
+            ["bench", "gear", "--ablation", "--seeds", "2"],
+            ["--seeds cannot be used with --ablation"],
+        ),
     ],
 )
 def test_bad_bench_arguments_exit_2(argv, fragments, capsys) -> None:
@@ -328,8 +421,17 @@ def test_bench_help_documents_the_options(capsys) -> None:
     with pytest.raises(SystemExit):
         cli.main(["bench", "--help"])
     out = capsys.readouterr().out
-    for option in ("TASK", "--methods", "--seeds", "--n", "--iterations", "--solver", "--out",
-                   "--no-plots", "--ablation"):
+    for option in (
+        "TASK",
+        "--methods",
+        "--seeds",
+        "--n",
+        "--iterations",
+        "--solver",
+        "--out",
+        "--no-plots",
+        "--ablation",
+    ):
         assert option in out
 
 
@@ -355,19 +457,19 @@ def table_cells(table: str, metric: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("mean", "std", "cell"),
     [
-        (0.09762, 7.3e-15, "0.09762 +- 0"),        # a deterministic method's rounding noise
+        (0.09762, 7.3e-15, "0.09762 +- 0"),  # a deterministic method's rounding noise
         (0.0005, 7.9e-17, "0.0005000 +- 0"),
-        (2.5e-8, 1e-23, "2.500e-08 +- 0"),          # the rule is relative: any scale
+        (2.5e-8, 1e-23, "2.500e-08 +- 0"),  # the rule is relative: any scale
         (1942.0, 1e-10, "1942 +- 0"),
-        (1.0, 1e-9, "1.000 +- 0"),                 # the threshold itself is noise
-        (1.0, 2e-9, "1.000 +- 2e-09"),             # just above: printed
+        (1.0, 1e-9, "1.000 +- 0"),  # the threshold itself is noise
+        (1.0, 2e-9, "1.000 +- 2e-09"),  # just above: printed
         (0.004978, 9.2e-09, "0.004978 +- 9.2e-09"),  # real spread across seeds, however small
         (2.595, 0.62, "2.595 +- 0.62"),
         (0.0, 0.0, "0.000 +- 0"),
         (-3.0, 1e-15, "-3.000 +- 0"),
-        (0.0, 1e-20, "0.000 +- 0"),                # below the absolute floor: rounding
-        (3.394e-08, 7.8e-16, "3.394e-08 +- 0"),     # a tiny difference of O(1) objectives
-        (1e-6, 2e-13, "1.000e-06 +- 2e-13"),        # above both floors: printed
+        (0.0, 1e-20, "0.000 +- 0"),  # below the absolute floor: rounding
+        (3.394e-08, 7.8e-16, "3.394e-08 +- 0"),  # a tiny difference of O(1) objectives
+        (1e-6, 2e-13, "1.000e-06 +- 2e-13"),  # above both floors: printed
     ],
 )
 def test_std_noise_rule(mean, std, cell) -> None:
@@ -383,12 +485,12 @@ def gear_report():
 def test_table_shows_noise_as_zero_and_keeps_real_spread(gear_report) -> None:
     report = copy.copy(gear_report)
     report.scores = {name: [dict(s) for s in runs] for name, runs in gear_report.scores.items()}
-    a, b = 0.09762, 0.09762 * (1 + 3e-15)         # the same value up to rounding: std ~1.5e-16
+    a, b = 0.09762, 0.09762 * (1 + 3e-15)  # the same value up to rounding: std ~1.5e-16
     report.scores["soup"][0]["cv"], report.scores["soup"][1]["cv"] = a, b
     report.scores["surf"][0]["hv"], report.scores["surf"][1]["hv"] = 0.004978, 0.004978 + 2e-8
     report.scores["random"][0]["cv"], report.scores["random"][1]["cv"] = 2.0, 3.2
     table = format_table(report)
-    assert np.std([a, b]) > 0                       # a real (noise) std, not an exact zero
+    assert np.std([a, b]) > 0  # a real (noise) std, not an exact zero
     assert table_cells(table, "CV")["Soup"] == "0.09762 +- 0"
     assert table_cells(table, "CV")["Random-w"] == "2.600 +- 0.6"
     assert table_cells(table, "HV")["SURF"] == "0.004978 +- 1e-08"
@@ -399,8 +501,13 @@ def test_deterministic_methods_print_zero_spread(fishwood_exact) -> None:
     their std over seeds is 0 or rounding noise, printed ``+- 0``; Random-w's is not."""
     table = (fishwood_exact[3] / "table.md").read_text()
     data = fishwood_exact[4]
-    for metric, key in (("HV", "hv"), ("IGD", "igd"), ("CV", "cv"), ("gap ratio", "gap_ratio"),
-                        ("distance to front (mean)", "front_distance_mean")):
+    for metric, key in (
+        ("HV", "hv"),
+        ("IGD", "igd"),
+        ("CV", "cv"),
+        ("gap ratio", "gap_ratio"),
+        ("distance to front (mean)", "front_distance_mean"),
+    ):
         cells = table_cells(table, metric)
         for name, entry in data["methods"].items():
             cell = cells[entry["label"]]
@@ -455,8 +562,15 @@ def monotone_ish(errors: np.ndarray) -> bool:
 
 
 def test_ablation_exact_curves_decrease_to_the_true_cdf() -> None:
-    rep = run_ablation(get_task("gear"), solver_kind="exact", n_list=(6, 12),
-                       alphas=(0.3, 0.6), exact_n_list=(), n_fixed=8, iterations=20)
+    rep = run_ablation(
+        get_task("gear"),
+        solver_kind="exact",
+        n_list=(6, 12),
+        alphas=(0.3, 0.6),
+        exact_n_list=(),
+        n_fixed=8,
+        iterations=20,
+    )
     assert rep.panels["steps"] == [] and rep.exact == [] and rep.slope is None
     grid = np.linspace(0.0, 1.0, 200_001)
     identity_error = np.max(np.abs(grid - gear_phi(grid)))
@@ -470,7 +584,8 @@ def test_ablation_exact_curves_decrease_to_the_true_cdf() -> None:
         assert c.final_error < c.errors[0] / 50
         # the recorded error is the sup distance of the final CDF to the closed-form Phi
         assert c.final_error == pytest.approx(
-            np.max(np.abs(c.result.cdf(grid) - gear_phi(grid))), rel=2e-2)
+            np.max(np.abs(c.result.cdf(grid) - gear_phi(grid))), rel=2e-2
+        )
         assert c.result.n_solves == (c.n_segments + 1) * 20
     # a larger alpha gets there sooner (Theorem 1's contraction 1 - alpha * ...)
     slow, fast = (c for _, c in rep.panels["alpha"])
@@ -479,8 +594,9 @@ def test_ablation_exact_curves_decrease_to_the_true_cdf() -> None:
 
 def test_ablation_k_panel_uses_k_inner_steps() -> None:
     task = get_task("gear")
-    rep = run_ablation(task, n_list=(), alphas=(), steps_list=(3, 7), exact_n_list=(),
-                       n_fixed=6, iterations=4)
+    rep = run_ablation(
+        task, n_list=(), alphas=(), steps_list=(3, 7), exact_n_list=(), n_fixed=6, iterations=4
+    )
     ks = [(k, c.steps, c.solver_kind, c.result.n_steps) for k, c in rep.panels["steps"]]
     assert ks == [(3, 3, "gradient", 3 * 7 * 4), (7, 7, "gradient", 7 * 7 * 4)]
 
@@ -489,8 +605,9 @@ def test_final_error_follows_the_n_minus_2_floor() -> None:
     # The paper's floor ||Phi_T - Phi|| = O(N^-2); on the gear toy N >= 16 is in that regime
     # (for N <= 12 the observed decay is steeper).
     ns = (16, 24, 32, 48, 64)
-    rep = run_ablation(get_task("gear"), n_list=(), alphas=(), steps_list=(),
-                       exact_n_list=ns, iterations=60)
+    rep = run_ablation(
+        get_task("gear"), n_list=(), alphas=(), steps_list=(), exact_n_list=ns, iterations=60
+    )
     final = np.array([c.final_error for c in rep.exact])
     slope = np.polyfit(np.log(ns), np.log(final), 1)[0]
     assert rep.slope == pytest.approx(slope, rel=1e-9)
@@ -527,8 +644,9 @@ def test_ablation_rejects_bad_input() -> None:
 
 def test_ablation_command_writes_json_png_and_table(tmp_path) -> None:
     out = tmp_path / "abl"
-    status, stdout, stderr = run_cli(["bench", "gear", "--ablation", "--n", "8",
-                                      "--iterations", "6", "--out", str(out)])
+    status, stdout, stderr = run_cli(
+        ["bench", "gear", "--ablation", "--n", "8", "--iterations", "6", "--out", str(out)]
+    )
     assert status == 0
     data = json.loads((out / "ablation.json").read_text())
     assert (out / "ablation.png").read_bytes().startswith(PNG)
@@ -539,8 +657,7 @@ def test_ablation_command_writes_json_png_and_table(tmp_path) -> None:
     for name, values in expect.items():
         curves = panels[name]["curves"]
         assert [c["value"] for c in curves] == list(values)
-        assert all(len(c["errors"]) == 7 and c["errors"][-1] == c["final_error"]
-                   for c in curves)
+        assert all(len(c["errors"]) == 7 and c["errors"][-1] == c["final_error"] for c in curves)
     assert [c["n_segments"] for c in panels["alpha"]["curves"]] == [8] * 4
     assert [c["steps"] for c in panels["steps"]["curves"]] == list(ABLATION_STEPS)
     assert panels["n_segments"]["fixed"] == {"alpha": 0.3, "steps": get_task("gear").steps}
@@ -550,14 +667,27 @@ def test_ablation_command_writes_json_png_and_table(tmp_path) -> None:
     n_runs = len(ABLATION_N) + len(ABLATION_ALPHAS) + len(ABLATION_STEPS) + 9
     # the run with N = 8, alpha = 0.3 and the task's K is shared by panels (b) and (c)
     assert sum(" ablation N=" in line for line in stderr.splitlines()) == n_runs - 1
-    assert stderr.strip().splitlines()[-1].startswith("wrote ablation.json, ablation.md, "
-                                                      "ablation.png")
+    assert (
+        stderr.strip().splitlines()[-1].startswith("wrote ablation.json, ablation.md, ablation.png")
+    )
 
 
 def test_ablation_default_output_folder(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    status, _, _ = run_cli(["bench", "gear", "--ablation", "--solver", "exact", "--n", "6",
-                            "--iterations", "3", "--no-plots"])
+    status, _, _ = run_cli(
+        [
+            "bench",
+            "gear",
+            "--ablation",
+            "--solver",
+            "exact",
+            "--n",
+            "6",
+            "--iterations",
+            "3",
+            "--no-plots",
+        ]
+    )
     assert status == 0
     data = json.loads(Path("bench-output/gear-ablation-exact/ablation.json").read_text())
     assert data["panels"]["steps"]["curves"] == []
@@ -585,10 +715,8 @@ class _NoExactFront:
 def test_problem_without_exact_front_is_scored_against_the_union_of_points() -> None:
     import dataclasses
 
-    task = dataclasses.replace(get_task("gear"), name="gear-hidden",
-                               make_problem=_NoExactFront)
-    report = run_task(task, methods=["surf", "uniform"], seeds=2, solver_kind="exact",
-                      iterations=5)
+    task = dataclasses.replace(get_task("gear"), name="gear-hidden", make_problem=_NoExactFront)
+    report = run_task(task, methods=["surf", "uniform"], seeds=2, solver_kind="exact", iterations=5)
     union = np.concatenate([r.points for runs in report.results.values() for r in runs])
     # the gear front is convex and every exact point lies on it: none is dominated, so the
     # reference is the union itself (duplicates removed), and the HV point follows the rule
@@ -624,10 +752,28 @@ def test_bench_on_a_process_pool_gives_the_local_results(tmp_path) -> None:
     for executor in ("local", "processes"):
         out = tmp_path / executor
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            status = cli.main(["bench", "gear", "--solver", "gradient", "--seeds", "1",
-                               "--methods", "surf,uniform", "--iterations", "3", "--steps", "5",
-                               "--executor", executor, "--no-plots", "--out", str(out),
-                               *(["--workers", "2"] if executor == "processes" else [])])
+            status = cli.main(
+                [
+                    "bench",
+                    "gear",
+                    "--solver",
+                    "gradient",
+                    "--seeds",
+                    "1",
+                    "--methods",
+                    "surf,uniform",
+                    "--iterations",
+                    "3",
+                    "--steps",
+                    "5",
+                    "--executor",
+                    executor,
+                    "--no-plots",
+                    "--out",
+                    str(out),
+                    *(["--workers", "2"] if executor == "processes" else []),
+                ]
+            )
         assert status == 0
         data = json.loads((out / "results.json").read_text())
         points[executor] = {m: data["methods"][m]["points"] for m in ("surf", "uniform")}
@@ -636,14 +782,14 @@ def test_bench_on_a_process_pool_gives_the_local_results(tmp_path) -> None:
 
 
 def test_table_says_when_a_method_returned_fewer_points() -> None:
-    report = run_task(get_task("gear"), methods=["ols", "surf"], seeds=1, solver_kind="exact",
-                      iterations=1)
+    report = run_task(
+        get_task("gear"), methods=["ols", "surf"], seeds=1, solver_kind="exact", iterations=1
+    )
     ols_points = len(report.results["ols"][0].points)
     assert ols_points < 21  # one solve per slot is too little for OLS to find 21 corners
     row = [line for line in format_table(report).splitlines() if line.startswith("| points")]
     assert row == [f"| points (of N + 1 = 21) | {ols_points} | 21 |"]
-    full = run_task(get_task("gear"), methods=["surf"], seeds=1, solver_kind="exact",
-                    iterations=2)
+    full = run_task(get_task("gear"), methods=["surf"], seeds=1, solver_kind="exact", iterations=2)
     assert "| points" not in format_table(full)
 
 

@@ -43,8 +43,12 @@ def hermite(w: np.ndarray, s: np.ndarray, m: np.ndarray, x: np.ndarray) -> np.nd
     k = np.clip(np.searchsorted(w, x, side="right") - 1, 0, w.size - 2)
     h = w[k + 1] - w[k]
     t = (x - w[k]) / h
-    return ((2 * t**3 - 3 * t**2 + 1) * s[k] + (t**3 - 2 * t**2 + t) * h * m[k]
-            + (-2 * t**3 + 3 * t**2) * s[k + 1] + (t**3 - t**2) * h * m[k + 1])
+    return (
+        (2 * t**3 - 3 * t**2 + 1) * s[k]
+        + (t**3 - 2 * t**2 + t) * h * m[k]
+        + (-2 * t**3 + 3 * t**2) * s[k + 1]
+        + (t**3 - t**2) * h * m[k + 1]
+    )
 
 
 def random_front(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +78,7 @@ def test_from_front_matches_paper_algorithm_2(n: int) -> None:
 
 def test_chord_lengths_give_exact_values_at_knots() -> None:
     w = np.array([0.0, 0.2, 0.7, 1.0])
-    pts = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [3.0, 9.0]])   # chords 5, 1, 4
+    pts = np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0], [3.0, 9.0]])  # chords 5, 1, 4
     phi = ps.ArcLengthCDF.from_front(w, pts)
     np.testing.assert_allclose(phi(w), [0.0, 0.5, 0.6, 1.0], atol=1e-15)
 
@@ -103,8 +107,9 @@ def test_inverse_accurate_to_1e10_against_brentq() -> None:
         phi = phi.mix(ps.ArcLengthCDF.from_front(*random_front(rng, 9)), 0.5)
     q = np.concatenate([[0.0, 1.0, 1e-12, 1 - 1e-12], rng.uniform(0, 1, 200)])
     w = phi.inverse(q)
-    ref = [0.0, 1.0] + [brentq(lambda x, qq=qq: float(phi(x)) - qq, 0, 1, xtol=1e-15, rtol=1e-15)
-                        for qq in q[2:]]
+    ref = [0.0, 1.0] + [
+        brentq(lambda x, qq=qq: float(phi(x)) - qq, 0, 1, xtol=1e-15, rtol=1e-15) for qq in q[2:]
+    ]
     np.testing.assert_allclose(w, ref, atol=1e-10)
     np.testing.assert_allclose(phi(w), q, atol=1e-14)
 
@@ -205,8 +210,9 @@ def test_pchip_slopes_equal_scipy(seed: int) -> None:
     n = int(rng.integers(2, 40))
     x = np.concatenate([[0.0], np.sort(rng.uniform(0, 1, n - 1)), [1.0]])
     y = np.cumsum(rng.exponential(size=n + 1) ** 3)  # strictly increasing, very uneven
-    np.testing.assert_allclose(pchip_slopes(x, y), PchipInterpolator(x, y).derivative()(x),
-                               rtol=1e-12, atol=1e-12 * y[-1])
+    np.testing.assert_allclose(
+        pchip_slopes(x, y), PchipInterpolator(x, y).derivative()(x), rtol=1e-12, atol=1e-12 * y[-1]
+    )
 
 
 def test_warm_guess_does_not_change_the_inverse() -> None:

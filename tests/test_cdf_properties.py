@@ -32,8 +32,9 @@ def build(spec: tuple[list[float], list[float], list[bool]]) -> tuple[np.ndarray
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(fronts, min_size=1, max_size=6), st.lists(st.floats(0.01, 1.0), min_size=6,
-                                                          max_size=6))
+@given(
+    st.lists(fronts, min_size=1, max_size=6), st.lists(st.floats(0.01, 1.0), min_size=6, max_size=6)
+)
 def test_mixtures_of_rebuilt_cdfs_stay_invertible(specs, alphas) -> None:
     phi = ps.ArcLengthCDF.identity()
     for spec, alpha in zip(specs, alphas, strict=False):

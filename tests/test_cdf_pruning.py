@@ -43,17 +43,24 @@ def alpha_schedule(name: str) -> Callable[[int], float]:
     return lambda t: float(name)
 
 
-def surf_like(n: int, rounds: int, alpha: Callable[[int], float], *, noise: float,
-              moving: bool = False, seed: int = 0,
-              grid: np.ndarray | None = None) -> tuple[ArcLengthCDF, list[int], list[float]]:
+def surf_like(
+    n: int,
+    rounds: int,
+    alpha: Callable[[int], float],
+    *,
+    noise: float,
+    moving: bool = False,
+    seed: int = 0,
+    grid: np.ndarray | None = None,
+) -> tuple[ArcLengthCDF, list[int], list[float]]:
     """SURF's refinement without a solver: each round's estimate is rebuilt from points at
     ``Phi^{-1}(n / N)`` (with noise of ``noise`` times a mean chord, or on a front that moves),
     and damped in. Returns the CDF, its knot count after each round and, where ``grid`` is
     given, its distance on the grid from the exact mixture after each round, less the bound."""
     rng = np.random.default_rng(seed)
     phi = ArcLengthCDF.identity()
-    exact = None if grid is None else grid.copy()   # Phi_0(w) = w, pointwise
-    carried = 0.0                                    # the bound's factor 1 - prod(1 - alpha)
+    exact = None if grid is None else grid.copy()  # Phi_0(w) = w, pointwise
+    carried = 0.0  # the bound's factor 1 - prod(1 - alpha)
     counts, excess = [], []
     for t in range(rounds):
         w = phi.quantile_weights(n)
@@ -73,10 +80,10 @@ def surf_like(n: int, rounds: int, alpha: Callable[[int], float], *, noise: floa
 
 # ------------------------------------------------------------------ one pass of prune_knots
 mixtures = st.tuples(
-    st.integers(min_value=0, max_value=2**32 - 1),   # seed of the fronts
-    st.integers(min_value=2, max_value=30),          # points per front
-    st.integers(min_value=1, max_value=6),           # fronts mixed
-    st.floats(0.05, 0.9),                            # damping
+    st.integers(min_value=0, max_value=2**32 - 1),  # seed of the fronts
+    st.integers(min_value=2, max_value=30),  # points per front
+    st.integers(min_value=1, max_value=6),  # fronts mixed
+    st.floats(0.05, 0.9),  # damping
 )
 
 
@@ -97,7 +104,7 @@ def test_one_pass_moves_the_spline_by_at_most_tol_and_keeps_it_monotone(spec, to
     phi = random_mixture(*spec)
     x, y, d = phi.knots, phi.values, phi.slopes
     x2, y2, d2 = prune_knots(x, y, d, tol)
-    pruned = ArcLengthCDF(x2, y2, d2)        # the public constructor checks the invariants
+    pruned = ArcLengthCDF(x2, y2, d2)  # the public constructor checks the invariants
     # kept knots keep their values and slopes; the ends stay
     kept = np.isin(x, x2)
     assert kept[0] and kept[-1] and kept.sum() == x2.size
@@ -110,7 +117,7 @@ def test_one_pass_moves_the_spline_by_at_most_tol_and_keeps_it_monotone(spec, to
     assert np.max(np.abs(pruned(grid) - phi(grid))) <= tol + ROUNDING
     # and still a CDF: non-decreasing with non-negative slope everywhere
     fine = np.unique(np.r_[grid, np.linspace(0, 1, 40001)])
-    assert np.all(np.diff(pruned(fine)) >= -ROUNDING)   # points 1e-17 apart round either way
+    assert np.all(np.diff(pruned(fine)) >= -ROUNDING)  # points 1e-17 apart round either way
     assert np.all(pruned.derivative(fine) >= -1e-9 * max(1.0, float(d2.max())))
 
 
@@ -136,25 +143,30 @@ def test_a_needed_knot_stays() -> None:
 def test_a_merge_that_would_not_be_monotone_is_refused() -> None:
     # one cubic on [0, 1] with slope 4 (above 3 times the secant) at 0: exact, but refused
     x = np.array([0.0, 0.5, 1.0])
-    c = np.polynomial.Polynomial([0.0, 4.0, -6.0, 3.0])    # 4w - 6w^2 + 3w^3, increasing
+    c = np.polynomial.Polynomial([0.0, 4.0, -6.0, 3.0])  # 4w - 6w^2 + 3w^3, increasing
     y, d = c(x), c.deriv()(x)
     assert np.all(np.diff(y) > 0) and np.all(d >= 0)
     assert prune_knots(x, y, d, 1e-3)[0].tolist() == [0.0, 0.5, 1.0]
 
 
 # ------------------------------------------------------------------ the damped CDF, round by round
-@pytest.mark.parametrize(("schedule", "noise", "moving"), [
-    ("0.3", 1.0, False),       # noisy points
-    ("0.3", 0.0, True),        # a front that moves round by round
-    ("auto-like", 0.3, False),
-    ("0.05", 0.0, False),      # the smallest "auto" damping
-])
+@pytest.mark.parametrize(
+    ("schedule", "noise", "moving"),
+    [
+        ("0.3", 1.0, False),  # noisy points
+        ("0.3", 0.0, True),  # a front that moves round by round
+        ("auto-like", 0.3, False),
+        ("0.05", 0.0, False),  # the smallest "auto" damping
+    ],
+)
 def test_damped_cdf_stays_within_the_documented_bound_of_the_exact_mixture(
-        schedule: str, noise: float, moving: bool) -> None:
+    schedule: str, noise: float, moving: bool
+) -> None:
     n, rounds = 40, 200
     grid = np.unique(np.r_[np.linspace(0, 1, 20001), np.linspace(0, 1, n + 1)])
-    _, counts, excess = surf_like(n, rounds, alpha_schedule(schedule), noise=noise,
-                                    moving=moving, grid=grid)
+    _, counts, excess = surf_like(
+        n, rounds, alpha_schedule(schedule), noise=noise, moving=moving, grid=grid
+    )
     assert max(excess) <= 0.0
     # ... while pruning (an unpruned mixture keeps every estimate's interior knots; at
     # alpha = 0.05 an estimate's knots take about 20 times as many rounds to go as at 1)
@@ -174,8 +186,7 @@ def test_knot_count_stays_bounded(schedule: str, noise: float) -> None:
     # so at most the last K estimates' knots remain, K = log(1 / tol) / -log(1 - alpha_min),
     # plus a few rounds in which runs of droppable knots are halved.
     alpha_min = min(alpha(t) for t in range(rounds))
-    k = (math.log(1 / KNOT_PRUNE_TOL) / -math.log(1 - alpha_min)
-         if alpha_min < 1 else 0.0)
+    k = math.log(1 / KNOT_PRUNE_TOL) / -math.log(1 - alpha_min) if alpha_min < 1 else 0.0
     assert max(counts) <= (n + 1) * (k + 5)
     # ... and the count is flat once settled: the last 100 rounds add nothing to the 100
     # before them (unpruned, each round adds N - 1 knots: 5900 over 100 rounds)
@@ -187,7 +198,7 @@ def test_knot_count_stays_bounded(schedule: str, noise: float) -> None:
 def test_pruned_cdf_is_a_cdf_and_its_inverse_round_trips() -> None:
     n = 50
     phi, counts, _ = surf_like(n, 150, alpha_schedule("0.3"), noise=1.0, seed=3)
-    assert counts[-1] < (2 + (n - 1) * 150) / 2    # pruned
+    assert counts[-1] < (2 + (n - 1) * 150) / 2  # pruned
     x, y, d = phi.knots, phi.values, phi.slopes
     assert x[0] == 0.0 and x[-1] == 1.0 and y[0] == 0.0 and y[-1] == 1.0
     assert np.all(np.diff(x) > 0) and np.all(np.diff(y) > 0) and np.all(d >= 0)
@@ -198,16 +209,18 @@ def test_pruned_cdf_is_a_cdf_and_its_inverse_round_trips() -> None:
     assert weights[0] == 0.0 and weights[-1] == 1.0 and np.all(np.diff(weights) > 0)
     np.testing.assert_allclose(phi(weights), np.arange(n + 1) / n, atol=1e-14)
     q = np.random.default_rng(4).uniform(0, 1, 40)
-    reference = [brentq(lambda w, qq=qq: float(phi(w)) - qq, 0, 1, xtol=1e-15, rtol=1e-15)
-                 for qq in q]
+    reference = [
+        brentq(lambda w, qq=qq: float(phi(w)) - qq, 0, 1, xtol=1e-15, rtol=1e-15) for qq in q
+    ]
     np.testing.assert_allclose(phi.inverse(q), reference, atol=1e-12)
     w = np.random.default_rng(5).uniform(0, 1, 1000)
     np.testing.assert_allclose(phi.inverse(phi(w)), w, atol=1e-9)
 
 
 # ------------------------------------------------------------------ SURF itself
-def surf_runs(alpha: float | str, n: int, iterations: int,
-              monkeypatch: pytest.MonkeyPatch) -> tuple[ps.SurfResult, ps.SurfResult]:
+def surf_runs(
+    alpha: float | str, n: int, iterations: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[ps.SurfResult, ps.SurfResult]:
     """The same SURF run with pruning and without."""
     pruned = ps.surf(GearToy(5).solver(), n, alpha=alpha, iterations=iterations)
     with monkeypatch.context() as patch:
@@ -223,7 +236,8 @@ def cdf_of(record: ps.SurfResult | IterationRecord) -> ArcLengthCDF:
 
 @pytest.mark.parametrize("alpha", [0.3, "auto"])
 def test_settled_surf_run_keeps_few_knots_and_ends_where_the_exact_run_ends(
-        alpha: float | str, monkeypatch: pytest.MonkeyPatch) -> None:
+    alpha: float | str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     n = 50
     pruned, exact = surf_runs(alpha, n, 100, monkeypatch)
     # settled: little more than one estimate's knots, where the exact mixture keeps dozens
@@ -236,14 +250,15 @@ def test_settled_surf_run_keeps_few_knots_and_ends_where_the_exact_run_ends(
 
 
 def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     n, total, cut = 10, 50, 30
     solver = GearToy(5).solver()
     full = ps.surf(solver, n, alpha=0.3, iterations=total)
-    ps.surf(solver, n, alpha=0.3, iterations=cut, checkpoint=tmp_path / "run",
-            checkpoint_period=0)
-    resumed = ps.surf(solver, n, alpha=0.3, iterations=total, checkpoint=tmp_path / "run",
-                      resume=True)
+    ps.surf(solver, n, alpha=0.3, iterations=cut, checkpoint=tmp_path / "run", checkpoint_period=0)
+    resumed = ps.surf(
+        solver, n, alpha=0.3, iterations=total, checkpoint=tmp_path / "run", resume=True
+    )
     assert resumed.cdf == full.cdf
     np.testing.assert_array_equal(resumed.weights, full.weights)
     for a, b in zip(resumed.history, full.history, strict=True):

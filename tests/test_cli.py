@@ -68,8 +68,13 @@ class StandInGear(BiObjectiveProblem):
 
 SHIFTS = {"standin-gear": 0.0, "standin-shifted": -2.0}
 STANDINS = {
-    name: Task(name, f"stand-in gear, shift {shift}", (lambda s=shift: StandInGear(s)),
-               n_segments=5, iterations=3)
+    name: Task(
+        name,
+        f"stand-in gear, shift {shift}",
+        (lambda s=shift: StandInGear(s)),
+        n_segments=5,
+        iterations=3,
+    )
     for name, shift in SHIFTS.items()
 }
 
@@ -114,10 +119,22 @@ def demo(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         for name, task in STANDINS.items():
             mp.setitem(TASKS, name, task)
-        status, text = run_main(["demo", "--out", str(out), "--tasks", ",".join(STANDINS),
-                                 "--n", str(N), "--iterations", str(T), "--seed", str(SEED)])
-    results = {name: json.loads((out / name / "results.json").read_text())
-               for name in STANDINS}
+        status, text = run_main(
+            [
+                "demo",
+                "--out",
+                str(out),
+                "--tasks",
+                ",".join(STANDINS),
+                "--n",
+                str(N),
+                "--iterations",
+                str(T),
+                "--seed",
+                str(SEED),
+            ]
+        )
+    results = {name: json.loads((out / name / "results.json").read_text()) for name in STANDINS}
     return status, text, out, results
 
 
@@ -127,8 +144,10 @@ def test_demo_prints_a_table_per_task_and_a_summary(demo) -> None:
     assert status == 0
     lines = text.splitlines()
     for name, task in STANDINS.items():
-        assert any(line.startswith(f"**{task.title}**, N = {N}, {T} outer iterations, exact")
-                   for line in lines)
+        assert any(
+            line.startswith(f"**{task.title}**, N = {N}, {T} outer iterations, exact")
+            for line in lines
+        )
         assert (out / name / "table.md").read_text().strip() in text
     assert lines.count("| metric | SURF | Uniform-w | Random-w |") == 2
     summary = (out / "summary.md").read_text().strip()
@@ -175,12 +194,14 @@ def test_demo_numbers_match_independent_computations(demo, name) -> None:
     brute_igd = np.mean([np.min(np.linalg.norm(points - r, axis=1)) for r in dense])
     assert uni["igd"]["mean"] == pytest.approx(brute_igd, rel=1e-3)
     # Random-w solves at the seeded random weights
-    np.testing.assert_allclose(methods["random"]["weights"], random_weights(N, seed=SEED),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        methods["random"]["weights"], random_weights(N, seed=SEED), rtol=1e-12
+    )
     # SURF: Rule 1 (Phi(w_n) = n / N for the true Phi), evenly spaced points, small CDF error
     surf = methods["surf"]
-    np.testing.assert_allclose(gear_phi(np.array(surf["weights"])), np.linspace(0, 1, N + 1),
-                               atol=2e-3)
+    np.testing.assert_allclose(
+        gear_phi(np.array(surf["weights"])), np.linspace(0, 1, N + 1), atol=2e-3
+    )
     assert surf["cv"]["mean"] < uni["cv"]["mean"] / 5
     assert surf["cdf_error"]["mean"] < np.max(np.abs(w - gear_phi(w))) / 10
     # the summary line quotes the same numbers and their ratio
@@ -191,16 +212,32 @@ def test_demo_numbers_match_independent_computations(demo, name) -> None:
     assert float(cells[3]) == pytest.approx(uni["cv"]["mean"], rel=1e-3)
     assert float(cells[4]) == pytest.approx(uni["cv"]["mean"] / surf["cv"]["mean"], rel=1e-2)
     assert float(cells[7]) == pytest.approx(
-        uni["gap_ratio"]["mean"] / surf["gap_ratio"]["mean"], rel=1e-2)
+        uni["gap_ratio"]["mean"] / surf["gap_ratio"]["mean"], rel=1e-2
+    )
 
 
 def test_demo_is_seeded_and_plots_are_optional(tmp_path, standins) -> None:
     data = []
     for seed in (3, 4):
         out = tmp_path / str(seed)
-        status, _ = run_main(["demo", "--out", str(out), "--tasks", "standin-gear", "--n", "5",
-                              "--iterations", "2", "--seed", str(seed), "--no-plots",
-                              "--alpha", "0.5"])
+        status, _ = run_main(
+            [
+                "demo",
+                "--out",
+                str(out),
+                "--tasks",
+                "standin-gear",
+                "--n",
+                "5",
+                "--iterations",
+                "2",
+                "--seed",
+                str(seed),
+                "--no-plots",
+                "--alpha",
+                "0.5",
+            ]
+        )
         assert status == 0
         data.append(json.loads((out / "standin-gear" / "results.json").read_text()))
     assert not list(tmp_path.rglob("*.png"))
@@ -222,8 +259,10 @@ def test_demo_on_the_default_tasks(tmp_path) -> None:
         data = json.loads((tmp_path / name / "results.json").read_text())
         m = data["methods"]
         assert m["surf"]["n_solves"] == m["uniform"]["n_solves"] == m["random"]["n_solves"]
-        assert m["surf"]["cv"]["mean"] < min(m["uniform"]["cv"]["mean"],
-                                             m["random"]["cv"]["mean"]) / 10
+        assert (
+            m["surf"]["cv"]["mean"]
+            < min(m["uniform"]["cv"]["mean"], m["random"]["cv"]["mean"]) / 10
+        )
         assert m["surf"]["gap_ratio"]["mean"] < 1.2
         assert (tmp_path / name / "front.png").read_bytes().startswith(PNG)
     assert (tmp_path / "dst" / "visitation.png").is_file()
@@ -232,8 +271,7 @@ def test_demo_on_the_default_tasks(tmp_path) -> None:
 def test_demo_unwritable_output_fails_cleanly(tmp_path, capsys, standins) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    assert cli.main(["demo", "--out", str(blocker), "--tasks", "standin-gear",
-                     "--no-plots"]) == 1
+    assert cli.main(["demo", "--out", str(blocker), "--tasks", "standin-gear", "--no-plots"]) == 1
     assert "paretosurf demo: error:" in capsys.readouterr().err
 
 
@@ -246,7 +284,7 @@ def test_run_demo_rejects_bad_input(tmp_path) -> None:
         cli.run_demo(tmp_path, tasks=["gear"], alpha=1.5, stream=io.StringIO())
     with pytest.raises(ValueError, match="'mountaincar' have no exact solver"):
         cli.run_demo(tmp_path, tasks=["gear", "mountaincar"], stream=io.StringIO())
-    assert not list(tmp_path.iterdir())                  # refused before anything ran
+    assert not list(tmp_path.iterdir())  # refused before anything ran
 
 
 # ---------------------------------------------------------------------------- arguments
@@ -262,8 +300,7 @@ def test_demo_help_lists_options(capsys) -> None:
         cli.main(["demo", "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    for option in ("--out", "--tasks", "--n", "--iterations", "--alpha", "--seed",
-                   "--no-plots"):
+    for option in ("--out", "--tasks", "--n", "--iterations", "--alpha", "--seed", "--no-plots"):
         assert option in out
 
 
@@ -283,16 +320,21 @@ def test_demo_help_lists_options(capsys) -> None:
         (["demo", "--tasks", "gear,gear"], "repeated task"),
         (["demo", "--tasks", ""], "comma-separated list of tasks"),
         (["demo", "--bogus"], "unrecognized arguments: --bogus"),
-        (["demo", "--tasks", "gear,mountaincar"],
-         "argument --tasks: task(s) 'mountaincar' have no exact solver, which the demo runs "
-         "every method with; choose from dst,"),
-        (["bench", "gear", "--solver", "exact", "--steps", "5"],
-         "paretosurf bench: error: --steps sets the gradient solver's budget per call; it "
-         "cannot be used with --solver exact"),
-        (["bench", "mountaincar", "--solver", "exact"],
-         "--solver exact: task 'mountaincar' has no exact solver"),
-        (["bench", "gear", "--ablation", "--steps", "5"],
-         "--steps cannot be used with --ablation"),
+        (
+            ["demo", "--tasks", "gear,mountaincar"],
+            "argument --tasks: task(s) 'mountaincar' have no exact solver, which the demo runs "
+            "every method with; choose from dst,",
+        ),
+        (
+            ["bench", "gear", "--solver", "exact", "--steps", "5"],
+            "paretosurf bench: error: --steps sets the gradient solver's budget per call; it "
+            "cannot be used with --solver exact",
+        ),
+        (
+            ["bench", "mountaincar", "--solver", "exact"],
+            "--solver exact: task 'mountaincar' has no exact solver",
+        ),
+        (["bench", "gear", "--ablation", "--steps", "5"], "--steps cannot be used with --ablation"),
     ],
 )
 def test_bad_arguments_exit_2(argv, fragment, capsys) -> None:
@@ -332,15 +374,19 @@ def test_registry_adds_a_subcommand(monkeypatch, capsys) -> None:
 
 def test_console_script_and_module() -> None:
     expected = f"paretosurf {importlib.metadata.version('paretosurf')}"
-    out = subprocess.run([sys.executable, "-m", "paretosurf.cli", "--version"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "paretosurf.cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert (out.returncode, out.stdout.strip()) == (0, expected), out.stderr
     script = Path(sys.executable).with_name("paretosurf")
     if not script.exists():
         pytest.skip("console script not installed next to this interpreter")
-    out = subprocess.run([str(script), "--version"], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=120)
     assert (out.returncode, out.stdout.strip()) == (0, expected), out.stderr
-    bad = subprocess.run([str(script), "demo", "--n", "0"], capture_output=True, text=True,
-                         timeout=120)
+    bad = subprocess.run(
+        [str(script), "demo", "--n", "0"], capture_output=True, text=True, timeout=120
+    )
     assert bad.returncode == 2 and "--n" in bad.stderr

@@ -34,50 +34,73 @@ def no_solving(monkeypatch):
 
 
 # ---------------------------------------------------------------------------- ignored options
-@pytest.mark.parametrize(("argv", "message"), [
-    (["run", "gear", "--method", "uniform", "--alpha", "0.5"],
-     "--alpha sets SURF's damping factor, and --method uniform has none; drop --alpha"),
-    (["run", "gear", "--method", "ols", "--alpha", "auto"], "--method ols has none"),
-    (["run", "gear", "--method", "soup", "--alpha", "0.5"], "--method soup has none"),
-    (["run", "gear", "--workers", "5"],
-     "--workers sets the size of the pool of --executor processes; it cannot be used with "
-     "--executor local"),
-    (["run", "gear", "--executor", "ray", "--workers", "5"], "--executor ray"),
-    (["run", "gear", "--method", "ols", "--report", "last"],
-     "--report last: ols's points are not one round's"),
-    (["run", "gear", "--method", "soup", "--report", "auto"],
-     "--report auto: soup's points are not one round's"),
-    (["run", "gear", "--checkpoint-period", "0"], "--checkpoint-period"),
-    (["bench", "gear", "--methods", "uniform,ols", "--alpha", "0.5"],
-     "--methods uniform,ols has no SURF; drop --alpha, or add surf to --methods"),
-    (["bench", "gear", "--methods", "ols,soup", "--report", "last"],
-     "--report last: the points of --methods ols,soup are not one round's"),
-    (["bench", "gear", "--workers", "3"], "cannot be used with --executor local"),
-    (["bench", "gear", "--ablation", "--workers", "3"], "--workers cannot be used with "
-     "--ablation"),
-    (["bench", "gear", "--ablation", "--executor", "processes"], "--executor cannot be used "
-     "with --ablation"),
-])
-def test_ignored_options_are_refused_before_solving(argv, message, capsys, no_solving,
-                                                    tmp_path) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["run", "gear", "--method", "uniform", "--alpha", "0.5"],
+            "--alpha sets SURF's damping factor, and --method uniform has none; drop --alpha",
+        ),
+        (["run", "gear", "--method", "ols", "--alpha", "auto"], "--method ols has none"),
+        (["run", "gear", "--method", "soup", "--alpha", "0.5"], "--method soup has none"),
+        (
+            ["run", "gear", "--workers", "5"],
+            "--workers sets the size of the pool of --executor processes; it cannot be used with "
+            "--executor local",
+        ),
+        (["run", "gear", "--executor", "ray", "--workers", "5"], "--executor ray"),
+        (
+            ["run", "gear", "--method", "ols", "--report", "last"],
+            "--report last: ols's points are not one round's",
+        ),
+        (
+            ["run", "gear", "--method", "soup", "--report", "auto"],
+            "--report auto: soup's points are not one round's",
+        ),
+        (["run", "gear", "--checkpoint-period", "0"], "--checkpoint-period"),
+        (
+            ["bench", "gear", "--methods", "uniform,ols", "--alpha", "0.5"],
+            "--methods uniform,ols has no SURF; drop --alpha, or add surf to --methods",
+        ),
+        (
+            ["bench", "gear", "--methods", "ols,soup", "--report", "last"],
+            "--report last: the points of --methods ols,soup are not one round's",
+        ),
+        (["bench", "gear", "--workers", "3"], "cannot be used with --executor local"),
+        (
+            ["bench", "gear", "--ablation", "--workers", "3"],
+            "--workers cannot be used with --ablation",
+        ),
+        (
+            ["bench", "gear", "--ablation", "--executor", "processes"],
+            "--executor cannot be used with --ablation",
+        ),
+    ],
+)
+def test_ignored_options_are_refused_before_solving(
+    argv, message, capsys, no_solving, tmp_path
+) -> None:
     folder = tmp_path / "run"
     if argv[0] == "run" and "--checkpoint-period" not in argv:
         argv = [*argv, "--checkpoint", str(folder)]
     status, _, err = call([*argv, "--out", str(tmp_path / "out")], capsys)
     assert status == 2 and f"paretosurf {argv[0]}: error: " in err and message in err
-    assert not folder.exists()                  # refused before the run folder was touched
+    assert not folder.exists()  # refused before the run folder was touched
     if argv[0] == "run" and "--checkpoint-period" in argv:
         assert "it needs --checkpoint" in err
 
 
-@pytest.mark.parametrize("argv", [
-    ["run", "gear", "--alpha", "0.5", "--report", "last"],
-    ["run", "gear", "--method", "uniform", "--report", "most-even"],
-    ["run", "gear", "--executor", "processes", "--workers", "1"],
-    ["run", "gear", "--checkpoint", "CKPT", "--checkpoint-period", "auto"],
-    ["bench", "gear", "--methods", "ols,surf", "--alpha", "auto", "--report", "last"],
-    ["bench", "gear", "--executor", "processes", "--workers", "1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "gear", "--alpha", "0.5", "--report", "last"],
+        ["run", "gear", "--method", "uniform", "--report", "most-even"],
+        ["run", "gear", "--executor", "processes", "--workers", "1"],
+        ["run", "gear", "--checkpoint", "CKPT", "--checkpoint-period", "auto"],
+        ["bench", "gear", "--methods", "ols,surf", "--alpha", "auto", "--report", "last"],
+        ["bench", "gear", "--executor", "processes", "--workers", "1"],
+    ],
+)
 def test_options_that_apply_are_accepted(argv, capsys, no_solving, tmp_path) -> None:
     argv = [str(tmp_path / a) if a == "CKPT" else a for a in argv]
     with pytest.raises(Solved):
@@ -91,23 +114,29 @@ def test_the_result_message_names_command_line_options(tmp_path, capsys) -> None
     assert status == 0 and "uneven: gap ratio" in err
     assert "uneven (error): run more rounds (a new run with more --iterations)" in err
     assert "=True" not in err and "more iterations" not in err
-    status, _, err = call([*GEAR, "--iterations", "2", "--checkpoint", str(tmp_path / "b")],
-                          capsys)
+    status, _, err = call([*GEAR, "--iterations", "2", "--checkpoint", str(tmp_path / "b")], capsys)
     assert status == 0 and "(--resume with more --iterations)" in err and "=True" not in err
 
 
 def test_findings_spell_their_options_as_the_command_line_does() -> None:
     from paretosurf.findings import Finding
 
-    unsettled = Finding("unsettled", "...", fatal=False,
-                        remedy="run more rounds ({resume} with more {iterations}) or {alpha}",
-                        options={"resume": True, "iterations": None, "alpha": "auto"})
-    ends = Finding("endpoint", "...", remedy="{weight_bounds}",
-                   options={"weight_bounds": (0.001, 0.999)})
+    unsettled = Finding(
+        "unsettled",
+        "...",
+        fatal=False,
+        remedy="run more rounds ({resume} with more {iterations}) or {alpha}",
+        options={"resume": True, "iterations": None, "alpha": "auto"},
+    )
+    ends = Finding(
+        "endpoint", "...", remedy="{weight_bounds}", options={"weight_bounds": (0.001, 0.999)}
+    )
     result = SimpleNamespace(message="SURF: 5 points", findings=[unsettled, ends])
     text = cli._result_lines(result, resumable=True)
-    assert "unsettled (advice): run more rounds (--resume with more --iterations) or " \
+    assert (
+        "unsettled (advice): run more rounds (--resume with more --iterations) or "
         "--alpha auto" in text
+    )
     assert "endpoint (error): weight_bounds=(0.001, 0.999) (Python API)" in text
 
 
@@ -128,19 +157,26 @@ def failing_task(monkeypatch, fail_from_call: int) -> None:
         calls[0] += 1
         if calls[0] >= fail_from_call:
             raise RuntimeError("the solver broke down")
-        return ps.Solution([1.0 - weight, weight ** 2])
+        return ps.Solution([1.0 - weight, weight**2])
 
-    monkeypatch.setitem(TASKS, "failing", Task("failing", "a solver that fails",
-                                               lambda: GearToy(9), 2, 4,
-                                               make_solver=lambda p, steps, seed: solver))
+    monkeypatch.setitem(
+        TASKS,
+        "failing",
+        Task(
+            "failing",
+            "a solver that fails",
+            lambda: GearToy(9),
+            2,
+            4,
+            make_solver=lambda p, steps, seed: solver,
+        ),
+    )
 
 
-def test_a_failure_before_any_checkpoint_does_not_claim_one(tmp_path, capsys,
-                                                            monkeypatch) -> None:
+def test_a_failure_before_any_checkpoint_does_not_claim_one(tmp_path, capsys, monkeypatch) -> None:
     failing_task(monkeypatch, fail_from_call=1)
     folder = tmp_path / "run"
-    status, _, err = call(["run", "failing", "--checkpoint", str(folder), "--no-plots"],
-                          capsys)
+    status, _, err = call(["run", "failing", "--checkpoint", str(folder), "--no-plots"], capsys)
     assert status == 1 and "the solver broke down" in err
     assert not RunFolder(folder).has_state()
     assert "last checkpoint" not in err and "no round of the run was saved" in err
@@ -148,10 +184,12 @@ def test_a_failure_before_any_checkpoint_does_not_claim_one(tmp_path, capsys,
 
 
 def test_a_failure_after_a_checkpoint_names_its_round(tmp_path, capsys, monkeypatch) -> None:
-    failing_task(monkeypatch, fail_from_call=8)         # in round 3 (solves 7-9)
+    failing_task(monkeypatch, fail_from_call=8)  # in round 3 (solves 7-9)
     folder = tmp_path / "run"
-    status, _, err = call(["run", "failing", "--checkpoint", str(folder), "--no-plots",
-                           "--checkpoint-period", "0"], capsys)
+    status, _, err = call(
+        ["run", "failing", "--checkpoint", str(folder), "--no-plots", "--checkpoint-period", "0"],
+        capsys,
+    )
     rounds = RunFolder(folder).n_rounds()
     assert status == 1 and rounds == 2
     assert f"last checkpoint, after round 2, is kept in {folder}" in err
@@ -170,19 +208,46 @@ def printed_command(err: str) -> list[str]:
     return shlex.split(err.split("Resume it with:")[1].strip().splitlines()[0])
 
 
-@pytest.mark.parametrize(("task", "options"), [
-    ("gear", ["--method", "uniform", "--solver", "exact", "--n", "5", "--iterations", "3",
-              "--report", "last", "--seed", "2", "--executor", "processes", "--workers", "3",
-              "--checkpoint-period", "0.5", "--no-plots", "--out", "OUT"]),
-    ("gear", ["--alpha", "auto", "--steps", "7", "--no-plots"]),
-    ("gear", ["--alpha", "0.5", "--report", "most-even"]),
-    ("dst", ["--device", "cpu", "--steps", "7"]),
-])
-def test_the_resume_command_repeats_every_option(task, options, tmp_path, capsys,
-                                                 monkeypatch) -> None:
+@pytest.mark.parametrize(
+    ("task", "options"),
+    [
+        (
+            "gear",
+            [
+                "--method",
+                "uniform",
+                "--solver",
+                "exact",
+                "--n",
+                "5",
+                "--iterations",
+                "3",
+                "--report",
+                "last",
+                "--seed",
+                "2",
+                "--executor",
+                "processes",
+                "--workers",
+                "3",
+                "--checkpoint-period",
+                "0.5",
+                "--no-plots",
+                "--out",
+                "OUT",
+            ],
+        ),
+        ("gear", ["--alpha", "auto", "--steps", "7", "--no-plots"]),
+        ("gear", ["--alpha", "0.5", "--report", "most-even"]),
+        ("dst", ["--device", "cpu", "--steps", "7"]),
+    ],
+)
+def test_the_resume_command_repeats_every_option(
+    task, options, tmp_path, capsys, monkeypatch
+) -> None:
     if "--device" in options:
         pytest.importorskip("torch")
-    folder = tmp_path / "the run"                      # a space: the command quotes it
+    folder = tmp_path / "the run"  # a space: the command quotes it
     options = [str(tmp_path / "out dir") if o == "OUT" else o for o in options]
     argv = ["run", task, *options, "--checkpoint", str(folder)]
     interrupt(monkeypatch)
@@ -197,15 +262,16 @@ def test_the_resume_command_repeats_every_option(task, options, tmp_path, capsys
     assert again == given
 
 
-def test_resuming_with_the_printed_command_keeps_the_output_choices(tmp_path, capsys,
-                                                                    monkeypatch) -> None:
+def test_resuming_with_the_printed_command_keeps_the_output_choices(
+    tmp_path, capsys, monkeypatch
+) -> None:
     folder, out = tmp_path / "run", tmp_path / "out"
     argv = [*GEAR, "--iterations", "2", "--checkpoint", str(folder), "--out", str(out)]
     with monkeypatch.context() as patch:
         interrupt(patch)
         status, _, err = call(argv, capsys)
     assert status == 130
-    status, _, err = call(printed_command(err)[1:], capsys)   # passes the settings check
+    status, _, err = call(printed_command(err)[1:], capsys)  # passes the settings check
     assert status == 0 and "wrote results.json, table.md to" in err
     assert (out / "results.json").exists() and not list(out.glob("*.png"))
 
@@ -246,23 +312,29 @@ def _cuda() -> bool:
     return bool(torch.cuda.is_available())
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["run", "gear", "--device", "cpu"], "task 'gear''s gradient solver runs in numpy only"),
-    (["bench", "quadratic", "--device", "cpu"], "applies to the MDP tasks"),
-    (["run", "dst", "--solver", "exact", "--device", "cpu"], "cannot be used with --solver exact"),
-    (["bench", "dst", "--ablation", "--device", "cpu"], "cannot be used with --ablation"),
-    (["run", "dst", "--device", "gpu"], "--device gpu: device must be 'cpu' or 'cuda[:N]'"),
-    (["bench", "mountaincar", "--device", "cuda:x"], "device must be 'cpu' or 'cuda[:N]'"),
-])
-def test_device_is_refused_where_it_would_not_apply(argv, message, capsys, no_solving,
-                                                    tmp_path) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["run", "gear", "--device", "cpu"], "task 'gear''s gradient solver runs in numpy only"),
+        (["bench", "quadratic", "--device", "cpu"], "applies to the MDP tasks"),
+        (
+            ["run", "dst", "--solver", "exact", "--device", "cpu"],
+            "cannot be used with --solver exact",
+        ),
+        (["bench", "dst", "--ablation", "--device", "cpu"], "cannot be used with --ablation"),
+        (["run", "dst", "--device", "gpu"], "--device gpu: device must be 'cpu' or 'cuda[:N]'"),
+        (["bench", "mountaincar", "--device", "cuda:x"], "device must be 'cpu' or 'cuda[:N]'"),
+    ],
+)
+def test_device_is_refused_where_it_would_not_apply(
+    argv, message, capsys, no_solving, tmp_path
+) -> None:
     status, _, err = call([*argv, "--out", str(tmp_path / "out")], capsys)
     assert status == 2 and f"paretosurf {argv[0]}: error: " in err and message in err
 
 
 @pytest.mark.skipif(_cuda(), reason="tests the refusal on a machine without CUDA")
-def test_device_cuda_is_refused_without_a_gpu_before_solving(capsys, no_solving,
-                                                              tmp_path) -> None:
+def test_device_cuda_is_refused_without_a_gpu_before_solving(capsys, no_solving, tmp_path) -> None:
     pytest.importorskip("torch")
     status, _, err = call(["bench", "dst", "--device", "cuda", "--out", str(tmp_path)], capsys)
     assert status == 2 and "torch sees no CUDA device" in err and "use device='cpu'" in err
@@ -279,13 +351,14 @@ def test_device_reaches_the_solver_of_each_task() -> None:
         solver = task.solver(task.make_problem(), "gradient", seed=3, steps=2)
         assert solver.device == "cpu", name
     plain = get_task("dst").solver(get_task("dst").make_problem(), "gradient")
-    assert plain.device is None                      # numpy unless a device is asked for
+    assert plain.device is None  # numpy unless a device is asked for
     gear = dataclasses.replace(get_task("gear"), device="cpu")
     with pytest.raises(ValueError, match="runs in numpy only"):
         gear.solver(gear.make_problem(), "gradient")
     with pytest.raises(ValueError, match="applies to the gradient solver"):
         dataclasses.replace(get_task("dst"), device="cpu").solver(
-            get_task("dst").make_problem(), "exact")
+            get_task("dst").make_problem(), "exact"
+        )
 
 
 def test_bench_with_device_cpu_runs_torch_and_agrees_with_numpy(capsys, tmp_path) -> None:
@@ -295,8 +368,23 @@ def test_bench_with_device_cpu_runs_torch_and_agrees_with_numpy(capsys, tmp_path
     runs = {}
     for name, extra in (("numpy", []), ("torch", ["--device", "cpu"])):
         out = tmp_path / name
-        status, _, err = call(["bench", "dst", "--seeds", "1", "--iterations", "2", "--methods",
-                               "surf", "--no-plots", "--out", str(out), *extra], capsys)
+        status, _, err = call(
+            [
+                "bench",
+                "dst",
+                "--seeds",
+                "1",
+                "--iterations",
+                "2",
+                "--methods",
+                "surf",
+                "--no-plots",
+                "--out",
+                str(out),
+                *extra,
+            ],
+            capsys,
+        )
         assert status == 0, err
         runs[name] = json.loads((out / "results.json").read_text())["methods"]["surf"]
     # the torch step is the numpy step in float64 (batched LU): the scores agree to rounding

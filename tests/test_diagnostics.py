@@ -19,7 +19,7 @@ from paretosurf.problems import GearToy, Quadratic
 
 def concave(w: float, state: Any) -> ps.Solution:
     """Exact LS minimizer on the concave front (x, 1 - x^2): always an end of it."""
-    x = 1.0 if w < 0.5 else 0.0           # w x + (1 - w)(1 - x^2) is concave in x
+    x = 1.0 if w < 0.5 else 0.0  # w x + (1 - w)(1 - x^2) is concave in x
     return ps.Solution([x, 1 - x * x], state=x)
 
 
@@ -33,9 +33,11 @@ def zdt1_like(w: float, state: Any) -> ps.Solution:
 
 
 def test_valid_runs_do_not_warn_and_succeed() -> None:
-    problems = [GearToy(9).solver(), GearToy(2).gradient_solver(steps=20),
-                Quadratic(np.diag([1.0, 4.0]), [1.0, 0.0], np.diag([6.0, 0.5]),
-                          [0.0, 1.0]).solver()]
+    problems = [
+        GearToy(9).solver(),
+        GearToy(2).gradient_solver(steps=20),
+        Quadratic(np.diag([1.0, 4.0]), [1.0, 0.0], np.diag([6.0, 0.5]), [0.0, 1.0]).solver(),
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for solver in problems:
@@ -60,8 +62,10 @@ def test_a_concave_front_collapses_onto_a_jump_and_never_converges() -> None:
 def test_a_weakly_pareto_endpoint_is_named_and_weight_bounds_remove_it() -> None:
     with pytest.warns(ps.SurfWarning) as caught:
         res = ps.surf(zdt1_like, 20, iterations=30)
-    assert any("w = 1 is only weakly Pareto" in str(w.message) and "weight_bounds" in
-               str(w.message) for w in caught)
+    assert any(
+        "w = 1 is only weakly Pareto" in str(w.message) and "weight_bounds" in str(w.message)
+        for w in caught
+    )
     assert not res.success and "endpoint" in {f.code for f in res.findings}
     assert res.points[-1].tolist() == [0.0, 5.5]
     bounded = ps.surf(zdt1_like, 20, iterations=30, weight_bounds=(1e-3, 1 - 1e-3))
@@ -77,8 +81,7 @@ def test_dominated_points_are_named() -> None:
 
     with pytest.warns(ps.SurfWarning) as caught:
         res = uniform(bad_slot, 4, iterations=1)
-    assert any("1 of 5 points are dominated by others (slots 2)" in str(w.message)
-               for w in caught)
+    assert any("1 of 5 points are dominated by others (slots 2)" in str(w.message) for w in caught)
     assert not res.success
 
 
@@ -92,7 +95,7 @@ def test_noisy_estimates_point_to_the_moving_average() -> None:
         res = ps.surf(noisy, 20, iterations=10)
     assert "noisy" in {f.code for f in res.findings}
     assert any("moving_average=0.2" in str(w.message) for w in caught)
-    assert "endpoint" not in {f.code for f in res.findings}   # noise, not a flat face
+    assert "endpoint" not in {f.code for f in res.findings}  # noise, not a flat face
 
 
 def test_constant_objectives_are_named() -> None:
@@ -107,7 +110,7 @@ def test_badly_scaled_raw_objectives_advise_normalizing() -> None:
 
     with pytest.warns(ps.SurfWarning, match="normalize='endpoints'"):
         res = ps.surf(lopsided, 8, iterations=10, normalize="none")
-    assert res.success                       # advice: the raw coordinates were asked for
+    assert res.success  # advice: the raw coordinates were asked for
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ps.surf(lopsided, 8, iterations=10).success
@@ -128,7 +131,7 @@ def _saved(res: ps.SurfResult, path: Any) -> ps.SurfResult:
 
 def test_diagnose_on_hand_made_points() -> None:
     w = np.linspace(0, 1, 6)
-    front = gear_curve(w)                   # h1 falling, h2 rising with w
+    front = gear_curve(w)  # h1 falling, h2 rising with w
     assert diagnose(w, front, front, normalize="none") == []
     dominated = front.copy()
     dominated[2] += 0.3
@@ -155,8 +158,9 @@ def test_moving_average_brings_noisy_weights_closer_to_even_spacing() -> None:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ps.SurfWarning)
-            return true_cv(ps.surf(noisy, 20, alpha=1.0, iterations=30,
-                                   moving_average=rate, normalize="none"))
+            return true_cv(
+                ps.surf(noisy, 20, alpha=1.0, iterations=30, moving_average=rate, normalize="none")
+            )
 
     plain = np.mean([run(None, s) for s in range(6)])
     averaged = np.mean([run(0.2, s) for s in range(6)])
@@ -166,12 +170,14 @@ def test_moving_average_brings_noisy_weights_closer_to_even_spacing() -> None:
 def test_moving_average_keeps_raw_estimates_in_the_history_and_resumes(tmp_path) -> None:
     full = ps.surf(GearKStep(), 6, iterations=6, moving_average=0.3)
     solver = GearKStep()
-    for r in full.history:                 # records hold what the solver returned
-        np.testing.assert_allclose(r.points, np.stack([solver.evaluate(x) for x in
-                                                       _states_of(r, full)]), atol=1e-15)
+    for r in full.history:  # records hold what the solver returned
+        np.testing.assert_allclose(
+            r.points, np.stack([solver.evaluate(x) for x in _states_of(r, full)]), atol=1e-15
+        )
     ps.surf(GearKStep(), 6, iterations=3, moving_average=0.3, checkpoint=tmp_path)
-    back = ps.surf(GearKStep(), 6, iterations=6, moving_average=0.3, checkpoint=tmp_path,
-                   resume=True)
+    back = ps.surf(
+        GearKStep(), 6, iterations=6, moving_average=0.3, checkpoint=tmp_path, resume=True
+    )
     np.testing.assert_array_equal(back.weights, full.weights)
     np.testing.assert_array_equal(back.points, full.points)
 
@@ -181,12 +187,15 @@ def _states_of(record: ps.IterationRecord, res: ps.SurfResult) -> list[float]:
     return list(np.sqrt(record.points[:, 1]))
 
 
-@pytest.mark.parametrize(("kwargs", "error", "match"), [
-    ({"moving_average": 0.0}, ValueError, "moving_average"),
-    ({"moving_average": 1.5}, ValueError, "moving_average"),
-    ({"weight_bounds": (0.5, 0.2)}, ValueError, "weight_bounds"),
-    ({"weight_bounds": 0.1}, TypeError, "weight_bounds"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"moving_average": 0.0}, ValueError, "moving_average"),
+        ({"moving_average": 1.5}, ValueError, "moving_average"),
+        ({"weight_bounds": (0.5, 0.2)}, ValueError, "weight_bounds"),
+        ({"weight_bounds": 0.1}, TypeError, "weight_bounds"),
+    ],
+)
 def test_bad_loop_options(kwargs: dict[str, Any], error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         ps.surf(gear_solver, 4, iterations=1, **kwargs)
@@ -194,11 +203,11 @@ def test_bad_loop_options(kwargs: dict[str, Any], error: type, match: str) -> No
 
 # ----------------------------------------------------------------- solvers used the wrong way
 def test_maximizing_or_swapped_solver_is_reported_as_reversed_not_noisy():
-    def swapped(w: float, state: object) -> ps.Solution:    # w on objective 2
-        return ps.Solution([w ** 2, (1 - w) ** 2], w)
+    def swapped(w: float, state: object) -> ps.Solution:  # w on objective 2
+        return ps.Solution([w**2, (1 - w) ** 2], w)
 
     def maximizing(w: float, state: object) -> ps.Solution:  # returns rewards
-        return ps.Solution([1 - (1 - w) ** 2, 1 - w ** 2], w)
+        return ps.Solution([1 - (1 - w) ** 2, 1 - w**2], w)
 
     for solver in (swapped, maximizing):
         with pytest.warns(ps.SurfWarning, match="maximizes"):
@@ -209,33 +218,33 @@ def test_maximizing_or_swapped_solver_is_reported_as_reversed_not_noisy():
 
 def test_a_few_noisy_pairs_are_not_reversed():
     w = np.linspace(0, 1, 11)
-    pts = np.c_[(1 - w) ** 2, w ** 2]
-    pts[[3, 4]] = pts[[4, 3]]                      # one swapped pair: out of order, noise
+    pts = np.c_[(1 - w) ** 2, w**2]
+    pts[[3, 4]] = pts[[4, 3]]  # one swapped pair: out of order, noise
     codes = [f.code for f in diagnose(w, pts, pts, normalize="none")]
     assert "reversed" not in codes and "noisy" in codes
 
 
 def test_weights_crowded_by_objective_scales_are_resolved_not_collapsed():
-    a, b = 1e-6, 1e6   # the exact minimizer of w a x^2 + (1 - w) b (1 - x)^2
+    a, b = 1e-6, 1e6  # the exact minimizer of w a x^2 + (1 - w) b (1 - x)^2
 
     def solver(w: float, state: object) -> ps.Solution:
         x = (1 - w) * b / (w * a + (1 - w) * b)
-        return ps.Solution([a * x ** 2, b * (1 - x) ** 2], x)
+        return ps.Solution([a * x**2, b * (1 - x) ** 2], x)
 
     with pytest.warns(ps.SurfWarning, match="floating-point resolution"):
         res = ps.surf(solver, 10, iterations=30)
     assert [f.code for f in res.findings] == ["precision"]
-    assert res.success                                  # advice only
-    assert np.min(np.diff(res.weights)) < 1e-9          # the weights do crowd
-    assert res.history[-1].cv < 0.1                     # and the points are even
+    assert res.success  # advice only
+    assert np.min(np.diff(res.weights)) < 1e-9  # the weights do crowd
+    assert res.history[-1].cv < 0.1  # and the points are even
 
 
 def test_flat_endpoint_is_found_despite_noise_elsewhere():
     # ZDT1-like: the point at w = 1 stops on the flat face f1 = 0 far up in f2, and one
     # interior pair is out of order (solver tolerance)
-    w = np.array([0, .2, .4, .6, .8, .9999, 1 - 1e-7, 1.0])
-    f1 = np.array([1, .64, .36, .16, .04, 1e-5, 1.1e-5, 0.0])
-    f2 = np.array([0, .2, .4, .6, .8, .997, .996, 5.5])
+    w = np.array([0, 0.2, 0.4, 0.6, 0.8, 0.9999, 1 - 1e-7, 1.0])
+    f1 = np.array([1, 0.64, 0.36, 0.16, 0.04, 1e-5, 1.1e-5, 0.0])
+    f2 = np.array([0, 0.2, 0.4, 0.6, 0.8, 0.997, 0.996, 5.5])
     pts = np.c_[f1, f2]
     lo, hi = pts[[0, -1]].min(axis=0), pts[[0, -1]].max(axis=0)
     codes = [f.code for f in diagnose(w, pts, (pts - lo) / (hi - lo), normalize="endpoints")]
@@ -247,7 +256,7 @@ def test_noisy_solver_endpoints_are_not_flagged():
     noisy = 0
     for seed in range(20):
         rng = np.random.default_rng(seed)
-        pts = np.c_[(1 - w) ** 2, w ** 2] + 0.02 * rng.normal(size=(11, 2))
+        pts = np.c_[(1 - w) ** 2, w**2] + 0.02 * rng.normal(size=(11, 2))
         codes = [f.code for f in diagnose(w, pts, pts, normalize="none")]
         assert "endpoint" not in codes
         noisy += "noisy" in codes
@@ -262,8 +271,7 @@ def test_with_moving_averages_the_averaged_estimates_are_diagnosed():
 
         def solver(w: float, state: Any) -> ps.Solution:
             x = 3 * w / (1 + 2 * w)
-            return ps.Solution(np.array([(1 - x) ** 2, x ** 2])
-                               + 0.003 * rng.standard_normal(2), x)
+            return ps.Solution(np.array([(1 - x) ** 2, x**2]) + 0.003 * rng.standard_normal(2), x)
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ps.SurfWarning)
@@ -274,7 +282,7 @@ def test_with_moving_averages_the_averaged_estimates_are_diagnosed():
     assert sum(r.success for r in averaged) >= raw + 3
     for r in averaged:
         for f in r.findings:
-            assert "moving_average=0.2" not in f.message   # the remedy already in use
+            assert "moving_average=0.2" not in f.message  # the remedy already in use
 
 
 def test_a_gap_next_to_an_unconverged_point_is_not_called_a_jump():
@@ -302,17 +310,26 @@ def test_noisy_surface_corners_are_not_called_flat_faces():
     from paretosurf.diagnostics import diagnose_surface
 
     anchors = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
-    w = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [.5, .5, 0], [.5, 0, .5], [0, .5, .5],
-                  [1 / 3, 1 / 3, 1 / 3]])
+    w = np.array(
+        [
+            [1, 0, 0],
+            [0, 1, 0],
+            [0, 0, 1],
+            [0.5, 0.5, 0],
+            [0.5, 0, 0.5],
+            [0, 0.5, 0.5],
+            [1 / 3, 1 / 3, 1 / 3],
+        ]
+    )
     x = w @ anchors
     exact = np.stack([np.sum((x - a) ** 2, axis=1) for a in anchors], axis=1)
     noisy = exact.copy()
-    noisy[0, 0] += 0.3          # corner 0 falls short in its own objective
+    noisy[0, 0] += 0.3  # corner 0 falls short in its own objective
     noisy[0, 1:] += 0.3
     codes = [f.code for f in diagnose_surface(w, noisy, noisy)]
     assert "endpoint" not in codes and "dominated" in codes
     flat = exact.copy()
-    flat[0, 1:] += 0.3          # corner 0 optimal in its own objective, worse in the others
+    flat[0, 1:] += 0.3  # corner 0 optimal in its own objective, worse in the others
     flat = np.vstack([flat, exact[0]])
     w_flat = np.vstack([w, [0.999, 0.0005, 0.0005]])
     assert "endpoint" in [f.code for f in diagnose_surface(w_flat, flat, flat)]

@@ -55,14 +55,17 @@ class Bisection(Method):
         if not self.w:
             return np.array([0.0, 1.0]), np.empty((2, 0)), [None, None]
         order = np.argsort(self.w)
-        return (np.asarray(self.w)[order], np.stack(self.p)[order],
-                [self.k[i] for i in order])
+        return (np.asarray(self.w)[order], np.stack(self.p)[order], [self.k[i] for i in order])
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         return {"w": self.w, "k": self.k}, {"p": np.array(self.p)}
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray],
-                        history: Sequence[ps.IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, np.ndarray],
+        history: Sequence[ps.IterationRecord],
+    ) -> None:
         self.w, self.k, self.p = list(meta["w"]), list(meta["k"]), list(arrays["p"])
 
 
@@ -114,7 +117,7 @@ def test_a_solver_that_changes_its_number_of_objectives_is_refused() -> None:
 
     with pytest.raises(ValueError, match="front of 2 objectives; the solver returned 3"):
         uniform(solver, 4, iterations=3)
-    assert len(calls) == 10                      # refused in the round that changed
+    assert len(calls) == 10  # refused in the round that changed
 
 
 @pytest.mark.parametrize("m", [1, 3])
@@ -138,7 +141,7 @@ def test_endpoints_are_exactly_zero_and_one_when_the_cdf_is_flat_at_an_end() -> 
     q = cdf.quantile_weights(4)
     assert q[0] == 0.0 and q[-1] == 1.0 and np.all(np.diff(q) > 0)
 
-    def flat_start(w: float, state: Any) -> ps.Solution:   # the front does not move below 0.3
+    def flat_start(w: float, state: Any) -> ps.Solution:  # the front does not move below 0.3
         x = max(w - 0.3, 0.0) / 0.7
         return ps.Solution([(1 - x) ** 2, x])
 
@@ -156,13 +159,17 @@ def test_clear_removes_only_the_runs_files(tmp_path) -> None:
 
 
 # ------------------------------------------------------------------------ checkpoint cadence
-def rounds_on_disk(tmp_path, solver: Any = None, iterations: int = 6,
-                   **options: Any) -> list[int]:
+def rounds_on_disk(tmp_path, solver: Any = None, iterations: int = 6, **options: Any) -> list[int]:
     """The rounds the run folder holds as each round ends (seen by the callback)."""
     seen: list[int] = []
-    ps.surf(GearKStep() if solver is None else solver, 4, iterations=iterations,
-            checkpoint=tmp_path,
-            callback=lambda r: seen.append(RunFolder(tmp_path).n_rounds()), **options)
+    ps.surf(
+        GearKStep() if solver is None else solver,
+        4,
+        iterations=iterations,
+        checkpoint=tmp_path,
+        callback=lambda r: seen.append(RunFolder(tmp_path).n_rounds()),
+        **options,
+    )
     return seen
 
 
@@ -179,14 +186,14 @@ class Ticks:
 
 
 def test_auto_checkpoints_every_round_that_outlasts_the_checkpoints(tmp_path) -> None:
-    every = Checkpointer(share=1e9)                       # every round outlasts 1e-9 of one
+    every = Checkpointer(share=1e9)  # every round outlasts 1e-9 of one
     assert rounds_on_disk(tmp_path, checkpoint_period=every) == [1, 2, 3, 4, 5, 6]
 
 
 def test_auto_checkpoints_are_amortized_over_short_rounds(tmp_path) -> None:
-    never = Checkpointer(share=1e-9)                      # no round outlasts 1e9 of them
+    never = Checkpointer(share=1e-9)  # no round outlasts 1e9 of them
     assert rounds_on_disk(tmp_path, checkpoint_period=never) == [0, 0, 0, 0, 0, 0]
-    folder = RunFolder(tmp_path)                          # only the end is saved
+    folder = RunFolder(tmp_path)  # only the end is saved
     assert folder.n_rounds() == 6 and len(folder.load().records) == 6
     solved = sorted((e["round"], e["slot"]) for e in folder.solves())
     assert solved == [(r, s) for r in range(6) for s in range(5)]
@@ -205,8 +212,7 @@ def test_the_first_auto_checkpoint_waits_for_its_expected_cost(tmp_path) -> None
 
 
 def test_a_checkpointer_every_few_rounds(tmp_path) -> None:
-    assert rounds_on_disk(tmp_path, checkpoint_period=Checkpointer(every=4)) == [0, 0, 0, 4,
-                                                                                 4, 4]
+    assert rounds_on_disk(tmp_path, checkpoint_period=Checkpointer(every=4)) == [0, 0, 0, 4, 4, 4]
     with pytest.raises(ValueError, match="every must be an integer >= 1"):
         Checkpointer(every=0)
 
@@ -214,7 +220,7 @@ def test_a_checkpointer_every_few_rounds(tmp_path) -> None:
 def test_a_checkpoint_period_in_seconds(tmp_path) -> None:
     assert rounds_on_disk(tmp_path / "every", checkpoint_period=0) == [1, 2, 3, 4, 5, 6]
     assert rounds_on_disk(tmp_path / "never", checkpoint_period=1e9) == [0] * 6
-    assert RunFolder(tmp_path / "never").n_rounds() == 6          # the end is always saved
+    assert RunFolder(tmp_path / "never").n_rounds() == 6  # the end is always saved
 
 
 @pytest.mark.parametrize("period", [-1, float("nan"), "often", True])
@@ -224,26 +230,32 @@ def test_a_bad_checkpoint_period_is_refused(period: Any) -> None:
 
 
 def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(tmp_path) -> None:
-    first = Checkpointer(share=1e-9, first_seconds=0.0)            # the first round saved
+    first = Checkpointer(share=1e-9, first_seconds=0.0)  # the first round saved
     full = ps.surf(GearKStep(), 4, iterations=6)
     with pytest.raises(Interrupt):
-        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=interrupt_after(4),
-                checkpoint_period=first)
+        ps.surf(
+            GearKStep(),
+            4,
+            iterations=6,
+            checkpoint=tmp_path,
+            callback=interrupt_after(4),
+            checkpoint_period=first,
+        )
     folder = RunFolder(tmp_path)
     assert folder.n_rounds() == 1
     # every attempt made is in the log, those of the rounds after the checkpoint too
     assert sorted({e["round"] for e in folder.solves()}) == [0, 1, 2, 3]
     again = GearKStep()
-    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True,
-                      checkpoint_period=first)
-    assert again.calls == 5 * 5                       # rounds 1 to 5, solved again from round 1
+    resumed = ps.surf(
+        again, 4, iterations=6, checkpoint=tmp_path, resume=True, checkpoint_period=first
+    )
+    assert again.calls == 5 * 5  # rounds 1 to 5, solved again from round 1
     np.testing.assert_array_equal(resumed.points, full.points)
     np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
 
 
-def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(
-        tmp_path, capsys) -> None:
-    never = Checkpointer(share=1e-9)                             # nothing saved before the end
+def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(tmp_path, capsys) -> None:
+    never = Checkpointer(share=1e-9)  # nothing saved before the end
     full = ps.surf(GearKStep(), 4, iterations=6)
 
     def ctrl_c(record: ps.IterationRecord) -> None:
@@ -251,22 +263,30 @@ def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        ps.surf(GearKStep(), 4, iterations=6, checkpoint=tmp_path, callback=ctrl_c,
-                checkpoint_period=never)
+        ps.surf(
+            GearKStep(),
+            4,
+            iterations=6,
+            checkpoint=tmp_path,
+            callback=ctrl_c,
+            checkpoint_period=never,
+        )
     assert "stopped before its first checkpoint" in capsys.readouterr().err
     folder = RunFolder(tmp_path)
     assert folder.holds_run() and not folder.has_state() and folder.n_rounds() == 0
     with pytest.raises(ValueError, match="differing: alpha"):
         ps.surf(GearKStep(), 4, iterations=6, alpha=0.5, checkpoint=tmp_path, resume=True)
     again = GearKStep()
-    resumed = ps.surf(again, 4, iterations=6, checkpoint=tmp_path, resume=True,
-                      checkpoint_period=never)
-    assert again.calls == 6 * 5                                   # every round solved again
+    resumed = ps.surf(
+        again, 4, iterations=6, checkpoint=tmp_path, resume=True, checkpoint_period=never
+    )
+    assert again.calls == 6 * 5  # every round solved again
     np.testing.assert_array_equal(resumed.points, full.points)
     np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
     # the log keeps the stopped run's attempts (rounds 0-2) before the resumed run's
-    assert [e["round"] for e in folder.solves()] == [r for r in [0, 1, 2, *range(6)]
-                                                     for _ in range(5)]
+    assert [e["round"] for e in folder.solves()] == [
+        r for r in [0, 1, 2, *range(6)] for _ in range(5)
+    ]
 
 
 def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:
@@ -277,8 +297,7 @@ def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:
         assert files == (["state.0"] if record.iteration == 0 else ["state.0", "state.1"])
         seen.append(RunFolder(tmp_path).n_rounds())
 
-    ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check,
-            checkpoint_period=0)
+    ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check, checkpoint_period=0)
     assert seen == [1, 2, 3, 4, 5]
 
 
@@ -295,7 +314,7 @@ def test_a_corrupt_history_line_is_reported(tmp_path) -> None:
     ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path)
     history = tmp_path / "history.jsonl"
     lines = history.read_text().splitlines()
-    lines[2] = lines[2][: len(lines[2]) // 2]            # (line 1 is the header)
+    lines[2] = lines[2][: len(lines[2]) // 2]  # (line 1 is the header)
     history.write_text("\n".join(lines) + "\n")
     with pytest.raises(CheckpointError, match=r"history\.jsonl line 3 is corrupt"):
         ps.SurfResult.load(tmp_path)
@@ -310,7 +329,7 @@ def test_checkpoint_must_be_a_folder(tmp_path) -> None:
 
 # ----------------------------------------------------------------- warm starts given by the user
 def test_one_init_state_object_for_every_slot_is_copied_per_slot():
-    def in_place(w: float, state: Any) -> ps.Solution:   # updates its state in place
+    def in_place(w: float, state: Any) -> ps.Solution:  # updates its state in place
         x = np.array([0.5]) if state is None else state
         for _ in range(20):
             x -= 0.2 * (w * 2 * x - (1 - w) * 2 * (1 - x))
@@ -318,8 +337,7 @@ def test_one_init_state_object_for_every_slot_is_copied_per_slot():
 
     x0 = np.array([0.5])
     shared = ps.surf(in_place, 6, iterations=6, init_states=[x0] * 7)
-    separate = ps.surf(in_place, 6, iterations=6,
-                       init_states=[np.array([0.5]) for _ in range(7)])
+    separate = ps.surf(in_place, 6, iterations=6, init_states=[np.array([0.5]) for _ in range(7)])
     np.testing.assert_array_equal(shared.points, separate.points)
     # each slot's state is its own, and matches its point (x = sqrt(f1))
     assert len({id(s) for s in shared.states}) == 7
@@ -333,7 +351,7 @@ def test_a_callable_object_keeps_its_states_on_disk(tmp_path: Any):
         def __call__(self, w: float, state: Any) -> ps.Solution:
             x = 0.5 if state is None else float(state)
             x += 0.5 * ((1 - w) - x)
-            return ps.Solution([x ** 2, (1 - x) ** 2], x)
+            return ps.Solution([x**2, (1 - x) ** 2], x)
 
         def save_state(self, state: Any, folder: Any) -> None:
             CallableDisk.saved += 1

@@ -29,8 +29,9 @@ def margin_of(found: np.ndarray) -> np.ndarray:
     return 1e-6 * (worst - best) + 1e-8 * np.maximum(1.0, np.abs(best))
 
 
-def run_rounds(solver: Any, weights: list[Any], states: list[Any], rounds: int, *,
-               transport: str = "shared") -> tuple[list[np.ndarray], list[np.ndarray]]:
+def run_rounds(
+    solver: Any, weights: list[Any], states: list[Any], rounds: int, *, transport: str = "shared"
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The run's calls: solve a round at ``weights`` (warm-started per slot), then
     ``observe`` its points in the run's own solver. ``transport="pickle"`` solves on a copy
     pickled for each round, as ProcessExecutor sends the solver to its workers. Returns the
@@ -58,8 +59,12 @@ def double_well(x: np.ndarray) -> np.ndarray:
     the corner solve from x0 = 1 stops, about 0.294) and its global one near x = -1.04 (about
     -0.3); f1 = (x - 1)^2 - 2.5 exp(-8 (x + 1)^2) has its minimum 0 at x = 1 and a local one
     near x = -0.9, so that an island of the front with f2 < 0 lies around x = -1."""
-    return np.array([(x[0] - 1.0) ** 2 - 2.5 * np.exp(-8.0 * (x[0] + 1.0) ** 2),
-                     (x[0] ** 2 - 1.0) ** 2 + 0.3 * x[0]])
+    return np.array(
+        [
+            (x[0] - 1.0) ** 2 - 2.5 * np.exp(-8.0 * (x[0] + 1.0) ** 2),
+            (x[0] ** 2 - 1.0) ** 2 + 0.3 * x[0],
+        ]
+    )
 
 
 def true_min_f2() -> float:
@@ -67,8 +72,12 @@ def true_min_f2() -> float:
     grid = np.linspace(-3.0, 3.0, 60001)
     values = (grid**2 - 1.0) ** 2 + 0.3 * grid
     x = grid[np.argmin(values)]
-    res = minimize_scalar(lambda t: (t**2 - 1.0) ** 2 + 0.3 * t, bounds=(x - 1e-3, x + 1e-3),
-                          method="bounded", options={"xatol": 1e-12})
+    res = minimize_scalar(
+        lambda t: (t**2 - 1.0) ** 2 + 0.3 * t,
+        bounds=(x - 1e-3, x + 1e-3),
+        method="bounded",
+        options={"xatol": 1e-12},
+    )
     return float(res.fun)
 
 
@@ -80,7 +89,7 @@ WELL_STARTS = [np.array([x]) for x in (-1.5, -0.5, 0.3, 0.8, 1.0)]
 def test_an_estimate_above_the_front_moves_below_every_point_found(kind: str) -> None:
     solver = from_scipy(double_well, [1.0], scalarization=kind)
     f2_star = true_min_f2()
-    assert solver.ideal[1] > f2_star + 0.5          # the bad corner estimate (about 0.294)
+    assert solver.ideal[1] > f2_star + 0.5  # the bad corner estimate (about 0.294)
     assert not solver.ideal_given
     ideals, rounds = run_rounds(solver, WELL_WEIGHTS, WELL_STARTS, 3)
     found = np.vstack(rounds)
@@ -95,7 +104,7 @@ def test_an_estimate_above_the_front_moves_below_every_point_found(kind: str) ->
     # never up, round after round
     for before, after in itertools.pairwise(ideals):
         assert np.all(after <= before)
-    assert solver.ideal_beaten == ()                # an estimate is moved, never beaten
+    assert solver.ideal_beaten == ()  # an estimate is moved, never beaten
     np.testing.assert_array_equal(solver.ideal_excess, [0.0, 0.0])
 
 
@@ -123,15 +132,14 @@ def test_a_given_ideal_stays_put_and_reports_the_objectives_below_it() -> None:
     assert found[:, 1].min() < 0.0 <= found[:, 0].min()  # f2 went below 0, f1 did not
     assert solver.ideal_beaten == (1,)
     np.testing.assert_array_equal(solver.ideal_excess, [0.0, found[:, 1].min()])
-    assert solver.observe(found) is False            # never moves
+    assert solver.observe(found) is False  # never moves
 
 
 def test_a_right_corner_estimate_is_left_exactly_where_it_is() -> None:
     """ZDT2's corner solves find its true ideal (0, 0): points on the front, within the
     corners' box, leave the estimate untouched to the last bit (and its pickle too, so a
     process executor need not send the solver again)."""
-    solver = from_scipy(zdt2, np.full(4, 0.5), bounds=[(0.0, 1.0)] * 4,
-                        scalarization="tchebycheff")
+    solver = from_scipy(zdt2, np.full(4, 0.5), bounds=[(0.0, 1.0)] * 4, scalarization="tchebycheff")
     z0, blob = solver.ideal, pickle.dumps(solver)
     points = np.array([solver.solve(w, None).objectives for w in (0.0, 0.3, 0.7, 1.0)])
     np.testing.assert_allclose(points[:, 1], 1.0 - points[:, 0] ** 2, atol=1e-5)  # the front
@@ -167,7 +175,7 @@ def test_zdt3_estimate_follows_the_front_below_the_bad_corner_estimate() -> None
     weights = [0.0, 0.25, 0.5, 0.75, 1.0]
     ideals, rounds = run_rounds(solver, weights, [None] * len(weights), 2)
     found = np.vstack(rounds)
-    assert rounds[0][:, 1].min() < ideals[0][1] - 0.05   # below the corner estimate
+    assert rounds[0][:, 1].min() < ideals[0][1] - 0.05  # below the corner estimate
     assert ideals[1][1] < rounds[0][:, 1].min()
     assert np.all(ideals[-1] <= found.min(axis=0) - 0.5 * margin_of(found))
     assert np.all(ideals[-1] > true_ideal - 1e-4)
@@ -224,8 +232,10 @@ def test_never_up_always_below_and_replayable(seed: int) -> None:
     rng = np.random.default_rng(seed)
     m = 2 + seed % 3
     corners = rng.normal(size=(m, m))
-    rounds = [rng.normal(size=(rng.integers(1, 8), m)) * rng.uniform(0.1, 3.0) - 0.1 * t
-              for t in range(30)]
+    rounds = [
+        rng.normal(size=(rng.integers(1, 8), m)) * rng.uniform(0.1, 3.0) - 0.1 * t
+        for t in range(30)
+    ]
     point = IdealPoint.from_corners(corners)
     seen, previous = corners, point.value
     for pts in rounds:
@@ -234,8 +244,8 @@ def test_never_up_always_below_and_replayable(seed: int) -> None:
         assert np.all(point.value <= previous)
         gap = seen.min(axis=0) - point.value
         margin = margin_of(seen)
-        assert np.all(gap >= 0.5 * margin)                  # at least half a margin below
-        assert np.all(gap <= margin + 1e-14)               # at most a margin below
+        assert np.all(gap >= 0.5 * margin)  # at least half a margin below
+        assert np.all(gap <= margin + 1e-14)  # at most a margin below
         previous = point.value
     replay = IdealPoint.from_corners(corners)
     for pts in rounds:
@@ -250,7 +260,7 @@ def test_observe_refuses_other_shapes_and_skips_rows_that_are_not_finite() -> No
         point.observe(np.zeros((3, 3)))
     assert point.observe([[np.nan, -5.0], [1.0, 1.0]]) is False
     assert point.beaten == ()
-    point.observe([1.0, -0.5])                                  # one vector is one row
+    point.observe([1.0, -0.5])  # one vector is one row
     assert point.beaten == (1,)
     solver = from_scipy(double_well, [1.0], scalarization="tchebycheff")
     with pytest.raises(ValueError, match="points"):
@@ -307,14 +317,21 @@ def test_torch_keeps_its_given_ideal_and_reports_what_went_below() -> None:
         (p,) = params
         return torch.stack([(p[0] - 1.0) ** 2, (p[0] + 1.0) ** 2 - 0.5])
 
-    solver = from_torch([theta], losses, steps=50, lr=0.05, optimizer="sgd",
-                        scalarization="tchebycheff", ideal=[0.0, 0.0])
+    solver = from_torch(
+        [theta],
+        losses,
+        steps=50,
+        lr=0.05,
+        optimizer="sgd",
+        scalarization="tchebycheff",
+        ideal=[0.0, 0.0],
+    )
     assert solver.ideal_given and solver.ideal_excess is None
     points = np.array([solver.solve(w, None).objectives for w in (0.0, 0.5, 1.0)])
     assert solver.solve(0.5, None).info["ideal"] == [0.0, 0.0]
     assert solver.observe(points) is False
     np.testing.assert_array_equal(solver.ideal, [0.0, 0.0])
-    assert solver.ideal_beaten == (1,)                       # f2 reaches -0.5 at p = -1
+    assert solver.ideal_beaten == (1,)  # f2 reaches -0.5 at p = -1
     excess = solver.ideal_excess
     assert excess is not None
     assert excess[1] == pytest.approx(points[:, 1].min()) and excess[0] == 0.0

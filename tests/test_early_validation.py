@@ -33,29 +33,40 @@ from paretosurf.problems.mdp import MDPGradientSolver
 
 
 # ------------------------------------------------------------------------ LLM protocol
-@pytest.mark.parametrize(("settings", "error", "match"), [
-    ({"alpha": 5}, ValueError, r"alpha must lie in \(0, 1\]"),
-    ({"alpha": 0}, ValueError, r"alpha must lie in \(0, 1\]"),
-    ({"alpha": math.nan}, ValueError, "alpha"),
-    ({"alpha": "fast"}, ValueError, r"alpha must be a number in \(0, 1\] or 'auto', got 'fast'"),
-    ({"alpha": True}, TypeError, "alpha"),
-    ({"moving_average": 7}, ValueError, r"moving_average must be a rate in \(0, 1\]"),
-    ({"moving_average": 0}, ValueError, "moving_average"),
-    ({"moving_average": "0.2"}, ValueError, "moving_average"),
-    ({"n_segments": "5"}, TypeError, "n_segments must be an integer"),
-    ({"warm_epochs": -1}, ValueError, "warm_epochs must be an integer >= 0"),
-    ({"uniform_epochs": 12.0}, TypeError, "uniform_epochs must be an integer"),
-    ({"surf_rounds": 0}, ValueError, "surf_rounds must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    ("settings", "error", "match"),
+    [
+        ({"alpha": 5}, ValueError, r"alpha must lie in \(0, 1\]"),
+        ({"alpha": 0}, ValueError, r"alpha must lie in \(0, 1\]"),
+        ({"alpha": math.nan}, ValueError, "alpha"),
+        (
+            {"alpha": "fast"},
+            ValueError,
+            r"alpha must be a number in \(0, 1\] or 'auto', got 'fast'",
+        ),
+        ({"alpha": True}, TypeError, "alpha"),
+        ({"moving_average": 7}, ValueError, r"moving_average must be a rate in \(0, 1\]"),
+        ({"moving_average": 0}, ValueError, "moving_average"),
+        ({"moving_average": "0.2"}, ValueError, "moving_average"),
+        ({"n_segments": "5"}, TypeError, "n_segments must be an integer"),
+        ({"warm_epochs": -1}, ValueError, "warm_epochs must be an integer >= 0"),
+        ({"uniform_epochs": 12.0}, TypeError, "uniform_epochs must be an integer"),
+        ({"surf_rounds": 0}, ValueError, "surf_rounds must be an integer >= 1"),
+    ],
+)
 def test_a_bad_protocol_setting_is_refused_at_construction(
-        settings: dict[str, Any], error: type[Exception], match: str) -> None:
+    settings: dict[str, Any], error: type[Exception], match: str
+) -> None:
     with pytest.raises(error, match=match):
         Protocol(**settings)
 
 
 def test_the_protocol_takes_what_surf_takes() -> None:
-    p = Protocol(n_segments=np.int64(4), alpha="auto",  # type: ignore[arg-type]
-                 moving_average=None)
+    p = Protocol(
+        n_segments=np.int64(4),
+        alpha="auto",  # type: ignore[arg-type]
+        moving_average=None,
+    )
     assert (p.n_segments, p.alpha, p.moving_average) == (4, "auto", None)
     assert type(p.n_segments) is int
     assert Protocol(alpha=1).alpha == 1.0 and Protocol(moving_average=1).moving_average == 1.0
@@ -90,9 +101,18 @@ class Counting:
 def test_a_protocol_with_a_bad_alpha_trains_nothing(tmp_path: Path) -> None:
     solver = Counting()
     with pytest.raises(ValueError, match="alpha"):
-        run_protocol(solver, tmp_path, protocol=Protocol(
-            n_segments=2, warm_epochs=1, uniform_epochs=3, surf_init_epoch=1, surf_rounds=2,
-            alpha=5))
+        run_protocol(
+            solver,
+            tmp_path,
+            protocol=Protocol(
+                n_segments=2,
+                warm_epochs=1,
+                uniform_epochs=3,
+                surf_init_epoch=1,
+                surf_rounds=2,
+                alpha=5,
+            ),
+        )
     assert solver.calls == 0
 
 
@@ -104,13 +124,17 @@ def test_a_config_names_the_protocol_table() -> None:
         LLMConfig(model="tiny", protocol={"moving_average": 7}).build_protocol()
 
 
-@pytest.mark.parametrize(("prompts", "error", "match"), [
-    ({"n": 2.5}, TypeError, r"\[prompts\] n must be an integer"),
-    ({"n": -5}, ValueError, r"\[prompts\] n must be an integer >= 1"),
-    ({"eval_n": 0}, ValueError, r"\[prompts\] eval_n must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    ("prompts", "error", "match"),
+    [
+        ({"n": 2.5}, TypeError, r"\[prompts\] n must be an integer"),
+        ({"n": -5}, ValueError, r"\[prompts\] n must be an integer >= 1"),
+        ({"eval_n": 0}, ValueError, r"\[prompts\] eval_n must be an integer >= 1"),
+    ],
+)
 def test_prompt_counts_are_checked_before_loading(
-        prompts: dict[str, Any], error: type[Exception], match: str) -> None:
+    prompts: dict[str, Any], error: type[Exception], match: str
+) -> None:
     # the source does not exist: a count that passed the check would fail on it instead
     config = LLMConfig(model="tiny", prompts={"source": "/nonexistent/prompts.jsonl", **prompts})
     with pytest.raises(error, match=match):
@@ -135,10 +159,12 @@ def torch_one_thread() -> Any:
 
 @pytest.mark.skipif(_cuda(), reason="tests the refusal on a machine without CUDA")
 @pytest.mark.parametrize("device", ["cuda", "cuda:0", "cuda:3"])
-def test_cuda_without_cuda_is_refused_at_construction(torch_one_thread: Any,
-                                                      device: str) -> None:
-    with pytest.raises(ValueError, match=rf"device='{device}' asks for a CUDA GPU, but torch "
-                                         r"sees no CUDA device.*device='cpu'.*device=None"):
+def test_cuda_without_cuda_is_refused_at_construction(torch_one_thread: Any, device: str) -> None:
+    with pytest.raises(
+        ValueError,
+        match=rf"device='{device}' asks for a CUDA GPU, but torch "
+        r"sees no CUDA device.*device='cpu'.*device=None",
+    ):
         MDPGradientSolver(deep_sea_treasure(), steps=5, device=device)
 
 
@@ -165,8 +191,7 @@ def test_cpu_devices_run_the_torch_steps(torch_one_thread: Any) -> None:
     numpy_sol = MDPGradientSolver(problem, steps=20).solve(0.4, None)
     for device in ("cpu", "cpu:0"):
         sol = MDPGradientSolver(problem, steps=20, device=device).solve(0.4, None)
-        np.testing.assert_allclose(sol.objectives, numpy_sol.objectives, rtol=1e-9,
-                                   atol=1e-12)
+        np.testing.assert_allclose(sol.objectives, numpy_sol.objectives, rtol=1e-9, atol=1e-12)
 
 
 @pytest.mark.skipif(not _cuda(), reason="needs a CUDA device")
@@ -174,8 +199,7 @@ def test_cuda_runs_the_same_steps(torch_one_thread: Any) -> None:
     problem = deep_sea_treasure()
     weights = np.linspace(0, 1, 5)
     numpy_sols = MDPGradientSolver(problem, steps=20).solve_many(weights, [None] * 5)
-    cuda_sols = MDPGradientSolver(problem, steps=20, device="cuda").solve_many(weights,
-                                                                               [None] * 5)
+    cuda_sols = MDPGradientSolver(problem, steps=20, device="cuda").solve_many(weights, [None] * 5)
     for a, b in zip(numpy_sols, cuda_sols, strict=True):
         np.testing.assert_allclose(b.objectives, a.objectives, rtol=1e-9, atol=1e-12)
     count = torch_one_thread.cuda.device_count()
@@ -211,15 +235,21 @@ BASELINES: dict[str, Callable[..., Any]] = {
 
 @pytest.mark.parametrize("name", list(BASELINES))
 def test_alpha_is_refused_naming_the_method(name: str) -> None:
-    with pytest.raises(TypeError, match=rf"^{name}\(\) takes no alpha: the method has no "
-                                        r"damping \(alpha belongs to SURF: ps\.surf"):
+    with pytest.raises(
+        TypeError,
+        match=rf"^{name}\(\) takes no alpha: the method has no "
+        r"damping \(alpha belongs to SURF: ps\.surf",
+    ):
         BASELINES[name](alpha="auto")
 
 
 @pytest.mark.parametrize("name", list(BASELINES))
 def test_an_unknown_keyword_names_the_method(name: str) -> None:
-    with pytest.raises(TypeError, match=rf"^{name}\(\) got an unexpected keyword argument "
-                                        r"'moving_averge' \(did you mean 'moving_average'\?\)"):
+    with pytest.raises(
+        TypeError,
+        match=rf"^{name}\(\) got an unexpected keyword argument "
+        r"'moving_averge' \(did you mean 'moving_average'\?\)",
+    ):
         BASELINES[name](moving_averge=0.5)
 
 

@@ -140,8 +140,9 @@ def wait_for(condition: Any, seconds: float, what: str) -> None:
 def script(code: str, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
     """Run ``code`` in a new Python process that imports this folder's modules."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(SRC)])}
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
-                            text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), *args], env=env, text=True, **kwargs
+    )
 
 
 def children(pid: int) -> list[tuple[int, str]]:
@@ -161,29 +162,37 @@ def children(pid: int) -> list[tuple[int, str]]:
 
 
 # ---------------------------------------------------------------------------- solve_timeout
-@pytest.mark.parametrize("make", [
-    lambda: ps.LocalExecutor(solve_timeout=0.5),
-    lambda: ps.ProcessExecutor(2, solve_timeout=0.5),
-], ids=["local", "processes"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ps.LocalExecutor(solve_timeout=0.5),
+        lambda: ps.ProcessExecutor(2, solve_timeout=0.5),
+    ],
+    ids=["local", "processes"],
+)
 def test_a_hung_solve_times_out_and_the_others_are_solved(make: Any) -> None:
     with make() as ex:
         out = ex.solve(HangAt(0.5), tasks_for())
     bad = out[3]
     assert bad.weight == 0.5 and not bad.ok and not bad.killed
     assert (bad.error or "").startswith(
-        "TimeoutError: the solve ran longer than solve_timeout=0.5s and was interrupted")
-    assert "in hang" in (bad.traceback or "")           # where it hung
-    same_outcomes([o for o in out if o is not bad],
-                  [o for o in execute(GearKStep(), tasks_for()) if o.weight != 0.5])
+        "TimeoutError: the solve ran longer than solve_timeout=0.5s and was interrupted"
+    )
+    assert "in hang" in (bad.traceback or "")  # where it hung
+    same_outcomes(
+        [o for o in out if o is not bad],
+        [o for o in execute(GearKStep(), tasks_for()) if o.weight != 0.5],
+    )
 
 
 def test_a_batch_may_run_k_times_the_timeout() -> None:
     out = ps.LocalExecutor(solve_timeout=0.25).solve(BatchHangAt(0.5), tasks_for(3))
-    assert not any(o.ok for o in out)                    # one call: its failure fails all
+    assert not any(o.ok for o in out)  # one call: its failure fails all
     assert out[0].error == out[2].error
     assert (out[0].error or "").startswith(
         "TimeoutError: the solve_many call of 3 tasks ran longer than 3 x "
-        "solve_timeout=0.25s = 0.75s")
+        "solve_timeout=0.25s = 0.75s"
+    )
 
 
 def test_a_local_timeout_puts_back_the_alarm_it_borrowed() -> None:
@@ -197,7 +206,7 @@ def test_a_local_timeout_puts_back_the_alarm_it_borrowed() -> None:
         assert [o.ok for o in out] == [True, False, True]
         assert signal.getsignal(signal.SIGALRM) is mine
         left = signal.getitimer(signal.ITIMER_REAL)[0]
-        assert 200 < left < 300                           # still running, less the solves
+        assert 200 < left < 300  # still running, less the solves
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -223,11 +232,12 @@ def test_a_local_timeout_off_the_main_thread_says_to_use_processes() -> None:
 def test_a_stuck_worker_is_killed_and_reported() -> None:
     with ps.ProcessExecutor(2, solve_timeout=0.5) as ex:
         out = ex.solve(HangAt(0.5, stuck_in_c=True), tasks_for())
-        again = ex.solve(GearKStep(), tasks_for())          # a fresh pool works
+        again = ex.solve(GearKStep(), tasks_for())  # a fresh pool works
     bad = out[3]
     assert bad.killed and not bad.ok and bad.pid > 0
     assert (bad.error or "").startswith(
-        "TimeoutError: the solve ran longer than solve_timeout=0.5s and did not return")
+        "TimeoutError: the solve ran longer than solve_timeout=0.5s and did not return"
+    )
     assert f"its worker process (pid {bad.pid}) was killed" in (bad.error or "")
     assert gone(bad.pid)
     local = execute(GearKStep(), tasks_for())
@@ -247,7 +257,7 @@ def test_a_killed_stuck_solve_does_not_take_its_neighbours_with_it() -> None:
     assert all(o.ok and not o.killed for o in rest)
     same_outcomes(rest, execute(GearKStep(), tasks[1:]))
     rerun = [o for o in rest if o.lost]
-    assert rerun                                  # some were lost to the kill, and rerun
+    assert rerun  # some were lost to the kill, and rerun
     assert all("solve_timeout" in (t.error or "") for o in rerun for t in o.lost)
 
 
@@ -259,24 +269,37 @@ def test_units_waiting_in_a_killed_pool_run_again_uncharged() -> None:
     same_outcomes(out[1:], execute(GearKStep(), tasks_for(4))[1:])
 
 
-@pytest.mark.parametrize(("make", "stuck_in_c"), [
-    (lambda: ps.LocalExecutor(solve_timeout=1), False),
-    (lambda: ps.ProcessExecutor(2, solve_timeout=1), False),
-    (lambda: ps.ProcessExecutor(2, solve_timeout=1), True),
-], ids=["local", "processes", "processes-stuck-in-c"])
-def test_the_run_retries_a_solve_that_timed_out(make: Any, stuck_in_c: bool,
-                                                tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("make", "stuck_in_c"),
+    [
+        (lambda: ps.LocalExecutor(solve_timeout=1), False),
+        (lambda: ps.ProcessExecutor(2, solve_timeout=1), False),
+        (lambda: ps.ProcessExecutor(2, solve_timeout=1), True),
+    ],
+    ids=["local", "processes", "processes-stuck-in-c"],
+)
+def test_the_run_retries_a_solve_that_timed_out(
+    make: Any, stuck_in_c: bool, tmp_path: Path
+) -> None:
     clean = surf(GearKStep())
-    res = surf(HangOnce(tmp_path / "hung", stuck_in_c), make(), retries=1,
-               checkpoint=tmp_path / "run")
+    res = surf(
+        HangOnce(tmp_path / "hung", stuck_in_c), make(), retries=1, checkpoint=tmp_path / "run"
+    )
     assert (tmp_path / "hung").exists()
     same_result(res, clean)
-    lines = [line for line in map(json.loads, (tmp_path / "run" / "solves.jsonl").open())
-             if "slot" in line]                  # (less a header line)
+    lines = [
+        line
+        for line in map(json.loads, (tmp_path / "run" / "solves.jsonl").open())
+        if "slot" in line
+    ]  # (less a header line)
     timed_out = [line for line in lines if (line["error"] or "").startswith("TimeoutError")]
     assert len(timed_out) == 1 and timed_out[0]["killed"] is stuck_in_c
-    retried = [line for line in lines if line["error"] is None and (
-        line["round"], line["slot"]) == (timed_out[0]["round"], timed_out[0]["slot"])]
+    retried = [
+        line
+        for line in lines
+        if line["error"] is None
+        and (line["round"], line["slot"]) == (timed_out[0]["round"], timed_out[0]["slot"])
+    ]
     assert [line["attempt"] for line in retried] == [2]
 
 
@@ -286,10 +309,17 @@ def test_without_retries_a_timeout_ends_the_run_naming_it(tmp_path: Path) -> Non
 
 
 @pytest.mark.parametrize("cls", [ps.LocalExecutor, ps.ProcessExecutor, ps.RayExecutor])
-@pytest.mark.parametrize(("value", "error"), [
-    (0, ValueError), (-1.0, ValueError), (float("inf"), ValueError), (float("nan"), ValueError),
-    ("5", TypeError), (True, TypeError),
-])
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        (0, ValueError),
+        (-1.0, ValueError),
+        (float("inf"), ValueError),
+        (float("nan"), ValueError),
+        ("5", TypeError),
+        (True, TypeError),
+    ],
+)
 def test_executors_refuse_bad_timeouts(cls: type, value: Any, error: type) -> None:
     with pytest.raises(error, match="solve_timeout"):
         cls(solve_timeout=value)
@@ -327,19 +357,29 @@ KILLED_RUN = """
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="POSIX signals")
-@pytest.mark.parametrize(("sig", "where"), [
-    (signal.SIGKILL, "main"), (signal.SIGTERM, "main"), (signal.SIGKILL, "thread"),
-], ids=["sigkill", "sigterm", "sigkill-run-in-a-thread"])
-def test_workers_and_the_solver_folder_die_with_a_killed_run(sig: int, where: str,
-                                                             tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("sig", "where"),
+    [
+        (signal.SIGKILL, "main"),
+        (signal.SIGTERM, "main"),
+        (signal.SIGKILL, "thread"),
+    ],
+    ids=["sigkill", "sigterm", "sigkill-run-in-a-thread"],
+)
+def test_workers_and_the_solver_folder_die_with_a_killed_run(
+    sig: int, where: str, tmp_path: Path
+) -> None:
     run = script(KILLED_RUN, str(tmp_path), where)
     try:
         wait_for(lambda: len(list(tmp_path.glob("worker-*"))) == 2, 120, "both workers solving")
         workers = [int(p.name.split("-")[1]) for p in tmp_path.glob("worker-*")]
         import tempfile
 
-        folders = [f for f in Path(tempfile.gettempdir()).glob("paretosurf-solver-*")
-                   if (holder_of(f / LOCK_NAME) or {}).get("pid") == run.pid]
+        folders = [
+            f
+            for f in Path(tempfile.gettempdir()).glob("paretosurf-solver-*")
+            if (holder_of(f / LOCK_NAME) or {}).get("pid") == run.pid
+        ]
         assert len(folders) == 1
         run.send_signal(sig)
         run.wait(timeout=60)
@@ -350,8 +390,8 @@ def test_workers_and_the_solver_folder_die_with_a_killed_run(sig: int, where: st
     wait_for(lambda: all(gone(pid) for pid in workers), 10, "the workers' end")
     if sig == signal.SIGKILL:
         assert run.returncode == -sig
-        assert folders[0].exists()               # a killed run cannot clean up after itself
-    pool = ps.ProcessExecutor(1)                 # ... the next start does
+        assert folders[0].exists()  # a killed run cannot clean up after itself
+    pool = ps.ProcessExecutor(1)  # ... the next start does
     pool.start()
     pool.close()
     assert not folders[0].exists()
@@ -374,7 +414,7 @@ def test_a_folder_is_swept_only_once_its_owner_is_dead(tmp_path: Path) -> None:
         folder = Path(owner.stdout.readline().strip())
         assert folder.parent == tmp_path and (folder / LOCK_NAME).exists()
         (folder / "data.npy").write_bytes(b"x")
-        for _ in range(3):                       # held by a live process: never swept
+        for _ in range(3):  # held by a live process: never swept
             assert sweep_stale("ps-test-", parent=tmp_path, max_age=0) == []
         assert (folder / "data.npy").exists()
         owner.kill()
@@ -393,7 +433,7 @@ def test_own_folders_are_kept_and_removed_on_request(tmp_path: Path) -> None:
     (mine / "state").mkdir()
     remove_owned_tempdir(mine)
     assert not mine.exists()
-    remove_owned_tempdir(mine)                  # already gone: fine
+    remove_owned_tempdir(mine)  # already gone: fine
 
 
 def test_folders_without_an_owner_go_only_when_old(tmp_path: Path) -> None:
@@ -404,7 +444,7 @@ def test_folders_without_an_owner_go_only_when_old(tmp_path: Path) -> None:
     for folder in (young, old, empty_lock, other):
         folder.mkdir()
         (folder / "file").write_text("x")
-    (empty_lock / LOCK_NAME).touch()             # killed before it wrote its owner
+    (empty_lock / LOCK_NAME).touch()  # killed before it wrote its owner
     hours_ago = time.time() - 7200
     for folder in (old, empty_lock, other):
         for path in (folder / "file", folder):
@@ -437,9 +477,15 @@ def test_threads_making_and_sweeping_at_once_lose_nothing(tmp_path: Path) -> Non
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize(("prefix", "error"), [
-    ("", ValueError), ("a/b", ValueError), (".hidden", ValueError), (3, TypeError),
-])
+@pytest.mark.parametrize(
+    ("prefix", "error"),
+    [
+        ("", ValueError),
+        ("a/b", ValueError),
+        (".hidden", ValueError),
+        (3, TypeError),
+    ],
+)
 def test_tempdirs_refuse_bad_prefixes(prefix: Any, error: type) -> None:
     with pytest.raises(error, match="prefix"):
         make_owned_tempdir(prefix)
@@ -457,11 +503,14 @@ def test_ray_times_out_a_hung_task(stuck_in_c: bool) -> None:
     assert not bad.ok and bad.killed is stuck_in_c
     assert (bad.error or "").startswith(
         "TimeoutError: the solve ran longer than solve_timeout=1s and "
-        + ("did not return" if stuck_in_c else "was interrupted"))
+        + ("did not return" if stuck_in_c else "was interrupted")
+    )
     if stuck_in_c:
         assert "Ray task was cancelled (force=True" in (bad.error or "")
-    same_outcomes([o for o in out if o is not bad],
-                  [o for o in execute(GearKStep(), tasks_for()) if o.weight != 0.5])
+    same_outcomes(
+        [o for o in out if o is not bad],
+        [o for o in execute(GearKStep(), tasks_for()) if o.weight != 0.5],
+    )
     same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
     ex.close()
 
@@ -469,8 +518,7 @@ def test_ray_times_out_a_hung_task(stuck_in_c: bool) -> None:
 @pytest.mark.usefixtures("ray_instance")
 def test_ray_runs_retry_a_solve_that_timed_out(tmp_path: Path) -> None:
     clean = surf(GearKStep())
-    res = surf(HangOnce(tmp_path / "hung"), ps.RayExecutor(num_cpus=1, solve_timeout=1),
-               retries=1)
+    res = surf(HangOnce(tmp_path / "hung"), ps.RayExecutor(num_cpus=1, solve_timeout=1), retries=1)
     assert (tmp_path / "hung").exists()
     same_result(res, clean)
 
@@ -495,11 +543,14 @@ LOST_CLUSTER = """
 
 
 @pytest.mark.skipif(not LINUX, reason="finds Ray's processes through /proc")
-@pytest.mark.parametrize("victim", [
-    "gcs_server",
-    # the same check on the other address (Ray itself would wait forever here); 15 s
-    pytest.param("raylet", marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "victim",
+    [
+        "gcs_server",
+        # the same check on the other address (Ray itself would wait forever here); 15 s
+        pytest.param("raylet", marks=pytest.mark.slow),
+    ],
+)
 def test_a_lost_ray_cluster_ends_the_run_with_a_message(victim: str, tmp_path: Path) -> None:
     """A Ray instance whose GCS (or this node's raylet) is killed mid-round: the run ends with
     ExecutorLostError's message, not Ray's bare exit code 1 a minute later (about 15 s:
@@ -509,8 +560,9 @@ def test_a_lost_ray_cluster_ends_the_run_with_a_message(victim: str, tmp_path: P
     run = script(LOST_CLUSTER, str(marker), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         wait_for(marker.exists, 180, "a solve on Ray")
-        procs = [pid for pid, cmd in children(run.pid)
-                 if os.path.basename(cmd.split(" ")[0]) == victim]
+        procs = [
+            pid for pid, cmd in children(run.pid) if os.path.basename(cmd.split(" ")[0]) == victim
+        ]
         assert len(procs) == 1, children(run.pid)
         os.kill(procs[0], signal.SIGKILL)
         _, err = run.communicate(timeout=120)
@@ -522,8 +574,7 @@ def test_a_lost_ray_cluster_ends_the_run_with_a_message(victim: str, tmp_path: P
     head = "paretosurf.executors.base.ExecutorLostError: "
     lines = [line for line in err.splitlines() if line.startswith(head)]
     assert len(lines) == 1, err[-3000:]
-    assert lines[0].startswith(f"{head}the Ray instance this executor started on this "
-                               "machine")
+    assert lines[0].startswith(f"{head}the Ray instance this executor started on this machine")
     assert "was lost" in lines[0] and "has not answered for" in lines[0]
     assert "slots 0 (weight 0), 1 (weight 0.25)" in lines[0] and "resume=True" in lines[0]
 

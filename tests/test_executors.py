@@ -120,8 +120,9 @@ class PidRecorder:
     def close(self) -> None:
         self.executor.close()
 
-    def solve(self, solver: Any, tasks: Sequence[SolveTask], on_done: Any = None
-              ) -> list[SolveOutcome]:
+    def solve(
+        self, solver: Any, tasks: Sequence[SolveTask], on_done: Any = None
+    ) -> list[SolveOutcome]:
         out = self.executor.solve(solver, tasks, on_done)
         self.rounds.append({o.pid for o in out})
         return out
@@ -166,8 +167,12 @@ def ray_instance() -> Iterator[Any]:
     ray = pytest.importorskip("ray")
     import logging
 
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR,
-             runtime_env={"env_vars": {"PYTHONPATH": str(TESTS)}})
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level=logging.ERROR,
+        runtime_env={"env_vars": {"PYTHONPATH": str(TESTS)}},
+    )
     yield ray
     ray.shutdown()
 
@@ -224,8 +229,8 @@ def test_a_slow_slot_does_not_hold_back_the_others() -> None:
     with ps.ProcessExecutor(2) as ex:
         out = ex.solve(SlowAt(0.0, 1.0), tasks_for(7), lambda o: order.append(o.slot))
     assert order[-1] == 0 and sorted(order) == list(range(7))
-    assert [o.slot for o in out] == list(range(7))        # in task order all the same
-    assert out[0].pid not in {o.pid for o in out[1:]}     # the others ran beside it
+    assert [o.slot for o in out] == list(range(7))  # in task order all the same
+    assert out[0].pid not in {o.pid for o in out[1:]}  # the others ran beside it
 
 
 def test_disk_states_are_written_by_the_workers(tmp_path: Path) -> None:
@@ -259,7 +264,7 @@ def test_a_run_keeps_one_pool_and_closes_it() -> None:
     surf(GearKStep(), ex)
     pids = set().union(*ex.rounds)
     assert len(ex.rounds) == 4 and 1 <= len(pids) <= 2 and os.getpid() not in pids
-    assert all_exit(pids)                                 # the run closed the pool it started
+    assert all_exit(pids)  # the run closed the pool it started
 
 
 def test_a_context_manager_keeps_the_workers_across_runs() -> None:
@@ -267,7 +272,7 @@ def test_a_context_manager_keeps_the_workers_across_runs() -> None:
         first, second = PidRecorder(pool), PidRecorder(pool)
         surf(GearKStep(), first)
         pids = set().union(*first.rounds)
-        assert all(alive(pid) for pid in pids)            # the run did not close it
+        assert all(alive(pid) for pid in pids)  # the run did not close it
         surf(GearKStep(), second)
         assert len(pids | set().union(*second.rounds)) <= 2
     assert all_exit(pids)
@@ -278,16 +283,22 @@ def logged_lost_tries(folder: Path) -> None:
     """The run's solve log has the tries a dying worker lost (killed, with the error: the
     one it ran, and with a pool of processes any that ran beside it), each followed by that
     slot's solve in the same round and attempt; every other line is a solve."""
-    lines = [line for line in map(json.loads, (folder / "solves.jsonl").read_text().splitlines())
-             if "slot" in line]                  # (less a header line)
+    lines = [
+        line
+        for line in map(json.loads, (folder / "solves.jsonl").read_text().splitlines())
+        if "slot" in line
+    ]  # (less a header line)
     killed = [i for i, line in enumerate(lines) if line["killed"]]
     assert 1 <= len(killed) <= 2
     assert len({lines[i]["round"] for i in killed}) == 1
     for i in killed:
         dead = lines[i]
         assert dead["objectives"] is None and "died" in dead["error"]
-        again = [line for line in lines[i + 1:] if not line["killed"]
-                 and (line["round"], line["slot"]) == (dead["round"], dead["slot"])]
+        again = [
+            line
+            for line in lines[i + 1 :]
+            if not line["killed"] and (line["round"], line["slot"]) == (dead["round"], dead["slot"])
+        ]
         assert again and again[0]["error"] is None and again[0]["attempt"] == dead["attempt"]
     assert all(line["error"] is None for i, line in enumerate(lines) if i not in killed)
     assert len(lines) == 4 * (N + 1) + len(killed)
@@ -315,7 +326,7 @@ def test_a_task_that_keeps_killing_its_worker_comes_back_killed(tmp_path: Path) 
     local = execute(GearKStep(), tasks_for())
     with ps.ProcessExecutor(2, max_retries=1) as ex:
         out = ex.solve(KillAt(0.5, tmp_path), tasks_for())
-        again = ex.solve(GearKStep(), tasks_for())        # and the pool works afterwards
+        again = ex.solve(GearKStep(), tasks_for())  # and the pool works afterwards
     bad = out[3]
     assert bad.weight == 0.5 and bad.killed and bad.solution is None
     assert "BrokenProcessPool" in (bad.error or "") and "SIGKILL" in (bad.error or "")
@@ -324,38 +335,35 @@ def test_a_task_that_keeps_killing_its_worker_comes_back_killed(tmp_path: Path) 
     kills = sorted(int(p.name.split("-")[1]) for p in tmp_path.glob("kill-*"))
     assert len(kills) in (2, 3)
     # every try is reported: the lost ones with the pids of the workers that died
-    assert all(t.killed and t.solution is None and "run again" in (t.error or "")
-               for t in bad.lost)
+    assert all(t.killed and t.solution is None and "run again" in (t.error or "") for t in bad.lost)
     assert sorted([t.pid for t in bad.lost] + [bad.pid]) == kills
     good = [o for o in out if o is not bad]
-    assert not any(o.killed for o in good)              # only the culprit is charged
+    assert not any(o.killed for o in good)  # only the culprit is charged
     same_outcomes(good, [o for o in local if o.weight != 0.5])
     same_outcomes(again, local)
 
 
 def test_the_run_retries_a_killed_outcome(tmp_path: Path) -> None:
     clean = surf(GearKStep())
-    res = surf(KillOnce(tmp_path / "killed"), ps.ProcessExecutor(2, max_retries=0),
-               retries=1)
+    res = surf(KillOnce(tmp_path / "killed"), ps.ProcessExecutor(2, max_retries=0), retries=1)
     same_result(res, clean)
 
 
-def test_ray_reports_a_task_killed_more_than_max_retries(tmp_path: Path,
-                                                        ray_instance: Any) -> None:
+def test_ray_reports_a_task_killed_more_than_max_retries(tmp_path: Path, ray_instance: Any) -> None:
     ex = ps.RayExecutor(num_cpus=1, max_retries=1)
     out = ex.solve(KillAt(0.5, tmp_path), tasks_for())
     bad = out[3]
     assert bad.killed and bad.solution is None and "max_retries=1" in (bad.error or "")
     assert len(list(tmp_path.glob("kill-*"))) == 2
-    assert len(bad.lost) == 1 and bad.lost[0].killed and "run again" in (bad.lost[0].error
-                                                                          or "")
+    assert len(bad.lost) == 1 and bad.lost[0].killed and "run again" in (bad.lost[0].error or "")
     assert all(o.ok for o in out if o is not bad)
 
 
 # ---------------------------------------------------------------------------- errors
 @pytest.mark.parametrize("use_ray", [False, True], ids=["processes", "ray"])
-def test_a_solver_error_is_an_outcome_and_the_pool_stays(use_ray: bool,
-                                                         request: pytest.FixtureRequest) -> None:
+def test_a_solver_error_is_an_outcome_and_the_pool_stays(
+    use_ray: bool, request: pytest.FixtureRequest
+) -> None:
     if use_ray:
         request.getfixturevalue("ray_instance")
     ex = ps.RayExecutor(num_cpus=1) if use_ray else ps.ProcessExecutor(2)
@@ -374,8 +382,7 @@ def test_a_solver_error_is_an_outcome_and_the_pool_stays(use_ray: bool,
 
 def test_a_solver_that_does_not_pickle_is_refused() -> None:
     with ps.ProcessExecutor(2) as ex, pytest.raises(TypeError, match="pickles"):
-        ex.solve(ps.solvers.as_solver(lambda w, s: ps.Solution(gear_curve(w))),
-                 tasks_for())
+        ex.solve(ps.solvers.as_solver(lambda w, s: ps.Solution(gear_curve(w))), tasks_for())
 
 
 def test_ctrl_c_shuts_the_pool_down_at_once() -> None:
@@ -388,7 +395,7 @@ def test_ctrl_c_shuts_the_pool_down_at_once() -> None:
         ex.solve(SlowAt(0.0, 300.0), tasks_for(), interrupt)
     # did not wait for the slow solve (a bound far from both, for a loaded machine)
     assert time.perf_counter() - start < 150
-    assert ex.start() is True                             # the old pool is gone; a new one
+    assert ex.start() is True  # the old pool is gone; a new one
     same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
     ex.close()
 
@@ -405,7 +412,7 @@ def test_workers_keep_the_solver_until_it_changes(use_ray: bool, request: Any) -
         same_outcomes(ex.solve(solver, tasks_for()), execute(GearKStep(steps=3), tasks_for()))
     solver.steps = 7
     same_outcomes(ex.solve(solver, tasks_for()), execute(GearKStep(steps=7), tasks_for()))
-    if not use_ray:              # the solver's file lives in a folder that closing removes
+    if not use_ray:  # the solver's file lives in a folder that closing removes
         folder = ex._folder
         assert folder is not None and len(list(Path(folder).glob("*.pkl"))) == 1
         ex.close()
@@ -421,7 +428,7 @@ def test_ctrl_c_cancels_the_ray_tasks(ray_instance: Any) -> None:
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         ex.solve(SlowAt(0.0, 300.0), tasks_for(), interrupt)
-    assert time.perf_counter() - start < 150               # did not wait for the slow solve
+    assert time.perf_counter() - start < 150  # did not wait for the slow solve
     same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
 
 
@@ -432,36 +439,41 @@ def test_ray_executor_uses_a_running_ray_and_leaves_it(ray_instance: Any) -> Non
     assert ray_instance.is_initialized()
 
 
-def test_ray_executor_names_the_extra_when_ray_is_missing(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ray_executor_names_the_extra_when_ray_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(ImportError, match=r"pip install 'paretosurf\[ray\]'"):
         ps.RayExecutor().start()
 
 
-@pytest.mark.parametrize(("kwargs", "error", "name"), [
-    ({"max_workers": 0}, ValueError, "max_workers"),
-    ({"max_workers": 1.5}, TypeError, "max_workers"),
-    ({"max_retries": -1}, ValueError, "max_retries"),
-    ({"max_retries": True}, TypeError, "max_retries"),
-])
-def test_process_executor_refuses_bad_arguments(kwargs: dict[str, Any], error: type,
-                                                name: str) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"max_workers": 0}, ValueError, "max_workers"),
+        ({"max_workers": 1.5}, TypeError, "max_workers"),
+        ({"max_retries": -1}, ValueError, "max_retries"),
+        ({"max_retries": True}, TypeError, "max_retries"),
+    ],
+)
+def test_process_executor_refuses_bad_arguments(
+    kwargs: dict[str, Any], error: type, name: str
+) -> None:
     with pytest.raises(error, match=name):
         ps.ProcessExecutor(**kwargs)
 
 
-@pytest.mark.parametrize(("kwargs", "error", "name"), [
-    ({"address": ""}, ValueError, "address"),
-    ({"address": 6379}, ValueError, "address"),
-    ({"num_cpus": -1}, ValueError, "num_cpus"),
-    ({"num_cpus": "2"}, TypeError, "num_cpus"),
-    ({"num_gpus": float("inf")}, ValueError, "num_gpus"),
-    ({"max_retries": -1}, ValueError, "max_retries"),
-    ({"runtime_env": ["pip"]}, TypeError, "runtime_env"),
-])
-def test_ray_executor_refuses_bad_arguments(kwargs: dict[str, Any], error: type,
-                                            name: str) -> None:
+@pytest.mark.parametrize(
+    ("kwargs", "error", "name"),
+    [
+        ({"address": ""}, ValueError, "address"),
+        ({"address": 6379}, ValueError, "address"),
+        ({"num_cpus": -1}, ValueError, "num_cpus"),
+        ({"num_cpus": "2"}, TypeError, "num_cpus"),
+        ({"num_gpus": float("inf")}, ValueError, "num_gpus"),
+        ({"max_retries": -1}, ValueError, "max_retries"),
+        ({"runtime_env": ["pip"]}, TypeError, "runtime_env"),
+    ],
+)
+def test_ray_executor_refuses_bad_arguments(kwargs: dict[str, Any], error: type, name: str) -> None:
     with pytest.raises(error, match=name):
         ps.RayExecutor(**kwargs)
 
@@ -474,10 +486,15 @@ def test_an_empty_round_needs_no_workers() -> None:
 
 
 def test_executors_describe_themselves() -> None:
-    assert repr(ps.ProcessExecutor(3, max_retries=1, threads_per_worker=2)) == \
-        "ProcessExecutor(max_workers=3, max_retries=1, threads_per_worker=2, solve_timeout=None)"
-    assert repr(ps.RayExecutor("auto", num_gpus=0.5)) == \
-        "RayExecutor(address='auto', num_cpus=1, num_gpus=0.5, max_retries=2, solve_timeout=None)"
+    assert (
+        repr(ps.ProcessExecutor(3, max_retries=1, threads_per_worker=2))
+        == "ProcessExecutor(max_workers=3, max_retries=1, threads_per_worker=2, solve_timeout=None)"
+    )
+    assert (
+        repr(ps.RayExecutor("auto", num_gpus=0.5))
+        == "RayExecutor(address='auto', num_cpus=1, num_gpus=0.5, max_retries=2, "
+        "solve_timeout=None)"
+    )
 
 
 @pytest.mark.slow  # starts and stops a Ray instance of its own: 25-30 s
@@ -485,18 +502,25 @@ def test_ray_executor_starts_and_stops_its_own_instance() -> None:
     pytest.importorskip("ray")
     import subprocess
 
-    code = ("import sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
-            "from conftest import GearKStep;"
-            "ex = ps.RayExecutor();"
-            "res = ps.surf(GearKStep(), 4, iterations=2, executor=ex);"
-            "print(res.n_solves, ray.is_initialized());"
-            "ex = ps.RayExecutor(num_gpus=1000)\n"
-            "try: ex.start()\n"
-            "except ValueError as exc: print('refused:', exc, ray.is_initialized())")
-    out = subprocess.run([sys.executable, "-c", code, str(TESTS)], capture_output=True,
-                         text=True, check=True, timeout=300)
+    code = (
+        "import sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
+        "from conftest import GearKStep;"
+        "ex = ps.RayExecutor();"
+        "res = ps.surf(GearKStep(), 4, iterations=2, executor=ex);"
+        "print(res.n_solves, ray.is_initialized());"
+        "ex = ps.RayExecutor(num_gpus=1000)\n"
+        "try: ex.start()\n"
+        "except ValueError as exc: print('refused:', exc, ray.is_initialized())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(TESTS)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
     lines = out.stdout.splitlines()
-    assert lines[0].split() == ["10", "False"]      # the run started Ray and shut it down
+    assert lines[0].split() == ["10", "False"]  # the run started Ray and shut it down
     assert lines[1].startswith("refused: num_gpus=1000 per task") and lines[1].endswith("False")
 
 
@@ -507,18 +531,24 @@ class ThreadReporter:
         from threadpoolctl import threadpool_info
 
         blas = [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
-        return ps.Solution([weight, 1 - weight], state,
-                           {"blas": blas, "omp": os.environ.get("OMP_NUM_THREADS"),
-                            "pid": os.getpid()})
+        return ps.Solution(
+            [weight, 1 - weight],
+            state,
+            {"blas": blas, "omp": os.environ.get("OMP_NUM_THREADS"), "pid": os.getpid()},
+        )
 
 
-@pytest.mark.parametrize(("workers", "threads", "expected"), [
-    (2, "auto", None),   # None: the usable CPUs divided among the workers
-    (1, 1, 1),
-    (2, 3, 3),
-])
-def test_process_workers_hold_their_thread_pools(workers: int, threads: Any,
-                                                 expected: int | None) -> None:
+@pytest.mark.parametrize(
+    ("workers", "threads", "expected"),
+    [
+        (2, "auto", None),  # None: the usable CPUs divided among the workers
+        (1, 1, 1),
+        (2, 3, 3),
+    ],
+)
+def test_process_workers_hold_their_thread_pools(
+    workers: int, threads: Any, expected: int | None
+) -> None:
     from paretosurf.executors.base import usable_cpus
 
     want = max(1, usable_cpus() // workers) if expected is None else expected
@@ -532,16 +562,24 @@ def test_process_workers_hold_their_thread_pools(workers: int, threads: Any,
 
 
 def test_process_workers_keep_their_thread_pools_when_told_to(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OMP_NUM_THREADS", "7")   # what the workers inherit, left alone
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")  # what the workers inherit, left alone
     with ps.ProcessExecutor(1, threads_per_worker=None) as pool:
         out = pool.solve(ThreadReporter(), [SolveTask(0, 0.5, None)])
     assert out[0].solution.info["omp"] == "7"
 
 
-@pytest.mark.parametrize(("value", "error"), [
-    (0, ValueError), (-1, ValueError), ("four", ValueError), (1.5, TypeError), (True, TypeError),
-])
+@pytest.mark.parametrize(
+    ("value", "error"),
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        ("four", ValueError),
+        (1.5, TypeError),
+        (True, TypeError),
+    ],
+)
 def test_process_executor_refuses_bad_thread_counts(value: Any, error: type) -> None:
     with pytest.raises(error, match="threads_per_worker"):
         ps.ProcessExecutor(2, threads_per_worker=value)
@@ -567,9 +605,11 @@ class DeviceReporter:
         deadline = time.monotonic() + 60
         while len(os.listdir(self.folder)) < self.together and time.monotonic() < deadline:
             time.sleep(0.01)
-        return ps.Solution([weight, 1 - weight], state,
-                           {"devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                            "pid": os.getpid()})
+        return ps.Solution(
+            [weight, 1 - weight],
+            state,
+            {"devices": os.environ.get("CUDA_VISIBLE_DEVICES"), "pid": os.getpid()},
+        )
 
 
 def devices_by_pid(outcomes: list[SolveOutcome]) -> dict[int, str]:
@@ -582,33 +622,39 @@ def devices_by_pid(outcomes: list[SolveOutcome]) -> dict[int, str]:
     return out
 
 
-def test_each_worker_process_sees_gpus_of_its_own(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_worker_process_sees_gpus_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3,4,5,6")
     with ps.ProcessExecutor(3, gpus_per_worker=2) as pool:
         assert pool.worker_devices == (("0", "1"), ("2", "3"), ("4", "5"))
-        first = pool.solve(DeviceReporter(tmp_path / "a", 3),
-                           [SolveTask(i, i / 2, None) for i in range(3)])
-        second = pool.solve(DeviceReporter(tmp_path / "b", 3),
-                            [SolveTask(i, i / 2, None) for i in range(3)])
+        first = pool.solve(
+            DeviceReporter(tmp_path / "a", 3), [SolveTask(i, i / 2, None) for i in range(3)]
+        )
+        second = pool.solve(
+            DeviceReporter(tmp_path / "b", 3), [SolveTask(i, i / 2, None) for i in range(3)]
+        )
     for folder in ("a", "b"):
         assert len(os.listdir(tmp_path / folder)) == 3
     seen = devices_by_pid(first)
     # three workers at once, each with its own pair, and they keep it for the next round
     assert sorted(seen.values()) == ["0,1", "2,3", "4,5"] and os.getpid() not in seen
     assert devices_by_pid(second) == seen
-    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1,2,3,4,5,6"   # this process: untouched
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,1,2,3,4,5,6"  # this process: untouched
 
 
-def test_named_devices_and_a_replaced_worker(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_named_devices_and_a_replaced_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "GPU-a,GPU-b,GPU-c")
     with ps.ProcessExecutor(2, devices=["GPU-c", "GPU-a"]) as pool:
         assert pool.gpus_per_worker == 1
         # the first solve kills its worker: the pool starts again, and its workers get the
         # same GPUs as the first pool's
-        out = pool.solve(DeviceReporter(tmp_path / "a", 2, kill=tmp_path / "killed"),
-                         [SolveTask(i, float(i), None) for i in range(2)])
+        out = pool.solve(
+            DeviceReporter(tmp_path / "a", 2, kill=tmp_path / "killed"),
+            [SolveTask(i, float(i), None) for i in range(2)],
+        )
     assert (tmp_path / "killed").exists() and sum(len(o.lost) for o in out) >= 1
     seen = devices_by_pid(out)
     assert set(seen.values()) <= {"GPU-c", "GPU-a"}
@@ -631,26 +677,38 @@ def test_a_worker_forked_after_cuda_started_says_so(monkeypatch: pytest.MonkeyPa
     assert "set_start_method('spawn')" in str(out[0].error)
 
 
-@pytest.mark.parametrize(("visible", "kwargs", "error", "match"), [
-    ("0,1", {"max_workers": 3, "gpus_per_worker": 1}, ValueError,
-     r"max_workers=3 workers with gpus_per_worker=1 need 3 GPUs, but this process sees 2 "
-     r"\(CUDA_VISIBLE_DEVICES=0,1\)"),
-    ("0,1", {"devices": [0, 2]}, ValueError, "GPU 2, which this process cannot see"),
-    ("0,1", {"devices": [1, "1"]}, ValueError, "GPU 1 more than once"),
-    ("0,1", {"devices": [0.5]}, TypeError, r"devices\[0\] must be a GPU index"),
-    ("0,1", {"devices": ["0,1"]}, ValueError, "one GPU UUID"),
-    ("0,1", {"devices": [-1]}, ValueError, "integer >= 0"),
-    ("0,1", {"devices": "01"}, TypeError, "devices must be a list"),
-    ("0,1", {"gpus_per_worker": 0}, ValueError, "gpus_per_worker"),
-    ("", {"gpus_per_worker": 1}, ValueError, "sees no GPU"),
-    (None, {"gpus_per_worker": 1}, ValueError, "cannot tell which GPUs"),
-])
+@pytest.mark.parametrize(
+    ("visible", "kwargs", "error", "match"),
+    [
+        (
+            "0,1",
+            {"max_workers": 3, "gpus_per_worker": 1},
+            ValueError,
+            r"max_workers=3 workers with gpus_per_worker=1 need 3 GPUs, but this process sees 2 "
+            r"\(CUDA_VISIBLE_DEVICES=0,1\)",
+        ),
+        ("0,1", {"devices": [0, 2]}, ValueError, "GPU 2, which this process cannot see"),
+        ("0,1", {"devices": [1, "1"]}, ValueError, "GPU 1 more than once"),
+        ("0,1", {"devices": [0.5]}, TypeError, r"devices\[0\] must be a GPU index"),
+        ("0,1", {"devices": ["0,1"]}, ValueError, "one GPU UUID"),
+        ("0,1", {"devices": [-1]}, ValueError, "integer >= 0"),
+        ("0,1", {"devices": "01"}, TypeError, "devices must be a list"),
+        ("0,1", {"gpus_per_worker": 0}, ValueError, "gpus_per_worker"),
+        ("", {"gpus_per_worker": 1}, ValueError, "sees no GPU"),
+        (None, {"gpus_per_worker": 1}, ValueError, "cannot tell which GPUs"),
+    ],
+)
 def test_gpus_per_worker_is_checked_against_the_visible_gpus(
-        visible: str | None, kwargs: dict[str, Any], error: type, match: str,
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    visible: str | None,
+    kwargs: dict[str, Any],
+    error: type,
+    match: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
     if visible is None:
         monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-        monkeypatch.setenv("PATH", str(tmp_path))          # no nvidia-smi either
+        monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi either
     else:
         monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
     kwargs = {"max_workers": 2, **kwargs}
@@ -662,7 +720,8 @@ def test_gpus_per_worker_in_the_description(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1,2,3")
     assert repr(ps.ProcessExecutor(2, gpus_per_worker=2)) == (
         "ProcessExecutor(max_workers=2, max_retries=2, threads_per_worker=None, "
-        "solve_timeout=None, gpus_per_worker=2, devices=['0', '1', '2', '3'])")
+        "solve_timeout=None, gpus_per_worker=2, devices=['0', '1', '2', '3'])"
+    )
 
 
 @pytest.mark.slow  # a local Ray instance: 25-35 s
@@ -673,19 +732,25 @@ def test_ray_gives_each_gpu_solve_a_fresh_worker_and_its_own_gpu(tmp_path: Path)
     pytest.importorskip("ray")
     import subprocess
 
-    code = ("import json, logging, sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
-            "from pathlib import Path;"
-            "from test_executors import DeviceReporter;"
-            "from paretosurf.executors import SolveTask;"
-            "ray.init(num_cpus=2, num_gpus=2, include_dashboard=False,"
-            " logging_level=logging.ERROR,"
-            " runtime_env={'env_vars': {'PYTHONPATH': sys.argv[1]}});"
-            "ex = ps.RayExecutor(num_gpus=1);"
-            "out = ex.solve(DeviceReporter(Path(sys.argv[2]), 1),"
-            " [SolveTask(i, i / 3, None) for i in range(4)]);"
-            "print(json.dumps([o.solution.info for o in out]))")
-    done = subprocess.run([sys.executable, "-c", code, str(TESTS), str(tmp_path / "marks")],
-                          capture_output=True, text=True, timeout=300)
+    code = (
+        "import json, logging, sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
+        "from pathlib import Path;"
+        "from test_executors import DeviceReporter;"
+        "from paretosurf.executors import SolveTask;"
+        "ray.init(num_cpus=2, num_gpus=2, include_dashboard=False,"
+        " logging_level=logging.ERROR,"
+        " runtime_env={'env_vars': {'PYTHONPATH': sys.argv[1]}});"
+        "ex = ps.RayExecutor(num_gpus=1);"
+        "out = ex.solve(DeviceReporter(Path(sys.argv[2]), 1),"
+        " [SolveTask(i, i / 3, None) for i in range(4)]);"
+        "print(json.dumps([o.solution.info for o in out]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(TESTS), str(tmp_path / "marks")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     infos = json.loads(done.stdout.splitlines()[-1])
     assert len({info["pid"] for info in infos}) == 4

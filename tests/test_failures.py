@@ -40,7 +40,7 @@ def test_a_failed_solve_is_retried_on_its_own_and_logged(tmp_path) -> None:
     flaky = Flaky(failures=1)
     res = ps.baselines.uniform(flaky, N, iterations=3, checkpoint=tmp_path)
     np.testing.assert_array_equal(res.points, clean.points)
-    assert res.n_solves == clean.n_solves                 # retries are not budget
+    assert res.n_solves == clean.n_solves  # retries are not budget
     log = RunFolder(tmp_path).solves()
     failed = [e for e in log if e["error"] is not None]
     assert len(failed) == 1 and failed[0]["error"] == "ValueError: boom"
@@ -54,15 +54,17 @@ def test_when_retries_run_out_the_error_names_slot_weight_attempt_and_cause(tmp_
     ps.baselines.uniform(GearKStep(), N, iterations=2, checkpoint=tmp_path)
     saved = {p.name: p.read_bytes() for p in tmp_path.glob("state.*")}
     with pytest.raises(ps.InnerSolverError) as info:
-        ps.baselines.uniform(Flaky(failures=5), N, iterations=4, checkpoint=tmp_path,
-                             resume=True, retries=2)
+        ps.baselines.uniform(
+            Flaky(failures=5), N, iterations=4, checkpoint=tmp_path, resume=True, retries=2
+        )
     text = str(info.value)
     assert "slot 3 (weight 0.5)" in text and "attempt 3" in text and "ValueError: boom" in text
     assert info.value.slot == 3 and info.value.weight == 0.5
     assert {p.name: p.read_bytes() for p in tmp_path.glob("state.*")} == saved  # untouched
     done = ps.baselines.uniform(GearKStep(), N, iterations=4, checkpoint=tmp_path, resume=True)
     np.testing.assert_array_equal(
-        done.points, ps.baselines.uniform(GearKStep(), N, iterations=4).points)
+        done.points, ps.baselines.uniform(GearKStep(), N, iterations=4).points
+    )
 
 
 def test_retries_zero_fails_at_once() -> None:
@@ -106,12 +108,18 @@ class DiskSolver(GearKStep):
 def test_states_on_disk_are_never_pickled_and_resume_from_the_folders(tmp_path) -> None:
     full = ps.surf(GearKStep(), N, iterations=6)
     with pytest.raises(RuntimeError):
-        ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path, checkpoint_period=0,
-                callback=lambda r: (_ for _ in ()).throw(RuntimeError) if r.iteration == 2
-                else None)
+        ps.surf(
+            DiskSolver(),
+            N,
+            iterations=6,
+            checkpoint=tmp_path,
+            checkpoint_period=0,
+            callback=lambda r: (_ for _ in ()).throw(RuntimeError) if r.iteration == 2 else None,
+        )
     assert RunFolder(tmp_path).n_rounds() == 3
-    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path, resume=True,
-                      checkpoint_period=0)
+    resumed = ps.surf(
+        DiskSolver(), N, iterations=6, checkpoint=tmp_path, resume=True, checkpoint_period=0
+    )
     np.testing.assert_array_equal(resumed.points, full.points)
     assert all(isinstance(s, StateFolder) for s in resumed.states)
     # only the last round's folders are kept, named by round and slot
@@ -132,9 +140,10 @@ def first_and_last() -> Checkpointer:
 def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path) -> None:
     full = ps.surf(GearKStep(), N, iterations=6)
     DiskSolver.saved = 0
-    res = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path,
-                  checkpoint_period=first_and_last())
-    assert DiskSolver.saved == 2 * (N + 1)                   # never an unpicklable pickle
+    res = ps.surf(
+        DiskSolver(), N, iterations=6, checkpoint=tmp_path, checkpoint_period=first_and_last()
+    )
+    assert DiskSolver.saved == 2 * (N + 1)  # never an unpicklable pickle
     np.testing.assert_array_equal(res.points, full.points)
     assert all(isinstance(s, StateFolder) for s in res.states)
     kept = sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "states").glob("*/*"))
@@ -143,10 +152,22 @@ def test_disk_states_of_rounds_not_checkpointed_stay_in_memory(tmp_path) -> None
     assert kept == [f"states/round-{r:06d}/slot-{s:02d}" for r in (0, 5) for s in range(N + 1)]
     # a run stopped between two checkpoints resumes from the folders of the last one
     with pytest.raises(Interrupt):
-        ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b",
-                callback=interrupt_after(4), checkpoint_period=first_and_last())
-    resumed = ps.surf(DiskSolver(), N, iterations=6, checkpoint=tmp_path / "b", resume=True,
-                      checkpoint_period=first_and_last())
+        ps.surf(
+            DiskSolver(),
+            N,
+            iterations=6,
+            checkpoint=tmp_path / "b",
+            callback=interrupt_after(4),
+            checkpoint_period=first_and_last(),
+        )
+    resumed = ps.surf(
+        DiskSolver(),
+        N,
+        iterations=6,
+        checkpoint=tmp_path / "b",
+        resume=True,
+        checkpoint_period=first_and_last(),
+    )
     np.testing.assert_array_equal(resumed.points, full.points)
 
 
@@ -189,31 +210,34 @@ def test_a_disk_state_in_memory_that_starts_two_slots_is_never_copied(tmp_path) 
     cannot be deep-copied, or pickled)."""
     with pytest.raises(TypeError):
         copy.deepcopy(Unpicklable(0.5))
-    disk = run(Twins(), DiskSolver(), iterations=4, checkpoint=tmp_path,
-               checkpoint_period=first_and_last())
+    disk = run(
+        Twins(), DiskSolver(), iterations=4, checkpoint=tmp_path, checkpoint_period=first_and_last()
+    )
     plain = run(Twins(), GearKStep(), iterations=4)
     np.testing.assert_array_equal(disk.points, plain.points)
 
 
 def test_states_on_disk_travel_to_worker_processes_as_folders(tmp_path) -> None:
     full = ps.surf(GearKStep(), N, iterations=3)
-    res = ps.surf(DiskSolver(), N, iterations=3, checkpoint=tmp_path,
-                  executor=ps.ProcessExecutor(2))
+    res = ps.surf(
+        DiskSolver(), N, iterations=3, checkpoint=tmp_path, executor=ps.ProcessExecutor(2)
+    )
     np.testing.assert_array_equal(res.points, full.points)
 
 
 def test_states_on_disk_without_a_checkpoint_end_up_in_the_result(tmp_path) -> None:
     res = ps.surf(DiskSolver(), N, iterations=3)
     assert all(isinstance(s, Unpicklable) for s in res.states)
-    np.testing.assert_allclose([s.x for s in res.states],
-                               ps.surf(GearKStep(), N, iterations=3).states)
+    np.testing.assert_allclose(
+        [s.x for s in res.states], ps.surf(GearKStep(), N, iterations=3).states
+    )
 
 
 def test_init_states_of_a_disk_solver_are_saved_as_folders(tmp_path) -> None:
     init = [Unpicklable(0.5) for _ in range(N + 1)]
     res = ps.surf(DiskSolver(), N, iterations=2, init_states=init, checkpoint=tmp_path)
     assert res.n_solves == 2 * (N + 1)
-    assert not (tmp_path / "states" / "init").exists()       # pruned once replaced
+    assert not (tmp_path / "states" / "init").exists()  # pruned once replaced
 
 
 # ------------------------------------------------------------------------ pickle on request
@@ -237,7 +261,7 @@ def test_array_and_dataclass_states_need_no_pickle(tmp_path) -> None:
     solver = ps.problems.GearToy(4).gradient_solver(steps=3)
     res = ps.surf(solver, N, iterations=3)
     res.save(tmp_path / "res")
-    back = ps.SurfResult.load(tmp_path / "res")            # allow_pickle stays False
+    back = ps.SurfResult.load(tmp_path / "res")  # allow_pickle stays False
     for a, b in zip(back.states, res.states, strict=True):
         np.testing.assert_array_equal(a.params, b.params)
         np.testing.assert_array_equal(a.m, b.m)
@@ -254,8 +278,9 @@ def test_pickled_states_load_only_with_allow_pickle(tmp_path) -> None:
     assert ps.SurfResult.load(tmp_path / "res", allow_pickle=True).states == res.states
     with pytest.raises(CheckpointError, match="allow_pickle=True"):
         ps.surf(opaque_solver, N, iterations=4, checkpoint=tmp_path / "run", resume=True)
-    more = ps.surf(opaque_solver, N, iterations=4, checkpoint=tmp_path / "run", resume=True,
-                   allow_pickle=True)
+    more = ps.surf(
+        opaque_solver, N, iterations=4, checkpoint=tmp_path / "run", resume=True, allow_pickle=True
+    )
     assert len(more.history) == 4
 
 
@@ -268,35 +293,45 @@ class ClusterExecutor(ps.LocalExecutor):
 def test_states_on_disk_on_a_cluster_need_a_shared_run_folder(tmp_path) -> None:
     with pytest.raises(ValueError, match="checkpoint=DIR on a filesystem every node sees"):
         ps.surf(DiskSolver(), N, iterations=1, executor=ClusterExecutor())
-    res = ps.surf(DiskSolver(), N, iterations=1, executor=ClusterExecutor(),
-                  checkpoint=tmp_path)
+    res = ps.surf(DiskSolver(), N, iterations=1, executor=ClusterExecutor(), checkpoint=tmp_path)
     assert all(isinstance(s, StateFolder) for s in res.states)
 
 
 # ----------------------------------------------------------------- malformed returns
 def test_a_tuple_of_two_numbers_is_explained():
-    with pytest.raises(ps.InnerSolverError, match="first item must be the vector of "
-                                                  "objectives"):
-        ps.surf(lambda w, s: ((1 - w) ** 2, w ** 2), 4, iterations=2, retries=0)
+    with pytest.raises(ps.InnerSolverError, match="first item must be the vector of objectives"):
+        ps.surf(lambda w, s: ((1 - w) ** 2, w**2), 4, iterations=2, retries=0)
 
 
-@pytest.mark.parametrize("info, error", [
-    (5, "must be a dict"), ({"steps": "many"}, "integer >= 0"),
-    ({"steps": -5}, "integer >= 0"), ({"steps": 2.7}, "integer >= 0"),
-    ({"steps": float("nan")}, "integer >= 0")])
+@pytest.mark.parametrize(
+    "info, error",
+    [
+        (5, "must be a dict"),
+        ({"steps": "many"}, "integer >= 0"),
+        ({"steps": -5}, "integer >= 0"),
+        ({"steps": 2.7}, "integer >= 0"),
+        ({"steps": float("nan")}, "integer >= 0"),
+    ],
+)
 def test_malformed_info_fails_the_solve_with_its_slot(info: Any, error: str):
     with pytest.raises(ps.InnerSolverError, match=error) as caught:
-        ps.surf(lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2], None, info=info), 4,
-                iterations=2, retries=0)
+        ps.surf(
+            lambda w, s: ps.Solution([(1 - w) ** 2, w**2], None, info=info),
+            4,
+            iterations=2,
+            retries=0,
+        )
     assert caught.value.slot == 0
 
 
 def test_steps_are_counted_from_a_mapping_info():
     from types import MappingProxyType
 
-    res = ps.surf(lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2], None,
-                                           info=MappingProxyType({"steps": 3})),
-                  4, iterations=2)
+    res = ps.surf(
+        lambda w, s: ps.Solution([(1 - w) ** 2, w**2], None, info=MappingProxyType({"steps": 3})),
+        4,
+        iterations=2,
+    )
     assert res.n_steps == 3 * 5 * 2
 
 
@@ -311,7 +346,7 @@ def test_one_objective_is_refused_in_the_first_round_by_every_scalar_method():
         calls.clear()
         with pytest.raises(ValueError, match="front of 2 objectives; the solver returned 1"):
             method(one, 4, iterations=5)
-        assert len(calls) == 5                   # one round, not five
+        assert len(calls) == 5  # one round, not five
 
 
 def test_a_run_folder_without_its_manifest_names_the_missing_file(tmp_path: Path) -> None:
@@ -327,14 +362,16 @@ def test_a_run_folder_without_its_manifest_names_the_missing_file(tmp_path: Path
 def test_solves_that_report_failure_in_their_info_are_named() -> None:
     def solver(w: float, state: Any) -> ps.Solution:
         ok = not 0.4 < w < 0.6
-        return ps.Solution([1 - w, w ** 2], None,
-                           {"success": ok, "message": "" if ok else "line search failed"})
+        return ps.Solution(
+            [1 - w, w**2], None, {"success": ok, "message": "" if ok else "line search failed"}
+        )
 
     with pytest.warns(ps.SurfWarning, match="line search failed"):
         res = ps.surf(solver, 4, iterations=2)
     (finding,) = [f for f in res.findings if f.code == "unsuccessful"]
     assert finding.message.startswith("1 of the last round's 5 solves")
-    assert not res.success                              # every solve must have succeeded
-    clean = ps.surf(lambda w, s: ps.Solution([1 - w, w ** 2], None, {"success": True}), 4,
-                    iterations=2)
+    assert not res.success  # every solve must have succeeded
+    clean = ps.surf(
+        lambda w, s: ps.Solution([1 - w, w**2], None, {"success": True}), 4, iterations=2
+    )
     assert "unsuccessful" not in [f.code for f in clean.findings]

@@ -45,8 +45,8 @@ FloatArray = np.ndarray
 
 #: The decision grid of the two-objective fronts: exact solves are argmins over it.
 GRID = np.linspace(0.0, 1.0, 2001)
-N = 8                   # segments of the two-objective runs (9 points)
-ROUNDS = 10             # rounds of the runs that iterate
+N = 8  # segments of the two-objective runs (9 points)
+ROUNDS = 10  # rounds of the runs that iterate
 ADVICE = {"uneven", "unsettled", "fewer", "precision", "scale"}
 
 
@@ -72,10 +72,19 @@ class Expect:
             assert f.severity == ("error" if f.fatal else "advice")
 
 
-def expect(success: bool | None, must: set[str] = frozenset(), one_of: set[str] = frozenset(),
-           may: set[str] = frozenset(), advice: bool = True) -> Expect:
-    return Expect(success, frozenset(must), frozenset(one_of),
-                  frozenset(may) | (ADVICE if advice else frozenset()))
+def expect(
+    success: bool | None,
+    must: set[str] = frozenset(),
+    one_of: set[str] = frozenset(),
+    may: set[str] = frozenset(),
+    advice: bool = True,
+) -> Expect:
+    return Expect(
+        success,
+        frozenset(must),
+        frozenset(one_of),
+        frozenset(may) | (ADVICE if advice else frozenset()),
+    )
 
 
 # ----------------------------------------------------------------------- two-objective fronts
@@ -84,13 +93,18 @@ class GridCurve:
     scalarization at ``w`` (``state`` is ``[t]``; ``evaluate`` and linear mixing of states
     serve Soup). ``noise``: Gaussian noise of that standard deviation on every evaluation."""
 
-    def __init__(self, curve: Callable[[FloatArray], FloatArray], *, kind: str = "linear",
-                 noise: float = 0.0, seed: int = 0) -> None:
+    def __init__(
+        self,
+        curve: Callable[[FloatArray], FloatArray],
+        *,
+        kind: str = "linear",
+        noise: float = 0.0,
+        seed: int = 0,
+    ) -> None:
         self.curve = curve
         self.values = curve(GRID)
         best = self.values.min(axis=0)
-        self.scalarization = Scalarization(
-            kind, ideal=None if kind == "linear" else best - 1e-6)
+        self.scalarization = Scalarization(kind, ideal=None if kind == "linear" else best - 1e-6)
         self.noise = noise
         self.rng = np.random.default_rng(seed)
 
@@ -114,14 +128,14 @@ def convex(t: FloatArray) -> FloatArray:
     """((1 - t)^2, t^2): strictly convex; the weighted sum at w is minimized at t = w, and the
     points of evenly spaced weights are spaced within a factor sqrt(2) (the curve's speed
     2 sqrt((1 - t)^2 + t^2) varies that much): within every method's target."""
-    return np.c_[(1 - t) ** 2, t ** 2]
+    return np.c_[(1 - t) ** 2, t**2]
 
 
 def concave(t: FloatArray) -> FloatArray:
     """(t, 1 - t^2): every point Pareto-optimal, the front concave, so the weighted sum
     w t + (1 - w)(1 - t^2), concave in t, is minimized at an end: t = 1 for w < 1/2, t = 0
     above. Every weight returns one of two points."""
-    return np.c_[t, 1 - t ** 2]
+    return np.c_[t, 1 - t**2]
 
 
 def kinked(t: FloatArray) -> FloatArray:
@@ -144,7 +158,7 @@ def pieces(*gaps: tuple[float, float]) -> Callable[[FloatArray], FloatArray]:
         hole = np.zeros_like(t)
         for lo, hi in gaps:
             hole += (t > lo) & (t < hi)
-        return np.c_[t ** 2, (1 - t) ** 2 + hole]
+        return np.c_[t**2, (1 - t) ** 2 + hole]
 
     return curve
 
@@ -155,7 +169,7 @@ def bumped(t: FloatArray) -> FloatArray:
     e^-1/2, about 0.86, at t = 0.39, where (1 - t)^2 falls at 1.2), so every point is
     Pareto-optimal and the front connected; at t = 1/2 the bump's curvature, -13.3,
     outweighs the curve's 2: a non-convex middle that weighted sums jump over."""
-    return np.c_[t ** 2, (1 - t) ** 2 + 0.15 * np.exp(-(((t - 0.5) / 0.15) ** 2))]
+    return np.c_[t**2, (1 - t) ** 2 + 0.15 * np.exp(-(((t - 0.5) / 0.15) ** 2))]
 
 
 def one_constant(t: FloatArray) -> FloatArray:
@@ -215,8 +229,7 @@ class Logistic:
             t += 1
             m = 0.9 * m + 0.1 * g
             v = 0.999 * v + 0.001 * g * g
-            theta = theta - self.lr * (m / (1 - 0.9 ** t)) / (
-                np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+            theta = theta - self.lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
         return ps.Solution(self.objectives(theta)[0], np.r_[theta, m, v, t])
 
     def evaluate(self, state: Any) -> FloatArray:
@@ -246,8 +259,10 @@ class Basins:
         self.anchors = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, math.sqrt(3) / 2]])
 
     def h(self, y: float) -> tuple[float, float]:
-        return (A * (1 - math.cos(2 * math.pi * y)) + C * y * y,
-                2 * math.pi * A * math.sin(2 * math.pi * y) + 2 * C * y)
+        return (
+            A * (1 - math.cos(2 * math.pi * y)) + C * y * y,
+            2 * math.pi * A * math.sin(2 * math.pi * y) + 2 * C * y,
+        )
 
     def objectives(self, s: FloatArray) -> FloatArray:
         h = self.h(float(s[-1]))[0]
@@ -259,9 +274,9 @@ class Basins:
         lam = np.asarray(w, dtype=float) if np.ndim(w) else np.array([w, 1.0 - w])
         s = np.array(state if state is not None else self.start(0.0), dtype=float)
         for _ in range(self.steps):
-            if self.three:       # the bowl: Hessian 2 I, step 1/4
+            if self.three:  # the bowl: Hessian 2 I, step 1/4
                 s[:2] -= 0.25 * 2 * (s[:2] - lam @ self.anchors)
-            else:                # x: Hessian 2, step 1/4
+            else:  # x: Hessian 2, step 1/4
                 s[0] -= 0.25 * (2 * lam[0] * s[0] - 2 * lam[1] * (1 - s[0]))
             s[-1] -= STEP_Y * self.h(float(s[-1]))[1]
         return ps.Solution(self.objectives(s), s)
@@ -280,8 +295,9 @@ BAD_2D = {2, 5, 6}
 
 
 # ------------------------------------------------------------------------- how each method runs
-def run_2d(method: str, solver: Any, init: list[Any] | None = None,
-           rounds: int = ROUNDS) -> ps.SurfResult:
+def run_2d(
+    method: str, solver: Any, init: list[Any] | None = None, rounds: int = ROUNDS
+) -> ps.SurfResult:
     if method == "surf":
         return ps.surf(solver, N, iterations=rounds, init_states=init)
     if method == "uniform":
@@ -291,11 +307,11 @@ def run_2d(method: str, solver: Any, init: list[Any] | None = None,
     if method == "ols":
         return ols(solver, N, init_states=None if init is None else [init[0], init[-1]])
     if method == "umod":
-        return umod(solver, N, iterations=rounds, surrogate_steps=100, init_states=init,
-                    seed=0)
+        return umod(solver, N, iterations=rounds, surrogate_steps=100, init_states=init, seed=0)
     if method == "soup":
-        return soup(solver, N, iterations=rounds,
-                    init_states=None if init is None else [init[0], init[-1]])
+        return soup(
+            solver, N, iterations=rounds, init_states=None if init is None else [init[0], init[-1]]
+        )
     raise AssertionError(method)
 
 
@@ -322,8 +338,9 @@ def uneven_for_sure(make: Callable[[], GridCurve], target: float = 2.0) -> bool:
     R of the chords' length, so the largest segment over the smallest is at least
     g (N - 1) / R (in coordinates divided by the endpoints' ranges, as the runs measure)."""
     solver = make()
-    found = {int(np.argmin(solver.scalarization(solver.values, w)))
-             for w in np.linspace(0, 1, 2001)}
+    found = {
+        int(np.argmin(solver.scalarization(solver.values, w))) for w in np.linspace(0, 1, 2001)
+    }
     pts = solver.values[sorted(found, key=lambda i: solver.values[i, 0])]
     pts = pts / (pts.max(axis=0) - pts.min(axis=0))
     chords = np.linalg.norm(np.diff(pts, axis=0), axis=1)
@@ -331,12 +348,15 @@ def uneven_for_sure(make: Callable[[], GridCurve], target: float = 2.0) -> bool:
     return g * (N - 1) / (float(chords.sum()) - g) > target
 
 
-def fixed_weights(collapses: Callable[[FloatArray], bool], shared: Expect,
-                  apart: Expect) -> dict[str, Expect]:
+def fixed_weights(
+    collapses: Callable[[FloatArray], bool], shared: Expect, apart: Expect
+) -> dict[str, Expect]:
     """Uniform-w's and Random-w's outcomes: ``shared`` where two of their weights get one
     point, else ``apart``."""
-    return {name: shared if collapses(w) else apart
-            for name, w in (("uniform", np.linspace(0, 1, N + 1)), ("uniform_random", RANDOM_W))}
+    return {
+        name: shared if collapses(w) else apart
+        for name, w in (("uniform", np.linspace(0, 1, N + 1)), ("uniform_random", RANDOM_W))
+    }
 
 
 def all_methods(default: Expect, **special: Expect) -> dict[str, Expect]:
@@ -358,82 +378,125 @@ BANK_2D: dict[str, tuple[Callable[[], Any], dict[str, Expect]]] = {
     # jump), where even weights cannot tell a jump from a steep stretch (Random-w's weights
     # nearest 1/2 are far apart too); OLS finds the two vertices there are (advice: fewer);
     # Soup mixes t, whose curve is the front itself: all Pareto-optimal
-    "concave_ws": (lambda: GridCurve(concave), all_methods(
-        expect(False, {"collapsed"}),
-        surf=expect(False, {"collapsed", "jump"}, may={"endpoint"}),
-        ols=expect(True), soup=expect(True),
-        umod=expect(False, one_of={"collapsed", "jump"}, may=ANY_GEOMETRY))),
+    "concave_ws": (
+        lambda: GridCurve(concave),
+        all_methods(
+            expect(False, {"collapsed"}),
+            surf=expect(False, {"collapsed", "jump"}, may={"endpoint"}),
+            ols=expect(True),
+            soup=expect(True),
+            umod=expect(False, one_of={"collapsed", "jump"}, may=ANY_GEOMETRY),
+        ),
+    ),
     # Tchebycheff reaches every point of the concave front, each weight its own point
-    "concave_tchebycheff": (lambda: GridCurve(concave, kind="tchebycheff"), {
-        "surf": expect(True), "uniform": expect(True)}),
+    "concave_tchebycheff": (
+        lambda: GridCurve(concave, kind="tchebycheff"),
+        {"surf": expect(True), "uniform": expect(True)},
+    ),
     # the kink takes every weight in (0.3, 0.7): Uniform-w puts three there (collapsed, and
     # the remedy is SURF); Random-w as many as it drew there; SURF's CDF is flat across the
     # cone after a few rounds, so at most one weight stays in it; OLS visits each vertex
     # once; Soup's mixtures run along t
-    "kink": (lambda: GridCurve(kinked), all_methods(
-        expect(True),
-        **fixed_weights(lambda w: shares_a_point(lambda: GridCurve(kinked), w),
-                        expect(False, {"collapsed"}), expect(True)),
-        umod=expect(None, may={"collapsed"}))),
+    "kink": (
+        lambda: GridCurve(kinked),
+        all_methods(
+            expect(True),
+            **fixed_weights(
+                lambda w: shares_a_point(lambda: GridCurve(kinked), w),
+                expect(False, {"collapsed"}),
+                expect(True),
+            ),
+            umod=expect(None, may={"collapsed"}),
+        ),
+    ),
     # two pieces: SURF cannot space them within its target, since the gap between them is
     # one of its segments (``uneven_for_sure``, computed from the front); it may find the
     # jump itself; Uniform-w and Random-w collapse where two of their weights land on one
     # end of the gap (computed from the front), else evenly spaced weights cannot tell a
     # gap from a steep stretch (no finding); Soup's mixtures cross the gap, whose points are
     # dominated
-    "two_pieces": (lambda: GridCurve(pieces((0.3, 0.7))), all_methods(
-        expect(True),
-        surf=expect(False, one_of={"jump", "uneven"}, may={"collapsed", "endpoint"}),
-        **fixed_weights(lambda w: shares_a_point(lambda: GridCurve(pieces((0.3, 0.7))), w),
-                        expect(False, {"collapsed"}), expect(True)),
-        soup=expect(False, {"dominated"}),
-        ols=expect(None, may={"jump"}),
-        umod=expect(None, may=ANY_GEOMETRY))),
+    "two_pieces": (
+        lambda: GridCurve(pieces((0.3, 0.7))),
+        all_methods(
+            expect(True),
+            surf=expect(False, one_of={"jump", "uneven"}, may={"collapsed", "endpoint"}),
+            **fixed_weights(
+                lambda w: shares_a_point(lambda: GridCurve(pieces((0.3, 0.7))), w),
+                expect(False, {"collapsed"}),
+                expect(True),
+            ),
+            soup=expect(False, {"dominated"}),
+            ols=expect(None, may={"jump"}),
+            umod=expect(None, may=ANY_GEOMETRY),
+        ),
+    ),
     "three_pieces_tchebycheff": (
-        lambda: GridCurve(THREE_PIECES, kind="tchebycheff"), {
+        lambda: GridCurve(THREE_PIECES, kind="tchebycheff"),
+        {
             "surf": expect(False, one_of={"jump", "uneven"}, may={"collapsed"}),
             **fixed_weights(
-                lambda w: shares_a_point(lambda: GridCurve(THREE_PIECES, kind="tchebycheff"),
-                                         w),
-                expect(False, {"collapsed"}), expect(True))}),
+                lambda w: shares_a_point(lambda: GridCurve(THREE_PIECES, kind="tchebycheff"), w),
+                expect(False, {"collapsed"}),
+                expect(True),
+            ),
+        },
+    ),
     # weighted sums jump over the bump, whose gap is one of SURF's segments: uneven, or the
     # jump found (``uneven_for_sure``); even weights collapse where two of them land on one
     # end of the skipped stretch
     # (computed from the front), else their points are distinct and Pareto-optimal, the gap
     # indistinguishable from a steep stretch; Tchebycheff reaches the whole front
-    "bumped": (lambda: GridCurve(bumped), all_methods(
-        expect(True),
-        surf=expect(False, one_of={"jump", "uneven"}, may={"collapsed"}),
-        **fixed_weights(lambda w: shares_a_point(lambda: GridCurve(bumped), w),
-                        expect(False, {"collapsed"}), expect(True)),
-        ols=expect(None, may={"jump"}),
-        umod=expect(None, may=ANY_GEOMETRY))),
-    "bumped_tchebycheff": (lambda: GridCurve(bumped, kind="tchebycheff"), {
-        "surf": expect(True), "uniform": expect(True)}),
+    "bumped": (
+        lambda: GridCurve(bumped),
+        all_methods(
+            expect(True),
+            surf=expect(False, one_of={"jump", "uneven"}, may={"collapsed"}),
+            **fixed_weights(
+                lambda w: shares_a_point(lambda: GridCurve(bumped), w),
+                expect(False, {"collapsed"}),
+                expect(True),
+            ),
+            ols=expect(None, may={"jump"}),
+            umod=expect(None, may=ANY_GEOMETRY),
+        ),
+    ),
+    "bumped_tchebycheff": (
+        lambda: GridCurve(bumped, kind="tchebycheff"),
+        {"surf": expect(True), "uniform": expect(True)},
+    ),
     # objective 2 constant: no trade-off (the methods' own findings are not asked for then)
-    "one_constant": (lambda: GridCurve(one_constant), all_methods(
-        expect(False, {"constant"}))),
+    "one_constant": (lambda: GridCurve(one_constant), all_methods(expect(False, {"constant"}))),
     # one point minimizes both: every slot on it, as from a solver that does not move
-    "common_minimizer": (lambda: GridCurve(common_minimizer), all_methods(
-        expect(False, {"stuck"}))),
+    "common_minimizer": (
+        lambda: GridCurve(common_minimizer),
+        all_methods(expect(False, {"stuck"})),
+    ),
     # noise of 0.1 on objectives whose neighbouring points differ by about 0.1-0.25: the
     # chance that none of 8 neighbouring pairs is out of order is below 1e-2; Soup's points
     # are mixtures, whose order is not checked, and whose noise makes some dominated
-    "noisy": (lambda: GridCurve(convex, noise=0.1, seed=1), all_methods(
-        expect(False, {"noisy"}, may={"dominated", "endpoint", "collapsed", "jump",
-                                      "unconverged"}),
-        soup=expect(None, may={"dominated", "endpoint"}),
-        ols=expect(None, may={"noisy", "dominated", "endpoint", "collapsed", "jump"}))),
+    "noisy": (
+        lambda: GridCurve(convex, noise=0.1, seed=1),
+        all_methods(
+            expect(
+                False, {"noisy"}, may={"dominated", "endpoint", "collapsed", "jump", "unconverged"}
+            ),
+            soup=expect(None, may={"dominated", "endpoint"}),
+            ols=expect(None, may={"noisy", "dominated", "endpoint", "collapsed", "jump"}),
+        ),
+    ),
     # w = 1 has no minimizer: the methods that solve the end weight round after round see
     # its point run off; OLS solves each weight once and cannot tell
-    "no_minimizer": (Logistic, all_methods(
-        expect(False, {"no_minimizer"}),
-        ols=expect(None, may=ANY_GEOMETRY))),
+    "no_minimizer": (
+        Logistic,
+        all_methods(expect(False, {"no_minimizer"}), ols=expect(None, may=ANY_GEOMETRY)),
+    ),
 }
 
 
-@pytest.mark.parametrize(("front", "method"), [
-    (front, method) for front, (_, methods) in BANK_2D.items() for method in methods])
+@pytest.mark.parametrize(
+    ("front", "method"),
+    [(front, method) for front, (_, methods) in BANK_2D.items() for method in methods],
+)
 def test_two_objective_bank(front: str, method: str) -> None:
     make, methods = BANK_2D[front]
     with warnings.catch_warnings():
@@ -463,7 +526,9 @@ def test_the_gapped_fronts_cannot_be_spaced_evenly() -> None:
 LOCAL_2D = all_methods(
     expect(False, {"local_minima"}, may={"dominated"}),
     umod=expect(False, one_of={"local_minima", "dominated"}, may={"noisy"}),
-    ols=expect(True), soup=expect(True))
+    ols=expect(True),
+    soup=expect(True),
+)
 
 
 @pytest.mark.parametrize("method", METHODS_2D)
@@ -496,7 +561,7 @@ class Bowl:
     def solve(self, w: Any, state: Any) -> ps.Solution:
         lam = np.asarray(w, dtype=float)
         x = lam @ TRIANGLE
-        if self.constant:        # f3 constant: the weighted sum sees w1 f1 + w2 f2 only
+        if self.constant:  # f3 constant: the weighted sum sees w1 f1 + w2 f2 only
             x = (lam[:2] @ TRIANGLE[:2]) / max(lam[0] + lam[1], 1e-300)
         f = np.sum((x - TRIANGLE) ** 2, axis=1)
         if self.constant:
@@ -528,8 +593,9 @@ def near_sphere(w: Any, state: Any) -> ps.Solution:
 
 def run_3d(method: str, solver: Any, init: list[Any] | None = None) -> ps.SurfResult:
     if method == "surf_simplex":
-        return ps.surf_simplex(solver, 10, 3, iterations=ROUNDS, init_states=init,
-                               warm_start="slot")
+        return ps.surf_simplex(
+            solver, 10, 3, iterations=ROUNDS, init_states=init, warm_start="slot"
+        )
     if method == "das_dennis":
         return das_dennis(solver, 10, 3, iterations=ROUNDS, init_states=init)
     if method == "random_simplex":
@@ -559,26 +625,37 @@ BANK_3D: dict[str, tuple[Callable[[], Any], dict[str, Expect]]] = {
     # the same, each vertex spread by 1e-7: SURF-simplex, which aims at even spacing, fails
     # (collapsed, or uneven if no two points are within the collapse tolerance); the others
     # report it as they see it
-    "near_collapse": (lambda: near_sphere, all_3d(
-        expect(None, may={"collapsed", "uneven"}),
-        surf_simplex=expect(False, one_of={"collapsed", "uneven"}))),
+    "near_collapse": (
+        lambda: near_sphere,
+        all_3d(
+            expect(None, may={"collapsed", "uneven"}),
+            surf_simplex=expect(False, one_of={"collapsed", "uneven"}),
+        ),
+    ),
     # f3 constant: no trade-off in it
     "one_constant": (lambda: Bowl(constant=True), all_3d(expect(False, {"constant"}))),
     # noise of 0.2 on objectives whose neighbours differ by about 0.1-0.3 in each: some pair
     # ends up dominated with near certainty (about 1e-5 that none does)
-    "noisy": (lambda: Bowl(noise=0.2, seed=2), all_3d(
-        expect(False, {"dominated"}, may={"collapsed", "endpoint"}))),
+    "noisy": (
+        lambda: Bowl(noise=0.2, seed=2),
+        all_3d(expect(False, {"dominated"}, may={"collapsed", "endpoint"})),
+    ),
     # the corner (1, 0, 0) is logistic loss alone: no minimizer, and every method solves it
     # each round (all four include the corners)
     # SURF-simplex moves its points, which 20 Adam steps per solve may leave short: dominated
-    "no_minimizer": (lambda: Logistic(three=True), all_3d(
-        expect(False, {"no_minimizer"}),
-        surf_simplex=expect(False, {"no_minimizer"}, may={"dominated"}))),
+    "no_minimizer": (
+        lambda: Logistic(three=True),
+        all_3d(
+            expect(False, {"no_minimizer"}),
+            surf_simplex=expect(False, {"no_minimizer"}, may={"dominated"}),
+        ),
+    ),
 }
 
 
-@pytest.mark.parametrize(("front", "method"), [
-    (front, method) for front in BANK_3D for method in METHODS_3D])
+@pytest.mark.parametrize(
+    ("front", "method"), [(front, method) for front in BANK_3D for method in METHODS_3D]
+)
 def test_three_objective_bank(front: str, method: str) -> None:
     make, methods = BANK_3D[front]
     with warnings.catch_warnings():

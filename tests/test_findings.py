@@ -37,44 +37,75 @@ def test_the_message_is_short_whatever_the_findings() -> None:
     shown = len(lines) - 2
     assert lines[-1] == f"(and {12 - shown} more in res.findings)"
     # fatal findings come first
-    mixed = [Finding("scale", "...", fatal=False, summary="advice"),
-             Finding("dominated", "...", summary="error")]
+    mixed = [
+        Finding("scale", "...", fatal=False, summary="advice"),
+        Finding("dominated", "...", summary="error"),
+    ]
     assert success_and_message("X", 3, 0.1, 1.1, mixed)[1].splitlines()[1:] == [
-        "dominated: error", "scale: advice"]
+        "dominated: error",
+        "scale: advice",
+    ]
 
 
 def test_a_finding_reads_back_from_files_of_this_and_earlier_versions() -> None:
-    f = Finding("endpoint", "weakly optimal", remedy="{weight_bounds}",
-                options={"weight_bounds": (0.001, 0.999)}, slots=(0,), summary="end")
+    f = Finding(
+        "endpoint",
+        "weakly optimal",
+        remedy="{weight_bounds}",
+        options={"weight_bounds": (0.001, 0.999)},
+        slots=(0,),
+        summary="end",
+    )
     back = Finding.from_dict(json.loads(json.dumps(f.to_dict())))
-    assert back.remedy_text() == "weight_bounds=[0.001, 0.999]"      # JSON has no tuples
+    assert back.remedy_text() == "weight_bounds=[0.001, 0.999]"  # JSON has no tuples
     assert (back.code, back.slots, back.summary, back.fatal) == ("endpoint", (0,), "end", True)
     old = Finding.from_dict({"code": "scale", "message": "m", "fatal": False})
-    assert old.severity == "advice" and old.remedy == "" and old.line() == (
-        "scale: objective ranges differ by over 1e3")
+    assert (
+        old.severity == "advice"
+        and old.remedy == ""
+        and old.line() == ("scale: objective ranges differ by over 1e3")
+    )
 
 
 def test_remedies_name_options_in_the_front_ends_spelling() -> None:
-    f = Finding("unsettled", "...", fatal=False,
-                remedy="more rounds ({resume} with more {iterations}) or {alpha}",
-                options={"resume": True, "iterations": None, "alpha": "auto"})
+    f = Finding(
+        "unsettled",
+        "...",
+        fatal=False,
+        remedy="more rounds ({resume} with more {iterations}) or {alpha}",
+        options={"resume": True, "iterations": None, "alpha": "auto"},
+    )
     assert f.remedy_text() == "more rounds (resume=True with more iterations) or alpha='auto'"
     assert f.remedy_text(lambda name, value: f"<{name}>") == (
-        "more rounds (<resume> with more <iterations>) or <alpha>")
+        "more rounds (<resume> with more <iterations>) or <alpha>"
+    )
 
 
 def test_the_rounds_still_needed_follow_the_measured_contraction() -> None:
     # the excess over 1 halves each round: 8, 4, 2, 1 -> after the last (ratio 2) the
     # target 1.25 (excess 0.25) needs two more halvings
-    f = uneven_finding(2.0, 1.25, surface=False, aims_even=True, out_of_rounds=True,
-                       ratios=[9.0, 5.0, 3.0, 2.0], rounds=4)
+    f = uneven_finding(
+        2.0,
+        1.25,
+        surface=False,
+        aims_even=True,
+        out_of_rounds=True,
+        ratios=[9.0, 5.0, 3.0, 2.0],
+        rounds=4,
+    )
     assert f is not None and f.fatal and "~2 more" in f.summary
     assert f.remedy_text() == "run about 2 more rounds (resume=True with more iterations)"
     # no contraction: no estimate, and a pointer to the other findings
-    flat = uneven_finding(3.0, 2.0, surface=True, aims_even=True, out_of_rounds=True,
-                          ratios=[3.0, 3.1, 2.9, 3.0], rounds=4)
-    assert flat is not None and "more" not in flat.summary and "nearest-neighbour" in (
-        flat.summary)
+    flat = uneven_finding(
+        3.0,
+        2.0,
+        surface=True,
+        aims_even=True,
+        out_of_rounds=True,
+        ratios=[3.0, 3.1, 2.9, 3.0],
+        rounds=4,
+    )
+    assert flat is not None and "more" not in flat.summary and "nearest-neighbour" in (flat.summary)
     # even enough, or a baseline (advice only)
     assert uneven_finding(1.9, 2.0, surface=False, aims_even=True, out_of_rounds=True) is None
     base = uneven_finding(30.0, 2.0, surface=False, aims_even=False, out_of_rounds=True)
@@ -86,14 +117,13 @@ def test_a_target_must_be_a_ratio_above_one(bad: object) -> None:
     with pytest.raises(ValueError, match="target must be a number > 1"):
         check_target(bad)
     with pytest.raises(ValueError, match="target must be a number > 1"):
-        ps.surf(lambda w, s: ps.Solution([1 - w, w ** 2]), 4, iterations=1,
-                target=bad)  # type: ignore[arg-type]
+        ps.surf(lambda w, s: ps.Solution([1 - w, w**2]), 4, iterations=1, target=bad)  # type: ignore[arg-type]
 
 
 def test_success_follows_the_target_the_user_sets() -> None:
     def solver(w: float, s: object) -> ps.Solution:
         x = 3 * w / (1 + 2 * w)
-        return ps.Solution([(1 - x) ** 2, x ** 2], x)
+        return ps.Solution([(1 - x) ** 2, x**2], x)
 
     res = ps.surf(solver, 10, iterations=3)
     ratio = res.gap_ratio
@@ -113,7 +143,7 @@ def test_a_failed_solve_keeps_its_traceback_out_of_the_message() -> None:
     def solver(w: float, s: object) -> ps.Solution:
         if w > 0.9:
             raise ZeroDivisionError("deep inside the solver")
-        return ps.Solution([1 - w, w ** 2])
+        return ps.Solution([1 - w, w**2])
 
     with pytest.raises(InnerSolverError) as info:
         ps.surf(solver, 4, iterations=1, retries=0)
@@ -125,8 +155,9 @@ def test_a_failed_solve_keeps_its_traceback_out_of_the_message() -> None:
     assert "Traceback" in str(cause) and "raise ZeroDivisionError" in str(cause)
 
 
-@pytest.mark.parametrize("objectives", [["1.0", "2.0"], ("a", 1.0), [None, 1.0],
-                                        np.array([1 + 1j, 2.0])])
+@pytest.mark.parametrize(
+    "objectives", [["1.0", "2.0"], ("a", 1.0), [None, 1.0], np.array([1 + 1j, 2.0])]
+)
 def test_objectives_that_are_not_numbers_are_refused(objectives: object) -> None:
     with pytest.raises(TypeError, match="objectives must be numbers"):
         ps.Solution(objectives)

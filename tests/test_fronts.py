@@ -30,7 +30,7 @@ def test_zdt1_is_spread_evenly_once_the_endpoints_are_kept_inside() -> None:
     res = ps.surf(solver, 20, iterations=30, weight_bounds=(1e-3, 1 - 1e-3))
     assert res.cv <= 0.02 and res.success
     f1, f2 = res.points.T
-    np.testing.assert_allclose(f2, 1 - np.sqrt(f1), atol=1e-6)   # on the true front
+    np.testing.assert_allclose(f2, 1 - np.sqrt(f1), atol=1e-6)  # on the true front
     # and the true front's points are evenly spaced (independent of the run's own metric)
     assert ps.metrics.cv(np.c_[f1, 1 - np.sqrt(f1)]) <= 0.02
 
@@ -40,21 +40,23 @@ def test_zdt1_at_exactly_w_1_warns_about_the_weakly_pareto_endpoint() -> None:
     with pytest.warns(ps.SurfWarning) as caught:
         res = ps.surf(solver, 20, iterations=30)
     assert not res.success and not res.converged
-    assert any("weakly Pareto" in str(w.message) and "weight_bounds" in str(w.message)
-               for w in caught)
+    assert any(
+        "weakly Pareto" in str(w.message) and "weight_bounds" in str(w.message) for w in caught
+    )
 
 
 def test_zdt2_with_tchebycheff_reaches_the_whole_concave_front_evenly() -> None:
-    solver = ps.adapters.from_scipy(zdt2, np.full(N_VARS, 0.5), bounds=BOX,
-                                    scalarization="tchebycheff")
+    solver = ps.adapters.from_scipy(
+        zdt2, np.full(N_VARS, 0.5), bounds=BOX, scalarization="tchebycheff"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = ps.surf(solver, 20, iterations=30)
     assert res.cv <= 0.05 and res.gap_ratio <= 1.5 and res.success
     f1, f2 = res.points.T
-    np.testing.assert_allclose(f2, 1 - f1**2, atol=1e-6)        # every point Pareto-optimal
+    np.testing.assert_allclose(f2, 1 - f1**2, atol=1e-6)  # every point Pareto-optimal
     assert moocore.is_nondominated(res.points).all()
-    assert f1.min() <= 1e-6 and f1.max() >= 1 - 1e-6           # from one end to the other
+    assert f1.min() <= 1e-6 and f1.max() >= 1 - 1e-6  # from one end to the other
 
 
 def test_zdt2_with_weighted_sums_warns_that_they_cannot_cross_the_front() -> None:

@@ -18,7 +18,7 @@ from paretosurf.diagnostics import Finding, diagnose
 #: The front x -> (x^2, (1 - x)^2) with x in [0, 0.4] and [0.6, 1]: a penalty dominates the
 #: points in between, so the front is disconnected, and weighted sums jump across at w = 0.5.
 GRID = np.linspace(0.0, 1.0, 20001)
-F1 = GRID ** 2
+F1 = GRID**2
 F2 = (1 - GRID) ** 2 + 1.0 * ((GRID > 0.4) & (GRID < 0.6))
 
 
@@ -39,9 +39,8 @@ def test_a_slot_flipping_across_a_gap_from_round_to_round_is_a_jump() -> None:
         warnings.simplefilter("ignore", ps.SurfWarning)
         res = ps.surf(disconnected, 10, iterations=30)
     last = diagnose(res.weights, res.points, res.points, normalize="none")
-    assert "jump" not in codes(last)                   # one round does not show it
-    found = diagnose(res.weights, res.points, res.points, normalize="none",
-                     history=res.history)
+    assert "jump" not in codes(last)  # one round does not show it
+    found = diagnose(res.weights, res.points, res.points, normalize="none", history=res.history)
     assert codes(found) == ["jump"] and found[0].fatal
     text = found[0].message
     assert "flips across the gap" in text and "more rounds will not settle it" in text
@@ -59,7 +58,8 @@ def test_the_run_reports_the_jump_its_history_shows() -> None:
         res = ps.surf(disconnected, 10, iterations=30)
     assert codes(res.findings) == ["jump"] and not res.success
     assert "more rounds will not settle it" in next(
-        f.message for f in res.findings if f.code == "jump")
+        f.message for f in res.findings if f.code == "jump"
+    )
     assert any("jump" in str(w.message) for w in caught)
 
 
@@ -68,7 +68,7 @@ def test_a_gap_at_nearly_one_weight_is_a_jump_whatever_its_share() -> None:
     # Tchebycheff solver puts them: a gap 1.9 times the median and 19% of the front
     x = np.array([1.0, 0.9, 0.8, 0.7, 0.6, 0.4, 0.3, 0.2, 0.1, 0.0])
     w = np.array([0.0, 0.1, 0.2, 0.3, 0.5, 0.5 + 1e-6, 0.7, 0.8, 0.9, 1.0])
-    pts = np.c_[x ** 2, (1 - x) ** 2]
+    pts = np.c_[x**2, (1 - x) ** 2]
     gaps = np.linalg.norm(np.diff(pts, axis=0), axis=1)
     assert gaps[4] < 0.2 * gaps.sum() and gaps[4] < 2 * np.median(gaps)
     found = diagnose(w, pts, pts, normalize="none")
@@ -89,15 +89,19 @@ def test_smooth_and_noisy_fronts_show_no_jump_with_their_history() -> None:
     def noisy(w: float, state: Any) -> ps.Solution:
         return ps.Solution(gear_curve(gear_x(w)) + 0.01 * rng.standard_normal(2))
 
-    solvers = [ps.problems.GearToy(9).solver(), ps.problems.GearToy(2).gradient_solver(steps=3),
-               noisy]
+    solvers = [
+        ps.problems.GearToy(9).solver(),
+        ps.problems.GearToy(2).gradient_solver(steps=3),
+        noisy,
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.SurfWarning)
         for solver in solvers:
             for alpha in (0.3, 1.0):
                 res = ps.surf(solver, 20, iterations=15, alpha=alpha)
-                found = diagnose(res.weights, res.points, res.points, normalize="none",
-                                 history=res.history)
+                found = diagnose(
+                    res.weights, res.points, res.points, normalize="none", history=res.history
+                )
                 assert "jump" not in codes(found), (alpha, found)
 
 
@@ -107,21 +111,29 @@ def test_tnk_under_tchebycheff_reports_its_jumps() -> None:
 
     solver = ps.adapters.from_pymoo(get_problem("tnk"), scalarization="tchebycheff")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)   # (the driver does not pass both)
+        warnings.simplefilter("ignore", ps.SurfWarning)  # (the driver does not pass both)
         res = ps.surf(solver, 10, iterations=60)
     coords = ps.spacing.Spacing("endpoints")
     coords.fit(res.points)
-    found = diagnose(res.weights, res.points, coords(res.points), normalize="endpoints",
-                     history=res.history, weighted_sum=False)
+    found = diagnose(
+        res.weights,
+        res.points,
+        coords(res.points),
+        normalize="endpoints",
+        history=res.history,
+        weighted_sum=False,
+    )
     assert codes(found) == ["jump"]
-    assert len(re.findall(r"\(\d+% of its length\)", found[0].message)) == 2   # both gaps
+    assert len(re.findall(r"\(\d+% of its length\)", found[0].message)) == 2  # both gaps
 
 
 # ----------------------------------------------------- a collapse names what is found below
 #: the causes the collapsed finding names, and the finding each refers to
-_CAUSES = {"an endpoint is only weakly Pareto-optimal": "endpoint",
-           "the front has a jump": "jump",
-           "not optimal at their own weights (see": "unconverged"}
+_CAUSES = {
+    "an endpoint is only weakly Pareto-optimal": "endpoint",
+    "the front has a jump": "jump",
+    "not optimal at their own weights (see": "unconverged",
+}
 
 
 def assert_collapse_refers_to_present_findings(found: list[Finding]) -> None:
@@ -135,7 +147,7 @@ def concave_local_minima() -> tuple[np.ndarray, np.ndarray]:
     front (1 - f1^2), most of them in the local minimum at the wrong end for their weight."""
     w = np.r_[0.001, 0.2310321 + 1e-13 * np.arange(9), 0.999]
     pts = np.array([[1.0, 0.0]] * 3 + [[0.0, 1.0]] * 8)
-    pts[[5, 6, 8], 1] += [7e-8, 2e-7, 1.2e-7]         # L-BFGS-B's tolerance
+    pts[[5, 6, 8], 1] += [7e-8, 2e-7, 1.2e-7]  # L-BFGS-B's tolerance
     return w, pts
 
 
@@ -175,8 +187,8 @@ def test_a_steep_stretch_at_evenly_spaced_weights_is_not_a_jump() -> None:
     """Uniform-w's even weights leave a large gap where the front is steep in the weight
     (continuous, reached by every weight there): no finding of a jump."""
     t = np.linspace(0.0, 1.0, 11)
-    x = 1.0 / (1.0 + np.exp(-40.0 * (t - 0.5)))       # the point moves fast near w = 0.5
-    pts = np.c_[x ** 2, (1 - x) ** 2]
+    x = 1.0 / (1.0 + np.exp(-40.0 * (t - 0.5)))  # the point moves fast near w = 0.5
+    pts = np.c_[x**2, (1 - x) ** 2]
     gaps = np.linalg.norm(np.diff(pts, axis=0), axis=1)
     assert gaps.max() > 0.4 * gaps.sum() and gaps.max() > 50 * np.median(gaps)
     assert "jump" not in codes(diagnose(t, pts, pts, normalize="none"))

@@ -29,7 +29,7 @@ def test_the_keeper_reports_the_minimum_of_its_window(seed: int) -> None:
     for i, s in enumerate(spreads):
         keeper.tell(np.array([0.0, 1.0]), np.full((2, 2), float(i)), [2 * i, 2 * i + 1], s)
         lo = max(0, i - window + 1)
-        values = np.where(np.isnan(spreads[lo:i + 1]), np.inf, spreads[lo:i + 1])
+        values = np.where(np.isnan(spreads[lo : i + 1]), np.inf, spreads[lo : i + 1])
         best = lo + max(j for j in range(len(values)) if values[j] == values.min())
         front = keeper.reported()
         if best == i:
@@ -40,8 +40,9 @@ def test_the_keeper_reports_the_minimum_of_its_window(seed: int) -> None:
             np.testing.assert_array_equal(front.points, np.full((2, 2), float(best)))
         # the candidates: rounds of the window more even than every later one, oldest first
         held = [k.round_index for k in keeper.kept]
-        assert held == [j for j in range(lo, i + 1)
-                        if all(values[j - lo] < v for v in values[j - lo + 1:])]
+        assert held == [
+            j for j in range(lo, i + 1) if all(values[j - lo] < v for v in values[j - lo + 1 :])
+        ]
         assert keeper.keys() == [key for j in held for key in (2 * j, 2 * j + 1)]
 
 
@@ -52,8 +53,7 @@ def test_the_keeper_survives_its_state_dict() -> None:
     meta, arrays = keeper.state_dict()
     back = RoundKeeper()
     back.load_state_dict(json.loads(json.dumps(meta)), arrays)
-    assert back.rounds == 4 and back.keys() == keeper.keys() == [1, None, 9, 2, None, 9, 3,
-                                                                 None, 9]
+    assert back.rounds == 4 and back.keys() == keeper.keys() == [1, None, 9, 2, None, 9, 3, None, 9]
     a, b = keeper.reported(), back.reported()
     assert a is not None and b is not None and a.round == b.round == 1
     np.testing.assert_array_equal(a.points, b.points)
@@ -81,8 +81,7 @@ class NoisyArc:
         calls = 0 if state is None else int(state[1]) + 1
         rng = np.random.default_rng([calls, round(w * 1e9)])
         exact = np.array([np.sin(w * np.pi / 2), np.cos(w * np.pi / 2)])
-        return ps.Solution(exact + self.noise * rng.normal(size=2),
-                           np.array([w, float(calls)]))
+        return ps.Solution(exact + self.noise * rng.normal(size=2), np.array([w, float(calls)]))
 
 
 def check_reports_most_even(res: ps.SurfResult) -> None:
@@ -96,11 +95,15 @@ def check_reports_most_even(res: ps.SurfResult) -> None:
     np.testing.assert_array_equal(res.weights, shown.weights)
     np.testing.assert_array_equal(res.points, shown.points)
     assert res.gap_ratio == shown.gap_ratio and res.cv == shown.cv
-    if res.reported_round is not None:    # the message names the rounds compared
+    if res.reported_round is not None:  # the message names the rounds compared
         assert f"the most even of the last {len(window)} rounds" in res.message
     # each state is the one that produced its point: solved in that round, at that weight
-    states = np.array([np.load(Path(s.path) / "state.npy") if isinstance(s, StateFolder)
-                       else np.asarray(s) for s in res.states])
+    states = np.array(
+        [
+            np.load(Path(s.path) / "state.npy") if isinstance(s, StateFolder) else np.asarray(s)
+            for s in res.states
+        ]
+    )
     np.testing.assert_array_equal(states[:, 0], res.weights)
     assert np.all(states[:, 1] == best)
 
@@ -114,19 +117,21 @@ def quiet(run: Any, *args: Any, **kwargs: Any) -> ps.SurfResult:
 def test_noisy_runs_report_their_most_even_recent_round() -> None:
     picked = 0
     for seed_noise in (0.03, 0.05, 0.08):
-        res = quiet(ps.surf, NoisyArc(seed_noise), 6, iterations=12, moving_average=0.5,
-                    report="most-even")
+        res = quiet(
+            ps.surf, NoisyArc(seed_noise), 6, iterations=12, moving_average=0.5, report="most-even"
+        )
         check_reports_most_even(res)
         picked += res.reported_round is not None
-        last = quiet(ps.surf, NoisyArc(seed_noise), 6, iterations=12, moving_average=0.5,
-                     report="last")
+        last = quiet(
+            ps.surf, NoisyArc(seed_noise), 6, iterations=12, moving_average=0.5, report="last"
+        )
         assert last.reported_round is None
         np.testing.assert_array_equal(last.points, last.history[-1].points)
         # the same rounds were run: only the report differs
         assert [r.gap_ratio for r in last.history] == [r.gap_ratio for r in res.history]
         assert res.gap_ratio <= last.gap_ratio
         assert res.settings["report"] == "most-even" and last.settings["report"] == "last"
-    assert picked >= 1          # not a test that only ever sees the last round win
+    assert picked >= 1  # not a test that only ever sees the last round win
 
 
 def test_report_auto_keeps_the_last_round_with_two_objectives() -> None:
@@ -139,10 +144,9 @@ def test_report_auto_keeps_the_last_round_with_two_objectives() -> None:
 
 
 def test_every_slot_method_reports_alike_and_others_refuse() -> None:
-    res = quiet(uniform, NoisyArc(0.05), 6, iterations=10, moving_average=0.5,
-                report="most-even")
+    res = quiet(uniform, NoisyArc(0.05), 6, iterations=10, moving_average=0.5, report="most-even")
     check_reports_most_even(res)
-    assert res.reported_round is not None       # the uniform weights' noise alone decides
+    assert res.reported_round is not None  # the uniform weights' noise alone decides
     with pytest.raises(ValueError, match="report='most-even' needs a method"):
         ols(NoisyArc(0.05), 4, report="most-even")
     # "auto" leaves a method without slots alone
@@ -150,12 +154,29 @@ def test_every_slot_method_reports_alike_and_others_refuse() -> None:
 
 
 def test_resuming_keeps_the_candidates(tmp_path: Path) -> None:
-    straight = quiet(ps.surf, NoisyArc(0.08), 6, iterations=12, moving_average=0.5,
-                     report="most-even")
-    quiet(ps.surf, NoisyArc(0.08), 6, iterations=7, moving_average=0.5,
-          report="most-even", checkpoint=tmp_path / "run", checkpoint_period=0)
-    resumed = quiet(ps.surf, NoisyArc(0.08), 6, iterations=12, moving_average=0.5,
-                    report="most-even", checkpoint=tmp_path / "run", resume=True)
+    straight = quiet(
+        ps.surf, NoisyArc(0.08), 6, iterations=12, moving_average=0.5, report="most-even"
+    )
+    quiet(
+        ps.surf,
+        NoisyArc(0.08),
+        6,
+        iterations=7,
+        moving_average=0.5,
+        report="most-even",
+        checkpoint=tmp_path / "run",
+        checkpoint_period=0,
+    )
+    resumed = quiet(
+        ps.surf,
+        NoisyArc(0.08),
+        6,
+        iterations=12,
+        moving_average=0.5,
+        report="most-even",
+        checkpoint=tmp_path / "run",
+        resume=True,
+    )
     check_reports_most_even(resumed)
     assert resumed.reported_round == straight.reported_round
     np.testing.assert_array_equal(resumed.points, straight.points)
@@ -163,8 +184,16 @@ def test_resuming_keeps_the_candidates(tmp_path: Path) -> None:
     assert loaded.reported_round == straight.reported_round
     np.testing.assert_array_equal(loaded.points, straight.points)
     with pytest.raises(ValueError, match="report"):
-        quiet(ps.surf, NoisyArc(0.08), 6, iterations=13, moving_average=0.5, report="last",
-              checkpoint=tmp_path / "run", resume=True)
+        quiet(
+            ps.surf,
+            NoisyArc(0.08),
+            6,
+            iterations=13,
+            moving_average=0.5,
+            report="last",
+            checkpoint=tmp_path / "run",
+            resume=True,
+        )
 
 
 class FolderArc(NoisyArc):
@@ -178,11 +207,19 @@ class FolderArc(NoisyArc):
 
 
 def test_the_reported_rounds_state_folders_are_kept(tmp_path: Path) -> None:
-    res = quiet(ps.surf, FolderArc(0.08), 6, iterations=12, moving_average=0.5,
-                report="most-even", checkpoint=tmp_path / "run", checkpoint_period=0)
+    res = quiet(
+        ps.surf,
+        FolderArc(0.08),
+        6,
+        iterations=12,
+        moving_average=0.5,
+        report="most-even",
+        checkpoint=tmp_path / "run",
+        checkpoint_period=0,
+    )
     assert all(isinstance(s, StateFolder) and Path(s.path).is_dir() for s in res.states)
     shown = res.reported_round
-    assert shown is not None          # an earlier round's folders outlived later rounds'
+    assert shown is not None  # an earlier round's folders outlived later rounds'
     check_reports_most_even(res)
     loaded = [FolderArc().load_state(Path(s.path)) for s in res.states]
     assert all(s[1] == shown for s in loaded)
@@ -191,11 +228,9 @@ def test_the_reported_rounds_state_folders_are_kept(tmp_path: Path) -> None:
     rounds = sorted(p.name for p in (tmp_path / "run" / "states").iterdir())
     assert len(rounds) <= KEEP_ROUNDS
     # without a run folder the states come back loaded
-    free = quiet(ps.surf, FolderArc(0.08), 6, iterations=12, moving_average=0.5,
-                 report="most-even")
+    free = quiet(ps.surf, FolderArc(0.08), 6, iterations=12, moving_average=0.5, report="most-even")
     assert free.reported_round == res.reported_round
-    np.testing.assert_array_equal(np.array([np.asarray(s) for s in free.states]),
-                                  np.array(loaded))
+    np.testing.assert_array_equal(np.array([np.asarray(s) for s in free.states]), np.array(loaded))
 
 
 def test_runs_saved_without_the_report_setting_resume_as_auto(tmp_path: Path) -> None:
@@ -207,23 +242,41 @@ def test_runs_saved_without_the_report_setting_resume_as_auto(tmp_path: Path) ->
     res = quiet(ps.surf, NoisyArc(0.05), 4, iterations=5, checkpoint=folder, resume=True)
     assert len(res.history) == 5
     with pytest.raises(ValueError, match="report: 'auto' in the checkpoint, 'last' now"):
-        quiet(ps.surf, NoisyArc(0.05), 4, iterations=6, checkpoint=folder, resume=True,
-              report="last")
+        quiet(
+            ps.surf, NoisyArc(0.05), 4, iterations=6, checkpoint=folder, resume=True, report="last"
+        )
 
 
 def test_a_checkpoint_without_candidates_numbers_later_rounds_by_the_history(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # a run saved while it reported its last round (no candidates in its state), resumed with
     # its folder's setting changed by hand to the most even of the later rounds
     folder = tmp_path / "run"
-    quiet(ps.surf, NoisyArc(0.08), 6, iterations=6, moving_average=0.5, report="last",
-          checkpoint=folder, checkpoint_period=0)
+    quiet(
+        ps.surf,
+        NoisyArc(0.08),
+        6,
+        iterations=6,
+        moving_average=0.5,
+        report="last",
+        checkpoint=folder,
+        checkpoint_period=0,
+    )
     manifest = json.loads((folder / "run.json").read_text())
     manifest["settings"]["report"] = "most-even"
     (folder / "run.json").write_text(json.dumps(manifest))
-    res = quiet(ps.surf, NoisyArc(0.08), 6, iterations=12, moving_average=0.5,
-                report="most-even", checkpoint=folder, resume=True)
-    check_reports_most_even(res)      # the window, rounds 7-11, all solved after the resume
+    res = quiet(
+        ps.surf,
+        NoisyArc(0.08),
+        6,
+        iterations=12,
+        moving_average=0.5,
+        report="most-even",
+        checkpoint=folder,
+        resume=True,
+    )
+    check_reports_most_even(res)  # the window, rounds 7-11, all solved after the resume
 
 
 def test_an_in_place_solver_leaves_the_reported_rounds_states_as_solved() -> None:
@@ -241,4 +294,4 @@ def test_an_in_place_solver_leaves_the_reported_rounds_states_as_solved() -> Non
         reported += res.reported_round is not None
         for state, point in zip(res.states, res.points, strict=True):
             np.testing.assert_allclose([(1 - state[0]) ** 2, state[0] ** 2], point)
-    assert reported >= 2                       # earlier rounds were reported, and checked
+    assert reported >= 2  # earlier rounds were reported, and checked

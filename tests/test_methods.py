@@ -44,15 +44,19 @@ def _runner(name: str) -> Runner:
     info = REGISTRY[name]
     seed = {"seed": 4} if info.takes("seed") else {}
     extra = {"calls_per_solve": 2} if info.takes("calls_per_solve") else {}
-    return lambda s, n, **kw: info.entry(s, n, **info.budget(ROUNDS, n + 1), **seed, **extra,
-                                         **kw)
+    return lambda s, n, **kw: info.entry(s, n, **info.budget(ROUNDS, n + 1), **seed, **extra, **kw)
 
 
 #: name -> run(solver, n_segments, **loop keywords), for the methods of two objectives
 METHODS: dict[str, Runner] = {name: _runner(name) for name in method_names(simplex=False)}
 #: Solver calls of a full run of each method (OLS: the budget caps it).
-CALLS = {"surf": ROUNDS * (N + 1), "uniform": ROUNDS * (N + 1), "random": ROUNDS * (N + 1),
-         "umod": ROUNDS * (N + 1), "soup": 2 * ROUNDS}
+CALLS = {
+    "surf": ROUNDS * (N + 1),
+    "uniform": ROUNDS * (N + 1),
+    "random": ROUNDS * (N + 1),
+    "umod": ROUNDS * (N + 1),
+    "soup": 2 * ROUNDS,
+}
 
 every_method = pytest.mark.parametrize("name", list(METHODS))
 same_result = assert_same_result
@@ -94,7 +98,7 @@ def test_checkpoint_writes_a_constant_amount_per_round(name: str, tmp_path: Path
     sizes: list[tuple[int, int]] = []
 
     def measure(record: ps.IterationRecord) -> None:
-        state = tmp_path / ("state.0", "state.1")[record.iteration % 2]   # taken in turn
+        state = tmp_path / ("state.0", "state.1")[record.iteration % 2]  # taken in turn
         lines = history.read_text().splitlines()
         sizes.append((len(lines[-1]), state.stat().st_size))
 
@@ -122,24 +126,29 @@ def test_resume_continues_to_more_iterations(tmp_path: Path) -> None:
     same_result(longer, full)
 
 
-def test_a_damaged_state_file_falls_back_to_the_other_and_two_are_refused(
-        tmp_path: Path) -> None:
+def test_a_damaged_state_file_falls_back_to_the_other_and_two_are_refused(tmp_path: Path) -> None:
     full = ps.surf(GearKStep(), N, iterations=5)
-    with pytest.raises(Interrupt):                      # no final checkpoint
-        ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, checkpoint_period=0,
-                callback=interrupt_after(3))
-    newest = tmp_path / "state.0"                       # 3 checkpoints: 0, 1, then 0 again
+    with pytest.raises(Interrupt):  # no final checkpoint
+        ps.surf(
+            GearKStep(),
+            N,
+            iterations=5,
+            checkpoint=tmp_path,
+            checkpoint_period=0,
+            callback=interrupt_after(3),
+        )
+    newest = tmp_path / "state.0"  # 3 checkpoints: 0, 1, then 0 again
     data = newest.read_bytes()
-    newest.write_bytes(data[: len(data) // 2])          # damaged on the disk
+    newest.write_bytes(data[: len(data) // 2])  # damaged on the disk
     with pytest.warns(UserWarning, match="state.0 is damaged"):
         assert RunFolder(tmp_path).n_rounds() == 2
     with pytest.warns(UserWarning, match="damaged"):
         resumed = ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True)
-    same_result(resumed, full)                          # round 3 solved again, from round 2
+    same_result(resumed, full)  # round 3 solved again, from round 2
     for name in ("state.0", "state.1"):
         path = tmp_path / name
         data = bytearray(path.read_bytes())
-        data[len(data) // 3] ^= 0xFF                    # a flipped byte
+        data[len(data) // 3] ^= 0xFF  # a flipped byte
         path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="no readable state"):
         ps.surf(GearKStep(), N, iterations=6, checkpoint=tmp_path, resume=True)
@@ -152,7 +161,7 @@ def test_a_round_appended_after_the_last_save_is_dropped_on_resume(tmp_path: Pat
     ps.surf(GearKStep(), N, iterations=3, checkpoint=tmp_path)
     history = tmp_path / "history.jsonl"
     lines = history.read_text().splitlines()
-    history.write_text("\n".join(lines) + "\n" + lines[-1][:15])   # a torn extra line
+    history.write_text("\n".join(lines) + "\n" + lines[-1][:15])  # a torn extra line
     resumed = ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True)
     same_result(resumed, full)
-    assert len(history.read_text().splitlines()) == 1 + 5          # the header, 5 rounds
+    assert len(history.read_text().splitlines()) == 1 + 5  # the header, 5 rounds

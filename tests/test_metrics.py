@@ -21,8 +21,9 @@ def test_hypervolume_matches_pymoo(seed: int, m: int) -> None:
     rng = np.random.default_rng(seed)
     pts = random_front(rng, 30, m)
     ref = np.full(m, 1.2)
-    assert metrics.hypervolume(pts, ref=ref) == pytest.approx(hv_pymoo.HV(ref_point=ref)(pts),
-                                                              rel=1e-10)
+    assert metrics.hypervolume(pts, ref=ref) == pytest.approx(
+        hv_pymoo.HV(ref_point=ref)(pts), rel=1e-10
+    )
 
 
 def test_hypervolume_two_points_by_hand() -> None:

@@ -46,7 +46,7 @@ def test_summaries_from_definitions() -> None:
     pts = rng.uniform(size=(30, 3))
     d = brute_nn(pts)
     mean = d.sum() / d.size
-    std = np.sqrt(((d - mean) ** 2).sum() / d.size)       # population std
+    std = np.sqrt(((d - mean) ** 2).sum() / d.size)  # population std
     assert metrics.nn_cv(pts) == pytest.approx(std / mean, rel=1e-12)
     assert metrics.nn_ratio(pts) == pytest.approx(d.max() / d.min(), rel=1e-12)
     assert metrics.nn_min_ratio(pts) == pytest.approx(d.min() / mean, rel=1e-12)
@@ -99,7 +99,7 @@ def test_covering_radius_of_triangular_lattice_is_circumradius() -> None:
 def test_covering_radius_of_square_lattice_against_fine_grid() -> None:
     h = 0.5
     pts = square_lattice(4, h)
-    grid = square_lattice(4 * 20, h / 20)                   # holds the cell centres
+    grid = square_lattice(4 * 20, h / 20)  # holds the cell centres
     assert metrics.covering_radius(pts, grid) == pytest.approx(h / np.sqrt(2), rel=1e-12)
     assert metrics.covering_radius(pts, pts) == 0.0
 
@@ -107,20 +107,21 @@ def test_covering_radius_of_square_lattice_against_fine_grid() -> None:
 def test_covering_radius_matches_brute_force_in_3d() -> None:
     rng = np.random.default_rng(3)
     pts, ref = rng.uniform(size=(25, 3)), rng.uniform(size=(500, 3))
-    assert metrics.covering_radius(pts, ref) == pytest.approx(brute_covering(pts, ref),
-                                                              rel=1e-12)
+    assert metrics.covering_radius(pts, ref) == pytest.approx(brute_covering(pts, ref), rel=1e-12)
 
 
 def test_permutation_invariance() -> None:
     rng = np.random.default_rng(5)
     pts, ref = rng.uniform(size=(50, 3)), rng.uniform(size=(300, 3))
     perm = rng.permutation(50)
-    np.testing.assert_allclose(metrics.nn_distances(pts[perm]), metrics.nn_distances(pts)[perm],
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        metrics.nn_distances(pts[perm]), metrics.nn_distances(pts)[perm], rtol=1e-14
+    )
     for f in (metrics.nn_cv, metrics.nn_ratio, metrics.nn_min_ratio):
         assert f(pts[perm]) == pytest.approx(f(pts), rel=1e-12)
     assert metrics.covering_radius(pts[perm], ref[rng.permutation(300)]) == pytest.approx(
-        metrics.covering_radius(pts, ref), rel=1e-14)
+        metrics.covering_radius(pts, ref), rel=1e-14
+    )
 
 
 @pytest.mark.parametrize("scale", [1e-3, 0.5, 7.0])
@@ -129,12 +130,14 @@ def test_scaling(scale: float) -> None:
     pts, ref = rng.uniform(size=(40, 3)), rng.uniform(size=(400, 3))
     shift = np.array([3.0, -1.0, 2.0])
     moved = scale * pts + shift
-    np.testing.assert_allclose(metrics.nn_distances(moved), scale * metrics.nn_distances(pts),
-                               rtol=1e-9)
+    np.testing.assert_allclose(
+        metrics.nn_distances(moved), scale * metrics.nn_distances(pts), rtol=1e-9
+    )
     for f in (metrics.nn_cv, metrics.nn_ratio, metrics.nn_min_ratio):
         assert f(moved) == pytest.approx(f(pts), rel=1e-9)
     assert metrics.covering_radius(moved, scale * ref + shift) == pytest.approx(
-        scale * metrics.covering_radius(pts, ref), rel=1e-9)
+        scale * metrics.covering_radius(pts, ref), rel=1e-9
+    )
 
 
 @pytest.mark.parametrize(

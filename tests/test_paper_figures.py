@@ -20,9 +20,15 @@ def run(task_name: str, kind: str, warm_start: str | None = None) -> ps.SurfResu
     problem = task.make_problem()
     solver = task.solver(problem, kind)
     init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed=0)
-    return ps.surf(solver, task.n_segments, alpha=task.alpha, iterations=task.iterations,
-                   init_states=init, warm_start=warm_start or task.warm_start,
-                   normalize=task.normalize)
+    return ps.surf(
+        solver,
+        task.n_segments,
+        alpha=task.alpha,
+        iterations=task.iterations,
+        init_states=init,
+        warm_start=warm_start or task.warm_start,
+        normalize=task.normalize,
+    )
 
 
 def test_dst_exact_solver() -> None:

@@ -38,8 +38,10 @@ pytestmark = pytest.mark.usefixtures("close_figures")
 
 def quad(m: int):
     """Exact solver of ``sum_m w_m |x - e_m|^2 / 2``: ``x = w``."""
+
     def solver(w: np.ndarray, state: object) -> ps.Solution:
         return ps.Solution(0.5 * ((w[None, :] - np.eye(m)) ** 2).sum(axis=1), w)
+
     return solver
 
 
@@ -72,7 +74,7 @@ def surface_run() -> ps.SurfResult:
 # ---------------------------------------------------------------------------- records
 def test_two_objective_simplex_records_are_surfs(gear_pair) -> None:
     surf, simplex = gear_pair
-    np.testing.assert_array_equal(simplex.weights[:, 0], surf.weights)   # the same run
+    np.testing.assert_array_equal(simplex.weights[:, 0], surf.weights)  # the same run
     np.testing.assert_array_equal(simplex.points, surf.points)
     for mine, theirs in zip(simplex.history, surf.history, strict=True):
         assert mine.cv == pytest.approx(theirs.cv, rel=1e-12, abs=0)
@@ -89,28 +91,46 @@ def test_records_of_two_component_weights_measure_gaps_in_weight_order() -> None
     """Weight vectors (P, 2) in any order: the gaps of the points ordered by the weight on
     objective 1, not the nearest-neighbour distances (which differ here: 1, 1, 3)."""
     w = np.array([0.0, 0.25, 0.5, 1.0])
-    points = np.c_[[0.0, 1.0, 2.0, 5.0], np.zeros(4)]        # gaps 1, 1, 3
+    points = np.c_[[0.0, 1.0, 2.0, 5.0], np.zeros(4)]  # gaps 1, 1, 3
     expected = gaps_measures(points)
     assert expected[1] == 3.0
     for order in ([0, 1, 2, 3], [3, 2, 1, 0], [2, 0, 3, 1]):
         vectors = np.c_[w, 1 - w][order]
-        rec = IterationRecord.from_points(0, vectors, points[order], cdf=None, seconds=0.0,
-                                          solve_seconds=0.0, n_solves=4, n_steps=0)
+        rec = IterationRecord.from_points(
+            0,
+            vectors,
+            points[order],
+            cdf=None,
+            seconds=0.0,
+            solve_seconds=0.0,
+            n_solves=4,
+            n_steps=0,
+        )
         assert (rec.cv, rec.gap_ratio) == pytest.approx(expected, rel=1e-12)
-        np.testing.assert_array_equal(rec.weights, vectors)              # kept as given
+        np.testing.assert_array_equal(rec.weights, vectors)  # kept as given
         np.testing.assert_array_equal(rec.points, points[order])
     # coords, when given, are what is measured
     coords = np.c_[[0.0, 1.0, 2.0, 3.0], np.zeros(4)]
-    rec = IterationRecord.from_points(0, np.c_[w, 1 - w], points, coords=coords, cdf=None,
-                                      seconds=0.0, solve_seconds=0.0, n_solves=4, n_steps=0)
+    rec = IterationRecord.from_points(
+        0,
+        np.c_[w, 1 - w],
+        points,
+        coords=coords,
+        cdf=None,
+        seconds=0.0,
+        solve_seconds=0.0,
+        n_solves=4,
+        n_steps=0,
+    )
     assert (rec.cv, rec.gap_ratio) == pytest.approx((0.0, 1.0), abs=1e-12)
 
 
 def test_records_of_surfaces_still_measure_nearest_neighbours() -> None:
     w = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [0.5, 0.5, 0]])
     points = np.array([[0.0, 0, 0], [1.0, 0, 0], [4.0, 0, 0], [2.0, 0, 0]])
-    rec = IterationRecord.from_points(0, w, points, cdf=None, seconds=0.0, solve_seconds=0.0,
-                                      n_solves=4, n_steps=0)
+    rec = IterationRecord.from_points(
+        0, w, points, cdf=None, seconds=0.0, solve_seconds=0.0, n_solves=4, n_steps=0
+    )
     assert rec.cv == pytest.approx(ps.metrics.nn_cv(points), rel=1e-12)
     assert rec.gap_ratio == pytest.approx(ps.metrics.nn_ratio(points), rel=1e-12)
 
@@ -120,8 +140,9 @@ def test_plot_front_draws_two_objective_simplex_result_as_surfs(gear_pair) -> No
     surf, simplex = gear_pair
     fig = plot_front({"s": simplex})
     ax = fig.axes[0]
-    np.testing.assert_array_equal(np.c_[ax.lines[0].get_xdata(), ax.lines[0].get_ydata()],
-                                  surf.points)
+    np.testing.assert_array_equal(
+        np.c_[ax.lines[0].get_xdata(), ax.lines[0].get_ydata()], surf.points
+    )
     np.testing.assert_array_equal(ax.collections[0].get_offsets(), surf.points)
     np.testing.assert_allclose(ax.collections[0].get_array(), surf.weights, rtol=0, atol=0)
     assert fig.axes[1].get_ylabel() == WEIGHT_LABEL
@@ -132,8 +153,9 @@ def test_plot_front_orders_weight_vectors_by_first_component() -> None:
     order = [3, 0, 5, 1, 4, 2]
     shuffled = SimpleNamespace(weights=np.c_[w, 1 - w][order], points=np.c_[1 - w, w**2][order])
     ax = plot_front({"shuffled": shuffled}, color_by="weight").axes[0]
-    np.testing.assert_array_equal(np.c_[ax.lines[0].get_xdata(), ax.lines[0].get_ydata()],
-                                  np.c_[1 - w, w**2])
+    np.testing.assert_array_equal(
+        np.c_[ax.lines[0].get_xdata(), ax.lines[0].get_ydata()], np.c_[1 - w, w**2]
+    )
     np.testing.assert_array_equal(ax.collections[0].get_array(), w)
 
 
@@ -143,8 +165,7 @@ def test_plot_fronts_panels_of_simplex_and_surf_match(gear_pair) -> None:
     left, right = fig.axes[:2]
     for a, b in ((left.lines[0], right.lines[0]),):
         np.testing.assert_array_equal(a.get_xydata(), b.get_xydata())
-    np.testing.assert_array_equal(left.collections[0].get_array(),
-                                  right.collections[0].get_array())
+    np.testing.assert_array_equal(left.collections[0].get_array(), right.collections[0].get_array())
     assert left.get_title().split("\n")[1] == right.get_title().split("\n")[1]
     assert right.get_title().split("\n")[1].startswith("CV 0.0486")
 
@@ -154,7 +175,7 @@ def test_2d_plots_send_surfaces_to_the_surface_plots(plot, surface_run) -> None:
     with pytest.raises(ValueError, match="plot_surface_result") as info:
         plot({"s": surface_run})
     assert plot.__name__ in str(info.value) and "M = 3" in str(info.value)
-    bare = surface_run.points                    # a bare (P, 3) array names them too
+    bare = surface_run.points  # a bare (P, 3) array names them too
     with pytest.raises(ValueError, match="plot_surface_result"):
         plot({"s": bare})
 
@@ -186,8 +207,10 @@ def test_uniformity_labels_say_what_the_records_hold(gear_pair, surface_run) -> 
     assert UNIFORMITY_LABELS["gaps"] == gaps
     assert ylabels(plot_uniformity({"SURF": surf, "simplex": simplex})) == gaps
     nn = ylabels(plot_uniformity({"surface": surface_run}))
-    assert nn == ("CV of nearest-neighbour distances (std / mean)",
-                  "max / min nearest-neighbour distance")
+    assert nn == (
+        "CV of nearest-neighbour distances (std / mean)",
+        "max / min nearest-neighbour distance",
+    )
     das = ps.baselines.das_dennis(quad(3), 10, 3, iterations=1)
     assert ylabels(plot_uniformity({"Das-Dennis": das})) == nn
     mixed = plot_uniformity({"SURF": surf, "surface": surface_run})
@@ -195,17 +218,22 @@ def test_uniformity_labels_say_what_the_records_hold(gear_pair, surface_run) -> 
     assert all("nearest-neighbour" in label for label in ylabels(mixed))
     texts = [t.get_text() for t in mixed.axes[0].get_legend().get_texts()]
     assert texts == ["SURF", "surface" + NN_SUFFIX]
-    np.testing.assert_array_equal(mixed.axes[0].lines[1].get_ydata(),
-                                  [r.cv for r in surface_run.history])
+    np.testing.assert_array_equal(
+        mixed.axes[0].lines[1].get_ydata(), [r.cv for r in surface_run.history]
+    )
 
 
 # ---------------------------------------------------------------------------- CDF history
-@pytest.mark.parametrize("make", [
-    lambda: no_rounds(ps.surf_simplex(quad(2), 6, 2, iterations=1)),
-    lambda: no_rounds(ps.surf_simplex(quad(3), 10, 3, iterations=1)),
-    lambda: no_rounds(ps.baselines.uniform(lambda w, s: ps.Solution([1 - w, w**2]), 4,
-                                           iterations=1)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: no_rounds(ps.surf_simplex(quad(2), 6, 2, iterations=1)),
+        lambda: no_rounds(ps.surf_simplex(quad(3), 10, 3, iterations=1)),
+        lambda: no_rounds(
+            ps.baselines.uniform(lambda w, s: ps.Solution([1 - w, w**2]), 4, iterations=1)
+        ),
+    ],
+)
 def test_cdf_history_refuses_results_of_no_rounds_without_a_cdf(make) -> None:
     result = make()
     with pytest.raises(ValueError, match="no CDF history") as info:

@@ -91,10 +91,14 @@ def uniform_run():
 def test_front_draws_each_method_coloured_by_weight(surf_run) -> None:
     ref = gear_front(np.linspace(0, 1, 400))
     bare = gear_front(np.linspace(0, 1, 6))
-    fig = plot_front({"SURF": surf_run, "bare": bare}, reference_front=ref, title="gear",
-                     objective_names=("cost", "risk"))
+    fig = plot_front(
+        {"SURF": surf_run, "bare": bare},
+        reference_front=ref,
+        title="gear",
+        objective_names=("cost", "risk"),
+    )
     ax = fig.axes[0]
-    assert len(fig.axes) == 2                                      # plot + colour bar
+    assert len(fig.axes) == 2  # plot + colour bar
     assert fig.axes[1].get_ylabel() == WEIGHT_LABEL
     assert ax.get_xlabel() == "cost" and ax.get_ylabel() == "risk"
     assert ax.get_title() == "gear"
@@ -102,15 +106,17 @@ def test_front_draws_each_method_coloured_by_weight(surf_run) -> None:
     assert len(ax.lines) == 3
     np.testing.assert_allclose(np.c_[ax.lines[0].get_xdata(), ax.lines[0].get_ydata()], ref)
     assert to_rgba(ax.lines[0].get_color()) == pytest.approx(to_rgba("0.6"))
-    np.testing.assert_allclose(np.c_[ax.lines[1].get_xdata(), ax.lines[1].get_ydata()],
-                               gear_front(surf_run.weights))
+    np.testing.assert_allclose(
+        np.c_[ax.lines[1].get_xdata(), ax.lines[1].get_ydata()], gear_front(surf_run.weights)
+    )
     # scatter points: SURF's are filled with the viridis colour of their weight
     assert len(ax.collections) == 2
     surf_scatter, bare_scatter = ax.collections
     np.testing.assert_allclose(surf_scatter.get_offsets(), gear_front(surf_run.weights))
-    fig.canvas.draw()                                   # colours are mapped when drawn
-    np.testing.assert_allclose(surf_scatter.get_facecolors(),
-                               colormaps["viridis"](surf_run.weights), atol=1e-12)
+    fig.canvas.draw()  # colours are mapped when drawn
+    np.testing.assert_allclose(
+        surf_scatter.get_facecolors(), colormaps["viridis"](surf_run.weights), atol=1e-12
+    )
     np.testing.assert_allclose(bare_scatter.get_offsets(), bare)
     assert len({tuple(map(tuple, c.get_facecolors())) for c in ax.collections}) == 2
     legend = ax.get_legend()
@@ -202,16 +208,22 @@ GEAR_REF = gear_front(np.linspace(0, 1, 400))
 
 def test_fronts_one_panel_per_method_over_the_exact_front(surf_run, uniform_run) -> None:
     bare = gear_front(np.linspace(0, 1, 6))
-    fig = plot_fronts({"SURF": surf_run, "Uniform-w": uniform_run, "bare": bare},
-                      reference_front=GEAR_REF, objective_names=("cost", "risk"), title="gear")
-    assert len(fig.axes) == 3 + 1                                 # 3 panels + colour bar
+    fig = plot_fronts(
+        {"SURF": surf_run, "Uniform-w": uniform_run, "bare": bare},
+        reference_front=GEAR_REF,
+        objective_names=("cost", "risk"),
+        title="gear",
+    )
+    assert len(fig.axes) == 3 + 1  # 3 panels + colour bar
     panels = panels_of(fig)
     assert len(panels) == 3 and fig.axes[:3] == panels
     assert fig.axes[3].get_ylabel() == WEIGHT_LABEL
     assert fig.get_suptitle() == "gear"
-    expected = {"SURF": (surf_run.weights, gear_front(surf_run.weights)),
-                "Uniform-w": (np.linspace(0, 1, 11), gear_front(np.linspace(0, 1, 11))),
-                "bare": (None, bare)}
+    expected = {
+        "SURF": (surf_run.weights, gear_front(surf_run.weights)),
+        "Uniform-w": (np.linspace(0, 1, 11), gear_front(np.linspace(0, 1, 11))),
+        "bare": (None, bare),
+    }
     for ax, (name, (weights, pts)) in zip(panels, expected.items(), strict=True):
         # the exact front under the panel: a thin grey line, drawn first
         assert len(ax.lines) == 2
@@ -227,7 +239,7 @@ def test_fronts_one_panel_per_method_over_the_exact_front(surf_run, uniform_run)
             assert np.all(np.diff(weights) > 0)
             np.testing.assert_allclose(scatter.get_array(), weights, rtol=1e-12)
         else:
-            assert scatter.get_array() is None                # bare points: method colour
+            assert scatter.get_array() is None  # bare points: method colour
         # the title: label, then CV and gap ratio of the points (3 significant digits)
         label, cv, ratio = title_numbers(ax.get_title())
         assert label == name
@@ -249,8 +261,11 @@ def test_fronts_one_panel_per_method_over_the_exact_front(surf_run, uniform_run)
     edge = [to_rgba(ax.lines[1].get_color()) for ax in panels]
     assert edge == [colormaps["tab10"](i) for i in range(3)]
     fig.canvas.draw()
-    np.testing.assert_allclose(panels[0].collections[0].get_facecolors(),
-                               colormaps["viridis"](surf_run.weights), atol=1e-12)
+    np.testing.assert_allclose(
+        panels[0].collections[0].get_facecolors(),
+        colormaps["viridis"](surf_run.weights),
+        atol=1e-12,
+    )
 
 
 def test_fronts_sequence_of_results_is_titled_by_label(surf_run, uniform_run) -> None:
@@ -260,33 +275,43 @@ def test_fronts_sequence_of_results_is_titled_by_label(surf_run, uniform_run) ->
     assert cv == pytest.approx(surf_run.cv, rel=5e-3)
     assert ratio == pytest.approx(surf_run.gap_ratio, rel=5e-3)
     assert panels_of(fig)[0].get_xlabel() == "objective 1"
-    assert panels_of(fig)[0].get_legend() is None                # no reference front
+    assert panels_of(fig)[0].get_legend() is None  # no reference front
 
 
 def test_fronts_name_a_reference_that_is_not_exact(surf_run) -> None:
     union = np.array(surf_run.points)
-    fig = plot_fronts([surf_run], reference_front=union,
-                      reference_label="non-dominated union of all points")
+    fig = plot_fronts(
+        [surf_run], reference_front=union, reference_label="non-dominated union of all points"
+    )
     legend = panels_of(fig)[0].get_legend()
     assert [t.get_text() for t in legend.get_texts()] == ["non-dominated union of all points"]
     np.testing.assert_array_equal(panels_of(fig)[0].lines[0].get_xydata(), union)
 
 
-@pytest.mark.parametrize(("n", "ncols", "shape"),
-                         [(1, None, (1, 1)), (4, None, (1, 4)), (5, None, (2, 3)),
-                          (6, None, (2, 3)), (7, None, (3, 3)), (4, 2, (2, 2))])
+@pytest.mark.parametrize(
+    ("n", "ncols", "shape"),
+    [
+        (1, None, (1, 1)),
+        (4, None, (1, 4)),
+        (5, None, (2, 3)),
+        (6, None, (2, 3)),
+        (7, None, (3, 3)),
+        (4, 2, (2, 2)),
+    ],
+)
 def test_fronts_grid_layout(n, ncols, shape) -> None:
     results = {f"m{i}": uniform(gear_solver, 4 + i, iterations=1) for i in range(n)}
     fig = plot_fronts(results, ncols=ncols)
     panels = panels_of(fig)
-    assert len(fig.axes) == n + 1 and len(panels) == n             # no empty cells left over
+    assert len(fig.axes) == n + 1 and len(panels) == n  # no empty cells left over
     rows, cols = shape
     specs = [ax.get_subplotspec() for ax in panels]
     assert {(s.get_geometry()[0], s.get_geometry()[1]) for s in specs} == {(rows, cols)}
-    assert [(s.rowspan.start, s.colspan.start) for s in specs] == [divmod(i, cols)
-                                                                     for i in range(n)]
+    assert [(s.rowspan.start, s.colspan.start) for s in specs] == [
+        divmod(i, cols) for i in range(n)
+    ]
     for i, ax in enumerate(panels):
-        below = i + cols < n                 # a panel under this one carries the x axis
+        below = i + cols < n  # a panel under this one carries the x axis
         assert (ax.get_xlabel() == "objective 1") is not below
         assert ax.xaxis.get_tick_params()["labelbottom"] is not below
         assert (ax.get_ylabel() == "objective 2") is (i % cols == 0)
@@ -347,18 +372,18 @@ def test_random_weights_do_not_cluster() -> None:
 @pytest.mark.parametrize(
     ("weights", "clusters"),
     [
-        ((np.arange(11) / 10) ** (1 / 20), True),               # 7 of 11 in [0.95, 1]
+        ((np.arange(11) / 10) ** (1 / 20), True),  # 7 of 11 in [0.95, 1]
         (np.r_[0.0, np.linspace(0.40, 0.45, 14), 1.0], True),  # 14 of 16 in a window of 0.05
-        ([0.0, 0.25, 0.5, 0.98, 0.99, 1.0], False),            # 3 of 6: half, not more
-        ([0.0, 0.25, 0.97, 0.98, 0.99, 1.0], True),            # 4 of 6
-        ([0.0, 0.25, 0.5, 0.94, 0.97, 1.0], False),            # 3 of 6 within 0.06
+        ([0.0, 0.25, 0.5, 0.98, 0.99, 1.0], False),  # 3 of 6: half, not more
+        ([0.0, 0.25, 0.97, 0.98, 0.99, 1.0], True),  # 4 of 6
+        ([0.0, 0.25, 0.5, 0.94, 0.97, 1.0], False),  # 3 of 6 within 0.06
         ([0.0, 1.0], False),
         ([0.5], False),
     ],
 )
 def test_cluster_rule(weights, clusters) -> None:
     assert weights_cluster(weights) is clusters
-    assert weights_cluster(np.asarray(weights)[::-1]) is clusters   # order does not matter
+    assert weights_cluster(np.asarray(weights)[::-1]) is clusters  # order does not matter
 
 
 def test_cluster_rule_on_deep_sea_treasure() -> None:
@@ -384,16 +409,16 @@ def test_clustered_weights_colour_by_arc_length_position(uniform_run) -> None:
     on the exact front the position is the true arc-length CDF Phi(w) in closed form."""
     clustered = clustered_run()
     dense = gear_front(np.linspace(0, 1, 20_001))
-    fig = plot_fronts({"clustered": clustered, "Uniform-w": uniform_run},
-                      reference_front=dense)
+    fig = plot_fronts({"clustered": clustered, "Uniform-w": uniform_run}, reference_front=dense)
     assert len(fig.axes) == 3 and fig.axes[2].get_ylabel() == POSITION_LABEL
     for ax, w in zip(panels_of(fig), (clustered.weights, uniform_run.weights), strict=True):
         values = ax.collections[0].get_array()
         np.testing.assert_allclose(values, gear_phi(w), atol=1e-6)
     fig.canvas.draw()
     scatter = panels_of(fig)[0].collections[0]
-    np.testing.assert_allclose(scatter.get_facecolors(),
-                               colormaps["viridis"](scatter.get_array()), atol=1e-12)
+    np.testing.assert_allclose(
+        scatter.get_facecolors(), colormaps["viridis"](scatter.get_array()), atol=1e-12
+    )
 
 
 def test_clustered_weights_without_front_colour_by_chord_position() -> None:
@@ -406,12 +431,13 @@ def test_clustered_weights_without_front_colour_by_chord_position() -> None:
 
 
 def test_points_off_the_front_take_the_position_of_their_nearest_front_point() -> None:
-    front = np.array([[0.0, 2.0], [0.0, 0.0], [2.0, 0.0]])          # an L of length 4
+    front = np.array([[0.0, 2.0], [0.0, 0.0], [2.0, 0.0]])  # an L of length 4
     points = np.array([[-0.5, 1.0], [0.3, 0.2], [1.0, 0.5], [3.0, -1.0]])
     fig = plot_fronts({"off": points}, reference_front=front, color_by="position")
     # nearest front points: (0, 1), (0, 0.2) or (0.3, 0): (0.3, 0) is nearer, (1, 0), (2, 0)
-    np.testing.assert_allclose(fig.axes[0].collections[0].get_array(),
-                               [1 / 4, 2.3 / 4, 3 / 4, 4 / 4], rtol=1e-12)
+    np.testing.assert_allclose(
+        fig.axes[0].collections[0].get_array(), [1 / 4, 2.3 / 4, 3 / 4, 4 / 4], rtol=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -436,7 +462,7 @@ def test_color_by_option(color_by, clustered, label, uniform_run) -> None:
 
 def test_bare_points_colour_only_by_position() -> None:
     bare = {"a": [[0, 1], [0.5, 0.4], [1, 0]]}
-    assert len(plot_fronts(bare).axes) == 1                           # auto: no weights known
+    assert len(plot_fronts(bare).axes) == 1  # auto: no weights known
     assert len(plot_fronts(bare, color_by="weight").axes) == 1
     fig = plot_fronts(bare, color_by="position")
     assert fig.axes[1].get_ylabel() == CHORD_POSITION_LABEL
@@ -453,7 +479,7 @@ def test_plot_front_follows_the_colour_rule() -> None:
 def test_cdf_history_curves_and_error_panel(surf_run) -> None:
     fig = plot_cdf_history(surf_run, true_cdf=gear_phi)
     cdf_ax, error_ax = fig.axes[0], fig.axes[1]
-    assert len(fig.axes) == 3                                     # CDFs, error, colour bar
+    assert len(fig.axes) == 3  # CDFs, error, colour bar
     # Phi_0 .. Phi_8 and the dashed true CDF
     assert len(cdf_ax.lines) == 9 + 1
     first = cdf_ax.lines[0]
@@ -481,7 +507,7 @@ def test_cdf_history_curves_and_error_panel(surf_run) -> None:
 def test_cdf_history_selected_iterations(surf_run, iterations) -> None:
     fig = plot_cdf_history(surf_run, iterations=iterations)
     ax = fig.axes[0]
-    assert len(ax.lines) == 2 and len(fig.axes) == 2              # no true CDF: no error panel
+    assert len(ax.lines) == 2 and len(fig.axes) == 2  # no true CDF: no error panel
     assert [line.get_label() for line in ax.lines] == ["$\\Phi_{0}$", "$\\Phi_{3}$"]
     x = ax.lines[1].get_xdata()
     np.testing.assert_allclose(ax.lines[1].get_ydata(), surf_run.history[2].cdf(x))
@@ -533,7 +559,7 @@ def test_cdf_history_rejects_baseline_result_naming_its_method(uniform_run) -> N
         plot_cdf_history(uniform_run)
     assert repr(uniform_run.method) in str(info.value)
     assert "no CDF history" in str(info.value)
-    assert not plt.get_fignums()                                  # refused before drawing
+    assert not plt.get_fignums()  # refused before drawing
 
 
 # ---------------------------------------------------------------------------- plot_uniformity
@@ -541,7 +567,7 @@ def test_uniformity_panels(surf_run, uniform_run) -> None:
     fig = plot_uniformity({"SURF": surf_run, "Uniform-w": uniform_run})
     cv_ax, gap_ax = fig.axes
     assert gap_ax.get_yscale() == "log" and cv_ax.get_yscale() == "linear"
-    assert len(cv_ax.lines) == 2 and len(gap_ax.lines) == 3       # + the ideal line at 1
+    assert len(cv_ax.lines) == 2 and len(gap_ax.lines) == 3  # + the ideal line at 1
     # Uniform-w: every iteration has the points of the closed-form front at n/N
     uniform_points = gear_front(np.linspace(0, 1, 11))
     np.testing.assert_allclose(cv_ax.lines[1].get_ydata(), gaps_cv(uniform_points), rtol=1e-12)
@@ -610,10 +636,17 @@ def test_import_is_light_and_headless_uses_agg() -> None:
         "import matplotlib\n"
         "print(matplotlib.get_backend().lower())\n"
     )
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "MPLBACKEND")}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True, timeout=120)
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "MPLBACKEND")
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     before, backend = out.stdout.split()
     assert before == "False"
     if sys.platform.startswith("linux"):
@@ -625,15 +658,16 @@ def test_fronts_title_a_result_with_its_own_figures_and_arrays_with_theirs() -> 
 
     # objectives 1e3 apart in scale: the run's normalized figures differ from the raw ones
     def solver(w: float, state: object) -> ps.Solution:
-        x = w * 1e3 / (w * 1e3 + (1 - w))           # the minimizer of w 1e3 (1-x)^2 + (1-w) x^2
-        return ps.Solution([1e3 * (1 - x) ** 2, x ** 2])
+        x = w * 1e3 / (w * 1e3 + (1 - w))  # the minimizer of w 1e3 (1-x)^2 + (1-w) x^2
+        return ps.Solution([1e3 * (1 - x) ** 2, x**2])
 
     res = ps.surf(solver, 8, iterations=30)
     raw = SimpleNamespace(weights=res.weights, points=res.points)
     fig = plot_fronts({"run": res, "arrays": raw})
     (_, cv_run, ratio_run), (_, cv_raw, _) = (
-        title_numbers(ax.get_title()) for ax in panels_of(fig))
+        title_numbers(ax.get_title()) for ax in panels_of(fig)
+    )
     assert cv_run == pytest.approx(res.cv, rel=5e-3, abs=1e-3)
     assert ratio_run == pytest.approx(res.gap_ratio, rel=5e-3)
     assert cv_raw == pytest.approx(ps.metrics.cv(res.points), rel=5e-3)
-    assert abs(cv_raw - cv_run) > 0.05                          # the two really differ
+    assert abs(cv_raw - cv_run) > 0.05  # the two really differ

@@ -57,8 +57,7 @@ def data_colours(collection: Any) -> np.ndarray:
     """
     rgb = np.asarray(PathCollection.get_facecolor(collection))[:, :3]
     drawn = np.asarray(collection.get_facecolors())[:, :3]
-    np.testing.assert_allclose(np.unique(drawn.round(12), axis=0),
-                               np.unique(rgb.round(12), axis=0))
+    np.testing.assert_allclose(np.unique(drawn.round(12), axis=0), np.unique(rgb.round(12), axis=0))
     return rgb
 
 
@@ -95,8 +94,10 @@ def test_plot_surface_without_weights_and_more_objectives() -> None:
     ax = plot_surface(np.random.default_rng(0).uniform(size=(9, 3)))
     plain = by_label(ax, "points")
     assert len(plain.get_offsets()) == 9
-    np.testing.assert_allclose(data_colours(plain),           # one colour for all
-                               np.array([matplotlib.colors.to_rgb(SURFACE_POINT_COLOR)]))
+    np.testing.assert_allclose(
+        data_colours(plain),  # one colour for all
+        np.array([matplotlib.colors.to_rgb(SURFACE_POINT_COLOR)]),
+    )
     # M = 5: first three objectives drawn, colours are the first three components rescaled
     w = random_simplex_weights(12, 5, seed=3)
     pts = sphere(w)
@@ -104,7 +105,7 @@ def test_plot_surface_without_weights_and_more_objectives() -> None:
     scatter = by_label(ax, "points")
     check_positions(ax, scatter, pts[:, :3])
     total = w[:, :3].sum(axis=1, keepdims=True)
-    assert np.sum(total == 0) == 2                    # the corners e_4 and e_5: black
+    assert np.sum(total == 0) == 2  # the corners e_4 and e_5: black
     with np.errstate(invalid="ignore"):
         expected = np.where(total > 0, w[:, :3] / total, 0.0)
     np.testing.assert_allclose(data_colours(scatter), expected, atol=1e-12)
@@ -112,8 +113,10 @@ def test_plot_surface_without_weights_and_more_objectives() -> None:
 
 def test_weight_colors() -> None:
     np.testing.assert_allclose(weight_colors(simplex_lattice(3, 4)), simplex_lattice(3, 4))
-    np.testing.assert_allclose(weight_colors([[0, 0, 0, 1], [0.1, 0.1, 0.2, 0.6]]),
-                               np.array([[0, 0, 0], [0.25, 0.25, 0.5]]))
+    np.testing.assert_allclose(
+        weight_colors([[0, 0, 0, 1], [0.1, 0.1, 0.2, 0.6]]),
+        np.array([[0, 0, 0], [0.25, 0.25, 0.5]]),
+    )
 
 
 def test_plot_simplex_weights_barycentric_positions_and_colours() -> None:
@@ -183,11 +186,18 @@ def test_plot_surface_result_without_label_or_path() -> None:
         (lambda: plot_simplex_weights(simplex_lattice(4, 2)), "M = 3"),
         (lambda: plot_simplex_weights([0.2, 0.3, 0.5]), "2-D"),
         (lambda: plot_simplex_weights([[0.2, 0.3, 0.6]]), "sum to 1"),
-        (lambda: plot_surface_result(SimpleNamespace(weights=np.eye(3), points=np.zeros((4, 3)))),
-         "result.points must have shape"),
-        (lambda: plot_surface_result(SimpleNamespace(weights=simplex_lattice(4, 1),
-                                                     points=np.zeros((4, 4)))),
-         "result.weights must have 3 columns"),
+        (
+            lambda: plot_surface_result(
+                SimpleNamespace(weights=np.eye(3), points=np.zeros((4, 3)))
+            ),
+            "result.points must have shape",
+        ),
+        (
+            lambda: plot_surface_result(
+                SimpleNamespace(weights=simplex_lattice(4, 1), points=np.zeros((4, 4)))
+            ),
+            "result.weights must have 3 columns",
+        ),
     ],
 )
 def test_bad_shapes(call, match: str) -> None:

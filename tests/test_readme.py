@@ -44,7 +44,7 @@ def test_quick_start_with_from_scipy_runs_as_printed() -> None:
     assert res.success and res.weights.shape == (21,)
     printed = re.search(r"print\(res.message\)\s+# (.*)", block)
     assert printed is not None and res.message == printed.group(1)
-    f1, f2 = res.points.T                         # on ZDT1's front, evenly spaced along it
+    f1, f2 = res.points.T  # on ZDT1's front, evenly spaced along it
     np.testing.assert_allclose(f2, 1 - np.sqrt(f1), atol=1e-6)
     assert ps.metrics.cv(res.points) < 0.01
 
@@ -66,8 +66,11 @@ def test_surface_example_prints_what_it_says() -> None:
     block = next(b for b in doc_examples() if "ps.surf_simplex(solver, n_points=91" in b)
     namespace = run(block)
     res = namespace["res"]
-    printed = re.search(r"print\(round\(res.history\[0\].cv, 2\), round\(res.history\[-1\].cv, "
-                        r"2\)\)\s+# ([0-9.]+) ([0-9.]+)", block)
+    printed = re.search(
+        r"print\(round\(res.history\[0\].cv, 2\), round\(res.history\[-1\].cv, "
+        r"2\)\)\s+# ([0-9.]+) ([0-9.]+)",
+        block,
+    )
     assert printed is not None
     assert round(res.history[0].cv, 2) == float(printed.group(1))
     assert round(res.history[-1].cv, 2) == float(printed.group(2))

@@ -26,8 +26,9 @@ def fishwood_adam(**kw):
     return fishwood().gradient_solver(steps=7, **kw)
 
 
-@pytest.mark.parametrize("make", [gear_adam, fishwood_adam],
-                         ids=["GradientSolver", "MDPGradientSolver"])
+@pytest.mark.parametrize(
+    "make", [gear_adam, fishwood_adam], ids=["GradientSolver", "MDPGradientSolver"]
+)
 def test_reset_call_equals_a_cold_start_from_the_same_parameters(make) -> None:
     carried, reset = make(), make(reset_optimizer=True)
     first = carried.solve(0.3, None).state
@@ -48,8 +49,9 @@ def test_batched_mdp_solves_reset_every_slot() -> None:
     states = [s.state for s in plain.solve_many([0.2, 0.8], [None, None])]
     batched = solver.solve_many([0.2, 0.8], states)
     for w, st, sol in zip([0.2, 0.8], states, batched, strict=True):
-        np.testing.assert_allclose(sol.state.params, plain.solve(w, fresh_copy(st)).state.params,
-                                   rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(
+            sol.state.params, plain.solve(w, fresh_copy(st)).state.params, rtol=1e-12, atol=1e-14
+        )
 
 
 def test_task_passes_the_setting_to_its_solver() -> None:
@@ -79,7 +81,7 @@ def test_fresh_adam_k_step_map_alternates_at_the_papers_k_and_settles_at_others(
     K - 1 steps end decides which. Fishwood's final CV at K = 100 depends on which of its two
     points each slot shows in the last round (see benchmarks/bench_auto_alpha.py)."""
     paper = repeated_calls(100, weight)
-    assert np.max(np.abs(paper[-1] - paper[-2])) > 1e-5          # one call to the next
+    assert np.max(np.abs(paper[-1] - paper[-2])) > 1e-5  # one call to the next
     np.testing.assert_allclose(paper[-1], paper[-3], atol=1e-12)  # back after two
     other = repeated_calls(95, weight)
     np.testing.assert_allclose(other[-1], other[-2], atol=1e-12)

@@ -96,6 +96,6 @@ def test_a_result_saved_as_run_is_still_a_saved_result(tmp_path: Path) -> None:
     json_path, _ = res.save(out / "run")
     assert "arrays" in json.loads(json_path.read_text())
     same(ps.SurfResult.load(out / "run"), res)
-    same(ps.SurfResult.load(out / "run.json"), res)                # not taken for a manifest
-    res.save(out / "run")                                          # saving again is fine
+    same(ps.SurfResult.load(out / "run.json"), res)  # not taken for a manifest
+    res.save(out / "run")  # saving again is fine
     same(ps.SurfResult.load(out / "run.json"), res)

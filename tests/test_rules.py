@@ -46,8 +46,9 @@ def test_weights_from_front_matches_weights_from_speed() -> None:
     # f(w) = (w^2, (1-w)^3): speed sqrt(4w^2 + 9(1-w)^4)
     front = lambda w: np.c_[w**2, (1 - w) ** 3]  # noqa: E731
     speed = lambda w: np.sqrt(4 * w**2 + 9 * (1 - w) ** 4)  # noqa: E731
-    np.testing.assert_allclose(ps.weights_from_front(front, 12), ps.weights_from_speed(speed, 12),
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        ps.weights_from_front(front, 12), ps.weights_from_speed(speed, 12), atol=1e-9
+    )
     x = np.array([0.0, 1e-9, 0.001, 0.3, 0.999, 1.0])
     np.testing.assert_allclose(speed_from_front(front)(x), speed(x), rtol=1e-5)
 
@@ -60,13 +61,19 @@ def test_front_returning_one_row_per_objective_gives_the_same_weights() -> None:
     np.testing.assert_allclose(by_objective, by_point, rtol=0, atol=1e-12)
     # three objectives, given as an (M, K) array
     front3 = lambda w: np.stack([w**2, (1 - w) ** 3, w])  # noqa: E731
-    np.testing.assert_allclose(ps.weights_from_front(front3, 6),
-                               ps.weights_from_front(lambda w: front3(w).T, 6),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        ps.weights_from_front(front3, 6),
+        ps.weights_from_front(lambda w: front3(w).T, 6),
+        rtol=0,
+        atol=1e-12,
+    )
     x = np.array([0.0, 0.25, 0.7, 1.0])
-    np.testing.assert_allclose(speed_from_front(lambda w: [(1 - w) ** 2, w**2])(x),
-                               speed_from_front(lambda w: np.c_[(1 - w) ** 2, w**2])(x),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        speed_from_front(lambda w: [(1 - w) ** 2, w**2])(x),
+        speed_from_front(lambda w: np.c_[(1 - w) ** 2, w**2])(x),
+        rtol=0,
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize(
@@ -120,13 +127,13 @@ def test_piecewise_chebyshev_reproduces_a_sharp_speed() -> None:
 
     def f(w: np.ndarray) -> np.ndarray:
         calls.append(w.size)
-        return np.exp(3 * w) / (1e-3 + (w - 0.3) ** 2)   # peak of height 1e3 at w = 0.3
+        return np.exp(3 * w) / (1e-3 + (w - 0.3) ** 2)  # peak of height 1e3 at w = 0.3
 
     approx = PiecewiseChebyshev(f)
     used = sum(calls)
     x = np.linspace(0, 1, 20001)
     np.testing.assert_allclose(approx(x), f(x), rtol=1e-8, atol=1e-9 * f(x).max())
-    assert used == approx.n_evaluations < 2000      # far fewer evaluations than a dense table
+    assert used == approx.n_evaluations < 2000  # far fewer evaluations than a dense table
     # integrates like the function itself
     exact = SpeedCDF(f, n_panels=2048)
     np.testing.assert_allclose(SpeedCDF(approx)(x[::100]), exact(x[::100]), atol=1e-10)

@@ -42,17 +42,21 @@ def read_state(path: Path) -> tuple[dict[str, Any], bytes]:
     """A state file's header and arrays (its layout: magic, CRC, length, header, arrays)."""
     data = path.read_bytes()
     magic = b"PARETOSURF-STATE\n"
-    body = data[len(magic) + 12:]
+    body = data[len(magic) + 12 :]
     head = int.from_bytes(body[:8], "little")
-    return json.loads(body[8:8 + head]), body[8 + head:]
+    return json.loads(body[8 : 8 + head]), body[8 + head :]
 
 
 def write_state(path: Path, header: dict[str, Any], blob: bytes) -> None:
     """A state file with ``header`` and a valid CRC (only its content is at fault)."""
     text = json.dumps(header).encode()
     body = len(text).to_bytes(8, "little") + text + blob
-    path.write_bytes(b"PARETOSURF-STATE\n" + zlib.crc32(body).to_bytes(4, "little")
-                     + len(body).to_bytes(8, "little") + body)
+    path.write_bytes(
+        b"PARETOSURF-STATE\n"
+        + zlib.crc32(body).to_bytes(4, "little")
+        + len(body).to_bytes(8, "little")
+        + body
+    )
 
 
 def newest_state(folder: Path) -> Path:
@@ -67,11 +71,13 @@ def test_a_second_thread_is_refused_and_the_lock_is_released_after_the_run(tmp_p
 
     def second(record: ps.IterationRecord) -> None:
         if record.iteration == 0:
+
             def other() -> None:
                 try:
                     ps.surf(GearKStep(), N, iterations=2, checkpoint=tmp_path, resume=True)
                 except BaseException as exc:
                     errors.append(exc)
+
             thread = threading.Thread(target=other)
             thread.start()
             thread.join()
@@ -80,8 +86,7 @@ def test_a_second_thread_is_refused_and_the_lock_is_released_after_the_run(tmp_p
     assert len(errors) == 1 and isinstance(errors[0], FolderInUseError)
     assert "another thread of this process" in str(errors[0])
     # released: the same call now continues the run
-    assert len(ps.surf(GearKStep(), N, iterations=4, checkpoint=tmp_path,
-                       resume=True).history) == 4
+    assert len(ps.surf(GearKStep(), N, iterations=4, checkpoint=tmp_path, resume=True).history) == 4
 
 
 def test_a_second_process_is_refused_naming_the_holder(tmp_path) -> None:
@@ -91,9 +96,11 @@ def test_a_second_process_is_refused_naming_the_holder(tmp_path) -> None:
         "import sys, time\n"
         "from paretosurf.run_folder import RunFolder\n"
         "f = RunFolder(sys.argv[1]); f.acquire(); print('held', flush=True)\n"
-        "time.sleep(60)\n")
-    proc = subprocess.Popen([sys.executable, str(script), str(folder)], stdout=subprocess.PIPE,
-                            text=True)
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(folder)], stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
         for options in ({"resume": True}, {"overwrite": True}, {}):
@@ -113,12 +120,12 @@ def test_the_lock_is_reentrant_for_its_thread_only(tmp_path) -> None:
             assert lock.depth == 2
         assert lock.held
         seen: list[str] = []
-        thread = threading.Thread(target=lambda: seen.append(
-            _refusal(FileLock(tmp_path / "x.lock", what="X"))))
+        thread = threading.Thread(
+            target=lambda: seen.append(_refusal(FileLock(tmp_path / "x.lock", what="X")))
+        )
         thread.start()
         thread.join()
-        assert seen == ["X is in use by another thread of this process"
-                        f" (pid {os.getpid()})"]
+        assert seen == [f"X is in use by another thread of this process (pid {os.getpid()})"]
     assert not lock.held
 
 
@@ -138,13 +145,15 @@ def test_consecutive_checkpoints_never_overwrite_the_newest_state(tmp_path) -> N
     pairs: list[tuple[int, int]] = []
 
     def seen(record: ps.IterationRecord) -> None:
-        rounds = sorted(read_state(tmp_path / n)[0]["n_rounds"]
-                        for n in ("state.0", "state.1") if (tmp_path / n).exists())
+        rounds = sorted(
+            read_state(tmp_path / n)[0]["n_rounds"]
+            for n in ("state.0", "state.1")
+            if (tmp_path / n).exists()
+        )
         if len(rounds) == 2:
             pairs.append((rounds[0], rounds[1]))
 
-    ps.surf(GearKStep(), N, iterations=7, checkpoint=tmp_path, callback=seen,
-            checkpoint_period=0)
+    ps.surf(GearKStep(), N, iterations=7, checkpoint=tmp_path, callback=seen, checkpoint_period=0)
     assert pairs == [(r - 1, r) for r in range(2, 8)]
 
 
@@ -161,11 +170,22 @@ def test_checkpoints_a_few_rounds_apart_alternate(tmp_path, monkeypatch) -> None
 
     monkeypatch.setattr(driver._Runner, "checkpoint", every_second)
     headers: list[tuple[str, int, int]] = []
-    ps.surf(GearKStep(), N, iterations=6, checkpoint=tmp_path, callback=lambda r: headers.extend(
-        (n, read_state(tmp_path / n)[0]["seq"], read_state(tmp_path / n)[0]["n_rounds"])
-        for n in ("state.0", "state.1") if (tmp_path / n).exists()) or None,
-        checkpoint_period=Checkpointer(every=2))
-    assert saved[:3] == [2, 4, 6]              # (then the final checkpoint, round 6 again)
+    ps.surf(
+        GearKStep(),
+        N,
+        iterations=6,
+        checkpoint=tmp_path,
+        callback=lambda r: (
+            headers.extend(
+                (n, read_state(tmp_path / n)[0]["seq"], read_state(tmp_path / n)[0]["n_rounds"])
+                for n in ("state.0", "state.1")
+                if (tmp_path / n).exists()
+            )
+            or None
+        ),
+        checkpoint_period=Checkpointer(every=2),
+    )
+    assert saved[:3] == [2, 4, 6]  # (then the final checkpoint, round 6 again)
     newest = {}
     for name, seq, rounds in headers:
         newest[name] = (seq, rounds)
@@ -178,12 +198,13 @@ def test_deleted_state_files_are_refused_not_started_again(tmp_path) -> None:
     history = (tmp_path / "history.jsonl").read_bytes()
     for name in ("state.0", "state.1"):
         (tmp_path / name).unlink(missing_ok=True)
-    for call in (lambda: ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path,
-                                 resume=True),
-                 lambda: ps.SurfResult.load(tmp_path)):
+    for call in (
+        lambda: ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True),
+        lambda: ps.SurfResult.load(tmp_path),
+    ):
         with pytest.raises(CheckpointError, match=r"state files .* are gone"):
             call()
-    assert (tmp_path / "history.jsonl").read_bytes() == history     # nothing truncated
+    assert (tmp_path / "history.jsonl").read_bytes() == history  # nothing truncated
 
 
 def test_a_state_file_of_another_run_is_refused_naming_it(tmp_path) -> None:
@@ -207,15 +228,22 @@ def test_overwrite_deletes_exactly_the_runs_files(tmp_path) -> None:
     for name, data in mine.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_bytes(data)
-    (tmp_path / "states").mkdir()      # a user's folder named as the run's state folders
+    (tmp_path / "states").mkdir()  # a user's folder named as the run's state folders
     (tmp_path / "states" / "x").write_text("x")
     with pytest.raises(FileExistsError, match="holds states, named as a run's own files"):
         ps.surf(GearKStep(), N, iterations=2, checkpoint=tmp_path)
     shutil.rmtree(tmp_path / "states")
     first = ps.surf(GearKStep(), N, iterations=2, checkpoint=tmp_path, checkpoint_period=0)
     manifest = json.loads((tmp_path / "run.json").read_text())
-    assert set(manifest["files"]) == {"run.json", "run.lock", "history.jsonl", "rounds.bin",
-                                      "solves.jsonl", "state.0", "state.1"}
+    assert set(manifest["files"]) == {
+        "run.json",
+        "run.lock",
+        "history.jsonl",
+        "rounds.bin",
+        "solves.jsonl",
+        "state.0",
+        "state.1",
+    }
     second = ps.surf(GearKStep(steps=4), N, iterations=2, checkpoint=tmp_path, overwrite=True)
     assert second.n_solves == first.n_solves
     assert json.loads((tmp_path / "run.json").read_text())["run_id"] != manifest["run_id"]
@@ -269,12 +297,18 @@ def test_the_state_before_the_newest_names_only_folders_that_exist(tmp_path) -> 
                         checked.append(record.iteration)
 
     with pytest.raises(Interrupt):
-        ps.surf(FolderSolver(), N, iterations=6, checkpoint=tmp_path, checkpoint_period=0,
-                callback=lambda r: (check(r), interrupt_after(4)(r)))
+        ps.surf(
+            FolderSolver(),
+            N,
+            iterations=6,
+            checkpoint=tmp_path,
+            checkpoint_period=0,
+            callback=lambda r: (check(r), interrupt_after(4)(r)),
+        )
     assert checked
     newest = newest_state(tmp_path)
     data = newest.read_bytes()
-    newest.write_bytes(data[:-10])                              # damaged on the disk
+    newest.write_bytes(data[:-10])  # damaged on the disk
     with pytest.warns(UserWarning, match="damaged"):
         resumed = ps.surf(FolderSolver(), N, iterations=6, checkpoint=tmp_path, resume=True)
     same_points(resumed, full)
@@ -290,15 +324,20 @@ def test_loading_imports_no_module_a_file_names(tmp_path, monkeypatch) -> None:
     marker = tmp_path / "imported"
     (tmp_path / "evil_state_module.py").write_text(
         f"open({str(marker)!r}, 'w').write('imported')\n"
-        "import dataclasses\n@dataclasses.dataclass\nclass S:\n    x: float = 0.0\n")
+        "import dataclasses\n@dataclasses.dataclass\nclass S:\n    x: float = 0.0\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     entries[key] = {"dataclass": "evil_state_module:S", "fields": {"x": {"value": 1.0}}}
     write_state(newest, header, blob)
-    for call in (lambda: ps.SurfResult.load(tmp_path),
-                 lambda: ps.surf(GearKStep(), N, iterations=3, checkpoint=tmp_path,
-                                 resume=True)):
-        with pytest.raises(CheckpointError, match=r"evil_state_module:S, which paretosurf "
-                                                  r"does not import"):
+    for call in (
+        lambda: ps.SurfResult.load(tmp_path),
+        lambda: ps.surf(GearKStep(), N, iterations=3, checkpoint=tmp_path, resume=True),
+    ):
+        with pytest.raises(
+            CheckpointError,
+            match=r"evil_state_module:S, which paretosurf "
+            r"does not import",
+        ):
             call()
     assert not marker.exists() and "evil_state_module" not in sys.modules
 
@@ -328,7 +367,7 @@ def test_dataclass_states_of_the_solvers_module_and_registered_ones_resume(tmp_p
         def solve(self, w: float, state: Any) -> ps.Solution:
             x = 0.5 if state is None else float(state.x[0])
             x -= 0.1 * (w * 3 * (x - 1) + (1 - w) * x)
-            return ps.Solution([(1 - x) ** 2, x ** 2], Registered(np.array([x])))
+            return ps.Solution([(1 - x) ** 2, x**2], Registered(np.array([x])))
 
     full = ps.surf(Solver(), N, iterations=4)
     with pytest.raises(Interrupt):
@@ -342,8 +381,11 @@ def test_dataclass_states_of_the_solvers_module_and_registered_ones_resume(tmp_p
 def as_version_2(folder: Path) -> None:
     """Rewrite a run folder as paretosurf wrote it before run ids (format version 2)."""
     manifest = json.loads((folder / "run.json").read_text())
-    old = {k: v for k, v in manifest.items()
-           if k not in ("run_id", "files", "created", "host", "solver", "notes")}
+    old = {
+        k: v
+        for k, v in manifest.items()
+        if k not in ("run_id", "files", "created", "host", "solver", "notes")
+    }
     (folder / "run.json").write_text(json.dumps({**old, "version": 2}))
     for name in ("history.jsonl", "solves.jsonl"):
         lines = (folder / name).read_bytes().split(b"\n", 1)
@@ -359,8 +401,14 @@ def as_version_2(folder: Path) -> None:
 def test_a_folder_of_the_previous_format_is_read_and_upgraded_on_resume(tmp_path) -> None:
     full = ps.surf(GearKStep(), N, iterations=5)
     with pytest.raises(Interrupt):
-        ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, checkpoint_period=0,
-                callback=interrupt_after(3))
+        ps.surf(
+            GearKStep(),
+            N,
+            iterations=5,
+            checkpoint=tmp_path,
+            checkpoint_period=0,
+            callback=interrupt_after(3),
+        )
     as_version_2(tmp_path)
     assert len(ps.SurfResult.load(tmp_path).history) == 3
     resumed = ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True)
@@ -368,8 +416,10 @@ def test_a_folder_of_the_previous_format_is_read_and_upgraded_on_resume(tmp_path
     manifest = json.loads((tmp_path / "run.json").read_text())
     assert manifest["version"] == 3 and manifest["upgraded_from"] == 2
     assert "state.0" in manifest["files"] and "run.lock" in manifest["files"]
-    assert json.loads((tmp_path / "history.jsonl").read_text().splitlines()[0])[
-        "run_id"] == manifest["run_id"]
+    assert (
+        json.loads((tmp_path / "history.jsonl").read_text().splitlines()[0])["run_id"]
+        == manifest["run_id"]
+    )
     same_points(ps.SurfResult.load(tmp_path), full)
 
 
@@ -390,21 +440,36 @@ def test_a_warm_start_folder_elsewhere_is_copied_into_the_run_folder(tmp_path) -
     res = ps.surf(Recording(), N, iterations=3, init_states=init, checkpoint=run)
     np.testing.assert_array_equal(res.points, full.points)
     assert read and all(p.is_relative_to(run) for p in read)
-    assert (warm / "x.npy").exists()                 # the user's folder is left as it was
+    assert (warm / "x.npy").exists()  # the user's folder is left as it was
 
 
 def test_state_folders_a_killed_run_left_behind_are_removed_on_resume(tmp_path) -> None:
     full = ps.surf(FolderSolver(), N, iterations=4)
     with pytest.raises(Interrupt):
-        ps.surf(FolderSolver(), N, iterations=4, checkpoint=tmp_path, checkpoint_period=0,
-                callback=interrupt_after(2))
+        ps.surf(
+            FolderSolver(),
+            N,
+            iterations=4,
+            checkpoint=tmp_path,
+            checkpoint_period=0,
+            callback=interrupt_after(2),
+        )
     # what a kill leaves: a round solved after the last checkpoint, a save cut short
     stray = tmp_path / "states" / "round-000002" / "slot-00"
     stray.mkdir(parents=True)
     half = tmp_path / "states" / "round-000001" / ".slot-03.4242.abcd1234.tmp"
     half.mkdir(parents=True)
-    resumed = ps.surf(FolderSolver(), N, iterations=4, checkpoint=tmp_path, resume=True,
-                      callback=lambda r: None if r.iteration != 2 else (
-                          None if not half.exists() else pytest.fail("stale folder kept")))
+    resumed = ps.surf(
+        FolderSolver(),
+        N,
+        iterations=4,
+        checkpoint=tmp_path,
+        resume=True,
+        callback=lambda r: (
+            None
+            if r.iteration != 2
+            else (None if not half.exists() else pytest.fail("stale folder kept"))
+        ),
+    )
     same_points(resumed, full)
     assert not half.exists()

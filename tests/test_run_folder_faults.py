@@ -54,10 +54,19 @@ from paretosurf.states import folders_of
 
 TESTS = Path(__file__).resolve().parent
 #: Children run single-threaded numerics (two cores, shared).
-ENV = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-       "MKL_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
-USER_FILES = {"notes.txt": b"my notes\n", "results.json": b'{"mine": true}\n',
-              "mine/data.bin": bytes(range(256)), ".hidden": b"x"}
+ENV = {
+    **os.environ,
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "PYTHONWARNINGS": "ignore",
+}
+USER_FILES = {
+    "notes.txt": b"my notes\n",
+    "results.json": b'{"mine": true}\n',
+    "mine/data.bin": bytes(range(256)),
+    ".hidden": b"x",
+}
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -100,7 +109,7 @@ def check_tidy(folder: Path, user: set[str] = frozenset()) -> None:
     assert unlisted == set(), f"files the run did not list as its own: {sorted(unlisted)}"
     for log in ("history.jsonl", "solves.jsonl"):
         for line in (folder / log).read_bytes().splitlines():
-            json.loads(line)                          # no line left half written or mangled
+            json.loads(line)  # no line left half written or mangled
     if (folder / "states").is_dir():
         newest = fh.newest_state(folder)
         on_disk = {p for p in (folder / "states").glob("*/*")}
@@ -109,13 +118,16 @@ def check_tidy(folder: Path, user: set[str] = frozenset()) -> None:
         other = folder / ({"state.0", "state.1"} - {newest.name}).pop()
         if other.exists():
             named |= folders_of(fh.read_state(other)[0]["pool"]["states"], folder)
-        assert named <= on_disk, ("state folders of the state before the newest missing: "
-                                  f"{sorted(map(str, named - on_disk))}")
+        assert named <= on_disk, (
+            "state folders of the state before the newest missing: "
+            f"{sorted(map(str, named - on_disk))}"
+        )
         assert on_disk <= named, f"stale state folders: {sorted(map(str, on_disk - named))}"
 
 
-def resume_and_check(name: str, folder: Path, *, executor: Any = None,
-                     what: str = "", user: set[str] = frozenset()) -> ps.SurfResult:
+def resume_and_check(
+    name: str, folder: Path, *, executor: Any = None, what: str = "", user: set[str] = frozenset()
+) -> ps.SurfResult:
     """Resume the run in ``folder`` (in this process) and check it against the truth, as
     returned and as loaded back from the folder."""
     with warnings.catch_warnings(record=True) as caught:
@@ -145,8 +157,15 @@ def check_user_files(folder: Path, what: str = "") -> None:
 def child(args: list[str], **kwargs: Any) -> Iterator[subprocess.Popen[str]]:
     """A child process in a session of its own; killed (with everything it started in its
     session) and waited for on the way out."""
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=ENV, start_new_session=True, **kwargs)
+    proc = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=ENV,
+        start_new_session=True,
+        **kwargs,
+    )
     try:
         yield proc
     finally:
@@ -166,8 +185,9 @@ def scripts(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"fork": fork, "run": run}
 
 
-def run_jobs(script: Path, jobs: list[dict[str, Any]], where: Path,
-             timeout: float = 300) -> list[dict[str, Any]]:
+def run_jobs(
+    script: Path, jobs: list[dict[str, Any]], where: Path, timeout: float = 300
+) -> list[dict[str, Any]]:
     """Run ``jobs`` in the child (each in a forked process of its own, which its fault
     kills); returns, per job, its wait status and what it raised (if anything)."""
     spec = where / f"jobs-{time.monotonic_ns()}.json"
@@ -178,7 +198,7 @@ def run_jobs(script: Path, jobs: list[dict[str, Any]], where: Path,
             out, err = proc.communicate(timeout=timeout)
         finally:
             # the forked runs lead process groups of their own (with their workers)
-            for line in (pids.read_text().split() if pids.exists() else ()):
+            for line in pids.read_text().split() if pids.exists() else ():
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(int(line), signal.SIGKILL)
     assert proc.returncode == 0, err[-4000:]
@@ -203,10 +223,17 @@ def count_writes(name: str, folder: Path, **options: Any) -> fh.Counter:
     return counter
 
 
-def sweep(scripts: dict[str, Path], tmp_path: Path, name: str, target: str,
-          hows: tuple[str, ...], *, prepare: Path | None = None,
-          options: dict[str, Any] | None = None, executor: str | None = None
-          ) -> list[tuple[str, Path]]:
+def sweep(
+    scripts: dict[str, Path],
+    tmp_path: Path,
+    name: str,
+    target: str,
+    hows: tuple[str, ...],
+    *,
+    prepare: Path | None = None,
+    options: dict[str, Any] | None = None,
+    executor: str | None = None,
+) -> list[tuple[str, Path]]:
     """Kill a run of ``name`` at every write (``target="write"``), every solver save
     ("save") or every deletion ("delete") it makes, in each way of ``hows``; each faulty run
     starts from a copy of ``prepare`` (or an empty folder). Returns ``(what, folder)`` of
@@ -232,15 +259,20 @@ def sweep(scripts: dict[str, Path], tmp_path: Path, name: str, target: str,
             folder = tmp_path / f"{target}-{how}-{k:03d}"
             if prepare is not None:
                 fh.copy_folder(prepare, folder)
-            jobs.append({"config": name, "folder": str(folder), "options": options,
-                         "executor": executor,
-                         "fault": {"target": target, "k": k, "how": how}})
+            jobs.append(
+                {
+                    "config": name,
+                    "folder": str(folder),
+                    "options": options,
+                    "executor": executor,
+                    "fault": {"target": target, "k": k, "how": how},
+                }
+            )
             folders.append((f"{name}: SIGKILL {how} {target} #{k} of {n}", folder))
     timed = fh.CONFIGS[name].timed
-    for (what, _), result in zip(folders, run_jobs(scripts["fork"], jobs, tmp_path),
-                                 strict=True):
+    for (what, _), result in zip(folders, run_jobs(scripts["fork"], jobs, tmp_path), strict=True):
         if timed and result["status"] == 0:
-            continue            # (fewer writes than counted: the run ended, and is checked)
+            continue  # (fewer writes than counted: the run ended, and is checked)
         assert fh.signalled(result["status"]) == signal.SIGKILL, (what, result)
     return folders
 
@@ -279,8 +311,9 @@ def wait_for(path: Path, proc: subprocess.Popen[str], timeout: float = 120) -> N
     deadline = time.monotonic() + timeout
     while not path.exists():
         if proc.poll() is not None:
-            raise AssertionError(f"the child ended before {path.name}: "
-                                 f"{proc.communicate()[1][-3000:]}")
+            raise AssertionError(
+                f"the child ended before {path.name}: {proc.communicate()[1][-3000:]}"
+            )
         assert time.monotonic() < deadline, f"no {path.name} after {timeout} s"
         time.sleep(0.002)
 
@@ -301,30 +334,45 @@ ALL_WAYS = ("inside", "before", "after")
 
 
 @pytest.mark.parametrize(("name", "hows"), WRITE_SWEEPS, ids=[n for n, _ in WRITE_SWEEPS])
-def test_a_run_killed_inside_any_write_resumes_bit_for_bit(scripts, tmp_path, name,
-                                                           hows) -> None:
+def test_a_run_killed_inside_any_write_resumes_bit_for_bit(scripts, tmp_path, name, hows) -> None:
     for what, folder in sweep(scripts, tmp_path, name, "write", hows):
         resume_and_check(name, folder, what=what)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["p0", "auto", "auto-end", "auto-first", "every-2", "big",
-                                  "big-5mb", "disk", "disk-long", "disk-every-2",
-                                  "slow-auto"])
-def test_a_run_killed_inside_any_write_resumes_bit_for_bit_every_way(scripts, tmp_path,
-                                                                     name) -> None:
+@pytest.mark.parametrize(
+    "name",
+    [
+        "p0",
+        "auto",
+        "auto-end",
+        "auto-first",
+        "every-2",
+        "big",
+        "big-5mb",
+        "disk",
+        "disk-long",
+        "disk-every-2",
+        "slow-auto",
+    ],
+)
+def test_a_run_killed_inside_any_write_resumes_bit_for_bit_every_way(
+    scripts, tmp_path, name
+) -> None:
     for what, folder in sweep(scripts, tmp_path, name, "write", ALL_WAYS):
         resume_and_check(name, folder, what=what)
 
 
 @pytest.mark.parametrize("name", ["disk"])
-def test_a_run_killed_inside_a_solvers_save_state_resumes_bit_for_bit(scripts, tmp_path,
-                                                                      name) -> None:
+def test_a_run_killed_inside_a_solvers_save_state_resumes_bit_for_bit(
+    scripts, tmp_path, name
+) -> None:
     """A kill inside ``save_state`` leaves a half-written temporary state folder: the resume
     removes it and equals the uninterrupted run."""
     killed = sweep(scripts, tmp_path, name, "save", ("inside",))
-    half_written = [f for _, f in killed if any(p.name.startswith(".")
-                                               for p in f.glob("states/*/*"))]
+    half_written = [
+        f for _, f in killed if any(p.name.startswith(".") for p in f.glob("states/*/*"))
+    ]
     assert half_written, "no kill left a temporary state folder"
     for what, folder in killed:
         resume_and_check(name, folder, what=what)
@@ -332,18 +380,17 @@ def test_a_run_killed_inside_a_solvers_save_state_resumes_bit_for_bit(scripts, t
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["disk", "disk-long", "disk-every-2", "slow-disk"])
-def test_a_run_killed_inside_any_save_state_resumes_bit_for_bit_every_way(scripts, tmp_path,
-                                                                          name) -> None:
+def test_a_run_killed_inside_any_save_state_resumes_bit_for_bit_every_way(
+    scripts, tmp_path, name
+) -> None:
     for what, folder in sweep(scripts, tmp_path, name, "save", ALL_WAYS):
         resume_and_check(name, folder, what=what)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["p0", "every-2", "disk"])
-def test_a_run_on_worker_processes_killed_inside_any_write_resumes(scripts, tmp_path,
-                                                                   name) -> None:
-    for what, folder in sweep(scripts, tmp_path, name, "write", ("inside",),
-                              executor="processes"):
+def test_a_run_on_worker_processes_killed_inside_any_write_resumes(scripts, tmp_path, name) -> None:
+    for what, folder in sweep(scripts, tmp_path, name, "write", ("inside",), executor="processes"):
         resume_and_check(name, folder, what=what, executor=ps.ProcessExecutor(2))
 
 
@@ -352,26 +399,41 @@ def test_a_run_killed_before_its_first_checkpoint_starts_again(scripts, tmp_path
     counter = count_writes(name, tmp_path / "dry")
     first_state = next(i for i, (f, _) in enumerate(counter.writes) if ".state." in f)
     folder = tmp_path / "run"
-    (result,) = run_jobs(scripts["fork"], [{
-        "config": name, "folder": str(folder),
-        "fault": {"target": "write", "k": first_state, "how": "inside"}}], tmp_path)
+    (result,) = run_jobs(
+        scripts["fork"],
+        [
+            {
+                "config": name,
+                "folder": str(folder),
+                "fault": {"target": "write", "k": first_state, "how": "inside"},
+            }
+        ],
+        tmp_path,
+    )
     assert fh.signalled(result["status"]) == signal.SIGKILL
     rf = RunFolder(folder)
     assert not rf.committed() and rf.holds_run()
     n = fh.CONFIGS[name].n + 1
     before = [e for e in rf.solves() if e["round"] == 0]
-    assert len(before) == n                          # the killed run's attempts are logged
+    assert len(before) == n  # the killed run's attempts are logged
     resume_and_check(name, folder, what="killed inside its first state file")
     after = [e for e in RunFolder(folder).solves() if e["round"] == 0]
-    assert len(after) == 2 * n                       # round 0 solved again, both logged
+    assert len(after) == 2 * n  # round 0 solved again, both logged
 
 
-def test_a_run_killed_while_creating_its_folder_leaves_no_temporary_file(scripts,
-                                                                         tmp_path) -> None:
+def test_a_run_killed_while_creating_its_folder_leaves_no_temporary_file(scripts, tmp_path) -> None:
     folder = tmp_path / "run"
-    (result,) = run_jobs(scripts["fork"], [{
-        "config": "p0", "folder": str(folder),
-        "fault": {"target": "write", "k": 0, "how": "inside"}}], tmp_path)
+    (result,) = run_jobs(
+        scripts["fork"],
+        [
+            {
+                "config": "p0",
+                "folder": str(folder),
+                "fault": {"target": "write", "k": 0, "how": "inside"},
+            }
+        ],
+        tmp_path,
+    )
     assert fh.signalled(result["status"]) == signal.SIGKILL
     assert not (folder / "run.json").exists()
     resume_and_check("p0", folder, what="killed inside its first run.json")
@@ -392,18 +454,17 @@ def interrupted(name: str, folder: Path, after: int) -> Path:
     return folder
 
 
-@pytest.mark.parametrize(("name", "committed"), [("p0", True), ("auto-end", False),
-                                                 ("disk", True)])
-def test_a_resume_killed_inside_any_write_resumes_again(scripts, tmp_path, name,
-                                                        committed) -> None:
+@pytest.mark.parametrize(("name", "committed"), [("p0", True), ("auto-end", False), ("disk", True)])
+def test_a_resume_killed_inside_any_write_resumes_again(scripts, tmp_path, name, committed) -> None:
     """Killed while it resumes (upgrading nothing, restarting the logs of a run that never
     completed a checkpoint, truncating the history, writing checkpoints): the next resume
     still equals the uninterrupted run."""
     prepared = interrupted(name, tmp_path / "prepared", after=2)
     assert RunFolder(prepared).committed() is committed
     hows = ("inside", "before", "after") if name != "disk" else ("inside",)
-    for what, folder in sweep(scripts, tmp_path, name, "write", hows, prepare=prepared,
-                              options={"resume": True}):
+    for what, folder in sweep(
+        scripts, tmp_path, name, "write", hows, prepare=prepared, options={"resume": True}
+    ):
         resume_and_check(name, folder, what=f"resume {what}")
 
 
@@ -427,8 +488,9 @@ def test_a_run_killed_during_overwrite_can_be_run_again(scripts, tmp_path, targe
     template = overwrite_template(tmp_path)
     name = "p0-n6"
     hows = ("before",) if target == "delete" else ("inside",)
-    for what, folder in sweep(scripts, tmp_path, name, target, hows, prepare=template,
-                              options={"overwrite": True}):
+    for what, folder in sweep(
+        scripts, tmp_path, name, target, hows, prepare=template, options={"overwrite": True}
+    ):
         check_user_files(folder, what)
         copy = fh.copy_folder(folder, folder.with_name(folder.name + "-resumed"))
         try:
@@ -465,9 +527,17 @@ def test_a_state_file_is_the_runs_before_it_is_written(scripts, tmp_path) -> Non
     name = "auto-first"
     k = state_write(name, tmp_path / "dry", nth=1)
     folder = tmp_path / "run"
-    (result,) = run_jobs(scripts["fork"], [{
-        "config": name, "folder": str(folder),
-        "fault": {"target": "write", "k": k, "how": "before"}}], tmp_path)
+    (result,) = run_jobs(
+        scripts["fork"],
+        [
+            {
+                "config": name,
+                "folder": str(folder),
+                "fault": {"target": "write", "k": k, "how": "before"},
+            }
+        ],
+        tmp_path,
+    )
     assert fh.signalled(result["status"]) == signal.SIGKILL
     files = json.loads((folder / "run.json").read_text())["files"]
     assert "state.1" in files and not (folder / "state.1").exists()
@@ -483,19 +553,20 @@ def stop_after(rounds: int) -> Any:
     def callback(record: ps.IterationRecord) -> None:
         if record.iteration == rounds - 1:
             raise KeyboardInterrupt
+
     return callback
 
 
 def test_a_resumed_run_keeps_the_folders_of_the_state_before_the_newest(tmp_path) -> None:
     folder = tmp_path / "run"
     with pytest.raises(KeyboardInterrupt), contextlib.redirect_stderr(open(os.devnull, "w")):
-        fh.run_config("disk", folder, callback=stop_after(2))    # states after rounds 1, 2
+        fh.run_config("disk", folder, callback=stop_after(2))  # states after rounds 1, 2
     with pytest.raises(KeyboardInterrupt), contextlib.redirect_stderr(open(os.devnull, "w")):
         fh.run_config("disk", folder, resume=True, callback=stop_after(3))
     newest = fh.newest_state(folder)
     assert fh.read_state(newest)[0]["n_rounds"] == 3
-    data = bytearray(newest.read_bytes())                # the newest is damaged on the disk:
-    data[len(data) // 2] ^= 0x01                         # the state after round 2 must do
+    data = bytearray(newest.read_bytes())  # the newest is damaged on the disk:
+    data[len(data) // 2] ^= 0x01  # the state after round 2 must do
     newest.write_bytes(bytes(data))
     with pytest.warns(UserWarning, match="damaged"):
         res = fh.run_config("disk", folder, resume=True)
@@ -518,8 +589,9 @@ def test_a_resumed_run_prunes_the_folders_no_state_file_names(tmp_path) -> None:
 
 
 # ============================================================================ 2. at random
-def kill_at_random(scripts: dict[str, Path], folder: Path, name: str, executor: str,
-                   delay: float, **options: Any) -> bool:
+def kill_at_random(
+    scripts: dict[str, Path], folder: Path, name: str, executor: str, delay: float, **options: Any
+) -> bool:
     """Start the run in a fresh process and SIGKILL it (the whole process group: the run
     and its workers) ``delay`` seconds after it starts solving; whether it was still
     running."""
@@ -529,52 +601,73 @@ def kill_at_random(scripts: dict[str, Path], folder: Path, name: str, executor: 
         wait_for(Path(str(folder) + ".ready"), proc)
         time.sleep(delay)
         running = proc.poll() is None
-        with contextlib.suppress(ProcessLookupError):     # (a run that ended already)
+        with contextlib.suppress(ProcessLookupError):  # (a run that ended already)
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
     return running
 
 
-RANDOM_DEFAULT = [("local", "slow", 2), ("local", "slow-auto", 1), ("processes", "slow", 2),
-                  ("local", "slow-disk", 1)]
+RANDOM_DEFAULT = [
+    ("local", "slow", 2),
+    ("local", "slow-auto", 1),
+    ("processes", "slow", 2),
+    ("local", "slow-disk", 1),
+]
 
 
-@pytest.mark.parametrize(("executor", "name", "tries"), RANDOM_DEFAULT,
-                         ids=[f"{e}-{n}" for e, n, _ in RANDOM_DEFAULT])
-def test_a_run_killed_at_a_random_moment_resumes_bit_for_bit(scripts, tmp_path, executor,
-                                                             name, tries) -> None:
+@pytest.mark.parametrize(
+    ("executor", "name", "tries"), RANDOM_DEFAULT, ids=[f"{e}-{n}" for e, n, _ in RANDOM_DEFAULT]
+)
+def test_a_run_killed_at_a_random_moment_resumes_bit_for_bit(
+    scripts, tmp_path, executor, name, tries
+) -> None:
     rng = random.Random(f"{executor}-{name}")
     for i in range(tries):
         folder = tmp_path / f"run-{i}"
         delay = rng.uniform(0.0, 0.6)
         kill_at_random(scripts, folder, name, executor, delay)
         if not folder.exists():
-            continue                                  # killed before it made its folder
-        resume_and_check(name, folder, what=f"killed {delay:.3f} s in",
-                         executor=ps.ProcessExecutor(2) if executor == "processes" else None)
+            continue  # killed before it made its folder
+        resume_and_check(
+            name,
+            folder,
+            what=f"killed {delay:.3f} s in",
+            executor=ps.ProcessExecutor(2) if executor == "processes" else None,
+        )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("executor", "name"), [
-    ("local", "slow"), ("local", "slow-auto"), ("local", "slow-disk"),
-    ("processes", "slow"), ("processes", "slow-auto"), ("processes", "slow-disk")])
-def test_runs_killed_at_many_random_moments_resume_bit_for_bit(scripts, tmp_path, executor,
-                                                               name) -> None:
+@pytest.mark.parametrize(
+    ("executor", "name"),
+    [
+        ("local", "slow"),
+        ("local", "slow-auto"),
+        ("local", "slow-disk"),
+        ("processes", "slow"),
+        ("processes", "slow-auto"),
+        ("processes", "slow-disk"),
+    ],
+)
+def test_runs_killed_at_many_random_moments_resume_bit_for_bit(
+    scripts, tmp_path, executor, name
+) -> None:
     rng = random.Random(f"slow-{executor}-{name}")
     for i in range(4):
         folder = tmp_path / f"run-{i}"
         delay = rng.uniform(0.0, 1.2)
         kill_at_random(scripts, folder, name, executor, delay)
         if folder.exists():
-            resume_and_check(name, folder, what=f"killed {delay:.3f} s in",
-                             executor=ps.ProcessExecutor(2) if executor == "processes"
-                             else None)
+            resume_and_check(
+                name,
+                folder,
+                what=f"killed {delay:.3f} s in",
+                executor=ps.ProcessExecutor(2) if executor == "processes" else None,
+            )
         # (and a run killed early, killed again while it resumes)
         folder = tmp_path / f"twice-{i}"
         kill_at_random(scripts, folder, name, executor, rng.uniform(0.0, 0.3))
         if folder.exists():
-            kill_at_random(scripts, folder, name, executor, rng.uniform(0.0, 0.3),
-                           resume=True)
+            kill_at_random(scripts, folder, name, executor, rng.uniform(0.0, 0.3), resume=True)
             resume_and_check(name, folder, what="killed twice")
 
 
@@ -608,10 +701,10 @@ def test_the_workers_of_a_run_killed_with_sigkill_exit(scripts, tmp_path) -> Non
     with child([sys.executable, str(scripts["run"]), json.dumps(job)]) as proc:
         wait_for(Path(str(folder) + ".ready"), proc)
         deadline = time.monotonic() + 60
-        while len(group_members(proc.pid)) < 3:       # the run and its two workers
+        while len(group_members(proc.pid)) < 3:  # the run and its two workers
             assert time.monotonic() < deadline and proc.poll() is None
             time.sleep(0.01)
-        os.kill(proc.pid, signal.SIGKILL)              # the run only, as the OOM killer does
+        os.kill(proc.pid, signal.SIGKILL)  # the run only, as the OOM killer does
         proc.wait(timeout=60)
         deadline = time.monotonic() + 10
         while group_members(proc.pid) and time.monotonic() < deadline:
@@ -644,30 +737,30 @@ def group_members(pgid: int) -> list[int]:
 
 
 # ============================================================================ 3. two writers
-def start_blocked(scripts: dict[str, Path], folder: Path, name: str, **kwargs: Any
-                  ) -> contextlib.AbstractContextManager[subprocess.Popen[str]]:
+def start_blocked(
+    scripts: dict[str, Path], folder: Path, name: str, **kwargs: Any
+) -> contextlib.AbstractContextManager[subprocess.Popen[str]]:
     job = {"config": name, "folder": str(folder), "executor": "local", "block_at": 1, **kwargs}
     return child([sys.executable, str(scripts["run"]), json.dumps(job)])
 
 
-def test_a_second_process_is_refused_and_the_first_run_is_untouched(scripts,
-                                                                    tmp_path) -> None:
+def test_a_second_process_is_refused_and_the_first_run_is_untouched(scripts, tmp_path) -> None:
     folder = tmp_path / "run"
     name = "p0"
     with start_blocked(scripts, folder, name) as proc:
-        wait_for(Path(f"{folder}.blocked"), proc)       # the run holds the folder, round 1
+        wait_for(Path(f"{folder}.blocked"), proc)  # the run holds the folder, round 1
         before = fh.folder_bytes(folder)
         holder = rf"process {proc.pid} on host {re.escape(socket.gethostname())}"
         for options in ({"resume": True}, {"overwrite": True}, {}):
             started = time.monotonic()
             with pytest.raises(FolderInUseError, match=holder):
                 fh.run_config(name, folder, **options)
-            assert time.monotonic() - started < 5        # refused at once, not waited
+            assert time.monotonic() - started < 5  # refused at once, not waited
         with pytest.raises(FolderInUseError, match=holder):
             RunFolder(folder).clear()
         # a reader is not a writer: the saved rounds can be read meanwhile
         assert len(ps.SurfResult.load(folder).history) == 2
-        assert fh.folder_bytes(folder) == before          # the refused calls wrote nothing
+        assert fh.folder_bytes(folder) == before  # the refused calls wrote nothing
         Path(f"{folder}.go").touch()
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0 and "done" in out, err[-3000:]
@@ -698,8 +791,10 @@ def completed(name: str, folder: Path) -> Path:
 def refusals(name: str, folder: Path) -> list[str]:
     """The messages with which resuming and loading ``folder`` are refused."""
     out = []
-    for call in (lambda: fh.run_config(name, folder, resume=True),
-                 lambda: ps.SurfResult.load(folder)):
+    for call in (
+        lambda: fh.run_config(name, folder, resume=True),
+        lambda: ps.SurfResult.load(folder),
+    ):
         with pytest.raises(CheckpointError) as info:
             call()
         out.append(str(info.value))
@@ -720,8 +815,8 @@ def test_a_state_file_of_another_run_is_refused(tmp_path, other, which) -> None:
     for message in refusals("p0", a):
         assert f"{target} belongs to another run" in message
         assert "put this run's own file back" in message
-    assert fh.folder_bytes(a) == before                  # nothing was written
-    target.unlink()                                      # as the message says: continue
+    assert fh.folder_bytes(a) == before  # nothing was written
+    target.unlink()  # as the message says: continue
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = fh.run_config("p0", a, resume=True)
@@ -756,8 +851,11 @@ def test_a_rounds_bin_of_another_run_is_refused_naming_it(tmp_path) -> None:
 
 @pytest.mark.parametrize("stage", ["interrupted", "completed"])
 def test_deleted_state_files_are_refused_not_started_again(tmp_path, stage) -> None:
-    folder = (interrupted("p0", tmp_path / "run", after=2) if stage == "interrupted"
-              else completed("p0", tmp_path / "run"))
+    folder = (
+        interrupted("p0", tmp_path / "run", after=2)
+        if stage == "interrupted"
+        else completed("p0", tmp_path / "run")
+    )
     for name in ("state.0", "state.1"):
         (folder / name).unlink()
     before = fh.folder_bytes(folder)
@@ -781,21 +879,29 @@ def test_a_deleted_run_json_is_refused(tmp_path) -> None:
 
 @pytest.mark.parametrize("where", ["newest", "older"])
 def test_a_flipped_byte_in_a_state_file_falls_back_to_the_other(tmp_path, where) -> None:
-    for name, stage in (("p0", "interrupted"), ("p0", "completed"), ("disk", "interrupted"),
-                        ("big", "interrupted")):
+    for name, stage in (
+        ("p0", "interrupted"),
+        ("p0", "completed"),
+        ("disk", "interrupted"),
+        ("big", "interrupted"),
+    ):
         folder = tmp_path / f"{name}-{stage}"
         if stage == "interrupted":
             interrupted(name, folder, after=3)
         else:
             completed(name, folder)
         newest = fh.newest_state(folder)
-        path = newest if where == "newest" else folder / (
-            {"state.0", "state.1"} - {newest.name}).pop()
+        path = (
+            newest if where == "newest" else folder / ({"state.0", "state.1"} - {newest.name}).pop()
+        )
         data = bytearray(path.read_bytes())
         data[len(data) * 2 // 3] ^= 0x10
         path.write_bytes(bytes(data))
-        with pytest.warns(UserWarning, match=rf"{path.name} is damaged .*using the state "
-                                             rf"after round \d+ in state\.[01]"):
+        with pytest.warns(
+            UserWarning,
+            match=rf"{path.name} is damaged .*using the state "
+            rf"after round \d+ in state\.[01]",
+        ):
             res = fh.run_config(name, folder, resume=True)
         assert_equal_to_truth(res, name, f"{name} {stage}, {where} state flipped")
 
@@ -814,7 +920,7 @@ def test_both_state_files_damaged_is_refused(tmp_path) -> None:
 def test_a_truncated_rounds_bin_is_refused_naming_it(tmp_path) -> None:
     folder = interrupted("p0", tmp_path / "run", after=3)
     data = (folder / "rounds.bin").read_bytes()
-    (folder / "rounds.bin").write_bytes(data[:len(data) // 2])
+    (folder / "rounds.bin").write_bytes(data[: len(data) // 2])
     for message in refusals("p0", folder):
         assert f"{folder / 'rounds.bin'} is damaged or truncated" in message
 
@@ -822,10 +928,10 @@ def test_a_truncated_rounds_bin_is_refused_naming_it(tmp_path) -> None:
 def test_a_truncation_after_the_last_checkpoint_is_harmless(tmp_path) -> None:
     """Bytes of a round logged after the newest state (a kill between the logs and the state)
     cut short: dropped on resume."""
-    folder = interrupted("every-2", tmp_path / "run", after=3)     # saved after round 2
+    folder = interrupted("every-2", tmp_path / "run", after=3)  # saved after round 2
     assert RunFolder(folder).n_rounds() == 2
     with open(folder / "history.jsonl", "ab") as fhandle:
-        fhandle.write(b'{"iteration":2,"cv":0.1')                     # a half line
+        fhandle.write(b'{"iteration":2,"cv":0.1')  # a half line
     with open(folder / "rounds.bin", "ab") as fhandle:
         fhandle.write(b"\x00" * 100)
     resume_and_check("every-2", folder, what="logs with a torn tail")
@@ -839,8 +945,9 @@ def test_a_changed_digit_in_a_history_line_is_detected(tmp_path, field) -> None:
     old = json.dumps(record[field]).encode()
     new = json.dumps(record[field] + (1 if field == "n_solves" else 0.1)).encode()
     assert lines[2].count(b'"%s":%s' % (field.encode(), old)) == 1
-    lines[2] = lines[2].replace(b'"%s":%s' % (field.encode(), old),
-                                b'"%s":%s' % (field.encode(), new))
+    lines[2] = lines[2].replace(
+        b'"%s":%s' % (field.encode(), old), b'"%s":%s' % (field.encode(), new)
+    )
     (folder / "history.jsonl").write_bytes(b"\n".join(lines))
     try:
         with warnings.catch_warnings():
@@ -867,12 +974,12 @@ def test_the_users_files_are_never_touched(tmp_path) -> None:
     check_user_files(folder, "overwrite")
     RunFolder(folder).clear()
     check_user_files(folder, "clear")
-    assert sorted(p.name for p in folder.iterdir()) == sorted(
-        {n.split("/")[0] for n in USER_FILES})
+    assert sorted(p.name for p in folder.iterdir()) == sorted({n.split("/")[0] for n in USER_FILES})
 
 
-@pytest.mark.parametrize("name", ["history.jsonl", "run.lock", "solves.jsonl", "rounds.bin",
-                                  "states"])
+@pytest.mark.parametrize(
+    "name", ["history.jsonl", "run.lock", "solves.jsonl", "rounds.bin", "states"]
+)
 def test_a_file_of_a_runs_name_that_no_run_wrote_is_refused(tmp_path, name) -> None:
     folder = tmp_path / "run"
     folder.mkdir()
@@ -890,12 +997,14 @@ def test_a_file_of_a_runs_name_that_no_run_wrote_is_refused(tmp_path, name) -> N
     assert sorted(p.name for p in folder.iterdir()) == [name]
 
 
-def test_overwrite_in_a_folder_without_run_json_deletes_nothing_it_did_not_write(
-        tmp_path) -> None:
+def test_overwrite_in_a_folder_without_run_json_deletes_nothing_it_did_not_write(tmp_path) -> None:
     folder = tmp_path / "mine"
     (folder / "states").mkdir(parents=True)
-    files = {"state.1": b"my own state file", "states/model.pt": b"my model",
-             "history.jsonl": b"my training log\n"}
+    files = {
+        "state.1": b"my own state file",
+        "states/model.pt": b"my model",
+        "history.jsonl": b"my training log\n",
+    }
     for name, data in files.items():
         (folder / name).write_bytes(data)
     with contextlib.suppress(FileExistsError, CheckpointError):
@@ -915,7 +1024,7 @@ def write_fault(k: int, how: str) -> Iterator[None]:
     def faulty(fhandle: Any, data: bytes | str) -> None:
         call, calls[0] = calls[0], calls[0] + 1
         if call == k and how == "full":
-            original(fhandle, data[:len(data) // 2])
+            original(fhandle, data[: len(data) // 2])
             fhandle.flush()
         if call == k or (how == "full" and call > k):
             raise OSError(errno.ENOSPC, "No space left on device")
@@ -928,8 +1037,13 @@ def write_fault(k: int, how: str) -> Iterator[None]:
         run_folder._write_bytes = original
 
 
-FULL_DISK = [("p0", "enospc"), ("p0", "full"), ("auto-first", "full"), ("disk", "full"),
-             ("big", "enospc")]
+FULL_DISK = [
+    ("p0", "enospc"),
+    ("p0", "full"),
+    ("auto-first", "full"),
+    ("disk", "full"),
+    ("big", "enospc"),
+]
 
 
 @pytest.mark.parametrize(("name", "how"), FULL_DISK, ids=[f"{n}-{h}" for n, h in FULL_DISK])
@@ -938,11 +1052,11 @@ def test_a_full_disk_at_any_write_is_reported_and_resumes(tmp_path, name, how) -
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["auto", "auto-first", "every-2", "disk", "disk-long",
-                                  "disk-every-2", "big", "big-5mb"])
+@pytest.mark.parametrize(
+    "name", ["auto", "auto-first", "every-2", "disk", "disk-long", "disk-every-2", "big", "big-5mb"]
+)
 @pytest.mark.parametrize("how", ["enospc", "full"])
-def test_a_full_disk_at_any_write_is_reported_and_resumes_every_run(tmp_path, name,
-                                                                     how) -> None:
+def test_a_full_disk_at_any_write_is_reported_and_resumes_every_run(tmp_path, name, how) -> None:
     full_disk_sweep(tmp_path, name, how)
 
 
@@ -958,7 +1072,7 @@ def full_disk_sweep(tmp_path: Path, name: str, how: str) -> None:
             except CheckpointWriteError as exc:
                 error = exc
         if error is None and fh.CONFIGS[name].timed:
-            continue            # (fewer writes than counted: a stall moved a checkpoint)
+            continue  # (fewer writes than counted: a stall moved a checkpoint)
         assert error is not None, f"no CheckpointWriteError from write #{k}"
         message = str(error)
         assert error.errno == errno.ENOSPC
@@ -967,8 +1081,7 @@ def full_disk_sweep(tmp_path: Path, name: str, how: str) -> None:
         resume_and_check(name, folder, what=f"{how} at write #{k} of {n}")
 
 
-def test_a_full_disk_inside_save_state_is_reported_as_a_checkpoint_write_error(
-        tmp_path) -> None:
+def test_a_full_disk_inside_save_state_is_reported_as_a_checkpoint_write_error(tmp_path) -> None:
     folder = tmp_path / "run"
     fh.SAVE_FAULT, fh._SAVES[0] = (3, "enospc"), 0
     try:
@@ -1000,16 +1113,22 @@ def tmpfs(where: Path, size: str) -> Iterator[Path]:
     if os.name != "posix" or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
     where.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True, text=True, timeout=30)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:
         yield where
     finally:
         for _ in range(20):
-            if subprocess.run(["umount", str(where)], capture_output=True,
-                              timeout=30).returncode == 0:
+            if (
+                subprocess.run(["umount", str(where)], capture_output=True, timeout=30).returncode
+                == 0
+            ):
                 break
             time.sleep(0.1)
         else:
@@ -1017,8 +1136,7 @@ def tmpfs(where: Path, size: str) -> Iterator[Path]:
 
 
 @pytest.mark.parametrize(("name", "size"), [("big", "13m"), ("disk-every-2", "12m")])
-def test_a_real_full_disk_mid_run_is_reported_and_the_copy_resumes(tmp_path, name,
-                                                                   size) -> None:
+def test_a_real_full_disk_mid_run_is_reported_and_the_copy_resumes(tmp_path, name, size) -> None:
     """A run on a small tmpfs that fills up after a checkpoint or two; the folder copied to
     a disk with room resumes to the uninterrupted run."""
     with tmpfs(tmp_path / "small", size) as small:
@@ -1030,7 +1148,7 @@ def test_a_real_full_disk_mid_run_is_reported_and_the_copy_resumes(tmp_path, nam
             fh.run_config(name, folder)
         assert info.value.errno == errno.ENOSPC
         saved = RunFolder(folder).n_rounds()
-        assert 0 < saved < fh.CONFIGS[name].iterations, saved      # it filled up mid-run
+        assert 0 < saved < fh.CONFIGS[name].iterations, saved  # it filled up mid-run
         if isinstance(info.value, CheckpointWriteError):
             assert f"run folder {folder} is full" in str(info.value)
             assert "resume=True" in str(info.value)
@@ -1054,18 +1172,20 @@ def crafted(tmp_path: Path, name: str, entry: dict[str, Any]) -> Path:
     return folder
 
 
-def test_a_state_naming_a_class_of_a_module_not_imported_imports_nothing(tmp_path,
-                                                                         scripts) -> None:
+def test_a_state_naming_a_class_of_a_module_not_imported_imports_nothing(tmp_path, scripts) -> None:
     """Checked in a fresh interpreter (nothing imported by earlier tests), for
     ``SurfResult.load`` and for a resume."""
     marker = tmp_path / "imported"
     (tmp_path / f"{EVIL}.py").write_text(
         f"open({str(marker)!r}, 'w').write('imported')\n"
-        "import dataclasses\n@dataclasses.dataclass\nclass Evil:\n    x: float = 0.0\n")
-    folder = crafted(tmp_path, "p0", {"dataclass": f"{EVIL}:Evil",
-                                      "fields": {"x": {"value": 1.0}}})
-    nested = crafted(tmp_path / "n", "p0", {"list": [{"dict": {"a": {
-        "dataclass": f"{EVIL}:Evil", "fields": {}}}}]})
+        "import dataclasses\n@dataclasses.dataclass\nclass Evil:\n    x: float = 0.0\n"
+    )
+    folder = crafted(tmp_path, "p0", {"dataclass": f"{EVIL}:Evil", "fields": {"x": {"value": 1.0}}})
+    nested = crafted(
+        tmp_path / "n",
+        "p0",
+        {"list": [{"dict": {"a": {"dataclass": f"{EVIL}:Evil", "fields": {}}}}]},
+    )
     code = (
         f"import sys; sys.path[:0] = [{str(tmp_path)!r}, {str(TESTS)!r}]\n"
         "import warnings; warnings.simplefilter('ignore')\n"
@@ -1078,25 +1198,32 @@ def test_a_state_naming_a_class_of_a_module_not_imported_imports_nothing(tmp_pat
         "            call()\n"
         "        except CheckpointError as exc:\n"
         "            print('refused:', exc)\n"
-        f"print('imported' if {EVIL!r} in sys.modules else 'not imported')\n")
+        f"print('imported' if {EVIL!r} in sys.modules else 'not imported')\n"
+    )
     with child([sys.executable, "-c", code, str(folder), str(nested)]) as proc:
         out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err[-3000:]
     lines = out.splitlines()
     assert len([x for x in lines if x.startswith("refused:")]) == 4, out
     for line in lines[:4]:
-        assert f"holds solver states of the class {EVIL}:Evil, which paretosurf does not " \
-               "import" in line and "register_state_class" in line
+        assert (
+            f"holds solver states of the class {EVIL}:Evil, which paretosurf does not import"
+            in line
+            and "register_state_class" in line
+        )
     assert lines[-1] == "not imported" and not marker.exists()
 
 
-@pytest.mark.parametrize("entry", [
-    {"folder": "/etc", "relative": False},
-    {"folder": "/etc", "relative": True},
-    {"folder": "../outside", "relative": True},
-    {"folder": "states/../../outside", "relative": True},
-    {"folder": "states/link", "relative": True},
-])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"folder": "/etc", "relative": False},
+        {"folder": "/etc", "relative": True},
+        {"folder": "../outside", "relative": True},
+        {"folder": "states/../../outside", "relative": True},
+        {"folder": "states/link", "relative": True},
+    ],
+)
 def test_a_state_folder_outside_the_run_folder_is_refused(tmp_path, entry) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -1125,8 +1252,9 @@ def object_dtype(folder: Path, where: str) -> None:
 
 
 @pytest.mark.parametrize("where", ["state", "history"])
-def test_an_array_of_python_objects_is_refused_without_unpickling(tmp_path, monkeypatch,
-                                                                  where) -> None:
+def test_an_array_of_python_objects_is_refused_without_unpickling(
+    tmp_path, monkeypatch, where
+) -> None:
     import pickle
 
     folder = completed("p0", tmp_path / "run")
@@ -1137,8 +1265,10 @@ def test_an_array_of_python_objects_is_refused_without_unpickling(tmp_path, monk
 
     monkeypatch.setattr(pickle, "loads", never)
     monkeypatch.setattr(pickle, "load", never)
-    for call in (lambda: fh.run_config("p0", folder, resume=True),
-                 lambda: ps.SurfResult.load(folder)):
+    for call in (
+        lambda: fh.run_config("p0", folder, resume=True),
+        lambda: ps.SurfResult.load(folder),
+    ):
         with pytest.raises(ValueError):
             call()
 
@@ -1147,8 +1277,10 @@ def test_an_array_of_python_objects_is_refused_without_unpickling(tmp_path, monk
 def test_an_array_of_python_objects_is_refused_naming_the_file(tmp_path, where) -> None:
     folder = completed("p0", tmp_path / "run")
     object_dtype(folder, where)
-    for call in (lambda: fh.run_config("p0", folder, resume=True),
-                 lambda: ps.SurfResult.load(folder)):
+    for call in (
+        lambda: fh.run_config("p0", folder, resume=True),
+        lambda: ps.SurfResult.load(folder),
+    ):
         with pytest.raises(CheckpointError) as info:
             call()
         assert str(folder) in str(info.value)

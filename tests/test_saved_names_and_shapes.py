@@ -19,7 +19,11 @@ def test_names_with_dots_keep_their_files_apart(tmp_path: Path) -> None:
     high = ps.surf(solver, 4, iterations=5, alpha=0.5)
     paths = [low.save(tmp_path / "alpha0.3"), high.save(tmp_path / "alpha0.5")]
     assert [p.name for pair in paths for p in pair] == [
-        "alpha0.3.json", "alpha0.3.npz", "alpha0.5.json", "alpha0.5.npz"]
+        "alpha0.3.json",
+        "alpha0.3.npz",
+        "alpha0.5.json",
+        "alpha0.5.npz",
+    ]
     assert ps.SurfResult.load(tmp_path / "alpha0.3").settings["alpha"] == 0.3
     assert len(ps.SurfResult.load(tmp_path / "alpha0.5.json").history) == 5
     # an extension of its own is still dropped first
@@ -41,8 +45,9 @@ class ScalarStates:
 
 
 @pytest.mark.parametrize("period", [0.0, "auto"])
-def test_a_0d_array_in_a_state_keeps_its_shape_through_a_resume(tmp_path: Path,
-                                                                period: Any) -> None:
+def test_a_0d_array_in_a_state_keeps_its_shape_through_a_resume(
+    tmp_path: Path, period: Any
+) -> None:
     whole = ps.surf(ScalarStates(), 4, iterations=5)
     ps.surf(ScalarStates(), 4, iterations=2, checkpoint=tmp_path, checkpoint_period=period)
     resumed = ps.surf(ScalarStates(), 4, iterations=5, checkpoint=tmp_path, resume=True)
@@ -59,8 +64,9 @@ def test_a_torch_model_with_batch_norm_resumes(tmp_path: Path) -> None:
 
     def make() -> Any:
         torch.manual_seed(0)
-        model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
-                                    torch.nn.Linear(4, 2))
+        model = torch.nn.Sequential(
+            torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4), torch.nn.Linear(4, 2)
+        )
         x = torch.randn(32, 3, generator=torch.Generator().manual_seed(1))
 
         def losses(m: Any) -> Any:

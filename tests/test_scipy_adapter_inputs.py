@@ -30,8 +30,11 @@ def squares_jac(x: np.ndarray) -> np.ndarray:
 
 def test_a_transposed_jacobian_is_refused_naming_both_shapes() -> None:
     # before: reshaped (3, 2) -> (2, 3) silently, and SLSQP/L-BFGS-B stopped ABNORMAL far off
-    with pytest.raises(ValueError, match=r"must return the \(2, 3\) Jacobian.*got shape "
-                                         r"\(3, 2\) \(the transpose"):
+    with pytest.raises(
+        ValueError,
+        match=r"must return the \(2, 3\) Jacobian.*got shape "
+        r"\(3, 2\) \(the transpose",
+    ):
         from_scipy(squares, np.zeros(3), jac=lambda x: squares_jac(x).T)
     with pytest.raises(ValueError, match=r"\(2, 3\) Jacobian.*got shape \(6,\)"):
         from_scipy(squares, np.zeros(3), jac=lambda x: squares_jac(x).ravel())
@@ -109,8 +112,9 @@ def test_slsqp_with_constraints_converges_on_objectives_of_small_scale() -> None
     started (the objectives change by ~1e-7 between rounds): points up to 3% of the front's
     extent off their optima and CV 0.2, with success=True. The problem is now scaled, so that
     the default tolerance is relative: points within 3e-4 of the extent, CV 0.03."""
-    solver = from_scipy(portfolio, np.full(N_ASSETS, 1 / N_ASSETS), bounds=BOX,
-                        constraints=SUM_TO_ONE)
+    solver = from_scipy(
+        portfolio, np.full(N_ASSETS, 1 / N_ASSETS), bounds=BOX, constraints=SUM_TO_ONE
+    )
     assert solver.method == "SLSQP"
     res = ps.surf(solver, 10, iterations=15)
     exact = np.array([portfolio(portfolio_argmin(float(w))) for w in res.weights])
@@ -130,9 +134,10 @@ def test_the_users_ftol_still_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scipy_solver, "minimize", spy)
     x0 = np.full(N_ASSETS, 1 / N_ASSETS)
     from_scipy(portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE).solve(0.5, None)
-    from_scipy(portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE,
-               options={"ftol": 1e-3}).solve(0.5, None)
-    from_scipy(squares, np.zeros(3)).solve(0.5, None)            # L-BFGS-B: scipy's own
+    from_scipy(portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE, options={"ftol": 1e-3}).solve(
+        0.5, None
+    )
+    from_scipy(squares, np.zeros(3)).solve(0.5, None)  # L-BFGS-B: scipy's own
     assert [o.get("ftol") for o in seen] == [1e-9, 1e-3, None]  # SLSQP_FTOL, yours, scipy's
 
 
@@ -153,8 +158,11 @@ def test_linear_and_epigraph_slsqp_share_the_scale() -> None:
 def test_asf_with_two_objectives_is_refused_at_construction() -> None:
     # before: accepted, then every solve of ps.surf (scalar weights) failed, after a retry
     for scalarization in ("asf", Scalarization("asf", ideal=[-1.0, -1.0])):
-        with pytest.raises(ValueError, match=r"'asf' needs three or more objectives.*"
-                                             r"'modified_tchebycheff'"):
+        with pytest.raises(
+            ValueError,
+            match=r"'asf' needs three or more objectives.*"
+            r"'modified_tchebycheff'",
+        ):
             from_scipy(squares, np.zeros(3), scalarization=scalarization)
 
 
@@ -165,6 +173,7 @@ def test_modified_tchebycheff_solves_what_asf_would_for_two_objectives() -> None
     mod = Scalarization("modified_tchebycheff", ideal=[0.0, 0.0])
     for w in (0.0, 1e-5, 0.3, 0.5, 0.9, 1.0):
         np.testing.assert_allclose(asf.coefficients([1 - w, w]), mod.coefficients(w))
-    res = ps.surf(from_scipy(squares, np.zeros(3), scalarization="modified_tchebycheff"), 6,
-                  iterations=3)
+    res = ps.surf(
+        from_scipy(squares, np.zeros(3), scalarization="modified_tchebycheff"), 6, iterations=3
+    )
     assert res.points.shape == (7, 2)

@@ -32,12 +32,19 @@ def distinct(weights: np.ndarray) -> int:
 
 
 # ---------------------------------------------------------------------------- distinct weights
-@pytest.mark.parametrize(("n_points", "m", "iterations"), [
-    (100, 3, 2),    # 96 distinct in round 0 before the mesh grew with the points
-    (400, 3, 2),    # 153 distinct
-    (35, 4, 2),     # a lattice size: the layout of round 1
-    (5, 4, 3), (7, 4, 3), (13, 4, 3), (4, 3, 3), (8, 3, 3),  # faces with few points
-])
+@pytest.mark.parametrize(
+    ("n_points", "m", "iterations"),
+    [
+        (100, 3, 2),  # 96 distinct in round 0 before the mesh grew with the points
+        (400, 3, 2),  # 153 distinct
+        (35, 4, 2),  # a lattice size: the layout of round 1
+        (5, 4, 3),
+        (7, 4, 3),
+        (13, 4, 3),
+        (4, 3, 3),
+        (8, 3, 3),  # faces with few points
+    ],
+)
 def test_every_round_solves_distinct_weights(n_points: int, m: int, iterations: int) -> None:
     res = ps.surf_simplex(flat(m), n_points, m, iterations=iterations)
     assert len(res.history) == iterations
@@ -46,10 +53,15 @@ def test_every_round_solves_distinct_weights(n_points: int, m: int, iterations: 
     assert res.success, res.message
 
 
-@pytest.mark.parametrize(("n_points", "m"), [
-    (70, 3), (1000, 3),
-    (400, 4), (700, 4),     # 396 and 611: more points in the tetrahedron than its mesh held
-])
+@pytest.mark.parametrize(
+    ("n_points", "m"),
+    [
+        (70, 3),
+        (1000, 3),
+        (400, 4),
+        (700, 4),  # 396 and 611: more points in the tetrahedron than its mesh held
+    ],
+)
 def test_round_zero_has_distinct_weights_for_any_size(n_points: int, m: int) -> None:
     assert distinct(SurfSimplexMethod(n_points, m).next_weights()) == n_points
 
@@ -60,8 +72,9 @@ def test_no_two_weights_of_a_round_coincide_on_a_distorted_front() -> None:
     of the round's points 857000)."""
     problem = QuadraticM.random(3, 5, seed=2)
     corners = problem.front(np.eye(3))
-    res = ps.surf_simplex(problem.solver(), 91, 3, iterations=2,
-                          normalize=(corners.min(axis=0), corners.max(axis=0)))
+    res = ps.surf_simplex(
+        problem.solver(), 91, 3, iterations=2, normalize=(corners.min(axis=0), corners.max(axis=0))
+    )
     for record in res.history:
         gaps = metrics.nn_distances(record.weights)
         assert gaps.min() > 1e-3 * np.median(gaps)
@@ -73,11 +86,13 @@ def test_a_move_that_ends_on_another_point_is_not_made() -> None:
     solved = np.vstack([np.eye(3), start])
     fixed = np.array([[0.5, 0.5, 0.0]])
     onto_held = np.array([[0.2, 0.2, 0.6], [0.2 + 1e-9, 0.2, 0.6 - 1e-9], [0.3, 0.4, 0.3]])
-    np.testing.assert_array_equal(_apart(onto_held, start, fixed, solved),
-                                  [start[0], start[1], onto_held[2]])
+    np.testing.assert_array_equal(
+        _apart(onto_held, start, fixed, solved), [start[0], start[1], onto_held[2]]
+    )
     onto_fixed = np.array([[0.25, 0.2, 0.55], [0.4, 0.3, 0.3], [0.5, 0.5 - 1e-9, 1e-9]])
-    np.testing.assert_array_equal(_apart(onto_fixed, start, fixed, solved),
-                                  [onto_fixed[0], start[1], start[2]])
+    np.testing.assert_array_equal(
+        _apart(onto_fixed, start, fixed, solved), [onto_fixed[0], start[1], start[2]]
+    )
     # a chain: 2 moves onto 1's start, 1 onto 0's (held): both go back
     chain = np.array([start[0], start[0] + 1e-9 * np.array([1, -1, 0]), start[1]])
     np.testing.assert_array_equal(_apart(chain, start, fixed, solved), start)
@@ -101,7 +116,7 @@ def test_farthest_points_never_returns_a_sample_twice() -> None:
 def test_the_mesh_grows_with_the_points_asked_for(k: int) -> None:
     corners = np.eye(k)
     default = len(face_mesh(corners)[1])
-    assert len(face_mesh(corners, min_simplices=default)[1]) == default   # unchanged
+    assert len(face_mesh(corners, min_simplices=default)[1]) == default  # unchanged
     fmap = FaceMap(corners, corners)
     for wanted in (default + 1, 500):
         nodes, simplices = face_mesh(corners, min_simplices=wanted)
@@ -131,7 +146,7 @@ def test_each_corner_continues_from_its_own_solution(n_points: int, m: int) -> N
     res = ps.surf_simplex(solver, n_points, m, iterations=3, warm_start="slot")
     corner_calls = [(w, s) for w, s in calls if max(w) == 1.0]
     assert len(corner_calls) == 3 * m
-    assert sum(s is None for _, s in corner_calls) == m          # round 0 starts cold
+    assert sum(s is None for _, s in corner_calls) == m  # round 0 starts cold
     assert all(s == w for w, s in corner_calls if s is not None)
     for record in res.history:
         np.testing.assert_array_equal(record.weights[:m], np.eye(m))
@@ -144,7 +159,7 @@ def test_a_crowded_point_restarts_in_its_own_slot(monkeypatch: pytest.MonkeyPatc
     module = importlib.import_module("paretosurf.surf_simplex")  # the package's attribute
     # surf_simplex is the function
     method = SurfSimplexMethod(28, 3)
-    weights = method.next_weights()                              # the lattice, 10 inside
+    weights = method.next_weights()  # the lattice, 10 inside
     inside = np.flatnonzero(interior_of(weights, (0, 1, 2)))
     first, second = inside[1], inside[4]
     weights[second] = weights[first] + np.array([1e-4, -1e-4, 0.0])
@@ -156,7 +171,7 @@ def test_a_crowded_point_restarts_in_its_own_slot(monkeypatch: pytest.MonkeyPatc
         return real(fmap, samples, fixed, start)
 
     monkeypatch.setattr(module, "restricted_cvt", spy)
-    method._layout(weights, weights.copy())                       # the flat front f(w) = w
+    method._layout(weights, weights.copy())  # the flat front f(w) = w
     (start,) = starts
     assert len(start) == len(inside)
     same = np.all(start == weights[inside], axis=1)
@@ -165,12 +180,16 @@ def test_a_crowded_point_restarts_in_its_own_slot(monkeypatch: pytest.MonkeyPatc
 
 
 # ---------------------------------------------------------------------------- messages
-@pytest.mark.parametrize(("args", "match"), [
-    ((10, 3.0), "n_objectives must be an integer >= 2, got 3.0"),
-    ((10, True), "n_objectives must be an integer >= 2"),
-    ((10.0, 3), "n_points must be an integer >= n_objectives = 3, got 10.0"),
-])
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((10, 3.0), "n_objectives must be an integer >= 2, got 3.0"),
+        ((10, True), "n_objectives must be an integer >= 2"),
+        ((10.0, 3), "n_points must be an integer >= n_objectives = 3, got 10.0"),
+    ],
+)
 def test_sizes_that_are_not_integers_are_refused_with_their_minimum(
-        args: tuple[Any, Any], match: str) -> None:
+    args: tuple[Any, Any], match: str
+) -> None:
     with pytest.raises(TypeError, match=match):
         ps.surf_simplex(flat(3), *args)

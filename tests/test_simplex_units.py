@@ -38,8 +38,9 @@ def spread() -> dict[tuple[int, str], tuple[float, float]]:
             ideal, nadir = corners.min(axis=0), corners.max(axis=0)
             for mode in ("endpoints", "none"):
                 res = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, normalize=mode)
-                pts = (res.points - ideal) / (nadir - ideal) if mode == "endpoints" else (
-                    res.points)
+                pts = (
+                    (res.points - ideal) / (nadir - ideal) if mode == "endpoints" else (res.points)
+                )
                 out[seed, mode] = (metrics.nn_cv(pts), metrics.nn_ratio(pts))
     return out
 
@@ -50,24 +51,27 @@ def _mean(spread: dict[tuple[int, str], tuple[float, float]], mode: str) -> np.n
 
 def test_the_fronts_are_anisotropic() -> None:
     """The raw objectives' ranges differ by factors of 1.2 to 22 over these seeds."""
-    spans = np.array([np.ptp(QuadraticM.random(3, 5, seed=s).front(np.eye(3)), axis=0)
-                      for s in SEEDS])
+    spans = np.array(
+        [np.ptp(QuadraticM.random(3, 5, seed=s).front(np.eye(3)), axis=0) for s in SEEDS]
+    )
     ratio = spans.max(axis=1) / spans.min(axis=1)
     assert ratio.max() > 20 and np.median(ratio) > 2
 
 
 def test_raw_coordinates_are_spaced_about_as_evenly_as_normalized_ones(
-        spread: dict[tuple[int, str], tuple[float, float]]) -> None:
+    spread: dict[tuple[int, str], tuple[float, float]],
+) -> None:
     raw, normal = _mean(spread, "none"), _mean(spread, "endpoints")
-    assert raw[0] <= 1.2 * normal[0]            # nn CV
-    assert raw[1] <= 1.2 * normal[1]            # nn max/min
+    assert raw[0] <= 1.2 * normal[0]  # nn CV
+    assert raw[1] <= 1.2 * normal[1]  # nn max/min
     worst = np.max([spread[seed, "none"] for seed in SEEDS], axis=0)
     worst_normal = np.max([spread[seed, "endpoints"] for seed in SEEDS], axis=0)
     assert worst[0] <= 1.5 * worst_normal[0] and worst[1] <= 1.5 * worst_normal[1]
 
 
 def test_neither_is_less_even_than_before(
-        spread: dict[tuple[int, str], tuple[float, float]]) -> None:
+    spread: dict[tuple[int, str], tuple[float, float]],
+) -> None:
     for mode, (cv, ratio) in BEFORE.items():
         now = _mean(spread, mode)
         assert now[0] <= cv and now[1] <= ratio, (mode, now)

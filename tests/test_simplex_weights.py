@@ -36,8 +36,8 @@ def test_lattice_shape_sums_and_grid(m: int, h: int) -> None:
     assert w.shape == (math.comb(h + m - 1, m - 1), m) == (lattice_size(m, h), m)
     assert np.all(w >= 0)
     np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-14)
-    counts = as_set(w, h)                                   # entries are multiples of 1/H
-    assert len(counts) == w.shape[0]                        # no duplicates
+    counts = as_set(w, h)  # entries are multiples of 1/H
+    assert len(counts) == w.shape[0]  # no duplicates
     assert all(sum(c) == h for c in counts)
     # every corner is there
     assert {tuple(h * np.eye(m, dtype=int)[i]) for i in range(m)} <= counts
@@ -57,7 +57,7 @@ def test_lattice_order_is_lexicographic() -> None:
     rows = [tuple(r) for r in w.tolist()]
     assert rows == sorted(rows)
     assert rows[0] == (0.0, 0.0, 0.0, 1.0) and rows[-1] == (1.0, 0.0, 0.0, 0.0)
-    np.testing.assert_array_equal(simplex_lattice(4, 3), w)     # deterministic
+    np.testing.assert_array_equal(simplex_lattice(4, 3), w)  # deterministic
 
 
 @pytest.mark.skipif(not HAS_PYMOO, reason="pymoo not installed")
@@ -86,8 +86,11 @@ def test_lattice_partitions_inverts_size(m: int, h: int) -> None:
 
 
 def test_lattice_partitions_names_nearest_sizes() -> None:
-    with pytest.raises(ValueError, match=r"near 90 are 78 \(n_partitions=11\) and 91 "
-                                         r"\(n_partitions=12\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"near 90 are 78 \(n_partitions=11\) and 91 "
+        r"\(n_partitions=12\)",
+    ):
         lattice_partitions(90, 3)
     with pytest.raises(ValueError, match=r"for 4 objectives .* 20 \(n_partitions=3\) and 35"):
         lattice_partitions(21, 4)
@@ -162,13 +165,13 @@ def test_energy_weights() -> None:
     np.fill_diagonal(d, np.inf)
     nn = d.min(axis=1)
     assert nn.min() > 0.5 * nn.mean()
-    np.testing.assert_array_equal(w, energy_weights(12, 3, seed=2))     # deterministic
+    np.testing.assert_array_equal(w, energy_weights(12, 3, seed=2))  # deterministic
 
 
 def test_energy_weights_without_pymoo(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [k for k in sys.modules if k == "pymoo" or k.startswith("pymoo.")]:
         monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "pymoo", None)          # makes ``import pymoo`` fail
+    monkeypatch.setitem(sys.modules, "pymoo", None)  # makes ``import pymoo`` fail
     with pytest.raises(ImportError, match=r'pip install "paretosurf\[many\]"'):
         energy_weights(10, 3)
 
@@ -184,7 +187,7 @@ def test_energy_weights_bad_arguments() -> None:
 def test_check_simplex_weights_accepts_and_converts() -> None:
     w = check_simplex_weights([[1, 0], [0.25, 0.75]])
     assert w.dtype == np.float64 and w.shape == (2, 2)
-    check_simplex_weights([[0.5, 0.5 + 0.5 * SUM_TOLERANCE]])   # within the tolerance
+    check_simplex_weights([[0.5, 0.5 + 0.5 * SUM_TOLERANCE]])  # within the tolerance
 
 
 @pytest.mark.parametrize(

@@ -49,8 +49,9 @@ def test_a_solver_that_takes_no_steps_is_stuck_not_told_to_check_its_objectives(
 
     # a learning rate of 0: the parameter never leaves its start 0, so every weight gets the
     # start's objectives (1, 1), whatever the weight
-    solver = ps.adapters.from_torch([theta], losses, steps=5,
-                                    optimizer=lambda params: torch.optim.SGD(params, lr=0.0))
+    solver = ps.adapters.from_torch(
+        [theta], losses, steps=5, optimizer=lambda params: torch.optim.SGD(params, lr=0.0)
+    )
     with pytest.warns(ps.SurfWarning, match="returned the same point for every weight"):
         res = ps.surf(solver, 6, iterations=3)
     assert res.points.tolist() == [[1.0, 1.0]] * 7
@@ -81,8 +82,13 @@ def test_a_solver_that_returns_its_warm_starts_is_stuck() -> None:
     # each slot starts at its own point of the front (x^3 spreads them unevenly) and the
     # solver returns the state it is given: SURF moves the weights, no point moves
     starts = list(np.linspace(-1, 1, 7) ** 3)
-    res = quiet(ps.surf, lambda w, s: ps.Solution([(s - 1) ** 2, (s + 1) ** 2], s), 6,
-                iterations=6, init_states=starts)
+    res = quiet(
+        ps.surf,
+        lambda w, s: ps.Solution([(s - 1) ** 2, (s + 1) ** 2], s),
+        6,
+        iterations=6,
+        init_states=starts,
+    )
     assert "stuck" in kinds(res) and not res.success
     assert "warm start" in next(f.message for f in res.findings if f.kind == "stuck")
 
@@ -93,12 +99,15 @@ def test_kinks_and_skipped_stretches_are_not_stuck() -> None:
     assert kinds(kink) == ["collapsed"]
     # an exact solver on a front of few points keeps its points as the weights move
     few = np.array([[1.0, 0.0], [0.4, 0.3], [0.1, 0.7], [0.0, 1.0]])
-    exact = quiet(ps.surf, lambda w, s: ps.Solution(few[np.argmin(few @ [w, 1 - w])]), 6,
-                  iterations=6)
+    exact = quiet(
+        ps.surf, lambda w, s: ps.Solution(few[np.argmin(few @ [w, 1 - w])]), 6, iterations=6
+    )
     assert "stuck" not in kinds(exact)
     # healthy solvers
-    for solver in (ps.problems.GearToy(9).solver(), ps.problems.GearToy(2).gradient_solver(
-            steps=20)):
+    for solver in (
+        ps.problems.GearToy(9).solver(),
+        ps.problems.GearToy(2).gradient_solver(steps=20),
+    ):
         assert ps.surf(solver, 8, iterations=10).findings == []
 
 
@@ -125,7 +134,7 @@ def test_logistic_loss_on_separable_data_has_no_minimizer_at_w_1() -> None:
     def losses(params: list[Any]) -> Any:
         (theta,) = params
         z = yt * (xt @ theta)
-        return torch.stack([torch.nn.functional.softplus(-z).mean(), (theta ** 2).sum()])
+        return torch.stack([torch.nn.functional.softplus(-z).mean(), (theta**2).sum()])
 
     def run(**kwargs: Any) -> ps.SurfResult:
         theta = torch.zeros(2, dtype=torch.float64, requires_grad=True)
@@ -169,8 +178,7 @@ def test_slow_convergence_at_an_end_is_not_a_missing_minimizer() -> None:
     # 3 gradient steps a round: the end slots creep to their minimizers, their steps
     # shrinking by a factor of about 0.8 a round
     for method in (ps.surf, uniform):
-        res = quiet(method, ps.problems.GearToy(2).gradient_solver(steps=3), 10,
-                    iterations=20)
+        res = quiet(method, ps.problems.GearToy(2).gradient_solver(steps=3), 10, iterations=20)
         assert "no_minimizer" not in kinds(res)
 
 
@@ -178,9 +186,9 @@ def test_a_corner_of_a_surface_without_minimizer() -> None:
     w = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1 / 3, 1 / 3, 1 / 3]])
     base = np.array([[0.0, 2.0, 2.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.5, 0.5, 0.5]])
     history = []
-    for t in range(6):                  # corner 0: f1 -> 0 while f2 grows by 1 a round
+    for t in range(6):  # corner 0: f1 -> 0 while f2 grows by 1 a round
         pts = base.copy()
-        pts[0] = [0.1 * 0.5 ** t, 2.0 + t, 2.0 + 0.5 * t]
+        pts[0] = [0.1 * 0.5**t, 2.0 + t, 2.0 + 0.5 * t]
         history.append(SimpleNamespace(weights=w, points=pts))
     found = diagnose_surface(w, pts, pts, history=history)
     (f,) = [f for f in found if f.kind == "no_minimizer"]
@@ -190,7 +198,7 @@ def test_a_corner_of_a_surface_without_minimizer() -> None:
     converging = []
     for t in range(6):
         pts = base.copy()
-        pts[0] = [0.1 * 0.5 ** t, 3.0 - 0.5 ** t, 2.0]
+        pts[0] = [0.1 * 0.5**t, 3.0 - 0.5**t, 2.0]
         converging.append(SimpleNamespace(weights=w, points=pts))
     assert "no_minimizer" not in kinds(diagnose_surface(w, pts, pts, history=converging))
 
@@ -216,7 +224,7 @@ def test_from_scipy_counts_the_evaluations_that_returned_nan() -> None:
     for w in np.linspace(0, 1, 9):
         calls.clear()
         sol = solver.solve(float(w), None)
-        assert sol.info["non_finite"] == calls.count(False)      # counted by the objectives
+        assert sol.info["non_finite"] == calls.count(False)  # counted by the objectives
         met += sol.info["non_finite"] > 0
     assert met >= 1
     healthy = ps.adapters.from_scipy(lambda x: np.array([x[0] ** 2, (x[0] - 1) ** 2]), [0.5])
@@ -231,12 +239,19 @@ def test_from_torch_counts_the_steps_whose_losses_were_not_finite() -> None:
     def losses(params: list[Any]) -> Any:
         (p,) = params
         step[0] += 1
-        bad = float("inf") if step[0] % 4 == 0 else 0.0    # a constant: its gradient is 0
+        bad = float("inf") if step[0] % 4 == 0 else 0.0  # a constant: its gradient is 0
         return torch.stack([(p[0] - 1.0) ** 2, (p[0] + 1.0) ** 2 + bad])
 
-    solver = ps.adapters.from_torch([theta], losses, steps=12, optimizer="sgd", lr=0.1,
-                                    evaluate_fn=lambda params: torch.stack(
-                                        [(params[0][0] - 1.0) ** 2, (params[0][0] + 1.0) ** 2]))
+    solver = ps.adapters.from_torch(
+        [theta],
+        losses,
+        steps=12,
+        optimizer="sgd",
+        lr=0.1,
+        evaluate_fn=lambda params: torch.stack(
+            [(params[0][0] - 1.0) ** 2, (params[0][0] + 1.0) ** 2]
+        ),
+    )
     sol = solver.solve(0.5, None)
     assert sol.info["non_finite"] == 3 and np.all(np.isfinite(sol.objectives))
 
@@ -280,14 +295,16 @@ def test_findings_that_nan_explains_are_revised_away() -> None:
     assert told.kind == "dominated" and "local minima" in told.message
     assert "not more steps" in told.remedy
     assert kinds(revise([local], [Finding("non_finite", "...", slots=(2,))])) == [
-        "local_minima"]                                       # slot 3 is not explained
+        "local_minima"
+    ]  # slot 3 is not explained
 
 
 # ------------------------------------------------------------------------- local minima
 @pytest.mark.parametrize("method", [ps.surf, uniform])
 def test_solves_stopped_in_local_minima_are_named(method: Any) -> None:
-    res = quiet(method, Basins(), 8, iterations=8,
-                init_states=[np.array([0.5, y]) for y in BASINS_2D])
+    res = quiet(
+        method, Basins(), 8, iterations=8, init_states=[np.array([0.5, y]) for y in BASINS_2D]
+    )
     # the truth: the slots started outside basin 0 ended at the local minimum of their
     # basin (y near a non-zero integer n), both objectives about C n^2 above the front (the
     # minimum sits a little inside the integer: 0.29 for |n| = 1)
@@ -295,19 +312,18 @@ def test_solves_stopped_in_local_minima_are_named(method: Any) -> None:
     bad = {i for i in range(9) if round(y[i]) != 0}
     assert bad == BAD_2D
     x = np.array([s[0] for s in res.states])
-    above = (res.points - np.c_[x ** 2, (1 - x) ** 2]).min(axis=1)
+    above = (res.points - np.c_[x**2, (1 - x) ** 2]).min(axis=1)
     n = np.round(y)
     assert np.all(above[sorted(bad)] >= 0.9 * C * n[sorted(bad)] ** 2)
     assert np.all(above[[0, 1, 3, 4, 7, 8]] < 1e-9)
     (f,) = [f for f in res.findings if f.kind == "local_minima"]
     assert set(f.slots) == bad and f.fatal and not res.success
     assert "multi-start" in f.remedy and "not more steps" in f.remedy
-    assert "short solve" in f.message            # it says how it told them from one
+    assert "short solve" in f.message  # it says how it told them from one
     assert not {"noisy", "unconverged", "jump"} & set(kinds(res))
     # they are dominated too, and that finding names the cause, not more steps or averaging
     dominated = [f for f in res.findings if f.kind == "dominated"]
-    assert all("local minima" in f.message and "moving_average" not in f.remedy
-               for f in dominated)
+    assert all("local minima" in f.message and "moving_average" not in f.remedy for f in dominated)
 
 
 def test_a_short_solve_is_not_called_a_local_minimum() -> None:
@@ -327,40 +343,70 @@ def test_a_short_solve_is_not_called_a_local_minimum() -> None:
     res = quiet(uniform, short, 8, iterations=8)
     assert "local_minima" not in kinds(res)
     first, last = res.history[0].points, res.history[-1].points
-    assert np.all(last.sum(axis=1) < first.sum(axis=1))       # it was still improving
+    assert np.all(last.sum(axis=1) < first.sum(axis=1))  # it was still improving
 
 
 def test_noise_is_not_called_a_local_minimum() -> None:
     for seed in range(3):
-        res = quiet(uniform, GridCurve(lambda t: np.c_[(1 - t) ** 2, t ** 2], noise=0.05,
-                                       seed=seed), 8, iterations=6)
+        res = quiet(
+            uniform,
+            GridCurve(lambda t: np.c_[(1 - t) ** 2, t**2], noise=0.05, seed=seed),
+            8,
+            iterations=6,
+        )
         assert "local_minima" not in kinds(res)
 
 
 def test_local_minima_under_tchebycheff_come_from_the_solver_findings() -> None:
     w = np.linspace(0, 1, 7)
     ideal = np.array([-1e-6, -1e-6])
-    curve = GridCurve(lambda t: np.c_[t ** 2, (1 - t) ** 2], kind="tchebycheff")
+    curve = GridCurve(lambda t: np.c_[t**2, (1 - t) ** 2], kind="tchebycheff")
     front = np.stack([curve.solve(float(v), None).objectives for v in w])
     stuck = front.copy()
-    stuck[3] += 0.2                                 # slot 3 in a basin 0.2 above the front
+    stuck[3] += 0.2  # slot 3 in a basin 0.2 above the front
     history = rounds(w, stuck, stuck, stuck)
     # without the solver's scalarization the diagnosis cannot score the points
-    assert "local_minima" not in kinds(diagnose(w, stuck, stuck, normalize="none",
-                                                history=history, weighted_sum=False))
-    found = solver_findings(w, stuck, stuck, history=history, infos=[], aims_even=True,
-                            scalarization="tchebycheff", ideal=ideal)
+    assert "local_minima" not in kinds(
+        diagnose(w, stuck, stuck, normalize="none", history=history, weighted_sum=False)
+    )
+    found = solver_findings(
+        w,
+        stuck,
+        stuck,
+        history=history,
+        infos=[],
+        aims_even=True,
+        scalarization="tchebycheff",
+        ideal=ideal,
+    )
     (f,) = found
     assert f.kind == "local_minima" and f.slots == (3,)
     assert "Tchebycheff scalarization" in f.message
     # told the scalarization, the diagnosis finds them itself, and nothing is said twice
-    said = diagnose(w, stuck, stuck, normalize="none", history=history,
-                    scalarization="tchebycheff", ideal=ideal)
+    said = diagnose(
+        w, stuck, stuck, normalize="none", history=history, scalarization="tchebycheff", ideal=ideal
+    )
     assert "local_minima" in kinds(said)
-    assert solver_findings(w, stuck, stuck, history=history, infos=[], aims_even=True,
-                           scalarization="tchebycheff", ideal=ideal, found=said) == []
-    assert local_minimum_slots(w, front, rounds(w, front, front, front),
-                               scalarization="tchebycheff", ideal=ideal) == []
+    assert (
+        solver_findings(
+            w,
+            stuck,
+            stuck,
+            history=history,
+            infos=[],
+            aims_even=True,
+            scalarization="tchebycheff",
+            ideal=ideal,
+            found=said,
+        )
+        == []
+    )
+    assert (
+        local_minimum_slots(
+            w, front, rounds(w, front, front, front), scalarization="tchebycheff", ideal=ideal
+        )
+        == []
+    )
 
 
 def test_a_solver_scalarizing_rescaled_objectives_has_no_local_minima() -> None:
@@ -386,13 +432,13 @@ def test_no_finding_tells_a_tchebycheff_run_to_use_tchebycheff() -> None:
 
 def test_surface_collapse_remedies_fit_the_scalarization() -> None:
     w = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1 / 3, 1 / 3, 1 / 3], [0.5, 0.5, 0]])
-    f = np.vstack([1 - w[:4], 1 - w[0]])                # slot 4 on slot 0's point
+    f = np.vstack([1 - w[:4], 1 - w[0]])  # slot 4 on slot 0's point
 
     def remedy(**kwargs: Any) -> str:
         (c,) = [x for x in diagnose_surface(w, f, f, **kwargs) if x.kind == "collapsed"]
         return c.remedy
 
-    assert "scalarization='asf'" in remedy()            # weighted sums: asf or tchebycheff
+    assert "scalarization='asf'" in remedy()  # weighted sums: asf or tchebycheff
     assert "'tchebycheff'" not in remedy(scalarization="tchebycheff")
     assert "scalarization='asf'" in remedy(scalarization="tchebycheff")
     asf = remedy(scalarization="asf")
@@ -408,7 +454,9 @@ def test_uniform_w_at_a_kink_is_told_surf_not_tchebycheff() -> None:
 
 
 def test_solver_findings_are_quiet_on_healthy_runs() -> None:
-    for res in (ps.surf(ps.problems.GearToy(9).solver(), 10, iterations=20),
-                ps.surf(Logistic(), 6, iterations=4, weight_bounds=(1e-3, 0.999)),
-                uniform(Basins(), 8, iterations=6)):
+    for res in (
+        ps.surf(ps.problems.GearToy(9).solver(), 10, iterations=20),
+        ps.surf(Logistic(), 6, iterations=4, weight_bounds=(1e-3, 0.999)),
+        uniform(Basins(), 8, iterations=6),
+    ):
         assert not {"stuck", "no_minimizer", "non_finite", "local_minima"} & set(kinds(res))

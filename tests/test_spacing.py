@@ -46,7 +46,8 @@ def test_changing_an_objectives_units_does_not_change_what_surf_finds(problem) -
 
 
 def test_endpoints_normalization_equals_the_fixed_one_with_the_true_ideal_and_nadir(
-        problem) -> None:
+    problem,
+) -> None:
     ends = problem.front(np.array([0.0, 1.0]))
     fixed = ps.surf(problem.solver(), 8, iterations=20, normalize=(ends.min(0), ends.max(0)))
     auto = ps.surf(problem.solver(), 8, iterations=20)
@@ -56,7 +57,7 @@ def test_endpoints_normalization_equals_the_fixed_one_with_the_true_ideal_and_na
 
 def test_a_callable_spaces_points_by_the_coordinates_it_returns(problem) -> None:
     res = ps.surf(problem.solver(), 10, iterations=40, normalize=lambda p: p[:, :1])
-    gaps = np.diff(res.points[:, 0])                # evenly spaced in objective 1 alone
+    gaps = np.diff(res.points[:, 0])  # evenly spaced in objective 1 alone
     assert np.max(np.abs(gaps)) / np.min(np.abs(gaps)) < 1.02
     assert res.settings["normalize"].startswith("callable")
 
@@ -72,7 +73,7 @@ def test_records_measure_cv_in_the_runs_coordinates(problem) -> None:
 
 def test_umod_spreads_points_in_the_runs_coordinates(problem) -> None:
     res = umod(problem.solver(), 8, iterations=30, normalize=lambda p: p[:, :1])
-    gaps = np.abs(np.diff(res.points[:, 0]))            # max-min in objective 1 alone
+    gaps = np.abs(np.diff(res.points[:, 0]))  # max-min in objective 1 alone
     assert gaps.max() / gaps.min() < 1.2
 
 
@@ -97,12 +98,15 @@ def test_ridge_regression_on_diabetes_is_spread_evenly() -> None:
     assert np.sum(mse - mse.min() < 0.05 * (mse.max() - mse.min())) >= 14
 
 
-@pytest.mark.parametrize(("normalize", "error", "match"), [
-    ("unit", ValueError, "normalize must be one of"),
-    (3, TypeError, "normalize must be"),
-    (([0.0, 0.0], [1.0, 0.0]), ValueError, "nadir > ideal"),
-    (([0.0], [1.0, 1.0]), ValueError, "two finite vectors"),
-])
+@pytest.mark.parametrize(
+    ("normalize", "error", "match"),
+    [
+        ("unit", ValueError, "normalize must be one of"),
+        (3, TypeError, "normalize must be"),
+        (([0.0, 0.0], [1.0, 0.0]), ValueError, "nadir > ideal"),
+        (([0.0], [1.0, 1.0]), ValueError, "two finite vectors"),
+    ],
+)
 def test_bad_normalize_is_refused(normalize: Any, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
         ps.surf(gear_solver, 4, iterations=1, normalize=normalize)
@@ -116,5 +120,4 @@ def test_a_callable_returning_the_wrong_shape_is_refused() -> None:
 def test_resuming_under_another_normalization_is_refused(tmp_path) -> None:
     ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path)
     with pytest.raises(ValueError, match="normalize: 'endpoints' in the checkpoint, 'none' now"):
-        ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path, resume=True,
-                normalize="none")
+        ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path, resume=True, normalize="none")

@@ -68,7 +68,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph[node]):
             if colour.get(nxt) == 1:
-                return [*stack[stack.index(nxt):], nxt]
+                return [*stack[stack.index(nxt) :], nxt]
             if nxt not in colour and (cycle := visit(nxt)):
                 return cycle
         stack.pop()
@@ -98,9 +98,10 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
 
 
 def test_importing_the_package_imports_no_extra() -> None:
-    code = ("import sys, paretosurf, paretosurf.driver, paretosurf.baselines, paretosurf.bench;"
-            "print(sorted(m for m in ('torch', 'gymnasium', 'mo_gymnasium', 'ray', "
-            "'transformers', 'matplotlib') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, paretosurf, paretosurf.driver, paretosurf.baselines, paretosurf.bench;"
+        "print(sorted(m for m in ('torch', 'gymnasium', 'mo_gymnasium', 'ray', "
+        "'transformers', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

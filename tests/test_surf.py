@@ -16,7 +16,7 @@ def test_surf_reaches_even_spacing_on_gear_toy() -> None:
     res = ps.surf(gear_solver, 20, alpha=0.3, iterations=40)
     assert res.points.shape == (21, 2) and res.weights.shape == (21,)
     assert res.weights[0] == 0.0 and res.weights[-1] == 1.0 and np.all(np.diff(res.weights) > 0)
-    assert res.history[0].cv > 0.5                 # uniform weights are badly uneven here
+    assert res.history[0].cv > 0.5  # uniform weights are badly uneven here
     assert res.cv < 0.01 and res.gap_ratio < 1.05
     assert ps.metrics.cdf_error(res.cdf, gear_phi) < 2e-3
     assert res.n_solves == 40 * 21 and res.n_steps == 40 * 21
@@ -155,12 +155,23 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        ps.surf(gear_solver, 8, iterations=10, checkpoint=tmp_path, callback=kill_after_four,
-                checkpoint_period=0)
+        ps.surf(
+            gear_solver,
+            8,
+            iterations=10,
+            checkpoint=tmp_path,
+            callback=kill_after_four,
+            checkpoint_period=0,
+        )
     calls = []
-    resumed = ps.surf(lambda w, s: calls.append(w) or gear_solver(w, s), 8, iterations=10,
-                      checkpoint=tmp_path, resume=True)
-    assert len(calls) == 6 * 9                       # only iterations 4..9 were run again
+    resumed = ps.surf(
+        lambda w, s: calls.append(w) or gear_solver(w, s),
+        8,
+        iterations=10,
+        checkpoint=tmp_path,
+        resume=True,
+    )
+    assert len(calls) == 6 * 9  # only iterations 4..9 were run again
     np.testing.assert_array_equal(resumed.points, full.points)
     assert resumed.cdf == full.cdf and resumed.n_solves == full.n_solves
     with pytest.raises(ValueError, match="n_segments: 8 in the checkpoint, 5 now"):
@@ -200,7 +211,10 @@ def test_gradient_solver_inexact_surf_converges() -> None:
         objectives=lambda x: np.array([(1 - x[0]) ** 2, x[0] ** 2]),
         # gradients of the geared scalarization's two parts: r/2 (x-1)^2 and x^2/2
         gradients=lambda x: np.array([[r * (x[0] - 1)], [x[0]]]),
-        init=np.array([0.5]), steps=20, lr=0.3, optimizer="sgd",
+        init=np.array([0.5]),
+        steps=20,
+        lr=0.3,
+        optimizer="sgd",
     )
     res = ps.surf(solver, 10, iterations=40)
     assert res.cv < 0.05 and res.n_steps == 40 * 11 * 20
@@ -224,11 +238,11 @@ def test_nearest_warm_start_hands_each_slot_the_closest_previous_solution() -> N
 def test_nearest_warm_start_survives_save_and_resume(tmp_path) -> None:
     full = ps.surf(gear_solver, 5, iterations=6, warm_start="nearest")
     ps.surf(gear_solver, 5, iterations=3, warm_start="nearest", checkpoint=tmp_path)
-    resumed = ps.surf(gear_solver, 5, iterations=6, warm_start="nearest", checkpoint=tmp_path,
-                      resume=True)
+    resumed = ps.surf(
+        gear_solver, 5, iterations=6, warm_start="nearest", checkpoint=tmp_path, resume=True
+    )
     assert resumed.settings["warm_start"] == "nearest"
     np.testing.assert_array_equal(resumed.points, full.points)
-
 
 
 class StuckSolver:
@@ -242,9 +256,9 @@ class StuckSolver:
     def solve(self, w: float, state: tuple[float, float] | None) -> ps.Solution:
         start = (0.5, 0.0) if state is None else state
         d = start[1]
-        x = 1.0 - w                        # argmin of w x^2 + (1 - w)(1 - x)^2
+        x = 1.0 - w  # argmin of w x^2 + (1 - w)(1 - x)^2
         self.calls.append((w, start, (x, d)))
-        return ps.Solution(np.array([x ** 2 + d, (1 - x) ** 2 + d]), (x, d))
+        return ps.Solution(np.array([x**2 + d, (1 - x) ** 2 + d]), (x, d))
 
 
 def test_rescue_warm_start_frees_a_slot_stuck_off_the_front() -> None:
@@ -252,7 +266,7 @@ def test_rescue_warm_start_frees_a_slot_stuck_off_the_front() -> None:
     with pytest.warns(ps.SurfWarning) as caught:
         stuck = ps.surf(StuckSolver(), 5, iterations=4, init_states=starts, warm_start="slot")
     assert any("dominated by others (slots 3)" in str(c.message) for c in caught)
-    assert stuck.states[3][1] == 5.0          # the slot never leaves its poor optimum
+    assert stuck.states[3][1] == 5.0  # the slot never leaves its poor optimum
 
     solver = StuckSolver()
     res = ps.surf(solver, 5, iterations=4, init_states=starts, warm_start="rescue")
@@ -261,13 +275,18 @@ def test_rescue_warm_start_frees_a_slot_stuck_off_the_front() -> None:
     # each slot starts from its own solution unless a point dominates it, and then from the
     # dominating solution whose weight is nearest
     for r in range(1, 4):
-        previous, current = solver.calls[6 * (r - 1):6 * r], solver.calls[6 * r:6 * (r + 1)]
-        points = {out: np.array([out[0] ** 2 + out[1], (1 - out[0]) ** 2 + out[1]])
-                  for _, _, out in previous}
+        previous, current = solver.calls[6 * (r - 1) : 6 * r], solver.calls[6 * r : 6 * (r + 1)]
+        points = {
+            out: np.array([out[0] ** 2 + out[1], (1 - out[0]) ** 2 + out[1]])
+            for _, _, out in previous
+        }
         for (w, start, _), (_, _, own) in zip(current, previous, strict=True):
             mine = points[own]
-            rescuers = [(abs(wp - w), out) for wp, _, out in previous
-                        if np.all(points[out] <= mine) and np.any(points[out] < mine)]
+            rescuers = [
+                (abs(wp - w), out)
+                for wp, _, out in previous
+                if np.all(points[out] <= mine) and np.any(points[out] < mine)
+            ]
             assert start == (min(rescuers)[1] if rescuers else own)
     rescued = [start for _, start, _ in solver.calls[6:12]]
     assert rescued[3] != starts[3] and rescued[3][1] == 0.0
@@ -279,7 +298,7 @@ def test_rescue_takes_weight_vectors_and_ignores_equal_points() -> None:
     points = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
     previous = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [1 / 3, 1 / 3, 1 / 3]])
     new = previous.copy()
-    new[3] = [0.1, 0.8, 0.1]                  # the dominated centre's new weight is near e2
+    new[3] = [0.1, 0.8, 0.1]  # the dominated centre's new weight is near e2
     assert rescue_keys([5, 6, 7, 8], previous, points, new) == [5, 6, 7, 6]
     # a point equal to another is not dominated by it; no dominance, no change
     same = np.array([[0.5, 0.5], [0.5, 0.5], [0.0, 1.0]])

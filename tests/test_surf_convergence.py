@@ -36,8 +36,10 @@ def errors() -> dict[tuple[int, int], tuple[float, float]]:
             truth = toy.cdf()
             final = ps.surf(toy.solver(), n, alpha=0.3, iterations=40)
             first = ps.surf(toy.solver(), n, alpha=1.0, iterations=1)  # history[0].cdf = Phi~_0
-            out[(n, p)] = (ps.metrics.cdf_error(first.history[0].cdf, truth),
-                           ps.metrics.cdf_error(final.cdf, truth))
+            out[(n, p)] = (
+                ps.metrics.cdf_error(first.history[0].cdf, truth),
+                ps.metrics.cdf_error(final.cdf, truth),
+            )
     return out
 
 
@@ -104,14 +106,14 @@ def test_tol_is_met_only_near_the_fixed_point_whatever_alpha():
     solver = GearToy(9).solver()
     slow = ps.surf(solver, 20, iterations=50, alpha=0.05, tol=1e-2)
     assert slow.stop_reason != "converged" or slow.gap_ratio < 1.5
-    assert slow.history[5].weight_change < 1e-2      # the damped step alone would have stopped
+    assert slow.history[5].weight_change < 1e-2  # the damped step alone would have stopped
     fast = ps.surf(solver, 20, iterations=50, alpha=1.0, tol=1e-3)
     assert fast.stop_reason == "converged" and fast.gap_ratio < 1.05
 
 
 def test_a_run_stopped_before_its_target_fails_and_says_how_many_more_rounds():
     solver = GearToy(9).solver()
-    short = ps.surf(solver, 20, iterations=2)          # no SurfWarning: the suite errors on one
+    short = ps.surf(solver, 20, iterations=2)  # no SurfWarning: the suite errors on one
     (uneven,) = short.findings
     assert uneven.code == "uneven" and not short.success and short.gap_ratio > 2
     assert "gap ratio 3.85 > target 2 after 2 rounds; ~2 more" in short.message
@@ -126,10 +128,10 @@ def test_a_run_stopped_before_its_target_fails_and_says_how_many_more_rounds():
 
 def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():
     solver = GearToy(9).solver()
-    short = ps.surf(solver, 20, iterations=5)          # no SurfWarning: the suite errors on one
+    short = ps.surf(solver, 20, iterations=5)  # no SurfWarning: the suite errors on one
     assert [f.code for f in short.findings] == ["unsettled"]
     assert short.success and "still moving" in short.message
-    assert "alpha='auto'" in short.findings[0].remedy_text()   # the remedy a fixed alpha has
+    assert "alpha='auto'" in short.findings[0].remedy_text()  # the remedy a fixed alpha has
     # ... and not where it is the setting already, or the method has no damping
     umod = ps.baselines.umod(solver, 20, iterations=2)
     assert [f.code for f in umod.findings] == ["unsettled"]

@@ -43,17 +43,19 @@ def normalized(points: np.ndarray, bounds: tuple[np.ndarray, np.ndarray]) -> np.
 @pytest.fixture(scope="module")
 def dtlz_run() -> tuple[InvertedDTLZ2, ps.SurfResult]:
     problem = InvertedDTLZ2(3, radii=(1.0, 2.0, 5.0))
-    res = ps.surf_simplex(problem.solver(), 91, 3, iterations=15, alpha=1.0,
-                          normalize=corner_normalization(problem))
+    res = ps.surf_simplex(
+        problem.solver(), 91, 3, iterations=15, alpha=1.0, normalize=corner_normalization(problem)
+    )
     return problem, res
 
 
 # ---------------------------------------------------------------------------- reductions
 def test_two_objectives_is_surf() -> None:
     """With M = 2 the weights and points are SURF's (the solver sees vectors (w, 1 - w))."""
+
     def scalar(w: float, state: object) -> ps.Solution:
         x = 3 * w / (1 + 2 * w)
-        return ps.Solution([(1 - x) ** 2, x ** 2])
+        return ps.Solution([(1 - x) ** 2, x**2])
 
     def vector(w: np.ndarray, state: object) -> ps.Solution:
         assert w.shape == (2,) and abs(w.sum() - 1) < 1e-15
@@ -69,9 +71,10 @@ def test_two_objectives_is_surf() -> None:
 def test_each_rounds_damping_is_recorded() -> None:
     """The history records each round's alpha as :func:`surf` does: with M = 2 the one edge's
     (so "auto" gives SURF's schedule), with M = 3 the edges' mean, within the safeguard."""
+
     def scalar(w: float, state: object) -> ps.Solution:
         x = 3 * w / (1 + 2 * w)
-        return ps.Solution([(1 - x) ** 2, x ** 2])
+        return ps.Solution([(1 - x) ** 2, x**2])
 
     def vector(w: np.ndarray, state: object) -> ps.Solution:
         return scalar(float(w[0]), state)
@@ -100,25 +103,26 @@ def test_each_edge_gets_surfs_points(dtlz_run: tuple[InvertedDTLZ2, ps.SurfResul
     def two(w: float, state: object) -> ps.Solution:
         return ps.Solution(exact.solve(np.array([w, 1 - w, 0.0])).objectives[:2])
 
-    surf2 = ps.surf(two, len(t) - 1, iterations=15, alpha=1.0,
-                    normalize=(ideal[:2], nadir[:2]))
+    surf2 = ps.surf(two, len(t) - 1, iterations=15, alpha=1.0, normalize=(ideal[:2], nadir[:2]))
     np.testing.assert_allclose(t, surf2.weights, atol=2e-3)
     # and the edge's points are evenly spaced in arc length
-    gaps = metrics.segment_lengths(normalized(res.points[edge][np.argsort(
-        res.weights[edge, 0])], (ideal, nadir)))
+    gaps = metrics.segment_lengths(
+        normalized(res.points[edge][np.argsort(res.weights[edge, 0])], (ideal, nadir))
+    )
     assert gaps.std() / gaps.mean() < 0.01
 
 
 # ---------------------------------------------------------------------------- invariants
 def test_weights_are_simplex_vectors_with_every_corner(
-        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+) -> None:
     problem, res = dtlz_run
     w = res.weights
     assert w.shape == (91, 3) and res.points.shape == (91, 3)
     assert np.all(w >= 0) and np.allclose(w.sum(axis=1), 1, atol=1e-12)
     for m in range(3):
         assert np.sum(w[:, m] == 1.0) == 1
-    assert np.all(w[:3] == np.eye(3))                      # corners come first
+    assert np.all(w[:3] == np.eye(3))  # corners come first
     np.testing.assert_allclose(res.points, problem.front(w), atol=1e-12)
     assert len({tuple(row) for row in np.round(w, 12)}) == 91
     for record in res.history:
@@ -126,16 +130,18 @@ def test_weights_are_simplex_vectors_with_every_corner(
 
 
 def test_records_measure_nearest_neighbour_spacing(
-        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+) -> None:
     problem, res = dtlz_run
     coords = normalized(res.history[-1].points, corner_normalization(problem))
     assert res.history[-1].cv == pytest.approx(metrics.nn_cv(coords), rel=1e-12)
     assert res.history[-1].gap_ratio == pytest.approx(metrics.nn_ratio(coords), rel=1e-12)
-    assert res.history[0].cv > 0.5                           # round 0: the lattice
+    assert res.history[0].cv > 0.5  # round 0: the lattice
 
 
 def test_round_zero_is_the_das_dennis_lattice(
-        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+) -> None:
     _, res = dtlz_run
     lattice = simplex_lattice(3, 12)
     got = {tuple(r) for r in np.round(res.history[0].weights, 12)}
@@ -144,7 +150,8 @@ def test_round_zero_is_the_das_dennis_lattice(
 
 # ---------------------------------------------------------------------------- uniformity
 def test_even_spread_on_the_convex_dtlz_front(
-        dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+) -> None:
     problem, res = dtlz_run
     bounds = corner_normalization(problem)
     pts = normalized(res.points, bounds)
@@ -154,7 +161,8 @@ def test_even_spread_on_the_convex_dtlz_front(
     assert metrics.nn_ratio(pts) < 3 < metrics.nn_ratio(lattice)
     assert metrics.nn_min_ratio(pts) > 0.5
     assert metrics.covering_radius(pts, reference) < 0.7 * metrics.covering_radius(
-        lattice, reference)
+        lattice, reference
+    )
 
 
 def test_distorted_quadratic_front_improves_far_over_the_lattice() -> None:
@@ -167,12 +175,13 @@ def test_distorted_quadratic_front_improves_far_over_the_lattice() -> None:
     assert metrics.nn_cv(pts) < 0.4 * metrics.nn_cv(lattice)
     assert metrics.nn_ratio(pts) < 0.2 * metrics.nn_ratio(lattice)
     assert metrics.covering_radius(pts, reference) < 0.6 * metrics.covering_radius(
-        lattice, reference)
+        lattice, reference
+    )
 
 
 def test_any_number_of_points_and_four_objectives() -> None:
     problem = QuadraticM.random(4, 5, seed=1)
-    res = ps.surf_simplex(problem.solver(), 60, 4, iterations=4)   # not a lattice size
+    res = ps.surf_simplex(problem.solver(), 60, 4, iterations=4)  # not a lattice size
     assert res.weights.shape == (60, 4)
     assert np.all(res.weights[:4] == np.eye(4))
     assert res.history[-1].cv < res.history[0].cv
@@ -193,15 +202,17 @@ def test_resume_reaches_the_same_result(tmp_path: Path) -> None:
     problem = QuadraticM.random(3, 5, seed=3)
     whole = ps.surf_simplex(problem.solver(), 28, 3, iterations=5)
     ps.surf_simplex(problem.solver(), 28, 3, iterations=2, checkpoint=tmp_path / "run")
-    resumed = ps.surf_simplex(problem.solver(), 28, 3, iterations=5,
-                              checkpoint=tmp_path / "run", resume=True)
+    resumed = ps.surf_simplex(
+        problem.solver(), 28, 3, iterations=5, checkpoint=tmp_path / "run", resume=True
+    )
     np.testing.assert_array_equal(resumed.weights, whole.weights)
     np.testing.assert_array_equal(resumed.points, whole.points)
     loaded = ps.SurfResult.load(tmp_path / "run")
     np.testing.assert_array_equal(loaded.weights, whole.weights)
     with pytest.raises(ValueError, match="n_points"):
-        ps.surf_simplex(problem.solver(), 21, 3, iterations=6, checkpoint=tmp_path / "run",
-                        resume=True)
+        ps.surf_simplex(
+            problem.solver(), 21, 3, iterations=6, checkpoint=tmp_path / "run", resume=True
+        )
 
 
 def test_process_executor_gives_the_local_result() -> None:
@@ -243,6 +254,7 @@ def test_moving_average_runs_with_noisy_objectives() -> None:
 
 def test_concave_front_is_reported_as_collapsed() -> None:
     """On a concave front weighted sums reach only the corners: the result must say so."""
+
     def concave(w: np.ndarray, state: object) -> ps.Solution:
         # minimize w . f over the octant of the unit sphere (DTLZ2): a corner e_k
         return ps.Solution(1.0 * (np.arange(3) != int(np.argmin(w))))
@@ -252,10 +264,13 @@ def test_concave_front_is_reported_as_collapsed() -> None:
     assert not res.success and "collapsed" in res.message
 
 
-@pytest.mark.parametrize(("args", "match"), [
-    ((2, 3), "n_points must be at least n_objectives"),
-    ((10, 1), "n_objectives must be at least 2"),
-])
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((2, 3), "n_points must be at least n_objectives"),
+        ((10, 1), "n_objectives must be at least 2"),
+    ],
+)
 def test_bad_sizes_are_refused(args: tuple[int, int], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         ps.surf_simplex(lambda w, s: ps.Solution(w), *args)
@@ -275,8 +290,10 @@ def _two_edges_leaving_corner_2(angle: float) -> tuple[dict, dict]:
     for edge, turn in (((0, 2), 0.0), ((1, 2), angle), ((0, 1), 2.5)):
         w = np.zeros((t.size, 3))
         w[:, edge[0]], w[:, edge[1]] = t, 1 - t
-        per_face[edge] = (w[:, list(edge)], np.c_[t * np.cos(turn), t * np.sin(turn),
-                                                 np.zeros_like(t)])
+        per_face[edge] = (
+            w[:, list(edge)],
+            np.c_[t * np.cos(turn), t * np.sin(turn), np.zeros_like(t)],
+        )
         e = np.zeros((9, 3))
         e[:, edge[0]], e[:, edge[1]] = t[1:-1], 1 - t[1:-1]
         edges[edge] = e
@@ -289,8 +306,9 @@ def test_cusp_thinning_keeps_points_apart() -> None:
     edges, per_face = _two_edges_leaving_corner_2(0.02)
     dropped = _thin_cusps(edges, per_face)
     assert len(dropped) >= 4 and all(edge == (1, 2) for edge, _ in dropped)
-    coords = np.vstack([FaceMap(per_face[e][0], per_face[e][1])(p[:, list(e)])
-                        for e, p in edges.items() if len(p)])
+    coords = np.vstack(
+        [FaceMap(per_face[e][0], per_face[e][1])(p[:, list(e)]) for e, p in edges.items() if len(p)]
+    )
     assert metrics.nn_distances(coords).min() >= CUSP_SHARE * 0.1 - 1e-12
 
 
@@ -298,7 +316,7 @@ def test_cusp_thinning_keeps_a_point_dropped_the_round_before() -> None:
     """Edges 0.82 rad apart: their first points are 0.08 apart, more than CUSP_SHARE of the
     spacing (0.1), so nothing is thinned; a point within the stretch thinned the round before
     stays dropped while its pair is within one spacing, and only that one."""
-    angle = 2 * np.arcsin(0.4)                      # first points 2 * 0.1 * 0.4 = 0.08 apart
+    angle = 2 * np.arcsin(0.4)  # first points 2 * 0.1 * 0.4 = 0.08 apart
     edges, per_face = _two_edges_leaving_corner_2(angle)
     assert 0.08 > CUSP_SHARE * 0.1 and _thin_cusps(edges, per_face) == set()
     edges, per_face = _two_edges_leaving_corner_2(angle)
@@ -316,14 +334,15 @@ def test_cusp_thinning_remembers_a_stretch_not_a_position() -> None:
     edges, per_face = _two_edges_leaving_corner_2(angle)
     assert _thin_cusps(edges, per_face, {((1, 2), 0.1 + 0.1 / 3)}) == {((1, 2), 0.1)}
     edges, per_face = _two_edges_leaving_corner_2(angle)
-    assert _thin_cusps(edges, per_face, {((0, 2), 0.1)}) == set()   # another edge's
+    assert _thin_cusps(edges, per_face, {((0, 2), 0.1)}) == set()  # another edge's
 
 
 def test_baselines_solve_at_their_weights() -> None:
     problem = InvertedDTLZ2(3)
     dd = das_dennis(problem.solver(), 21, 3, iterations=1)
     assert {tuple(r) for r in np.round(dd.weights, 12)} == {
-        tuple(r) for r in np.round(simplex_lattice(3, 5), 12)}
+        tuple(r) for r in np.round(simplex_lattice(3, 5), 12)
+    }
     rnd = random_simplex(problem.solver(), 21, 3, iterations=2, seed=3)
     assert rnd.n_solves == 42 and np.all(rnd.weights[:3] == np.eye(3))
     np.testing.assert_allclose(rnd.points, problem.front(rnd.weights), atol=1e-12)
@@ -333,8 +352,12 @@ def test_baselines_solve_at_their_weights() -> None:
 
 def test_method_settings_are_recorded() -> None:
     method = SurfSimplexMethod(28, 3, alpha="auto")
-    assert method.settings() == {"n_points": 28, "n_objectives": 3, "alpha": "auto",
-                                 "warm_start": "nearest"}
+    assert method.settings() == {
+        "n_points": 28,
+        "n_objectives": 3,
+        "alpha": "auto",
+        "warm_start": "nearest",
+    }
 
 
 def test_concave_front_is_spread_evenly_through_the_achievement_scalarization() -> None:
@@ -357,33 +380,37 @@ def test_concave_front_is_spread_evenly_through_the_achievement_scalarization() 
 
 
 def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """A solver that stops at the vertex e_3 whenever it starts cold on part of an edge (the
     flat spot of a parameterization) and stays there from that state: without a new warm
     start those slots would sit on the vertex for good."""
+
     def sticky(w: np.ndarray, state: object) -> ps.Solution:
         w = np.asarray(w, dtype=np.float64)
         at_pole = state == "stuck" or (state is None and w[0] == 0.0 and 0.3 < w[2] < 1.0)
         if at_pole and w.max() < 1.0:
             return ps.Solution(np.array([0.0, 0.0, 1.0]), "stuck")
         return ps.Solution(w / np.linalg.norm(w), "ok")  # the ray along w meets the sphere
+
     # it minimizes no weighted sum: it says which scalarization it solves, so that the
     # findings judge its points by it
     sticky.scalarization = ps.adapters.Scalarization(  # type: ignore[attr-defined]
-        "asf", ideal=np.zeros(3))
+        "asf", ideal=np.zeros(3)
+    )
 
     res = ps.surf_simplex(sticky, 28, 3, iterations=4)
     assert res.success, res.message
     assert all(state == "ok" for state in res.states)
-    np.testing.assert_allclose(res.points, res.weights / np.linalg.norm(res.weights, axis=1,
-                                                                         keepdims=True))
+    np.testing.assert_allclose(
+        res.points, res.weights / np.linalg.norm(res.weights, axis=1, keepdims=True)
+    )
     first = res.history[0].points
     assert np.sum(np.all(np.abs(first - [0.0, 0.0, 1.0]) < 1e-12, axis=1)) >= 3
     # the choice of warm starts survives a resume
     with pytest.warns(ps.SurfWarning, match="collapsed"):  # after round 0, as above
         ps.surf_simplex(sticky, 28, 3, iterations=1, checkpoint=tmp_path / "run")
-    resumed = ps.surf_simplex(sticky, 28, 3, iterations=4, checkpoint=tmp_path / "run",
-                              resume=True)
+    resumed = ps.surf_simplex(sticky, 28, 3, iterations=4, checkpoint=tmp_path / "run", resume=True)
     np.testing.assert_array_equal(resumed.weights, res.weights)
     np.testing.assert_array_equal(resumed.points, res.points)
 
@@ -413,10 +440,14 @@ def test_recall_fills_gaps_with_earlier_points_only() -> None:
     face = (0, 1, 2)
     now_w = np.array([[0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6], [0.4, 0.3, 0.3]])
     # the newest weights' median nearest-neighbour distance is 0.31
-    old_w = np.array([[0.6, 0.2, 0.2],             # the same weight: left out
-                      [0.59, 0.21, 0.2],           # 0.01 from one: left out
-                      [0.34, 0.33, 0.33],          # 0.07 from (0.4, 0.3, 0.3): left out
-                      [0.0, 0.05, 0.95]])          # 0.43 from every weight: joins
+    old_w = np.array(
+        [
+            [0.6, 0.2, 0.2],  # the same weight: left out
+            [0.59, 0.21, 0.2],  # 0.01 from one: left out
+            [0.34, 0.33, 0.33],  # 0.07 from (0.4, 0.3, 0.3): left out
+            [0.0, 0.05, 0.95],
+        ]
+    )  # 0.43 from every weight: joins
     method._memory = [(old_w, old_w * 10.0)]
     got_w, got_c = method._recall(face, now_w, now_w * 10.0)
     np.testing.assert_array_equal(got_w[:4], now_w)
@@ -443,8 +474,10 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
     # the counts include the edge points the round before thinned (they go again): the
     # total changes with them, and beyond that at most the budget moves
     assert all(sum(c.values()) == 91 - 3 + thinned for c, thinned in seen)
-    moves = [(sum(abs(b[f] - a[f]) for f in a) - abs(tb - ta)) // 2
-             for (a, ta), (b, tb) in itertools.pairwise(seen)]
+    moves = [
+        (sum(abs(b[f] - a[f]) for f in a) - abs(tb - ta)) // 2
+        for (a, ta), (b, tb) in itertools.pairwise(seen)
+    ]
     assert max(moves) <= budget and sum(moves) > 0
 
 
@@ -466,22 +499,30 @@ def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: in
     assert res.gap_ratio == pytest.approx(ratio, rel=1e-12)
     assert res.cv == pytest.approx(metrics.nn_cv(pts), rel=1e-12)
     # the most even of the last rounds, the last one included (here far less even)
-    window = [metrics.nn_ratio(normalized(r.points, bounds))
-              for r in res.history[-KEEP_ROUNDS:]]
+    window = [metrics.nn_ratio(normalized(r.points, bounds)) for r in res.history[-KEEP_ROUNDS:]]
     assert ratio == pytest.approx(min(window), rel=1e-12)
     assert ratio <= 3 < window[-1]
     assert res.reported_round == k
     assert f"the points of round {k} " in res.message
     # the states are that round's: each solves its weight again to its point
     solver = problem.solver()
-    again = np.array([solver.solve(w, s).objectives for w, s in
-                      zip(res.weights, res.states, strict=True)])
+    again = np.array(
+        [solver.solve(w, s).objectives for w, s in zip(res.weights, res.states, strict=True)]
+    )
     np.testing.assert_allclose(again, res.points, rtol=0, atol=1e-9)
     # a run stopped after 12 rounds resumes to the same report, and loads as it
-    ps.surf_simplex(problem.solver(), 91, 3, iterations=12, normalize=bounds,
-                    checkpoint=tmp_path / "run")
-    resumed = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, normalize=bounds,
-                              checkpoint=tmp_path / "run", resume=True)
+    ps.surf_simplex(
+        problem.solver(), 91, 3, iterations=12, normalize=bounds, checkpoint=tmp_path / "run"
+    )
+    resumed = ps.surf_simplex(
+        problem.solver(),
+        91,
+        3,
+        iterations=20,
+        normalize=bounds,
+        checkpoint=tmp_path / "run",
+        resume=True,
+    )
     np.testing.assert_array_equal(resumed.points, res.points)
     loaded = ps.SurfResult.load(tmp_path / "run")
     np.testing.assert_array_equal(loaded.points, res.points)

@@ -87,12 +87,12 @@ def test_samples_split_the_estimated_surface(k: int) -> None:
     np.testing.assert_allclose(meshed.coords, samples.coords, atol=1e-12)
     # (the lattice's triangulation of a tetrahedron has flat pieces: their mapped Gram
     # determinants are rounding noise, whose square root is about 1e-8)
-    np.testing.assert_allclose(meshed.mass, samples.mass, rtol=1e-9,
-                               atol=1e-6 * samples.mass.max())
+    np.testing.assert_allclose(meshed.mass, samples.mass, rtol=1e-9, atol=1e-6 * samples.mass.max())
 
 
-def _fit_one(target: np.ndarray, coords: np.ndarray, weights: np.ndarray, count: int
-             ) -> np.ndarray | None:
+def _fit_one(
+    target: np.ndarray, coords: np.ndarray, weights: np.ndarray, count: int
+) -> np.ndarray | None:
     """The quadratic fit of one target, as the pull-back computed it point by point."""
     d = weights.shape[1] - 1
     dist = np.linalg.norm(coords - target, axis=1)
@@ -103,8 +103,9 @@ def _fit_one(target: np.ndarray, coords: np.ndarray, weights: np.ndarray, count:
     cols = [np.ones(count)] + [u[:, i] for i in range(d)]
     cols += [u[:, i] * u[:, j] for i in range(d) for j in range(i, d)]
     wts = 1.0 / (1.0 + (dist[idx] / dist[idx][-1]) ** 2)
-    sol = np.linalg.lstsq(np.stack(cols, axis=1) * wts[:, None], weights[idx] * wts[:, None],
-                          rcond=None)[0][0]
+    sol = np.linalg.lstsq(
+        np.stack(cols, axis=1) * wts[:, None], weights[idx] * wts[:, None], rcond=None
+    )[0][0]
     return sol / sol.sum() if np.all(sol > 0) else None
 
 
@@ -121,8 +122,9 @@ def test_quadratic_pull_back_fits_each_target_by_least_squares(k: int) -> None:
     count = max(10, (1 + (k - 1) + (k - 1) * k // 2) + 4)
     for g in range(15):
         want = _fit_one(targets[g], coords, weights, count)
-        np.testing.assert_allclose(got[g], fallback[g] if want is None else want,
-                                   rtol=0, atol=1e-10)
+        np.testing.assert_allclose(
+            got[g], fallback[g] if want is None else want, rtol=0, atol=1e-10
+        )
 
 
 def test_lloyds_fixed_point_on_a_flat_triangle_is_the_lattice() -> None:
@@ -130,8 +132,7 @@ def test_lloyds_fixed_point_on_a_flat_triangle_is_the_lattice() -> None:
     have regular hexagons as cells: Lloyd's iterations started near them come back."""
     lattice = simplex_lattice(3, 9)
     inner = interior_of(lattice, (0, 1, 2))
-    fmap = FaceMap(lattice, lattice @ np.array([[1.0, 0.0], [0.5, math.sqrt(3) / 2],
-                                                [0.0, 0.0]]))
+    fmap = FaceMap(lattice, lattice @ np.array([[1.0, 0.0], [0.5, math.sqrt(3) / 2], [0.0, 0.0]]))
     rng = np.random.default_rng(6)
     start = lattice[inner] + rng.normal(scale=0.01, size=(inner.sum(), 3)) * [1, 1, 0]
     start[:, 2] = 1.0 - start[:, :2].sum(axis=1)

@@ -20,9 +20,13 @@ PAPER = {"dst": (0.081, 1.45), "fishwood": (0.026, 1.12)}
 @pytest.mark.parametrize("task_name", ["dst", "fishwood"])
 def test_surf_column_beats_the_papers_and_the_baselines(task_name: str) -> None:
     report = run_task(get_task(task_name), seeds=8, solver_kind="gradient")
-    mean = {m: {k: report.summary(m, k)["mean"] for k in ("cv", "gap_ratio", "hv", "igd",
-                                                          "front_distance_mean")}
-            for m in report.results}
+    mean = {
+        m: {
+            k: report.summary(m, k)["mean"]
+            for k in ("cv", "gap_ratio", "hv", "igd", "front_distance_mean")
+        }
+        for m in report.results
+    }
     surf = mean["surf"]
     paper_cv, paper_gap = PAPER[task_name]
     assert surf["cv"] <= paper_cv and surf["gap_ratio"] <= paper_gap

@@ -35,13 +35,17 @@ class HalvesMethod(SlotMethod):
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         return self.slot_state()
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[ps.IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[ps.IterationRecord],
+    ) -> None:
         self.load_slot_state(meta, arrays)
 
 
 class TestAUsersMethod(MethodContract):
-    check_processes = False          # the class lives in a test module
+    check_processes = False  # the class lives in a test module
 
     @pytest.fixture
     def method(self) -> Candidate:
@@ -55,10 +59,16 @@ def test_the_registry_names_every_method_once() -> None:
         assert all(get_method(alias) is info for alias in info.aliases)
         assert info.entry.__name__ in (name, *info.aliases)
         assert getattr(ps.baselines, info.entry.__name__, None) is info.entry or (
-            getattr(ps, info.entry.__name__) is info.entry)
-    assert get_method("uniform_random").name == "random"           # runs record "random"
-    assert method_names(simplex=True) == ["surf_simplex", "das_dennis", "random_simplex",
-                                          "energy", "simplex_weights"]
+            getattr(ps, info.entry.__name__) is info.entry
+        )
+    assert get_method("uniform_random").name == "random"  # runs record "random"
+    assert method_names(simplex=True) == [
+        "surf_simplex",
+        "das_dennis",
+        "random_simplex",
+        "energy",
+        "simplex_weights",
+    ]
     with pytest.raises(KeyError, match="known: surf"):
         get_method("nope")
 
@@ -67,6 +77,7 @@ def test_new_names_are_the_old_classes() -> None:
     assert ps.Result is ps.SurfResult and ps.ParetoWarning is ps.SurfWarning
     with pytest.warns(ps.SurfWarning):
         import warnings
+
         warnings.warn("x", ps.ParetoWarning, stacklevel=1)
     res = ps.surf(lambda w, s: ps.Solution([1 - w, w]), n_points=5, iterations=1)
     assert isinstance(res, ps.SurfResult) and len(res.points) == 5

@@ -20,8 +20,9 @@ class ProgressBar:
         """Remove the bar (nothing to remove)."""
 
 
-def progress_bar(enabled: bool, *, total: int | None, desc: str, unit: str,
-                 initial: int = 0) -> Any:
+def progress_bar(
+    enabled: bool, *, total: int | None, desc: str, unit: str, initial: int = 0
+) -> Any:
     """A tqdm bar (``tqdm.auto``: a widget in notebooks, text on a terminal) or, when not
     ``enabled``, a :class:`ProgressBar` that does nothing.
 

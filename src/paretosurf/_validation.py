@@ -86,8 +86,9 @@ def as_front_points(
     """Validate a finite ``(P, M)`` array of objective vectors with M >= 1."""
     p = np.asarray(points, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] < 1:
-        raise ValueError(f"{name} must be a 2-D array of shape (n_points, n_objectives), "
-                         f"got shape {p.shape}")
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_points, n_objectives), got shape {p.shape}"
+        )
     if n_points is not None and p.shape[0] != n_points:
         raise ValueError(f"{name} must have {n_points} rows (one per weight), got {p.shape[0]}")
     if p.shape[0] < min_points:
@@ -134,18 +135,24 @@ def check_torch_device(device: object, *, numpy_backend: bool = True) -> str:
     ImportError
         If torch (the ``rl`` extra) is not installed.
     """
-    allowed = "None (numpy), 'cpu' or 'cuda[:N]' (torch)" if numpy_backend else \
-        "'cpu' or 'cuda[:N]'"
-    instead = "device='cpu' (torch on the CPU) or device=None (numpy)" if numpy_backend else \
-        "device='cpu'"
+    allowed = (
+        "None (numpy), 'cpu' or 'cuda[:N]' (torch)" if numpy_backend else "'cpu' or 'cuda[:N]'"
+    )
+    instead = (
+        "device='cpu' (torch on the CPU) or device=None (numpy)"
+        if numpy_backend
+        else "device='cpu'"
+    )
     if not isinstance(device, str):
         raise TypeError(f"device must be {allowed}, got {device!r}")
     try:
         import torch
     except ImportError as exc:
         fallback = ", or pass device=None (numpy)" if numpy_backend else ""
-        raise ImportError(f"device={device!r} runs in torch, which is not installed: "
-                          f"pip install 'paretosurf[rl]'{fallback}") from exc
+        raise ImportError(
+            f"device={device!r} runs in torch, which is not installed: "
+            f"pip install 'paretosurf[rl]'{fallback}"
+        ) from exc
     try:
         parsed = torch.device(device)
     except (RuntimeError, ValueError):
@@ -155,38 +162,53 @@ def check_torch_device(device: object, *, numpy_backend: bool = True) -> str:
     if parsed.type == "cuda":
         if not torch.cuda.is_available():
             build = ", built without CUDA" if torch.version.cuda is None else ""
-            raise ValueError(f"device={device!r} asks for a CUDA GPU, but torch sees no CUDA "
-                             f"device (torch {torch.__version__}{build}); use {instead}")
+            raise ValueError(
+                f"device={device!r} asks for a CUDA GPU, but torch sees no CUDA "
+                f"device (torch {torch.__version__}{build}); use {instead}"
+            )
         count = torch.cuda.device_count()
         if parsed.index is not None and parsed.index >= count:
-            raise ValueError(f"device={device!r} asks for CUDA GPU {parsed.index}, but torch "
-                             f"sees {count} (cuda:0 to cuda:{count - 1}); use one of them or "
-                             f"{instead}")
+            raise ValueError(
+                f"device={device!r} asks for CUDA GPU {parsed.index}, but torch "
+                f"sees {count} (cuda:0 to cuda:{count - 1}); use one of them or "
+                f"{instead}"
+            )
     return device
 
 
 def check_run_options(
-    *, tol: object = None, checkpoint: object = None, resume: object = False,
-    overwrite: object = False, callback: object = None, executor: object = None,
+    *,
+    tol: object = None,
+    checkpoint: object = None,
+    resume: object = False,
+    overwrite: object = False,
+    callback: object = None,
+    executor: object = None,
 ) -> None:
     """Validate the loop keywords every method takes (raises ``ValueError``/``TypeError``)."""
-    if tol is not None and (isinstance(tol, bool) or not isinstance(tol, (int, float))
-                            or not (tol > 0 and math.isfinite(tol))):
+    if tol is not None and (
+        isinstance(tol, bool)
+        or not isinstance(tol, (int, float))
+        or not (tol > 0 and math.isfinite(tol))
+    ):
         raise ValueError(f"tol must be a finite number > 0 or None, got {tol!r}")
     if resume and checkpoint is None:
         raise ValueError("resume=True needs a checkpoint folder")
     if overwrite and checkpoint is None:
         raise ValueError("overwrite=True needs a checkpoint folder")
     if resume and overwrite:
-        raise ValueError("pass resume=True (continue the run in the checkpoint folder) or "
-                         "overwrite=True (replace it), not both")
+        raise ValueError(
+            "pass resume=True (continue the run in the checkpoint folder) or "
+            "overwrite=True (replace it), not both"
+        )
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {type(callback).__name__}")
     if executor is not None and not callable(getattr(executor, "solve", None)):
         raise TypeError(
             f"executor must have a solve(solver, tasks, on_done=None) method returning one "
             f"SolveOutcome per task (see paretosurf.executors.Executor); "
-            f"{type(executor).__name__} has none")
+            f"{type(executor).__name__} has none"
+        )
 
 
 def check_weight_bounds(weight_bounds: object) -> tuple[float, float] | None:
@@ -196,8 +218,9 @@ def check_weight_bounds(weight_bounds: object) -> tuple[float, float] | None:
     try:
         lo, hi = (float(v) for v in weight_bounds)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
-        raise TypeError("weight_bounds must be a pair (lo, hi) of weights or None, got "
-                        f"{weight_bounds!r}") from None
+        raise TypeError(
+            f"weight_bounds must be a pair (lo, hi) of weights or None, got {weight_bounds!r}"
+        ) from None
     if not (0.0 <= lo < hi <= 1.0):
         raise ValueError(f"weight_bounds must satisfy 0 <= lo < hi <= 1, got ({lo}, {hi})")
     return lo, hi
@@ -207,8 +230,13 @@ def check_moving_average(rate: object) -> float | None:
     """The moving-average rate in (0, 1], or ``None``."""
     if rate is None:
         return None
-    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not (
-            0.0 < float(rate) <= 1.0):
-        raise ValueError(f"moving_average must be a rate in (0, 1] (the weight of the newest "
-                         f"estimate) or None, got {rate!r}")
+    if (
+        isinstance(rate, bool)
+        or not isinstance(rate, numbers.Real)
+        or not (0.0 < float(rate) <= 1.0)
+    ):
+        raise ValueError(
+            f"moving_average must be a rate in (0, 1] (the weight of the newest "
+            f"estimate) or None, got {rate!r}"
+        )
     return float(rate)

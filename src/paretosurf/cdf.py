@@ -95,8 +95,9 @@ class ArcLengthCDF(QuantileMixin):
             raise ValueError("knots, values and slopes must be 1-D arrays of equal length")
         if x_arr.size < 2:
             raise ValueError("an ArcLengthCDF needs at least two knots")
-        if not (np.all(np.isfinite(x_arr)) and np.all(np.isfinite(y_arr))
-                and np.all(np.isfinite(d_arr))):
+        if not (
+            np.all(np.isfinite(x_arr)) and np.all(np.isfinite(y_arr)) and np.all(np.isfinite(d_arr))
+        ):
             raise ValueError("knots, values and slopes must be finite")
         if x_arr[0] != 0.0 or x_arr[-1] != 1.0 or np.any(np.diff(x_arr) <= 0):
             raise ValueError("knots must increase strictly from 0 to 1")
@@ -288,7 +289,10 @@ class ArcLengthCDF(QuantileMixin):
                 t = solve_increasing(
                     lambda u: u * (c1 + u * (c2 + u * c3)),
                     lambda u: c1 + u * (2.0 * c2 + 3.0 * u * c3),
-                    rhs, np.zeros_like(t), np.ones_like(t), np.nan_to_num(t, nan=0.5),
+                    rhs,
+                    np.zeros_like(t),
+                    np.ones_like(t),
+                    np.nan_to_num(t, nan=0.5),
                 )
         w = np.minimum(x0 + t * h, x[k + 1])
         # Phi(0) = 0 and Phi(1) = 1 exactly: where Phi is flat at an end (zero slope), the
@@ -389,8 +393,9 @@ def merge_mask(x: FloatArray) -> NDArray[np.bool_]:
     return keep
 
 
-def prune_knots(x: FloatArray, y: FloatArray, d: FloatArray,
-                tol: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+def prune_knots(
+    x: FloatArray, y: FloatArray, d: FloatArray, tol: float
+) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Drop interior knots of a monotone Hermite spline that it does not need, moving it by at
     most ``tol`` (sup norm over [0, 1], up to rounding).
 
@@ -443,7 +448,8 @@ def prune_knots(x: FloatArray, y: FloatArray, d: FloatArray,
     value = ya + t * t * (3.0 - 2.0 * t) * dy + tu * h * (u * da - t * db)
     slope = 6.0 * tu * dy / h + u * (1.0 - 3.0 * t) * da + t * (3.0 * t - 2.0) * db
     error = np.abs(value - y[1:-1]) + (4.0 / 27.0) * np.maximum(left, right) * np.abs(
-        slope - d[1:-1])
+        slope - d[1:-1]
+    )
     droppable = (error <= tol) & (da * h <= 3.0 * dy) & (db * h <= 3.0 * dy)
     if not droppable.any():
         return x, y, d
@@ -482,8 +488,7 @@ def pchip_slopes(x: FloatArray, y: FloatArray) -> FloatArray:
     w1 = 2.0 * h[1:] + h[:-1]
     w2 = h[1:] + 2.0 * h[:-1]
     slopes[1:-1] = (w1 + w2) / (w1 / delta[:-1] + w2 / delta[1:])
-    ends = [float(v) for v in (h[0], h[1], delta[0], delta[1], h[-1], h[-2], delta[-1],
-                               delta[-2])]
+    ends = [float(v) for v in (h[0], h[1], delta[0], delta[1], h[-1], h[-2], delta[-1], delta[-2])]
     for end, (h0, h1, d0, d1) in ((0, ends[:4]), (-1, ends[4:])):
         m = ((2.0 * h0 + h1) * d0 - h0 * d1) / (h0 + h1)
         slopes[end] = 0.0 if m * d0 <= 0 else min(m, 3.0 * d0)

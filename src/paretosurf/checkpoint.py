@@ -57,8 +57,9 @@ class CheckpointError(ValueError):
 
 
 # ---------------------------------------------------------------------------- atomic writes
-def atomic_write(target: Path, write: Callable[[IO[Any]], object], mode: str = "wb", *,
-                 sync: bool = True) -> None:
+def atomic_write(
+    target: Path, write: Callable[[IO[Any]], object], mode: str = "wb", *, sync: bool = True
+) -> None:
     """Write ``target`` through a temporary file in the same folder, then rename it: a reader,
     or a process killed at any moment, sees either the old file or the complete new one.
     ``sync`` also flushes the file to the disk first (``fsync``), so that the new file
@@ -94,7 +95,7 @@ def _pack(arrays: Mapping[str, NDArray[Any]]) -> tuple[bytes, dict[str, Any]]:
     """
     parts, index, offset = [], {}, 0
     for name, value in arrays.items():
-        arr = np.asarray(value)       # (np.ascontiguousarray would make a 0-d array 1-d)
+        arr = np.asarray(value)  # (np.ascontiguousarray would make a 0-d array 1-d)
         if arr.dtype.hasobject:
             raise TypeError(f"array {name!r} holds Python objects and cannot be stored raw")
         index[name] = [arr.dtype.str, list(arr.shape), offset]
@@ -109,19 +110,21 @@ def _unpack(blob: bytes, index: Mapping[str, Any], path: Path) -> dict[str, NDAr
         try:
             dt = np.dtype(dtype)
         except (TypeError, ValueError):
-            raise CheckpointError(f"{path}: array {name!r} has an unreadable dtype "
-                                  f"{dtype!r}") from None
+            raise CheckpointError(
+                f"{path}: array {name!r} has an unreadable dtype {dtype!r}"
+            ) from None
         if dt.hasobject:
-            raise CheckpointError(f"{path}: array {name!r} declares the dtype {dtype!r}, "
-                                  "which holds Python objects; paretosurf stores none so "
-                                  "(the file was altered)")
+            raise CheckpointError(
+                f"{path}: array {name!r} declares the dtype {dtype!r}, "
+                "which holds Python objects; paretosurf stores none so "
+                "(the file was altered)"
+            )
         count = int(np.prod(shape, dtype=np.int64))
         if offset + count * dt.itemsize > len(blob):
             raise CheckpointError(f"{path} is truncated (array {name!r} runs past its end)")
         # a copy: a view of the blob would be read-only, and a resumed solver may update
         # its state in place
-        out[name] = np.frombuffer(blob, dtype=dt, count=count, offset=offset).reshape(
-            shape).copy()
+        out[name] = np.frombuffer(blob, dtype=dt, count=count, offset=offset).reshape(shape).copy()
     return out
 
 
@@ -131,8 +134,10 @@ def _read_bytes(path: Path, digest: str | None) -> bytes:
     except FileNotFoundError:
         raise CheckpointError(f"{path} is missing") from None
     if digest is not None and hashlib.sha256(data).hexdigest() != digest:
-        raise CheckpointError(f"{path} is corrupt or was replaced (its SHA-256 does not match "
-                              "the one recorded when it was written)")
+        raise CheckpointError(
+            f"{path} is corrupt or was replaced (its SHA-256 does not match "
+            "the one recorded when it was written)"
+        )
     return data
 
 
@@ -215,9 +220,14 @@ def with_extension(stem: Path, extension: str) -> Path:
     return stem.with_name(stem.name + extension)
 
 
-def write_pair(path: str | Path, meta: Mapping[str, Any],
-               arrays: Mapping[str, NDArray[Any]], *, packed: bool = False,
-               sync: bool = True) -> tuple[Path, Path]:
+def write_pair(
+    path: str | Path,
+    meta: Mapping[str, Any],
+    arrays: Mapping[str, NDArray[Any]],
+    *,
+    packed: bool = False,
+    sync: bool = True,
+) -> tuple[Path, Path]:
     """Write ``<path>.json`` (``meta`` plus format tags) and the arrays: ``<path>.npz``
     (compressed), or with ``packed`` one raw ``<path>.bin`` indexed in the JSON (fast, for
     checkpoints).
@@ -234,10 +244,19 @@ def write_pair(path: str | Path, meta: Mapping[str, Any],
     else:
         blob = _npz_bytes(arrays)
         data_path = with_extension(stem, ".npz")
-    full = {"format": FORMAT, "version": VERSION, **meta, "arrays": data_path.name,
-            "arrays_sha256": hashlib.sha256(blob).hexdigest(), **extra}
-    text = (json.dumps(to_json_floats(full), allow_nan=False, separators=(",", ":"))
-            if packed else _dump_json(to_json_floats(full)))
+    full = {
+        "format": FORMAT,
+        "version": VERSION,
+        **meta,
+        "arrays": data_path.name,
+        "arrays_sha256": hashlib.sha256(blob).hexdigest(),
+        **extra,
+    }
+    text = (
+        json.dumps(to_json_floats(full), allow_nan=False, separators=(",", ":"))
+        if packed
+        else _dump_json(to_json_floats(full))
+    )
     atomic_write(data_path, lambda fh: fh.write(blob), sync=sync)
     atomic_write(json_path, lambda fh: fh.write(text), mode="w", sync=sync)
     return json_path, data_path
@@ -270,13 +289,17 @@ def _check_format(meta: Any, path: Path, newest: int = VERSION) -> None:
     if not isinstance(meta, dict):
         raise CheckpointError(f"{path} is not a paretosurf file")
     if meta.get("format") == "paretosurf-state":
-        raise CheckpointError(f"{path} was written by paretosurf 0.1 (format version 1), which "
-                              "this version does not read; run it again")
+        raise CheckpointError(
+            f"{path} was written by paretosurf 0.1 (format version 1), which "
+            "this version does not read; run it again"
+        )
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a paretosurf file")
     if int(meta.get("version", 0)) > newest:
-        raise CheckpointError(f"{path} has format version {meta['version']}; this paretosurf "
-                              f"reads up to version {newest}")
+        raise CheckpointError(
+            f"{path} has format version {meta['version']}; this paretosurf "
+            f"reads up to version {newest}"
+        )
 
 
 #: Rounds whose solves take at least this many seconds are flushed to the disk (fsync) when
@@ -347,16 +370,27 @@ class Checkpointer:
     [False, False, False, True, True, True]
     """
 
-    def __init__(self, period: float | str = "auto", *, share: float = CHECKPOINT_SHARE,
-                 first_seconds: float = FIRST_CHECKPOINT_SECONDS,
-                 durable_seconds: float = DURABLE_ROUND_SECONDS, every: int | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
-        if period != "auto" and (isinstance(period, (bool, str)) or not (
-                isinstance(period, (int, float)) and math.isfinite(period) and period >= 0)):
-            raise ValueError("checkpoint_period must be 'auto' or a number of seconds >= 0 "
-                             f"(0: save after every round), got {period!r}")
-        if every is not None and (isinstance(every, bool) or not isinstance(every, int)
-                                  or every < 1):
+    def __init__(
+        self,
+        period: float | str = "auto",
+        *,
+        share: float = CHECKPOINT_SHARE,
+        first_seconds: float = FIRST_CHECKPOINT_SECONDS,
+        durable_seconds: float = DURABLE_ROUND_SECONDS,
+        every: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if period != "auto" and (
+            isinstance(period, (bool, str))
+            or not (isinstance(period, (int, float)) and math.isfinite(period) and period >= 0)
+        ):
+            raise ValueError(
+                "checkpoint_period must be 'auto' or a number of seconds >= 0 "
+                f"(0: save after every round), got {period!r}"
+            )
+        if every is not None and (
+            isinstance(every, bool) or not isinstance(every, int) or every < 1
+        ):
             raise ValueError(f"every must be an integer >= 1 or None, got {every!r}")
         #: Seconds of running between checkpoints (``None``: "auto").
         self.period = None if period == "auto" else float(period)
@@ -415,14 +449,27 @@ class Checkpointer:
         if self.folder is None:
             return
         now = time.time()
-        self.unsaved_solves.extend([
-            {"round": index, "call": call, "attempt": attempt, "slot": o.slot,
-             "weight": o.weight if type(o.weight) is float else weight_to_json(o.weight),
-             "objectives": None if o.solution is None else o.solution.objectives.tolist(),
-             "seconds": float(o.seconds), "host": o.host, "pid": o.pid, "error": o.error,
-             "killed": o.killed, "time": now,
-             **({"traceback": o.traceback} if o.traceback else {})}
-            for outcome in outcomes for o in (*outcome.lost, outcome)])
+        self.unsaved_solves.extend(
+            [
+                {
+                    "round": index,
+                    "call": call,
+                    "attempt": attempt,
+                    "slot": o.slot,
+                    "weight": o.weight if type(o.weight) is float else weight_to_json(o.weight),
+                    "objectives": None if o.solution is None else o.solution.objectives.tolist(),
+                    "seconds": float(o.seconds),
+                    "host": o.host,
+                    "pid": o.pid,
+                    "error": o.error,
+                    "killed": o.killed,
+                    "time": now,
+                    **({"traceback": o.traceback} if o.traceback else {}),
+                }
+                for outcome in outcomes
+                for o in (*outcome.lost, outcome)
+            ]
+        )
 
     def write_solve_log(self) -> None:
         """Append the solve-log lines kept since the last write."""
@@ -430,10 +477,13 @@ class Checkpointer:
             self.folder.append_solves(self.unsaved_solves)
             self.unsaved_solves = []
 
-    def save(self, records: Sequence[Any],
-             state: Callable[[], tuple[dict[str, Any], dict[str, NDArray[Any]]]],
-             persist: Callable[[], None] = lambda: None,
-             saved: Callable[[], None] = lambda: None) -> None:
+    def save(
+        self,
+        records: Sequence[Any],
+        state: Callable[[], tuple[dict[str, Any], dict[str, NDArray[Any]]]],
+        persist: Callable[[], None] = lambda: None,
+        saved: Callable[[], None] = lambda: None,
+    ) -> None:
         """Checkpoint the run whose ``records`` (:class:`~paretosurf.IterationRecord`) are
         these: ``persist()`` the states still in memory, then write the solve-log lines and
         the records since the last checkpoint, then the state (``state()``: metadata and
@@ -447,8 +497,9 @@ class Checkpointer:
                 # fsync only rounds that cost more to redo than to sync
                 self.folder.durable = self.unsaved_seconds >= self.durable_seconds
             self.write_solve_log()
-            self.folder.append_rounds(self.saved_rounds, [
-                (r.scalars(), r.arrays()) for r in records[self.saved_rounds:]])
+            self.folder.append_rounds(
+                self.saved_rounds, [(r.scalars(), r.arrays()) for r in records[self.saved_rounds :]]
+            )
             meta, arrays = state()
             self.folder.save_state(len(records), meta, arrays)
         self.saved_rounds = len(records)

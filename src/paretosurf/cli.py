@@ -106,7 +106,8 @@ def _int_at_least(minimum: int) -> Callable[[str], int]:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"must be an integer >= {minimum}, got {text!r}") from None
+                f"must be an integer >= {minimum}, got {text!r}"
+            ) from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}, got {value}")
         return value
@@ -134,12 +135,14 @@ def _number_or_auto(what: str, valid: Callable[[float], bool]) -> Callable[[str]
 
 
 _alpha = _number_or_auto("a number in (0, 1]", lambda v: 0.0 < v <= 1.0)
-_checkpoint_period = _number_or_auto("a number of seconds >= 0",
-                                     lambda v: math.isfinite(v) and v >= 0.0)
+_checkpoint_period = _number_or_auto(
+    "a number of seconds >= 0", lambda v: math.isfinite(v) and v >= 0.0
+)
 
 
-def _number(what: str, valid: Callable[[float], bool], *, whole_as_int: bool = False
-            ) -> Callable[[str], float]:
+def _number(
+    what: str, valid: Callable[[float], bool], *, whole_as_int: bool = False
+) -> Callable[[str], float]:
     """A parser of finite numbers that satisfy ``valid`` (``what`` names them in errors);
     with ``whole_as_int`` a whole number comes back as an int."""
 
@@ -170,13 +173,13 @@ def _name_list(what: str, valid: Callable[[], Sequence[str]]) -> Callable[[str],
         names = [part.strip() for part in text.split(",")]
         if not text.strip() or any(not name for name in names):
             raise argparse.ArgumentTypeError(
-                f"must be a comma-separated list of {what}s from {', '.join(known)}; "
-                f"got {text!r}")
+                f"must be a comma-separated list of {what}s from {', '.join(known)}; got {text!r}"
+            )
         unknown = [name for name in names if name not in known]
         if unknown:
             raise argparse.ArgumentTypeError(
-                f"unknown {what}(s) {', '.join(map(repr, unknown))}; choose from "
-                f"{', '.join(known)}")
+                f"unknown {what}(s) {', '.join(map(repr, unknown))}; choose from {', '.join(known)}"
+            )
         if len(set(names)) != len(names):
             raise argparse.ArgumentTypeError(f"repeated {what} in {text!r}")
         return names
@@ -205,7 +208,8 @@ def _demo_task_list(text: str) -> list[str]:
     if inexact:
         raise argparse.ArgumentTypeError(
             f"task(s) {', '.join(map(repr, inexact))} have no exact solver, which the demo "
-            f"runs every method with; choose from {', '.join(_exact_task_names())}")
+            f"runs every method with; choose from {', '.join(_exact_task_names())}"
+        )
     return names
 
 
@@ -252,23 +256,31 @@ def _check_solver_options(args: argparse.Namespace, task: Any) -> None:
     """Refuse ``--steps`` with the exact solver (it only sets the gradient solver's budget)
     and ``--solver exact`` on a task that has none."""
     if args.solver == "exact" and task.make_solver is not None:
-        raise UsageError(f"--solver exact: task {task.name!r} has no exact solver; use "
-                         "--solver gradient (its budget per call: --steps)")
+        raise UsageError(
+            f"--solver exact: task {task.name!r} has no exact solver; use "
+            "--solver gradient (its budget per call: --steps)"
+        )
     if args.solver == "exact" and args.steps is not None:
-        raise UsageError("--steps sets the gradient solver's budget per call; it cannot be "
-                         "used with --solver exact")
+        raise UsageError(
+            "--steps sets the gradient solver's budget per call; it cannot be "
+            "used with --solver exact"
+        )
     device = getattr(args, "device", None)
     if device is None:
         return
     if args.solver == "exact":
-        raise UsageError("--device sets where the gradient solver runs; it cannot be used with "
-                         "--solver exact (numpy)")
+        raise UsageError(
+            "--device sets where the gradient solver runs; it cannot be used with "
+            "--solver exact (numpy)"
+        )
     if getattr(args, "ablation", False):
         raise UsageError("--device cannot be used with --ablation (its solvers run in numpy)")
     if not task.takes_device(task.make_problem()):
-        raise UsageError(f"--device: task {task.name!r}'s gradient solver runs in numpy only; "
-                         "--device applies to the MDP tasks (dst, dst-convex, fishwood) and "
-                         "mountaincar")
+        raise UsageError(
+            f"--device: task {task.name!r}'s gradient solver runs in numpy only; "
+            "--device applies to the MDP tasks (dst, dst-convex, fishwood) and "
+            "mountaincar"
+        )
     from paretosurf._validation import check_torch_device
 
     try:
@@ -307,18 +319,27 @@ def _check_method_options(args: argparse.Namespace, methods: Sequence[str]) -> N
     one = getattr(args, "method", None)
     if args.alpha is not None and not any(_damped(m) for m in methods):
         if one is not None:
-            raise UsageError(f"--alpha sets SURF's damping factor, and --method {one} has "
-                             "none; drop --alpha, or run SURF (--method surf)")
-        raise UsageError(f"--alpha sets SURF's damping factor, and --methods "
-                         f"{','.join(methods)} has no SURF; drop --alpha, or add surf to "
-                         "--methods")
+            raise UsageError(
+                f"--alpha sets SURF's damping factor, and --method {one} has "
+                "none; drop --alpha, or run SURF (--method surf)"
+            )
+        raise UsageError(
+            f"--alpha sets SURF's damping factor, and --methods "
+            f"{','.join(methods)} has no SURF; drop --alpha, or add surf to "
+            "--methods"
+        )
     if args.report is not None and not any(METHODS[m].slots for m in methods):
-        whose = (f"{one}'s points are" if one is not None
-                 else f"the points of --methods {','.join(methods)} are")
+        whose = (
+            f"{one}'s points are"
+            if one is not None
+            else f"the points of --methods {','.join(methods)} are"
+        )
         with_slots = ", ".join(name for name, spec in METHODS.items() if spec.slots)
-        raise UsageError(f"--report {args.report}: {whose} not one round's, so there is no "
-                         f"round to choose (only methods with slots report one: "
-                         f"{with_slots}); drop --report")
+        raise UsageError(
+            f"--report {args.report}: {whose} not one round's, so there is no "
+            f"round to choose (only methods with slots report one: "
+            f"{with_slots}); drop --report"
+        )
 
 
 def _check_executor_options(args: argparse.Namespace, *, workers: bool = True) -> None:
@@ -327,9 +348,11 @@ def _check_executor_options(args: argparse.Namespace, *, workers: bool = True) -
     if args.address is not None and args.executor != "ray":
         raise UsageError("--address needs --executor ray")
     if workers and args.workers is not None and args.executor != "processes":
-        raise UsageError(f"--workers sets the size of the pool of --executor processes; it "
-                         f"cannot be used with --executor {args.executor} (pass --executor "
-                         "processes with it, or drop --workers)")
+        raise UsageError(
+            f"--workers sets the size of the pool of --executor processes; it "
+            f"cannot be used with --executor {args.executor} (pass --executor "
+            "processes with it, or drop --workers)"
+        )
 
 
 # ---------------------------------------------------------------------------- demo
@@ -391,8 +414,10 @@ def run_demo(
     chosen = [get_task(name) for name in names]
     inexact = [task.name for task in chosen if task.make_solver is not None]
     if inexact:
-        raise ValueError(f"task(s) {', '.join(map(repr, inexact))} have no exact solver, which "
-                         "the demo runs every method with")
+        raise ValueError(
+            f"task(s) {', '.join(map(repr, inexact))} have no exact solver, which "
+            "the demo runs every method with"
+        )
     if alpha is not None:
         from paretosurf._validation import check_alpha
 
@@ -403,8 +428,14 @@ def run_demo(
     root.mkdir(parents=True, exist_ok=True)
     reports: dict[str, TaskReport] = {}
     for task in chosen:
-        report = run_task(task, methods=DEMO_METHODS, seeds=[seed], solver_kind="exact",
-                          n_segments=n_segments, iterations=iterations)
+        report = run_task(
+            task,
+            methods=DEMO_METHODS,
+            seeds=[seed],
+            solver_kind="exact",
+            n_segments=n_segments,
+            iterations=iterations,
+        )
         out_stream.write("\n")
         write_report(report, root / task.name, plots=plots, stream=out_stream)
         reports[task.name] = report
@@ -451,8 +482,10 @@ def demo_summary(reports: dict[str, TaskReport]) -> str:
             continue
         cv_s, cv_u = sc["surf"]["cv"], sc["uniform"]["cv"]
         gr_s, gr_u = sc["surf"]["gap_ratio"], sc["uniform"]["gap_ratio"]
-        lines.append(f"| {name} | {report.n_segments} | {cv_s:.4g} | {cv_u:.4g} | "
-                     f"{_ratio(cv_u, cv_s)} | {gr_s:.4g} | {gr_u:.4g} | {_ratio(gr_u, gr_s)} |")
+        lines.append(
+            f"| {name} | {report.n_segments} | {cv_s:.4g} | {cv_u:.4g} | "
+            f"{_ratio(cv_u, cv_s)} | {gr_s:.4g} | {gr_u:.4g} | {_ratio(gr_u, gr_s)} |"
+        )
     return "\n".join(lines)
 
 
@@ -463,46 +496,81 @@ def _task_defaults(names: Sequence[str], attribute: str) -> str:
 
 
 def _configure_demo(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", default="demo-output", type=Path, metavar="DIR",
-                        help="output folder (default: %(default)s)")
-    parser.add_argument("--tasks", type=_demo_task_list, default=None,
-                        metavar="LIST", help="comma-separated tasks (default: "
-                        f"{','.join(DEMO_TASKS)})")
-    parser.add_argument("--n", type=_int_at_least(2), default=None, metavar="N",
-                        help="segments: N + 1 points per method (integer >= 2; default: the "
-                             f"task's own, {_task_defaults(DEMO_TASKS, 'n_segments')})")
-    parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
-                        help="outer iterations (solves per slot) of every method (integer >= 1;"
-                             f" default: the task's own, "
-                             f"{_task_defaults(DEMO_TASKS, 'iterations')})")
-    parser.add_argument("--alpha", type=_alpha, default=None,
-                        help="SURF's damping factor in (0, 1] or 'auto' (default: the task's "
-                             "own, 0.3)")
-    parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
-                        help="seed of the Random-w baseline (default: %(default)s)")
-    parser.add_argument("--no-plots", dest="plots", action="store_false",
-                        help="skip the figures")
+    parser.add_argument(
+        "--out",
+        default="demo-output",
+        type=Path,
+        metavar="DIR",
+        help="output folder (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--tasks",
+        type=_demo_task_list,
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated tasks (default: {','.join(DEMO_TASKS)})",
+    )
+    parser.add_argument(
+        "--n",
+        type=_int_at_least(2),
+        default=None,
+        metavar="N",
+        help="segments: N + 1 points per method (integer >= 2; default: the "
+        f"task's own, {_task_defaults(DEMO_TASKS, 'n_segments')})",
+    )
+    parser.add_argument(
+        "--iterations",
+        type=_int_at_least(1),
+        default=None,
+        metavar="T",
+        help="outer iterations (solves per slot) of every method (integer >= 1;"
+        f" default: the task's own, "
+        f"{_task_defaults(DEMO_TASKS, 'iterations')})",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=None,
+        help="SURF's damping factor in (0, 1] or 'auto' (default: the task's own, 0.3)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_int_at_least(0),
+        default=0,
+        metavar="S",
+        help="seed of the Random-w baseline (default: %(default)s)",
+    )
+    parser.add_argument("--no-plots", dest="plots", action="store_false", help="skip the figures")
 
 
 def _run_demo_command(args: argparse.Namespace) -> int:
-    run_demo(args.out, tasks=args.tasks, n_segments=args.n, iterations=args.iterations,
-             alpha=args.alpha, seed=args.seed, plots=args.plots)
+    run_demo(
+        args.out,
+        tasks=args.tasks,
+        n_segments=args.n,
+        iterations=args.iterations,
+        alpha=args.alpha,
+        seed=args.seed,
+        plots=args.plots,
+    )
     return 0
 
 
-register(Command(
-    name="demo",
-    help="compare SURF with uniform and random weights on toy problems (a few seconds)",
-    description=(
-        "Run SURF, Uniform-w and Random-w with the same budget and the exact inner solver on "
-        f"benchmark tasks with known fronts ({', '.join(DEMO_TASKS)} by default), through the "
-        "benchmark runner of `paretosurf bench`: per task, print the table (HV, IGD, CV, gap "
-        "ratio, distance to the front, seconds, solver calls) and write results.json, table.md "
-        "and figures into --out/<task>; then print a SURF vs Uniform-w summary."
-    ),
-    configure=_configure_demo,
-    run=_run_demo_command,
-))
+register(
+    Command(
+        name="demo",
+        help="compare SURF with uniform and random weights on toy problems (a few seconds)",
+        description=(
+            "Run SURF, Uniform-w and Random-w with the same budget and the exact inner solver on "
+            f"benchmark tasks with known fronts ({', '.join(DEMO_TASKS)} by default), through the "
+            "benchmark runner of `paretosurf bench`: per task, print the table (HV, IGD, CV, gap "
+            "ratio, distance to the front, seconds, solver calls) and write results.json, table.md "
+            "and figures into --out/<task>; then print a SURF vs Uniform-w summary."
+        ),
+        configure=_configure_demo,
+        run=_run_demo_command,
+    )
+)
 
 
 # ---------------------------------------------------------------------------- bench
@@ -510,43 +578,86 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     from paretosurf.bench.runner import METHODS
     from paretosurf.bench.tasks import SOLVER_KINDS, TASKS
 
-    parser.add_argument("task", metavar="TASK", choices=list(TASKS),
-                        help=f"benchmark task, one of: {', '.join(TASKS)}")
-    parser.add_argument("--methods", type=_name_list("method", _method_names), default=None,
-                        metavar="LIST", help="comma-separated methods (default: all, "
-                        f"{','.join(METHODS)})")
-    parser.add_argument("--seeds", type=_int_at_least(1), default=None, metavar="S",
-                        help=f"number of seeds 0..S-1 (default: {BENCH_SEEDS})")
-    parser.add_argument("--n", type=_int_at_least(2), default=None, metavar="N",
-                        help="segments: N + 1 points (default: the task's N; with --ablation "
-                             "the N held fixed in panels (b) and (c), default 15)")
-    parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
-                        help="outer iterations, i.e. solver calls per slot (default: the "
-                             "task's; with --ablation 30)")
-    parser.add_argument("--solver", choices=SOLVER_KINDS, default="gradient",
-                        help="inner solver: the task's K-step gradient solver (the paper's "
-                             "budget; mountaincar: the soft DQN) or the exact one (default: "
-                             "%(default)s)")
-    parser.add_argument("--steps", type=_int_at_least(1), default=None, metavar="K",
-                        help="the gradient solver's budget per call: Adam steps, or training "
-                             "episodes for mountaincar's DQN (default: the task's K)")
+    parser.add_argument(
+        "task",
+        metavar="TASK",
+        choices=list(TASKS),
+        help=f"benchmark task, one of: {', '.join(TASKS)}",
+    )
+    parser.add_argument(
+        "--methods",
+        type=_name_list("method", _method_names),
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated methods (default: all, {','.join(METHODS)})",
+    )
+    parser.add_argument(
+        "--seeds",
+        type=_int_at_least(1),
+        default=None,
+        metavar="S",
+        help=f"number of seeds 0..S-1 (default: {BENCH_SEEDS})",
+    )
+    parser.add_argument(
+        "--n",
+        type=_int_at_least(2),
+        default=None,
+        metavar="N",
+        help="segments: N + 1 points (default: the task's N; with --ablation "
+        "the N held fixed in panels (b) and (c), default 15)",
+    )
+    parser.add_argument(
+        "--iterations",
+        type=_int_at_least(1),
+        default=None,
+        metavar="T",
+        help="outer iterations, i.e. solver calls per slot (default: the "
+        "task's; with --ablation 30)",
+    )
+    parser.add_argument(
+        "--solver",
+        choices=SOLVER_KINDS,
+        default="gradient",
+        help="inner solver: the task's K-step gradient solver (the paper's "
+        "budget; mountaincar: the soft DQN) or the exact one (default: "
+        "%(default)s)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=_int_at_least(1),
+        default=None,
+        metavar="K",
+        help="the gradient solver's budget per call: Adam steps, or training "
+        "episodes for mountaincar's DQN (default: the task's K)",
+    )
     _add_device_option(parser)
-    parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
-                        help="SURF's damping, a number in (0, 1] or 'auto' (default: the "
-                             "task's, the paper's 0.3)")
+    parser.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=None,
+        metavar="A",
+        help="SURF's damping, a number in (0, 1] or 'auto' (default: the task's, the paper's 0.3)",
+    )
     _add_report_option(parser)
-    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="output folder (default: bench-output/TASK-SOLVER, with "
-                             "--ablation bench-output/TASK-ablation[-exact])")
-    parser.add_argument("--no-plots", dest="plots", action="store_false",
-                        help="skip the figures")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output folder (default: bench-output/TASK-SOLVER, with "
+        "--ablation bench-output/TASK-ablation[-exact])",
+    )
+    parser.add_argument("--no-plots", dest="plots", action="store_false", help="skip the figures")
     _add_executor_options(parser)
-    parser.add_argument("--ablation", action="store_true",
-                        help="run the SURF ablation instead: error ||Phi_t - Phi||_inf per "
-                             "outer iteration for N in {5,10,15,25,50}, alpha in "
-                             "{0.2,0.3,0.5,0.9}, K in {10,30,100} (gradient solver), and the "
-                             "final error vs N in 4..20 with the exact solver; writes "
-                             "ablation.json, ablation.md and ablation.png")
+    parser.add_argument(
+        "--ablation",
+        action="store_true",
+        help="run the SURF ablation instead: error ||Phi_t - Phi||_inf per "
+        "outer iteration for N in {5,10,15,25,50}, alpha in "
+        "{0.2,0.3,0.5,0.9}, K in {10,30,100} (gradient solver), and the "
+        "final error vs N in 4..20 with the exact solver; writes "
+        "ablation.json, ablation.md and ablation.png",
+    )
 
 
 def _run_bench_command(args: argparse.Namespace) -> int:
@@ -561,17 +672,22 @@ def _run_bench_command(args: argparse.Namespace) -> int:
     methods = args.methods or tuple(METHODS)
     _check_method_options(args, methods)
     task = _with_options(task, args)
-    out = (args.out if args.out is not None
-           else Path("bench-output") / f"{task.name}-{args.solver}")
+    out = args.out if args.out is not None else Path("bench-output") / f"{task.name}-{args.solver}"
     _check_output_folder(out, "--out")
 
     executor = _executor(args)
     try:
-        report = run_task(task, methods=methods,
-                          seeds=args.seeds or BENCH_SEEDS, solver_kind=args.solver,
-                          n_segments=args.n, iterations=args.iterations,
-                          progress=_progress_to_stderr, steps=args.steps,
-                          loop={"executor": executor})
+        report = run_task(
+            task,
+            methods=methods,
+            seeds=args.seeds or BENCH_SEEDS,
+            solver_kind=args.solver,
+            n_segments=args.n,
+            iterations=args.iterations,
+            progress=_progress_to_stderr,
+            steps=args.steps,
+            loop={"executor": executor},
+        )
     finally:
         close = getattr(executor, "close", None)
         if callable(close):
@@ -584,50 +700,60 @@ def _run_bench_command(args: argparse.Namespace) -> int:
 def _run_ablation(args: argparse.Namespace, task: Any) -> int:
     from paretosurf.bench.ablation import run_ablation, write_ablation
 
-    extra = [flag for flag, value in (("--methods", args.methods), ("--seeds", args.seeds),
-                                      ("--alpha", args.alpha), ("--report", args.report),
-                                      ("--steps", args.steps),
-                                      ("--executor", None if args.executor == "local"
-                                       else args.executor),
-                                      ("--workers", args.workers),
-                                      ("--address", args.address),
-                                      ("--solve-timeout", args.solve_timeout))
-             if value is not None]
+    extra = [
+        flag
+        for flag, value in (
+            ("--methods", args.methods),
+            ("--seeds", args.seeds),
+            ("--alpha", args.alpha),
+            ("--report", args.report),
+            ("--steps", args.steps),
+            ("--executor", None if args.executor == "local" else args.executor),
+            ("--workers", args.workers),
+            ("--address", args.address),
+            ("--solve-timeout", args.solve_timeout),
+        )
+        if value is not None
+    ]
     if extra:
-        raise UsageError(f"{' and '.join(extra)} cannot be used with --ablation (it runs "
-                         "SURF alone, seed 0, over its own alphas and steps K, in this "
-                         "process)")
+        raise UsageError(
+            f"{' and '.join(extra)} cannot be used with --ablation (it runs "
+            "SURF alone, seed 0, over its own alphas and steps K, in this "
+            "process)"
+        )
     suffix = "" if args.solver == "gradient" else f"-{args.solver}"
-    out = (args.out if args.out is not None
-           else Path("bench-output") / f"{task.name}-ablation{suffix}")
+    out = (
+        args.out if args.out is not None else Path("bench-output") / f"{task.name}-ablation{suffix}"
+    )
     _check_output_folder(out, "--out")
     options: dict[str, Any] = {}
     if args.n is not None:
         options["n_fixed"] = args.n
     if args.iterations is not None:
         options["iterations"] = args.iterations
-    report = run_ablation(task, solver_kind=args.solver, progress=_progress_to_stderr,
-                          **options)
+    report = run_ablation(task, solver_kind=args.solver, progress=_progress_to_stderr, **options)
     written = write_ablation(report, out, plots=args.plots, stream=sys.stdout)
     _progress_to_stderr(f"wrote {', '.join(p.name for p in written)} to {out.resolve()}")
     return 0
 
 
-register(Command(
-    name="bench",
-    help="run SURF and the baselines on a benchmark task (the paper's tables and figures)",
-    description=(
-        "Run the benchmark methods (SURF, Uniform-w, Random-w, OLS, UMOD, Soup) on TASK over "
-        "seeds with the same inner solver and budget; print a progress line per run to stderr "
-        "and the Markdown table (mean +- std over seeds) to stdout, and write results.json, "
-        "table.md and figures into --out. With --ablation, run the paper's SURF ablation on "
-        "TASK instead (any task; DST takes a minute or two): --n sets the N held fixed, "
-        "--iterations the outer iterations, --solver exact runs panels (a) and (b) with the "
-        "exact solver and skips (c)."
-    ),
-    configure=_configure_bench,
-    run=_run_bench_command,
-))
+register(
+    Command(
+        name="bench",
+        help="run SURF and the baselines on a benchmark task (the paper's tables and figures)",
+        description=(
+            "Run the benchmark methods (SURF, Uniform-w, Random-w, OLS, UMOD, Soup) on TASK over "
+            "seeds with the same inner solver and budget; print a progress line per run to stderr "
+            "and the Markdown table (mean +- std over seeds) to stdout, and write results.json, "
+            "table.md and figures into --out. With --ablation, run the paper's SURF ablation on "
+            "TASK instead (any task; DST takes a minute or two): --n sets the N held fixed, "
+            "--iterations the outer iterations, --solver exact runs panels (a) and (b) with the "
+            "exact solver and skips (c)."
+        ),
+        configure=_configure_bench,
+        run=_run_bench_command,
+    )
+)
 
 
 # ---------------------------------------------------------------------------- run
@@ -640,67 +766,135 @@ DEFAULT_WORKERS = 2
 def _configure_run(parser: argparse.ArgumentParser) -> None:
     from paretosurf.bench.tasks import SOLVER_KINDS, TASKS
 
-    parser.add_argument("task", metavar="TASK", choices=list(TASKS),
-                        help=f"benchmark task, one of: {', '.join(TASKS)}")
-    parser.add_argument("--method", choices=_method_names(), default="surf",
-                        help="method to run (default: %(default)s)")
-    parser.add_argument("--solver", choices=SOLVER_KINDS, default="gradient",
-                        help="inner solver: the task's K-step gradient solver or the exact "
-                             "one (default: %(default)s)")
-    parser.add_argument("--steps", type=_int_at_least(1), default=None, metavar="K",
-                        help="the gradient solver's budget per call: Adam steps, or training "
-                             "episodes for mountaincar's DQN (default: the task's K)")
+    parser.add_argument(
+        "task",
+        metavar="TASK",
+        choices=list(TASKS),
+        help=f"benchmark task, one of: {', '.join(TASKS)}",
+    )
+    parser.add_argument(
+        "--method",
+        choices=_method_names(),
+        default="surf",
+        help="method to run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--solver",
+        choices=SOLVER_KINDS,
+        default="gradient",
+        help="inner solver: the task's K-step gradient solver or the exact "
+        "one (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--steps",
+        type=_int_at_least(1),
+        default=None,
+        metavar="K",
+        help="the gradient solver's budget per call: Adam steps, or training "
+        "episodes for mountaincar's DQN (default: the task's K)",
+    )
     _add_device_option(parser)
-    parser.add_argument("--n", type=_int_at_least(1), default=None, metavar="N",
-                        help="segments: N + 1 points (default: the task's N)")
-    parser.add_argument("--iterations", type=_int_at_least(1), default=None, metavar="T",
-                        help="rounds (default: the task's)")
-    parser.add_argument("--alpha", type=_alpha, default=None, metavar="A",
-                        help="SURF's damping factor, or 'auto' (default: the task's)")
+    parser.add_argument(
+        "--n",
+        type=_int_at_least(1),
+        default=None,
+        metavar="N",
+        help="segments: N + 1 points (default: the task's N)",
+    )
+    parser.add_argument(
+        "--iterations",
+        type=_int_at_least(1),
+        default=None,
+        metavar="T",
+        help="rounds (default: the task's)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=None,
+        metavar="A",
+        help="SURF's damping factor, or 'auto' (default: the task's)",
+    )
     _add_report_option(parser)
-    parser.add_argument("--seed", type=_int_at_least(0), default=0, metavar="S",
-                        help="seed of the task's initial states and of random baselines "
-                             "(default: %(default)s)")
+    parser.add_argument(
+        "--seed",
+        type=_int_at_least(0),
+        default=0,
+        metavar="S",
+        help="seed of the task's initial states and of random baselines (default: %(default)s)",
+    )
     _add_executor_options(parser)
-    parser.add_argument("--checkpoint", type=Path, default=None, metavar="DIR",
-                        help="run folder: the run is saved there after every round, with a "
-                             "log of every solve (solves.jsonl)")
-    parser.add_argument("--checkpoint-period", type=_checkpoint_period, default=None,
-                        metavar="SECONDS", help="seconds of running between checkpoints of "
-                        "--checkpoint (0: every round); 'auto' saves every round unless rounds "
-                        "are so short that this would cost over 1%% of the run (default: "
-                        "auto)")
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="run folder: the run is saved there after every round, with a "
+        "log of every solve (solves.jsonl)",
+    )
+    parser.add_argument(
+        "--checkpoint-period",
+        type=_checkpoint_period,
+        default=None,
+        metavar="SECONDS",
+        help="seconds of running between checkpoints of "
+        "--checkpoint (0: every round); 'auto' saves every round unless rounds "
+        "are so short that this would cost over 1%% of the run (default: "
+        "auto)",
+    )
     again = parser.add_mutually_exclusive_group()
-    again.add_argument("--resume", action="store_true",
-                       help="continue the run saved in --checkpoint (with the settings it "
-                            "was started with)")
-    again.add_argument("--overwrite", action="store_true",
-                       help="replace the run saved in --checkpoint (its files only)")
-    parser.add_argument("--target", type=_ratio_above_one, default=None, metavar="R",
-                        help="the spacing the result must reach: the largest gap over the "
-                             "smallest (default: 2 on a curve, 3 on a surface)")
-    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="where the table, results.json and figures go (default: the "
-                             "folder 'output' in --checkpoint, else run-output/TASK-METHOD); "
-                             "files there that paretosurf did not write are never replaced")
-    parser.add_argument("--no-plots", dest="plots", action="store_false",
-                        help="skip the figures")
+    again.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run saved in --checkpoint (with the settings it was started with)",
+    )
+    again.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the run saved in --checkpoint (its files only)",
+    )
+    parser.add_argument(
+        "--target",
+        type=_ratio_above_one,
+        default=None,
+        metavar="R",
+        help="the spacing the result must reach: the largest gap over the "
+        "smallest (default: 2 on a curve, 3 on a surface)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="where the table, results.json and figures go (default: the "
+        "folder 'output' in --checkpoint, else run-output/TASK-METHOD); "
+        "files there that paretosurf did not write are never replaced",
+    )
+    parser.add_argument("--no-plots", dest="plots", action="store_false", help="skip the figures")
 
 
 def _add_device_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--device", default=None, metavar="DEV",
-                        help="torch device of the gradient solver: cpu, cuda or cuda:N (the "
-                             "MDP tasks' K-step solver and mountaincar's DQN; default: numpy "
-                             "for the MDPs, the CPU for the DQN)")
+    parser.add_argument(
+        "--device",
+        default=None,
+        metavar="DEV",
+        help="torch device of the gradient solver: cpu, cuda or cuda:N (the "
+        "MDP tasks' K-step solver and mountaincar's DQN; default: numpy "
+        "for the MDPs, the CPU for the DQN)",
+    )
 
 
 def _add_report_option(parser: argparse.ArgumentParser) -> None:
     from paretosurf.kept_rounds import REPORT_CHOICES
 
-    parser.add_argument("--report", choices=REPORT_CHOICES, default=None,
-                        help="which round the results of methods with slots hold: the last, "
-                             "or the most even of the last five ('auto': the most even with "
-                             "3+ objectives; default: the task's, most-even on mountaincar)")
+    parser.add_argument(
+        "--report",
+        choices=REPORT_CHOICES,
+        default=None,
+        help="which round the results of methods with slots hold: the last, "
+        "or the most even of the last five ('auto': the most even with "
+        "3+ objectives; default: the task's, most-even on mountaincar)",
+    )
 
 
 def _with_options(task: Any, args: argparse.Namespace) -> Any:
@@ -715,19 +909,35 @@ def _with_options(task: Any, args: argparse.Namespace) -> Any:
 
 
 def _add_executor_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--executor", choices=EXECUTORS, default="local",
-                        help="where the solves run: this process, a pool of --workers local "
-                             "processes, or Ray (default: %(default)s)")
-    parser.add_argument("--workers", type=_int_at_least(1), default=None, metavar="W",
-                        help="worker processes of --executor processes (default: "
-                             f"{DEFAULT_WORKERS})")
-    parser.add_argument("--address", default=None, metavar="ADDR",
-                        help="Ray cluster to join with --executor ray ('auto' or "
-                             "'ray://host:port'; default: a local Ray instance)")
-    parser.add_argument("--solve-timeout", type=_positive_seconds, default=None,
-                        metavar="SECONDS",
-                        help="a solve that runs longer fails, and is retried like any failed "
-                             "solve (default: no limit)")
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="where the solves run: this process, a pool of --workers local "
+        "processes, or Ray (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_int_at_least(1),
+        default=None,
+        metavar="W",
+        help=f"worker processes of --executor processes (default: {DEFAULT_WORKERS})",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="Ray cluster to join with --executor ray ('auto' or "
+        "'ray://host:port'; default: a local Ray instance)",
+    )
+    parser.add_argument(
+        "--solve-timeout",
+        type=_positive_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="a solve that runs longer fails, and is retried like any failed "
+        "solve (default: no limit)",
+    )
 
 
 def _executor(args: argparse.Namespace) -> Any:
@@ -736,8 +946,9 @@ def _executor(args: argparse.Namespace) -> Any:
     _check_executor_options(args, workers=False)
     timeout = args.solve_timeout
     if args.executor == "processes":
-        return ps.ProcessExecutor(DEFAULT_WORKERS if args.workers is None else args.workers,
-                                  solve_timeout=timeout)
+        return ps.ProcessExecutor(
+            DEFAULT_WORKERS if args.workers is None else args.workers, solve_timeout=timeout
+        )
     if args.executor == "ray":
         from paretosurf import executors
 
@@ -756,8 +967,16 @@ _RUN_SETTINGS_FORMAT = "paretosurf run"
 RUN_OUTPUT = "output"
 
 #: How each recorded setting is named on the command line, in the order messages list them.
-_RUN_OPTIONS = {"task": "TASK", "method": "--method", "solver": "--solver", "steps": "--steps",
-                "seed": "--seed", "n": "--n", "alpha": "--alpha", "report": "--report"}
+_RUN_OPTIONS = {
+    "task": "TASK",
+    "method": "--method",
+    "solver": "--solver",
+    "steps": "--steps",
+    "seed": "--seed",
+    "n": "--n",
+    "alpha": "--alpha",
+    "report": "--report",
+}
 
 #: The start of the line the library prints on Ctrl-C (it names the Python API's
 #: ``resume=True``); the command prints its own with the command line that resumes.
@@ -770,9 +989,13 @@ def _run_settings(args: argparse.Namespace, task: Any) -> dict[str, Any]:
     apply. ``task`` is the task with ``--alpha`` and ``--report`` applied."""
     from paretosurf.bench.runner import METHODS
 
-    settings: dict[str, Any] = {"task": task.name, "method": args.method,
-                                "solver": args.solver, "seed": args.seed,
-                                "n": task.n_segments if args.n is None else args.n}
+    settings: dict[str, Any] = {
+        "task": task.name,
+        "method": args.method,
+        "solver": args.solver,
+        "seed": args.seed,
+        "n": task.n_segments if args.n is None else args.n,
+    }
     if args.solver == "gradient":
         settings["steps"] = task.steps if args.steps is None else args.steps
     if _damped(args.method):
@@ -794,7 +1017,7 @@ def _read_run_settings(folder: Path) -> dict[str, Any] | None:
         raise UsageError(_damaged(exc)) from None
     if isinstance(notes, dict) and isinstance(notes.get(RUN_NOTES_KEY), dict):
         return dict(notes[RUN_NOTES_KEY])
-    path = folder / RUN_SETTINGS_FILE           # recorded by an earlier version
+    path = folder / RUN_SETTINGS_FILE  # recorded by an earlier version
     if not path.exists():
         return None
     try:
@@ -803,8 +1026,10 @@ def _read_run_settings(folder: Path) -> dict[str, Any] | None:
             raise ValueError("not a record of paretosurf run's settings")
         settings: dict[str, Any] = data["settings"]
     except (OSError, ValueError, KeyError, AttributeError) as exc:
-        raise UsageError(f"cannot read {path} ({exc}); delete it to resume without checking "
-                         "the command-line settings") from None
+        raise UsageError(
+            f"cannot read {path} ({exc}); delete it to resume without checking "
+            "the command-line settings"
+        ) from None
     return settings
 
 
@@ -812,16 +1037,21 @@ def _shown(value: Any) -> str:
     return "(not used)" if value is None else str(value)
 
 
-def _check_run_settings(args: argparse.Namespace, saved: Mapping[str, Any],
-                        given: Mapping[str, Any]) -> None:
+def _check_run_settings(
+    args: argparse.Namespace, saved: Mapping[str, Any], given: Mapping[str, Any]
+) -> None:
     """Refuse to resume a run with other settings than it was started with."""
-    diffs = [f"{flag}: {_shown(saved.get(key))} in the checkpoint, {_shown(given.get(key))} "
-             "given" for key, flag in _RUN_OPTIONS.items() if saved.get(key) != given.get(key)]
+    diffs = [
+        f"{flag}: {_shown(saved.get(key))} in the checkpoint, {_shown(given.get(key))} given"
+        for key, flag in _RUN_OPTIONS.items()
+        if saved.get(key) != given.get(key)
+    ]
     if diffs:
         raise UsageError(
             f"--checkpoint {args.checkpoint} holds a run started with other settings; "
             f"differing: {'; '.join(diffs)}. Resume it with:\n  "
-            f"{_resume_command(args, saved)}\n(or start a new run there with --overwrite)")
+            f"{_resume_command(args, saved)}\n(or start a new run there with --overwrite)"
+        )
 
 
 def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = None) -> str:
@@ -830,31 +1060,62 @@ def _resume_command(args: argparse.Namespace, saved: Mapping[str, Any] | None = 
     defaults left out)."""
     from paretosurf.bench.tasks import TASKS
 
-    values: dict[str, Any] = {"task": args.task, "method": args.method, "solver": args.solver,
-                              "seed": args.seed, "n": args.n, "steps": args.steps,
-                              "alpha": args.alpha, "report": args.report}
+    values: dict[str, Any] = {
+        "task": args.task,
+        "method": args.method,
+        "solver": args.solver,
+        "seed": args.seed,
+        "n": args.n,
+        "steps": args.steps,
+        "alpha": args.alpha,
+        "report": args.report,
+    }
     if saved is not None:
         task = TASKS.get(str(saved.get("task")))
-        defaults = ({} if task is None else
-                    {"n": task.n_segments, "steps": task.steps, "alpha": task.alpha,
-                     "report": task.report})
+        defaults = (
+            {}
+            if task is None
+            else {
+                "n": task.n_segments,
+                "steps": task.steps,
+                "alpha": task.alpha,
+                "report": task.report,
+            }
+        )
         values = {key: saved.get(key) for key in values}
         for key, default in defaults.items():
             if values[key] == default:
                 values[key] = None
-    parts = ["paretosurf", "run", str(values["task"]), "--method", str(values["method"]),
-             "--solver", str(values["solver"]), "--seed", str(values["seed"]),
-             "--executor", args.executor]
-    for flag, value in (("--n", values["n"]), ("--iterations", args.iterations),
-                        ("--steps", values["steps"]), ("--device", args.device),
-                        ("--alpha", values["alpha"]),
-                        ("--report", values["report"]), ("--workers", args.workers),
-                        ("--address", args.address),
-                        ("--solve-timeout", getattr(args, "solve_timeout", None)),
-                        ("--target", getattr(args, "target", None)),
-                        ("--out", args.out),
-                        ("--checkpoint-period", None if args.checkpoint_period == "auto"
-                         else args.checkpoint_period)):
+    parts = [
+        "paretosurf",
+        "run",
+        str(values["task"]),
+        "--method",
+        str(values["method"]),
+        "--solver",
+        str(values["solver"]),
+        "--seed",
+        str(values["seed"]),
+        "--executor",
+        args.executor,
+    ]
+    for flag, value in (
+        ("--n", values["n"]),
+        ("--iterations", args.iterations),
+        ("--steps", values["steps"]),
+        ("--device", args.device),
+        ("--alpha", values["alpha"]),
+        ("--report", values["report"]),
+        ("--workers", args.workers),
+        ("--address", args.address),
+        ("--solve-timeout", getattr(args, "solve_timeout", None)),
+        ("--target", getattr(args, "target", None)),
+        ("--out", args.out),
+        (
+            "--checkpoint-period",
+            None if args.checkpoint_period == "auto" else args.checkpoint_period,
+        ),
+    ):
         if value is not None:
             parts += [flag, str(value)]
     if not args.plots:
@@ -868,21 +1129,30 @@ def _in_cli_terms(message: str) -> str:
     ``resume=True``, ``overwrite=True`` and the settings that differ) in command-line terms.
     Results' findings need no such rewriting: their remedies are spelled per front end (see
     :func:`_result_lines`)."""
-    message = message.replace("resume=True", "--resume").replace("overwrite=True",
-                                                                 "--overwrite")
+    message = message.replace("resume=True", "--resume").replace("overwrite=True", "--overwrite")
     message = re.sub(r"\biterations=(\d+)", r"--iterations \1", message)
-    for key, flag in (("n_segments", "--n"), ("alpha", "--alpha"), ("report", "--report"),
-                      ("seed", "--seed"), ("iterations", "--iterations"),
-                      ("max_solves", "--iterations"), ("calls_per_solve", "--iterations")):
+    for key, flag in (
+        ("n_segments", "--n"),
+        ("alpha", "--alpha"),
+        ("report", "--report"),
+        ("seed", "--seed"),
+        ("iterations", "--iterations"),
+        ("max_solves", "--iterations"),
+        ("calls_per_solve", "--iterations"),
+    ):
         message = re.sub(rf"(differing: |; ){key}(?=: )", rf"\g<1>{key} ({flag})", message)
     return message
 
 
 #: How the command line spells the run options that findings' remedies name (the others are
 #: options of the Python API, spelled as such).
-_CLI_OPTIONS = {"iterations": "--iterations", "alpha": "--alpha {value}",
-                "report": "--report {value}", "n_segments": "--n {value}",
-                "target": "--target {value}"}
+_CLI_OPTIONS = {
+    "iterations": "--iterations",
+    "alpha": "--alpha {value}",
+    "report": "--report {value}",
+    "n_segments": "--n {value}",
+    "target": "--target {value}",
+}
 
 
 def _cli_spelling(resumable: bool) -> Callable[[str, Any], str]:
@@ -937,9 +1207,11 @@ def _prepare_checkpoint(args: argparse.Namespace, task: Any) -> tuple[bool, int]
     folder = RunFolder(path)
     held = folder.holds_run()
     if held and not (args.resume or args.overwrite):
-        raise UsageError(f"--checkpoint {path} already holds "
-                         f"{_in_cli_terms(folder.describe())}; pass --resume to continue it, "
-                         "--overwrite to replace it, or use another folder")
+        raise UsageError(
+            f"--checkpoint {path} already holds "
+            f"{_in_cli_terms(folder.describe())}; pass --resume to continue it, "
+            "--overwrite to replace it, or use another folder"
+        )
     if held and args.resume:
         saved = _read_run_settings(path)
         if saved is not None:
@@ -958,9 +1230,11 @@ def _check_report_folder(out: Path) -> None:
 
     foreign = foreign_report_files(out)
     if foreign:
-        raise UsageError(f"--out {out} holds {', '.join(foreign)}, which paretosurf did not "
-                         "write; it writes over no file of yours: choose another --out, or "
-                         "move them")
+        raise UsageError(
+            f"--out {out} holds {', '.join(foreign)}, which paretosurf did not "
+            "write; it writes over no file of yours: choose another --out, or "
+            "move them"
+        )
 
 
 def _rounds_kept(path: Path) -> int:
@@ -980,11 +1254,15 @@ def _kept_after_failure(args: argparse.Namespace) -> str:
     solver is fixed."""
     rounds = _rounds_kept(args.checkpoint)
     if rounds:
-        kept = (f"the run's last checkpoint, after round {rounds}, is kept in "
-                f"{args.checkpoint}; once the solver is fixed, resume it with")
+        kept = (
+            f"the run's last checkpoint, after round {rounds}, is kept in "
+            f"{args.checkpoint}; once the solver is fixed, resume it with"
+        )
     else:
-        kept = (f"no round of the run was saved in {args.checkpoint} yet; once the solver is "
-                "fixed, start it again there with")
+        kept = (
+            f"no round of the run was saved in {args.checkpoint} yet; once the solver is "
+            "fixed, start it again there with"
+        )
     return f"{kept}:\n  {_resume_command(args)}"
 
 
@@ -999,32 +1277,46 @@ def _run_run_command(args: argparse.Namespace) -> int:
     if args.overwrite and args.checkpoint is None:
         raise UsageError("--overwrite needs --checkpoint")
     if args.checkpoint_period is not None and args.checkpoint is None:
-        raise UsageError("--checkpoint-period sets how often the run is saved in --checkpoint "
-                         "DIR; it needs --checkpoint")
+        raise UsageError(
+            "--checkpoint-period sets how often the run is saved in --checkpoint "
+            "DIR; it needs --checkpoint"
+        )
     task = get_task(args.task)
     _check_solver_options(args, task)
     _check_method_options(args, [args.method])
     _check_executor_options(args)
     task = _with_options(task, args)
-    out = Path(args.out or (args.checkpoint / RUN_OUTPUT if args.checkpoint is not None
-                            else Path("run-output") / f"{task.name}-{args.method}"))
+    out = Path(
+        args.out
+        or (
+            args.checkpoint / RUN_OUTPUT
+            if args.checkpoint is not None
+            else Path("run-output") / f"{task.name}-{args.method}"
+        )
+    )
     _check_output_folder(out, "--out")
     _check_report_folder(out)
-    held, saved_rounds = (False, 0) if args.checkpoint is None else _prepare_checkpoint(args,
-                                                                                          task)
+    held, saved_rounds = (False, 0) if args.checkpoint is None else _prepare_checkpoint(args, task)
     executor = _executor(args)
     terminal = sys.stderr.isatty()
 
     def report_round(record: Any) -> None:
-        print(f"round {record.iteration + 1}: CV {record.cv:.4g}, gap ratio "
-              f"{record.gap_ratio:.4g}, {record.seconds:.2f} s; {record.n_solves} solves so "
-              "far", file=sys.stderr, flush=True)
+        print(
+            f"round {record.iteration + 1}: CV {record.cv:.4g}, gap ratio "
+            f"{record.gap_ratio:.4g}, {record.seconds:.2f} s; {record.n_solves} solves so "
+            "far",
+            file=sys.stderr,
+            flush=True,
+        )
 
-    loop: dict[str, Any] = {"executor": executor, "checkpoint": args.checkpoint,
-                            "resume": args.resume, "overwrite": args.overwrite,
-                            "progress": terminal,
-                            "checkpoint_period": ("auto" if args.checkpoint_period is None
-                                                  else args.checkpoint_period)}
+    loop: dict[str, Any] = {
+        "executor": executor,
+        "checkpoint": args.checkpoint,
+        "resume": args.resume,
+        "overwrite": args.overwrite,
+        "progress": terminal,
+        "checkpoint_period": ("auto" if args.checkpoint_period is None else args.checkpoint_period),
+    }
     if args.target is not None:
         loop["target"] = args.target
     if not terminal:
@@ -1036,17 +1328,27 @@ def _run_run_command(args: argparse.Namespace) -> int:
     notes = {} if args.checkpoint is None else {RUN_NOTES_KEY: _run_settings(args, task)}
     try:
         with without_interrupt_notice(), run_notes(notes):
-            report = run_task(task, methods=[args.method], seeds=[args.seed],
-                              solver_kind=args.solver, n_segments=args.n,
-                              iterations=args.iterations, loop=loop,  # type: ignore[arg-type]
-                              steps=args.steps)
+            report = run_task(
+                task,
+                methods=[args.method],
+                seeds=[args.seed],
+                solver_kind=args.solver,
+                n_segments=args.n,
+                iterations=args.iterations,
+                loop=loop,  # type: ignore[arg-type]
+                steps=args.steps,
+            )
     except KeyboardInterrupt:
         if args.checkpoint is not None:
             rounds = _rounds_kept(args.checkpoint)
-            where = (f"the run in {args.checkpoint} is saved after round {rounds}" if rounds
-                     else f"the run in {args.checkpoint} stopped before its first checkpoint")
-            print(f"interrupted; {where}. Resume it with:\n  {_resume_command(args)}",
-                  file=sys.stderr)
+            where = (
+                f"the run in {args.checkpoint} is saved after round {rounds}"
+                if rounds
+                else f"the run in {args.checkpoint} stopped before its first checkpoint"
+            )
+            print(
+                f"interrupted; {where}. Resume it with:\n  {_resume_command(args)}", file=sys.stderr
+            )
         else:
             print("interrupted (no --checkpoint: nothing was saved)", file=sys.stderr)
         return 130
@@ -1063,14 +1365,17 @@ def _run_run_command(args: argparse.Namespace) -> int:
     except ValueError as exc:
         if not (held and args.resume):
             raise
-        raise UsageError(_in_cli_terms(str(exc))) from None     # the library's resume checks
+        raise UsageError(_in_cli_terms(str(exc))) from None  # the library's resume checks
     result = report.results[args.method][0]
     rounds = len(result.history)
     if METHODS[args.method].slots and rounds != report.iterations:
         if saved_rounds > report.iterations:
-            print(f"note: {args.checkpoint} already held {saved_rounds} rounds, more than the "
-                  f"{report.iterations} asked for: nothing was solved, and the results are "
-                  f"those of its {rounds} rounds", file=sys.stderr)
+            print(
+                f"note: {args.checkpoint} already held {saved_rounds} rounds, more than the "
+                f"{report.iterations} asked for: nothing was solved, and the results are "
+                f"those of its {rounds} rounds",
+                file=sys.stderr,
+            )
         report = dataclasses.replace(report, iterations=rounds)
     written = write_report(report, out, plots=args.plots, stream=sys.stdout)
     print(_result_lines(result, resumable=args.checkpoint is not None), file=sys.stderr)
@@ -1078,44 +1383,71 @@ def _run_run_command(args: argparse.Namespace) -> int:
     return 0
 
 
-register(Command(
-    name="run",
-    help="run one method on a benchmark task, on any executor, with checkpoints",
-    description=(
-        "Run one method (SURF by default) on TASK with the task's settings, the solves on "
-        "this process, local worker processes or a Ray cluster. With --checkpoint DIR the run "
-        "is saved after every round, or every few rounds when rounds take milliseconds (see "
-        "--checkpoint-period), and every solve is logged in DIR/solves.jsonl; a killed or "
-        "interrupted run continues with --resume. Shows a progress bar on a terminal and a "
-        "line per round otherwise; ends with the run's table and figures."
-    ),
-    configure=_configure_run,
-    run=_run_run_command,
-))
+register(
+    Command(
+        name="run",
+        help="run one method on a benchmark task, on any executor, with checkpoints",
+        description=(
+            "Run one method (SURF by default) on TASK with the task's settings, the solves on "
+            "this process, local worker processes or a Ray cluster. With --checkpoint DIR the run "
+            "is saved after every round, or every few rounds when rounds take milliseconds (see "
+            "--checkpoint-period), and every solve is logged in DIR/solves.jsonl; a killed or "
+            "interrupted run continues with --resume. Shows a progress bar on a terminal and a "
+            "line per round otherwise; ends with the run's table and figures."
+        ),
+        configure=_configure_run,
+        run=_run_run_command,
+    )
+)
 
 
 # ---------------------------------------------------------------------------- llm
 def _configure_llm(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, required=True, metavar="FILE",
-                        help="YAML or TOML file: model, rewards, prompts, solver, protocol, "
-                             "executor (see paretosurf.llm.config)")
-    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="run folder (default: the config's 'out'); run again to resume")
-    parser.add_argument("--executor", choices=EXECUTORS, default=None,
-                        help="where the slots of a round run: this process, a pool of "
-                             "--workers local processes, or Ray (default: the config's "
-                             "[executor] kind, else local)")
-    parser.add_argument("--workers", type=_int_at_least(1), default=None, metavar="W",
-                        help="slots side by side with --executor processes (default: the "
-                             "config's [executor] workers, else one per --gpus-per-slot GPUs "
-                             "of this machine, else 2)")
-    parser.add_argument("--gpus-per-slot", type=_gpu_count, default=None, metavar="G",
-                        help="GPUs each slot gets to itself: each worker process sees its own "
-                             "through CUDA_VISIBLE_DEVICES (processes), or each Ray task "
-                             "reserves G GPUs (ray; fractions allowed) (default: the config's "
-                             "[executor] gpus_per_slot, else 0: no GPU of its own)")
-    parser.add_argument("--plan", action="store_true",
-                        help="print the stages and their training budget, and stop")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        required=True,
+        metavar="FILE",
+        help="YAML or TOML file: model, rewards, prompts, solver, protocol, "
+        "executor (see paretosurf.llm.config)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="run folder (default: the config's 'out'); run again to resume",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default=None,
+        help="where the slots of a round run: this process, a pool of "
+        "--workers local processes, or Ray (default: the config's "
+        "[executor] kind, else local)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_int_at_least(1),
+        default=None,
+        metavar="W",
+        help="slots side by side with --executor processes (default: the "
+        "config's [executor] workers, else one per --gpus-per-slot GPUs "
+        "of this machine, else 2)",
+    )
+    parser.add_argument(
+        "--gpus-per-slot",
+        type=_gpu_count,
+        default=None,
+        metavar="G",
+        help="GPUs each slot gets to itself: each worker process sees its own "
+        "through CUDA_VISIBLE_DEVICES (processes), or each Ray task "
+        "reserves G GPUs (ray; fractions allowed) (default: the config's "
+        "[executor] gpus_per_slot, else 0: no GPU of its own)",
+    )
+    parser.add_argument(
+        "--plan", action="store_true", help="print the stages and their training budget, and stop"
+    )
 
 
 def _run_llm_command(args: argparse.Namespace) -> int:
@@ -1126,13 +1458,17 @@ def _run_llm_command(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         protocol = config.build_protocol()
         # checked before anything is trained (and by --plan); no pool is started here
-        executor = config.build_executor(kind=args.executor, workers=args.workers,
-                                         gpus_per_slot=args.gpus_per_slot)
+        executor = config.build_executor(
+            kind=args.executor, workers=args.workers, gpus_per_slot=args.gpus_per_slot
+        )
     except (ValueError, TypeError, ImportError) as exc:
         raise UsageError(str(exc)) from None
     out = args.out or Path(config.out)
-    print(f"model {config.model}; N = {protocol.n_segments}; slot-epochs: "
-          f"{protocol.budget_text()}; executor {executor!r}", file=sys.stderr)
+    print(
+        f"model {config.model}; N = {protocol.n_segments}; slot-epochs: "
+        f"{protocol.budget_text()}; executor {executor!r}",
+        file=sys.stderr,
+    )
     if args.plan:
         return 0
     try:
@@ -1141,11 +1477,20 @@ def _run_llm_command(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
         raise UsageError(f"{args.config}: {exc}") from None
     try:
-        report = run_protocol(solver, out, protocol=protocol, executor=executor,
-                              log=_progress_to_stderr, progress=sys.stderr.isatty())
+        report = run_protocol(
+            solver,
+            out,
+            protocol=protocol,
+            executor=executor,
+            log=_progress_to_stderr,
+            progress=sys.stderr.isatty(),
+        )
     except KeyboardInterrupt:
-        print(f"interrupted; every finished round is saved in {out}. Resume with:\n"
-              f"  paretosurf llm --config {args.config} --out {out}", file=sys.stderr)
+        print(
+            f"interrupted; every finished round is saved in {out}. Resume with:\n"
+            f"  paretosurf llm --config {args.config} --out {out}",
+            file=sys.stderr,
+        )
         return 130
     print(format_table(report))
     _plot_llm_training(out)
@@ -1168,20 +1513,22 @@ def _plot_llm_training(out: Path) -> None:
     print(f"training curves: {out / 'training.png'}", file=sys.stderr)
 
 
-register(Command(
-    name="llm",
-    help="the paper's LLM protocol (Table 2) from a config file: warm start, Uniform-w, "
-         "SURF, Soup",
-    description=(
-        "Run the paper's multi-objective LLM alignment protocol with the policy, rewards and "
-        "prompts of --config: a shared w = 0.5 warm start, Uniform-w, SURF from Uniform-w's "
-        "epoch-5 adapters (endpoints reused) and Soup, each stage resumable; writes every "
-        "adapter, table.md, results.json and front.png into the run folder. Needs the llm "
-        "extra (pip install 'paretosurf[llm]')."
-    ),
-    configure=_configure_llm,
-    run=_run_llm_command,
-))
+register(
+    Command(
+        name="llm",
+        help="the paper's LLM protocol (Table 2) from a config file: warm start, Uniform-w, "
+        "SURF, Soup",
+        description=(
+            "Run the paper's multi-objective LLM alignment protocol with the policy, rewards and "
+            "prompts of --config: a shared w = 0.5 warm start, Uniform-w, SURF from Uniform-w's "
+            "epoch-5 adapters (endpoints reused) and Soup, each stage resumable; writes every "
+            "adapter, table.md, results.json and front.png into the run folder. Needs the llm "
+            "extra (pip install 'paretosurf[llm]')."
+        ),
+        configure=_configure_llm,
+        run=_run_llm_command,
+    )
+)
 
 
 # ---------------------------------------------------------------------------- entry point
@@ -1207,8 +1554,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS.values():
-        child = sub.add_parser(command.name, help=command.help,
-                               description=command.description or command.help)
+        child = sub.add_parser(
+            command.name, help=command.help, description=command.description or command.help
+        )
         command.configure(child)
         child.set_defaults(_run=command.run, _parser=child)
     return parser

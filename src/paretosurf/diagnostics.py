@@ -52,12 +52,22 @@ from numpy.typing import ArrayLike, NDArray
 from paretosurf.adapters.scalarization import SCALARIZATIONS, Scalarization, ideal_margin
 from paretosurf.findings import Finding, SurfWarning
 
-__all__ = ["Finding", "SurfWarning", "coincident_pairs", "diagnose", "diagnose_surface",
-           "dominated_in_local_minima", "local_minima_finding", "local_minimum_slots"]
+__all__ = [
+    "Finding",
+    "SurfWarning",
+    "coincident_pairs",
+    "diagnose",
+    "diagnose_surface",
+    "dominated_in_local_minima",
+    "local_minima_finding",
+    "local_minimum_slots",
+]
 
 #: The remedy of a scalarization that weighted sums need to reach a stretch of the front.
-_TCHEBYCHEFF = ("a Tchebycheff scalarization (scalarization='tchebycheff' in "
-                "paretosurf.adapters), whose ideal point lies below every objective value")
+_TCHEBYCHEFF = (
+    "a Tchebycheff scalarization (scalarization='tchebycheff' in "
+    "paretosurf.adapters), whose ideal point lies below every objective value"
+)
 
 FloatArray = NDArray[np.float64]
 
@@ -110,8 +120,10 @@ RESOLVED_GAP = 0.01
 #: rising and objective 2 falling with w), the solver maximizes or swaps the weight.
 REVERSED_SHARE = 0.75
 #: Appended to the Tchebycheff remedies: a solver that already uses it needs a good ideal.
-_TCHEBYCHEFF_IDEAL = ("; if the solver already uses it, its ideal point must be at or below "
-                      "every objective's smallest value")
+_TCHEBYCHEFF_IDEAL = (
+    "; if the solver already uses it, its ideal point must be at or below "
+    "every objective's smallest value"
+)
 #: Points closer than this fraction of the objectives' magnitude (``max(|f|, 1)``) are one
 #: point for the ``stuck`` checks (which cannot measure against the front's extent: a stuck
 #: solver's front has none).
@@ -198,12 +210,20 @@ def _weakly_dominated(points: FloatArray, ranges: FloatArray) -> NDArray[np.bool
     return np.asarray(beaten.any(axis=1), dtype=bool)
 
 
-def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
-             normalize: str, moving_average: float | None = None,
-             ordered: bool = True, history: Sequence[_Round] | None = None,
-             weighted_sum: bool = True, aims_even: bool = True,
-             scalarization: str | None = None, ideal: ArrayLike | None = None
-             ) -> list[Finding]:
+def diagnose(
+    weights: FloatArray,
+    points: FloatArray,
+    coords: FloatArray,
+    *,
+    normalize: str,
+    moving_average: float | None = None,
+    ordered: bool = True,
+    history: Sequence[_Round] | None = None,
+    weighted_sum: bool = True,
+    aims_even: bool = True,
+    scalarization: str | None = None,
+    ideal: ArrayLike | None = None,
+) -> list[Finding]:
     """The problems of a run's final points.
 
     Parameters
@@ -282,26 +302,43 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     if constant.size:
         which = " and ".join(f"objective {m + 1} (= {points[0, m]:.6g})" for m in constant)
         verb = "does" if constant.size == 1 else "do"
-        findings.append(Finding(
-            "constant", f"{which} {verb} not vary over the points: there is no trade-off to "
-            "spread points along", remedy="check that the solver returns the objectives you "
-            "meant", summary=f"{which} {verb} not vary: no trade-off"))
+        findings.append(
+            Finding(
+                "constant",
+                f"{which} {verb} not vary over the points: there is no trade-off to "
+                "spread points along",
+                remedy="check that the solver returns the objectives you meant",
+                summary=f"{which} {verb} not vary: no trade-off",
+            )
+        )
         return findings
     if normalize == "none" and ranges.max() > SCALE_RATIO * ranges.min():
         big = int(np.argmax(ranges))
-        findings.append(Finding(
-            "scale", f"with normalize='none' the objectives' ranges differ by a factor of "
-            f"{ranges.max() / ranges.min():.3g}, so distances (and the spacing) are dominated "
-            f"by objective {big + 1}; use normalize='endpoints' to measure them in normalized "
-            "coordinates", fatal=False, remedy="{normalize}",
-            options={"normalize": "endpoints"},
-            summary=f"objective ranges differ by {ranges.max() / ranges.min():.3g}x"))
+        findings.append(
+            Finding(
+                "scale",
+                f"with normalize='none' the objectives' ranges differ by a factor of "
+                f"{ranges.max() / ranges.min():.3g}, so distances (and the spacing) are dominated "
+                f"by objective {big + 1}; use normalize='endpoints' to measure them in normalized "
+                "coordinates",
+                fatal=False,
+                remedy="{normalize}",
+                options={"normalize": "endpoints"},
+                summary=f"objective ranges differ by {ranges.max() / ranges.min():.3g}x",
+            )
+        )
     if weights.ndim == 2:
-        return findings + diagnose_surface(weights, points, coords,
-                                           moving_average=moving_average, history=history,
-                                           weighted_sum=weighted_sum,
-                                           scalarization=scalarization, aims_even=aims_even,
-                                           ideal=ideal)
+        return findings + diagnose_surface(
+            weights,
+            points,
+            coords,
+            moving_average=moving_average,
+            history=history,
+            weighted_sum=weighted_sum,
+            scalarization=scalarization,
+            aims_even=aims_even,
+            ideal=ideal,
+        )
     still = _stuck(weights, points, ranges, history, weighted_sum)
     if still is not None:
         return [*findings, still]
@@ -328,132 +365,185 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     weak = _weakly_dominated(points, ranges)
     # the order of points at (nearly) one weight is the solver's tolerance, not noise
     separated = np.diff(weights) >= SEPARATED_WEIGHTS
-    wrong_order, reversed_order = (
-        _out_of_order(points, ranges, separated) if ordered else (0, 0))
+    wrong_order, reversed_order = _out_of_order(points, ranges, separated) if ordered else (0, 0)
     if reversed_order >= max(2, REVERSED_SHARE * int(np.sum(separated))):
-        return [*findings, Finding(
-            "reversed", f"objective 1 rises and objective 2 falls with w on {reversed_order} "
-            f"of {p - 1} neighbouring pairs, the reverse of the order weighted sums of "
-            "minimized objectives give: the solver looks like it maximizes (return costs, "
-            "e.g. negated rewards) or puts w on objective 2 (it must minimize "
-            "w * f1 + (1 - w) * f2)", remedy="return costs (minimized; negate rewards) and "
-            "minimize w * f1 + (1 - w) * f2",
-            summary="objectives in the reverse order: a maximizing solver?")]
+        return [
+            *findings,
+            Finding(
+                "reversed",
+                f"objective 1 rises and objective 2 falls with w on {reversed_order} "
+                f"of {p - 1} neighbouring pairs, the reverse of the order weighted sums of "
+                "minimized objectives give: the solver looks like it maximizes (return costs, "
+                "e.g. negated rewards) or puts w on objective 2 (it must minimize "
+                "w * f1 + (1 - w) * f2)",
+                remedy="return costs (minimized; negate rewards) and "
+                "minimize w * f1 + (1 - w) * f2",
+                summary="objectives in the reverse order: a maximizing solver?",
+            ),
+        ]
     # with noisy points an endpoint beaten in its own objective (the one its weight keeps)
     # is likely noise; one that another point ties there and beats in the other objective
     # stopped on a flat face
-    ends = [i for i in (0, p - 1) if weak[i] and (
-        not wrong_order or _tied_and_beaten(points, i, 1 if i == 0 else 0, ranges))]
+    ends = [
+        i
+        for i in (0, p - 1)
+        if weak[i] and (not wrong_order or _tied_and_beaten(points, i, 1 if i == 0 else 0, ranges))
+    ]
     # a large gap next to an endpoint along one objective only: the endpoint left the front
     # (at that weight the scalarized problem ignores the other objective), so that gap is no
     # jump of the front
     flat = _flat_ends(weights, gaps, extent, points, ranges)
     ends = sorted((set(ends) | set(flat)) - running)
-    jumps = [j for j in jumps
-             if {0: 0, p - 2: p - 1}.get(j.i) not in set(flat) | running]
-    lagging = ([i for i in _beaten_at_own_weight(weights, points, ranges) if i not in running]
-               if ordered and weighted_sum else [])
+    jumps = [j for j in jumps if {0: 0, p - 2: p - 1}.get(j.i) not in set(flat) | running]
+    lagging = (
+        [i for i in _beaten_at_own_weight(weights, points, ranges) if i not in running]
+        if ordered and weighted_sum
+        else []
+    )
     # a point beaten at its own weight that sits on a point another weight reaches optimally
     # converged, to a local minimum of a non-convex front; one that does not stopped short
-    stuck = _local_minima_of_front(weights, coords, lagging,
-                                   STUCK_TOL * max(extent, 1e-300))
+    stuck = _local_minima_of_front(weights, coords, lagging, STUCK_TOL * max(extent, 1e-300))
     # points beaten round after round while they stay put: local minima of the solver's
     # problem (unless on a point another weight reaches, the end of a concave stretch); a gap
     # beside one says nothing about the front, and they are no short solves
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
-    local = _local_slots(weights, points, history, kind if ordered else None, ideal,
-                         running | set(ends) | set(stuck))
+    local = _local_slots(
+        weights, points, history, kind if ordered else None, ideal, running | set(ends) | set(stuck)
+    )
     short_slots = set(lagging) - set(stuck) - set(local)
     short = [j for j in jumps if {j.i, j.i + 1} & short_slots]
     real = [j for j in jumps if j not in short and not {j.i, j.i + 1} & set(local)]
     lagging = [i for i in lagging if i not in local]
     collapsed = distinct < p or close_weights > 0
     if collapsed:
-        detail = (f"only {distinct} distinct points among {p}" if distinct < p
-                  else f"{close_weights + 1} weights within {WEIGHT_TOL:g} of each other")
+        detail = (
+            f"only {distinct} distinct points among {p}"
+            if distinct < p
+            else f"{close_weights + 1} weights within {WEIGHT_TOL:g} of each other"
+        )
         causes = []
         if runaway:
             causes.append("an end's scalarized problem has no minimizer (see below)")
         if ends:
             causes.append("an endpoint is only weakly Pareto-optimal (see below)")
         if real:
-            causes.append("the front has a jump that weighted sums cannot cross (see below)"
-                          if weighted_sum else "the front has a jump (see below)")
+            causes.append(
+                "the front has a jump that weighted sums cannot cross (see below)"
+                if weighted_sum
+                else "the front has a jump (see below)"
+            )
         if short:
-            causes.append("points next to a gap are not optimal at their own weights (see "
-                          "below)")
+            causes.append("points next to a gap are not optimal at their own weights (see below)")
         if causes:
             remedy, detail_remedy = "see the other findings", "; ".join(causes)
         elif not aims_even and weighted_sum and _clusters_meet(coords, tol):
             # consecutive weights switch between two shared points: the stretch between them
             # is one that weighted sums skip (non-convex, or straight), or one that this
             # method's weights skip; the points cannot tell which
-            detail_remedy = ("several weights reach each of two points between which the "
-                             "weights switch with no point between: either weighted sums "
-                             "skip the stretch between them (it is non-convex, or straight; "
-                             "a Tchebycheff scalarization, scalarization='tchebycheff' in "
-                             "paretosurf.adapters, reaches every Pareto point"
-                             + _TCHEBYCHEFF_IDEAL + "), or this method's weights skip it "
-                             "(SURF, ps.surf, places its weights along the front)")
-            remedy = ("SURF (ps.surf) to place weights along the front; if it reports a jump "
-                      "there, " + _TCHEBYCHEFF)
+            detail_remedy = (
+                "several weights reach each of two points between which the "
+                "weights switch with no point between: either weighted sums "
+                "skip the stretch between them (it is non-convex, or straight; "
+                "a Tchebycheff scalarization, scalarization='tchebycheff' in "
+                "paretosurf.adapters, reaches every Pareto point"
+                + _TCHEBYCHEFF_IDEAL
+                + "), or this method's weights skip it "
+                "(SURF, ps.surf, places its weights along the front)"
+            )
+            remedy = (
+                "SURF (ps.surf) to place weights along the front; if it reports a jump "
+                "there, " + _TCHEBYCHEFF
+            )
         elif not aims_even:
-            detail_remedy = ("several weights reach one point (a kink of the front, whose "
-                             "point is the optimum of a range of weights): this "
-                             "method's weights do not follow the front")
-            remedy = ("SURF places its weights by arc length (ps.surf), one where several "
-                      "reach one point")
+            detail_remedy = (
+                "several weights reach one point (a kink of the front, whose "
+                "point is the optimum of a range of weights): this "
+                "method's weights do not follow the front"
+            )
+            remedy = (
+                "SURF places its weights by arc length (ps.surf), one where several reach one point"
+            )
         elif weighted_sum:
-            detail_remedy = ("parts of the front are reached at a single weight or not at "
-                             "all; a Tchebycheff scalarization (paretosurf.adapters, "
-                             "scalarization='tchebycheff') reaches every Pareto point"
-                             + _TCHEBYCHEFF_IDEAL)
+            detail_remedy = (
+                "parts of the front are reached at a single weight or not at "
+                "all; a Tchebycheff scalarization (paretosurf.adapters, "
+                "scalarization='tchebycheff') reaches every Pareto point" + _TCHEBYCHEFF_IDEAL
+            )
             remedy = _TCHEBYCHEFF
         else:
-            detail_remedy = ("the solver's scalarization reaches these points from several "
-                             "weights: its ideal point may lie above some objective values, "
-                             "or its solves stop in local minima")
-            remedy = ("check the solver's ideal point; a global inner solver if its solves "
-                      "stop in local minima")
+            detail_remedy = (
+                "the solver's scalarization reaches these points from several "
+                "weights: its ideal point may lie above some objective values, "
+                "or its solves stop in local minima"
+            )
+            remedy = (
+                "check the solver's ideal point; a global inner solver if its solves "
+                "stop in local minima"
+            )
         coinciding = (p - distinct) if distinct < p else close_weights + 1
-        findings.append(Finding(
-            "collapsed", f"points have collapsed: {detail}; {detail_remedy}", remedy=remedy,
-            summary=(f"{coinciding} of {p} points coincide with others" if distinct < p
-                     else f"{coinciding} weights within {WEIGHT_TOL:g}")))
+        findings.append(
+            Finding(
+                "collapsed",
+                f"points have collapsed: {detail}; {detail_remedy}",
+                remedy=remedy,
+                summary=(
+                    f"{coinciding} of {p} points coincide with others"
+                    if distinct < p
+                    else f"{coinciding} weights within {WEIGHT_TOL:g}"
+                ),
+            )
+        )
     elif resolved_close:
-        findings.append(Finding(
-            "precision", f"{resolved_close + 1} weights lie within {WEIGHT_TOL:g} of each "
-            "other although their points are well apart: the objectives' scales differ so "
-            "much that the weights are at the limit of floating-point resolution; scale the "
-            "objectives to comparable ranges inside the solver", fatal=False,
-            remedy="scale the objectives to comparable ranges inside the solver"))
+        findings.append(
+            Finding(
+                "precision",
+                f"{resolved_close + 1} weights lie within {WEIGHT_TOL:g} of each "
+                "other although their points are well apart: the objectives' scales differ so "
+                "much that the weights are at the limit of floating-point resolution; scale the "
+                "objectives to comparable ranges inside the solver",
+                fatal=False,
+                remedy="scale the objectives to comparable ranges inside the solver",
+            )
+        )
     if ends:
         names = " and ".join(f"w = {weights[i]:.6g}" for i in ends)
         verb = "is" if len(ends) == 1 else "are"
-        findings.append(Finding(
-            "endpoint", f"the point{'s' if len(ends) > 1 else ''} at {names} {verb} only "
-            "weakly Pareto-optimal: another point is as good in one objective and better in "
-            "the other, or far better in it at almost the same value of the first (at that "
-            "weight the scalarized problem ignores one objective, and the solver stopped on the "
-            "flat face it leaves); pass weight_bounds=(1e-3, 1 - 1e-3) to solve slightly "
-            "inside [0, 1]", remedy="{weight_bounds}", options={"weight_bounds": (1e-3, 0.999)},
-            slots=tuple(ends), summary=f"the point at {names} is only weakly Pareto-optimal"))
+        findings.append(
+            Finding(
+                "endpoint",
+                f"the point{'s' if len(ends) > 1 else ''} at {names} {verb} only "
+                "weakly Pareto-optimal: another point is as good in one objective and better in "
+                "the other, or far better in it at almost the same value of the first (at that "
+                "weight the scalarized problem ignores one objective, and the solver stopped on "
+                "the flat face it leaves); pass weight_bounds=(1e-3, 1 - 1e-3) to solve slightly "
+                "inside [0, 1]",
+                remedy="{weight_bounds}",
+                options={"weight_bounds": (1e-3, 0.999)},
+                slots=tuple(ends),
+                summary=f"the point at {names} is only weakly Pareto-optimal",
+            )
+        )
     if short:
         # a point that another point beats at its own weight was not solved to optimality:
         # the gap next to it says nothing yet about the front's shape
-        findings.append(Finding(
-            "unconverged", f"the points of slot{'s' if len(lagging) > 1 else ''} "
-            f"{_short(lagging)} are not optimal at their own weights (another point found "
-            "scores lower there), and a gap that looks like a jump ("
-            f"{_between(weights[short[0].i], weights[short[0].i + 1])}) lies next to one "
-            "of them: the solver stopped short of the optimum, either for too few steps (give "
-            "it more steps per call or more rounds) or in a local minimum where the front is "
-            "non-convex "
-            "(weighted sums cannot reach such a stretch; a Tchebycheff scalarization, "
-            "scalarization='tchebycheff' in paretosurf.adapters, does)",
-            remedy="more steps per call or more rounds; " + _TCHEBYCHEFF + " if the solver "
-            "stops in local minima of a non-convex front", slots=tuple(lagging),
-            summary=f"slots {_short(lagging)} not optimal at their own weights"))
+        findings.append(
+            Finding(
+                "unconverged",
+                f"the points of slot{'s' if len(lagging) > 1 else ''} "
+                f"{_short(lagging)} are not optimal at their own weights (another point found "
+                "scores lower there), and a gap that looks like a jump ("
+                f"{_between(weights[short[0].i], weights[short[0].i + 1])}) lies next to one "
+                "of them: the solver stopped short of the optimum, either for too few steps (give "
+                "it more steps per call or more rounds) or in a local minimum where the front is "
+                "non-convex "
+                "(weighted sums cannot reach such a stretch; a Tchebycheff scalarization, "
+                "scalarization='tchebycheff' in paretosurf.adapters, does)",
+                remedy="more steps per call or more rounds; " + _TCHEBYCHEFF + " if the solver "
+                "stops in local minima of a non-convex front",
+                slots=tuple(lagging),
+                summary=f"slots {_short(lagging)} not optimal at their own weights",
+            )
+        )
     if real:
         findings.append(_jump_finding(weights, real, stuck, weighted_sum))
     if runaway:
@@ -462,37 +552,48 @@ def diagnose(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
 
     # endpoints not found on a flat face are judged as the interior points are; points in
     # local minima are dominated for that reason (and out of order for it, below)
-    findings += _dominated(points, weak, [i for i in range(p)
-                                          if i not in set(ends) | running],
-                           moving_average, local)
+    findings += _dominated(
+        points, weak, [i for i in range(p) if i not in set(ends) | running], moving_average, local
+    )
     if local and wrong_order:
         pairs_apart = separated.copy()
         for i in local:
-            pairs_apart[max(i - 1, 0):i + 1] = False
+            pairs_apart[max(i - 1, 0) : i + 1] = False
         wrong_order, _ = _out_of_order(points, ranges, pairs_apart)
     if wrong_order and not collapsed:
         wrong = wrong_order
         if wrong:
-            remedy = (f"average longer (a moving_average rate below {moving_average:g}), "
-                      "estimate the objectives from more samples per call, or use more "
-                      "steps per call" if moving_average is not None else
-                      "average them across rounds with moving_average=0.2, or use more "
-                      "steps per call")
-            findings.append(Finding(
-                "noisy", f"objective estimates look noisy or unconverged: {wrong} of {p - 1} "
-                "neighbouring pairs are out of the order weighted sums guarantee (objective 1 "
-                f"falling and objective 2 rising with w); {remedy}",
-                remedy=("a lower {moving_average}, more samples or steps per call"
-                        if moving_average is not None else
-                        "{moving_average}, or more steps per call"),
-                options={"moving_average": 0.2 if moving_average is None
-                         else moving_average / 2},
-                summary=f"{wrong} of {p - 1} neighbouring pairs out of order"))
+            remedy = (
+                f"average longer (a moving_average rate below {moving_average:g}), "
+                "estimate the objectives from more samples per call, or use more "
+                "steps per call"
+                if moving_average is not None
+                else "average them across rounds with moving_average=0.2, or use more "
+                "steps per call"
+            )
+            findings.append(
+                Finding(
+                    "noisy",
+                    f"objective estimates look noisy or unconverged: {wrong} of {p - 1} "
+                    "neighbouring pairs are out of the order weighted sums guarantee (objective 1 "
+                    f"falling and objective 2 rising with w); {remedy}",
+                    remedy=(
+                        "a lower {moving_average}, more samples or steps per call"
+                        if moving_average is not None
+                        else "{moving_average}, or more steps per call"
+                    ),
+                    options={
+                        "moving_average": 0.2 if moving_average is None else moving_average / 2
+                    },
+                    summary=f"{wrong} of {p - 1} neighbouring pairs out of order",
+                )
+            )
     return findings
 
 
-def coincident_pairs(coords: FloatArray, relative_tol: float = RELATIVE_TOL
-                     ) -> set[tuple[int, int]]:
+def coincident_pairs(
+    coords: FloatArray, relative_tol: float = RELATIVE_TOL
+) -> set[tuple[int, int]]:
     """Pairs ``(i, j)``, ``i < j``, of rows of ``coords`` closer than ``relative_tol`` times the
     diagonal of their bounding box: points that coincide.
 
@@ -506,15 +607,23 @@ def coincident_pairs(coords: FloatArray, relative_tol: float = RELATIVE_TOL
     from scipy.spatial import cKDTree
 
     extent = float(np.linalg.norm(coords.max(axis=0) - coords.min(axis=0)))
-    return {(int(i), int(j)) for i, j in
-            cKDTree(coords).query_pairs(relative_tol * max(extent, 1e-300))}
+    return {
+        (int(i), int(j)) for i, j in cKDTree(coords).query_pairs(relative_tol * max(extent, 1e-300))
+    }
 
 
-def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
-                     moving_average: float | None = None,
-                     history: Sequence[_Round] | None = None, weighted_sum: bool = True,
-                     scalarization: str | None = None, aims_even: bool = True,
-                     ideal: ArrayLike | None = None) -> list[Finding]:
+def diagnose_surface(
+    weights: FloatArray,
+    points: FloatArray,
+    coords: FloatArray,
+    *,
+    moving_average: float | None = None,
+    history: Sequence[_Round] | None = None,
+    weighted_sum: bool = True,
+    scalarization: str | None = None,
+    aims_even: bool = True,
+    ideal: ArrayLike | None = None,
+) -> list[Finding]:
     """The problems of points spread over a surface (weight vectors, M >= 3 objectives):
     a solver stuck on one point, coincident points, corners that are only weakly
     Pareto-optimal or whose scalarized problem has no minimizer (with the ``history``),
@@ -550,90 +659,139 @@ def diagnose_surface(weights: FloatArray, points: FloatArray, coords: FloatArray
     corners = [i for i in range(p) if np.max(weights[i]) == 1.0 and i not in running]
     # a corner beaten in its own objective fell short (noise, too few steps): judged as the
     # other points are; one tied there and beaten elsewhere stopped on a flat face
-    weak_corners = [i for i in corners if weak[i] and _tied_and_beaten(
-        points, i, int(np.argmax(weights[i])), ranges, own_tol=ORDER_TOL)]
+    weak_corners = [
+        i
+        for i in corners
+        if weak[i]
+        and _tied_and_beaten(points, i, int(np.argmax(weights[i])), ranges, own_tol=ORDER_TOL)
+    ]
     if pairs:
         merged = len({j for pair in pairs for j in pair})
-        causes = ("Different weights reach one point where the front is non-convex "
-                  "(weighted sums jump over it; scalarization='tchebycheff' of "
-                  "paretosurf.adapters reaches every Pareto point), where objectives reach "
-                  "their ideal values together (linear and Tchebycheff weights then send "
-                  "whole edges of the simplex to one point; scalarization='asf' puts each "
-                  "point on the ray along its weight vector), or where the solver stops at a "
-                  "local minimum or on a flat face")
-        remedy = ("scalarization='asf' (or 'tchebycheff') in paretosurf.adapters, or a "
-                  "global inner solver if its solves stop in local minima")
+        causes = (
+            "Different weights reach one point where the front is non-convex "
+            "(weighted sums jump over it; scalarization='tchebycheff' of "
+            "paretosurf.adapters reaches every Pareto point), where objectives reach "
+            "their ideal values together (linear and Tchebycheff weights then send "
+            "whole edges of the simplex to one point; scalarization='asf' puts each "
+            "point on the ray along its weight vector), or where the solver stops at a "
+            "local minimum or on a flat face"
+        )
+        remedy = (
+            "scalarization='asf' (or 'tchebycheff') in paretosurf.adapters, or a "
+            "global inner solver if its solves stop in local minima"
+        )
         if scalarization == "asf":
-            causes = ("The solver's scalarization ('asf') reaches every Pareto point on the "
-                      "ray from its ideal point along the weight vector, so different weights "
-                      "reach one point when its ideal point lies above some objective values, "
-                      "when its solves stop at a local minimum, or where the front has a hole "
-                      "(a disconnected front: no spacing can fill it)")
-            remedy = ("check the solver's ideal point; a global inner solver if its solves "
-                      "stop in local minima")
+            causes = (
+                "The solver's scalarization ('asf') reaches every Pareto point on the "
+                "ray from its ideal point along the weight vector, so different weights "
+                "reach one point when its ideal point lies above some objective values, "
+                "when its solves stop at a local minimum, or where the front has a hole "
+                "(a disconnected front: no spacing can fill it)"
+            )
+            remedy = (
+                "check the solver's ideal point; a global inner solver if its solves "
+                "stop in local minima"
+            )
         elif not weighted_sum:
-            causes = ("The solver's scalarization (not a weighted sum) reaches every Pareto "
-                      "point from an ideal point below every objective value, so different "
-                      "weights reach one point where objectives reach their ideal values "
-                      "together (Tchebycheff weights then send whole edges of the simplex to "
-                      "one point; scalarization='asf' puts each point on the ray along its "
-                      "weight vector), where its ideal point lies above some objective "
-                      "values, or where its solves stop at a local minimum")
-            remedy = ("scalarization='asf' in paretosurf.adapters where objectives reach "
-                      "their ideal values together; else check the solver's ideal point, or "
-                      "a global inner solver if its solves stop in local minima")
+            causes = (
+                "The solver's scalarization (not a weighted sum) reaches every Pareto "
+                "point from an ideal point below every objective value, so different "
+                "weights reach one point where objectives reach their ideal values "
+                "together (Tchebycheff weights then send whole edges of the simplex to "
+                "one point; scalarization='asf' puts each point on the ray along its "
+                "weight vector), where its ideal point lies above some objective "
+                "values, or where its solves stop at a local minimum"
+            )
+            remedy = (
+                "scalarization='asf' in paretosurf.adapters where objectives reach "
+                "their ideal values together; else check the solver's ideal point, or "
+                "a global inner solver if its solves stop in local minima"
+            )
         if not aims_even:
-            causes += ("; with fixed weights, a vertex of the front (a kink) takes every "
-                       "weight of its cone, which SURF-simplex (ps.surf_simplex) avoids by "
-                       "placing its weights along the front")
+            causes += (
+                "; with fixed weights, a vertex of the front (a kink) takes every "
+                "weight of its cone, which SURF-simplex (ps.surf_simplex) avoids by "
+                "placing its weights along the front"
+            )
             remedy += "; ps.surf_simplex at a kink of the front"
-        findings.append(Finding(
-            "collapsed", f"points have collapsed: {merged} of {p} points coincide with "
-            f"another. {causes}", remedy=remedy,
-            slots=tuple(sorted({j for pair in pairs for j in pair})),
-            summary=f"{merged} of {p} points coincide with others"))
+        findings.append(
+            Finding(
+                "collapsed",
+                f"points have collapsed: {merged} of {p} points coincide with another. {causes}",
+                remedy=remedy,
+                slots=tuple(sorted({j for pair in pairs for j in pair})),
+                summary=f"{merged} of {p} points coincide with others",
+            )
+        )
     if weak_corners:
         m = weights.shape[1]
-        findings.append(Finding(
-            "endpoint", f"the corner point{'s' if len(weak_corners) > 1 else ''} of slot"
-            f"{'s' if len(weak_corners) > 1 else ''} {_short(weak_corners)} "
-            f"{'are' if len(weak_corners) > 1 else 'is'} only weakly Pareto-optimal (at a "
-            "corner the scalarized problem ignores the other objectives and the solver "
-            f"stopped on the flat face it leaves); pass weight_bounds=(1e-3, 1 - {m - 1} * "
-            "1e-3) to solve slightly inside the simplex", remedy="{weight_bounds}",
-            options={"weight_bounds": (1e-3, 1 - (m - 1) * 1e-3)}, slots=tuple(weak_corners),
-            summary=f"corner slots {_short(weak_corners)} only weakly Pareto-optimal"))
+        findings.append(
+            Finding(
+                "endpoint",
+                f"the corner point{'s' if len(weak_corners) > 1 else ''} of slot"
+                f"{'s' if len(weak_corners) > 1 else ''} {_short(weak_corners)} "
+                f"{'are' if len(weak_corners) > 1 else 'is'} only weakly Pareto-optimal (at a "
+                "corner the scalarized problem ignores the other objectives and the solver "
+                f"stopped on the flat face it leaves); pass weight_bounds=(1e-3, 1 - {m - 1} * "
+                "1e-3) to solve slightly inside the simplex",
+                remedy="{weight_bounds}",
+                options={"weight_bounds": (1e-3, 1 - (m - 1) * 1e-3)},
+                slots=tuple(weak_corners),
+                summary=f"corner slots {_short(weak_corners)} only weakly Pareto-optimal",
+            )
+        )
     if runaway:
         findings.append(_no_minimizer_finding(weights, runaway))
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
     local = _local_slots(weights, points, history, kind, ideal, running | set(weak_corners))
     findings += _local_finding(weights, points, local, kind, ideal, history)
-    findings += _dominated(points, weak, [i for i in range(p)
-                                          if i not in set(weak_corners) | running],
-                           moving_average, local)
+    findings += _dominated(
+        points,
+        weak,
+        [i for i in range(p) if i not in set(weak_corners) | running],
+        moving_average,
+        local,
+    )
     return findings
 
 
 # ------------------------------------------------------------------------- local minima
-def _local_slots(weights: FloatArray, points: FloatArray, history: Sequence[_Round] | None,
-                 kind: str | None, ideal: ArrayLike | None, said: set[int]) -> list[int]:
+def _local_slots(
+    weights: FloatArray,
+    points: FloatArray,
+    history: Sequence[_Round] | None,
+    kind: str | None,
+    ideal: ArrayLike | None,
+    said: set[int],
+) -> list[int]:
     """The slots in local minima (:func:`local_minimum_slots`) under the solver's
     scalarization ``kind`` (none when it is not known), less those another finding has
     ``said``."""
     if kind is None:
         return []
-    return [i for i in local_minimum_slots(weights, points, history, scalarization=kind,
-                                           ideal=ideal) if i not in said]
+    return [
+        i
+        for i in local_minimum_slots(weights, points, history, scalarization=kind, ideal=ideal)
+        if i not in said
+    ]
 
 
-def _local_finding(weights: FloatArray, points: FloatArray, local: Sequence[int],
-                   kind: str | None, ideal: ArrayLike | None,
-                   history: Sequence[_Round] | None) -> list[Finding]:
+def _local_finding(
+    weights: FloatArray,
+    points: FloatArray,
+    local: Sequence[int],
+    kind: str | None,
+    ideal: ArrayLike | None,
+    history: Sequence[_Round] | None,
+) -> list[Finding]:
     """The ``local_minima`` finding of the slots ``local`` (none when there are none)."""
     if not local:
         return []
-    return [local_minima_finding(weights, points, local, scalarization=kind or "",
-                                 ideal=ideal, history=history)]
+    return [
+        local_minima_finding(
+            weights, points, local, scalarization=kind or "", ideal=ideal, history=history
+        )
+    ]
 
 
 #: ``local_minima``: a point is beaten when another point's scalarized value is lower by more
@@ -653,8 +811,9 @@ LOCAL_SHRINK = 0.8
 LOCAL_STILL = 0.5
 
 
-def _scalarizer(kind: str, ideal: ArrayLike | None, points: FloatArray,
-                history: Sequence[_Round]) -> Scalarization:
+def _scalarizer(
+    kind: str, ideal: ArrayLike | None, points: FloatArray, history: Sequence[_Round]
+) -> Scalarization:
     """The solver's scalarization, to score found points at other weights: with its ideal
     point when it has one, else (a solver that does not say) with the best values found less
     the adapters' margin, the estimate they keep."""
@@ -662,9 +821,11 @@ def _scalarizer(kind: str, ideal: ArrayLike | None, points: FloatArray,
         return Scalarization("linear")
     z = None if ideal is None else np.asarray(ideal, dtype=np.float64).reshape(-1)
     if z is None or z.size != points.shape[1] or not np.all(np.isfinite(z)):
-        seen = [points] + [np.asarray(r.points, dtype=np.float64) for r in history
-                           if np.ndim(r.points) == 2
-                           and np.shape(r.points)[1] == points.shape[1]]
+        seen = [points] + [
+            np.asarray(r.points, dtype=np.float64)
+            for r in history
+            if np.ndim(r.points) == 2 and np.shape(r.points)[1] == points.shape[1]
+        ]
         stack = np.vstack(seen)
         best, worst = stack.min(axis=0), stack.max(axis=0)
         z = best - ideal_margin(best, worst)
@@ -680,8 +841,11 @@ def _simplex_grid(m: int) -> FloatArray:
     parts = 1
     while math.comb(parts + 1 + m - 1, m - 1) <= 200:
         parts += 1
-    rows = [np.array(c, dtype=np.float64) / parts
-            for c in itertools.product(range(parts + 1), repeat=m - 1) if sum(c) <= parts]
+    rows = [
+        np.array(c, dtype=np.float64) / parts
+        for c in itertools.product(range(parts + 1), repeat=m - 1)
+        if sum(c) <= parts
+    ]
     return np.array([np.append(r, 1.0 - r.sum()) for r in rows])
 
 
@@ -697,9 +861,9 @@ def _envelope_weights(q: FloatArray) -> FloatArray:
         hull.append(x)
     out = []
     for a, b in itertools.pairwise(hull):
-        rise, fall = b[0] - a[0], a[1] - b[1]    # f1 rises and f2 falls from a to b
+        rise, fall = b[0] - a[0], a[1] - b[1]  # f1 rises and f2 falls from a to b
         if rise > 0 and fall > 0:
-            w = fall / (rise + fall)              # w a1 + (1 - w) a2 = w b1 + (1 - w) b2
+            w = fall / (rise + fall)  # w a1 + (1 - w) a2 = w b1 + (1 - w) b2
             out.append((w, 1.0 - w))
     return np.array(out, dtype=np.float64).reshape(-1, 2)
 
@@ -714,8 +878,9 @@ def _as_vectors(weights: FloatArray) -> FloatArray:
     return np.c_[weights, 1.0 - weights] if weights.ndim == 1 else weights
 
 
-def _relative_lags(sc: Scalarization, weights: FloatArray, points: FloatArray,
-                   previous: FloatArray | None) -> tuple[FloatArray, FloatArray]:
+def _relative_lags(
+    sc: Scalarization, weights: FloatArray, points: FloatArray, previous: FloatArray | None
+) -> tuple[FloatArray, FloatArray]:
     """Per slot: how far its point lags behind the best point, as a share of the spread of
     the points' values, and how far it moved from ``previous`` (the slot's point a round
     before) in the same units.
@@ -735,9 +900,14 @@ def _relative_lags(sc: Scalarization, weights: FloatArray, points: FloatArray,
         r = np.where(r > 0, r, 1.0)
         q = points / r
         own = _as_vectors(weights) * r
-        grid = np.vstack([_simplex_grid(points.shape[1]), own / own.sum(axis=1, keepdims=True),
-                          *([_envelope_weights(q)] if points.shape[1] == 2 else [])])
-        values = grid @ q.T                                      # [weight, point]
+        grid = np.vstack(
+            [
+                _simplex_grid(points.shape[1]),
+                own / own.sum(axis=1, keepdims=True),
+                *([_envelope_weights(q)] if points.shape[1] == 2 else []),
+            ]
+        )
+        values = grid @ q.T  # [weight, point]
         spread = values.max(axis=1) - values.min(axis=1)
         share = np.where(spread > 0, 1.0 / np.where(spread > 0, spread, 1.0), 0.0)[:, None]
         lag = ((values - values.min(axis=1, keepdims=True)) * share).min(axis=0)
@@ -745,7 +915,7 @@ def _relative_lags(sc: Scalarization, weights: FloatArray, points: FloatArray,
             return lag, np.zeros(p)
         moved = (np.abs(grid @ ((points - previous) / r).T) * share).max(axis=0)
         return lag, moved
-    if sc.kind == "asf" and weights.ndim == 1:      # (a scalar weight cannot take asf)
+    if sc.kind == "asf" and weights.ndim == 1:  # (a scalar weight cannot take asf)
         sc = Scalarization("modified_tchebycheff", ideal=sc.ideal, rho=sc.rho, floor=sc.floor)
     lag, moved = np.zeros(p), np.zeros(p)
     for i, w in enumerate(weights):
@@ -759,21 +929,30 @@ def _relative_lags(sc: Scalarization, weights: FloatArray, points: FloatArray,
     return lag, moved
 
 
-def _best_at(sc: Scalarization, weights: FloatArray, points: FloatArray,
-             i: int) -> tuple[int, float]:
+def _best_at(
+    sc: Scalarization, weights: FloatArray, points: FloatArray, i: int
+) -> tuple[int, float]:
     """The point best at slot ``i``'s weight, and slot ``i``'s lag behind it there as a share
     of the spread of the points' values."""
     if sc.kind == "asf" and weights.ndim == 1:
         sc = Scalarization("modified_tchebycheff", ideal=sc.ideal, rho=sc.rho, floor=sc.floor)
-    v = (_as_vectors(weights)[i] @ points.T if sc.kind == "linear"
-         else np.asarray(sc(points, weights[i]), dtype=np.float64))
+    v = (
+        _as_vectors(weights)[i] @ points.T
+        if sc.kind == "linear"
+        else np.asarray(sc(points, weights[i]), dtype=np.float64)
+    )
     spread = float(v.max() - v.min())
     return int(np.argmin(v)), (float(v[i] - v.min()) / spread if spread > 0 else 0.0)
 
 
-def local_minimum_slots(weights: FloatArray, points: FloatArray,
-                        history: Sequence[_Round] | None, *, scalarization: str = "linear",
-                        ideal: ArrayLike | None = None) -> list[int]:
+def local_minimum_slots(
+    weights: FloatArray,
+    points: FloatArray,
+    history: Sequence[_Round] | None,
+    *,
+    scalarization: str = "linear",
+    ideal: ArrayLike | None = None,
+) -> list[int]:
     """Slots whose solves converged to a local minimum of the solver's scalarized problem.
 
     A slot's point lags behind another slot's point, under ``scalarization`` (from ``ideal``
@@ -802,12 +981,15 @@ def local_minimum_slots(weights: FloatArray, points: FloatArray,
     []
     """
     p, m = points.shape
-    rounds = [r for r in list(history or ())[-LOCAL_ROUNDS:]
-              if np.shape(r.points) == (p, m) and np.shape(r.weights) == np.shape(weights)]
+    rounds = [
+        r
+        for r in list(history or ())[-LOCAL_ROUNDS:]
+        if np.shape(r.points) == (p, m) and np.shape(r.weights) == np.shape(weights)
+    ]
     if len(rounds) < LOCAL_ROUNDS or p < 3:
-        return []                    # no evidence that the solves converged
+        return []  # no evidence that the solves converged
     if not np.array_equal(np.asarray(rounds[-1].points, dtype=np.float64), points):
-        return []                    # averaged estimates, not the solves' own points
+        return []  # averaged estimates, not the solves' own points
     sc = _scalarizer(scalarization, ideal, points, history or ())
     lags, moves = [], []
     previous: FloatArray | None = None
@@ -817,7 +999,7 @@ def local_minimum_slots(weights: FloatArray, points: FloatArray,
         lags.append(lag)
         moves.append(moved)
         previous = x
-    lag = np.stack(lags)                                    # [round, slot]
+    lag = np.stack(lags)  # [round, slot]
     beaten = np.all(lag > LOCAL_MARGIN, axis=0)
     kept = lag[-1] >= LOCAL_SHRINK * lag[0]
     still = np.stack(moves[1:]).max(axis=0) <= LOCAL_STILL * lag[-1]
@@ -825,36 +1007,51 @@ def local_minimum_slots(weights: FloatArray, points: FloatArray,
     if slots and sc.kind == "linear":
         level = np.maximum(np.abs(points).max(axis=0), 1.0)
         optimal = lag[-1] <= LOCAL_MARGIN
-        slots = [i for i in slots if not np.any(
-            optimal & np.all(np.abs(points - points[i]) <= 1e-9 * level, axis=1))]
+        slots = [
+            i
+            for i in slots
+            if not np.any(optimal & np.all(np.abs(points - points[i]) <= 1e-9 * level, axis=1))
+        ]
     return slots
 
 
-def local_minima_finding(weights: FloatArray, points: FloatArray, slots: Sequence[int], *,
-                         scalarization: str = "linear", ideal: ArrayLike | None = None,
-                         history: Sequence[_Round] | None = None,
-                         converged: Sequence[int] = ()) -> Finding:
+def local_minima_finding(
+    weights: FloatArray,
+    points: FloatArray,
+    slots: Sequence[int],
+    *,
+    scalarization: str = "linear",
+    ideal: ArrayLike | None = None,
+    history: Sequence[_Round] | None = None,
+    converged: Sequence[int] = (),
+) -> Finding:
     """The ``local_minima`` finding of ``slots`` (:func:`local_minimum_slots`);
     ``converged``: those of them whose solves reported success."""
     p = len(points)
     sc = _scalarizer(scalarization, ideal, points, history or ())
-    what = {"linear": "the weighted sum", "tchebycheff": "the Tchebycheff scalarization",
-            "modified_tchebycheff": "the modified Tchebycheff scalarization",
-            "asf": "the achievement scalarizing function (ASF)"}.get(
-                sc.kind, "its scalarization")
-    where = ("at every weight (they lie above the lower convex hull of the points)"
-             if sc.kind == "linear" else "at their own weights, from the solver's ideal point")
+    what = {
+        "linear": "the weighted sum",
+        "tchebycheff": "the Tchebycheff scalarization",
+        "modified_tchebycheff": "the modified Tchebycheff scalarization",
+        "asf": "the achievement scalarizing function (ASF)",
+    }.get(sc.kind, "its scalarization")
+    where = (
+        "at every weight (they lie above the lower convex hull of the points)"
+        if sc.kind == "linear"
+        else "at their own weights, from the solver's ideal point"
+    )
     beaten = []
     for i in list(slots)[:4]:
         j, share = _best_at(sc, weights, points, i)
-        beaten.append(f"slot {i} by slot {j}'s point ({share:.0%} of the values' spread at its "
-                      "weight)")
+        beaten.append(
+            f"slot {i} by slot {j}'s point ({share:.0%} of the values' spread at its weight)"
+        )
     by = ", ".join(beaten) + (", ..." if len(slots) > 4 else "")
     said = [i for i in converged if i in set(slots)]
-    evidence = (f"; the solver reports success for {len(said)} of these solves" if said
-                else "")
+    evidence = f"; the solver reports success for {len(said)} of these solves" if said else ""
     return Finding(
-        "local_minima", f"{len(slots)} of {p} points are beaten under the solver's own "
+        "local_minima",
+        f"{len(slots)} of {p} points are beaten under the solver's own "
         f"scalarization ({what}) {where} by other slots' solutions ({by}) in each of the "
         f"last {LOCAL_ROUNDS} rounds, by a lag that did not shrink (to below "
         f"{LOCAL_SHRINK:.0%} of itself) while the points stayed put (moves under "
@@ -863,8 +1060,11 @@ def local_minima_finding(weights: FloatArray, points: FloatArray, slots: Sequenc
         "after round, and noise would move the points about; a solver whose steps have "
         "become very small can look the same (one run with more steps per call tells them "
         "apart)",
-        remedy=LOCAL_REMEDY, slots=tuple(int(i) for i in slots),
-        summary=f"{len(slots)} of {p} points stopped in local minima")
+        remedy=LOCAL_REMEDY,
+        slots=tuple(int(i) for i in slots),
+        summary=f"{len(slots)} of {p} points stopped in local minima",
+    )
+
 
 # ------------------------------------------------------------------- a solver that is stuck
 def _same_point(a: FloatArray, b: FloatArray, level: FloatArray) -> NDArray[np.bool_]:
@@ -879,8 +1079,10 @@ def _weight_spread(weights: FloatArray) -> float:
 
 
 def _stuck_remedy() -> str:
-    return ("check that the solver uses the weight it is given and takes steps (a learning "
-            "rate and a step budget above 0, gradients that reach the parameters)")
+    return (
+        "check that the solver uses the weight it is given and takes steps (a learning "
+        "rate and a step budget above 0, gradients that reach the parameters)"
+    )
 
 
 def _clusters_meet(coords: FloatArray, tol: float) -> bool:
@@ -902,20 +1104,34 @@ def _one_point(weights: FloatArray, points: FloatArray) -> Finding | None:
     if p < 2 or _weight_spread(weights) <= WEIGHT_TOL:
         return None
     values = ", ".join(f"{v:.6g}" for v in points[0])
-    lo, hi = ("weights from 0 to 1" if weights.ndim == 1 and weights[0] == 0.0
-              and weights[-1] == 1.0 else "different weights"), ""
+    lo, hi = (
+        (
+            "weights from 0 to 1"
+            if weights.ndim == 1 and weights[0] == 0.0 and weights[-1] == 1.0
+            else "different weights"
+        ),
+        "",
+    )
     return Finding(
-        "stuck", f"all {p} points are one point ({values}) at {lo}{hi}: the solver returned "
+        "stuck",
+        f"all {p} points are one point ({values}) at {lo}{hi}: the solver returned "
         "the same point for every weight. It takes no steps (a learning rate or a step "
         "budget of 0, gradients that do not reach the parameters, a NaN at its first step: "
         "see a non_finite finding), ignores the weight it is given, or both objectives have "
         "one common minimizer (then there is no trade-off to spread points along)",
-        remedy=_stuck_remedy(), slots=tuple(range(p)),
-        summary=f"all {p} points are one point: the solver does not move")
+        remedy=_stuck_remedy(),
+        slots=tuple(range(p)),
+        summary=f"all {p} points are one point: the solver does not move",
+    )
 
 
-def _stuck(weights: FloatArray, points: FloatArray, ranges: FloatArray,
-           history: Sequence[_Round] | None, weighted_sum: bool) -> Finding | None:
+def _stuck(
+    weights: FloatArray,
+    points: FloatArray,
+    ranges: FloatArray,
+    history: Sequence[_Round] | None,
+    weighted_sum: bool,
+) -> Finding | None:
     """The ``stuck`` finding from the history, or ``None``.
 
     - Most slots (``STUCK_SHARE``, at least 3, not all) on one point that is not the best
@@ -935,33 +1151,47 @@ def _stuck(weights: FloatArray, points: FloatArray, ranges: FloatArray,
         return None
     p, m = points.shape
     level = np.maximum(np.abs(points).max(axis=0), 1.0)
-    rounds = [r for r in history
-              if np.shape(r.points) == (p, m) and np.shape(r.weights) == np.shape(weights)]
+    rounds = [
+        r
+        for r in history
+        if np.shape(r.points) == (p, m) and np.shape(r.weights) == np.shape(weights)
+    ]
     if len(rounds) < 2 or p < 3:
         return None
-    x = np.stack([np.asarray(r.points, dtype=np.float64) for r in rounds])   # [round, slot]
+    x = np.stack([np.asarray(r.points, dtype=np.float64) for r in rounds])  # [round, slot]
     never = np.all(np.all(np.abs(x - x[-1]) <= SAME_POINT * level, axis=2), axis=0)
     # points beaten at their own weights, other than those on a point another weight reaches
     # optimally (the ends of a stretch weighted sums skip, where slots stay for good)
     beaten = set(_linear_lagging(weights, points, ranges))
-    lagging = {i for i in beaten if not any(
-        j not in beaten and bool(_same_point(points[j], points[i], level)) for j in range(p))}
+    lagging = {
+        i
+        for i in beaten
+        if not any(
+            j not in beaten and bool(_same_point(points[j], points[i], level)) for j in range(p)
+        )
+    }
     best = points.min(axis=0)
     for i in range(p):
         on = [int(k) for k in np.flatnonzero(_same_point(points, points[i], level))]
         if on[0] != i or not max(3, math.ceil(STUCK_SHARE * p)) <= len(on) < p:
             continue
-        if (np.any(points[i] <= best + SAME_POINT * level) or not all(never[on])
-                or not beaten & set(on)):
+        if (
+            np.any(points[i] <= best + SAME_POINT * level)
+            or not all(never[on])
+            or not beaten & set(on)
+        ):
             continue
         return Finding(
-            "stuck", f"{len(on)} of the {p} slots ({_short(on)}) returned one point in every "
+            "stuck",
+            f"{len(on)} of the {p} slots ({_short(on)}) returned one point in every "
             "round, whatever their weights, and it is not optimal at all of them (another "
             "point beats it at the weight of one of them): their solves never moved from "
             "their start (a solver that takes no steps there, or whose steps fail: a NaN, a "
             "zero gradient), while the other slots' did",
-            remedy=_stuck_remedy(), slots=tuple(on),
-            summary=f"{len(on)} of {p} slots never moved from one point")
+            remedy=_stuck_remedy(),
+            slots=tuple(on),
+            summary=f"{len(on)} of {p} slots never moved from one point",
+        )
     if len(rounds) < STUCK_ROUNDS or not bool(np.all(never)):
         return None
     w = np.stack([np.asarray(r.weights, dtype=np.float64).reshape(p, -1) for r in rounds])
@@ -969,11 +1199,14 @@ def _stuck(weights: FloatArray, points: FloatArray, ranges: FloatArray,
     if moved < STUCK_WEIGHT_MOVE / (p - 1) or not lagging:
         return None
     return Finding(
-        "stuck", f"no point changed over the {len(rounds)} rounds while the weights moved (by "
+        "stuck",
+        f"no point changed over the {len(rounds)} rounds while the weights moved (by "
         f"a median of {moved:.3g}), and some points are not optimal at their own weights: "
         "the solver returns the state it is given (its warm start) without taking steps",
-        remedy=_stuck_remedy(), slots=tuple(range(p)),
-        summary=f"points unchanged over {len(rounds)} rounds as the weights moved")
+        remedy=_stuck_remedy(),
+        slots=tuple(range(p)),
+        summary=f"points unchanged over {len(rounds)} rounds as the weights moved",
+    )
 
 
 def _linear_lagging(weights: FloatArray, points: FloatArray, ranges: FloatArray) -> list[int]:
@@ -981,7 +1214,7 @@ def _linear_lagging(weights: FloatArray, points: FloatArray, ranges: FloatArray)
     weight vectors) by more than 1e-3 of that sum's range."""
     if weights.ndim == 1:
         return _beaten_at_own_weight(weights, points, ranges)
-    values = weights @ points.T                                    # [i, j]: j at w_i
+    values = weights @ points.T  # [i, j]: j at w_i
     scale = weights @ ranges
     lag = np.diag(values) - values.min(axis=1)
     return [int(i) for i in np.flatnonzero(lag > 1e-3 * np.where(scale > 0, scale, 1.0))]
@@ -998,12 +1231,14 @@ def _end_slots(weights: FloatArray) -> list[tuple[int, int]]:
         if len(weights) > 1 and weights[-1] == 1.0:
             out.append((len(weights) - 1, 0))
         return out
-    return [(i, int(np.argmax(weights[i]))) for i in range(len(weights))
-            if np.max(weights[i]) == 1.0]
+    return [
+        (i, int(np.argmax(weights[i]))) for i in range(len(weights)) if np.max(weights[i]) == 1.0
+    ]
 
 
-def _runaway_ends(weights: FloatArray, points: FloatArray, ranges: FloatArray,
-                  history: Sequence[_Round] | None) -> list[_Runaway]:
+def _runaway_ends(
+    weights: FloatArray, points: FloatArray, ranges: FloatArray, history: Sequence[_Round] | None
+) -> list[_Runaway]:
     """End slots whose points, over the history, ran along a scalarized problem without a
     minimizer: their own objective fell and another rose in each of ``RUNAWAY_ROUNDS`` or
     more consecutive rounds (a run, possibly followed by rounds that left the point where it
@@ -1018,7 +1253,7 @@ def _runaway_ends(weights: FloatArray, points: FloatArray, ranges: FloatArray,
     for slot, own in _end_slots(weights):
         end = weights[slot]
         series: list[FloatArray] = []
-        for r in reversed(rounds):              # the last rounds that solved the end weight
+        for r in reversed(rounds):  # the last rounds that solved the end weight
             w = np.asarray(r.weights, dtype=np.float64)
             x = np.asarray(r.points, dtype=np.float64)
             if x.ndim != 2 or x.shape[1] != m or w.shape[1:] != end.shape or len(w) != len(x):
@@ -1044,15 +1279,23 @@ def _runaway_ends(weights: FloatArray, points: FloatArray, ranges: FloatArray,
             length += 1
         if length < RUNAWAY_ROUNDS:
             continue
-        rises = d[t - length:t, other]
+        rises = d[t - length : t, other]
         rate = float(np.median((rises[1:] / rises[:-1])[-4:]))
         growth = float(x[t, other] - x[t - length, other])
         if rate < RUNAWAY_RATE or growth < RUNAWAY_SHARE * float(ranges[other]):
             continue
-        out.append(_Runaway(
-            slot, own, other, length,
-            (float(x[t - length, own]), float(x[t - length, other])),
-            (float(x[t, own]), float(x[t, other])), rate, t < len(d)))
+        out.append(
+            _Runaway(
+                slot,
+                own,
+                other,
+                length,
+                (float(x[t - length, own]), float(x[t - length, other])),
+                (float(x[t, own]), float(x[t, other])),
+                rate,
+                t < len(d),
+            )
+        )
     return out
 
 
@@ -1061,18 +1304,28 @@ def _no_minimizer_finding(weights: FloatArray, runaway: list[_Runaway]) -> Findi
     surface = weights.ndim == 2
     parts = []
     for r in runaway:
-        where = (f"the corner slot {r.slot} (weight on objective {r.own + 1} alone)" if surface
-                 else f"w = {float(weights[r.slot]):g} (slot {r.slot})")
-        shrink = ("did not shrink" if r.rate >= 1.0 else
-                  f"shrank by a factor of only {r.rate:.2f} a round")
-        part = (f"at {where} objective {r.own + 1} improved in each of {r.rounds} consecutive "
-                f"rounds (from {r.start[0]:.4g} to {r.end[0]:.4g}) while objective "
-                f"{r.other + 1} rose (from {r.start[1]:.4g} to {r.end[1]:.4g}) by steps that "
-                f"{shrink}, where a solve converging to a minimizer takes steps that shrink "
-                "geometrically")
+        where = (
+            f"the corner slot {r.slot} (weight on objective {r.own + 1} alone)"
+            if surface
+            else f"w = {float(weights[r.slot]):g} (slot {r.slot})"
+        )
+        shrink = (
+            "did not shrink"
+            if r.rate >= 1.0
+            else f"shrank by a factor of only {r.rate:.2f} a round"
+        )
+        part = (
+            f"at {where} objective {r.own + 1} improved in each of {r.rounds} consecutive "
+            f"rounds (from {r.start[0]:.4g} to {r.end[0]:.4g}) while objective "
+            f"{r.other + 1} rose (from {r.start[1]:.4g} to {r.end[1]:.4g}) by steps that "
+            f"{shrink}, where a solve converging to a minimizer takes steps that shrink "
+            "geometrically"
+        )
         if r.settled:
-            part += ("; then the solver stopped (its tolerance), at a place the budget chose, "
-                     "not a minimizer")
+            part += (
+                "; then the solver stopped (its tolerance), at a place the budget chose, "
+                "not a minimizer"
+            )
         parts.append(part)
     m = weights.shape[1] if surface else 2
     bounds = (1e-3, 1 - (m - 1) * 1e-3)
@@ -1080,36 +1333,52 @@ def _no_minimizer_finding(weights: FloatArray, runaway: list[_Runaway]) -> Findi
     first = runaway[0]
     name = f"corner slot {first.slot}" if surface else f"w = {float(weights[first.slot]):g}"
     return Finding(
-        "no_minimizer", "; ".join(parts) + ": the scalarized problem at the end has no "
+        "no_minimizer",
+        "; ".join(parts) + ": the scalarized problem at the end has no "
         "minimizer (objective " + str(first.own + 1) + " only approaches its infimum as "
         f"objective {first.other + 1} grows without bound, as logistic loss on separable data "
         "does at w = 1 while the weights' norm grows), so the end point is wherever the "
         "solver stopped, and more steps or rounds only move it further; solve slightly "
         f"inside {inside} with weight_bounds={bounds!r}, where each problem has a minimizer "
         "(or bound the variables, or add a regularizer to the objective)",
-        remedy="solve inside the ends: {weight_bounds}", options={"weight_bounds": bounds},
+        remedy="solve inside the ends: {weight_bounds}",
+        options={"weight_bounds": bounds},
         slots=tuple(r.slot for r in runaway),
-        summary=f"no minimizer at {name}: objective {first.other + 1} grows each round")
+        summary=f"no minimizer at {name}: objective {first.other + 1} grows each round",
+    )
 
 
 #: The remedy of points dominated because their solves stopped in local minima.
-LOCAL_REMEDY = ("multi-start (several starting points per weight, keep the best) or a global "
-                "inner solver (scipy.optimize.differential_evolution or basinhopping, a pymoo "
-                "single-objective algorithm such as GA, as solve(weight, state)); not more "
-                "steps")
+LOCAL_REMEDY = (
+    "multi-start (several starting points per weight, keep the best) or a global "
+    "inner solver (scipy.optimize.differential_evolution or basinhopping, a pymoo "
+    "single-objective algorithm such as GA, as solve(weight, state)); not more "
+    "steps"
+)
 
 
 def dominated_in_local_minima(finding: Finding) -> Finding:
     """A ``dominated`` finding whose points all stopped in local minima, told so: more steps
     or averaging, its usual remedy, do not move such points."""
     head = finding.message.split(";")[0]
-    return Finding("dominated", f"{head}; their solves stopped in local minima (see "
-                   "local_minima), which more steps per call, more rounds or averaging do not "
-                   "leave", remedy=LOCAL_REMEDY, slots=finding.slots, summary=finding.summary)
+    return Finding(
+        "dominated",
+        f"{head}; their solves stopped in local minima (see "
+        "local_minima), which more steps per call, more rounds or averaging do not "
+        "leave",
+        remedy=LOCAL_REMEDY,
+        slots=finding.slots,
+        summary=finding.summary,
+    )
 
 
-def _dominated(points: FloatArray, weak: NDArray[np.bool_], candidates: Sequence[int],
-               moving_average: float | None, local: Sequence[int] = ()) -> list[Finding]:
+def _dominated(
+    points: FloatArray,
+    weak: NDArray[np.bool_],
+    candidates: Sequence[int],
+    moving_average: float | None,
+    local: Sequence[int] = (),
+) -> list[Finding]:
     """The "dominated" finding for the ``candidates`` (slots other than the endpoints or
     corners) that other points dominate, if any; ``local``: slots whose solves stopped in
     local minima (their remedy is another)."""
@@ -1117,29 +1386,43 @@ def _dominated(points: FloatArray, weak: NDArray[np.bool_], candidates: Sequence
     inner = [i for i in candidates if not nondominated[i] and weak[i]]
     if not inner:
         return []
-    remedy = ("let the solver converge further (more steps per call or more rounds), or "
-              f"average longer (a moving_average rate below {moving_average:g})"
-              if moving_average is not None else
-              "let the solver converge further (more steps per call or more rounds), or "
-              "average noisy estimates with moving_average=0.2")
+    remedy = (
+        "let the solver converge further (more steps per call or more rounds), or "
+        f"average longer (a moving_average rate below {moving_average:g})"
+        if moving_average is not None
+        else "let the solver converge further (more steps per call or more rounds), or "
+        "average noisy estimates with moving_average=0.2"
+    )
     in_local = [i for i in inner if i in set(local)]
     if in_local and len(in_local) < len(inner):
-        remedy += (f" (slot{'s' if len(in_local) > 1 else ''} {_short(in_local)} stopped in "
-                   "local minima: see local_minima)")
-    found = Finding("dominated", f"{len(inner)} of {len(points)} points are dominated by "
-                    f"others (slots {_short(inner)}); {remedy}",
-                    remedy=("more steps per call or more rounds, or a lower {moving_average}"
-                            if moving_average is not None else
-                            "more steps per call or more rounds, or {moving_average}"),
-                    options={"moving_average": 0.2 if moving_average is None
-                             else moving_average / 2},
-                    slots=tuple(inner),
-                    summary=f"{len(inner)} of {len(points)} points dominated")
+        remedy += (
+            f" (slot{'s' if len(in_local) > 1 else ''} {_short(in_local)} stopped in "
+            "local minima: see local_minima)"
+        )
+    found = Finding(
+        "dominated",
+        f"{len(inner)} of {len(points)} points are dominated by "
+        f"others (slots {_short(inner)}); {remedy}",
+        remedy=(
+            "more steps per call or more rounds, or a lower {moving_average}"
+            if moving_average is not None
+            else "more steps per call or more rounds, or {moving_average}"
+        ),
+        options={"moving_average": 0.2 if moving_average is None else moving_average / 2},
+        slots=tuple(inner),
+        summary=f"{len(inner)} of {len(points)} points dominated",
+    )
     return [dominated_in_local_minima(found) if len(in_local) == len(inner) else found]
 
 
-def _jumps(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray,
-           ranges: FloatArray, history: Sequence[_Round] | None = None) -> list[_Jump]:
+def _jumps(
+    weights: FloatArray,
+    gaps: FloatArray,
+    extent: float,
+    points: FloatArray,
+    ranges: FloatArray,
+    history: Sequence[_Round] | None = None,
+) -> list[_Jump]:
     """The gaps the front jumps across, in the order of the weights.
 
     The largest gap is one when it is many times the median gap and a large share of the
@@ -1179,8 +1462,11 @@ def _jumps(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatAr
     median = float(np.median(gaps))
     out: dict[int, _Jump] = {}
     i = int(np.argmax(gaps))
-    if (dw[i] < 0.01 / gaps.size and gaps[i] > JUMP_FACTOR * max(median, 1e-300)
-            and gaps[i] > 0.2 * extent):
+    if (
+        dw[i] < 0.01 / gaps.size
+        and gaps[i] > JUMP_FACTOR * max(median, 1e-300)
+        and gaps[i] > 0.2 * extent
+    ):
         out[i] = _Jump(i, float(gaps[i] / extent))
     # the tests against the median need a front whose points are mostly apart (a collapsed
     # one has a median gap of zero, and the test above is the one that applies to it)
@@ -1204,8 +1490,9 @@ def _jumps(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatAr
     return [out[k] for k in sorted(out)]
 
 
-def _crossing(j: int, points: FloatArray, ranges: FloatArray,
-              history: Sequence[_Round] | None) -> tuple[int, float, float] | None:
+def _crossing(
+    j: int, points: FloatArray, ranges: FloatArray, history: Sequence[_Round] | None
+) -> tuple[int, float, float] | None:
     """A slot whose point, in the last rounds of ``history``, went from one end of the gap
     between points ``j`` and ``j + 1`` to the other and back, each time at a rate (distance
     over weight change) of at least ``JUMP_CROSSING_RATE`` times the median rate of the
@@ -1217,15 +1504,19 @@ def _crossing(j: int, points: FloatArray, ranges: FloatArray,
     if not history:
         return None
     p = len(points)
-    rounds = [r for r in list(history)[-(JUMP_ROUNDS + 1):]
-              if np.ndim(r.weights) == 1 and np.shape(r.weights)[0] == p
-              and np.shape(r.points) == points.shape]
+    rounds = [
+        r
+        for r in list(history)[-(JUMP_ROUNDS + 1) :]
+        if np.ndim(r.weights) == 1
+        and np.shape(r.weights)[0] == p
+        and np.shape(r.points) == points.shape
+    ]
     if len(rounds) < 3:
         return None
     scale = np.where(ranges > 0, ranges, 1.0)
     ends = points[[j, j + 1]] / scale
     gap = float(np.linalg.norm(ends[1] - ends[0]))
-    w = np.stack([np.asarray(r.weights, dtype=np.float64) for r in rounds])   # [round, slot]
+    w = np.stack([np.asarray(r.weights, dtype=np.float64) for r in rounds])  # [round, slot]
     x = np.stack([np.asarray(r.points, dtype=np.float64) / scale for r in rounds])
     # each round's median rate of its own front (its gaps over its weight intervals)
     steps = np.linalg.norm(np.diff(x, axis=1), axis=2)
@@ -1246,14 +1537,15 @@ def _crossing(j: int, points: FloatArray, ranges: FloatArray,
             if moved >= JUMP_CROSSING_RATE * float(rate[r]) * change:
                 before, after = float(w[r - 1, k]), float(w[r, k])
                 found.append((a, before, after) if a == 0 else (a, after, before))
-        if {a for a, _, _ in found} == {0, 1}:                          # there and back
+        if {a for a, _, _ in found} == {0, 1}:  # there and back
             _, w_j, w_next = found[-1]
             return k, w_j, w_next
     return None
 
 
-def _local_minima_of_front(weights: FloatArray, coords: FloatArray, lagging: list[int],
-                           tol: float) -> list[int]:
+def _local_minima_of_front(
+    weights: FloatArray, coords: FloatArray, lagging: list[int], tol: float
+) -> list[int]:
     """The ``lagging`` slots (beaten at their own weights) whose points lie within ``tol`` of
     the point of a slot that is not lagging, at a weight at least ``SEPARATED_WEIGHTS``
     away: the solver converged there to a point another weight reaches optimally (a local
@@ -1271,47 +1563,62 @@ def _local_minima_of_front(weights: FloatArray, coords: FloatArray, lagging: lis
     return out
 
 
-def _jump_finding(weights: FloatArray, jumps: list[_Jump], stuck: list[int],
-                  weighted_sum: bool = True) -> Finding:
+def _jump_finding(
+    weights: FloatArray, jumps: list[_Jump], stuck: list[int], weighted_sum: bool = True
+) -> Finding:
     """The ``jump`` finding for the gaps ``jumps``; ``stuck``: slots whose points are local
     minima of the weighted sum (see :func:`_local_minima_of_front`), named as the evidence they are;
     ``weighted_sum``: whether the solver minimizes the weighted sum (else the remedy is not
     another scalarization: the front is disconnected, or the solver's ideal point wrong)."""
-    where = " and ".join(f"{_between(weights[j.i], weights[j.i + 1])} ({j.share:.0%} of its "
-                         "length)" for j in jumps)
+    where = " and ".join(
+        f"{_between(weights[j.i], weights[j.i + 1])} ({j.share:.0%} of its length)" for j in jumps
+    )
     evidence = ""
     crossed = [j.crossing for j in jumps if j.crossing is not None]
     if crossed:
         k, a, b = crossed[0]
-        evidence += (f"; the point of slot {k} flips across the gap from round to round as "
-                     f"its weight moves between {a:.6g} and {b:.6g}, so more rounds will not "
-                     "settle it")
+        evidence += (
+            f"; the point of slot {k} flips across the gap from round to round as "
+            f"its weight moves between {a:.6g} and {b:.6g}, so more rounds will not "
+            "settle it"
+        )
     if stuck:
-        evidence += (f"; the points of slot{'s' if len(stuck) > 1 else ''} {_short(stuck)} "
-                     "are local minima of the weighted sum at their weights (points other "
-                     "weights reach, beaten at their own), so more steps will not move them")
+        evidence += (
+            f"; the points of slot{'s' if len(stuck) > 1 else ''} {_short(stuck)} "
+            "are local minima of the weighted sum at their weights (points other "
+            "weights reach, beaten at their own), so more steps will not move them"
+        )
     first = jumps[0]
     summary = f"the front jumps {_between(weights[first.i], weights[first.i + 1])}"
     if not weighted_sum:
         return Finding(
-            "jump", f"the front jumps {where}{evidence}: the solver's scalarization reaches "
+            "jump",
+            f"the front jumps {where}{evidence}: the solver's scalarization reaches "
             "no point in the gap, so the front is disconnected there (no Pareto point lies in "
             "it, and no spacing can close it); if the solver uses a Tchebycheff "
             "scalarization, its ideal point must be at or below every objective's smallest "
-            "value, or it jumps over non-convex stretches too", summary=summary,
-            remedy="none if the front is disconnected there; else check the solver's ideal "
-                   "point", slots=tuple(j for jump in jumps for j in (jump.i, jump.i + 1)))
+            "value, or it jumps over non-convex stretches too",
+            summary=summary,
+            remedy="none if the front is disconnected there; else check the solver's ideal point",
+            slots=tuple(j for jump in jumps for j in (jump.i, jump.i + 1)),
+        )
     return Finding(
-        "jump", f"the front jumps {where}{evidence}: weighted sums cannot reach "
+        "jump",
+        f"the front jumps {where}{evidence}: weighted sums cannot reach "
         "that stretch (the front is non-convex or disconnected there); use a Tchebycheff "
         "scalarization (paretosurf.adapters.from_scipy(..., scalarization='tchebycheff'))"
-        + _TCHEBYCHEFF_IDEAL + "; a gap that stays under Tchebycheff holds no Pareto point "
-        "(the front is disconnected there), and no spacing can close it", summary=summary,
-        remedy=_TCHEBYCHEFF, slots=tuple(j for jump in jumps for j in (jump.i, jump.i + 1)))
+        + _TCHEBYCHEFF_IDEAL
+        + "; a gap that stays under Tchebycheff holds no Pareto point "
+        "(the front is disconnected there), and no spacing can close it",
+        summary=summary,
+        remedy=_TCHEBYCHEFF,
+        slots=tuple(j for jump in jumps for j in (jump.i, jump.i + 1)),
+    )
 
 
-def _flat_ends(weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray,
-               ranges: FloatArray) -> list[int]:
+def _flat_ends(
+    weights: FloatArray, gaps: FloatArray, extent: float, points: FloatArray, ranges: FloatArray
+) -> list[int]:
     """Endpoints that left the front along one objective: the gap to the neighbour spans a
     fifth of the front and at least twice the median gap, over a weight interval far
     narrower than the even spacing, moving along one objective only (the scalarized problem
@@ -1324,14 +1631,19 @@ def _flat_ends(weights: FloatArray, gaps: FloatArray, extent: float, points: Flo
     out = []
     for i, end in ((0, 0), (gaps.size - 1, gaps.size)):
         narrow = weights[i + 1] - weights[i] < 0.01 / gaps.size
-        if (narrow and gaps[i] > 0.2 * extent and gaps[i] > 2.0 * median
-                and _axis_parallel(points[i], points[i + 1], ranges)):
+        if (
+            narrow
+            and gaps[i] > 0.2 * extent
+            and gaps[i] > 2.0 * median
+            and _axis_parallel(points[i], points[i + 1], ranges)
+        ):
             out.append(end)
     return out
 
 
-def _out_of_order(points: FloatArray, ranges: FloatArray,
-                  separated: NDArray[np.bool_]) -> tuple[int, int]:
+def _out_of_order(
+    points: FloatArray, ranges: FloatArray, separated: NDArray[np.bool_]
+) -> tuple[int, int]:
     """Among neighbouring pairs at ``separated`` weights: how many have objective 1 rising or
     objective 2 falling with the weight, and how many both (the reverse order)."""
     rise = np.diff(points[:, 0]) > ORDER_TOL * ranges[0]
@@ -1339,19 +1651,19 @@ def _out_of_order(points: FloatArray, ranges: FloatArray,
     return int(np.sum((rise | fall) & separated)), int(np.sum(rise & fall & separated))
 
 
-def _beaten_at_own_weight(weights: FloatArray, points: FloatArray,
-                          ranges: FloatArray) -> list[int]:
+def _beaten_at_own_weight(weights: FloatArray, points: FloatArray, ranges: FloatArray) -> list[int]:
     """Points that another point beats at their own weight, ``w f1 + (1 - w) f2``, by more
     than 1e-3 of that sum's range: an exact solver's point is the best at its weight."""
     w = weights[:, None]
-    values = w * points[None, :, 0] + (1 - w) * points[None, :, 1]   # [i, j]: j at w_i
+    values = w * points[None, :, 0] + (1 - w) * points[None, :, 1]  # [i, j]: j at w_i
     scale = weights * ranges[0] + (1 - weights) * ranges[1]
     lag = np.diag(values) - values.min(axis=1)
     return [int(i) for i in np.flatnonzero(lag > 1e-3 * np.where(scale > 0, scale, 1.0))]
 
 
-def _tied_and_beaten(points: FloatArray, i: int, own: int, ranges: FloatArray,
-                     own_tol: float = TIE_TOL) -> bool:
+def _tied_and_beaten(
+    points: FloatArray, i: int, own: int, ranges: FloatArray, own_tol: float = TIE_TOL
+) -> bool:
     """Whether some other point ties point ``i`` in objective ``own`` (within ``own_tol`` of
     its range), is no worse in the others (beyond a tie) and better in one: point ``i``
     stopped on the flat face its weight leaves (a point better in ``own`` itself would only
@@ -1376,8 +1688,11 @@ def _axis_parallel(a: FloatArray, b: FloatArray, ranges: FloatArray) -> bool:
 
 def _between(a: float, b: float) -> str:
     """``"between weights a and b"``, or ``"at weight a"`` when they print alike."""
-    return f"at weight {a:.6g}" if f"{a:.6g}" == f"{b:.6g}" else (
-        f"between weights {a:.6g} and {b:.6g}")
+    return (
+        f"at weight {a:.6g}"
+        if f"{a:.6g}" == f"{b:.6g}"
+        else (f"between weights {a:.6g} and {b:.6g}")
+    )
 
 
 def _short(indices: list[int]) -> str:

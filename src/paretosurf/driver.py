@@ -214,8 +214,12 @@ class Method(ABC):
         not ones it goes on changing)."""
 
     @abstractmethod
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[IterationRecord],
+    ) -> None:
         """Restore what :meth:`state_dict` returned (``history``: the run's records so far,
         for methods whose data are the past rounds, such as UMOD)."""
 
@@ -301,14 +305,26 @@ class _Runner:
     """One call of :func:`run`: the loop and the glue between the method, the solver, the
     executor, the state pool and the checkpointer."""
 
-    def __init__(self, method: Method, solver: Any, executor: Any,
-                 folder: RunFolder | None, spacing: Spacing, moving_average: float | None,
-                 weight_bounds: tuple[float, float] | None, retries: int,
-                 allow_pickle: bool, checkpointer: Checkpointer,
-                 report: str = "auto", target: float | None = None) -> None:
+    def __init__(
+        self,
+        method: Method,
+        solver: Any,
+        executor: Any,
+        folder: RunFolder | None,
+        spacing: Spacing,
+        moving_average: float | None,
+        weight_bounds: tuple[float, float] | None,
+        retries: int,
+        allow_pickle: bool,
+        checkpointer: Checkpointer,
+        report: str = "auto",
+        target: float | None = None,
+    ) -> None:
         if report == "most-even" and not method.front_is_last_round:
-            raise ValueError(f"report='most-even' needs a method whose points are its last "
-                             f"round's, one per slot; {method.label}'s are not")
+            raise ValueError(
+                f"report='most-even' needs a method whose points are its last "
+                f"round's, one per slot; {method.label}'s are not"
+            )
         self.method = method
         self.solver = solver
         self.executor: Any = LocalExecutor() if executor is None else executor
@@ -324,8 +340,7 @@ class _Runner:
         self.checkpointer = checkpointer
         checkpointer.start(folder)
         self.pool = StatePool()
-        self.disk = DiskStates(solver, folder,
-                               in_process=solves_in(self.executor) == "process")
+        self.disk = DiskStates(solver, folder, in_process=solves_in(self.executor) == "process")
         self.progress = _Progress()
         #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
         self.keeper = RoundKeeper()
@@ -344,31 +359,40 @@ class _Runner:
         run, so computed once)."""
         if self._settings is None:
             self._settings = {
-                **self.method.settings(), "normalize": self.spacing.setting(),
-                "moving_average": self.average.rate, "report": self.report,
-                "weight_bounds": (None if self.weight_bounds is None
-                                  else list(self.weight_bounds))}
+                **self.method.settings(),
+                "normalize": self.spacing.setting(),
+                "moving_average": self.average.rate,
+                "report": self.report,
+                "weight_bounds": (None if self.weight_bounds is None else list(self.weight_bounds)),
+            }
         return dict(self._settings)
 
     def manifest(self) -> dict[str, Any]:
         notes = _RUN_NOTES.get()
-        return {"method": self.method.name, "label": self.method.label,
-                "settings": self.settings(), "solver": solver_name(self.solver),
-                **({"notes": dict(notes)} if notes else {})}
+        return {
+            "method": self.method.name,
+            "label": self.method.label,
+            "settings": self.settings(),
+            "solver": solver_name(self.solver),
+            **({"notes": dict(notes)} if notes else {}),
+        }
 
     def start_fresh(self, init_states: Sequence[Any] | None, *, created: bool = False) -> None:
         """Start the run from ``init_states``; ``created``: its folder already holds its
         manifest (a run resumed before its first checkpoint)."""
-        if init_states is not None and (isinstance(init_states, (str, bytes))
-                                        or not isinstance(init_states, Sequence)):
-            raise TypeError("init_states must be a sequence of warm starts (None for a cold "
-                            f"start) or None, got {type(init_states).__name__}")
+        if init_states is not None and (
+            isinstance(init_states, (str, bytes)) or not isinstance(init_states, Sequence)
+        ):
+            raise TypeError(
+                "init_states must be a sequence of warm starts (None for a cold "
+                f"start) or None, got {type(init_states).__name__}"
+            )
         if self.folder is not None and not created:
             self.folder.create(self.manifest())
         keys: list[int | None] | None = None
         if init_states is not None:
             keys = []
-            seen: dict[int, int] = {}    # id of a state object -> its key
+            seen: dict[int, int] = {}  # id of a state object -> its key
             for slot, state in enumerate(init_states):
                 if state is None:
                     keys.append(None)
@@ -392,26 +416,35 @@ class _Runner:
         saved = self.folder.load() if self.folder.committed() else None
         self.folder.truncate_history(0 if saved is None else int(saved.meta["n_rounds"]))
         if saved is None:
-            self.disk.resumed(None, None)    # no saved state names any of its folders
+            self.disk.resumed(None, None)  # no saved state names any of its folders
             self.start_fresh(init_states, created=True)
             return
         meta, arrays = saved.meta, saved.arrays
         history = history_from_parts(saved.records)
-        self.progress = _Progress(history, int(meta["n_solves"]), int(meta["n_steps"]),
-                                  bool(meta["converged"]), meta.get("stop_reason"),
-                                  meta.get("n_objectives"))
+        self.progress = _Progress(
+            history,
+            int(meta["n_solves"]),
+            int(meta["n_steps"]),
+            bool(meta["converged"]),
+            meta.get("stop_reason"),
+            meta.get("n_objectives"),
+        )
         self.pool = StatePool.from_parts(
-            meta["pool"], arrays, root=self.folder.path, allow_pickle=self.allow_pickle,
+            meta["pool"],
+            arrays,
+            root=self.folder.path,
+            allow_pickle=self.allow_pickle,
             where=f"checkpoint {self.folder.path}",
-            state_classes=trusted_state_classes(users_solver(self.solver)))
-        for record in history:          # the solver sees the saved rounds again, in order
+            state_classes=trusted_state_classes(users_solver(self.solver)),
+        )
+        for record in history:  # the solver sees the saved rounds again, in order
             self.observe(record.points)
         self.average.load_meta(meta.get("averages", {}))
         self.checkpointer.saved_rounds = len(history)
         self.method.load_state_dict(meta["method_state"], _part(arrays, "method/"), history)
         if "kept_rounds" in meta:
             self.keeper.load_state_dict(meta["kept_rounds"], _part(arrays, "kept/"))
-        else:       # saved with no candidates: the next round is the first that competes
+        else:  # saved with no candidates: the next round is the first that competes
             self.keeper.rounds = len(history)
         self.disk.resumed(self.pool, saved.fallback)
 
@@ -421,16 +454,22 @@ class _Runner:
         if manifest.get("method") != self.method.name:
             raise ValueError(
                 f"{where} holds a {manifest.get('label', manifest.get('method'))} run; cannot "
-                f"resume it as {self.method.label} (use another folder, or overwrite=True)")
+                f"resume it as {self.method.label} (use another folder, or overwrite=True)"
+            )
         # runs saved before the report option existed reported as "auto" does
         saved = {"report": "auto", **manifest.get("settings", {})}
         now = self.settings()
-        diffs = [f"{key}: {saved.get(key, '(unset)')!r} in the checkpoint, "
-                 f"{now.get(key, '(unset)')!r} now"
-                 for key in sorted(set(saved) | set(now)) if saved.get(key) != now.get(key)]
+        diffs = [
+            f"{key}: {saved.get(key, '(unset)')!r} in the checkpoint, "
+            f"{now.get(key, '(unset)')!r} now"
+            for key in sorted(set(saved) | set(now))
+            if saved.get(key) != now.get(key)
+        ]
         if diffs:
-            raise ValueError(f"cannot resume the {self.method.label} run in {where} with other "
-                             "settings; differing: " + "; ".join(diffs))
+            raise ValueError(
+                f"cannot resume the {self.method.label} run in {where} with other "
+                "settings; differing: " + "; ".join(diffs)
+            )
 
     # ------------------------------------------------------------------ one round
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
@@ -444,8 +483,9 @@ class _Runner:
             batch = [tasks[i] for i in pending]
             outcomes = self.executor.solve(self.solver, batch, self.on_done)
             if len(outcomes) != len(batch):
-                raise ValueError(f"the executor returned {len(outcomes)} outcomes for "
-                                 f"{len(batch)} tasks")
+                raise ValueError(
+                    f"the executor returned {len(outcomes)} outcomes for {len(batch)} tasks"
+                )
             self.checkpointer.log(outcomes, index, call, attempt)
             failed = []
             for i, outcome in zip(pending, outcomes, strict=True):
@@ -467,14 +507,19 @@ class _Runner:
         """The number of weights of the proposed round, after checking them."""
         n_weights = weights.shape[0] if weights.ndim else 0
         if weights.ndim not in (1, 2) or len(rnd.starts) != n_weights or n_weights == 0:
-            raise ValueError(f"{self.method.label} proposed {n_weights} weights with "
-                             f"{len(rnd.starts)} warm starts")
+            raise ValueError(
+                f"{self.method.label} proposed {n_weights} weights with "
+                f"{len(rnd.starts)} warm starts"
+            )
         if not (np.all(np.isfinite(weights)) and np.all((weights >= 0) & (weights <= 1))):
-            raise ValueError(f"{self.method.label} proposed weights outside [0, 1]: "
-                             f"{weights.tolist()}")
+            raise ValueError(
+                f"{self.method.label} proposed weights outside [0, 1]: {weights.tolist()}"
+            )
         if weights.ndim == 2 and np.any(np.abs(weights.sum(axis=1) - 1.0) > 1e-9):
-            raise ValueError(f"{self.method.label} proposed weight vectors off the simplex "
-                             f"(rows must sum to 1): {weights.tolist()}")
+            raise ValueError(
+                f"{self.method.label} proposed weight vectors off the simplex "
+                f"(rows must sum to 1): {weights.tolist()}"
+            )
         return n_weights
 
     def check_points(self, points: FloatArray, weights: FloatArray, index: int) -> None:
@@ -483,25 +528,32 @@ class _Runner:
         m = points.shape[1]
         wanted = self.method.n_objectives
         if wanted is None and weights.ndim == 1:
-            wanted = 2                  # a scalar weight w trades off exactly two objectives
+            wanted = 2  # a scalar weight w trades off exactly two objectives
         if wanted is not None and m != wanted:
-            what = ("the two objectives to trade off, both minimized" if wanted == 2 else
-                    f"the {wanted} objectives to trade off, all minimized")
+            what = (
+                "the two objectives to trade off, both minimized"
+                if wanted == 2
+                else f"the {wanted} objectives to trade off, all minimized"
+            )
             raise ValueError(
                 f"{self.method.label} spaces points along a front of {wanted} objectives; the "
-                f"solver returned {m} (objective vectors of shape ({m},)). Return {what}")
+                f"solver returned {m} (objective vectors of shape ({m},)). Return {what}"
+            )
         if self.progress.n_objectives is None:
             self.progress.n_objectives = m
         elif m != self.progress.n_objectives:
-            raise ValueError(f"the solver returned {m} objectives in round {index}, but "
-                             f"{self.progress.n_objectives} before")
+            raise ValueError(
+                f"the solver returned {m} objectives in round {index}, but "
+                f"{self.progress.n_objectives} before"
+            )
 
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
         weights = np.asarray(rnd.weights, dtype=np.float64)
         n_weights = self.check_round(weights, rnd)
         # a candidate round for the report keeps its states as they were solved
-        intact = ({k for k in self.keeper.keys() if k is not None}
-                  if self.reports_most_even() else set())
+        intact = (
+            {k for k in self.keeper.keys() if k is not None} if self.reports_most_even() else set()
+        )
         states = self.disk.starts(self.pool, rnd.starts, intact)
         slots = list(range(n_weights)) if rnd.slots is None else list(rnd.slots)
         solve_at = solved_weights(weights, self.weight_bounds)
@@ -511,24 +563,34 @@ class _Runner:
         outcomes: list[SolveOutcome] = []
         for call in range(rnd.repeats):
             last = call == rnd.repeats - 1
-            tasks = [SolveTask(slot, as_weight(w), state,
-                               self.disk.save_to(index, slot, call, last, long_rounds))
-                     for slot, w, state in zip(slots, solve_at, states, strict=True)]
+            tasks = [
+                SolveTask(
+                    slot,
+                    as_weight(w),
+                    state,
+                    self.disk.save_to(index, slot, call, last, long_rounds),
+                )
+                for slot, w, state in zip(slots, solve_at, states, strict=True)
+            ]
             outcomes = self.run_tasks(tasks, index, call)
             states = [o.solution.state for o in outcomes if o.solution is not None]
             self.progress.n_solves += len(outcomes)
-            self.progress.n_steps += count_steps([o.solution for o in outcomes
-                                                  if o.solution is not None])
+            self.progress.n_steps += count_steps(
+                [o.solution for o in outcomes if o.solution is not None]
+            )
         seconds = time.perf_counter() - start
         sols = [o.solution for o in outcomes if o.solution is not None]
-        self.unsuccessful = [(slot, str(sol.info.get("message", "")))
-                             for slot, sol in zip(slots, sols, strict=False)
-                             if sol.info.get("success") is False]
+        self.unsuccessful = [
+            (slot, str(sol.info.get("message", "")))
+            for slot, sol in zip(slots, sols, strict=False)
+            if sol.info.get("success") is False
+        ]
         self.last_infos = [s.info for s in sols]
         sizes = {s.objectives.size for s in sols}
         if len(sizes) != 1:
-            raise ValueError(f"the solver returned objective vectors of sizes {sorted(sizes)} "
-                             f"in round {index}")
+            raise ValueError(
+                f"the solver returned objective vectors of sizes {sorted(sizes)} in round {index}"
+            )
         points = np.stack([s.objectives for s in sols])
         self.check_points(points, weights, index)
         keys = [self.pool.add(s) for s in states]
@@ -539,38 +601,55 @@ class _Runner:
             self.spacing.fit(estimates, anchors=anchors)
         else:
             front_weights, front_points, _ = self.method.front()
-            self.spacing.fit(front_points,
-                             anchors=anchor_rows(np.asarray(front_weights, dtype=np.float64)))
+            self.spacing.fit(
+                front_points, anchors=anchor_rows(np.asarray(front_weights, dtype=np.float64))
+            )
         coordinates = self.spacing(estimates)
-        return RoundOutcome(weights, points, keys, [s.info for s in sols], estimates,
-                            coordinates), seconds
+        return RoundOutcome(
+            weights, points, keys, [s.info for s in sols], estimates, coordinates
+        ), seconds
 
-    def front(self, reported: ReportedFront | None = None
-              ) -> tuple[FloatArray, FloatArray, FloatArray, list[int | None]]:
+    def front(
+        self, reported: ReportedFront | None = None
+    ) -> tuple[FloatArray, FloatArray, FloatArray, list[int | None]]:
         """The method's points: weights as solved, objectives, their coordinates, keys; or
         those of ``reported``, an earlier round's (measured as the last round was)."""
         if reported is not None:
-            return (solved_weights(np.array(reported.weights, dtype=np.float64),
-                                   self.weight_bounds),
-                    reported.points, self.spacing(reported.points), reported.keys)
+            return (
+                solved_weights(np.array(reported.weights, dtype=np.float64), self.weight_bounds),
+                reported.points,
+                self.spacing(reported.points),
+                reported.keys,
+            )
         weights, points, keys = self.method.front()
         coords = points
         if points.ndim == 2 and points.shape[1] > 0:
             ends = anchor_rows(np.asarray(weights, dtype=np.float64))
             self.spacing.fit(points, anchors=ends)
             coords = self.spacing(points)
-        return (solved_weights(np.array(weights, dtype=np.float64), self.weight_bounds),
-                points, coords, keys)
+        return (
+            solved_weights(np.array(weights, dtype=np.float64), self.weight_bounds),
+            points,
+            coords,
+            keys,
+        )
 
     def record(self, index: int, started: float, solve_seconds: float) -> IterationRecord:
         weights, points, coords, _ = self.front()
         ideal = self.observe(points)
         return IterationRecord.from_points(
-            index, weights, points, coords=coords,
-            seconds=time.perf_counter() - started, solve_seconds=solve_seconds,
-            n_solves=self.progress.n_solves, n_steps=self.progress.n_steps,
-            weight_change=self.method.weight_change(), ideal=ideal,
-            **self.method.record_extras())
+            index,
+            weights,
+            points,
+            coords=coords,
+            seconds=time.perf_counter() - started,
+            solve_seconds=solve_seconds,
+            n_solves=self.progress.n_solves,
+            n_steps=self.progress.n_steps,
+            weight_change=self.method.weight_change(),
+            ideal=ideal,
+            **self.method.record_extras(),
+        )
 
     def observe(self, points: FloatArray) -> FloatArray | None:
         """Show a round's points to a solver that follows them (``observe(points)``: a
@@ -611,40 +690,70 @@ class _Runner:
         shown = None if reported is None else reported.round
         p = self.progress
         diagnosed, diagnosed_coords = points, coords
-        averaged = (None if reported is not None or points.ndim != 2 else
-                    self.average.estimates(len(points), points.shape[1]))
+        averaged = (
+            None
+            if reported is not None or points.ndim != 2
+            else self.average.estimates(len(points), points.shape[1])
+        )
         if averaged is not None:
             # with averaging the run's view of the front is the slots' averaged estimates:
             # their order and dominance, not one round's noise, tell whether it is sound
             diagnosed, diagnosed_coords = averaged, self.spacing(averaged)
         findings = diagnose_run(
-            weights, diagnosed, diagnosed_coords, solver=self.solver, history=p.history,
-            shown=shown, normalize=self.spacing.kind, moving_average=self.average.rate,
-            ordered=self.method.ordered, aims_even=self.method.aims_even,
-            method_findings=self.method.findings, infos=self.last_infos,
-            unsuccessful=self.unsuccessful, target=self.target, stop_reason=p.stop_reason,
+            weights,
+            diagnosed,
+            diagnosed_coords,
+            solver=self.solver,
+            history=p.history,
+            shown=shown,
+            normalize=self.spacing.kind,
+            moving_average=self.average.rate,
+            ordered=self.method.ordered,
+            aims_even=self.method.aims_even,
+            method_findings=self.method.findings,
+            infos=self.last_infos,
+            unsuccessful=self.unsuccessful,
+            target=self.target,
+            stop_reason=p.stop_reason,
             convergence_change=self.method.convergence_change,
-            settle_options=self.method.settle_options())
+            settle_options=self.method.settle_options(),
+        )
         collapsed = any(f.code in STRUCTURAL - {"reversed"} for f in findings)
         record = p.history[-1 if shown is None else shown] if p.history else None
         cv = math.nan if record is None else record.cv
         ratio = math.nan if record is None else record.gap_ratio
         success, message = success_and_message(
-            self.method.label, len(weights), cv, ratio, findings,
-            notes=() if reported is None else (reported.note,))
+            self.method.label,
+            len(weights),
+            cv,
+            ratio,
+            findings,
+            notes=() if reported is None else (reported.note,),
+        )
         if not p.history:
             success, message = False, f"{self.method.label}: no round was run"
         return SurfResult(
-            method=self.method.name, label=self.method.label,
-            settings=self.settings(), weights=weights, points=points,
+            method=self.method.name,
+            label=self.method.label,
+            settings=self.settings(),
+            weights=weights,
+            points=points,
             states=[self.pool.get(k) for k in keys],
-            history=p.history, n_solves=p.n_solves, n_steps=p.n_steps,
+            history=p.history,
+            n_solves=p.n_solves,
+            n_steps=p.n_steps,
             converged=(p.converged or self.method.converged) and not collapsed,
-            stop_reason=p.stop_reason or "not started", success=success, message=message,
-            findings=findings, reported_round=shown, **self.method.result_extras())
+            stop_reason=p.stop_reason or "not started",
+            success=success,
+            message=message,
+            findings=findings,
+            reported_round=shown,
+            **self.method.result_extras(),
+        )
 
-    def state_parts(self, final: SurfResult | None = None
-                    ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+    def state_parts(
+        self, final: SurfResult | None = None
+    ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         """The run's state as a checkpoint saves it; ``final``: the finished run's result,
         whose success, message and findings the saved result then carries (an unfinished
         run's say so)."""
@@ -654,26 +763,49 @@ class _Runner:
         pool_meta, pool_arrays = self.pool.to_parts(root=self.folder.path)
         reported = self.reported_front()
         weights, points, _, keys = self.front(reported)
-        view_meta = {"kind": "result", "method": self.method.name, "label": self.method.label,
-                     "settings": self.settings(), "n_solves": p.n_solves,
-                     "n_steps": p.n_steps,
-                     "converged": p.converged or self.method.converged,
-                     "stop_reason": p.stop_reason or "not finished",
-                     **view_extras(self.method.result_extras(), p.history),
-                     "state_keys": keys, "success": False,
-                     "reported_round": None if reported is None else reported.round,
-                     "message": (f"{self.method.label}: the run in {self.folder.path} was "
-                                 f"stopped after round {len(p.history)} and can be resumed")}
+        view_meta = {
+            "kind": "result",
+            "method": self.method.name,
+            "label": self.method.label,
+            "settings": self.settings(),
+            "n_solves": p.n_solves,
+            "n_steps": p.n_steps,
+            "converged": p.converged or self.method.converged,
+            "stop_reason": p.stop_reason or "not finished",
+            **view_extras(self.method.result_extras(), p.history),
+            "state_keys": keys,
+            "success": False,
+            "reported_round": None if reported is None else reported.round,
+            "message": (
+                f"{self.method.label}: the run in {self.folder.path} was "
+                f"stopped after round {len(p.history)} and can be resumed"
+            ),
+        }
         if final is not None:
-            view_meta.update(success=final.success, message=final.message,
-                             findings=[f.to_dict() for f in final.findings],
-                             converged=final.converged, stop_reason=final.stop_reason)
-        meta = {"n_solves": p.n_solves, "n_steps": p.n_steps, "converged": p.converged,
-                "stop_reason": p.stop_reason, "n_objectives": p.n_objectives,
-                "averages": self.average.to_meta(),
-                "method_state": method_meta, "pool": pool_meta, "result": view_meta}
-        arrays = {**{f"method/{k}": v for k, v in method_arrays.items()}, **pool_arrays,
-                  "weights": weights, "points": points}
+            view_meta.update(
+                success=final.success,
+                message=final.message,
+                findings=[f.to_dict() for f in final.findings],
+                converged=final.converged,
+                stop_reason=final.stop_reason,
+            )
+        meta = {
+            "n_solves": p.n_solves,
+            "n_steps": p.n_steps,
+            "converged": p.converged,
+            "stop_reason": p.stop_reason,
+            "n_objectives": p.n_objectives,
+            "averages": self.average.to_meta(),
+            "method_state": method_meta,
+            "pool": pool_meta,
+            "result": view_meta,
+        }
+        arrays = {
+            **{f"method/{k}": v for k, v in method_arrays.items()},
+            **pool_arrays,
+            "weights": weights,
+            "points": points,
+        }
         if self.reports_most_even():
             meta["kept_rounds"], kept_arrays = self.keeper.state_dict()
             arrays.update({f"kept/{k}": v for k, v in kept_arrays.items()})
@@ -684,9 +816,12 @@ class _Runner:
         states of a disk-state solver still in memory into their folders first, and prune the
         folders no longer needed. Without a run folder only the state folders are looked
         after."""
-        self.checkpointer.save(self.progress.history, lambda: self.state_parts(final),
-                               persist=lambda: self.disk.persist(self.pool),
-                               saved=lambda: self.disk.checkpointed(self.pool))
+        self.checkpointer.save(
+            self.progress.history,
+            lambda: self.state_parts(final),
+            persist=lambda: self.disk.persist(self.pool),
+            saved=lambda: self.disk.checkpointed(self.pool),
+        )
 
     def finish(self, result: SurfResult | None) -> None:
         """Without a run folder, states on disk lived in a temporary folder: load the final
@@ -696,8 +831,9 @@ class _Runner:
             result.states = states
 
     # ------------------------------------------------------------------ the loop
-    def loop(self, iterations: int | None, tol: float | None, callback: Callback | None,
-             bar: Any) -> None:
+    def loop(
+        self, iterations: int | None, tol: float | None, callback: Callback | None, bar: Any
+    ) -> None:
         p = self.progress
         while p.stop_reason not in ("converged", "method", "callback"):
             if iterations is not None and len(p.history) >= iterations:
@@ -727,23 +863,25 @@ class _Runner:
             bar.update(1)
             bar.set_postfix(**self.postfix)
             if callback is not None and callback(record) is True:
-                p.stop_reason = "callback"     # saved by the run's final checkpoint
+                p.stop_reason = "callback"  # saved by the run's final checkpoint
 
 
 def _part(arrays: Mapping[str, NDArray[Any]], prefix: str) -> dict[str, NDArray[Any]]:
     """The arrays whose names start with ``prefix``, without it."""
-    return {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+    return {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
 
 
 #: Whether an interrupted run with a folder tells on stderr how to resume it (a front end
 #: with its own resume command, such as ``paretosurf run``, turns it off).
 _INTERRUPT_NOTICE: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "paretosurf_interrupt_notice", default=True)
+    "paretosurf_interrupt_notice", default=True
+)
 
 
 #: Notes a front end records in the manifest of the runs it starts (see :func:`run_notes`).
 _RUN_NOTES: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
-    "paretosurf_run_notes", default=None)
+    "paretosurf_run_notes", default=None
+)
 
 
 @contextlib.contextmanager
@@ -904,34 +1042,59 @@ def run(
     >>> res.weights.tolist(), res.n_solves, res.stop_reason
     ([0.0, 0.25, 0.5, 0.75, 1.0], 10, 'iterations')
     """
-    check_run_options(tol=tol, checkpoint=checkpoint, resume=resume, overwrite=overwrite,
-                      callback=callback, executor=executor)
+    check_run_options(
+        tol=tol,
+        checkpoint=checkpoint,
+        resume=resume,
+        overwrite=overwrite,
+        callback=callback,
+        executor=executor,
+    )
     if iterations is not None:
         iterations = check_non_negative_int(iterations, name="iterations")
         if iterations == 0 and not resume:
-            raise ValueError("iterations must be at least 1 (0 would solve nothing; to read a "
-                             "saved run, use SurfResult.load)")
+            raise ValueError(
+                "iterations must be at least 1 (0 would solve nothing; to read a "
+                "saved run, use SurfResult.load)"
+            )
     n_retries = check_non_negative_int(retries, name="retries")
-    checkpointer = (checkpoint_period if isinstance(checkpoint_period, Checkpointer) else
-                    Checkpointer(checkpoint_period))
+    checkpointer = (
+        checkpoint_period
+        if isinstance(checkpoint_period, Checkpointer)
+        else Checkpointer(checkpoint_period)
+    )
     report = check_report(report)
     spacing = Spacing(normalize)
     rate = check_moving_average(moving_average)
     bounds = check_weight_bounds(weight_bounds)
     folder = RunFolder(checkpoint) if checkpoint is not None else None
     inner = as_solver(solver)
-    runner = _Runner(method, inner, executor, folder, spacing, rate, bounds,
-                     n_retries, bool(allow_pickle), checkpointer, report, check_target(target))
+    runner = _Runner(
+        method,
+        inner,
+        executor,
+        folder,
+        spacing,
+        rate,
+        bounds,
+        n_retries,
+        bool(allow_pickle),
+        checkpointer,
+        report,
+        check_target(target),
+    )
     if folder is None and runner.disk.enabled and solves_in(runner.executor) == "cluster":
         raise ValueError(
             "a solver that keeps its states in folders (save_state/load_state) on a cluster "
             "needs checkpoint=DIR on a filesystem every node sees: without it the states would "
-            "live in a temporary folder of this machine only")
+            "live in a temporary folder of this machine only"
+        )
     if folder is not None:
-        folder.acquire()               # one process writes a run folder: held to the end
+        folder.acquire()  # one process writes a run folder: held to the end
     try:
-        return _run_holding(runner, iterations, tol, callback, progress, init_states, resume,
-                            overwrite)
+        return _run_holding(
+            runner, iterations, tol, callback, progress, init_states, resume, overwrite
+        )
     except BaseException:
         runner.finish(None)
         raise
@@ -940,10 +1103,16 @@ def run(
             folder.release()
 
 
-def _run_holding(runner: _Runner, iterations: int | None, tol: float | None,
-                 callback: Callback | None, progress: bool,
-                 init_states: Sequence[Any] | None, resume: bool,
-                 overwrite: bool) -> SurfResult:
+def _run_holding(
+    runner: _Runner,
+    iterations: int | None,
+    tol: float | None,
+    callback: Callback | None,
+    progress: bool,
+    init_states: Sequence[Any] | None,
+    resume: bool,
+    overwrite: bool,
+) -> SurfResult:
     """:func:`run` once its options are checked and its run folder (if any) is held."""
     method, folder = runner.method, runner.folder
     if folder is not None and folder.holds_run():
@@ -956,18 +1125,26 @@ def _run_holding(runner: _Runner, iterations: int | None, tol: float | None,
             raise FileExistsError(
                 f"checkpoint folder {folder.path} already holds {folder.describe()}; pass "
                 "resume=True to continue it, overwrite=True to replace it, or use another "
-                "folder")
+                "folder"
+            )
     else:
         runner.start_fresh(init_states)
     done = len(runner.progress.history)
-    if iterations is not None and done > iterations > 0:    # (0 with resume: read the run)
+    if iterations is not None and done > iterations > 0:  # (0 with resume: read the run)
         warnings.warn(
             f"{method.label}: the run in {folder.path if folder else 'the checkpoint'} already "
             f"holds {done} rounds, more than iterations={iterations}; its result after {done} "
             "rounds is returned (a run cannot be shortened: start a new one for fewer)",
-            SurfWarning, stacklevel=4)
-    bar = progress_bar(progress, total=iterations, desc=method.label, unit="round",
-                       initial=done if iterations is None else min(done, iterations))
+            SurfWarning,
+            stacklevel=4,
+        )
+    bar = progress_bar(
+        progress,
+        total=iterations,
+        desc=method.label,
+        unit="round",
+        initial=done if iterations is None else min(done, iterations),
+    )
     runner.bar = bar if progress else None
     start = getattr(runner.executor, "start", None)
     started = bool(start()) if callable(start) else False
@@ -979,13 +1156,16 @@ def _run_holding(runner: _Runner, iterations: int | None, tol: float | None,
         with contextlib.suppress(OSError):
             runner.checkpointer.write_solve_log()
         saved_rounds = runner.checkpointer.saved_rounds
-        saved = (f"is saved after round {saved_rounds}" if saved_rounds
-                 else "stopped before its first checkpoint")
-        if isinstance(exc, KeyboardInterrupt) and folder is not None and (
-                _INTERRUPT_NOTICE.get()):
+        saved = (
+            f"is saved after round {saved_rounds}"
+            if saved_rounds
+            else "stopped before its first checkpoint"
+        )
+        if isinstance(exc, KeyboardInterrupt) and folder is not None and (_INTERRUPT_NOTICE.get()):
             sys.stderr.write(
                 f"\nparetosurf: interrupted; {method.label}'s run in {folder.path} {saved}; "
-                "run the same call with resume=True to continue it\n")
+                "run the same call with resume=True to continue it\n"
+            )
         elif isinstance(exc, ExecutorLostError) and folder is not None:
             exc.add_note(f"{method.label}'s run in {folder.path} {saved}")
         raise
@@ -1007,5 +1187,3 @@ def _run_holding(runner: _Runner, iterations: int | None, tol: float | None,
         if not is_quiet(finding, result.stop_reason):
             warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=3)
     return result
-
-

@@ -153,17 +153,29 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as JSON-able values (:meth:`from_dict` reads them back)."""
-        return {"code": self.code, "message": self.message, "fatal": self.fatal,
-                "remedy": self.remedy, "options": dict(self.options),
-                "slots": list(self.slots), "summary": self.summary}
+        return {
+            "code": self.code,
+            "message": self.message,
+            "fatal": self.fatal,
+            "remedy": self.remedy,
+            "options": dict(self.options),
+            "slots": list(self.slots),
+            "summary": self.summary,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Finding:
         """Inverse of :meth:`to_dict` (files of earlier versions hold only code, message and
         fatal)."""
-        return cls(str(data["code"]), str(data["message"]), bool(data.get("fatal", True)),
-                   str(data.get("remedy", "")), dict(data.get("options") or {}),
-                   tuple(int(s) for s in data.get("slots", ())), str(data.get("summary", "")))
+        return cls(
+            str(data["code"]),
+            str(data["message"]),
+            bool(data.get("fatal", True)),
+            str(data.get("remedy", "")),
+            dict(data.get("options") or {}),
+            tuple(int(s) for s in data.get("slots", ())),
+            str(data.get("summary", "")),
+        )
 
     def __str__(self) -> str:
         remedy = self.remedy_text()
@@ -181,10 +193,15 @@ def check_target(target: object) -> float | None:
     """
     if target is None:
         return None
-    if isinstance(target, bool) or not isinstance(target, (int, float)) or not (
-            math.isfinite(target) and target > 1.0):
-        raise ValueError("target must be a number > 1 (the largest gap over the smallest "
-                         f"that counts as even; 1 is perfectly even) or None, got {target!r}")
+    if (
+        isinstance(target, bool)
+        or not isinstance(target, (int, float))
+        or not (math.isfinite(target) and target > 1.0)
+    ):
+        raise ValueError(
+            "target must be a number > 1 (the largest gap over the smallest "
+            f"that counts as even; 1 is perfectly even) or None, got {target!r}"
+        )
     return float(target)
 
 
@@ -197,7 +214,7 @@ def _rounds_to_target(ratios: Sequence[float], target: float) -> int | None:
     over the smallest reaches ``target``: its excess over 1 shrinks round after round by a
     factor measured over the last :data:`CONTRACTION_ROUNDS` rounds (their median);
     ``None`` when it does not shrink."""
-    excess = [r - 1.0 for r in ratios[-(CONTRACTION_ROUNDS + 1):] if math.isfinite(r)]
+    excess = [r - 1.0 for r in ratios[-(CONTRACTION_ROUNDS + 1) :] if math.isfinite(r)]
     factors = [b / a for a, b in itertools.pairwise(excess) if a > 0 and b > 0]
     if not factors or excess[-1] <= 0:
         return None
@@ -208,9 +225,16 @@ def _rounds_to_target(ratios: Sequence[float], target: float) -> int | None:
     return max(1, math.ceil(math.log((target - 1.0) / excess[-1]) / math.log(rate)))
 
 
-def uneven_finding(ratio: float, target: float, *, surface: bool, aims_even: bool,
-                   out_of_rounds: bool, ratios: Sequence[float] = (),
-                   rounds: int = 0) -> Finding | None:
+def uneven_finding(
+    ratio: float,
+    target: float,
+    *,
+    surface: bool,
+    aims_even: bool,
+    out_of_rounds: bool,
+    ratios: Sequence[float] = (),
+    rounds: int = 0,
+) -> Finding | None:
     """The ``uneven`` finding of a result whose largest gap over the smallest (``ratio``: of
     consecutive points on a curve, of nearest neighbours on a surface) is above ``target``,
     or ``None``.
@@ -243,48 +267,72 @@ def uneven_finding(ratio: float, target: float, *, surface: bool, aims_even: boo
     if not math.isfinite(ratio) or ratio <= target:
         return None
     what = "nearest-neighbour max/min" if surface else "gap ratio"
-    detail = (f"the largest {'nearest-neighbour distance' if surface else 'gap'} is "
-              f"{ratio:.3g} times the smallest, above the target {target:g}")
+    detail = (
+        f"the largest {'nearest-neighbour distance' if surface else 'gap'} is "
+        f"{ratio:.3g} times the smallest, above the target {target:g}"
+    )
     if not aims_even:
         return Finding(
-            "uneven", f"{detail}: the method does not aim at even spacing", fatal=False,
+            "uneven",
+            f"{detail}: the method does not aim at even spacing",
+            fatal=False,
             summary=f"{what} {ratio:.3g} > {target:g}",
             remedy="SURF spaces the points evenly (ps.surf, or ps.surf_simplex for three or "
-                   "more objectives)")
+            "more objectives)",
+        )
     more = _rounds_to_target(ratios, target) if out_of_rounds else None
     if out_of_rounds:
         if more is not None:
-            detail += (f"; the iterations ran out after {rounds} rounds, and at the rate the "
-                       f"spacing improved over the last rounds about {more} more would reach "
-                       "it")
+            detail += (
+                f"; the iterations ran out after {rounds} rounds, and at the rate the "
+                f"spacing improved over the last rounds about {more} more would reach "
+                "it"
+            )
             remedy = "run about " + str(more) + " more rounds ({resume} with more {iterations})"
             short = f"; ~{more} more"
         elif len(ratios) < 3:
-            detail += (f"; the iterations ran out after {rounds} round"
-                       f"{'s' if rounds != 1 else ''}, too few to tell how fast the spacing "
-                       "improves")
+            detail += (
+                f"; the iterations ran out after {rounds} round"
+                f"{'s' if rounds != 1 else ''}, too few to tell how fast the spacing "
+                "improves"
+            )
             remedy = "run more rounds ({resume} with more {iterations})"
             short = ""
         else:
-            detail += (f"; the iterations ran out after {rounds} rounds, and the spacing did "
-                       "not improve steadily over the last rounds (see the other findings for "
-                       "a cause)")
+            detail += (
+                f"; the iterations ran out after {rounds} rounds, and the spacing did "
+                "not improve steadily over the last rounds (see the other findings for "
+                "a cause)"
+            )
             remedy = "run more rounds ({resume} with more {iterations}), or see the other findings"
             short = ""
-        return Finding("uneven", detail, remedy=remedy,
-                       options={"resume": True, "iterations": None},
-                       summary=f"{what} {ratio:.3g} > target {target:g} after {rounds} "
-                               f"rounds{short}")
-    return Finding("uneven", detail + "; the run stopped before reaching it",
-                   summary=f"{what} {ratio:.3g} > target {target:g}",
-                   remedy="see the other findings for the cause, or run more rounds "
-                          "({resume} with more {iterations})",
-                   options={"resume": True, "iterations": None})
+        return Finding(
+            "uneven",
+            detail,
+            remedy=remedy,
+            options={"resume": True, "iterations": None},
+            summary=f"{what} {ratio:.3g} > target {target:g} after {rounds} rounds{short}",
+        )
+    return Finding(
+        "uneven",
+        detail + "; the run stopped before reaching it",
+        summary=f"{what} {ratio:.3g} > target {target:g}",
+        remedy="see the other findings for the cause, or run more rounds "
+        "({resume} with more {iterations})",
+        options={"resume": True, "iterations": None},
+    )
 
 
-def success_and_message(label: str, n_points: int, cv: float, gap_ratio: float,
-                        findings: Sequence[Finding], *, notes: Sequence[str] = (),
-                        limit: int = MESSAGE_LIMIT) -> tuple[bool, str]:
+def success_and_message(
+    label: str,
+    n_points: int,
+    cv: float,
+    gap_ratio: float,
+    findings: Sequence[Finding],
+    *,
+    notes: Sequence[str] = (),
+    limit: int = MESSAGE_LIMIT,
+) -> tuple[bool, str]:
     """``(success, message)`` of a result: success unless a finding is fatal; the message a
     line on the points, then ``notes`` (which round is reported, say), then one line per
     finding (``kind: summary``), fatal ones first, in at most ``limit`` characters.
@@ -300,12 +348,15 @@ def success_and_message(label: str, n_points: int, cv: float, gap_ratio: float,
     dominated: points are dominated by others
     """
     success = not any(f.fatal for f in findings)
-    head = (f"{label}: {n_points} points, CV {cv:.3g}, gap ratio {gap_ratio:.3g}"
-            if math.isfinite(cv) else f"{label}: {n_points} points")
+    head = (
+        f"{label}: {n_points} points, CV {cv:.3g}, gap ratio {gap_ratio:.3g}"
+        if math.isfinite(cv)
+        else f"{label}: {n_points} points"
+    )
     lines = [f.line() for f in sorted(findings, key=lambda f: not f.fatal)]
     text = "\n".join([head, *notes])
     for i, line in enumerate(lines):
-        line = line if len(line) <= LINE_LIMIT else line[:LINE_LIMIT - 3] + "..."
+        line = line if len(line) <= LINE_LIMIT else line[: LINE_LIMIT - 3] + "..."
         left = len(lines) - i - 1
         reserve = len(f"\n(and {left} more in res.findings)") if left else 0
         if len(text) + 1 + len(line) + reserve > limit:
@@ -316,8 +367,18 @@ def success_and_message(label: str, n_points: int, cv: float, gap_ratio: float,
 
 
 #: Findings that say why a front's points cannot be even (no ``uneven`` finding beside them).
-STRUCTURAL = frozenset({"constant", "reversed", "collapsed", "jump", "unconverged", "stuck",
-                        "no_minimizer", "local_minima"})
+STRUCTURAL = frozenset(
+    {
+        "constant",
+        "reversed",
+        "collapsed",
+        "jump",
+        "unconverged",
+        "stuck",
+        "no_minimizer",
+        "local_minima",
+    }
+)
 #: Findings said in the result's message and findings only, not warned: a short budget
 #: is often chosen on purpose (a first look, a test), and the message says what it cost.
 QUIET_FINDINGS = frozenset({"unsettled"})
@@ -330,8 +391,10 @@ def is_quiet(finding: Finding, stop_reason: str) -> bool:
     """Whether ``finding`` is said in the result's message and findings only, not warned: a
     budget that ran out (``unsettled``, and ``uneven`` after the iterations ran out: a short
     run is often chosen on purpose), and a baseline's unevenness (it does not aim at it)."""
-    return finding.code in QUIET_FINDINGS or (finding.code == "uneven" and (
-        not finding.fatal or stop_reason in ("iterations", "callback")))
+    return finding.code in QUIET_FINDINGS or (
+        finding.code == "uneven"
+        and (not finding.fatal or stop_reason in ("iterations", "callback"))
+    )
 
 
 def unsuccessful_finding(failed: Sequence[tuple[int, str]], n_points: int) -> list[Finding]:
@@ -341,13 +404,18 @@ def unsuccessful_finding(failed: Sequence[tuple[int, str]], n_points: int) -> li
         return []
     slot, message = failed[0]
     said = f": slot {slot} says {message!r}" if message else f" (slot {slot})"
-    return [Finding("unsuccessful", f"{len(failed)} of the last round's {n_points} solves "
-                    f"report failure (info['success'] is False){said}; their points may be "
-                    "far from the optimum at their weights",
-                    remedy="check the solver's settings (more iterations, a looser "
-                           "tolerance; a smooth optimizer on a non-smooth objective fails so)",
-                    slots=tuple(s for s, _ in failed),
-                    summary=f"{len(failed)} of {n_points} solves reported failure")]
+    return [
+        Finding(
+            "unsuccessful",
+            f"{len(failed)} of the last round's {n_points} solves "
+            f"report failure (info['success'] is False){said}; their points may be "
+            "far from the optimum at their weights",
+            remedy="check the solver's settings (more iterations, a looser "
+            "tolerance; a smooth optimizer on a non-smooth objective fails so)",
+            slots=tuple(s for s, _ in failed),
+            summary=f"{len(failed)} of {n_points} solves reported failure",
+        )
+    ]
 
 
 def ideal_beaten_finding(solver: Any) -> list[Finding]:
@@ -357,16 +425,22 @@ def ideal_beaten_finding(solver: Any) -> list[Finding]:
     if not beaten or not getattr(solver, "ideal_given", False):
         return []
     which = " and ".join(f"objective {m + 1}" for m in beaten)
-    return [Finding(
-        "ideal", f"the run found points below the ideal point given to the solver in {which}: "
-        "a Tchebycheff scalarization spaces and reaches the front only from an ideal point at "
-        "or below every objective value, so its points are not what the weights ask for",
-        remedy="let the solver estimate its ideal point (ideal=None), or give one below "
-               "every objective value", summary=f"points below the given ideal in {which}")]
+    return [
+        Finding(
+            "ideal",
+            f"the run found points below the ideal point given to the solver in {which}: "
+            "a Tchebycheff scalarization spaces and reaches the front only from an ideal point at "
+            "or below every objective value, so its points are not what the weights ask for",
+            remedy="let the solver estimate its ideal point (ideal=None), or give one below "
+            "every objective value",
+            summary=f"points below the given ideal in {which}",
+        )
+    ]
 
 
-def unsettled_finding(change: float, n_points: int,
-                      settle_options: Mapping[str, Any] | None = None) -> list[Finding]:
+def unsettled_finding(
+    change: float, n_points: int, settle_options: Mapping[str, Any] | None = None
+) -> list[Finding]:
     """The advice that the weights were still moving when the iterations ran out;
     ``settle_options``: settings of the method that would settle them sooner (SURF with a
     fixed damping: ``{"alpha": "auto"}``), named in the remedy."""
@@ -378,9 +452,15 @@ def unsettled_finding(change: float, n_points: int,
     for name, value in (settle_options or {}).items():
         remedy += f" or {{{name}}}"
         options[name] = value
-    return [Finding("unsettled", f"the weights were still moving when the iterations ran "
-                    f"out: a full step would move one by {change:.3g} ({change / spacing:.0%} "
-                    "of the even spacing), so the points are not yet as even as they will be",
-                    fatal=False, remedy=remedy, options=options,
-                    summary=f"the weights were still moving ({change / spacing:.0%} of the "
-                            "even spacing)")]
+    return [
+        Finding(
+            "unsettled",
+            f"the weights were still moving when the iterations ran "
+            f"out: a full step would move one by {change:.3g} ({change / spacing:.0%} "
+            "of the even spacing), so the points are not yet as even as they will be",
+            fatal=False,
+            remedy=remedy,
+            options=options,
+            summary=f"the weights were still moving ({change / spacing:.0%} of the even spacing)",
+        )
+    ]

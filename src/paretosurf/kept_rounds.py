@@ -64,8 +64,9 @@ def check_report(report: object) -> str:
     'most-even'
     """
     if not isinstance(report, str) or report not in REPORT_CHOICES:
-        raise ValueError(f"report must be one of {', '.join(map(repr, REPORT_CHOICES))}, got "
-                         f"{report!r}")
+        raise ValueError(
+            f"report must be one of {', '.join(map(repr, REPORT_CHOICES))}, got {report!r}"
+        )
     return report
 
 
@@ -121,8 +122,9 @@ class RoundKeeper:
         #: Each round in the window more even than every later one; oldest (most even) first.
         self.kept: list[KeptRound] = []
 
-    def tell(self, weights: FloatArray, points: FloatArray, keys: Sequence[int | None],
-             spread: float) -> None:
+    def tell(
+        self, weights: FloatArray, points: FloatArray, keys: Sequence[int | None], spread: float
+    ) -> None:
         """Take a round: its weights, points, state keys and ``spread``, its largest gap
         over its smallest (lower is more even; ``nan`` counts as infinite)."""
         index = self.rounds
@@ -130,10 +132,18 @@ class RoundKeeper:
         spread = float(spread) if math.isfinite(spread) else math.inf
         # a sliding-window minimum: a round is dropped once a later one is at least as even
         # (it can never be the window's most even again) or once it leaves the window
-        self.kept = [k for k in self.kept
-                     if k.spread < spread and index - k.round_index < self.window]
-        self.kept.append(KeptRound(index, spread, np.array(weights, dtype=np.float64),
-                                   np.array(points, dtype=np.float64), list(keys)))
+        self.kept = [
+            k for k in self.kept if k.spread < spread and index - k.round_index < self.window
+        ]
+        self.kept.append(
+            KeptRound(
+                index,
+                spread,
+                np.array(weights, dtype=np.float64),
+                np.array(points, dtype=np.float64),
+                list(keys),
+            )
+        )
 
     def keys(self) -> list[int | None]:
         """The state keys of every candidate (the run keeps these states)."""
@@ -145,28 +155,39 @@ class RoundKeeper:
             return None
         best = self.kept[0]
         return ReportedFront(
-            best.weights, best.points, best.keys, best.round_index,
+            best.weights,
+            best.points,
+            best.keys,
+            best.round_index,
             f"the points of round {best.round_index} (history[{best.round_index}]), the most "
             f"even of the last {min(self.window, self.rounds)} rounds (largest gap over smallest "
-            f"{best.spread:.3g})")
+            f"{best.spread:.3g})",
+        )
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, FloatArray]]:
         """JSON-able values and named arrays, for :meth:`load_state_dict`."""
-        meta = {"rounds": self.rounds,
-                "kept": [{"round": k.round_index, "spread": k.spread, "keys": list(k.keys)}
-                         for k in self.kept]}
+        meta = {
+            "rounds": self.rounds,
+            "kept": [
+                {"round": k.round_index, "spread": k.spread, "keys": list(k.keys)}
+                for k in self.kept
+            ],
+        }
         arrays: dict[str, FloatArray] = {}
         for i, k in enumerate(self.kept):
             arrays[f"{i}/weights"], arrays[f"{i}/points"] = k.weights, k.points
         return meta, arrays
 
-    def load_state_dict(self, meta: Mapping[str, Any],
-                        arrays: Mapping[str, NDArray[Any]]) -> None:
+    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]]) -> None:
         """Restore what :meth:`state_dict` returned."""
         self.rounds = int(meta["rounds"])
         self.kept = [
-            KeptRound(int(k["round"]), float(k["spread"]),
-                      np.asarray(arrays[f"{i}/weights"], dtype=np.float64),
-                      np.asarray(arrays[f"{i}/points"], dtype=np.float64),
-                      [None if key is None else int(key) for key in k["keys"]])
-            for i, k in enumerate(meta["kept"])]
+            KeptRound(
+                int(k["round"]),
+                float(k["spread"]),
+                np.asarray(arrays[f"{i}/weights"], dtype=np.float64),
+                np.asarray(arrays[f"{i}/points"], dtype=np.float64),
+                [None if key is None else int(key) for key in k["keys"]],
+            )
+            for i, k in enumerate(meta["kept"])
+        ]

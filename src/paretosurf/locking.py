@@ -74,8 +74,11 @@ def _describe(info: dict[str, Any] | None) -> str:
     if not info:
         return "another process (it did not say which)"
     since = info.get("since")
-    when = (f", since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(since))}"
-            if isinstance(since, (int, float)) else "")
+    when = (
+        f", since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(since))}"
+        if isinstance(since, (int, float))
+        else ""
+    )
     return f"process {info.get('pid', '?')} on host {info.get('host', '?')}{when}"
 
 
@@ -86,7 +89,7 @@ def holder_of(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     p = Path(path)
     entry = _HELD.get(_key(p))
     try:
-        if entry is not None:        # never open a second descriptor of a file we lock
+        if entry is not None:  # never open a second descriptor of a file we lock
             data = os.pread(entry.fd, 4096, 0)
         else:
             data = p.read_bytes()[:4096]
@@ -114,7 +117,7 @@ def _open_locked(path: Path) -> int | None:
             same = False
         if same:
             return fd
-        os.close(fd)                 # the file was replaced: lock the new one
+        os.close(fd)  # the file was replaced: lock the new one
 
 
 def try_lock(path: str | os.PathLike[str]) -> int | None:
@@ -175,17 +178,27 @@ class FileLock:
             entry = _HELD.get(key)
             if entry is not None:
                 if entry.thread != me:
-                    raise LockedError(f"{self.what} is in use by another thread of this "
-                                      f"process (pid {os.getpid()})")
+                    raise LockedError(
+                        f"{self.what} is in use by another thread of this "
+                        f"process (pid {os.getpid()})"
+                    )
                 entry.count += 1
                 self._mine += 1
                 return
             fd = _open_locked(self.path)
             if fd is None:
-                raise LockedError(f"{self.what} is in use by "
-                                  f"{_describe(holder_of(self.path))}")
-            record = json.dumps({"host": socket.gethostname(), "pid": os.getpid(),
-                                 "since": round(time.time(), 3), **info}) + "\n"
+                raise LockedError(f"{self.what} is in use by {_describe(holder_of(self.path))}")
+            record = (
+                json.dumps(
+                    {
+                        "host": socket.gethostname(),
+                        "pid": os.getpid(),
+                        "since": round(time.time(), 3),
+                        **info,
+                    }
+                )
+                + "\n"
+            )
             os.ftruncate(fd, 0)
             os.pwrite(fd, record.encode(), 0)
             _HELD[key] = _Entry(fd, me)
@@ -204,7 +217,7 @@ class FileLock:
             entry.count -= 1
             if entry.count == 0:
                 del _HELD[key]
-                os.close(entry.fd)   # the kernel drops the lock with its last descriptor
+                os.close(entry.fd)  # the kernel drops the lock with its last descriptor
 
     def __enter__(self) -> FileLock:
         self.acquire()

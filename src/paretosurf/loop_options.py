@@ -34,76 +34,114 @@ PLACEHOLDER = "<loop options>"
 #: Each loop option's numpydoc entry: ``(type, description)``; the defaults are those of
 #: :func:`paretosurf.driver.run`.
 LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
-    "executor": ("Executor, optional", """
+    "executor": (
+        "Executor, optional",
+        """
         Runs each round's solves. Default :class:`~paretosurf.executors.LocalExecutor` (in
         this process); :class:`~paretosurf.executors.ProcessExecutor` and
         :class:`~paretosurf.executors.RayExecutor` spread them over processes or a cluster.
         Any object implementing the :class:`~paretosurf.executors.Executor` protocol works.
-        """),
-    "checkpoint": ("path, optional", """
+        """,
+    ),
+    "checkpoint": (
+        "path, optional",
+        """
         Run folder. The run is saved there atomically, after the rounds that
         ``checkpoint_period`` picks and always after the last, with the method and its
         settings. A folder that already holds a run is refused unless ``resume`` or
         ``overwrite`` is given.
-        """),
-    "resume": ("bool, default False", """
+        """,
+    ),
+    "resume": (
+        "bool, default False",
+        """
         Continue the run saved in ``checkpoint`` (a fresh run if the folder holds none).
         Resuming as another method or with other settings is refused, naming each
         difference. A run that converged, finished or was stopped by its callback is returned
         without solving again; one that reached its round limit continues up to
         ``iterations``.
-        """),
-    "overwrite": ("bool, default False", """
+        """,
+    ),
+    "overwrite": (
+        "bool, default False",
+        """
         Replace the run saved in ``checkpoint`` (its own files only; other files in the
         folder are left alone).
-        """),
-    "callback": ("callable, optional", """
+        """,
+    ),
+    "callback": (
+        "callable, optional",
+        """
         Called with each round's :class:`~paretosurf.IterationRecord` after the round (and
         its checkpoint, if one is due); returning ``True`` stops the run.
-        """),
-    "progress": ("bool, default False", """
+        """,
+    ),
+    "progress": (
+        "bool, default False",
+        """
         Show a progress bar with the current CV and gap ratio.
-        """),
-    "normalize": ('{"endpoints", "none"}, (ideal, nadir) or callable, default "endpoints"', """
+        """,
+    ),
+    "normalize": (
+        '{"endpoints", "none"}, (ideal, nadir) or callable, default "endpoints"',
+        """
         The coordinates distances are measured in, by the method (SURF's chords, UMOD's
         surrogate) and by the records' CV and gap ratio. ``"endpoints"``: each objective
         shifted and scaled by the ideal and nadir of the current endpoint (corner)
         solutions, so that an objective's units do not change the result; ``"none"``: the
         raw objectives, as in the paper; ``(ideal, nadir)``: a fixed normalization; a
         callable ``f(points) -> coordinates``: any other. See :mod:`paretosurf.spacing`.
-        """),
-    "moving_average": ("float, optional", """
+        """,
+    ),
+    "moving_average": (
+        "float, optional",
+        """
         For noisy objective estimates (stochastic evaluation, RL returns, LLM rewards): the
         rate in (0, 1] of an exponential moving average of each slot's objectives across
         rounds, ``avg = rate * new + (1 - rate) * avg`` while the slot's weight stays put (a
         slot whose weight moves by one average gap starts afresh). The method updates its
         weights from the averages; the history keeps the raw estimates. 0.2 to 0.5 are good
         starts.
-        """),
-    "weight_bounds": ("(lo, hi), optional", """
+        """,
+    ),
+    "weight_bounds": (
+        "(lo, hi), optional",
+        """
         Solve at ``lo + (hi - lo) * w`` instead of ``w`` (e.g. ``(1e-3, 1 - 1e-3)``): at
         exactly ``w = 0`` or ``1`` the scalarized problem ignores one objective, and a solver
         may stop anywhere on the flat face it leaves, at a weakly Pareto-optimal point. The
         result's and records' weights are those solved at.
-        """),
-    "retries": ("int, default 1", """
+        """,
+    ),
+    "retries": (
+        "int, default 1",
+        """
         How many more times a failed solve (an exception, non-finite objectives, a killed
         worker) is tried, on its own, before the run stops with an error naming the slot,
         the weight, the attempt and the original error; the last checkpoint stays as it was.
-        """),
-    "allow_pickle": ("bool, default False", """
+        """,
+    ),
+    "allow_pickle": (
+        "bool, default False",
+        """
         Let ``resume`` unpickle solver states that nothing else could store (see
         :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust.
-        """),
-    "checkpoint_period": ('"auto", float or Checkpointer, default "auto"', """
+        """,
+    ),
+    "checkpoint_period": (
+        '"auto", float or Checkpointer, default "auto"',
+        """
         Seconds of solving between checkpoints; 0 saves after every round. ``"auto"`` keeps
         checkpoints to about 1% of the run: every round when solves take a second or more,
         every few rounds when they take milliseconds (see
         :data:`paretosurf.checkpoint.CHECKPOINT_SHARE`). A
         :class:`~paretosurf.checkpoint.Checkpointer` sets the schedule in full (period,
         share, every k rounds, clock). The last round is always saved.
-        """),
-    "report": ('{"auto", "last", "most-even"}, default "auto"', """
+        """,
+    ),
+    "report": (
+        '{"auto", "last", "most-even"}, default "auto"',
+        """
         Which round the result reports: the last, or the most even of the last
         :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (the lowest largest over smallest gap, in
         the run's coordinates). ``"auto"``: the most even with three or more objectives, the
@@ -111,14 +149,18 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         (deep RL), not exact solutions with noisy evaluations, where it would choose on the
         noise. Only methods whose points are their last round's, one per slot, report an
         earlier round; ``reported_round`` says which round the result holds.
-        """),
-    "target": ("float, optional", """
+        """,
+    ),
+    "target": (
+        "float, optional",
+        """
         The spacing ``success`` requires, on the reported round and in the run's
         coordinates: the largest gap over the smallest between consecutive points (two
         objectives, default 2) or between nearest neighbours (a surface, default 3). A
         method that aims at even spacing (SURF) fails above it with the finding
         ``"uneven"``; for the others unevenness is advice. Resuming may change it.
-        """),
+        """,
+    ),
 }
 
 
@@ -160,7 +202,7 @@ def document_loop_options(function: F) -> F:
     (True, 1)
     """
     doc = function.__doc__
-    if doc is None:                     # python -OO
+    if doc is None:  # python -OO
         return function
     line = f"    {PLACEHOLDER}\n"
     if line not in doc:
@@ -175,12 +217,13 @@ def document_loop_options(function: F) -> F:
 #: over to the baselines.
 _NOT_HERE = {
     "alpha": "the method has no damping (alpha belongs to SURF: ps.surf, or ps.surf_simplex "
-             "for three or more objectives)",
+    "for three or more objectives)",
 }
 
 
-def check_options(entry: Callable[..., Any], options: Mapping[str, Any], *,
-                  hints: Mapping[str, str] | None = None) -> None:
+def check_options(
+    entry: Callable[..., Any], options: Mapping[str, Any], *, hints: Mapping[str, str] | None = None
+) -> None:
     """Refuse the keywords in ``options`` that are not loop options, naming ``entry``.
 
     Parameters
@@ -218,9 +261,14 @@ def check_options(entry: Callable[..., Any], options: Mapping[str, Any], *,
     why = {**_NOT_HERE, **(hints or {})}
     if key in why:
         raise TypeError(f"{name}() takes no {key}: {why[key]}")
-    own = [p.name for p in inspect.signature(entry).parameters.values()
-           if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    own = [
+        p.name
+        for p in inspect.signature(entry).parameters.values()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
     close = difflib.get_close_matches(key, [*own, *sorted(LOOP_OPTIONS)], n=2)
     maybe = f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
-    raise TypeError(f"{name}() got an unexpected keyword argument {key!r}{maybe}; it takes "
-                    f"{', '.join(own)} and the loop options {', '.join(sorted(LOOP_OPTIONS))}")
+    raise TypeError(
+        f"{name}() got an unexpected keyword argument {key!r}{maybe}; it takes "
+        f"{', '.join(own)} and the loop options {', '.join(sorted(LOOP_OPTIONS))}"
+    )

@@ -113,8 +113,9 @@ class MethodInfo:
         the method is damped; ``"seed"``: it draws at random)."""
         return keyword in inspect.signature(self.entry).parameters
 
-    def __call__(self, solver: Any, n_points: int, n_objectives: int = 2, *, rounds: int,
-                 **keywords: Any) -> Result:
+    def __call__(
+        self, solver: Any, n_points: int, n_objectives: int = 2, *, rounds: int, **keywords: Any
+    ) -> Result:
         """Run the method with the budget of ``rounds`` rounds of ``n_points`` points.
 
         ``keywords`` are loop options, or the method's own arguments: a keyword the entry
@@ -136,13 +137,15 @@ class MethodInfo:
             args = (n_points, n_objectives)
         else:
             if n_objectives != 2:
-                raise ValueError(f"{self.name} handles two objectives, got n_objectives = "
-                                 f"{n_objectives}")
+                raise ValueError(
+                    f"{self.name} handles two objectives, got n_objectives = {n_objectives}"
+                )
             args = (n_points - 1,)
         own = inspect.signature(self.entry).parameters
         has_options = any(p.kind is p.VAR_KEYWORD for p in own.values())
-        chosen = {k: v for k, v in keywords.items()
-                  if k in own or (has_options and k in LOOP_OPTIONS)}
+        chosen = {
+            k: v for k, v in keywords.items() if k in own or (has_options and k in LOOP_OPTIONS)
+        }
         return self.entry(solver, *args, **self.budget(rounds, n_points), **chosen)
 
 
@@ -150,34 +153,90 @@ class MethodInfo:
 METHODS: dict[str, MethodInfo] = {
     info.name: info
     for info in (
-        MethodInfo("surf", "SURF", "SURF (Algorithm 1): w_n = Phi_t^-1(n/N), Phi_t refined "
-                   "every iteration", SurfMethod, surf),
+        MethodInfo(
+            "surf",
+            "SURF",
+            "SURF (Algorithm 1): w_n = Phi_t^-1(n/N), Phi_t refined every iteration",
+            SurfMethod,
+            surf,
+        ),
         MethodInfo("uniform", "Uniform-w", "fixed weights w_n = n/N", FixedWeights, uniform),
-        MethodInfo("random", "Random-w", "fixed sorted random weights drawn from the seed",
-                   RandomWeights, uniform_random, aliases=("uniform_random",)),
-        MethodInfo("ols", "OLS", "Optimistic Linear Support: corner weights of the value "
-                   "envelope", OLSMethod, ols, budget=_ols_budget),
-        MethodInfo("umod", "UMOD", "preference angles pushed apart through a surrogate front",
-                   UMODMethod, umod),
-        MethodInfo("soup", "Soup", "endpoints solved, interior solutions interpolated "
-                   "(occupancy measures for MDPs)", SoupMethod, soup),
-        MethodInfo("surf_simplex", "SURF-simplex", "SURF on the weight simplex: points spread "
-                   "evenly over a front of M >= 2 objectives", SurfSimplexMethod,
-                   surf_simplex, simplex=True),
-        MethodInfo("das_dennis", "Das-Dennis", "fixed simplex-lattice weights",
-                   FixedSimplexWeights, das_dennis, simplex=True),
-        MethodInfo("random_simplex", "Random", "the corners and weights drawn uniformly on "
-                   "the simplex", FixedSimplexWeights, random_simplex, simplex=True),
-        MethodInfo("energy", "Energy", "Riesz s-energy weights (pymoo)", FixedSimplexWeights,
-                   energy, simplex=True),
-        MethodInfo("simplex_weights", "fixed weights", "given weight vectors",
-                   FixedSimplexWeights, fixed_simplex, simplex=True,
-                   aliases=("fixed_simplex",), layout=_fixed_simplex_layout),
+        MethodInfo(
+            "random",
+            "Random-w",
+            "fixed sorted random weights drawn from the seed",
+            RandomWeights,
+            uniform_random,
+            aliases=("uniform_random",),
+        ),
+        MethodInfo(
+            "ols",
+            "OLS",
+            "Optimistic Linear Support: corner weights of the value envelope",
+            OLSMethod,
+            ols,
+            budget=_ols_budget,
+        ),
+        MethodInfo(
+            "umod",
+            "UMOD",
+            "preference angles pushed apart through a surrogate front",
+            UMODMethod,
+            umod,
+        ),
+        MethodInfo(
+            "soup",
+            "Soup",
+            "endpoints solved, interior solutions interpolated (occupancy measures for MDPs)",
+            SoupMethod,
+            soup,
+        ),
+        MethodInfo(
+            "surf_simplex",
+            "SURF-simplex",
+            "SURF on the weight simplex: points spread evenly over a front of M >= 2 objectives",
+            SurfSimplexMethod,
+            surf_simplex,
+            simplex=True,
+        ),
+        MethodInfo(
+            "das_dennis",
+            "Das-Dennis",
+            "fixed simplex-lattice weights",
+            FixedSimplexWeights,
+            das_dennis,
+            simplex=True,
+        ),
+        MethodInfo(
+            "random_simplex",
+            "Random",
+            "the corners and weights drawn uniformly on the simplex",
+            FixedSimplexWeights,
+            random_simplex,
+            simplex=True,
+        ),
+        MethodInfo(
+            "energy",
+            "Energy",
+            "Riesz s-energy weights (pymoo)",
+            FixedSimplexWeights,
+            energy,
+            simplex=True,
+        ),
+        MethodInfo(
+            "simplex_weights",
+            "fixed weights",
+            "given weight vectors",
+            FixedSimplexWeights,
+            fixed_simplex,
+            simplex=True,
+            aliases=("fixed_simplex",),
+            layout=_fixed_simplex_layout,
+        ),
     )
 }
 
-_ALIASES: dict[str, str] = {alias: info.name for info in METHODS.values()
-                            for alias in info.aliases}
+_ALIASES: dict[str, str] = {alias: info.name for info in METHODS.values() for alias in info.aliases}
 
 
 def get_method(name: str) -> MethodInfo:

@@ -195,8 +195,9 @@ def front_distance(points: ArrayLike, /, reference_front: ArrayLike) -> FloatArr
         t = np.where(length2 > 0, np.einsum("pij,ij->pi", rel, seg) / length2, 0.0)
     t = np.clip(t, 0.0, 1.0)
     nearest = a[None, :, :] + t[..., None] * seg[None, :, :]
-    return np.asarray(np.min(np.linalg.norm(p[:, None, :] - nearest, axis=2), axis=1),
-                      dtype=np.float64)
+    return np.asarray(
+        np.min(np.linalg.norm(p[:, None, :] - nearest, axis=2), axis=1), dtype=np.float64
+    )
 
 
 # ---------------------------------------------------------------------------- surfaces

@@ -26,14 +26,27 @@ from paretosurf.findings import Finding
 from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
 
-__all__ = ["IterationRecord", "Result", "SurfResult", "history_from_parts",
-           "measures_nearest_neighbours"]
+__all__ = [
+    "IterationRecord",
+    "Result",
+    "SurfResult",
+    "history_from_parts",
+    "measures_nearest_neighbours",
+]
 
 FloatArray = NDArray[np.float64]
 
 #: Scalar fields of an :class:`IterationRecord`, in the order they are saved.
-_RECORD_SCALARS = ("iteration", "cv", "gap_ratio", "weight_change", "seconds", "solve_seconds",
-                   "n_solves", "n_steps")
+_RECORD_SCALARS = (
+    "iteration",
+    "cv",
+    "gap_ratio",
+    "weight_change",
+    "seconds",
+    "solve_seconds",
+    "n_solves",
+    "n_steps",
+)
 
 
 def measures_nearest_neighbours(weights: Any) -> bool:
@@ -63,8 +76,8 @@ def _is_run_manifest(path: Path) -> bool:
     try:
         meta = json.loads(path.read_text())
     except (OSError, ValueError):
-        return True                 # not a saved result either: let the run folder report it
-    return not (isinstance(meta, dict) and "arrays" in meta)   # saved results name their arrays
+        return True  # not a saved result either: let the run folder report it
+    return not (isinstance(meta, dict) and "arrays" in meta)  # saved results name their arrays
 
 
 @dataclass
@@ -162,15 +175,43 @@ class IterationRecord:
         if measures_nearest_neighbours(weights):
             cv = metrics.nn_cv(at) if usable else math.nan
             ratio = metrics.nn_ratio(at) if usable else math.nan
-            return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
-                       solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha, ideal)
+            return cls(
+                iteration,
+                weights,
+                points,
+                cv,
+                ratio,
+                weight_change,
+                seconds,
+                solve_seconds,
+                n_solves,
+                n_steps,
+                cdf,
+                cdf_estimate,
+                alpha,
+                ideal,
+            )
         if usable and np.ndim(weights) == 2 and len(weights) == len(at):
             at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]
         gaps = metrics.segment_lengths(at) if usable else np.empty(0)
         cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
         ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
-        return cls(iteration, weights, points, cv, ratio, weight_change, seconds,
-                   solve_seconds, n_solves, n_steps, cdf, cdf_estimate, alpha, ideal)
+        return cls(
+            iteration,
+            weights,
+            points,
+            cv,
+            ratio,
+            weight_change,
+            seconds,
+            solve_seconds,
+            n_solves,
+            n_steps,
+            cdf,
+            cdf_estimate,
+            alpha,
+            ideal,
+        )
 
     def scalars(self) -> dict[str, Any]:
         """The JSON-serialisable part of the record (everything but the arrays)."""
@@ -185,24 +226,36 @@ class IterationRecord:
         out = {"weights": self.weights, "points": self.points}
         if self.ideal is not None:
             out["ideal"] = self.ideal
-        for prefix, cdf in (("estimate", self.cdf_estimate),
-                            ("cdf", self.cdf if self.cdf_estimate is None else None)):
+        for prefix, cdf in (
+            ("estimate", self.cdf_estimate),
+            ("cdf", self.cdf if self.cdf_estimate is None else None),
+        ):
             if cdf is not None:
-                out.update({f"{prefix}_knots": cdf.knots, f"{prefix}_values": cdf.values,
-                            f"{prefix}_slopes": cdf.slopes})
+                out.update(
+                    {
+                        f"{prefix}_knots": cdf.knots,
+                        f"{prefix}_values": cdf.values,
+                        f"{prefix}_slopes": cdf.slopes,
+                    }
+                )
         return out
 
     @classmethod
-    def from_parts(cls, scalars: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                   previous: ArcLengthCDF | None = None) -> IterationRecord:
+    def from_parts(
+        cls,
+        scalars: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        previous: ArcLengthCDF | None = None,
+    ) -> IterationRecord:
         """Inverse of :meth:`scalars` and :meth:`arrays`; ``previous`` is the CDF of the
         previous record (the identity for the first), which a CDF estimate updates."""
 
         def read(prefix: str) -> ArcLengthCDF | None:
             if f"{prefix}_knots" not in arrays:
                 return None
-            return ArcLengthCDF(arrays[f"{prefix}_knots"], arrays[f"{prefix}_values"],
-                                arrays[f"{prefix}_slopes"])
+            return ArcLengthCDF(
+                arrays[f"{prefix}_knots"], arrays[f"{prefix}_values"], arrays[f"{prefix}_slopes"]
+            )
 
         alpha = float(scalars.get("alpha", math.nan))
         estimate = read("estimate")
@@ -224,13 +277,13 @@ class IterationRecord:
             cdf=cdf,
             cdf_estimate=estimate,
             alpha=alpha,
-            ideal=(np.asarray(arrays["ideal"], dtype=np.float64) if "ideal" in arrays
-                   else None),
+            ideal=(np.asarray(arrays["ideal"], dtype=np.float64) if "ideal" in arrays else None),
         )
 
 
-def history_from_parts(parts: Sequence[tuple[Mapping[str, Any], Mapping[str, NDArray[Any]]]]
-                       ) -> list[IterationRecord]:
+def history_from_parts(
+    parts: Sequence[tuple[Mapping[str, Any], Mapping[str, NDArray[Any]]]],
+) -> list[IterationRecord]:
     """Records from their saved ``(scalars, arrays)``, in order, each CDF rebuilt from the
     previous one and the record's estimate (the same arithmetic as the run: bit for bit)."""
     records: list[IterationRecord] = []
@@ -374,7 +427,8 @@ class Result:
         meta, arrays = self.summary_parts()
         meta["history"] = [r.scalars() for r in self.history]
         states_meta, states_arrays = encode_states(
-            {str(i): s for i, s in enumerate(self.states)}, prefix="states")
+            {str(i): s for i, s in enumerate(self.states)}, prefix="states"
+        )
         meta["states"] = states_meta
         arrays.update(states_arrays)
         for i, record in enumerate(self.history):
@@ -405,22 +459,32 @@ class Result:
         return view_extras({"cdf": self.cdf}, self.history)["cdf"]
 
     @classmethod
-    def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
-                   history: list[IterationRecord] | None = None,
-                   states: list[Any] | None = None,
-                   allow_pickle: bool = False) -> Result:
+    def from_parts(
+        cls,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        *,
+        history: list[IterationRecord] | None = None,
+        states: list[Any] | None = None,
+        allow_pickle: bool = False,
+    ) -> Result:
         """Inverse of :meth:`to_parts`; ``history`` and ``states``, when given, replace the
         records and states stored in ``meta`` and ``arrays``."""
         if states is None:
-            decoded = decode_states(meta["states"], arrays, allow_pickle=allow_pickle,
-                                    where="the result file")
+            decoded = decode_states(
+                meta["states"], arrays, allow_pickle=allow_pickle, where="the result file"
+            )
             states = [decoded[str(i)] for i in range(len(decoded))]
         if history is None:
             parts = []
             for i, scalars in enumerate(meta["history"]):
                 prefix = f"record{i}_"
-                parts.append((scalars, {k[len(prefix):]: v for k, v in arrays.items()
-                                        if k.startswith(prefix)}))
+                parts.append(
+                    (
+                        scalars,
+                        {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)},
+                    )
+                )
             history = history_from_parts(parts)
         cdf: ArcLengthCDF | None = None
         if meta.get("cdf") == "last record":
@@ -534,14 +598,16 @@ class Result:
             if not saved or json_path is None:
                 from paretosurf.checkpoint import CheckpointError
 
-                beside = ("" if json_path is None else
-                          f" and no result saved beside it as {json_path}")
+                beside = (
+                    "" if json_path is None else f" and no result saved beside it as {json_path}"
+                )
                 if (p / "results.json").is_file():
                     raise CheckpointError(
                         f"{p} holds no run{beside}: its results.json is the table data "
                         "written by paretosurf run or bench, not a result SurfResult.load "
                         "reads; run `paretosurf run ... --checkpoint DIR` to get a run folder "
-                        "it reads, or save a result with SurfResult.save")
+                        "it reads, or save a result with SurfResult.save"
+                    )
                 raise CheckpointError(f"{p} holds no run (no {MANIFEST}){beside}")
             p = json_path
         elif _is_run_manifest(p):
@@ -551,12 +617,16 @@ class Result:
             if json_path is not None and not json_path.exists():
                 if p.suffix in (".json", ".npz"):
                     raise FileNotFoundError(
-                        f"no saved result at {path}" + ("" if p == json_path else
-                                                        f" (no {json_path} beside it)"))
-                what = (f"{p} is a file, not a run folder," if p.exists()
-                        else f"there is no folder {p}")
-                raise FileNotFoundError(f"no run folder or saved result at {path}: {what} and "
-                                        f"there is no file {json_path}")
+                        f"no saved result at {path}"
+                        + ("" if p == json_path else f" (no {json_path} beside it)")
+                    )
+                what = (
+                    f"{p} is a file, not a run folder," if p.exists() else f"there is no folder {p}"
+                )
+                raise FileNotFoundError(
+                    f"no run folder or saved result at {path}: {what} and "
+                    f"there is no file {json_path}"
+                )
         meta, arrays = read_pair(p)
         return cls.from_parts(meta, arrays, allow_pickle=allow_pickle)
 
@@ -565,12 +635,20 @@ class Result:
         """The latest state of the run in ``folder`` as a result."""
         saved = RunFolder(folder).load()
         history = history_from_parts(saved.records)
-        pool = decode_states(saved.meta["pool"]["states"], saved.arrays, root=folder,
-                             allow_pickle=allow_pickle, where=f"checkpoint {folder}")
+        pool = decode_states(
+            saved.meta["pool"]["states"],
+            saved.arrays,
+            root=folder,
+            allow_pickle=allow_pickle,
+            where=f"checkpoint {folder}",
+        )
         view = saved.meta["result"]
-        return cls.from_parts(view, saved.arrays, history=history,
-                              states=[None if k is None else pool[str(k)]
-                                      for k in view["state_keys"]])
+        return cls.from_parts(
+            view,
+            saved.arrays,
+            history=history,
+            states=[None if k is None else pool[str(k)] for k in view["state_keys"]],
+        )
 
     def __repr__(self) -> str:
         return (
@@ -584,8 +662,7 @@ class Result:
 SurfResult = Result
 
 
-def view_extras(extras: Mapping[str, Any],
-                history: Sequence[IterationRecord]) -> dict[str, Any]:
+def view_extras(extras: Mapping[str, Any], history: Sequence[IterationRecord]) -> dict[str, Any]:
     """The result file's entries of a method's result extras
     (:meth:`paretosurf.driver.Method.result_extras`): its CDF (``None`` without one) as
     ``"last record"`` when the history's last record holds it (rebuilt from the history,

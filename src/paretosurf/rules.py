@@ -147,7 +147,11 @@ class SpeedCDF(QuantileMixin):
         with np.errstate(divide="ignore", invalid="ignore"):
             frac = np.clip(np.where(span > 0, (target - base) / span, 0.5), 0.0, 1.0)
         w = solve_increasing(
-            lambda x: base + self._integrate(lo, x), self._evaluate_speed, target, lo, hi,
+            lambda x: base + self._integrate(lo, x),
+            self._evaluate_speed,
+            target,
+            lo,
+            hi,
             lo + (hi - lo) * frac,
         )
         flat_q = q_arr.ravel()
@@ -361,15 +365,22 @@ def speed_from_front(
         # One-sided second-order stencil where the central one would be too narrow.
         sign = np.where(flat < 0.5, 1.0, -1.0)
         stencil = np.stack(
-            [flat - 2 * h_safe, flat - h_safe, flat + h_safe, flat + 2 * h_safe,
-             flat, flat + sign * h_safe, flat + 2 * sign * h_safe],
+            [
+                flat - 2 * h_safe,
+                flat - h_safe,
+                flat + h_safe,
+                flat + 2 * h_safe,
+                flat,
+                flat + sign * h_safe,
+                flat + 2 * sign * h_safe,
+            ],
         )
         stencil = np.clip(stencil, 0.0, 1.0)
         values = _front_points(front, stencil.ravel())
         values = values.reshape(stencil.shape[0], flat.size, -1)
         central = (values[0] - 8 * values[1] + 8 * values[2] - values[3]) / (12 * h_safe[:, None])
-        one_sided = sign[:, None] * (-3 * values[4] + 4 * values[5] - values[6]) / (
-            2 * h_safe[:, None]
+        one_sided = (
+            sign[:, None] * (-3 * values[4] + 4 * values[5] - values[6]) / (2 * h_safe[:, None])
         )
         deriv = np.where(interior[:, None], central, one_sided)
         return np.asarray(np.linalg.norm(deriv, axis=1), dtype=np.float64).reshape(w_arr.shape)

@@ -99,7 +99,8 @@ _ROUNDS_MAGIC = b"PARETOSURF-ROUNDS "
 _V2_NAMES = ("run.json", _HISTORY, _ROUND_ARRAYS, _SOLVES, *_STATE_FILES, _STATES)
 #: Temporary files of the run's own writes (``.<name>.<pid>.tmp``), left by a killed process.
 _TEMPORARY = re.compile(
-    r"^\.(run\.json|state\.[01]|history\.jsonl|solves\.jsonl|rounds\.bin)\.\d+\.tmp$")
+    r"^\.(run\.json|state\.[01]|history\.jsonl|solves\.jsonl|rounds\.bin)\.\d+\.tmp$"
+)
 #: Files of the checkpoints of paretosurf 0.1, recognised so that they are never mixed up.
 _LATEST = "LATEST"
 _LEGACY = re.compile(r"^iter-\d{6}\.(json|npz)$")
@@ -154,12 +155,26 @@ def _json_line(value: Mapping[str, Any]) -> str:
         return json.dumps(to_json_floats(dict(value)), allow_nan=False, separators=(",", ":"))
 
 
-_SOLVE_KEYS = ("round", "call", "attempt", "slot", "weight", "objectives", "seconds", "host",
-               "pid", "error", "killed", "time")
+_SOLVE_KEYS = (
+    "round",
+    "call",
+    "attempt",
+    "slot",
+    "weight",
+    "objectives",
+    "seconds",
+    "host",
+    "pid",
+    "error",
+    "killed",
+    "time",
+)
 
 #: A solve-log line of finite floats, as ``%``-format (``%r`` of a float is exact JSON).
-_SOLVE_FORMAT = ('{"round":%d,"call":%d,"attempt":%d,"slot":%d,"weight":%r,"objectives":%s,'
-                 '"seconds":%r,"host":%s,"pid":%d,"error":%s,"killed":%s,"time":%r}\n')
+_SOLVE_FORMAT = (
+    '{"round":%d,"call":%d,"attempt":%d,"slot":%d,"weight":%r,"objectives":%s,'
+    '"seconds":%r,"host":%s,"pid":%d,"error":%s,"killed":%s,"time":%r}\n'
+)
 
 
 def _solve_line(line: Mapping[str, Any]) -> str:
@@ -169,15 +184,26 @@ def _solve_line(line: Mapping[str, Any]) -> str:
     if tuple(line) != _SOLVE_KEYS:
         return _json_line(line) + "\n"
     rnd, call, attempt, slot, weight, objectives, seconds, host, pid, error, killed, at = (
-        line.values())
+        line.values()
+    )
     numbers = (weight, seconds, at, *(objectives or ()))
     if not all(type(v) is float for v in numbers) or not math.isfinite(sum(numbers)):
         return _json_line(line) + "\n"  # a sum is finite only if every term is
     objs = "null" if objectives is None else "[" + ",".join(map(repr, objectives)) + "]"
-    return _SOLVE_FORMAT % (rnd, call, attempt, slot, weight, objs, seconds,
-                            json.dumps(str(host)), pid,
-                            "null" if error is None else json.dumps(error),
-                            "true" if killed else "false", at)
+    return _SOLVE_FORMAT % (
+        rnd,
+        call,
+        attempt,
+        slot,
+        weight,
+        objs,
+        seconds,
+        json.dumps(str(host)),
+        pid,
+        "null" if error is None else json.dumps(error),
+        "true" if killed else "false",
+        at,
+    )
 
 
 def _header(kind: str, run_id: str) -> bytes:
@@ -203,7 +229,7 @@ def _check_crc(line: bytes) -> bool | None:
     if at < 0:
         return None
     try:
-        crc = int(line[at + len(_LINE_CRC):].rstrip().rstrip(b"}"))
+        crc = int(line[at + len(_LINE_CRC) :].rstrip().rstrip(b"}"))
     except ValueError:
         return False
     return zlib.crc32(line[:at] + b"}") == crc
@@ -301,7 +327,8 @@ class RunFolder:
             if info is None or info.get("paretosurf") != LOCK:
                 raise CheckpointError(
                     f"{self.path} holds a file {LOCK} that paretosurf did not write; a run "
-                    "keeps its lock under that name: use another folder, or move the file")
+                    "keeps its lock under that name: use another folder, or move the file"
+                )
         try:
             self._lock.acquire(**_LOCK_TAG)
         except FolderInUseError:
@@ -309,7 +336,8 @@ class RunFolder:
         except LockedError as exc:
             raise FolderInUseError(
                 f"{exc}. A run folder is written by one process at a time: wait for that run "
-                "to end (or stop it), or use another folder") from None
+                "to end (or stop it), or use another folder"
+            ) from None
 
     def release(self) -> None:
         """Give the folder back. A lock file made for a folder that holds no run is removed,
@@ -320,11 +348,11 @@ class RunFolder:
         last = self._lock.depth == 1
         if last and not self.holds_run():
             with contextlib.suppress(OSError):
-                (self.path / LOCK).unlink()      # while still held: no one else can race it
+                (self.path / LOCK).unlink()  # while still held: no one else can race it
         self._lock.release()
         if last and self._made_folder:
             with contextlib.suppress(OSError):
-                self.path.rmdir()                # only if empty
+                self.path.rmdir()  # only if empty
             self._made_folder = False
 
     def __enter__(self) -> RunFolder:
@@ -346,7 +374,8 @@ class RunFolder:
     def _legacy(self) -> bool:
         """Whether the folder holds a checkpoint of paretosurf 0.1."""
         return (self.path / _LATEST).exists() or any(
-            _LEGACY.match(p.name) for p in self.path.iterdir())
+            _LEGACY.match(p.name) for p in self.path.iterdir()
+        )
 
     def manifest(self) -> dict[str, Any]:
         """The run's ``run.json``: run id, method, settings, and the files it created."""
@@ -358,12 +387,14 @@ class RunFolder:
                 raise CheckpointError(
                     f"{self.path} holds a checkpoint of paretosurf 0.1 (LATEST, iter-*.json), "
                     "which this version neither resumes nor deletes; use another folder, or "
-                    "move those files away")
+                    "move those files away"
+                )
             if self.holds_run():
                 raise CheckpointError(
                     f"{self.path} holds a run's state files but not its {MANIFEST}, which "
                     "records the run's method and settings: without it the run can be "
-                    "neither resumed nor read; put the file back, or use another folder")
+                    "neither resumed nor read; put the file back, or use another folder"
+                )
             raise CheckpointError(f"{self.path} holds no run")
         meta = from_json_floats(_read_json(path))
         _check_format(meta, path, RUN_FOLDER_VERSION)
@@ -381,8 +412,11 @@ class RunFolder:
     def _files(self) -> list[str]:
         manifest = self.manifest()
         files = manifest.get("files")
-        return list(files) if isinstance(files, list) else [
-            n for n in _V2_NAMES if (self.path / n).exists()]
+        return (
+            list(files)
+            if isinstance(files, list)
+            else [n for n in _V2_NAMES if (self.path / n).exists()]
+        )
 
     def has_state(self) -> bool:
         """Whether a state file is there (a run killed before its first checkpoint has none);
@@ -412,8 +446,10 @@ class RunFolder:
         except CheckpointError:
             rounds = 0
         settings = ", ".join(f"{k}={v!r}" for k, v in manifest.get("settings", {}).items())
-        return (f"a {manifest.get('label', manifest.get('method'))} run ({settings}) with "
-                f"{rounds} round(s) saved")
+        return (
+            f"a {manifest.get('label', manifest.get('method'))} run ({settings}) with "
+            f"{rounds} round(s) saved"
+        )
 
     # ------------------------------------------------------------------ writing
     @contextlib.contextmanager
@@ -426,13 +462,17 @@ class RunFolder:
         except OSError as exc:
             if exc.errno not in _NO_ROOM or isinstance(exc, CheckpointWriteError):
                 raise
-            kept = (f"the run's last complete checkpoint, after round {self._saved_rounds}, is "
-                    "intact" if self._newest is not None else
-                    "no checkpoint of the run was complete yet, so it will start again")
+            kept = (
+                f"the run's last complete checkpoint, after round {self._saved_rounds}, is intact"
+                if self._newest is not None
+                else "no checkpoint of the run was complete yet, so it will start again"
+            )
             raise CheckpointWriteError(
-                exc.errno, f"the disk holding the run folder {self.path} is full "
+                exc.errno,
+                f"the disk holding the run folder {self.path} is full "
                 f"({exc.strerror}) while writing {name}: {kept}; free space there and run "
-                "the same call with resume=True to continue") from exc
+                "the same call with resume=True to continue",
+            ) from exc
 
     def _write_manifest(self, manifest: Mapping[str, Any]) -> None:
         text = _dump_json(to_json_floats(dict(manifest)))
@@ -457,25 +497,36 @@ class RunFolder:
             If the folder holds a run, or files named as a run's own that no run created.
         """
         if self.holds_run():
-            raise FileExistsError(f"checkpoint folder {self.path} already holds "
-                                  f"{self.describe()}")
-        clash = [n for n in (_HISTORY, _ROUND_ARRAYS, _SOLVES, _STATES)
-                 if (self.path / n).exists()]
+            raise FileExistsError(f"checkpoint folder {self.path} already holds {self.describe()}")
+        clash = [n for n in (_HISTORY, _ROUND_ARRAYS, _SOLVES, _STATES) if (self.path / n).exists()]
         if clash:
             raise FileExistsError(
                 f"checkpoint folder {self.path} holds {', '.join(clash)}, named as a run's own "
                 f"files, but no run ({MANIFEST}): paretosurf writes over no file it did not "
-                "create; move them away, or use another folder")
+                "create; move them away, or use another folder"
+            )
         self.path.mkdir(parents=True, exist_ok=True)
-        self._remove_temporary()        # of a start a kill cut short
+        self._remove_temporary()  # of a start a kill cut short
         run_id = uuid.uuid4().hex
-        files = [MANIFEST, *([LOCK] if (self.path / LOCK).exists() else []), _HISTORY,
-                 _ROUND_ARRAYS, _SOLVES]
+        files = [
+            MANIFEST,
+            *([LOCK] if (self.path / LOCK).exists() else []),
+            _HISTORY,
+            _ROUND_ARRAYS,
+            _SOLVES,
+        ]
         self._newest, self._seq, self._saved_rounds = None, 0, 0
-        self._write_manifest({"format": FORMAT, "version": RUN_FOLDER_VERSION,
-                              "run_id": run_id, **manifest, "files": files,
-                              "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                              "host": socket.gethostname()})
+        self._write_manifest(
+            {
+                "format": FORMAT,
+                "version": RUN_FOLDER_VERSION,
+                "run_id": run_id,
+                **manifest,
+                "files": files,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                "host": socket.gethostname(),
+            }
+        )
         self._start_logs(run_id)
         self._made_folder = False
 
@@ -501,7 +552,7 @@ class RunFolder:
 
     def _clear(self) -> None:
         self.close()
-        self.manifest()             # raises for a folder whose files cannot be told to be ours
+        self.manifest()  # raises for a folder whose files cannot be told to be ours
         own = set(self._files())
         for name in sorted(own - {LOCK, MANIFEST}):
             path = self.path / name
@@ -511,7 +562,7 @@ class RunFolder:
                 path.unlink()
         self._remove_temporary()
         with contextlib.suppress(FileNotFoundError):
-            (self.path / MANIFEST).unlink()      # last: until then the folder names its files
+            (self.path / MANIFEST).unlink()  # last: until then the folder names its files
         self._manifest, self._newest, self._seq, self._saved_rounds = None, None, 0, 0
 
     def _remove_temporary(self) -> None:
@@ -545,15 +596,16 @@ class RunFolder:
                 os.fsync(fh.fileno())
         return at
 
-    def append_round(self, index: int, scalars: Mapping[str, Any],
-                     arrays: Mapping[str, NDArray[Any]]) -> None:
+    def append_round(
+        self, index: int, scalars: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]]
+    ) -> None:
         """Save round ``index``: its arrays appended to ``rounds.bin``, then one more line of
         ``history.jsonl`` with its scalars and where its arrays are (and their CRC)."""
         self.append_rounds(index, [(scalars, arrays)])
 
-    def append_rounds(self, first: int, rounds: Sequence[tuple[Mapping[str, Any],
-                                                              Mapping[str, NDArray[Any]]]]
-                      ) -> None:
+    def append_rounds(
+        self, first: int, rounds: Sequence[tuple[Mapping[str, Any], Mapping[str, NDArray[Any]]]]
+    ) -> None:
         """Save rounds ``first``, ``first + 1``, ... as :meth:`append_round` does, with one
         append to each file."""
         if not rounds:
@@ -563,9 +615,21 @@ class RunFolder:
         blobs, lines = [], []
         for offset, (scalars, arrays) in enumerate(rounds):
             blob, index_of = _pack(arrays)
-            lines.append(_with_crc(_json_line({
-                **scalars, "round": first + offset, "arrays_at": at, "arrays_size": len(blob),
-                "arrays_crc": zlib.crc32(blob), "arrays_index": index_of})) + "\n")
+            lines.append(
+                _with_crc(
+                    _json_line(
+                        {
+                            **scalars,
+                            "round": first + offset,
+                            "arrays_at": at,
+                            "arrays_size": len(blob),
+                            "arrays_crc": zlib.crc32(blob),
+                            "arrays_index": index_of,
+                        }
+                    )
+                )
+                + "\n"
+            )
             blobs.append(blob)
             at += len(blob)
         self._append(_ROUND_ARRAYS, b"".join(blobs))
@@ -590,20 +654,33 @@ class RunFolder:
                 out.append(entry)
         return out
 
-    def save_state(self, n_rounds: int, meta: Mapping[str, Any],
-                   arrays: Mapping[str, NDArray[Any]]) -> Path:
+    def save_state(
+        self, n_rounds: int, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]]
+    ) -> Path:
         """Save the state after ``n_rounds`` rounds in place of the older state file: written
         to a temporary file, flushed, then renamed, so that a kill at any moment leaves both
         the newest complete state and the one before it intact."""
         blob, index = _pack(arrays)
-        header = _json_line({"format": FORMAT, "version": RUN_FOLDER_VERSION, **meta,
-                             "run_id": self.run_id, "seq": self._seq + 1,
-                             "n_rounds": n_rounds, "arrays_index": index}).encode()
+        header = _json_line(
+            {
+                "format": FORMAT,
+                "version": RUN_FOLDER_VERSION,
+                **meta,
+                "run_id": self.run_id,
+                "seq": self._seq + 1,
+                "n_rounds": n_rounds,
+                "arrays_index": index,
+            }
+        ).encode()
         body = len(header).to_bytes(8, "little") + header + blob
-        data = (_STATE_MAGIC + zlib.crc32(body).to_bytes(4, "little")
-                + len(body).to_bytes(8, "little") + body)
+        data = (
+            _STATE_MAGIC
+            + zlib.crc32(body).to_bytes(4, "little")
+            + len(body).to_bytes(8, "little")
+            + body
+        )
         name = _STATE_FILES[1] if self._newest == _STATE_FILES[0] else _STATE_FILES[0]
-        self.claim(name)                 # before it exists: a run deletes it with its files
+        self.claim(name)  # before it exists: a run deletes it with its files
         with self.writing(name):
             atomic_write(self.path / name, _writer(data), sync=self.durable)
             if self.durable:
@@ -646,17 +723,22 @@ class RunFolder:
             with open(path, "rb") as fh:
                 first = fh.readline()
         except FileNotFoundError:
-            raise CheckpointError(f"{path} is missing: the run's {kind} was deleted or moved; "
-                                  "put it back, or start again with overwrite=True") from None
+            raise CheckpointError(
+                f"{path} is missing: the run's {kind} was deleted or moved; "
+                "put it back, or start again with overwrite=True"
+            ) from None
         header = _parse_header(first)
         if header is None or header.get("paretosurf") != kind:
-            raise CheckpointError(f"{path} does not start with the header of a paretosurf "
-                                  f"{kind}: it is damaged or is not this run's")
+            raise CheckpointError(
+                f"{path} does not start with the header of a paretosurf "
+                f"{kind}: it is damaged or is not this run's"
+            )
         if header.get("run_id") != self.run_id:
             raise CheckpointError(
                 f"{path} belongs to another run (run id {header.get('run_id')}; this folder's "
                 f"run is {self.run_id}): it was copied or moved here; put this run's own "
-                "file back, or start again with overwrite=True")
+                "file back, or start again with overwrite=True"
+            )
 
     def _upgrade(self) -> None:
         """Upgrade a folder of version 2 in place: a run id, the list of its files and the
@@ -676,9 +758,16 @@ class RunFolder:
             atomic_write(self.path / _ROUND_ARRAYS, lambda fh: None, sync=True)
         files = [n for n in _V2_NAMES if (self.path / n).exists()]
         files += [n for n in (LOCK, _HISTORY, _ROUND_ARRAYS, _SOLVES) if n not in files]
-        self._write_manifest({**manifest, "version": RUN_FOLDER_VERSION, "run_id": run_id,
-                              "files": files, "upgraded_from": int(manifest.get("version", 2)),
-                              "committed": self.has_state()})
+        self._write_manifest(
+            {
+                **manifest,
+                "version": RUN_FOLDER_VERSION,
+                "run_id": run_id,
+                "files": files,
+                "upgraded_from": int(manifest.get("version", 2)),
+                "committed": self.has_state(),
+            }
+        )
 
     def truncate_history(self, n_rounds: int) -> None:
         """Keep the first ``n_rounds`` rounds of ``history.jsonl`` and their arrays (drops
@@ -729,20 +818,20 @@ class RunFolder:
         size = len(_STATE_MAGIC)
         if data[:size] != _STATE_MAGIC or len(data) < size + 12:
             return "not a paretosurf state file"
-        crc = int.from_bytes(data[size:size + 4], "little")
-        length = int.from_bytes(data[size + 4:size + 12], "little")
-        body = data[size + 12:size + 12 + length]
+        crc = int.from_bytes(data[size : size + 4], "little")
+        length = int.from_bytes(data[size + 4 : size + 12], "little")
+        body = data[size + 12 : size + 12 + length]
         if len(body) != length or zlib.crc32(body) != crc:
             return "damaged (truncated or altered: its CRC does not match)"
         head = int.from_bytes(body[:8], "little")
         try:
-            header = from_json_floats(json.loads(body[8:8 + head]))
+            header = from_json_floats(json.loads(body[8 : 8 + head]))
         except (json.JSONDecodeError, UnicodeDecodeError):
             return "damaged (unreadable header)"
         if not isinstance(header, dict) or "n_rounds" not in header:
             return "damaged (unreadable header)"
         _check_format(header, path, RUN_FOLDER_VERSION)
-        return header, body[8 + head:]
+        return header, body[8 + head :]
 
     def _newest_state(self) -> tuple[tuple[dict[str, Any], bytes], dict[str, Any] | None] | None:
         """The valid state with the newest checkpoint, and the header of the other valid one;
@@ -760,28 +849,31 @@ class RunFolder:
             if isinstance(value, str) or value[0].get("run_id") == run_id:
                 continue
             if value[0].get("run_id") is None and self.manifest().get("upgraded_from"):
-                continue                          # written before the folder was upgraded
+                continue  # written before the folder was upgraded
             other = _STATE_FILES[1 - _STATE_FILES.index(name)]
             raise CheckpointError(
                 f"{self.path / name} belongs to another run (run id "
                 f"{value[0].get('run_id')}; this folder's run is {run_id}): it was copied or "
                 f"moved here; put this run's own file back, or delete it to continue from "
-                f"{other}")
+                f"{other}"
+            )
         valid = {n: v for n, v in found.items() if not isinstance(v, str)}
         damaged = {n: v for n, v in found.items() if isinstance(v, str) and v != "missing"}
         if not valid:
             if damaged:
                 raise CheckpointError(
-                    f"{self.path} holds no readable state: " + "; ".join(
-                        f"{n} is {why}" for n, why in damaged.items())
+                    f"{self.path} holds no readable state: "
+                    + "; ".join(f"{n} is {why}" for n, why in damaged.items())
                     + "; the run cannot continue from it: restore the files from a backup, "
-                    "or start again with overwrite=True")
+                    "or start again with overwrite=True"
+                )
             if self.manifest().get("committed"):
                 raise CheckpointError(
                     f"{self.path} holds the history of a run whose state files "
                     f"({', '.join(_STATE_FILES)}) are gone (deleted or moved): the run cannot "
                     "continue without them; put them back, or start again with "
-                    "overwrite=True")
+                    "overwrite=True"
+                )
             return None
 
         def order(name: str) -> tuple[int, int]:
@@ -791,8 +883,11 @@ class RunFolder:
         names = sorted(valid, key=order)
         newest = names[-1]
         for name, why in damaged.items():
-            warnings.warn(f"{self.path / name} is {why}; using the state after round "
-                          f"{valid[newest][0]['n_rounds']} in {newest}", stacklevel=3)
+            warnings.warn(
+                f"{self.path / name} is {why}; using the state after round "
+                f"{valid[newest][0]['n_rounds']} in {newest}",
+                stacklevel=3,
+            )
         self._newest = newest
         self._seq = int(valid[newest][0].get("seq", 0))
         self._saved_rounds = int(valid[newest][0]["n_rounds"])
@@ -811,8 +906,10 @@ class RunFolder:
         manifest = self.manifest()
         found = self._newest_state()
         if found is None:
-            raise CheckpointError(f"{self.path} holds a run but no saved state: it was "
-                                  "stopped before its first checkpoint")
+            raise CheckpointError(
+                f"{self.path} holds a run but no saved state: it was "
+                "stopped before its first checkpoint"
+            )
         (header, blob), fallback = found
         n_rounds = int(header["n_rounds"])
         assert self._newest is not None
@@ -829,54 +926,65 @@ class RunFolder:
                 raise CheckpointError(
                     f"{history} belongs to another run (run id {head.get('run_id')}; this "
                     f"folder's run is {self.run_id}): it was copied or moved here; put this "
-                    "run's own file back, or start again with overwrite=True")
+                    "run's own file back, or start again with overwrite=True"
+                )
             lines = lines[1:]
         elif self.run_id is not None and not manifest.get("upgraded_from"):
-            raise CheckpointError(f"{history} is missing or does not start with this run's "
-                                  "header: it was deleted, replaced or damaged")
+            raise CheckpointError(
+                f"{history} is missing or does not start with this run's "
+                "header: it was deleted, replaced or damaged"
+            )
         lines = [line for line in lines[:n_rounds] if line]
         if len(lines) < n_rounds:
-            raise CheckpointError(f"{history} holds {len(lines)} rounds but the saved state "
-                                  f"needs {n_rounds}")
+            raise CheckpointError(
+                f"{history} holds {len(lines)} rounds but the saved state needs {n_rounds}"
+            )
         round_path = self.path / _ROUND_ARRAYS
         try:
             data = round_path.read_bytes() if n_rounds or self._tagged() else b""
         except FileNotFoundError:
-            raise CheckpointError(f"{round_path} is missing: the rounds' arrays were deleted "
-                                  "or moved; put the file back") from None
+            raise CheckpointError(
+                f"{round_path} is missing: the rounds' arrays were deleted "
+                "or moved; put the file back"
+            ) from None
         if self._tagged():
             tag = _header("rounds", str(self.run_id))
-            if data[:len(tag)] != tag:
-                other = (data[len(_ROUNDS_MAGIC):len(tag) - 1].decode(errors="replace")
-                         if data.startswith(_ROUNDS_MAGIC) else None)
+            if data[: len(tag)] != tag:
+                other = (
+                    data[len(_ROUNDS_MAGIC) : len(tag) - 1].decode(errors="replace")
+                    if data.startswith(_ROUNDS_MAGIC)
+                    else None
+                )
                 raise CheckpointError(
                     f"{round_path} belongs to another run (run id {other}; this folder's run "
                     f"is {self.run_id}): it was copied or moved here; put this run's own file "
-                    "back, or start again with overwrite=True" if other else
-                    f"{round_path} does not start with this run's header: it is damaged or is "
+                    "back, or start again with overwrite=True"
+                    if other
+                    else f"{round_path} does not start with this run's header: it is damaged or is "
                     "not this run's; put this run's own file back, or start again with "
-                    "overwrite=True")
+                    "overwrite=True"
+                )
         records = []
         for index, line in enumerate(lines):
             number = index + first_line
             intact = _check_crc(line)
             if intact is False or (intact is None and self._tagged()):
-                raise CheckpointError(f"{history} line {number} is corrupt or was altered "
-                                      "(its CRC does not match)")
+                raise CheckpointError(
+                    f"{history} line {number} is corrupt or was altered (its CRC does not match)"
+                )
             try:
                 scalars = from_json_floats(json.loads(line))
                 scalars.pop("line_crc", None)
                 at, size = int(scalars.pop("arrays_at")), int(scalars.pop("arrays_size"))
                 crc, layout = int(scalars.pop("arrays_crc")), scalars.pop("arrays_index")
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError,
-                    AttributeError) as exc:
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise CheckpointError(f"{history} line {number} is corrupt: {exc}") from None
-            blob_at = data[at:at + size]
+            blob_at = data[at : at + size]
             if len(blob_at) != size or zlib.crc32(blob_at) != crc:
                 raise CheckpointError(
                     f"{round_path} is damaged or truncated: the arrays of round {index} do not "
                     "match their CRC; restore the file from a backup, or start again with "
-                    "overwrite=True")
+                    "overwrite=True"
+                )
             records.append((scalars, _unpack(blob_at, layout, round_path)))
         return SavedRun(manifest, header, arrays, records, fallback)
-

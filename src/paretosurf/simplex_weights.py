@@ -131,8 +131,11 @@ def _compositions(total: int, parts: int) -> list[list[int]]:
     """All lists of ``parts`` integers >= 0 summing to ``total``, in lexicographic order."""
     if parts == 1:
         return [[total]]
-    return [[first, *rest] for first in range(total + 1)
-            for rest in _compositions(total - first, parts - 1)]
+    return [
+        [first, *rest]
+        for first in range(total + 1)
+        for rest in _compositions(total - first, parts - 1)
+    ]
 
 
 def simplex_lattice(n_objectives: int, n_partitions: int) -> FloatArray:
@@ -212,8 +215,9 @@ def random_simplex_weights(
     n = check_positive_int(n_points, name="n_points")
     m = _check_objectives(n_objectives)
     if n < m:
-        raise ValueError(f"n_points must be at least n_objectives = {m} (the {m} corners come "
-                         f"first), got {n}")
+        raise ValueError(
+            f"n_points must be at least n_objectives = {m} (the {m} corners come first), got {n}"
+        )
     rng = np.random.default_rng(seed)
     drawn = rng.dirichlet(np.ones(m), size=n - m)
     return np.concatenate([np.eye(m), drawn], axis=0)
@@ -266,11 +270,12 @@ def energy_weights(n_points: int, n_objectives: int, *, seed: int = 1) -> FloatA
             'energy_weights needs pymoo: pip install "paretosurf[many]" (or pip install '
             '"pymoo>=0.6.1")'
         ) from err
-    raw = np.asarray(get_reference_directions("energy", m, n, seed=int(seed)),
-                     dtype=np.float64)
+    raw = np.asarray(get_reference_directions("energy", m, n, seed=int(seed)), dtype=np.float64)
     if raw.shape != (n, m) or not np.all(np.isfinite(raw)):
-        raise RuntimeError(f"pymoo returned energy directions of shape {raw.shape} "
-                           f"(expected {(n, m)}) or non-finite values")
+        raise RuntimeError(
+            f"pymoo returned energy directions of shape {raw.shape} "
+            f"(expected {(n, m)}) or non-finite values"
+        )
     clipped = np.clip(raw, 0.0, None)
     return clipped / clipped.sum(axis=1, keepdims=True)
 
@@ -314,26 +319,29 @@ def check_simplex_weights(
     """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim != 2 or w.shape[0] < 1 or w.shape[1] < 2:
-        raise ValueError(f"{name} must be a 2-D array of shape (n_points, n_objectives) with "
-                         f"at least 1 row and 2 columns, got shape {w.shape}")
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_points, n_objectives) with "
+            f"at least 1 row and 2 columns, got shape {w.shape}"
+        )
     if n_objectives is not None:
         m = _check_objectives(n_objectives)
         if w.shape[1] != m:
-            raise ValueError(f"{name} must have {m} columns (one per objective), got "
-                             f"{w.shape[1]}")
+            raise ValueError(f"{name} must have {m} columns (one per objective), got {w.shape[1]}")
     finite = np.all(np.isfinite(w), axis=1)
     if not np.all(finite):
-        raise ValueError(f"{name} must be finite; rows {np.flatnonzero(~finite).tolist()} "
-                         f"are not")
+        raise ValueError(f"{name} must be finite; rows {np.flatnonzero(~finite).tolist()} are not")
     negative = np.any(w < 0, axis=1)
     if np.any(negative):
-        raise ValueError(f"{name} must be >= 0; rows {np.flatnonzero(negative).tolist()} "
-                         f"have negative entries")
+        raise ValueError(
+            f"{name} must be >= 0; rows {np.flatnonzero(negative).tolist()} have negative entries"
+        )
     sums = w.sum(axis=1)
     off = np.abs(sums - 1.0) > SUM_TOLERANCE
     if np.any(off):
         rows = np.flatnonzero(off)
-        raise ValueError(f"each row of {name} must sum to 1 (within {SUM_TOLERANCE:g}); rows "
-                         f"{rows[:10].tolist()} sum to {sums[rows[:10]].round(12).tolist()}"
-                         + (f" ({rows.size} rows in all)" if rows.size > 10 else ""))
+        raise ValueError(
+            f"each row of {name} must sum to 1 (within {SUM_TOLERANCE:g}); rows "
+            f"{rows[:10].tolist()} sum to {sums[rows[:10]].round(12).tolist()}"
+            + (f" ({rows.size} rows in all)" if rows.size > 10 else "")
+        )
     return w

@@ -30,8 +30,9 @@ def check_warm_start(warm_start: object) -> str:
     return str(warm_start)
 
 
-def nearest_keys(keys: Sequence[int | None], previous: FloatArray,
-                 weights: FloatArray) -> list[int | None]:
+def nearest_keys(
+    keys: Sequence[int | None], previous: FloatArray, weights: FloatArray
+) -> list[int | None]:
     """For each new weight, the state key of the previous slot whose weight was closest.
 
     Examples
@@ -48,13 +49,15 @@ def nearest_keys(keys: Sequence[int | None], previous: FloatArray,
 def weight_distances(new: FloatArray, old: FloatArray) -> FloatArray:
     """Distances ``(len(new), len(old))`` between scalar weights, or Euclidean distances
     between weight vectors."""
-    gaps = np.abs(np.asarray(new, dtype=np.float64)[:, None]
-                  - np.asarray(old, dtype=np.float64)[None, :])
-    return np.sqrt(np.sum(gaps ** 2, axis=2)) if gaps.ndim == 3 else gaps
+    gaps = np.abs(
+        np.asarray(new, dtype=np.float64)[:, None] - np.asarray(old, dtype=np.float64)[None, :]
+    )
+    return np.sqrt(np.sum(gaps**2, axis=2)) if gaps.ndim == 3 else gaps
 
 
-def rescue_keys(keys: Sequence[int | None], previous: FloatArray, points: FloatArray,
-                weights: FloatArray) -> list[int | None]:
+def rescue_keys(
+    keys: Sequence[int | None], previous: FloatArray, points: FloatArray, weights: FloatArray
+) -> list[int | None]:
     """For each slot, its own state key unless another previous point dominates its point;
     then the key of the dominating solution whose weight is closest to the slot's new weight.
 
@@ -119,8 +122,10 @@ class SlotMethod(Method):
     def start(self, init_keys: list[int | None] | None) -> None:
         if init_keys is not None:
             if len(init_keys) != self.n_segments + 1:
-                raise ValueError(f"init_states must hold one state per slot "
-                                 f"({self.n_segments + 1}), got {len(init_keys)}")
+                raise ValueError(
+                    f"init_states must hold one state per slot "
+                    f"({self.n_segments + 1}), got {len(init_keys)}"
+                )
             self.keys = list(init_keys)
 
     def propose(self) -> Round:
@@ -128,8 +133,12 @@ class SlotMethod(Method):
         starts = self.keys
         if self.warm_start == "nearest" and self.last_weights is not None:
             starts = nearest_keys(self.keys, self.last_weights, weights)
-        elif (self.warm_start == "rescue" and self.last_weights is not None
-              and self.last_points is not None and self.last_points.size):
+        elif (
+            self.warm_start == "rescue"
+            and self.last_weights is not None
+            and self.last_points is not None
+            and self.last_points.size
+        ):
             starts = rescue_keys(self.keys, self.last_weights, self.last_points, weights)
         return Round(weights, starts)
 
@@ -157,8 +166,7 @@ class SlotMethod(Method):
             arrays = {"last_weights": self.last_weights, "last_points": self.last_points}
         return {"keys": list(self.keys)}, arrays
 
-    def load_slot_state(self, meta: Mapping[str, Any],
-                        arrays: Mapping[str, NDArray[Any]]) -> None:
+    def load_slot_state(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]]) -> None:
         """Inverse of :meth:`slot_state`."""
         self.keys = list(meta["keys"])
         if "last_weights" in arrays:

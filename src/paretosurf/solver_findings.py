@@ -49,14 +49,21 @@ __all__ = ["declared_scalarization", "diagnose_run", "revise", "solver_findings"
 FloatArray = NDArray[np.float64]
 
 #: Findings whose slots the local-minima check leaves alone (they say why already).
-_EXPLAINED = ("unconverged", "jump", "stuck", "no_minimizer", "endpoint", "constant",
-              "reversed")
+_EXPLAINED = ("unconverged", "jump", "stuck", "no_minimizer", "endpoint", "constant", "reversed")
 
 
-def solver_findings(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
-                    history: Sequence[Any], infos: Sequence[Mapping[str, Any]],
-                    scalarization: str, ideal: FloatArray | None, aims_even: bool,
-                    found: Sequence[Finding] = ()) -> list[Finding]:
+def solver_findings(
+    weights: FloatArray,
+    points: FloatArray,
+    coords: FloatArray,
+    *,
+    history: Sequence[Any],
+    infos: Sequence[Mapping[str, Any]],
+    scalarization: str,
+    ideal: FloatArray | None,
+    aims_even: bool,
+    found: Sequence[Finding] = (),
+) -> list[Finding]:
     """The findings about the solver.
 
     Parameters
@@ -103,19 +110,36 @@ def solver_findings(weights: FloatArray, points: FloatArray, coords: FloatArray,
     if nan is not None:
         out.append(nan)
     if scalarization == "linear" or any(
-            f.code in ("constant", "reversed", "stuck", "local_minima") for f in found):
+        f.code in ("constant", "reversed", "stuck", "local_minima") for f in found
+    ):
         # (weighted sums: the diagnosis of the points has looked already); stuck points say
         # nothing about optimality
         return out
     explained = {s for f in found if f.code in _EXPLAINED for s in f.slots}
-    local = [i for i in local_minimum_slots(weights, points, history,
-                                            scalarization=scalarization, ideal=ideal)
-             if i not in explained]
+    local = [
+        i
+        for i in local_minimum_slots(
+            weights, points, history, scalarization=scalarization, ideal=ideal
+        )
+        if i not in explained
+    ]
     if local:
-        converged = [k for k, info in enumerate(infos)
-                     if len(infos) == len(points) and info.get("success") is True]
-        out.append(local_minima_finding(weights, points, local, scalarization=scalarization,
-                                        ideal=ideal, history=history, converged=converged))
+        converged = [
+            k
+            for k, info in enumerate(infos)
+            if len(infos) == len(points) and info.get("success") is True
+        ]
+        out.append(
+            local_minima_finding(
+                weights,
+                points,
+                local,
+                scalarization=scalarization,
+                ideal=ideal,
+                history=history,
+                converged=converged,
+            )
+        )
     return out
 
 
@@ -127,8 +151,12 @@ def _count(info: Mapping[str, Any]) -> int:
     return int(value) if math.isfinite(float(value)) and value > 0 else 0
 
 
-def _non_finite(weights: FloatArray, points: FloatArray, infos: Sequence[Mapping[str, Any]],
-                found: Sequence[Finding]) -> Finding | None:
+def _non_finite(
+    weights: FloatArray,
+    points: FloatArray,
+    infos: Sequence[Mapping[str, Any]],
+    found: Sequence[Finding],
+) -> Finding | None:
     """The ``non_finite`` finding from the solves' ``info["non_finite"]`` counts."""
     counts = [_count(info) for info in infos]
     bad = [k for k, c in enumerate(counts) if c > 0]
@@ -136,38 +164,53 @@ def _non_finite(weights: FloatArray, points: FloatArray, infos: Sequence[Mapping
         return None
     total = sum(counts)
     p = len(points)
-    aligned = len(infos) == p              # one solve per reported point, in slot order
-    follow = [f.code for f in found if f.code in (
-        "stuck", "collapsed", "noisy", "dominated", "unconverged", "jump", "local_minima")]
-    consequence = (f" (the {', '.join(follow)} finding{'s' if len(follow) > 1 else ''} may "
-                   "follow from it)" if follow else "")
-    guard = ("guard the objectives (keep a log's or a square root's argument in its domain, "
-             "clip before exp, add a small epsilon to a log of 0) or bound the variables "
-             "(from_scipy(..., bounds=...)) so that every point the solver tries is valid")
+    aligned = len(infos) == p  # one solve per reported point, in slot order
+    follow = [
+        f.code
+        for f in found
+        if f.code
+        in ("stuck", "collapsed", "noisy", "dominated", "unconverged", "jump", "local_minima")
+    ]
+    consequence = (
+        f" (the {', '.join(follow)} finding{'s' if len(follow) > 1 else ''} may follow from it)"
+        if follow
+        else ""
+    )
+    guard = (
+        "guard the objectives (keep a log's or a square root's argument in its domain, "
+        "clip before exp, add a small epsilon to a log of 0) or bound the variables "
+        "(from_scipy(..., bounds=...)) so that every point the solver tries is valid"
+    )
     if aligned:
         where = ", ".join(f"{_weight(weights[k])} (slot {k})" for k in bad[:6])
         where += ", ..." if len(bad) > 6 else ""
         return Finding(
-            "non_finite", f"{total} objective evaluation{'s' if total != 1 else ''} returned "
+            "non_finite",
+            f"{total} objective evaluation{'s' if total != 1 else ''} returned "
             f"NaN or inf inside the last round's solves at {where}: the solver stepped "
             "outside the objectives' domain, where its line searches fail or its steps "
             "follow a meaningless gradient, so the points these solves returned are not to "
-            f"be trusted{consequence}", remedy=guard, slots=tuple(bad),
-            summary=f"NaN/inf in {len(bad)} of {p} solves ({total} evaluations)")
+            f"be trusted{consequence}",
+            remedy=guard,
+            slots=tuple(bad),
+            summary=f"NaN/inf in {len(bad)} of {p} solves ({total} evaluations)",
+        )
     return Finding(
-        "non_finite", f"{total} objective evaluation{'s' if total != 1 else ''} returned NaN "
+        "non_finite",
+        f"{total} objective evaluation{'s' if total != 1 else ''} returned NaN "
         f"or inf inside {len(bad)} of the last round's {len(infos)} solves: the solver stepped "
         "outside the objectives' domain there, where its line searches fail or its steps "
-        f"follow a meaningless gradient{consequence}", fatal=False, remedy=guard,
-        summary=f"NaN/inf in {len(bad)} of {len(infos)} solves of the last round")
+        f"follow a meaningless gradient{consequence}",
+        fatal=False,
+        remedy=guard,
+        summary=f"NaN/inf in {len(bad)} of {len(infos)} solves of the last round",
+    )
 
 
 def _weight(w: FloatArray) -> str:
     if np.ndim(w) == 0:
         return f"w = {float(w):.4g}"
     return "w = (" + ", ".join(f"{float(v):.3g}" for v in np.ravel(w)) + ")"
-
-
 
 
 def revise(found: Sequence[Finding], new: Sequence[Finding]) -> list[Finding]:
@@ -216,14 +259,26 @@ def declared_scalarization(solver: Any) -> tuple[str, FloatArray | None]:
     return "linear", None
 
 
-def diagnose_run(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
-                 solver: Any, history: Sequence[Any], shown: int | None, normalize: str,
-                 moving_average: float | None, ordered: bool, aims_even: bool,
-                 method_findings: Callable[[], list[Finding]],
-                 infos: Sequence[Mapping[str, Any]], unsuccessful: Sequence[tuple[int, str]],
-                 target: float | None, stop_reason: str | None,
-                 convergence_change: Callable[[], float],
-                 settle_options: Mapping[str, Any]) -> list[Finding]:
+def diagnose_run(
+    weights: FloatArray,
+    points: FloatArray,
+    coords: FloatArray,
+    *,
+    solver: Any,
+    history: Sequence[Any],
+    shown: int | None,
+    normalize: str,
+    moving_average: float | None,
+    ordered: bool,
+    aims_even: bool,
+    method_findings: Callable[[], list[Finding]],
+    infos: Sequence[Mapping[str, Any]],
+    unsuccessful: Sequence[tuple[int, str]],
+    target: float | None,
+    stop_reason: str | None,
+    convergence_change: Callable[[], float],
+    settle_options: Mapping[str, Any],
+) -> list[Finding]:
     """Every finding of a run's result: :func:`~paretosurf.diagnostics.diagnose` of the
     reported points (``points`` and ``coords``: the moving averages where the run keeps
     them), the method's own findings (``method_findings``), :func:`solver_findings`, solves
@@ -238,19 +293,36 @@ def diagnose_run(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
     """
     if not history:
         return []
-    upto = history if shown is None else history[:shown + 1]
+    upto = history if shown is None else history[: shown + 1]
     # a jump shows in the history too (a slot whose point crosses a gap, round to round); a
     # point beaten at its own weight is unconverged only under weighted sums
     scalarization, ideal = declared_scalarization(solver)
-    findings = diagnose(weights, points, coords, normalize=normalize,
-                        moving_average=moving_average, ordered=ordered, history=upto,
-                        weighted_sum=scalarization == "linear", aims_even=aims_even,
-                        scalarization=scalarization, ideal=ideal)
-    if not any(f.code in ("constant", "stuck") for f in findings):   # (no front)
+    findings = diagnose(
+        weights,
+        points,
+        coords,
+        normalize=normalize,
+        moving_average=moving_average,
+        ordered=ordered,
+        history=upto,
+        weighted_sum=scalarization == "linear",
+        aims_even=aims_even,
+        scalarization=scalarization,
+        ideal=ideal,
+    )
+    if not any(f.code in ("constant", "stuck") for f in findings):  # (no front)
         findings += method_findings()
-    extra = solver_findings(weights, points, coords, history=upto,
-                            infos=infos if shown is None else [], scalarization=scalarization,
-                            ideal=ideal, aims_even=aims_even, found=findings)
+    extra = solver_findings(
+        weights,
+        points,
+        coords,
+        history=upto,
+        infos=infos if shown is None else [],
+        scalarization=scalarization,
+        ideal=ideal,
+        aims_even=aims_even,
+        found=findings,
+    )
     findings = [*revise(findings, extra), *extra]
     if shown is None:
         findings += unsuccessful_finding(unsuccessful, len(weights))
@@ -260,11 +332,18 @@ def diagnose_run(weights: FloatArray, points: FloatArray, coords: FloatArray, *,
         found = uneven_finding(
             upto[-1].gap_ratio,
             target if target is not None else DEFAULT_TARGETS["surface" if surface else "curve"],
-            surface=surface, aims_even=aims_even, out_of_rounds=stop_reason == "iterations",
-            ratios=[r.gap_ratio for r in upto], rounds=len(history))
+            surface=surface,
+            aims_even=aims_even,
+            out_of_rounds=stop_reason == "iterations",
+            ratios=[r.gap_ratio for r in upto],
+            rounds=len(history),
+        )
         findings += [] if found is None else [found]
-    if (shown is None and stop_reason == "iterations" and weights.ndim == 1
-            and not any(f.code in ("jump", "uneven", "no_minimizer", "stuck")
-                        for f in findings)):
+    if (
+        shown is None
+        and stop_reason == "iterations"
+        and weights.ndim == 1
+        and not any(f.code in ("jump", "uneven", "no_minimizer", "stuck") for f in findings)
+    ):
         findings += unsettled_finding(convergence_change(), len(weights), settle_options)
     return findings

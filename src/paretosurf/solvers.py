@@ -107,11 +107,13 @@ class Solution:
     def __post_init__(self) -> None:
         raw = np.asarray(self.objectives)
         if raw.dtype.kind not in "biuf" and not (
-                raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat)):
+            raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat)
+        ):
             # numpy would turn "1.5" into 1.5 and an object array into whatever it holds
             raise TypeError(
                 f"Solution.objectives must be numbers (a vector of floats), got "
-                f"{self.objectives!r} (dtype {raw.dtype})")
+                f"{self.objectives!r} (dtype {raw.dtype})"
+            )
         self.objectives = np.atleast_1d(np.asarray(raw, dtype=np.float64))
         if self.objectives.ndim != 1:
             raise ValueError(
@@ -119,15 +121,16 @@ class Solution:
             )
         if not isinstance(self.info, dict):
             if not isinstance(self.info, Mapping):
-                raise TypeError(f"Solution.info must be a dict, got "
-                                f"{type(self.info).__name__}")
+                raise TypeError(f"Solution.info must be a dict, got {type(self.info).__name__}")
             self.info = dict(self.info)
         steps = self.info.get("steps")
         if steps is not None and not (
-                isinstance(steps, (int, np.integer)) and not isinstance(steps, bool)
-                and steps >= 0):
-            raise ValueError(f"Solution.info['steps'] must be an integer >= 0 (the inner "
-                             f"steps this solve took), got {steps!r}")
+            isinstance(steps, (int, np.integer)) and not isinstance(steps, bool) and steps >= 0
+        ):
+            raise ValueError(
+                f"Solution.info['steps'] must be an integer >= 0 (the inner "
+                f"steps this solve took), got {steps!r}"
+            )
 
 
 @runtime_checkable
@@ -143,8 +146,9 @@ class BatchSolver(Protocol):
     """Protocol of a solver that solves several weights in one call (vectorised, batched on a
     GPU...): ``solve_many(weights, states) -> list[Solution]``, one per weight, in order."""
 
-    def solve_many(self, weights: FloatArray,
-                   states: Sequence[Any]) -> Sequence[Solution]:  # pragma: no cover - protocol
+    def solve_many(
+        self, weights: FloatArray, states: Sequence[Any]
+    ) -> Sequence[Solution]:  # pragma: no cover - protocol
         ...
 
 
@@ -156,8 +160,7 @@ SolverLike = InnerSolver | BatchSolver | Callable[[float, Any], Any]
 class InnerSolverError(RuntimeError):
     """An inner solve failed or returned an unusable result; names the slot and weight."""
 
-    def __init__(self, message: str, *, slot: int | None = None,
-                 weight: Weight | None = None):
+    def __init__(self, message: str, *, slot: int | None = None, weight: Weight | None = None):
         super().__init__(message)
         self.slot = slot
         self.weight = weight
@@ -199,7 +202,8 @@ def as_solver(solver: object) -> InnerSolver | BatchSolver:
         return cast("InnerSolver | BatchSolver", solver)
     if callable(solver):
         if callable(getattr(solver, "save_state", None)) and callable(
-                getattr(solver, "load_state", None)):
+            getattr(solver, "load_state", None)
+        ):
             return _CallableDiskSolver(solver)
         return _CallableSolver(solver)
     raise TypeError(
@@ -229,8 +233,10 @@ def solver_name(solver: object) -> str:
     """
     inner = users_solver(solver)
     owner = inner if inspect.isroutine(inner) else type(inner)
-    return (f"{getattr(owner, '__module__', None) or '?'}:"
-            f"{getattr(owner, '__qualname__', None) or type(owner).__qualname__}")
+    return (
+        f"{getattr(owner, '__module__', None) or '?'}:"
+        f"{getattr(owner, '__qualname__', None) or type(owner).__qualname__}"
+    )
 
 
 def as_solution(raw: object, slot: int, weight: Weight) -> Solution:
@@ -244,15 +250,20 @@ def as_solution(raw: object, slot: int, weight: Weight) -> Solution:
             f"inner solver returned the tuple {raw!r} for slot {slot} (weight "
             f"{format_weight(weight)}): a tuple is read as (objectives, state[, info]), so its "
             "first item must be the vector of objectives; return Solution([f1, f2], state) "
-            "or ([f1, f2], state)", slot=slot, weight=weight)
+            "or ([f1, f2], state)",
+            slot=slot,
+            weight=weight,
+        )
     if isinstance(raw, tuple) and len(raw) in (2, 3):
         try:
             return Solution(*raw)
         except (TypeError, ValueError) as exc:
             raise InnerSolverError(
                 f"inner solver returned a tuple that is not (objectives, state[, info]) for "
-                f"slot {slot} (weight {format_weight(weight)}): {exc}", slot=slot,
-                weight=weight) from exc
+                f"slot {slot} (weight {format_weight(weight)}): {exc}",
+                slot=slot,
+                weight=weight,
+            ) from exc
     raise InnerSolverError(
         f"inner solver returned {type(raw).__name__} for slot {slot} (weight "
         f"{format_weight(weight)}); "
@@ -304,9 +315,15 @@ class StepRule:
     [0.8]
     """
 
-    def __init__(self, lr: float, optimizer: str = "adam",
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, *,
-                 reset: bool = False) -> None:
+    def __init__(
+        self,
+        lr: float,
+        optimizer: str = "adam",
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        *,
+        reset: bool = False,
+    ) -> None:
         self.lr = check_positive(lr, name="lr")
         if not isinstance(reset, bool):
             raise TypeError(f"reset_optimizer must be a bool, got {reset!r}")
@@ -327,8 +344,9 @@ class StepRule:
             return m, v, t
         return np.zeros_like(m), np.zeros_like(v), np.zeros_like(t) if np.ndim(t) else 0
 
-    def apply(self, params: FloatArray, grad: FloatArray, m: FloatArray, v: FloatArray,
-              t: Any) -> tuple[FloatArray, FloatArray, FloatArray, Any]:
+    def apply(
+        self, params: FloatArray, grad: FloatArray, m: FloatArray, v: FloatArray, t: Any
+    ) -> tuple[FloatArray, FloatArray, FloatArray, Any]:
         """One step; returns the new ``(params, m, v, t)``."""
         if self.optimizer == "sgd":
             return params - self.lr * grad, m, v, t

@@ -67,8 +67,10 @@ class Spacing:
         self.scale: FloatArray | None = None
         if isinstance(normalize, str):
             if normalize not in NORMALIZE_OPTIONS:
-                raise ValueError(f"normalize must be one of {NORMALIZE_OPTIONS}, an (ideal, "
-                                 f"nadir) pair or a callable, got {normalize!r}")
+                raise ValueError(
+                    f"normalize must be one of {NORMALIZE_OPTIONS}, an (ideal, "
+                    f"nadir) pair or a callable, got {normalize!r}"
+                )
             self.kind = normalize
         elif callable(normalize):
             self.kind = "callable"
@@ -77,18 +79,27 @@ class Spacing:
             self.kind = "fixed"
             ideal = np.asarray(normalize[0], dtype=np.float64)
             nadir = np.asarray(normalize[1], dtype=np.float64)
-            if ideal.ndim != 1 or ideal.shape != nadir.shape or not (
-                    np.all(np.isfinite(ideal)) and np.all(np.isfinite(nadir))):
-                raise ValueError("normalize=(ideal, nadir) needs two finite vectors of one "
-                                 f"length, got shapes {ideal.shape} and {nadir.shape}")
+            if (
+                ideal.ndim != 1
+                or ideal.shape != nadir.shape
+                or not (np.all(np.isfinite(ideal)) and np.all(np.isfinite(nadir)))
+            ):
+                raise ValueError(
+                    "normalize=(ideal, nadir) needs two finite vectors of one "
+                    f"length, got shapes {ideal.shape} and {nadir.shape}"
+                )
             if np.any(nadir <= ideal):
-                raise ValueError("normalize=(ideal, nadir) needs nadir > ideal in every "
-                                 f"objective, got ideal {ideal.tolist()}, nadir "
-                                 f"{nadir.tolist()}")
+                raise ValueError(
+                    "normalize=(ideal, nadir) needs nadir > ideal in every "
+                    f"objective, got ideal {ideal.tolist()}, nadir "
+                    f"{nadir.tolist()}"
+                )
             self.ideal, self.scale = ideal, nadir - ideal
         else:
-            raise TypeError(f"normalize must be one of {NORMALIZE_OPTIONS}, an (ideal, nadir) "
-                            f"pair or a callable, got {type(normalize).__name__}")
+            raise TypeError(
+                f"normalize must be one of {NORMALIZE_OPTIONS}, an (ideal, nadir) "
+                f"pair or a callable, got {type(normalize).__name__}"
+            )
 
     def setting(self) -> Any:
         """The option as a JSON-able value (a callable by its qualified name), for checkpoints."""
@@ -106,7 +117,7 @@ class Spacing:
             "none": "raw objectives (the paper's coordinates)",
             "endpoints": "objectives normalized by the endpoints' ideal and nadir",
             "fixed": "objectives normalized by a fixed ideal and nadir",
-            "callable": f"coordinates given by {self.setting()[len('callable '):]}",
+            "callable": f"coordinates given by {self.setting()[len('callable ') :]}",
         }[self.kind]
 
     def fit(self, front: ArrayLike, *, anchors: ArrayLike | None = None) -> None:
@@ -135,10 +146,13 @@ class Spacing:
             if out.ndim != 2 or out.shape[0] != pts.shape[0] or not np.all(np.isfinite(out)):
                 raise ValueError(
                     f"normalize's callable must map points of shape {pts.shape} to finite "
-                    f"coordinates with one row per point, got shape {out.shape}")
+                    f"coordinates with one row per point, got shape {out.shape}"
+                )
             return out
         assert self.ideal is not None and self.scale is not None
         if pts.shape[-1] != self.ideal.size:
-            raise ValueError(f"normalize=(ideal, nadir) has {self.ideal.size} objectives, the "
-                             f"points have {pts.shape[-1]}")
+            raise ValueError(
+                f"normalize=(ideal, nadir) has {self.ideal.size} objectives, the "
+                f"points have {pts.shape[-1]}"
+            )
         return np.asarray((pts - self.ideal) / self.scale, dtype=np.float64)

@@ -71,15 +71,20 @@ def solved_weights(weights: FloatArray, bounds: tuple[float, float] | None) -> F
             raise ValueError(
                 f"weight_bounds=({lo}, {hi}) for weight vectors of {m} objectives must be "
                 f"(lo, 1 - {m - 1} * lo) = ({lo}, {1.0 - (m - 1) * lo:.12g}) so that "
-                "the solved weights still sum to 1")
+                "the solved weights still sum to 1"
+            )
     out = lo + (hi - lo) * weights
     out[weights == 0.0], out[weights == 1.0] = lo, hi
     return np.asarray(out, dtype=np.float64)
 
 
-def moving_average_step(point: FloatArray, weight: float | FloatArray,
-                        previous: FloatArray | None, rate: float,
-                        spacing: float) -> FloatArray:
+def moving_average_step(
+    point: FloatArray,
+    weight: float | FloatArray,
+    previous: FloatArray | None,
+    rate: float,
+    spacing: float,
+) -> FloatArray:
     """One step of a slot's moving average of its objectives.
 
     ``previous`` holds the slot's average followed by the weight it was at (``None`` on its
@@ -102,9 +107,9 @@ def moving_average_step(point: FloatArray, weight: float | FloatArray,
     if previous is None:
         return np.array(point, dtype=np.float64)
     w = np.atleast_1d(np.asarray(weight, dtype=np.float64))
-    moved = min(1.0, float(np.max(np.abs(w - previous[-w.size:]))) / spacing)
+    moved = min(1.0, float(np.max(np.abs(w - previous[-w.size :]))) / spacing)
     share = rate + (1.0 - rate) * moved
-    return np.asarray(share * point + (1.0 - share) * previous[:-w.size], dtype=np.float64)
+    return np.asarray(share * point + (1.0 - share) * previous[: -w.size], dtype=np.float64)
 
 
 class MovingAverage:
@@ -132,16 +137,18 @@ class MovingAverage:
         #: Per slot: its average followed by the weight it was at.
         self.averages: dict[int, FloatArray] = {}
 
-    def __call__(self, slots: Sequence[int], weights: FloatArray,
-                 points: FloatArray) -> FloatArray:
+    def __call__(self, slots: Sequence[int], weights: FloatArray, points: FloatArray) -> FloatArray:
         """The round's estimates: each slot's point averaged with its earlier ones."""
         rate = self.rate
         if rate is None:
             return points
         out = np.empty_like(points)
         # one average gap between weights (for weight vectors, of a lattice of that size)
-        spacing = (1.0 / max(len(slots) - 1, 1) if weights.ndim == 1 else
-                   len(slots) ** (-1.0 / max(weights.shape[1] - 1, 1)))
+        spacing = (
+            1.0 / max(len(slots) - 1, 1)
+            if weights.ndim == 1
+            else len(slots) ** (-1.0 / max(weights.shape[1] - 1, 1))
+        )
         for i, slot in enumerate(slots):
             previous = self.averages.get(slot)
             out[i] = moving_average_step(points[i], weights[i], previous, rate, spacing)

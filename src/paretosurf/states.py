@@ -116,8 +116,11 @@ def trusted_state_classes(solver: object) -> dict[str, type]:
     module = sys.modules.get(getattr(owner, "__module__", None) or "")
     if module is not None:
         for value in list(vars(module).values()):
-            if (isinstance(value, type) and dataclasses.is_dataclass(value)
-                    and value.__module__ == module.__name__):
+            if (
+                isinstance(value, type)
+                and dataclasses.is_dataclass(value)
+                and value.__module__ == module.__name__
+            ):
                 out[_class_name(value)] = value
     return out
 
@@ -157,7 +160,8 @@ class StateFolder(os.PathLike[str]):
 def has_disk_states(solver: object) -> bool:
     """Whether ``solver`` keeps its states in folders (``save_state`` and ``load_state``)."""
     return callable(getattr(solver, "save_state", None)) and callable(
-        getattr(solver, "load_state", None))
+        getattr(solver, "load_state", None)
+    )
 
 
 def _write_folder(folder: str | os.PathLike[str], fill: Any) -> StateFolder:
@@ -170,7 +174,7 @@ def _write_folder(folder: str | os.PathLike[str], fill: Any) -> StateFolder:
         fill(tmp)
         try:
             os.replace(tmp, target)
-        except OSError:                             # a folder from an earlier attempt
+        except OSError:  # a folder from an earlier attempt
             if not target.is_dir():
                 raise
             shutil.rmtree(target)
@@ -209,35 +213,44 @@ def load_state(solver: Any, state: Any) -> Any:
 
 
 # ---------------------------------------------------------------------------- the codec
-def _encode(value: Any, name: str, arrays: dict[str, NDArray[Any]], root: Path | None,
-            pickled: list[str]) -> Any:
+def _encode(
+    value: Any, name: str, arrays: dict[str, NDArray[Any]], root: Path | None, pickled: list[str]
+) -> Any:
     if isinstance(value, StateFolder):
         path = Path(value.path)
         if root is not None and path.is_relative_to(root):
             return {"folder": str(path.relative_to(root)), "relative": True}
         return {"folder": str(path), "relative": False}
     if isinstance(value, (type(None), bool, int, str)) or (
-            isinstance(value, float) and math.isfinite(value)):
+        isinstance(value, float) and math.isfinite(value)
+    ):
         return {"value": value}
     if isinstance(value, np.ndarray) and value.dtype != object:
         arrays[name] = value
         return {"array": name}
     if isinstance(value, (np.generic, float)) and np.asarray(value).dtype != object:
-        arrays[name] = np.asarray(value)   # a numpy scalar, or a non-finite float
+        arrays[name] = np.asarray(value)  # a numpy scalar, or a non-finite float
         return {"array": name, "scalar": True}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         cls = type(value)
-        _REGISTERED.setdefault(_class_name(cls), cls)   # this process made it: trusted here
-        return {"dataclass": _class_name(cls),
-                "fields": {f.name: _encode(getattr(value, f.name), f"{name}.{f.name}", arrays,
-                                           root, pickled)
-                           for f in dataclasses.fields(value)}}
+        _REGISTERED.setdefault(_class_name(cls), cls)  # this process made it: trusted here
+        return {
+            "dataclass": _class_name(cls),
+            "fields": {
+                f.name: _encode(getattr(value, f.name), f"{name}.{f.name}", arrays, root, pickled)
+                for f in dataclasses.fields(value)
+            },
+        }
     if isinstance(value, (list, tuple)):
-        return {"list" if isinstance(value, list) else "tuple":
-                [_encode(v, f"{name}.{i}", arrays, root, pickled) for i, v in enumerate(value)]}
+        return {
+            "list" if isinstance(value, list) else "tuple": [
+                _encode(v, f"{name}.{i}", arrays, root, pickled) for i, v in enumerate(value)
+            ]
+        }
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {"dict": {k: _encode(v, f"{name}.{k}", arrays, root, pickled)
-                         for k, v in value.items()}}
+        return {
+            "dict": {k: _encode(v, f"{name}.{k}", arrays, root, pickled) for k, v in value.items()}
+        }
     arrays[name] = encode_pickled(value)
     pickled.append(name)
     return {"pickle": name}
@@ -261,7 +274,8 @@ def _state_class(name: str, trusted: Mapping[str, type], where: str) -> type:
             f"{where} holds solver states of the class {name}, which paretosurf does not "
             "import to read a file: import it and register it with "
             "paretosurf.states.register_state_class, or list it in the solver's "
-            "state_classes attribute")
+            "state_classes attribute"
+        )
     if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
         raise CheckpointError(f"{where} names {name}, which is not a dataclass")
     return cls
@@ -273,17 +287,26 @@ def _folder(entry: Mapping[str, Any], root: Path | None, where: str) -> StateFol
     if root is None:
         return StateFolder(path)
     if not entry.get("relative") or path.is_absolute():
-        raise CheckpointError(f"{where} names the state folder {path}, outside the run folder "
-                              f"{root}; a run's state folders lie inside it")
+        raise CheckpointError(
+            f"{where} names the state folder {path}, outside the run folder "
+            f"{root}; a run's state folders lie inside it"
+        )
     full = root / path
     if not os.path.realpath(full).startswith(os.path.realpath(root) + os.sep):
-        raise CheckpointError(f"{where} names the state folder {path}, which leads out of "
-                              f"the run folder {root}")
+        raise CheckpointError(
+            f"{where} names the state folder {path}, which leads out of the run folder {root}"
+        )
     return StateFolder(full)
 
 
-def _decode(entry: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], root: Path | None,
-            allow_pickle: bool, where: str, trusted: Mapping[str, type]) -> Any:
+def _decode(
+    entry: Mapping[str, Any],
+    arrays: Mapping[str, NDArray[Any]],
+    root: Path | None,
+    allow_pickle: bool,
+    where: str,
+    trusted: Mapping[str, type],
+) -> Any:
     if "value" in entry:
         return entry["value"]
     if "folder" in entry:
@@ -293,23 +316,27 @@ def _decode(entry: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], root: 
         return arr[()] if entry.get("scalar") else arr
     if "dataclass" in entry:
         cls = _state_class(str(entry["dataclass"]), trusted, where)
-        fields = {k: _decode(v, arrays, root, allow_pickle, where, trusted)
-                  for k, v in entry["fields"].items()}
+        fields = {
+            k: _decode(v, arrays, root, allow_pickle, where, trusted)
+            for k, v in entry["fields"].items()
+        }
         return cls(**fields)
     if "list" in entry:
         return [_decode(v, arrays, root, allow_pickle, where, trusted) for v in entry["list"]]
     if "tuple" in entry:
-        return tuple(_decode(v, arrays, root, allow_pickle, where, trusted)
-                     for v in entry["tuple"])
+        return tuple(_decode(v, arrays, root, allow_pickle, where, trusted) for v in entry["tuple"])
     if "dict" in entry:
-        return {k: _decode(v, arrays, root, allow_pickle, where, trusted)
-                for k, v in entry["dict"].items()}
+        return {
+            k: _decode(v, arrays, root, allow_pickle, where, trusted)
+            for k, v in entry["dict"].items()
+        }
     if "pickle" in entry:
         if not allow_pickle:
             raise CheckpointError(
                 f"{where} holds solver states that only pickle could store; loading them runs "
                 "code, so pass allow_pickle=True if you trust the file (or give the solver "
-                "save_state/load_state, or states of numpy arrays)")
+                "save_state/load_state, or states of numpy arrays)"
+            )
         return decode_pickled(arrays[entry["pickle"]])
     raise CheckpointError(f"{where} holds a solver state of an unknown kind: {sorted(entry)}")
 
@@ -335,8 +362,9 @@ def folders_of(meta: Mapping[str, Any], root: Path) -> set[Path]:
     return out
 
 
-def encode_states(states: Mapping[str, Any], *, prefix: str = "state",
-                  root: Path | None = None) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+def encode_states(
+    states: Mapping[str, Any], *, prefix: str = "state", root: Path | None = None
+) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
     """States as JSON-able entries and named arrays (see the module docstring).
 
     ``root``: folders of :class:`StateFolder` states below it are stored relative to it, so a
@@ -356,15 +384,22 @@ def encode_states(states: Mapping[str, Any], *, prefix: str = "state",
     """
     arrays: dict[str, NDArray[Any]] = {}
     pickled: list[str] = []
-    entries = {key: _encode(value, f"{prefix}.{key}", arrays, root, pickled)
-               for key, value in states.items()}
+    entries = {
+        key: _encode(value, f"{prefix}.{key}", arrays, root, pickled)
+        for key, value in states.items()
+    }
     return {"entries": entries, "pickled": pickled}, arrays
 
 
-def decode_states(meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
-                  root: Path | None = None, allow_pickle: bool = False,
-                  where: str = "the file",
-                  state_classes: Mapping[str, type] | Iterable[type] = ()) -> dict[str, Any]:
+def decode_states(
+    meta: Mapping[str, Any],
+    arrays: Mapping[str, NDArray[Any]],
+    *,
+    root: Path | None = None,
+    allow_pickle: bool = False,
+    where: str = "the file",
+    state_classes: Mapping[str, type] | Iterable[type] = (),
+) -> dict[str, Any]:
     """Inverse of :func:`encode_states`.
 
     ``root``: the run folder the states were saved in (their folders must lie inside it);
@@ -377,10 +412,15 @@ def decode_states(meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *
         If a state was pickled and ``allow_pickle`` is False, a dataclass is not trusted, a
         folder lies outside ``root``, or an entry is unreadable.
     """
-    trusted = (dict(state_classes) if isinstance(state_classes, Mapping) else
-               {_class_name(cls): cls for cls in state_classes})
-    return {key: _decode(entry, arrays, root, allow_pickle, where, trusted)
-            for key, entry in meta["entries"].items()}
+    trusted = (
+        dict(state_classes)
+        if isinstance(state_classes, Mapping)
+        else {_class_name(cls): cls for cls in state_classes}
+    )
+    return {
+        key: _decode(entry, arrays, root, allow_pickle, where, trusted)
+        for key, entry in meta["entries"].items()
+    }
 
 
 class StatePool:
@@ -416,9 +456,11 @@ class StatePool:
         try:
             return self._states[key]
         except KeyError:
-            raise KeyError(f"no solver state with key {key} is kept (kept: "
-                           f"{sorted(self._states)}); a method proposed a state it had "
-                           "released") from None
+            raise KeyError(
+                f"no solver state with key {key} is kept (kept: "
+                f"{sorted(self._states)}); a method proposed a state it had "
+                "released"
+            ) from None
 
     def take(self, keys: Sequence[int | None], intact: Set[int] = frozenset()) -> list[Any]:
         """Warm starts for a round: the states of ``keys``, a deep copy for every repeat use
@@ -454,24 +496,36 @@ class StatePool:
         """The state folders the pool names."""
         return {Path(st.path) for st in self._states.values() if isinstance(st, StateFolder)}
 
-    def to_parts(self, root: Path | None = None
-                 ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
+    def to_parts(self, root: Path | None = None) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         """The pool as metadata and arrays (see :func:`encode_states`; folders below ``root``
         are stored relative to it)."""
-        meta, arrays = encode_states({str(k): v for k, v in self._states.items()},
-                                     prefix="pool", root=root)
+        meta, arrays = encode_states(
+            {str(k): v for k, v in self._states.items()}, prefix="pool", root=root
+        )
         return {"next_key": self._next, "states": meta}, arrays
 
     @classmethod
-    def from_parts(cls, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]], *,
-                   root: Path | None = None, allow_pickle: bool = False,
-                   where: str = "the checkpoint",
-                   state_classes: Mapping[str, type] | None = None) -> StatePool:
+    def from_parts(
+        cls,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        *,
+        root: Path | None = None,
+        allow_pickle: bool = False,
+        where: str = "the checkpoint",
+        state_classes: Mapping[str, type] | None = None,
+    ) -> StatePool:
         """Inverse of :meth:`to_parts` (``state_classes``: dataclasses trusted as states, see
         :func:`decode_states`)."""
         pool = cls()
-        states = decode_states(meta["states"], arrays, root=root, allow_pickle=allow_pickle,
-                               where=where, state_classes=state_classes or {})
+        states = decode_states(
+            meta["states"],
+            arrays,
+            root=root,
+            allow_pickle=allow_pickle,
+            where=where,
+            state_classes=state_classes or {},
+        )
         pool._states = {int(k): v for k, v in states.items()}
         pool._next = int(meta["next_key"])
         return pool
@@ -537,8 +591,9 @@ class DiskStates:
         name = f"slot-{slot:02d}" if call is None else f"slot-{slot:02d}-call-{call}"
         return self.states_root() / group / name
 
-    def save_to(self, index: int, slot: int, call: int, last: bool,
-                long_rounds: bool) -> str | None:
+    def save_to(
+        self, index: int, slot: int, call: int, last: bool, long_rounds: bool
+    ) -> str | None:
         """Where a task of round ``index`` saves its new state: ``None`` for states kept in
         memory (any solver's but a disk-state one's, and, in this process, those of short
         rounds: ``long_rounds`` says whether the last round was long enough to write each
@@ -559,12 +614,11 @@ class DiskStates:
                 # elsewhere (it may be moved, or deleted, while the run goes on)
                 pool.replace(key, copy_state_folder(state, self.state_folder(-1, slot)))
         elif self.in_process:
-            self.unsaved[key] = (-1, slot)    # saved if checkpointed
+            self.unsaved[key] = (-1, slot)  # saved if checkpointed
         else:
             pool.replace(key, save_state(self.solver, state, self.state_folder(-1, slot)))
 
-    def starts(self, pool: StatePool, keys: Sequence[int | None],
-               intact: Set[int]) -> list[Any]:
+    def starts(self, pool: StatePool, keys: Sequence[int | None], intact: Set[int]) -> list[Any]:
         """The warm starts of a round (see :meth:`StatePool.take`). A state in memory that
         starts several slots goes to its folder first: each further slot then reads its own
         copy back (as from a checkpoint), so that no state of a disk-state solver is ever
@@ -573,19 +627,22 @@ class DiskStates:
             counts = Counter(k for k in keys if k is not None)
             self.persist(pool, [k for k, n in counts.items() if n > 1])
         states = pool.take(keys, set() if self.enabled else intact)
-        for i, key in enumerate(keys):     # a first use; repeats read the folder
+        for i, key in enumerate(keys):  # a first use; repeats read the folder
             if key is not None and key in self.resident:
                 states[i] = self.resident.pop(key)
         self.resident.clear()
         return states
 
-    def solved(self, keys: Sequence[int], slots: Sequence[int], states: Sequence[Any],
-               index: int) -> None:
+    def solved(
+        self, keys: Sequence[int], slots: Sequence[int], states: Sequence[Any], index: int
+    ) -> None:
         """Note the states round ``index`` left in memory, stored under ``keys``."""
         if self.enabled:
             self.unsaved.update(
-                (key, (index, slot)) for key, slot, s in zip(keys, slots, states, strict=True)
-                if s is not None and not isinstance(s, StateFolder))
+                (key, (index, slot))
+                for key, slot, s in zip(keys, slots, states, strict=True)
+                if s is not None and not isinstance(s, StateFolder)
+            )
 
     def persist(self, pool: StatePool, keys: Iterable[int] | None = None) -> None:
         """Save into their folders the kept states still in memory (returned in this process
@@ -612,8 +669,11 @@ class DiskStates:
         assert self.folder is not None
         if pool is not None:
             # the older state file names its folders until the next checkpoint replaces it
-            older = (set() if fallback is None else
-                     folders_of(fallback["pool"]["states"], self.folder.path))
+            older = (
+                set()
+                if fallback is None
+                else folders_of(fallback["pool"]["states"], self.folder.path)
+            )
             self.fallback_folders = older | pool.folders()
         if self.enabled and (self.folder.path / "states").is_dir():
             self.root = self.folder.states_folder()
@@ -631,8 +691,7 @@ class DiskStates:
             return
         kept = (set() if pool is None else pool.folders()) | self.fallback_folders
         for group in self.root.iterdir():
-            if not group.is_dir() or not (group.name.startswith("round-")
-                                          or group.name == "init"):
+            if not group.is_dir() or not (group.name.startswith("round-") or group.name == "init"):
                 continue
             for folder in group.iterdir():
                 if not folder.is_dir() or folder in kept:

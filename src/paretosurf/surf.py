@@ -48,6 +48,8 @@ AUTO_ALPHA_FLOOR = 0.05
 AUTO_GRID = 1025
 
 FloatArray = NDArray[np.float64]
+
+
 class CDFRefinement:
     """SURF's estimate of one arc-length CDF, refined round by round: ``Phi_{t+1} = alpha *
     Phi~_t + (1 - alpha) * Phi_t``, with ``Phi~_t`` rebuilt from the chord lengths of the
@@ -80,7 +82,7 @@ class CDFRefinement:
         self.alpha = AUTO_ALPHA_MAX if self.auto else check_alpha(alpha)
         self._residual = math.nan  # auto: the last round's ||Phi~_t - Phi_t||_inf
         self._first_residual = math.nan
-        self._growths = 0          # auto: rounds in a row whose residual grew
+        self._growths = 0  # auto: rounds in a row whose residual grew
         #: The current CDF ``Phi_t`` and the last estimate ``Phi~_t`` (None before any).
         self.cdf = ArcLengthCDF.identity()
         self.estimate: ArcLengthCDF | None = None
@@ -139,11 +141,19 @@ class CDFRefinement:
         """The state of ``alpha="auto"`` (JSON-able), ``None`` for a fixed alpha."""
         if not self.auto:
             return None
-        return {"alpha": self.alpha, "residual": self._residual,
-                "first_residual": self._first_residual, "growths": self._growths}
+        return {
+            "alpha": self.alpha,
+            "residual": self._residual,
+            "first_residual": self._first_residual,
+            "growths": self._growths,
+        }
 
-    def restore(self, cdf: ArcLengthCDF | None, estimate: ArcLengthCDF | None,
-                auto: Mapping[str, Any] | None) -> None:
+    def restore(
+        self,
+        cdf: ArcLengthCDF | None,
+        estimate: ArcLengthCDF | None,
+        auto: Mapping[str, Any] | None,
+    ) -> None:
         """Inverse of :attr:`cdf`, :attr:`estimate` and :meth:`auto_state`."""
         self.cdf = ArcLengthCDF.identity() if cdf is None else cdf
         self.estimate = estimate
@@ -174,8 +184,9 @@ class SurfMethod(SlotMethod):
     label = "SURF"
     aims_even = True
 
-    def __init__(self, n_segments: int, *, alpha: float | str = 0.3,
-                 warm_start: str = "slot") -> None:
+    def __init__(
+        self, n_segments: int, *, alpha: float | str = 0.3, warm_start: str = "slot"
+    ) -> None:
         super().__init__(n_segments, warm_start=warm_start)
         self.refinement = CDFRefinement(alpha)
         self._next: FloatArray | None = None
@@ -192,8 +203,11 @@ class SurfMethod(SlotMethod):
         return self.refinement.alpha
 
     def settings(self) -> dict[str, Any]:
-        return {"n_segments": self.n_segments, "alpha": self.refinement.setting(),
-                "warm_start": self.warm_start}
+        return {
+            "n_segments": self.n_segments,
+            "alpha": self.refinement.setting(),
+            "warm_start": self.warm_start,
+        }
 
     @property
     def cdf(self) -> ArcLengthCDF:
@@ -203,8 +217,7 @@ class SurfMethod(SlotMethod):
     def record_extras(self) -> dict[str, Any]:
         """The CDF, the round's estimate ``Phi~_t`` and damping: records store the estimate
         instead of the whole CDF, whose knots accumulate round after round."""
-        return {"cdf": self.cdf, "cdf_estimate": self.refinement.estimate,
-                "alpha": self.alpha}
+        return {"cdf": self.cdf, "cdf_estimate": self.refinement.estimate, "alpha": self.alpha}
 
     def result_extras(self) -> dict[str, Any]:
         return {"cdf": self.cdf}
@@ -228,8 +241,9 @@ class SurfMethod(SlotMethod):
         estimate = self.refinement.estimate
         if estimate is None or self.last_weights is None:
             return math.nan
-        full = estimate._inverse(np.arange(self.n_segments + 1) / self.n_segments,
-                                 self.last_weights)
+        full = estimate._inverse(
+            np.arange(self.n_segments + 1) / self.n_segments, self.last_weights
+        )
         return float(np.max(np.abs(full - self.last_weights)))
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
@@ -246,15 +260,24 @@ class SurfMethod(SlotMethod):
             arrays["next_weights"] = self._next
         return meta, arrays
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[IterationRecord],
+    ) -> None:
         self.load_slot_state(meta, arrays)
         last = history[-1] if history else None
-        self.refinement.restore(None if last is None else last.cdf,
-                                None if last is None else last.cdf_estimate,
-                                meta.get("auto_alpha"))
-        self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
-                      if "next_weights" in arrays else None)
+        self.refinement.restore(
+            None if last is None else last.cdf,
+            None if last is None else last.cdf_estimate,
+            meta.get("auto_alpha"),
+        )
+        self._next = (
+            np.asarray(arrays["next_weights"], dtype=np.float64)
+            if "next_weights" in arrays
+            else None
+        )
 
 
 def segments_from(n_segments: object, n_points: object) -> int:
@@ -267,8 +290,10 @@ def segments_from(n_segments: object, n_points: object) -> int:
     (10, 10)
     """
     if (n_segments is None) == (n_points is None):
-        raise TypeError("give n_segments (N segments, N + 1 points) or n_points (N + 1), not "
-                        + ("both" if n_points is not None else "neither"))
+        raise TypeError(
+            "give n_segments (N segments, N + 1 points) or n_points (N + 1), not "
+            + ("both" if n_points is not None else "neither")
+        )
     if n_points is None:
         return check_n_segments(n_segments)
     if isinstance(n_points, bool) or not isinstance(n_points, numbers.Integral):
@@ -388,7 +413,6 @@ def surf(
     True
     """
     check_options(surf, options)
-    method = SurfMethod(segments_from(n_segments, n_points), alpha=alpha,
-                        warm_start=warm_start)
+    method = SurfMethod(segments_from(n_segments, n_points), alpha=alpha, warm_start=warm_start)
     total = check_non_negative_int(iterations, name="iterations")
     return run(method, solver, iterations=total, init_states=init_states, tol=tol, **options)

@@ -164,9 +164,9 @@ CUSP_KEEP_SHARE = 1.0
 CuspKey = tuple[Face, float]
 
 
-def _edge_names(edge_points: Mapping[Face, FloatArray],
-                per_face: Mapping[Face, tuple[FloatArray, FloatArray]]
-                ) -> tuple[list[CuspKey], list[float], FloatArray]:
+def _edge_names(
+    edge_points: Mapping[Face, FloatArray], per_face: Mapping[Face, tuple[FloatArray, FloatArray]]
+) -> tuple[list[CuspKey], list[float], FloatArray]:
     """Each edge point's key, the half-width of its place on the edge (half the smaller gap
     in position to its neighbours or the corners) and its estimated coordinates."""
     names: list[CuspKey] = []
@@ -180,7 +180,7 @@ def _edge_names(edge_points: Mapping[Face, FloatArray],
         names.extend((edge, float(v)) for v in t.tolist())
         ends = np.sort(np.concatenate([[0.0, 1.0], t]))
         gaps = np.diff(ends)
-        half = 0.5 * np.minimum(gaps[:-1], gaps[1:])               # by sorted position
+        half = 0.5 * np.minimum(gaps[:-1], gaps[1:])  # by sorted position
         rank = np.argsort(np.argsort(t, kind="stable"), kind="stable")
         halves.extend(half[rank].tolist())
         coords.append(FaceMap(face_w, face_c)(pts[:, list(edge)]))
@@ -197,8 +197,7 @@ def _was_thinned(name: CuspKey, half: float, previous: Set[CuspKey]) -> bool:
     return bool(there) and min(there) - half < t < max(there) + half
 
 
-def _drop(edge_points: dict[Face, FloatArray], names: Sequence[CuspKey],
-          gone: Set[int]) -> None:
+def _drop(edge_points: dict[Face, FloatArray], names: Sequence[CuspKey], gone: Set[int]) -> None:
     """Remove the points ``gone`` (indices into ``names``, in ``edge_points``' order)."""
     start = 0
     for edge, pts in list(edge_points.items()):
@@ -209,9 +208,11 @@ def _drop(edge_points: dict[Face, FloatArray], names: Sequence[CuspKey],
         start += n
 
 
-def _thin_cusps(edge_points: dict[Face, FloatArray],
-                per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
-                previous: Set[CuspKey] = frozenset()) -> set[CuspKey]:
+def _thin_cusps(
+    edge_points: dict[Face, FloatArray],
+    per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
+    previous: Set[CuspKey] = frozenset(),
+) -> set[CuspKey]:
     """Drop edge points that another edge's point nearly covers; returns the dropped ones.
 
     Where two edges of the simplex map to curves that run close together (leaving a corner
@@ -226,29 +227,33 @@ def _thin_cusps(edge_points: dict[Face, FloatArray],
     from round to round, and the layout with it.
     """
     names, halves, at = _edge_names(edge_points, per_face)
-    spacing = [_edge_length(*per_face[edge]) / (len(pts) + 1)
-               for edge, pts in edge_points.items()]
+    spacing = [_edge_length(*per_face[edge]) / (len(pts) + 1) for edge, pts in edge_points.items()]
     if len(names) < 2:
         return set()
     limit = CUSP_SHARE * float(np.median(spacing))
     keep_limit = max(limit, CUSP_KEEP_SHARE * float(np.median(spacing)))
-    pairs = sorted(cKDTree(at).query_pairs(keep_limit, output_type="ndarray").tolist(),
-                   key=lambda ij: (float(np.linalg.norm(at[ij[0]] - at[ij[1]])), ij))
+    pairs = sorted(
+        cKDTree(at).query_pairs(keep_limit, output_type="ndarray").tolist(),
+        key=lambda ij: (float(np.linalg.norm(at[ij[0]] - at[ij[1]])), ij),
+    )
     gone: set[int] = set()
     for i, j in pairs:
         if i in gone or j in gone or names[i][0] == names[j][0]:
             continue
         later = max(i, j)
-        if (float(np.linalg.norm(at[i] - at[j])) < limit
-                or _was_thinned(names[later], halves[later], previous)):
+        if float(np.linalg.norm(at[i] - at[j])) < limit or _was_thinned(
+            names[later], halves[later], previous
+        ):
             gone.add(later)
     _drop(edge_points, names, gone)
     return {names[k] for k in gone}
 
 
-def _thin_most_crowded(edge_points: dict[Face, FloatArray],
-                       per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
-                       count: int) -> set[CuspKey]:
+def _thin_most_crowded(
+    edge_points: dict[Face, FloatArray],
+    per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
+    count: int,
+) -> set[CuspKey]:
     """Drop ``count`` more edge points, each time the later one of the closest pair of edge
     points (on the estimated edges); returns them."""
     names, _, at = _edge_names(edge_points, per_face)
@@ -284,8 +289,9 @@ def _match_total(old: Mapping[Face, int], new: Mapping[Face, int]) -> dict[Face,
     return out
 
 
-def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
-                         radius: float) -> FloatArray:
+def _within_trust_region(
+    new: FloatArray, start: FloatArray, solved: FloatArray, radius: float
+) -> FloatArray:
     """``new`` face weights with each move from a solved weight (a row of ``start`` that is
     one of ``solved``) shortened to at most ``radius`` times the distance from it to the
     nearest other solved weight; points started afresh move freely."""
@@ -305,8 +311,7 @@ def _within_trust_region(new: FloatArray, start: FloatArray, solved: FloatArray,
     return out
 
 
-def _apart(new: FloatArray, start: FloatArray, fixed: FloatArray, solved: FloatArray
-           ) -> FloatArray:
+def _apart(new: FloatArray, start: FloatArray, fixed: FloatArray, solved: FloatArray) -> FloatArray:
     """``new`` face weights, except that a point whose move ends on another point (closer
     than :data:`APART_SHARE` of the median nearest-neighbour distance of the ``solved``
     weights to another new weight or to a ``fixed`` one) keeps its ``start``.
@@ -344,8 +349,7 @@ def _well_spaced(at: FloatArray, n_fixed: int) -> NDArray[np.bool_]:
     return np.asarray((ratio >= lo) & (ratio <= hi), dtype=bool)
 
 
-def _reallocate(old: Mapping[Face, int], new: Mapping[Face, int], budget: int
-                ) -> dict[Face, int]:
+def _reallocate(old: Mapping[Face, int], new: Mapping[Face, int], budget: int) -> dict[Face, int]:
     """``old`` moved toward ``new`` by at most ``budget`` points, one at a time from the face
     with the largest surplus to the one with the largest deficit (the totals are equal)."""
     out = dict(old)
@@ -397,21 +401,30 @@ class SurfSimplexMethod(SlotMethod):
     label = "SURF-simplex"
     aims_even = True
 
-    def __init__(self, n_points: int, n_objectives: int, *, alpha: float | str = 0.3,
-                 warm_start: str = "nearest") -> None:
+    def __init__(
+        self,
+        n_points: int,
+        n_objectives: int,
+        *,
+        alpha: float | str = 0.3,
+        warm_start: str = "nearest",
+    ) -> None:
         m = _as_int(n_objectives, name="n_objectives", least="2")
         if m < 2:
             raise ValueError(f"n_objectives must be at least 2, got {m}")
         p = _as_int(n_points, name="n_points", least=f"n_objectives = {m}")
         if p < m:
-            raise ValueError(f"n_points must be at least n_objectives = {m} (one point per "
-                             f"corner of the weight simplex), got {p}")
+            raise ValueError(
+                f"n_points must be at least n_objectives = {m} (one point per "
+                f"corner of the weight simplex), got {p}"
+            )
         super().__init__(p - 1, warm_start=warm_start)
         self.n_objectives = m  # type: ignore[misc]  # per instance: any M >= 2
         self.m = m
         self.alpha_setting = alpha
         self.edges: dict[Face, CDFRefinement] = {
-            face: CDFRefinement(alpha) for face in faces(m) if len(face) == 2}
+            face: CDFRefinement(alpha) for face in faces(m) if len(face) == 2
+        }
         self.counts: dict[Face, int] | None = None
         #: The trust radius of the moves inside faces (see :data:`TRUST_RADIUS`).
         self.trust = TRUST_RADIUS
@@ -423,6 +436,7 @@ class SurfSimplexMethod(SlotMethod):
         self._memory: list[tuple[FloatArray, FloatArray]] = []
         #: The edge points the last layout thinned at cusps (see :func:`_thin_cusps`).
         self._thinned: set[CuspKey] = set()
+
     @property
     def n_points(self) -> int:
         """Number of points (slots)."""
@@ -430,9 +444,12 @@ class SurfSimplexMethod(SlotMethod):
 
     # ------------------------------------------------------------------ settings and state
     def settings(self) -> dict[str, Any]:
-        return {"n_points": self.n_points, "n_objectives": self.m,
-                "alpha": next(iter(self.edges.values())).setting(),
-                "warm_start": self.warm_start}
+        return {
+            "n_points": self.n_points,
+            "n_objectives": self.m,
+            "alpha": next(iter(self.edges.values())).setting(),
+            "warm_start": self.warm_start,
+        }
 
     def next_weights(self) -> FloatArray:
         if self._next is None:
@@ -453,8 +470,7 @@ class SurfSimplexMethod(SlotMethod):
             self._adapt_density(weights, coordinates)
         self._next = self._layout(weights, coordinates)
         if self.m > 2:
-            self._memory = [*self._memory,
-                            (weights.copy(), coordinates.copy())][-MEMORY_ROUNDS:]
+            self._memory = [*self._memory, (weights.copy(), coordinates.copy())][-MEMORY_ROUNDS:]
 
     def propose(self) -> Round:
         """The next round; a slot whose warm start would be the state of a point that
@@ -498,7 +514,7 @@ class SurfSimplexMethod(SlotMethod):
             return  # too few points, or collapsed ones (reported by the diagnostics)
         ratio = float(np.mean(inside) / np.mean(edge))
         lo, hi = DENSITY_RANGE
-        self.density = float(np.clip(self.density * ratio ** 2, lo, hi))
+        self.density = float(np.clip(self.density * ratio**2, lo, hi))
 
     def _adapt_trust(self, weights: FloatArray, coordinates: FloatArray) -> None:
         """Grow the trust radius when the points inside faces landed where the estimate put
@@ -507,8 +523,7 @@ class SurfSimplexMethod(SlotMethod):
             return
         pred_w, pred_c = self._predicted
         index = {tuple(row): i for i, row in enumerate(weights.tolist())}
-        rows = [(index[tuple(w)], j) for j, w in enumerate(pred_w.tolist())
-                if tuple(w) in index]
+        rows = [(index[tuple(w)], j) for j, w in enumerate(pred_w.tolist()) if tuple(w) in index]
         if not rows:
             return
         got = coordinates[[i for i, _ in rows]]
@@ -523,8 +538,9 @@ class SurfSimplexMethod(SlotMethod):
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         meta, arrays = self.slot_state()
-        meta["counts"] = (None if self.counts is None else
-                          [[list(face), n] for face, n in self.counts.items()])
+        meta["counts"] = (
+            None if self.counts is None else [[list(face), n] for face, n in self.counts.items()]
+        )
         meta["trust"] = self.trust
         meta["density"] = self.density
         if self._predicted is not None:
@@ -546,39 +562,60 @@ class SurfSimplexMethod(SlotMethod):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         return meta, arrays
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[IterationRecord],
+    ) -> None:
         self.load_slot_state(meta, arrays)
         self.trust = float(meta.get("trust", TRUST_RADIUS))
         self.density = float(meta.get("density", 1.0))
-        self._predicted = ((np.asarray(arrays["predicted_weights"], dtype=np.float64),
-                            np.asarray(arrays["predicted_coords"], dtype=np.float64))
-                           if "predicted_weights" in arrays else None)
+        self._predicted = (
+            (
+                np.asarray(arrays["predicted_weights"], dtype=np.float64),
+                np.asarray(arrays["predicted_coords"], dtype=np.float64),
+            )
+            if "predicted_weights" in arrays
+            else None
+        )
         counts = meta.get("counts")
-        self.counts = (None if counts is None else
-                       {tuple(int(v) for v in face): int(n) for face, n in counts})
+        self.counts = (
+            None if counts is None else {tuple(int(v) for v in face): int(n) for face, n in counts}
+        )
         for face, refine in self.edges.items():
             key = f"{face[0]}-{face[1]}"
             cdfs: list[ArcLengthCDF | None] = []
             for name in ("cdf", "estimate"):
                 if f"edge/{key}/{name}_knots" in arrays:
-                    cdfs.append(ArcLengthCDF._trusted(
-                        np.asarray(arrays[f"edge/{key}/{name}_knots"], dtype=np.float64),
-                        np.asarray(arrays[f"edge/{key}/{name}_values"], dtype=np.float64),
-                        np.asarray(arrays[f"edge/{key}/{name}_slopes"], dtype=np.float64)))
+                    cdfs.append(
+                        ArcLengthCDF._trusted(
+                            np.asarray(arrays[f"edge/{key}/{name}_knots"], dtype=np.float64),
+                            np.asarray(arrays[f"edge/{key}/{name}_values"], dtype=np.float64),
+                            np.asarray(arrays[f"edge/{key}/{name}_slopes"], dtype=np.float64),
+                        )
+                    )
                 else:
                     cdfs.append(None)
             refine.restore(cdfs[0], cdfs[1], meta.get("edges", {}).get(key))
-        self._next = (np.asarray(arrays["next_weights"], dtype=np.float64)
-                      if "next_weights" in arrays else None)
-        self._thinned = {(tuple(int(v) for v in row[:-1]), float(row[-1]))
-                         for row in meta.get("thinned", [])
-                         # an edge and a position (runs saved before held [edge, i, n])
-                         if len(row) == 3
-                         and all(isinstance(v, numbers.Integral) for v in row[:2])}
-        self._memory = [(np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
-                         np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64))
-                        for i in range(int(meta.get("memory", 0)))]
+        self._next = (
+            np.asarray(arrays["next_weights"], dtype=np.float64)
+            if "next_weights" in arrays
+            else None
+        )
+        self._thinned = {
+            (tuple(int(v) for v in row[:-1]), float(row[-1]))
+            for row in meta.get("thinned", [])
+            # an edge and a position (runs saved before held [edge, i, n])
+            if len(row) == 3 and all(isinstance(v, numbers.Integral) for v in row[:2])
+        }
+        self._memory = [
+            (
+                np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),
+                np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64),
+            )
+            for i in range(int(meta.get("memory", 0)))
+        ]
 
     # ------------------------------------------------------------------ the layout
     def _first_layout(self) -> FloatArray:
@@ -608,16 +645,16 @@ class SurfSimplexMethod(SlotMethod):
         for face in faces(self.m):
             inside = np.flatnonzero(interior_of(weights, face))
             if len(face) == 2:
-                inside = inside[np.argsort(-_edge_parameter(weights[inside], face),
-                                           kind="stable")]
+                inside = inside[np.argsort(-_edge_parameter(weights[inside], face), kind="stable")]
             groups.append(inside)
         order = np.concatenate(groups)
         if order.size != len(weights):  # pragma: no cover - every weight is on one face
             raise AssertionError("a weight vector lies on no face of the simplex")
         return weights[order]
 
-    def _layout(self, weights: FloatArray, coords: FloatArray, *,
-                first: bool = False) -> FloatArray:
+    def _layout(
+        self, weights: FloatArray, coords: FloatArray, *, first: bool = False
+    ) -> FloatArray:
         """The next round's weights from the points ``coords`` solved at ``weights``."""
         m = self.m
         per_face: dict[Face, tuple[FloatArray, FloatArray]] = {}
@@ -641,8 +678,7 @@ class SurfSimplexMethod(SlotMethod):
         self.counts = counts
         placed = [np.eye(m)]
         predicted: list[tuple[FloatArray, FloatArray]] = []
-        edge_points = {edge: self._edge_points(weights, edge, counts[edge])
-                       for edge in self.edges}
+        edge_points = {edge: self._edge_points(weights, edge, counts[edge]) for edge in self.edges}
         thinned = _thin_cusps(edge_points, per_face, self._thinned) if m > 2 else set()
         # thinned more (fewer) than counted: the face with the most points gets the rest
         # (gives them up, and where the faces have none, the closest edge points go)
@@ -675,18 +711,26 @@ class SurfSimplexMethod(SlotMethod):
                 at = fmap(np.vstack([fixed, start]))
                 gaps = cKDTree(at).query(at, k=2)[0][:, 1]
                 limit = CROWDED_SHARE * float(np.median(gaps))
-                restart = np.array(sorted({max(i, j) - len(fixed)
-                                           for i, j in cKDTree(at).query_pairs(limit)
-                                           if max(i, j) >= len(fixed)}), dtype=np.intp)
+                restart = np.array(
+                    sorted(
+                        {
+                            max(i, j) - len(fixed)
+                            for i, j in cKDTree(at).query_pairs(limit)
+                            if max(i, j) >= len(fixed)
+                        }
+                    ),
+                    dtype=np.intp,
+                )
             missing = count - len(start)
             if missing > 0 or restart.size:
                 # crowded points restart in place (every other slot keeps its point), new
                 # ones join at the end
                 stay = np.delete(start, restart, axis=0)
-                extra = farthest_points(fmap, samples, np.vstack([fixed, stay]),
-                                        restart.size + max(missing, 0))
-                start = np.vstack([start, extra[restart.size:]])
-                start[restart] = extra[:restart.size]
+                extra = farthest_points(
+                    fmap, samples, np.vstack([fixed, stay]), restart.size + max(missing, 0)
+                )
+                start = np.vstack([start, extra[restart.size :]])
+                start[restart] = extra[: restart.size]
             held = _well_spaced(fmap(np.vstack([fixed, start])), len(fixed))
             free = restricted_cvt(fmap, samples, fixed, start)
             free[held] = start[held]
@@ -697,12 +741,15 @@ class SurfSimplexMethod(SlotMethod):
             predicted.append((embed(free, face, m), fmap(free)))
             placed.append(embed(free, face, m))
         k = coords.shape[1]
-        self._predicted = (np.vstack([np.empty((0, m))] + [w for w, _ in predicted]),
-                           np.vstack([np.empty((0, k))] + [c for _, c in predicted]))
+        self._predicted = (
+            np.vstack([np.empty((0, m))] + [w for w, _ in predicted]),
+            np.vstack([np.empty((0, k))] + [c for _, c in predicted]),
+        )
         return self._ordered(np.vstack(placed))
 
-    def _recall(self, face: Face, face_w: FloatArray, face_c: FloatArray
-                ) -> tuple[FloatArray, FloatArray]:
+    def _recall(
+        self, face: Face, face_w: FloatArray, face_c: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
         """The last round's weights and points on ``face``, joined by earlier rounds' points
         in the gaps between them.
 
@@ -746,8 +793,12 @@ class SurfSimplexMethod(SlotMethod):
         out[:, edge[1]] = 1.0 - t
         return out
 
-    def _allocate(self, per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
-                  maps: Mapping[Face, FaceMap], lost: int = 0) -> dict[Face, int]:
+    def _allocate(
+        self,
+        per_face: Mapping[Face, tuple[FloatArray, FloatArray]],
+        maps: Mapping[Face, FaceMap],
+        lost: int = 0,
+    ) -> dict[Face, int]:
         """Points per face from the estimated lengths and areas, with hysteresis; ``lost``
         points more than the slots (the edge points the last round thinned, see
         :meth:`_layout`)."""
@@ -878,4 +929,3 @@ def surf_simplex(
     method = SurfSimplexMethod(n_points, n_objectives, alpha=alpha, warm_start=warm_start)
     total = check_non_negative_int(iterations, name="iterations")
     return run(method, solver, iterations=total, init_states=init_states, tol=tol, **options)
-

@@ -91,8 +91,11 @@ def faces(n_objectives: int) -> list[Face]:
     >>> faces(3)
     [(0, 1), (0, 2), (1, 2), (0, 1, 2)]
     """
-    return [f for k in range(2, n_objectives + 1)
-            for f in itertools.combinations(range(n_objectives), k)]
+    return [
+        f
+        for k in range(2, n_objectives + 1)
+        for f in itertools.combinations(range(n_objectives), k)
+    ]
 
 
 def on_face(weights: FloatArray, face: Face) -> NDArray[np.bool_]:
@@ -174,7 +177,7 @@ class FaceMap:
         chart = weights[:, :-1]
         d = self.k - 1
         where = np.asarray(tri.find_simplex(chart), dtype=np.intp)
-        transform = tri.transform[np.maximum(where, 0)]             # (Q, d + 1, d)
+        transform = tri.transform[np.maximum(where, 0)]  # (Q, d + 1, d)
         lam = np.einsum("qij,qj->qi", transform[:, :d], chart - transform[:, d])
         bary = np.concatenate([lam, 1.0 - lam.sum(axis=1, keepdims=True)], axis=1)
         return where, bary
@@ -183,8 +186,10 @@ class FaceMap:
         """The estimated coordinates at face weights of shape (Q, k)."""
         if self.k == 2:
             t = weights[:, 0]
-            return np.stack([np.interp(t, self._t, self._values[:, j])
-                             for j in range(self._values.shape[1])], axis=1)
+            return np.stack(
+                [np.interp(t, self._t, self._values[:, j]) for j in range(self._values.shape[1])],
+                axis=1,
+            )
         where, bary = self.locate(weights)
         out = np.einsum("qi,qik->qk", bary, self.coords[self.simplices[np.maximum(where, 0)]])
         bad = where < 0
@@ -264,8 +269,10 @@ def _subdivisions(k: int, n_coarse: int, subdivisions: int, min_simplices: int) 
         subdivisions += 1
     return subdivisions
 
-def face_mesh(weights: FloatArray, *, subdivisions: int = MESH_SUBDIVISIONS,
-              min_simplices: int = 0) -> tuple[FloatArray, IntArray]:
+
+def face_mesh(
+    weights: FloatArray, *, subdivisions: int = MESH_SUBDIVISIONS, min_simplices: int = 0
+) -> tuple[FloatArray, IntArray]:
     """A mesh of a face: each simplex of the triangulation of ``weights`` (P, k), subdivided.
 
     Parameters
@@ -299,8 +306,8 @@ def face_mesh(weights: FloatArray, *, subdivisions: int = MESH_SUBDIVISIONS,
     coarse = triangulate(weights)
     subdivisions = _subdivisions(k, len(coarse), subdivisions, min_simplices)
     ref_nodes, ref_simplices = _reference_subdivision(k, subdivisions)
-    corners = weights[coarse]                                      # (C, k, k)
-    nodes = np.einsum("pk,ckj->cpj", ref_nodes, corners)           # (C, p, k)
+    corners = weights[coarse]  # (C, k, k)
+    nodes = np.einsum("pk,ckj->cpj", ref_nodes, corners)  # (C, p, k)
     offsets = np.arange(len(coarse))[:, None, None] * len(ref_nodes)
     simplices = (offsets + ref_simplices[None]).reshape(-1, k)
     return nodes.reshape(-1, k), simplices
@@ -316,8 +323,9 @@ class FaceSamples(NamedTuple):
     mass: FloatArray
 
 
-def face_samples(fmap: FaceMap, *, subdivisions: int | None = None,
-                 min_samples: int = 0) -> FaceSamples:
+def face_samples(
+    fmap: FaceMap, *, subdivisions: int | None = None, min_samples: int = 0
+) -> FaceSamples:
     """The samples of a face's estimated surface on which its points are laid out.
 
     Each simplex of ``fmap``'s triangulation is cut as in :func:`face_mesh` (``subdivisions``
@@ -337,8 +345,9 @@ def face_samples(fmap: FaceMap, *, subdivisions: int | None = None,
     """
     k = fmap.k
     coarse = fmap.simplices
-    subdivisions = _subdivisions(k, len(coarse), MESH_SUBDIVISIONS if subdivisions is None
-                                 else subdivisions, min_samples)
+    subdivisions = _subdivisions(
+        k, len(coarse), MESH_SUBDIVISIONS if subdivisions is None else subdivisions, min_samples
+    )
     centroids, shares = _reference_samples(k, subdivisions)
     weights = np.einsum("rk,ckj->crj", centroids, fmap.weights[coarse]).reshape(-1, k)
     coords = np.einsum("rk,ckj->crj", centroids, fmap.coords[coarse])
@@ -351,9 +360,11 @@ def mesh_samples(fmap: FaceMap, mesh_weights: FloatArray, simplices: IntArray) -
     """The samples of any mesh of a face (nodes' weights and simplices, as :func:`face_mesh`
     returns): its simplices' centroids, mapped by ``fmap``, with the mapped volumes."""
     nodes = fmap(mesh_weights)
-    return FaceSamples(np.asarray(mesh_weights[simplices].mean(axis=1), dtype=np.float64),
-                       np.asarray(nodes[simplices].mean(axis=1), dtype=np.float64),
-                       simplex_volumes(nodes, simplices))
+    return FaceSamples(
+        np.asarray(mesh_weights[simplices].mean(axis=1), dtype=np.float64),
+        np.asarray(nodes[simplices].mean(axis=1), dtype=np.float64),
+        simplex_volumes(nodes, simplices),
+    )
 
 
 def simplex_volumes(points: FloatArray, simplices: IntArray) -> FloatArray:
@@ -368,11 +379,12 @@ def simplex_volumes(points: FloatArray, simplices: IntArray) -> FloatArray:
     >>> simplex_volumes(pts, np.array([[0, 1, 2], [1, 2, 3]])).round(6).tolist()
     [0.5, 0.866025]
     """
-    edges = points[simplices[:, 1:]] - points[simplices[:, :1]]    # (T, d, K)
+    edges = points[simplices[:, 1:]] - points[simplices[:, :1]]  # (T, d, K)
     gram = np.einsum("tik,tjk->tij", edges, edges)
     d = edges.shape[1]
-    return np.asarray(np.sqrt(np.clip(np.linalg.det(gram), 0.0, None)) / math.factorial(d),
-                      dtype=np.float64)
+    return np.asarray(
+        np.sqrt(np.clip(np.linalg.det(gram), 0.0, None)) / math.factorial(d), dtype=np.float64
+    )
 
 
 def _lattice_cell(d: int) -> float:
@@ -389,12 +401,14 @@ def _lower_order(d: int, partitions: float) -> float:
     (2 (d - 1)!)`` (1 for a triangle, Pick's theorem; ``11 H / 6 - 1`` for a tetrahedron)."""
     h = partitions
     interior = math.prod(h - i for i in range(1, d + 1)) / math.factorial(d)
-    return (interior - h ** d / math.factorial(d)
-            + (d + 1) * h ** (d - 1) / (2 * math.factorial(d - 1)))
+    return (
+        interior - h**d / math.factorial(d) + (d + 1) * h ** (d - 1) / (2 * math.factorial(d - 1))
+    )
 
 
-def allocate_points(measures: Mapping[Face, float], n_points: int,
-                    n_objectives: int) -> dict[Face, int]:
+def allocate_points(
+    measures: Mapping[Face, float], n_points: int, n_objectives: int
+) -> dict[Face, int]:
     """How many points the relative interior of each face gets so that the spacing is even.
 
     For a spacing ``L``, a face of dimension ``d`` and measure ``V`` (length, area, ...) holds
@@ -428,12 +442,16 @@ def allocate_points(measures: Mapping[Face, float], n_points: int,
             if d == 1:
                 estimate = volume / spacing - 1.0
             else:
-                boundary = sum(max(float(measures.get(sub, 0.0)), 0.0)
-                               for sub in itertools.combinations(face, d))
-                cells = volume / (_lattice_cell(d) * spacing ** d)
-                estimate = (cells
-                            - 0.5 * boundary / (_lattice_cell(d - 1) * spacing ** (d - 1))
-                            + _lower_order(d, (math.factorial(d) * cells) ** (1.0 / d)))
+                boundary = sum(
+                    max(float(measures.get(sub, 0.0)), 0.0)
+                    for sub in itertools.combinations(face, d)
+                )
+                cells = volume / (_lattice_cell(d) * spacing**d)
+                estimate = (
+                    cells
+                    - 0.5 * boundary / (_lattice_cell(d - 1) * spacing ** (d - 1))
+                    + _lower_order(d, (math.factorial(d) * cells) ** (1.0 / d))
+                )
             out[face] = max(0, round(estimate))
         return out
 
@@ -467,10 +485,10 @@ def _pull_back(centroids: FloatArray, fmap: FaceMap) -> tuple[FloatArray, FloatA
     n_candidates = min(PULLBACK_CANDIDATES, len(y_all))
     _, near = centres.query(centroids, k=n_candidates)
     near = np.asarray(near).reshape(len(centroids), n_candidates)
-    y = y_all[near]                                               # (G, c, k, K)
-    w = w_all[near]                                               # (G, c, k, k)
-    edges = y[:, :, 1:] - y[:, :, :1]                             # (G, c, d, K)
-    rhs = centroids[:, None, :] - y[:, :, 0]                      # (G, c, K)
+    y = y_all[near]  # (G, c, k, K)
+    w = w_all[near]  # (G, c, k, k)
+    edges = y[:, :, 1:] - y[:, :, :1]  # (G, c, d, K)
+    rhs = centroids[:, None, :] - y[:, :, 0]  # (G, c, K)
     gram = np.einsum("gcik,gcjk->gcij", edges, edges)
     d = edges.shape[2]
     gram += 1e-14 * np.trace(gram, axis1=2, axis2=3)[..., None, None] * np.eye(d)
@@ -484,12 +502,20 @@ def _pull_back(centroids: FloatArray, fmap: FaceMap) -> tuple[FloatArray, FloatA
     out = np.einsum("gi,gik->gk", bary[rows, best], w[rows, best])
     out /= out.sum(axis=1, keepdims=True)
     k = out.shape[1]
-    return (np.asarray((1.0 - INTERIOR_MARGIN) * out + INTERIOR_MARGIN / k, dtype=np.float64),
-            np.asarray(proj[rows, best], dtype=np.float64))
+    return (
+        np.asarray((1.0 - INTERIOR_MARGIN) * out + INTERIOR_MARGIN / k, dtype=np.float64),
+        np.asarray(proj[rows, best], dtype=np.float64),
+    )
 
 
-def restricted_cvt(fmap: FaceMap, samples: FaceSamples, fixed: FloatArray, start: FloatArray,
-                   *, iterations: int | None = None) -> FloatArray:
+def restricted_cvt(
+    fmap: FaceMap,
+    samples: FaceSamples,
+    fixed: FloatArray,
+    start: FloatArray,
+    *,
+    iterations: int | None = None,
+) -> FloatArray:
     """Lloyd's iterations on the estimated surface of one face, with boundary points fixed.
 
     Parameters
@@ -539,8 +565,13 @@ def restricted_cvt(fmap: FaceMap, samples: FaceSamples, fixed: FloatArray, start
         rows = np.flatnonzero(owner >= n_fixed)
         owner = owner[rows] - n_fixed
         cell_mass = np.bincount(owner, weights=mass[rows], minlength=n_free)
-        moments = np.stack([np.bincount(owner, weights=weighted[rows, j], minlength=n_free)
-                            for j in range(weighted.shape[1])], axis=1)
+        moments = np.stack(
+            [
+                np.bincount(owner, weights=weighted[rows, j], minlength=n_free)
+                for j in range(weighted.shape[1])
+            ],
+            axis=1,
+        )
         filled = cell_mass > 0
         new, new_coords = free.copy(), free_coords.copy()
         if filled.any():
@@ -555,14 +586,21 @@ def restricted_cvt(fmap: FaceMap, samples: FaceSamples, fixed: FloatArray, start
                 new[g], new_coords[g] = sample_weights[j], sample_coords[j]
         step = np.linalg.norm(new_coords - free_coords, axis=1)
         free, free_coords = new, new_coords
-        if (float(np.max(step)) <= LLOYD_TOL * max(extent, 1e-300)
-                or (settled < math.inf and np.count_nonzero(step > settled) <= restless)):
+        if float(np.max(step)) <= LLOYD_TOL * max(extent, 1e-300) or (
+            settled < math.inf and np.count_nonzero(step > settled) <= restless
+        ):
             break
     return free
 
 
-def quadratic_pull_back(targets: FloatArray, coords: FloatArray, weights: FloatArray,
-                        fallback: FloatArray, *, neighbours: int | None = None) -> FloatArray:
+def quadratic_pull_back(
+    targets: FloatArray,
+    coords: FloatArray,
+    weights: FloatArray,
+    fallback: FloatArray,
+    *,
+    neighbours: int | None = None,
+) -> FloatArray:
     """Weights for target points on the surface from a local quadratic fit of the weights
     of the nearest solved points, as functions of their position in the local tangent plane.
 
@@ -608,18 +646,18 @@ def quadratic_pull_back(targets: FloatArray, coords: FloatArray, weights: FloatA
     dist, idx = cKDTree(coords).query(targets, k=count)
     dist = np.asarray(dist).reshape(len(targets), count)
     idx = np.asarray(idx).reshape(len(targets), count)
-    near = coords[idx]                                              # (G, c, K)
+    near = coords[idx]  # (G, c, K)
     centre = near.mean(axis=1, keepdims=True)
     _, _, vt = np.linalg.svd(near - centre, full_matrices=False)
-    basis = vt[:, :d]                                               # (G, d, K)
+    basis = vt[:, :d]  # (G, d, K)
     u = np.einsum("gck,gdk->gcd", near - targets[:, None, :], basis)
     cols = [np.ones(u.shape[:2])] + [u[..., i] for i in range(d)]
     cols += [u[..., i] * u[..., j] for i in range(d) for j in range(i, d)]
-    design = np.stack(cols, axis=2)                                 # (G, c, terms)
+    design = np.stack(cols, axis=2)  # (G, c, terms)
     scale = np.maximum(dist[:, -1:], 1e-300)
     wts = 1.0 / (1.0 + (dist / scale) ** 2)
     a = design * wts[..., None]
-    b = weights[idx] * wts[..., None]                               # (G, c, k)
+    b = weights[idx] * wts[..., None]  # (G, c, k)
     # least squares as numpy.linalg.lstsq(rcond=None): singular values below
     # eps * max(rows, columns) * the largest are dropped; only the constant term is needed
     left, sing, right = np.linalg.svd(a, full_matrices=False)
@@ -644,8 +682,9 @@ def _farthest(gap: FloatArray, gap_w: FloatArray) -> int:
     return j if gap_w[j] > 0 else -1
 
 
-def farthest_points(fmap: FaceMap, samples: FaceSamples, fixed: FloatArray,
-                    count: int) -> FloatArray:
+def farthest_points(
+    fmap: FaceMap, samples: FaceSamples, fixed: FloatArray, count: int
+) -> FloatArray:
     """``count`` face weights for new free generators: greedily, the sample farthest (on the
     estimated surface) from the fixed points and those already chosen.
 
@@ -699,8 +738,10 @@ def farthest_points(fmap: FaceMap, samples: FaceSamples, fixed: FloatArray,
     for _ in range(count):
         j = _farthest(gap, gap_w)
         if j < 0:
-            raise ValueError(f"a sample of {len(sample_weights)} points holds fewer than "
-                             f"{count} new points apart from the {len(fixed)} placed")
+            raise ValueError(
+                f"a sample of {len(sample_weights)} points holds fewer than "
+                f"{count} new points apart from the {len(fixed)} placed"
+            )
         picks.append(j)
         gap = np.minimum(gap, np.linalg.norm(sample_coords - sample_coords[j], axis=1))
         gap_w = np.minimum(gap_w, np.linalg.norm(sample_weights - sample_weights[j], axis=1))

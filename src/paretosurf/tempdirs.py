@@ -61,8 +61,10 @@ def _check_prefix(prefix: object) -> str:
     if not isinstance(prefix, str):
         raise TypeError(f"prefix must be a string, got {type(prefix).__name__}")
     if not prefix or prefix.startswith(".") or "/" in prefix or os.sep in prefix:
-        raise ValueError(f"prefix must be a non-empty folder-name prefix without path "
-                         f"separators or a leading dot, got {prefix!r}")
+        raise ValueError(
+            f"prefix must be a non-empty folder-name prefix without path "
+            f"separators or a leading dot, got {prefix!r}"
+        )
     return prefix
 
 
@@ -70,8 +72,7 @@ def _parent(parent: str | os.PathLike[str] | None) -> Path:
     return Path(tempfile.gettempdir() if parent is None else parent)
 
 
-def make_owned_tempdir(prefix: str, *,
-                       parent: str | os.PathLike[str] | None = None) -> Path:
+def make_owned_tempdir(prefix: str, *, parent: str | os.PathLike[str] | None = None) -> Path:
     """A new folder ``<parent>/<prefix>XXXXXXXX``, owned by this process until
     :func:`remove_owned_tempdir` (or the process's end).
 
@@ -183,8 +184,9 @@ def _pid_alive_here(info: dict[str, object]) -> bool:
     return True
 
 
-def sweep_stale(prefix: str, *, parent: str | os.PathLike[str] | None = None,
-                max_age: float = 3600.0) -> list[Path]:
+def sweep_stale(
+    prefix: str, *, parent: str | os.PathLike[str] | None = None, max_age: float = 3600.0
+) -> list[Path]:
     """Delete the folders ``<parent>/<prefix>*`` whose owner process is gone.
 
     A folder goes when its lock file (:data:`LOCK_NAME`) is free and records an owner: that
@@ -220,8 +222,11 @@ def sweep_stale(prefix: str, *, parent: str | os.PathLike[str] | None = None,
     where = _parent(parent)
     removed: list[Path] = []
     try:
-        candidates = [Path(e.path) for e in os.scandir(where)
-                      if e.name.startswith(prefix) and e.is_dir(follow_symlinks=False)]
+        candidates = [
+            Path(e.path)
+            for e in os.scandir(where)
+            if e.name.startswith(prefix) and e.is_dir(follow_symlinks=False)
+        ]
     except OSError:
         return removed
     now = time.time()
@@ -231,7 +236,7 @@ def sweep_stale(prefix: str, *, parent: str | os.PathLike[str] | None = None,
                 continue
             try:
                 old = now - _newest_mtime(folder) > max_age
-            except OSError:       # gone meanwhile
+            except OSError:  # gone meanwhile
                 continue
             lock = folder / LOCK_NAME
             if not lock.exists():
@@ -239,10 +244,10 @@ def sweep_stale(prefix: str, *, parent: str | os.PathLike[str] | None = None,
                     shutil.rmtree(folder, ignore_errors=True)
                     removed.append(folder)
                 continue
-            if locking.fcntl is None:      # locks are not enforced here: cannot tell
+            if locking.fcntl is None:  # locks are not enforced here: cannot tell
                 continue
             fd = try_lock(lock)
-            if fd is None:                 # held: in use
+            if fd is None:  # held: in use
                 continue
             try:
                 info = _record(fd)

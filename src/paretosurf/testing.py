@@ -125,7 +125,7 @@ class BowlKStep:
 
     def __init__(self, n_objectives: int = 3, steps: int = 3, lr: float = 0.3) -> None:
         self.m, self.steps, self.lr = n_objectives, steps, lr
-        self.scale = 1.0 + np.arange(n_objectives, dtype=np.float64)   # uneven units
+        self.scale = 1.0 + np.arange(n_objectives, dtype=np.float64)  # uneven units
         self.calls = 0
 
     def solve(self, w: Any, state: np.ndarray | None) -> Solution:
@@ -205,9 +205,14 @@ def assert_same_result(a: Result, b: Result, *, history: bool = True) -> None:
     np.testing.assert_array_equal(a.points, b.points)
     assert len(a.states) == len(b.states)
     assert all(_same_states(x, y) for x, y in zip(a.states, b.states, strict=True)), (
-        "the states differ")
+        "the states differ"
+    )
     assert (a.n_solves, a.n_steps, a.converged, a.method) == (
-        b.n_solves, b.n_steps, b.converged, b.method)
+        b.n_solves,
+        b.n_steps,
+        b.converged,
+        b.method,
+    )
     assert a.cdf == b.cdf
     if not history:
         return
@@ -248,12 +253,12 @@ class Candidate:
         """The candidate of a :class:`~paretosurf.Method` subclass: ``make(n_points,
         n_objectives)`` builds a fresh instance, run by :func:`paretosurf.run`."""
 
-        def run_it(solver: Any, n_points: int, n_objectives: int = 2, *, rounds: int,
-                   **keywords: Any) -> Result:
+        def run_it(
+            solver: Any, n_points: int, n_objectives: int = 2, *, rounds: int, **keywords: Any
+        ) -> Result:
             return run(make(n_points, n_objectives), solver, iterations=rounds, **keywords)
 
-        return cls(make(2 if not simplex else 3, 2 if not simplex else 3).name, run_it,
-                   simplex)
+        return cls(make(2 if not simplex else 3, 2 if not simplex else 3).name, run_it, simplex)
 
     @classmethod
     def from_registry(cls, name: str) -> Candidate:
@@ -261,8 +266,7 @@ class Candidate:
         from paretosurf.methods import get_method
 
         info = get_method(name)
-        return cls(info.name, info, info.simplex,
-                   {"seed": 0} if info.takes("seed") else {})
+        return cls(info.name, info, info.simplex, {"seed": 0} if info.takes("seed") else {})
 
 
 class MethodContract:
@@ -298,8 +302,7 @@ class MethodContract:
     def go(self, method: Candidate, solver: Any = None, **keywords: Any) -> Result:
         n, m = self.size(method)
         keywords = {"rounds": self.rounds, **method.keywords, **keywords}
-        return method.run(self.solver(method) if solver is None else solver, n, m,
-                          **keywords)
+        return method.run(self.solver(method) if solver is None else solver, n, m, **keywords)
 
     # -- the contract
     def test_budget_counts_every_solver_call(self, method: Candidate) -> None:
@@ -321,8 +324,9 @@ class MethodContract:
         assert pts.shape == (len(w), m) and len(res.states) == len(w) <= n
         assert np.isfinite(pts).all()
         # independent check: the objectives of each returned state are the returned point
-        np.testing.assert_allclose(np.stack([solver.evaluate(s) for s in res.states]), pts,
-                                   rtol=0, atol=1e-12)
+        np.testing.assert_allclose(
+            np.stack([solver.evaluate(s) for s in res.states]), pts, rtol=0, atol=1e-12
+        )
         if m == 2:
             assert w[0] == 0.0 and w[-1] == 1.0 and np.all(np.diff(w) > 0)
         else:
@@ -346,61 +350,82 @@ class MethodContract:
         res = self.go(method, callback=stop_second)
         assert seen == [0, 1] and len(res.history) == 2 and res.stop_reason == "callback"
 
-    @pytest.mark.parametrize(("keywords", "error", "match"), [
-        ({"callback": 3}, TypeError, "callback"),
-        ({"resume": True}, ValueError, "checkpoint"),
-        ({"overwrite": True}, ValueError, "checkpoint"),
-        ({"executor": object()}, TypeError, "executor"),
-        ({"init_states": [None] * 3}, ValueError, "init_states"),
-        ({"retries": -1}, ValueError, "retries"),
-    ])
-    def test_bad_loop_keywords_are_refused(self, method: Candidate, keywords: dict[str, Any],
-                                           error: type[Exception], match: str) -> None:
+    @pytest.mark.parametrize(
+        ("keywords", "error", "match"),
+        [
+            ({"callback": 3}, TypeError, "callback"),
+            ({"resume": True}, ValueError, "checkpoint"),
+            ({"overwrite": True}, ValueError, "checkpoint"),
+            ({"executor": object()}, TypeError, "executor"),
+            ({"init_states": [None] * 3}, ValueError, "init_states"),
+            ({"retries": -1}, ValueError, "retries"),
+        ],
+    )
+    def test_bad_loop_keywords_are_refused(
+        self, method: Candidate, keywords: dict[str, Any], error: type[Exception], match: str
+    ) -> None:
         solver = self.solver(method)
         with pytest.raises(error, match=match):
             self.go(method, solver, **keywords)
         assert solver.calls == 0
 
-    def test_killed_run_resumes_to_the_uninterrupted_result(self, method: Candidate,
-                                                            tmp_path: Path) -> None:
+    def test_killed_run_resumes_to_the_uninterrupted_result(
+        self, method: Candidate, tmp_path: Path
+    ) -> None:
         full = self.go(method)
         killed = self.solver(method)
         with pytest.raises(Interrupt):
-            self.go(method, killed, checkpoint=tmp_path, callback=interrupt_after(2),
-                    checkpoint_period=0)
+            self.go(
+                method,
+                killed,
+                checkpoint=tmp_path,
+                callback=interrupt_after(2),
+                checkpoint_period=0,
+            )
         again = self.solver(method)
         resumed = self.go(method, again, checkpoint=tmp_path, resume=True)
         assert_same_result(resumed, full)
-        assert killed.calls + again.calls == full.n_solves     # no round solved twice
-        assert_same_result(Result.load(tmp_path), full)        # the folder holds the result
+        assert killed.calls + again.calls == full.n_solves  # no round solved twice
+        assert_same_result(Result.load(tmp_path), full)  # the folder holds the result
 
-    def test_resuming_a_finished_run_solves_nothing(self, method: Candidate,
-                                                    tmp_path: Path) -> None:
+    def test_resuming_a_finished_run_solves_nothing(
+        self, method: Candidate, tmp_path: Path
+    ) -> None:
         done = self.go(method, checkpoint=tmp_path)
         never = BowlKStep() if method.simplex else FailingSolver()
         if method.simplex:
             never.solve = FailingSolver().solve  # type: ignore[method-assign]
         assert_same_result(self.go(method, never, checkpoint=tmp_path, resume=True), done)
 
-    def test_resuming_with_other_settings_is_refused(self, method: Candidate,
-                                                     tmp_path: Path) -> None:
+    def test_resuming_with_other_settings_is_refused(
+        self, method: Candidate, tmp_path: Path
+    ) -> None:
         self.go(method, checkpoint=tmp_path, callback=lambda r: True)
         m = self.size(method)[1]
         other = self.other_n_points[1 if method.simplex else 0]
         with pytest.raises(ValueError, match="in the checkpoint"):
-            method.run(self.solver(method), other, m, rounds=self.rounds,
-                       checkpoint=tmp_path, resume=True, **method.keywords)
+            method.run(
+                self.solver(method),
+                other,
+                m,
+                rounds=self.rounds,
+                checkpoint=tmp_path,
+                resume=True,
+                **method.keywords,
+            )
 
     def test_a_folder_holding_a_run_is_never_overwritten_by_accident(
-            self, method: Candidate, tmp_path: Path) -> None:
+        self, method: Candidate, tmp_path: Path
+    ) -> None:
         first = self.go(method, checkpoint=tmp_path)
         (tmp_path / "notes.txt").write_text("mine")
         with pytest.raises(FileExistsError, match=str(tmp_path)):
             self.go(method, checkpoint=tmp_path)
-        assert_same_result(Result.load(tmp_path), first)        # untouched
-        short = self.go(method, checkpoint=tmp_path, overwrite=True,
-                        callback=lambda r: r.iteration == 0)
-        assert (tmp_path / "notes.txt").read_text() == "mine"   # not a file of the run
+        assert_same_result(Result.load(tmp_path), first)  # untouched
+        short = self.go(
+            method, checkpoint=tmp_path, overwrite=True, callback=lambda r: r.iteration == 0
+        )
+        assert (tmp_path / "notes.txt").read_text() == "mine"  # not a file of the run
         assert len(short.history) == 1
         assert_same_result(Result.load(tmp_path), short)
         assert RunFolder(tmp_path).n_rounds() == 1
@@ -408,7 +433,7 @@ class MethodContract:
     def test_save_and_load_round_trip(self, method: Candidate, tmp_path: Path) -> None:
         res = self.go(method)
         json_path, _ = res.save(tmp_path / "run")
-        meta = json.loads(json_path.read_text())                # strict JSON, no NaN
+        meta = json.loads(json_path.read_text())  # strict JSON, no NaN
         assert meta["method"] == method.name and meta["settings"] == res.settings
         assert_same_result(Result.load(tmp_path / "run"), res)
 

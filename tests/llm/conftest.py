@@ -90,21 +90,43 @@ def rewards() -> list[Any]:
 @pytest.fixture(scope="session")
 def fast_options() -> dict[str, Any]:
     """A small, fast configuration of the solver (well under a second per call)."""
-    return {"rank": 4, "lora_alpha": 8, "lora_dropout": 0.0, "learning_rate": 0.05,
-            "batch_size": 8, "mini_batch_size": 4, "num_generations": 4, "min_new_tokens": 4,
-            "max_new_tokens": 8, "eval_batches": 1, "eval_batch_size": 8, "device": "cpu"}
+    return {
+        "rank": 4,
+        "lora_alpha": 8,
+        "lora_dropout": 0.0,
+        "learning_rate": 0.05,
+        "batch_size": 8,
+        "mini_batch_size": 4,
+        "num_generations": 4,
+        "min_new_tokens": 4,
+        "max_new_tokens": 8,
+        "eval_batches": 1,
+        "eval_batch_size": 8,
+        "device": "cpu",
+    }
 
 
 @pytest.fixture
-def fast_solver(lm_dir: Path, tokenizer: Any, prompts: list[str], rewards: list[Any],
-                fast_options: dict[str, Any], tmp_path: Path) -> Any:
+def fast_solver(
+    lm_dir: Path,
+    tokenizer: Any,
+    prompts: list[str],
+    rewards: list[Any],
+    fast_options: dict[str, Any],
+    tmp_path: Path,
+) -> Any:
     """A factory of small solvers on the tiny LM: ``fast_solver(steps=3, adapter="dora")``."""
     from paretosurf.llm import LLMSolver
 
     def make(**options: Any) -> LLMSolver:
         model = options.pop("model", str(lm_dir))
-        settings = {"steps": 2, "tokenizer": tokenizer, "workdir": tmp_path / "work",
-                    **fast_options, **options}
+        settings = {
+            "steps": 2,
+            "tokenizer": tokenizer,
+            "workdir": tmp_path / "work",
+            **fast_options,
+            **options,
+        }
         return LLMSolver(model, rewards, prompts, **settings)
 
     return make

@@ -27,8 +27,10 @@ from .tiny import random_adapter_model as peft_model
 def adapters(request: pytest.FixtureRequest, lm_dir: Path) -> tuple[AdapterState, AdapterState]:
     """Two random adapters of one configuration (LoRA, then DoRA)."""
     dora = bool(request.param)
-    return (adapter_from_model(peft_model(lm_dir, dora=dora, seed=1), calls=2, steps=30),
-            adapter_from_model(peft_model(lm_dir, dora=dora, seed=2), calls=3, steps=45))
+    return (
+        adapter_from_model(peft_model(lm_dir, dora=dora, seed=1), calls=2, steps=30),
+        adapter_from_model(peft_model(lm_dir, dora=dora, seed=2), calls=3, steps=45),
+    )
 
 
 def test_an_adapter_holds_the_peft_tensors_and_config(adapters: Any) -> None:
@@ -57,16 +59,18 @@ def test_save_and_load_round_trip_exactly(adapters: Any, tmp_path: Path) -> None
     assert np.array_equal(back.weights[next(iter(a.weights))], a.weights[next(iter(a.weights))])
 
 
-def test_a_saved_state_is_a_peft_adapter_folder(adapters: Any, lm_dir: Path,
-                                                tmp_path: Path) -> None:
+def test_a_saved_state_is_a_peft_adapter_folder(
+    adapters: Any, lm_dir: Path, tmp_path: Path
+) -> None:
     """PEFT itself loads the folder, to the same tensors."""
     from peft import PeftModel
     from transformers import AutoModelForCausalLM
 
     a, _ = adapters
     save_adapter(a, tmp_path / "adapter")
-    model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(lm_dir),
-                                      tmp_path / "adapter")
+    model = PeftModel.from_pretrained(
+        AutoModelForCausalLM.from_pretrained(lm_dir), tmp_path / "adapter"
+    )
     again = adapter_from_model(model)
     for key, value in a.weights.items():
         assert np.array_equal(again.weights[key], value), key

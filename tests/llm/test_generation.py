@@ -20,8 +20,9 @@ IDS = torch.tensor([[3, 7, 11, 5, 9, 2], [4, 4, 8, 15, 6, 1]])
 
 
 def base_weights(model: Any) -> dict[str, Any]:
-    return {k: v.clone() for k, v in model.get_base_model().state_dict().items()
-            if "lora_" not in k}
+    return {
+        k: v.clone() for k, v in model.get_base_model().state_dict().items() if "lora_" not in k
+    }
 
 
 def logits(model: Any) -> Any:
@@ -30,8 +31,7 @@ def logits(model: Any) -> Any:
 
 
 @pytest.mark.parametrize("dora", [False, True], ids=["lora", "dora"])
-def test_merged_logits_equal_the_adapters_and_the_base_comes_back(lm_dir: Path,
-                                                                  dora: bool) -> None:
+def test_merged_logits_equal_the_adapters_and_the_base_comes_back(lm_dir: Path, dora: bool) -> None:
     model = random_adapter_model(lm_dir, dora=dora).eval()
     before, expected = base_weights(model), logits(model)
     with model.disable_adapter():
@@ -93,8 +93,9 @@ def test_unmerged_generation_trains_too(fast_solver: Any) -> None:
     assert solution.info["steps"] == 2 and np.all(np.isfinite(solution.objectives))
 
 
-def test_training_samples_with_the_adapter_merged(fast_solver: Any,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_training_samples_with_the_adapter_merged(
+    fast_solver: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every generation round of the trainer runs inside :func:`merged_adapter` (4 steps of
     mini-batch 4 from rounds of 8 completions: 2 rounds)."""
     from paretosurf.llm import generation

@@ -63,15 +63,27 @@ surf_rounds = 2
 
 
 def paretosurf_llm(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-    return subprocess.run([sys.executable, "-m", "paretosurf.cli", "llm", *args], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "OMP_NUM_THREADS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "paretosurf.cli", "llm", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.fixture(scope="module")
-def finished_run(learnable_lm_dir: Path, tmp_path_factory: pytest.TempPathFactory
-                 ) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+def finished_run(
+    learnable_lm_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
     root = tmp_path_factory.mktemp("llm-command")
     prompts = root / "posts.jsonl"
     with prompts.open("w") as f:
@@ -100,7 +112,7 @@ def test_the_protocol_runs_from_a_config(finished_run) -> None:
     for label, entry in methods.items():
         assert entry["weights"][0] == 0.0 and entry["weights"][-1] == 1.0, label
         assert np.asarray(entry["points"]).shape == (3, 2), label
-        for slot in range(3):   # every final adapter is kept, in PEFT's format
+        for slot in range(3):  # every final adapter is kept, in PEFT's format
             folder = run / "adapters" / label / f"slot-{slot:02d}"
             assert (folder / "adapter_config.json").is_file(), folder
             assert (folder / "adapter_model.safetensors").is_file(), folder
@@ -112,8 +124,7 @@ def test_the_protocol_runs_from_a_config(finished_run) -> None:
     assert solves_logged(run, "uniform") == [0.0, 0.5, 1.0] * 3
     assert sum(0 < w < 1 for w in solves_logged(run, "surf")) == 2
     # SURF and Soup share Uniform-w's finished endpoints
-    uniform, surf, soup = (np.asarray(methods[m]["points"]) for m in ("Uniform-w", "SURF",
-                                                                       "Soup"))
+    uniform, surf, soup = (np.asarray(methods[m]["points"]) for m in ("Uniform-w", "SURF", "Soup"))
     np.testing.assert_allclose(surf[[0, -1]], uniform[[0, -1]])
     np.testing.assert_allclose(soup[[0, -1]], uniform[[0, -1]])
     # objectives are negated rewards: the w = 1 policy says "apple" more than the w = 0 one
@@ -124,20 +135,26 @@ def test_running_again_resumes_without_training(finished_run) -> None:
     root, config, done = finished_run
     assert done.returncode == 0, done.stderr[-3000:]
     run = root / "run"
-    before = [solves_logged(run, stage) for stage in ("uniform", "surf")], \
-        (run / "results.json").read_text()
+    before = (
+        [solves_logged(run, stage) for stage in ("uniform", "surf")],
+        (run / "results.json").read_text(),
+    )
     again = paretosurf_llm("--config", str(config), cwd=root)
     assert again.returncode == 0, again.stderr[-3000:]
-    assert ([solves_logged(run, stage) for stage in ("uniform", "surf")],
-            (run / "results.json").read_text()) == before
+    assert (
+        [solves_logged(run, stage) for stage in ("uniform", "surf")],
+        (run / "results.json").read_text(),
+    ) == before
 
 
 def test_plan_prints_the_budget_and_bad_configs_are_usage_errors(finished_run) -> None:
     root, config, _ = finished_run
     plan = paretosurf_llm("--config", str(config), "--plan", cwd=root)
     assert plan.returncode == 0
-    assert ("warm start 1, Uniform-w 9, SURF 1 (+ 1 reused from Uniform-w's epoch 2), Soup 0 "
-            "(total 11 trained)") in plan.stderr
+    assert (
+        "warm start 1, Uniform-w 9, SURF 1 (+ 1 reused from Uniform-w's epoch 2), Soup 0 "
+        "(total 11 trained)"
+    ) in plan.stderr
     bad = root / "bad.toml"
     bad.write_text(config.read_text().replace('source = "', 'source = "missing-'))
     failed = paretosurf_llm("--config", str(bad), cwd=root)

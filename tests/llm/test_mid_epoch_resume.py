@@ -31,7 +31,8 @@ from paretosurf.llm.training_log import SolveFolder
 
 def same_adapter(a: AdapterState, b: AdapterState) -> bool:
     return set(a.weights) == set(b.weights) and all(
-        np.array_equal(a.weights[k], b.weights[k]) for k in a.weights)
+        np.array_equal(a.weights[k], b.weights[k]) for k in a.weights
+    )
 
 
 def solve_dirs(workdir: Path) -> list[Path]:
@@ -70,9 +71,9 @@ def interrupt_at(monkeypatch: pytest.MonkeyPatch) -> Any:
     return arm
 
 
-def test_a_retried_solve_continues_from_its_checkpoint(fast_solver: Any, tmp_path: Path,
-                                                       interrupt_at: Any,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_retried_solve_continues_from_its_checkpoint(
+    fast_solver: Any, tmp_path: Path, interrupt_at: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """save_steps=3 rounds up to 4 (two generation rounds of 2 optimizer steps): a solve
     interrupted in step 6 (steps 1-5 logged) leaves checkpoint-4 only, and the retry
     continues from it, its log cut back to step 4 first."""
@@ -81,7 +82,9 @@ def test_a_retried_solve_continues_from_its_checkpoint(fast_solver: Any, tmp_pat
     # a finished solve keeps its log and identity, not its checkpoints
     done = Path(whole.info["solve_dir"])
     assert sorted(p.name for p in done.iterdir() if not p.name.startswith(".")) == [
-        "solve.json", "train_log.jsonl"]
+        "solve.json",
+        "train_log.jsonl",
+    ]
 
     work = tmp_path / "killed"
     interrupted = interrupt_at(6)  # raised before step 6 is logged
@@ -105,9 +108,9 @@ def test_a_retried_solve_continues_from_its_checkpoint(fast_solver: Any, tmp_pat
         assert a["loss"] == b["loss"] and a.get("kl") == b.get("kl")
 
 
-def test_without_save_steps_a_retry_starts_over(fast_solver: Any, tmp_path: Path,
-                                                interrupt_at: Any,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_save_steps_a_retry_starts_over(
+    fast_solver: Any, tmp_path: Path, interrupt_at: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     interrupted = interrupt_at(3)
     with pytest.raises(interrupted):
         fast_solver(steps=4, save_steps=None).solve(0.3, None)
@@ -124,15 +127,17 @@ def test_other_inputs_get_another_solve_folder(fast_solver: Any, tmp_path: Path)
     checkpoint is never resumed by a solve it does not belong to."""
     solver = fast_solver(steps=2)
     first = solver.solve(0.3, None)
-    names = {Path(first.info["solve_dir"]).name,
-             Path(solver.solve(0.7, None).info["solve_dir"]).name,
-             Path(solver.solve(0.3, first.state).info["solve_dir"]).name,
-             Path(fast_solver(steps=2, learning_rate=0.01).solve(0.3, None)
-                  .info["solve_dir"]).name}
+    names = {
+        Path(first.info["solve_dir"]).name,
+        Path(solver.solve(0.7, None).info["solve_dir"]).name,
+        Path(solver.solve(0.3, first.state).info["solve_dir"]).name,
+        Path(fast_solver(steps=2, learning_rate=0.01).solve(0.3, None).info["solve_dir"]).name,
+    }
     assert len(names) == 4
     assert Path(first.info["solve_dir"]).name.startswith("e000-w0.3000-")
-    assert Path(solver.solve(0.3, None).info["solve_dir"]).name == \
-        Path(first.info["solve_dir"]).name  # the same inputs: the same folder
+    assert (
+        Path(solver.solve(0.3, None).info["solve_dir"]).name == Path(first.info["solve_dir"]).name
+    )  # the same inputs: the same folder
 
 
 def test_a_folder_held_by_another_process_is_not_shared(tmp_path: Path) -> None:
@@ -196,8 +201,13 @@ print("finished", flush=True)
 
 
 def test_a_run_killed_mid_solve_resumes_from_the_checkpoint(
-        lm_dir: Path, tokenizer: Any, prompts: list[str], rewards: list[Any],
-        fast_options: dict[str, Any], tmp_path: Path) -> None:
+    lm_dir: Path,
+    tokenizer: Any,
+    prompts: list[str],
+    rewards: list[Any],
+    fast_options: dict[str, Any],
+    tmp_path: Path,
+) -> None:
     """SIGKILL a run (in a subprocess) once its first solve has saved checkpoint-4 of 8;
     resuming the run continues that solve from step 4 (its log goes on from step 5), and the
     run's adapters equal an uninterrupted run's exactly."""
@@ -207,8 +217,12 @@ def test_a_run_killed_mid_solve_resumes_from_the_checkpoint(
     script = tmp_path / "child.py"
     script.write_text(_CHILD.replace("{OPTIONS}", repr(fast_options)))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "OMP_NUM_THREADS": "1"}
-    child = subprocess.Popen([sys.executable, str(script), str(lm_dir), str(run), str(work),
-                              "|".join(prompts)], stdout=subprocess.PIPE, text=True, env=env)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(lm_dir), str(run), str(work), "|".join(prompts)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         assert child.stdout is not None
         line = child.stdout.readline()
@@ -227,14 +241,23 @@ def test_a_run_killed_mid_solve_resumes_from_the_checkpoint(
     assert log_steps(folder) == [1, 2, 3, 4]  # killed before step 5 was logged
 
     def solver(workdir: Path) -> LLMSolver:
-        return LLMSolver(str(lm_dir), rewards, prompts, steps=8, save_steps=2,
-                         workdir=workdir, tokenizer=tokenizer, **fast_options)
+        return LLMSolver(
+            str(lm_dir),
+            rewards,
+            prompts,
+            steps=8,
+            save_steps=2,
+            workdir=workdir,
+            tokenizer=tokenizer,
+            **fast_options,
+        )
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SurfWarning)
         resumed = ps.surf(solver(work), 1, iterations=1, checkpoint=run, resume=True)
-        whole = ps.surf(solver(tmp_path / "work-whole"), 1, iterations=1,
-                        checkpoint=tmp_path / "whole")
+        whole = ps.surf(
+            solver(tmp_path / "work-whole"), 1, iterations=1, checkpoint=tmp_path / "whole"
+        )
     info = json.loads((folder / "solve.json").read_text())
     assert info["resumed_from"] == 4 and info["status"] == "done"
     assert log_steps(folder) == list(range(1, 9))

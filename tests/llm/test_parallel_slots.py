@@ -34,10 +34,22 @@ from .tiny import synthetic_texts
 #: The repository (the working folder of the fresh process).
 ROOT = Path(__file__).resolve().parents[2]
 #: Settings of a fast solver: 16 training prompts in batches of 8 (2 RL steps per epoch).
-SOLVER = {"epochs": 1, "beta": 0.05, "rank": 4, "lora_alpha": 8, "lora_dropout": 0.0,
-          "learning_rate": 0.05, "batch_size": 8, "mini_batch_size": 4, "num_generations": 4,
-          "min_new_tokens": 4, "max_new_tokens": 8, "eval_batches": 1, "eval_batch_size": 8,
-          "device": "cpu"}
+SOLVER = {
+    "epochs": 1,
+    "beta": 0.05,
+    "rank": 4,
+    "lora_alpha": 8,
+    "lora_dropout": 0.0,
+    "learning_rate": 0.05,
+    "batch_size": 8,
+    "mini_batch_size": 4,
+    "num_generations": 4,
+    "min_new_tokens": 4,
+    "max_new_tokens": 8,
+    "eval_batches": 1,
+    "eval_batch_size": 8,
+    "device": "cpu",
+}
 
 
 class RecordingWordCount(WordCount):
@@ -48,11 +60,11 @@ class RecordingWordCount(WordCount):
         super().__init__(word)
         self.folder = folder
 
-    def __call__(self, prompts: list[Any], completions: list[Any], **kwargs: Any
-                 ) -> list[float]:
-        entry = {"devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
-                 "posts": isinstance(kwargs.get("post"), list)
-                 and len(kwargs["post"]) == len(prompts)}
+    def __call__(self, prompts: list[Any], completions: list[Any], **kwargs: Any) -> list[float]:
+        entry = {
+            "devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "posts": isinstance(kwargs.get("post"), list) and len(kwargs["post"]) == len(prompts),
+        }
         with open(Path(self.folder) / f"{os.getpid()}.jsonl", "a") as fh:
             fh.write(json.dumps(entry) + "\n")
         return super().__call__(prompts, completions, **kwargs)
@@ -89,25 +101,33 @@ def posts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def config(lm_dir: Path, posts: Path, records: Path, executor: dict[str, Any]) -> LLMConfig:
     records.mkdir(parents=True, exist_ok=True)
     return LLMConfig(
-        model=str(lm_dir), torch_threads=1, executor=executor,
-        rewards=[{"kind": "python", "function": f"{__name__}:RecordingWordCount",
-                  "options": {"word": "apple", "folder": str(records)}},
-                 {"kind": "word_count", "word": "berry"}],
-        prompts={"source": str(posts), "n": 16, "eval_n": 8, "min_chars": 0,
-                 "template": "{post}"},
-        solver=dict(SOLVER))
+        model=str(lm_dir),
+        torch_threads=1,
+        executor=executor,
+        rewards=[
+            {
+                "kind": "python",
+                "function": f"{__name__}:RecordingWordCount",
+                "options": {"word": "apple", "folder": str(records)},
+            },
+            {"kind": "word_count", "word": "berry"},
+        ],
+        prompts={"source": str(posts), "n": 16, "eval_n": 8, "min_chars": 0, "template": "{post}"},
+        solver=dict(SOLVER),
+    )
 
 
 def run(cfg: LLMConfig, workdir: Path, executor: Any = None) -> ps.SurfResult:
     solver = cfg.build_solver(workdir)
-    with warnings.catch_warnings():   # two points of a random policy: findings expected
+    with warnings.catch_warnings():  # two points of a random policy: findings expected
         warnings.simplefilter("ignore", SurfWarning)
         return ps.surf(solver, 1, iterations=1, executor=executor)
 
 
 @pytest.fixture(scope="module")
-def sequential(lm_dir: Path, posts: Path, tmp_path_factory: pytest.TempPathFactory
-               ) -> tuple[ps.SurfResult, dict[int, set[str | None]]]:
+def sequential(
+    lm_dir: Path, posts: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[ps.SurfResult, dict[int, set[str | None]]]:
     """The run on :class:`~paretosurf.LocalExecutor`, and what its reward saw."""
     root = tmp_path_factory.mktemp("sequential")
     cfg = config(lm_dir, posts, root / "records", {"kind": "local"})
@@ -116,35 +136,47 @@ def sequential(lm_dir: Path, posts: Path, tmp_path_factory: pytest.TempPathFacto
 
 
 def test_prompts_of_a_selected_dataset_unpickle_in_a_fresh_process(
-        lm_dir: Path, posts: Path, tmp_path: Path) -> None:
+    lm_dir: Path, posts: Path, tmp_path: Path
+) -> None:
     """The issue's failure: the solver built from ``load_prompts(...).select(...)`` did not
     unpickle in a worker (``ArrowInvalid``). Its prompts are now plain rows."""
     cfg = config(lm_dir, posts, tmp_path / "records", {"kind": "local"})
     train, evaluation = cfg.build_prompts()
-    assert type(train).__name__ == "Dataset"          # what the config hands the solver
+    assert type(train).__name__ == "Dataset"  # what the config hands the solver
     solver = cfg.build_solver(tmp_path / "work")
     for held, source in ((solver.prompts, train), (solver.eval_prompts, evaluation)):
         assert isinstance(held, list) and all(type(row) is dict for row in held)
-        assert held == source.to_list()               # every row, every column, in order
+        assert held == source.to_list()  # every row, every column, in order
     blob = tmp_path / "solver.pkl"
     blob.write_bytes(pickle.dumps(solver))
-    code = ("import pickle, sys; s = pickle.load(open(sys.argv[1], 'rb')); "
-            "print(len(s.prompts), len(s.eval_prompts), sorted(s.prompts[0]))")
-    done = subprocess.run([sys.executable, "-c", code, str(blob)], capture_output=True,
-                          text=True, timeout=300, cwd=ROOT,
-                          env={**os.environ, "PYTHONPATH": import_path()})
+    code = (
+        "import pickle, sys; s = pickle.load(open(sys.argv[1], 'rb')); "
+        "print(len(s.prompts), len(s.eval_prompts), sorted(s.prompts[0]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(blob)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": import_path()},
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split("\n")[0] == "16 8 ['post', 'prompt']"
 
 
 def test_two_worker_processes_with_a_gpu_each_match_the_sequential_run(
-        lm_dir: Path, posts: Path, tmp_path: Path, sequential: Any,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    lm_dir: Path, posts: Path, tmp_path: Path, sequential: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # a node whose job holds GPUs 3 and 5 (CUDA_VISIBLE_DEVICES names them); torch on the
     # CPU ignores the variable, so the workers' assignment is all there is to see
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
-    cfg = config(lm_dir, posts, tmp_path / "records",
-                 {"kind": "processes", "gpus_per_slot": 1, "threads_per_worker": 1})
+    cfg = config(
+        lm_dir,
+        posts,
+        tmp_path / "records",
+        {"kind": "processes", "gpus_per_slot": 1, "threads_per_worker": 1},
+    )
     executor = cfg.build_executor()
     assert isinstance(executor, ps.ProcessExecutor)
     assert executor.max_workers == 2 and executor.worker_devices == (("3",), ("5",))
@@ -153,7 +185,7 @@ def test_two_worker_processes_with_a_gpu_each_match_the_sequential_run(
     expected, parent_saw = sequential
     np.testing.assert_array_equal(res.weights, expected.weights)
     np.testing.assert_array_equal(res.points, expected.points)
-    assert len(parent_saw) == 1                        # the sequential run: this process
+    assert len(parent_saw) == 1  # the sequential run: this process
     workers = seen(tmp_path / "records")
     assert workers and os.getpid() not in workers
     # each worker saw one GPU of its own all along, and no two workers the same
@@ -164,16 +196,27 @@ def test_two_worker_processes_with_a_gpu_each_match_the_sequential_run(
 
 @pytest.mark.slow  # a local Ray instance: 15-100 s
 def test_ray_tasks_on_fake_gpus_match_the_sequential_run(
-        lm_dir: Path, posts: Path, tmp_path: Path, sequential: Any) -> None:
+    lm_dir: Path, posts: Path, tmp_path: Path, sequential: Any
+) -> None:
     """A local Ray instance declaring two GPUs (``num_gpus=2``; this machine has none):
     each slot's task reserves one, and Ray shows it only that one, in a worker process of
     its own. About 15 s (Ray's start and its workers' imports)."""
     ray = pytest.importorskip("ray")
     assert not ray.is_initialized()
-    env = {"PYTHONPATH": import_path(), "OMP_NUM_THREADS": "1",
-           "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
-    ray.init(address="local", num_cpus=2, num_gpus=2, include_dashboard=False,
-             logging_level=logging.ERROR, runtime_env={"env_vars": env})
+    env = {
+        "PYTHONPATH": import_path(),
+        "OMP_NUM_THREADS": "1",
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    ray.init(
+        address="local",
+        num_cpus=2,
+        num_gpus=2,
+        include_dashboard=False,
+        logging_level=logging.ERROR,
+        runtime_env={"env_vars": env},
+    )
     try:
         cfg = config(lm_dir, posts, tmp_path / "records", {"kind": "ray", "gpus_per_slot": 1})
         executor = cfg.build_executor()

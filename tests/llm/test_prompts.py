@@ -50,28 +50,53 @@ def comparisons() -> list[dict[str, Any]]:
     rows = []
     for k, text in enumerate(POSTS + POSTS[::-1]):
         i = POSTS.index(text)
-        rows.append({
-            "info": {"id": f"t3_{i:04d}", "post": text, "title": f"title {i}",
-                     "subreddit": "tifu", "site": None, "article": None},
-            "summaries": [{"text": f"summary {k}a", "policy": "ref", "note": None},
-                          {"text": f"summary {k}b", "policy": "sup", "note": None}],
-            "choice": k % 2, "worker": f"w{k % 3}", "batch": "batch3", "split": "train",
-        })
+        rows.append(
+            {
+                "info": {
+                    "id": f"t3_{i:04d}",
+                    "post": text,
+                    "title": f"title {i}",
+                    "subreddit": "tifu",
+                    "site": None,
+                    "article": None,
+                },
+                "summaries": [
+                    {"text": f"summary {k}a", "policy": "ref", "note": None},
+                    {"text": f"summary {k}b", "policy": "sup", "note": None},
+                ],
+                "choice": k % 2,
+                "worker": f"w{k % 3}",
+                "batch": "batch3",
+                "split": "train",
+            }
+        )
         if k == 4:
-            rows.append({
-                "info": {"id": None, "post": None, "title": "news", "subreddit": None,
-                         "site": "cnn", "article": "An article " * 20},
-                "summaries": [{"text": "s", "policy": "ref", "note": None}] * 2,
-                "choice": 0, "worker": "w0", "batch": "cnndm1", "split": "valid1",
-            })
+            rows.append(
+                {
+                    "info": {
+                        "id": None,
+                        "post": None,
+                        "title": "news",
+                        "subreddit": None,
+                        "site": "cnn",
+                        "article": "An article " * 20,
+                    },
+                    "summaries": [{"text": "s", "policy": "ref", "note": None}] * 2,
+                    "choice": 0,
+                    "worker": "w0",
+                    "batch": "cnndm1",
+                    "split": "valid1",
+                }
+            )
     return rows
 
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     root = tmp_path_factory.mktemp("prompts")
-    table = datasets.Dataset.from_dict({"text": [p for p, _ in ROWS],
-                                        "extra": [e for _, e in ROWS]})
+    table = datasets.Dataset.from_dict(
+        {"text": [p for p, _ in ROWS], "extra": [e for _, e in ROWS]}
+    )
     jsonl, csv, parquet = root / "posts.jsonl", root / "posts.csv", root / "posts.parquet"
     table.to_json(str(jsonl))
     table.to_csv(str(csv), index=False)
@@ -81,15 +106,29 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     sff.write_text("\n".join(json.dumps(r) for r in comparisons()) + "\n")
     sff_disk = root / "summarize_disk"
     datasets.DatasetDict({"train": datasets.Dataset.from_list(comparisons())}).save_to_disk(
-        str(sff_disk))
+        str(sff_disk)
+    )
     finished = root / "finished.jsonl"
-    finished.write_text("\n".join(json.dumps({"prompt": f"Summarize: {p}", "post": p, "id": i})
-                                  for i, p in enumerate(POSTS)) + "\n")
+    finished.write_text(
+        "\n".join(
+            json.dumps({"prompt": f"Summarize: {p}", "post": p, "id": i})
+            for i, p in enumerate(POSTS)
+        )
+        + "\n"
+    )
     tokenizer = train_tokenizer(root / "tokenizer")
     bart_tokenizer = train_tokenizer(root / "bart_tokenizer", bart=True)  # adds <s> ... </s>
-    return SimpleNamespace(jsonl=jsonl, csv=csv, parquet=parquet, sff=sff, sff_disk=sff_disk,
-                           finished=finished, tokenizer=tokenizer, bart_tokenizer=bart_tokenizer,
-                           root=root)
+    return SimpleNamespace(
+        jsonl=jsonl,
+        csv=csv,
+        parquet=parquet,
+        sff=sff,
+        sff_disk=sff_disk,
+        finished=finished,
+        tokenizer=tokenizer,
+        bart_tokenizer=bart_tokenizer,
+        root=root,
+    )
 
 
 # ---------------------------------------------------------------------------- file types
@@ -210,8 +249,9 @@ def test_long_posts_are_cut_and_the_instruction_kept(files) -> None:
     with_specials = load_prompts(files.jsonl, tokenizer=bart, max_prompt_tokens=limit, seed=None)
     lengths = [len(bart(p)["input_ids"]) for p in with_specials["prompt"]]
     assert max(lengths) == limit and bart(with_specials["prompt"][0])["input_ids"][0] == 1
-    by_name = load_prompts(files.jsonl, tokenizer=str(files.tokenizer), max_prompt_tokens=limit,
-                           seed=None)
+    by_name = load_prompts(
+        files.jsonl, tokenizer=str(files.tokenizer), max_prompt_tokens=limit, seed=None
+    )
     assert by_name["prompt"] == cut["prompt"]
     with pytest.raises(ValueError, match="leaves no room for the post"):
         load_prompts(files.jsonl, tokenizer=tok, max_prompt_tokens=3)

@@ -36,8 +36,8 @@ class AdapterStandIn:
 
     def __init__(self, *, crash_at: int | None = None, lr: float = 0.3) -> None:
         self._calls: list[float] = []
-        self._crash_at = crash_at   # raise on this call (0-based), as a kill would stop it
-        self.lr = lr                # a setting: part of the solver's settings fingerprint
+        self._crash_at = crash_at  # raise on this call (0-based), as a kill would stop it
+        self.lr = lr  # a setting: part of the solver's settings fingerprint
 
     @property
     def calls(self) -> list[float]:
@@ -70,12 +70,15 @@ class AdapterStandIn:
     def assess(self, state: dict[str, float]) -> dict[str, Any]:
         h = self.evaluate(state)
         batches = h + 0.001 * np.array([[1.0, -1.0], [-1.0, 1.0], [0.0, 0.0]])
-        return {"objectives": h, "objectives_no_kl": h - 0.01,
-                "batch_objectives": batches, "batch_objectives_no_kl": batches - 0.01}
+        return {
+            "objectives": h,
+            "objectives_no_kl": h - 0.01,
+            "batch_objectives": batches,
+            "batch_objectives_no_kl": batches - 0.01,
+        }
 
 
-SMALL = Protocol(n_segments=4, warm_epochs=2, uniform_epochs=5, surf_init_epoch=2,
-                 surf_rounds=3)
+SMALL = Protocol(n_segments=4, warm_epochs=2, uniform_epochs=5, surf_init_epoch=2, surf_rounds=3)
 
 
 def test_stages_budgets_and_outputs(tmp_path) -> None:
@@ -87,7 +90,7 @@ def test_stages_budgets_and_outputs(tmp_path) -> None:
     warm, rest = solver.calls[:2], solver.calls[2:]
     assert warm == [0.5, 0.5]
     assert len(rest) == n * 5 + (n - 2) * 2
-    assert sum(c in (0.0, 1.0) for c in rest) == 2 * 5        # endpoints never retrained
+    assert sum(c in (0.0, 1.0) for c in rest) == 2 * 5  # endpoints never retrained
     assert report.gpu_epochs == {"warm start": 2, "Uniform-w": 25, "SURF": 6, "Soup": 0}
     assert report.reused_epochs == {"SURF": 3} and report.reused_from == 3
     saved = json.loads((tmp_path / "results.json").read_text())
@@ -125,12 +128,16 @@ def _same_reports(a: Any, b: Any) -> None:
         assert a.methods[label]["points"] == b.methods[label]["points"], label
 
 
-@pytest.mark.parametrize(("crash_at", "left"), [
-    (2 + 5 * 3, 2 * 5 + 3 * 2),    # in Uniform-w's 4th round: rounds 4-5 and SURF remain
-    (2 + 5 * 5 + 1, 3 + 3),        # in SURF's 2nd round (after its reused first): the rest
-])
-def test_an_interrupted_protocol_continues_where_it_stopped(tmp_path, crash_at: int,
-                                                            left: int) -> None:
+@pytest.mark.parametrize(
+    ("crash_at", "left"),
+    [
+        (2 + 5 * 3, 2 * 5 + 3 * 2),  # in Uniform-w's 4th round: rounds 4-5 and SURF remain
+        (2 + 5 * 5 + 1, 3 + 3),  # in SURF's 2nd round (after its reused first): the rest
+    ],
+)
+def test_an_interrupted_protocol_continues_where_it_stopped(
+    tmp_path, crash_at: int, left: int
+) -> None:
     with pytest.raises(ps.InnerSolverError):
         run_protocol(AdapterStandIn(crash_at=crash_at), tmp_path, protocol=SMALL)
     done = AdapterStandIn()
@@ -144,8 +151,9 @@ def test_an_interrupted_protocol_continues_where_it_stopped(tmp_path, crash_at: 
 def test_reusing_uniform_w_gives_the_recomputed_results(tmp_path) -> None:
     reusing, recomputing = AdapterStandIn(), AdapterStandIn()
     reused = run_protocol(reusing, tmp_path / "reuse", protocol=SMALL)
-    recomputed = run_protocol(recomputing, tmp_path / "again",
-                              protocol=dataclasses.replace(SMALL, reuse_uniform=False))
+    recomputed = run_protocol(
+        recomputing, tmp_path / "again", protocol=dataclasses.replace(SMALL, reuse_uniform=False)
+    )
     _same_reports(reused, recomputed)
     for slot in range(SMALL.n_segments + 1):
         name = Path("adapters", "SURF", f"slot-{slot:02d}", "adapter.json")
@@ -157,7 +165,7 @@ def test_reusing_uniform_w_gives_the_recomputed_results(tmp_path) -> None:
 
 
 def test_changed_solver_settings_are_trained_not_reused(tmp_path) -> None:
-    with pytest.raises(ps.InnerSolverError):   # in Uniform-w's last round, epoch 3 kept
+    with pytest.raises(ps.InnerSolverError):  # in Uniform-w's last round, epoch 3 kept
         run_protocol(AdapterStandIn(crash_at=2 + 5 * 4), tmp_path, protocol=SMALL)
     other = AdapterStandIn(lr=0.31)
     lines: list[str] = []
@@ -172,8 +180,11 @@ def test_a_run_folder_without_the_kept_epoch_is_resumed_by_training(tmp_path) ->
     """A folder of a run that did not keep Uniform-w's epoch 3 (made without reuse, or by an
     older version) and is further on: SURF trains its first round, and the counts say so."""
     with pytest.raises(ps.InnerSolverError):
-        run_protocol(AdapterStandIn(crash_at=2 + 5 * 5), tmp_path,
-                     protocol=dataclasses.replace(SMALL, reuse_uniform=False))
+        run_protocol(
+            AdapterStandIn(crash_at=2 + 5 * 5),
+            tmp_path,
+            protocol=dataclasses.replace(SMALL, reuse_uniform=False),
+        )
     done = AdapterStandIn()
     resumed = run_protocol(done, tmp_path, protocol=SMALL)
     assert len(done.calls) == 3 * 3 and done.calls[:3] == [0.25, 0.5, 0.75]
@@ -187,15 +198,21 @@ def test_reuse_solves_needs_the_same_weight_and_start(tmp_path) -> None:
     for folder, x in ((start, 0.1), (result, 0.7)):
         folder.mkdir()
         solver.save_state({"x": x}, folder)
-    known = KnownSolve(0.25, StateFolder(start), StateFolder(result), (0.09, 0.49), "kept",
-                       str(tmp_path / "marks" / "slot-01.json"))
+    known = KnownSolve(
+        0.25,
+        StateFolder(start),
+        StateFolder(result),
+        (0.09, 0.49),
+        "kept",
+        str(tmp_path / "marks" / "slot-01.json"),
+    )
     reuse = ReuseSolves(solver, [known])
     sol = reuse.solve(0.25, {"x": 0.1})
     assert sol.state == {"x": 0.7} and sol.objectives.tolist() == [0.09, 0.49]
     assert sol.info == {"steps": 0, "reused": "kept"} and solver.calls == []
     assert (tmp_path / "marks" / "slot-01.json").exists()
-    assert reuse.solve(0.25, {"x": 0.2}).info["steps"] == 5       # another start: trained
-    assert reuse.solve(0.5, {"x": 0.1}).info["steps"] == 5        # another weight: trained
+    assert reuse.solve(0.25, {"x": 0.2}).info["steps"] == 5  # another start: trained
+    assert reuse.solve(0.5, {"x": 0.1}).info["steps"] == 5  # another weight: trained
     assert reuse.solve(0.25, None).info["steps"] == 5
     assert solver.calls == [0.25, 0.5, 0.25]
 
@@ -208,7 +225,7 @@ def test_same_state_compares_values_conservatively() -> None:
 
     assert same_state(adapter(1.0), adapter(1.0))
     assert not same_state(adapter(1.0), adapter(1.5))
-    assert not same_state(adapter(1.0), adapter(1.0, calls=4))    # another seed stream
+    assert not same_state(adapter(1.0), adapter(1.0, calls=4))  # another seed stream
     assert not same_state({"x": 1.0}, {"x": 1.0, "y": 2.0})
     assert not same_state([1, 2], (1, 2))
     assert not same_state(object(), object())
@@ -221,11 +238,14 @@ def test_reuse_endpoints_trains_only_the_interior() -> None:
     assert reuse.solve(0.3, None).info["steps"] == 5 and solver.calls == [0.3]
 
 
-@pytest.mark.parametrize(("settings", "match"), [
-    ({"surf_init_epoch": 5, "surf_rounds": 8}, "exceeds Uniform-w's"),
-    ({"surf_init_epoch": 12}, "must be below"),
-    ({"n_segments": 0}, "n_segments"),
-])
+@pytest.mark.parametrize(
+    ("settings", "match"),
+    [
+        ({"surf_init_epoch": 5, "surf_rounds": 8}, "exceeds Uniform-w's"),
+        ({"surf_init_epoch": 12}, "must be below"),
+        ({"n_segments": 0}, "n_segments"),
+    ],
+)
 def test_a_protocol_over_budget_is_refused(settings: dict[str, Any], match: str) -> None:
     with pytest.raises(ValueError, match=match):
         Protocol(**settings)
@@ -233,26 +253,27 @@ def test_a_protocol_over_budget_is_refused(settings: dict[str, Any], match: str)
 
 def test_the_papers_protocol_budget() -> None:
     # SURF: 4 interior slots x 7 rounds = 28 slot-epochs, the first round's 4 reused
-    assert Protocol().gpu_epochs() == {"warm start": 10, "Uniform-w": 72, "SURF": 24,
-                                       "Soup": 0}
+    assert Protocol().gpu_epochs() == {"warm start": 10, "Uniform-w": 72, "SURF": 24, "Soup": 0}
     assert Protocol().reused_epochs() == {"SURF": 4}
-    assert Protocol().budget_text() == ("warm start 10, Uniform-w 72, SURF 24 (+ 4 reused "
-                                        "from Uniform-w's epoch 6), Soup 0 (total 106 trained)")
+    assert Protocol().budget_text() == (
+        "warm start 10, Uniform-w 72, SURF 24 (+ 4 reused "
+        "from Uniform-w's epoch 6), Soup 0 (total 106 trained)"
+    )
     assert Protocol(reuse_uniform=False).gpu_epochs()["SURF"] == 28
     assert Protocol(reuse_uniform=False).reused_epochs() == {"SURF": 0}
     with pytest.raises(TypeError, match="reuse_uniform"):
         Protocol(reuse_uniform=1)  # type: ignore[arg-type]
 
 
-@pytest.mark.filterwarnings("ignore::paretosurf.SurfWarning")   # random policies: any front
+@pytest.mark.filterwarnings("ignore::paretosurf.SurfWarning")  # random policies: any front
 def test_reuse_on_the_tiny_llm_equals_training_again(tmp_path, fast_solver) -> None:
     """LLMSolver on the tiny offline model (deterministic on the CPU): SURF's first round
     taken from Uniform-w gives the adapters and points that training it again gives."""
-    tiny = Protocol(n_segments=2, warm_epochs=1, uniform_epochs=3, surf_init_epoch=1,
-                    surf_rounds=2)
+    tiny = Protocol(n_segments=2, warm_epochs=1, uniform_epochs=3, surf_init_epoch=1, surf_rounds=2)
     reused = run_protocol(fast_solver(), tmp_path / "reuse", protocol=tiny)
-    again = run_protocol(fast_solver(), tmp_path / "again",
-                         protocol=dataclasses.replace(tiny, reuse_uniform=False))
+    again = run_protocol(
+        fast_solver(), tmp_path / "again", protocol=dataclasses.replace(tiny, reuse_uniform=False)
+    )
     _same_reports(reused, again)
     from paretosurf.llm import load_adapter
 

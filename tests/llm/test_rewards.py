@@ -75,8 +75,13 @@ def test_gpt2_reward_is_logit_0_of_prompt_plus_completion(models, data) -> None:
 
 
 def test_bart_reward_is_logit_1_minus_0_of_the_summary_post_pair(models, data) -> None:
-    reward = RewardModel(models.bart, score=("diff", 1, 0), template=("{completion}", "{post}"),
-                         device="cpu", batch_size=4)
+    reward = RewardModel(
+        models.bart,
+        score=("diff", 1, 0),
+        template=("{completion}", "{post}"),
+        device="cpu",
+        batch_size=4,
+    )
     got = reward(prompts=data.prompts, completions=data.completions, post=data.posts)
     pairs = zip(data.completions, data.posts, strict=True)
     logits = [direct(models.bart, (c, p)) for c, p in pairs]
@@ -137,21 +142,31 @@ def test_long_inputs_keep_the_completion(models) -> None:
     reward = RewardModel(models.gpt2, device="cpu", max_length=8)
     assert reward.truncation_side == "left"  # the template ends with {completion}
     got = reward([prompt], [completion])
-    np.testing.assert_allclose(got, [direct(models.gpt2, prompt + completion, max_length=8)[0]],
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        got, [direct(models.gpt2, prompt + completion, max_length=8)[0]], atol=1e-5
+    )
 
 
 # ---------------------------------------------------------------------------- TRL's call
 def test_trl_keywords_and_chat_messages(models, data) -> None:
-    reward = RewardModel(models.bart, score=("diff", 1, 0),
-                         template=("{completion}", "{title}: {post}"), device="cpu")
+    reward = RewardModel(
+        models.bart,
+        score=("diff", 1, 0),
+        template=("{completion}", "{title}: {post}"),
+        device="cpu",
+    )
     titles = ["t"] * 3
     plain = reward(data.prompts[:3], data.completions[:3], post=data.posts[:3], title=titles)
     chats = reward(
         prompts=[[{"role": "user", "content": p}] for p in data.prompts[:3]],
         completions=[[{"role": "assistant", "content": c}] for c in data.completions[:3]],
-        completion_ids=[[1, 2]] * 3, post=data.posts[:3], title=titles, unused=[0, 1, 2],
-        trainer_state=object(), log_extra=print, log_metric=print,
+        completion_ids=[[1, 2]] * 3,
+        post=data.posts[:3],
+        title=titles,
+        unused=[0, 1, 2],
+        trainer_state=object(),
+        log_extra=print,
+        log_metric=print,
     )
     assert chats == plain
     assert reward([], []) == []
@@ -172,8 +187,7 @@ def test_runs_in_inference_mode(models, data) -> None:
     reward = RewardModel(models.gpt2, device="cpu")
     model, _ = reward.load()
     seen: list[bool] = []
-    handle = model.register_forward_hook(
-        lambda *_: seen.append(torch.is_inference_mode_enabled()))
+    handle = model.register_forward_hook(lambda *_: seen.append(torch.is_inference_mode_enabled()))
     try:
         reward(data.prompts[:2], data.completions[:2])
     finally:
@@ -198,7 +212,8 @@ def test_template_errors_name_the_problem(models, data) -> None:
         RewardModel(models.gpt2, template=("{prompt}", "{completion}", "{post}"))
     with pytest.raises(ValueError, match="has no sep_token"):
         RewardModel(models.gpt2, template="{prompt}{sep_token}{completion}", device="cpu")(
-            ["a"], ["b"])
+            ["a"], ["b"]
+        )
     with pytest.raises(TypeError, match="chat messages"):
         RewardModel(models.gpt2, device="cpu")([3], ["b"])
 

@@ -31,21 +31,41 @@ from paretosurf.states import StateFolder
 
 def same_adapter(a: AdapterState, b: AdapterState) -> bool:
     return set(a.weights) == set(b.weights) and all(
-        np.array_equal(a.weights[k], b.weights[k]) for k in a.weights)
+        np.array_equal(a.weights[k], b.weights[k]) for k in a.weights
+    )
 
 
 # ---------------------------------------------------------------------------- learning
 @pytest.fixture(scope="module")
-def endpoint_solves(learnable_lm_dir: Path, tokenizer: Any, prompts: list[str],
-                    rewards: list[Any], fast_options: dict[str, Any],
-                    tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def endpoint_solves(
+    learnable_lm_dir: Path,
+    tokenizer: Any,
+    prompts: list[str],
+    rewards: list[Any],
+    fast_options: dict[str, Any],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> dict[str, Any]:
     """Cold solves at w = 1 and w = 0, and a warm-started one from the w = 1 adapter."""
     solver = LLMSolver(
-        str(learnable_lm_dir), rewards, prompts,
-        **{**fast_options, "rank": 8, "lora_alpha": 16, "batch_size": 16,
-           "mini_batch_size": 8, "min_new_tokens": 6, "max_new_tokens": 12,
-           "eval_batches": 2, "eval_batch_size": 32},
-        steps=20, beta=0.05, tokenizer=tokenizer, workdir=tmp_path_factory.mktemp("work"))
+        str(learnable_lm_dir),
+        rewards,
+        prompts,
+        **{
+            **fast_options,
+            "rank": 8,
+            "lora_alpha": 16,
+            "batch_size": 16,
+            "mini_batch_size": 8,
+            "min_new_tokens": 6,
+            "max_new_tokens": 12,
+            "eval_batches": 2,
+            "eval_batch_size": 32,
+        },
+        steps=20,
+        beta=0.05,
+        tokenizer=tokenizer,
+        workdir=tmp_path_factory.mktemp("work"),
+    )
     one = solver.solve(1.0, None)
     zero = solver.solve(0.0, None)
     warm = solver.solve(1.0, one.state)
@@ -67,8 +87,9 @@ def test_objectives_are_minus_rewards_plus_the_kl_term(endpoint_solves: dict[str
     sol = endpoint_solves["one"]
     info = sol.info
     beta = endpoint_solves["solver"].beta
-    np.testing.assert_allclose(sol.objectives, -(np.array(info["rewards"]) - beta * info["kl"]),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        sol.objectives, -(np.array(info["rewards"]) - beta * info["kl"]), rtol=1e-12, atol=1e-12
+    )
     np.testing.assert_allclose(info["objectives_no_kl"], -np.array(info["rewards"]))
     assert info["steps"] == 20 and info["n_eval"] == 64
     assert len(info["stderr"]) == 2 and all(0 < s < 1 for s in info["stderr"])
@@ -83,7 +104,8 @@ def test_objectives_are_minus_rewards_plus_the_kl_term(endpoint_solves: dict[str
 
 
 def test_the_kl_is_against_the_base_model_from_the_first_step(
-        endpoint_solves: dict[str, Any]) -> None:
+    endpoint_solves: dict[str, Any],
+) -> None:
     """A warm start's first step already pays KL (TRL, handed a PeftModel, would measure it
     against a copy of the warm start: exactly 0); a cold start's is exactly 0."""
     cold, warm = endpoint_solves["one"], endpoint_solves["warm"]
@@ -105,13 +127,13 @@ def test_evaluate_reproduces_the_solves_estimate(endpoint_solves: dict[str, Any]
     """The evaluation is a fixed function of the adapter: evaluating the trained adapter
     afresh gives the solve's objectives."""
     solver, one = endpoint_solves["solver"], endpoint_solves["one"]
-    np.testing.assert_allclose(solver.evaluate(one.state), one.objectives, rtol=1e-9,
-                               atol=1e-9)
+    np.testing.assert_allclose(solver.evaluate(one.state), one.objectives, rtol=1e-9, atol=1e-9)
     assessed = solver.assess(one.state)
     np.testing.assert_array_equal(assessed["objectives"], solver.evaluate(one.state))
     assert assessed["batch_objectives"].shape == (2, 2)  # 2 evaluation batches
-    np.testing.assert_allclose(assessed["batch_objectives"].mean(axis=0),
-                               assessed["objectives"], rtol=1e-12)  # equal batches
+    np.testing.assert_allclose(
+        assessed["batch_objectives"].mean(axis=0), assessed["objectives"], rtol=1e-12
+    )  # equal batches
     np.testing.assert_allclose(assessed["objectives_no_kl"], one.info["objectives_no_kl"])
     base = solver.assess(None)  # the base model: no KL at all
     assert base["kl"] == 0.0
@@ -119,8 +141,9 @@ def test_evaluate_reproduces_the_solves_estimate(endpoint_solves: dict[str, Any]
 
 # ---------------------------------------------------------------------------- states
 @pytest.mark.parametrize("adapter", ["lora", "dora"])
-def test_solver_states_round_trip_through_folders(fast_solver: Any, adapter: str,
-                                                  tmp_path: Path) -> None:
+def test_solver_states_round_trip_through_folders(
+    fast_solver: Any, adapter: str, tmp_path: Path
+) -> None:
     solver = fast_solver(adapter=adapter)
     sol = solver.solve(0.5, None)
     assert sol.state.dora is (adapter == "dora")
@@ -132,23 +155,38 @@ def test_solver_states_round_trip_through_folders(fast_solver: Any, adapter: str
     # interpolation endpoints are exact, from folders or objects
     other = solver.solve(0.25, back)
     for t, want in ((0.0, sol.state), (1.0, other.state)):
-        assert same_adapter(solver.interpolate(StateFolder(tmp_path / "s"), other.state, t),
-                            want)
+        assert same_adapter(solver.interpolate(StateFolder(tmp_path / "s"), other.state, t), want)
 
 
-@pytest.mark.parametrize(("options", "steps"), [
-    ({}, 8),                          # 4 rounds of 2 prompts x 4 completions, 2 steps each
-    ({"num_iterations": 2}, 16),      # every round used twice
-    ({"micro_batch_size": 2}, 8),     # gradient accumulation: the same optimizer steps
-])
-def test_an_epoch_is_one_pass_over_the_prompts(lm_dir: Path, tokenizer: Any,
-                                               prompts: list[str], rewards: list[Any],
-                                               fast_options: dict[str, Any], tmp_path: Path,
-                                               options: dict[str, Any], steps: int) -> None:
+@pytest.mark.parametrize(
+    ("options", "steps"),
+    [
+        ({}, 8),  # 4 rounds of 2 prompts x 4 completions, 2 steps each
+        ({"num_iterations": 2}, 16),  # every round used twice
+        ({"micro_batch_size": 2}, 8),  # gradient accumulation: the same optimizer steps
+    ],
+)
+def test_an_epoch_is_one_pass_over_the_prompts(
+    lm_dir: Path,
+    tokenizer: Any,
+    prompts: list[str],
+    rewards: list[Any],
+    fast_options: dict[str, Any],
+    tmp_path: Path,
+    options: dict[str, Any],
+    steps: int,
+) -> None:
     """batch_size 8 = 2 prompts x num_generations 4 per generation round, mini_batch_size 4:
     2 optimizer steps per round (times num_iterations); 8 prompts make 4 rounds."""
-    solver = LLMSolver(str(lm_dir), rewards, prompts[:8], epochs=1, tokenizer=tokenizer,
-                       workdir=tmp_path, **{**fast_options, **options})
+    solver = LLMSolver(
+        str(lm_dir),
+        rewards,
+        prompts[:8],
+        epochs=1,
+        tokenizer=tokenizer,
+        workdir=tmp_path,
+        **{**fast_options, **options},
+    )
     assert solver.solve(0.5, None).info["steps"] == steps
 
 
@@ -179,7 +217,8 @@ def test_warm_starts_must_fit_the_adapter(fast_solver: Any) -> None:
 
 # ---------------------------------------------------------------------------- loading
 def test_models_and_tokenizers_load_by_folder_name_offline(
-        fast_solver: Any, lm_dir: Path, tmp_path: Path) -> None:
+    fast_solver: Any, lm_dir: Path, tmp_path: Path
+) -> None:
     """``model`` as a folder name, the tokenizer loaded from it (as PreTrainedTokenizerFast,
     which its tokenizer_config.json declares), with HF_HUB_OFFLINE=1."""
     import os
@@ -191,15 +230,16 @@ def test_models_and_tokenizers_load_by_folder_name_offline(
 
     tok = solver._load_tokenizer()
     assert isinstance(tok, PreTrainedTokenizerFast)  # not the Qwen2 tokenizer of config.json
-    assert tok("apple berry")["input_ids"] == [tok.convert_tokens_to_ids(w)
-                                               for w in ("apple", "berry")]
+    assert tok("apple berry")["input_ids"] == [
+        tok.convert_tokens_to_ids(w) for w in ("apple", "berry")
+    ]
     with pytest.raises(OSError, match="could not load the model 'no/such-model'"):
         fast_solver(steps=1, model="no/such-model", tokenizer=None).solve(0.5, None)
 
 
-def test_dataset_columns_reach_the_rewards(lm_dir: Path, tokenizer: Any,
-                                           fast_options: dict[str, Any],
-                                           tmp_path: Path) -> None:
+def test_dataset_columns_reach_the_rewards(
+    lm_dir: Path, tokenizer: Any, fast_options: dict[str, Any], tmp_path: Path
+) -> None:
     from datasets import Dataset
 
     seen: list[str] = []
@@ -207,43 +247,60 @@ def test_dataset_columns_reach_the_rewards(lm_dir: Path, tokenizer: Any,
     def target(prompts: list[str], completions: list[str], **kwargs: Any) -> list[float]:
         assert kwargs["word"] == [p.split()[0] for p in prompts]
         seen.append("train" if kwargs["trainer_state"] is not None else "eval")
-        return [float(c.split().count(w)) for c, w in zip(completions, kwargs["word"],
-                                                          strict=True)]
+        return [float(c.split().count(w)) for c, w in zip(completions, kwargs["word"], strict=True)]
 
     prompts = ["apple pie and", "berry jam with", "plum tart of", "kiwi cake on"] * 2
     data = Dataset.from_dict({"prompt": prompts, "word": [p.split()[0] for p in prompts]})
-    solver = LLMSolver(str(lm_dir), [target, target], data, steps=2, tokenizer=tokenizer,
-                       workdir=tmp_path, **fast_options)
+    solver = LLMSolver(
+        str(lm_dir),
+        [target, target],
+        data,
+        steps=2,
+        tokenizer=tokenizer,
+        workdir=tmp_path,
+        **fast_options,
+    )
     sol = solver.solve(0.5, None)
     assert "train" in seen and "eval" in seen and np.all(np.isfinite(sol.objectives))
 
 
-def test_chat_prompts_train_and_evaluate(lm_dir: Path, tokenizer: Any,
-                                         fast_options: dict[str, Any], tmp_path: Path) -> None:
+def test_chat_prompts_train_and_evaluate(
+    lm_dir: Path, tokenizer: Any, fast_options: dict[str, Any], tmp_path: Path
+) -> None:
     """Conversations go through the tokenizer's chat template, and the rewards get
     conversations back, as TRL gives them (in training and in the evaluation)."""
     import copy
 
     chat = copy.deepcopy(tokenizer)
-    chat.chat_template = ("{% for m in messages %}{{ m['content'] }} {% endfor %}"
-                          "{% if add_generation_prompt %}summary {% endif %}")
+    chat.chat_template = (
+        "{% for m in messages %}{{ m['content'] }} {% endfor %}"
+        "{% if add_generation_prompt %}summary {% endif %}"
+    )
     seen = []
 
     def reward(prompts: list[Any], completions: list[Any], **kwargs: Any) -> list[float]:
         seen.append((prompts[0][0]["role"], completions[0][0]["role"]))
         return [float(c[0]["content"].split().count("apple")) for c in completions]
 
-    prompts = [[{"role": "user", "content": f"tell me about {w} and pear"}]
-               for w in ("apple", "berry", "plum", "fig")] * 2
-    solver = LLMSolver(str(lm_dir), [reward, reward], prompts, steps=2, tokenizer=chat,
-                       workdir=tmp_path, **fast_options)
+    prompts = [
+        [{"role": "user", "content": f"tell me about {w} and pear"}]
+        for w in ("apple", "berry", "plum", "fig")
+    ] * 2
+    solver = LLMSolver(
+        str(lm_dir),
+        [reward, reward],
+        prompts,
+        steps=2,
+        tokenizer=chat,
+        workdir=tmp_path,
+        **fast_options,
+    )
     assert np.all(np.isfinite(solver.solve(0.5, None).objectives))
     assert set(seen) == {("user", "assistant")} and len(seen) >= 4
 
 
 # ---------------------------------------------------------------------------- runs
-def test_surf_keeps_adapter_folders_and_resumes_from_them(fast_solver: Any,
-                                                          tmp_path: Path) -> None:
+def test_surf_keeps_adapter_folders_and_resumes_from_them(fast_solver: Any, tmp_path: Path) -> None:
     solver = fast_solver(steps=2)
     run_dir = tmp_path / "run"
 
@@ -257,14 +314,14 @@ def test_surf_keeps_adapter_folders_and_resumes_from_them(fast_solver: Any,
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SurfWarning)  # a tiny model's front is noise
         with pytest.raises(Stop):
-            ps.surf(solver, 2, iterations=2, checkpoint=run_dir,
-                    callback=stop_after_first_round)
-        folders = sorted(p.relative_to(run_dir).as_posix()
-                         for p in run_dir.glob("states/*/*"))
+            ps.surf(solver, 2, iterations=2, checkpoint=run_dir, callback=stop_after_first_round)
+        folders = sorted(p.relative_to(run_dir).as_posix() for p in run_dir.glob("states/*/*"))
         assert folders == [f"states/round-000000/slot-0{i}" for i in range(3)]
         for folder in folders:
             assert sorted(p.name for p in (run_dir / folder).iterdir()) == [
-                "adapter_config.json", "adapter_model.safetensors"]
+                "adapter_config.json",
+                "adapter_model.safetensors",
+            ]
         resumed = ps.surf(solver, 2, iterations=2, checkpoint=run_dir, resume=True)
         whole = ps.surf(solver, 2, iterations=2, checkpoint=tmp_path / "whole")
     assert resumed.n_solves == whole.n_solves == 6
@@ -286,8 +343,9 @@ def test_soup_mixes_adapter_folders(fast_solver: Any, tmp_path: Path) -> None:
     middle = res.states[1]
     assert isinstance(middle, AdapterState)
     for key, value in middle.weights.items():
-        np.testing.assert_allclose(value, (ends[0].weights[key] + ends[1].weights[key]) / 2,
-                                   rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(
+            value, (ends[0].weights[key] + ends[1].weights[key]) / 2, rtol=1e-6, atol=1e-7
+        )
     np.testing.assert_array_equal(res.points[1], solver.evaluate(middle))
     # the mixture is checkpointed as arrays, not pickled
     saved = ps.SurfResult.load(tmp_path / "soup").states[1]
@@ -310,40 +368,57 @@ def test_a_solver_pickles_without_its_model_and_solves_in_a_worker(fast_solver: 
 
 
 # ---------------------------------------------------------------------------- arguments
-@pytest.mark.parametrize(("options", "error", "match"), [
-    ({"steps": None}, ValueError, "exactly one of steps"),
-    ({"epochs": 1}, ValueError, "exactly one of steps"),
-    ({"steps": 0}, ValueError, "steps must be an integer >= 1"),
-    ({"beta": -0.1}, ValueError, r"beta must lie in \[0.0, inf\)"),
-    ({"adapter": "ia3"}, ValueError, "adapter must be 'lora' or 'dora'"),
-    ({"lora_dropout": 1.0}, ValueError, "lora_dropout must lie in"),
-    ({"batch_size": 6}, ValueError, r"batch_size \(6\) must be a multiple of num_generations"),
-    ({"mini_batch_size": 3}, ValueError, "must be a multiple of mini_batch_size"),
-    ({"num_generations": 1, "batch_size": 4}, ValueError, "num_generations must be >= 2"),
-    ({"micro_batch_size": 3}, ValueError, "must be a multiple of micro_batch_size"),
-    ({"min_new_tokens": 9}, ValueError, "min_new_tokens .9. must not exceed max_new_tokens"),
-    ({"temperature": 0}, ValueError, "temperature must be a finite number > 0"),
-    ({"batch_size": 256, "mini_batch_size": 4}, ValueError, "fewer than one generation round"),
-    ({"device": "gpu"}, ValueError, "device must be 'cpu', 'cuda'"),
-    ({"dtype": "int8"}, ValueError, "dtype must be one of"),
-    ({"trainer_args": {"beta": 0.1}}, ValueError, "trainer_args sets beta"),
-    ({"trainer_args": {"generation_kwargs": {"max_new_tokens": 3}}}, ValueError,
-     "without min_new_tokens and max_new_tokens"),
-    ({"target_modules": []}, TypeError, "target_modules must be"),
-    ({"tokenizer": 3}, TypeError, "tokenizer must be a tokenizer"),
-    ({"workdir": None}, TypeError, "workdir must be a folder path"),
-])
-def test_bad_arguments_are_named(fast_solver: Any, options: dict[str, Any],
-                                 error: type[Exception], match: str) -> None:
+@pytest.mark.parametrize(
+    ("options", "error", "match"),
+    [
+        ({"steps": None}, ValueError, "exactly one of steps"),
+        ({"epochs": 1}, ValueError, "exactly one of steps"),
+        ({"steps": 0}, ValueError, "steps must be an integer >= 1"),
+        ({"beta": -0.1}, ValueError, r"beta must lie in \[0.0, inf\)"),
+        ({"adapter": "ia3"}, ValueError, "adapter must be 'lora' or 'dora'"),
+        ({"lora_dropout": 1.0}, ValueError, "lora_dropout must lie in"),
+        ({"batch_size": 6}, ValueError, r"batch_size \(6\) must be a multiple of num_generations"),
+        ({"mini_batch_size": 3}, ValueError, "must be a multiple of mini_batch_size"),
+        ({"num_generations": 1, "batch_size": 4}, ValueError, "num_generations must be >= 2"),
+        ({"micro_batch_size": 3}, ValueError, "must be a multiple of micro_batch_size"),
+        ({"min_new_tokens": 9}, ValueError, "min_new_tokens .9. must not exceed max_new_tokens"),
+        ({"temperature": 0}, ValueError, "temperature must be a finite number > 0"),
+        ({"batch_size": 256, "mini_batch_size": 4}, ValueError, "fewer than one generation round"),
+        ({"device": "gpu"}, ValueError, "device must be 'cpu', 'cuda'"),
+        ({"dtype": "int8"}, ValueError, "dtype must be one of"),
+        ({"trainer_args": {"beta": 0.1}}, ValueError, "trainer_args sets beta"),
+        (
+            {"trainer_args": {"generation_kwargs": {"max_new_tokens": 3}}},
+            ValueError,
+            "without min_new_tokens and max_new_tokens",
+        ),
+        ({"target_modules": []}, TypeError, "target_modules must be"),
+        ({"tokenizer": 3}, TypeError, "tokenizer must be a tokenizer"),
+        ({"workdir": None}, TypeError, "workdir must be a folder path"),
+    ],
+)
+def test_bad_arguments_are_named(
+    fast_solver: Any, options: dict[str, Any], error: type[Exception], match: str
+) -> None:
     with pytest.raises(error, match=match):
         fast_solver(**options)
 
 
 def test_a_config_gives_the_same_solver_as_its_keywords(
-        lm_dir: Path, tokenizer: Any, prompts: list[str], rewards: list[Any],
-        fast_options: dict[str, Any], tmp_path: Path) -> None:
-    settings = {**fast_options, "steps": 3, "beta": 0.1, "tokenizer": tokenizer,
-                "workdir": str(tmp_path / "work")}
+    lm_dir: Path,
+    tokenizer: Any,
+    prompts: list[str],
+    rewards: list[Any],
+    fast_options: dict[str, Any],
+    tmp_path: Path,
+) -> None:
+    settings = {
+        **fast_options,
+        "steps": 3,
+        "beta": 0.1,
+        "tokenizer": tokenizer,
+        "workdir": str(tmp_path / "work"),
+    }
     by_keywords = LLMSolver(str(lm_dir), rewards, prompts, **settings)
     config = LLMSolverConfig(**settings)
     by_config = LLMSolver(str(lm_dir), rewards, prompts, config=config)
@@ -362,8 +437,9 @@ def test_a_config_gives_the_same_solver_as_its_keywords(
     assert pickle.loads(pickle.dumps(by_config)).__dict__.keys() == vars(by_keywords).keys()
 
 
-def test_bad_rewards_and_prompts_are_named(lm_dir: Path, tmp_path: Path,
-                                           rewards: list[Any]) -> None:
+def test_bad_rewards_and_prompts_are_named(
+    lm_dir: Path, tmp_path: Path, rewards: list[Any]
+) -> None:
     def make(rw: Any, pr: Any) -> LLMSolver:
         return LLMSolver(str(lm_dir), rw, pr, steps=1, workdir=tmp_path)
 
@@ -396,15 +472,17 @@ def test_a_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPat
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "trl" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "trl" else real(name, *a)
+    )
     with pytest.raises(ImportError, match=r"needs trl.*pip install 'paretosurf\[llm\]'"):
         require_llm("LLMSolver")
 
 
 def test_importing_the_llm_package_imports_no_heavy_module() -> None:
-    code = ("import sys, paretosurf, paretosurf.llm; print(sorted(m for m in ('torch', "
-            "'transformers', 'trl', 'peft', 'datasets', 'safetensors') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, paretosurf, paretosurf.llm; print(sorted(m for m in ('torch', "
+        "'transformers', 'trl', 'peft', 'datasets', 'safetensors') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -60,9 +60,17 @@ def test_models_load_by_folder_and_score(tmp_path: Path) -> None:
         assert model.config.num_labels == labels
         own = PreTrainedTokenizerFast.from_pretrained(folder)
         batch = own(["apple plum"], ["a plum"], return_tensors="pt")
-        if kind == "bart":   # <s> a </s></s> b </s>
+        if kind == "bart":  # <s> a </s></s> b </s>
             assert own.convert_ids_to_tokens(batch["input_ids"][0]) == [
-                "<s>", "apple", "plum", "</s>", "</s>", "a", "plum", "</s>"]
+                "<s>",
+                "apple",
+                "plum",
+                "</s>",
+                "</s>",
+                "a",
+                "plum",
+                "</s>",
+            ]
         with torch.no_grad():
             assert model(**batch).logits.shape == (1, labels)
     with torch.no_grad():

@@ -38,8 +38,7 @@ def test_a_solve_logs_every_step_as_json_lines(fast_solver: Any) -> None:
     for key in ("loss", "learning_rate", "grad_norm", "entropy"):
         assert all(np.isfinite(e[key]) for e in steps), key
     generated = steps[::2]  # 2 optimizer steps per generation round
-    for key in ("reward", "rewards/r1/mean", "rewards/r2/mean", "kl",
-                "completions/mean_length"):
+    for key in ("reward", "rewards/r1/mean", "rewards/r2/mean", "kl", "completions/mean_length"):
         assert all(key in e for e in generated), key
     assert all(e["learning_rate"] == 0.05 for e in steps)
     # ... the same numbers as Solution.info["train_log"]
@@ -52,8 +51,9 @@ def test_a_solve_logs_every_step_as_json_lines(fast_solver: Any) -> None:
     assert info["steps"] == 4 and len(info["digest"]) == 64
 
 
-def test_logs_are_read_back_per_slot_and_round_and_plotted(fast_solver: Any,
-                                                           tmp_path: Path) -> None:
+def test_logs_are_read_back_per_slot_and_round_and_plotted(
+    fast_solver: Any, tmp_path: Path
+) -> None:
     """A SURF run of 3 slots x 2 rounds: six solve folders, chained into three slots whose
     second round continues the first's step count."""
     solver = fast_solver(steps=2, workdir=tmp_path / "run" / "work")
@@ -120,9 +120,11 @@ def test_report_to_passes_through_to_trl(fast_solver: Any) -> None:
         fast_solver(trainer_args={"report_to": "tensorboard"})
 
 
-@pytest.mark.skipif(importlib.util.find_spec("tensorboard") is None
-                    and importlib.util.find_spec("tensorboardX") is None,
-                    reason="needs tensorboard")
+@pytest.mark.skipif(
+    importlib.util.find_spec("tensorboard") is None
+    and importlib.util.find_spec("tensorboardX") is None,
+    reason="needs tensorboard",
+)
 def test_tensorboard_events_are_written_into_the_solve_folder(fast_solver: Any) -> None:
     sol = fast_solver(steps=2, report_to="tensorboard").solve(0.5, None)
     assert list(Path(sol.info["solve_dir"]).glob("runs/**/events.out.tfevents.*"))

@@ -20,7 +20,8 @@ from paretosurf.llm import AdapterState
 
 def same_adapter(a: AdapterState, b: AdapterState) -> bool:
     return set(a.weights) == set(b.weights) and all(
-        np.array_equal(a.weights[k], b.weights[k]) for k in a.weights)
+        np.array_equal(a.weights[k], b.weights[k]) for k in a.weights
+    )
 
 
 @pytest.fixture
@@ -47,8 +48,9 @@ def test_a_loaded_model_solves_as_its_folder_does(fast_solver: Any, loaded_lm: A
     assert "Qwen2ForCausalLM" in repr(solver)
 
 
-def test_a_loaded_model_does_not_pickle_and_says_what_to_do(fast_solver: Any,
-                                                           loaded_lm: Any) -> None:
+def test_a_loaded_model_does_not_pickle_and_says_what_to_do(
+    fast_solver: Any, loaded_lm: Any
+) -> None:
     import paretosurf as ps
 
     solver = fast_solver(steps=1, model=loaded_lm)
@@ -63,8 +65,7 @@ def test_model_objects_are_checked(fast_solver: Any, loaded_lm: Any, lm_dir: Pat
 
     with warnings.catch_warnings():  # transformers' deprecation inside PEFT
         warnings.simplefilter("ignore", FutureWarning)
-        wrapped = get_peft_model(copy.deepcopy(loaded_lm),
-                                 LoraConfig(r=2, task_type="CAUSAL_LM"))
+        wrapped = get_peft_model(copy.deepcopy(loaded_lm), LoraConfig(r=2, task_type="CAUSAL_LM"))
     with pytest.raises(TypeError, match=r"is a peft\.PeftModel; pass its base model"):
         fast_solver(model=wrapped)
     with pytest.raises(TypeError, match="loaded transformers causal LM"):
@@ -84,28 +85,43 @@ def test_a_lora_config_replaces_the_adapter_keywords(fast_solver: Any) -> None:
 
     keywords = fast_solver(steps=2).solve(0.6, None)  # rank 4, alpha 8, no dropout
     config = LoraConfig(r=4, lora_alpha=8, lora_dropout=0.0, target_modules="all-linear")
-    solver = fast_solver(steps=2, peft_config=config, rank=16, lora_alpha=32,
-                         lora_dropout=0.05)
+    solver = fast_solver(steps=2, peft_config=config, rank=16, lora_alpha=32, lora_dropout=0.05)
     by_config = solver.solve(0.6, None)
     assert same_adapter(by_config.state, keywords.state)
     assert config.task_type is None  # the caller's object is left as it was
     assert (solver.rank, solver.lora_alpha, solver.adapter) == (4, 8, "lora")
     # a mapping of its fields (a config file's table), with DoRA on some modules only
-    dora = fast_solver(steps=1, rank=16, lora_alpha=32, lora_dropout=0.05, peft_config={
-        "r": 2, "lora_alpha": 4, "use_dora": True, "target_modules": ["q_proj", "v_proj"]})
+    dora = fast_solver(
+        steps=1,
+        rank=16,
+        lora_alpha=32,
+        lora_dropout=0.05,
+        peft_config={
+            "r": 2,
+            "lora_alpha": 4,
+            "use_dora": True,
+            "target_modules": ["q_proj", "v_proj"],
+        },
+    )
     state = dora.solve(0.6, None).state
     assert state.dora and state.config["r"] == 2
     assert {p for k in state.weights for p in k.split(".") if p.endswith("_proj")} == {
-        "q_proj", "v_proj"}
+        "q_proj",
+        "v_proj",
+    }
 
 
-@pytest.mark.parametrize(("config", "error", "match"), [
-    ({"r": 2, "task_type": "SEQ_CLS"}, ValueError, "task_type must be 'CAUSAL_LM'"),
-    ({"no_such_field": 1}, TypeError, "peft_config:.*no_such_field"),
-    ("lora", TypeError, "peft_config must be a peft.LoraConfig"),
-])
-def test_bad_lora_configs_are_named(fast_solver: Any, config: Any, error: type[Exception],
-                                    match: str) -> None:
+@pytest.mark.parametrize(
+    ("config", "error", "match"),
+    [
+        ({"r": 2, "task_type": "SEQ_CLS"}, ValueError, "task_type must be 'CAUSAL_LM'"),
+        ({"no_such_field": 1}, TypeError, "peft_config:.*no_such_field"),
+        ("lora", TypeError, "peft_config must be a peft.LoraConfig"),
+    ],
+)
+def test_bad_lora_configs_are_named(
+    fast_solver: Any, config: Any, error: type[Exception], match: str
+) -> None:
     with pytest.raises(error, match=match):
         fast_solver(rank=16, lora_alpha=32, lora_dropout=0.05, peft_config=config)
 
@@ -146,8 +162,10 @@ def _cuda() -> bool:
     return bool(torch.cuda.is_available())
 
 
-@pytest.mark.skipif(importlib.util.find_spec("bitsandbytes") is None or not _cuda(),
-                    reason="QLoRA needs bitsandbytes and a CUDA GPU")
+@pytest.mark.skipif(
+    importlib.util.find_spec("bitsandbytes") is None or not _cuda(),
+    reason="QLoRA needs bitsandbytes and a CUDA GPU",
+)
 def test_a_4bit_base_trains_a_lora_adapter(fast_solver: Any) -> None:
     solver = fast_solver(steps=2, load_in_4bit=True, device="cuda")
     sol = solver.solve(0.5, None)
@@ -162,14 +180,17 @@ def test_a_4bit_base_trains_a_lora_adapter(fast_solver: Any) -> None:
 @pytest.fixture
 def chat_tokenizer(tokenizer: Any) -> Any:
     chat = copy.deepcopy(tokenizer)
-    chat.chat_template = ("{% for m in messages %}{{ m['role'] }} {{ m['content'] }} "
-                          "{% endfor %}{% if add_generation_prompt %}assistant {% endif %}")
+    chat.chat_template = (
+        "{% for m in messages %}{{ m['role'] }} {{ m['content'] }} "
+        "{% endfor %}{% if add_generation_prompt %}assistant {% endif %}"
+    )
     return chat
 
 
 @pytest.mark.parametrize(("option", "templated"), [("auto", True), (False, False)])
 def test_string_prompts_go_through_the_chat_template(
-        fast_solver: Any, chat_tokenizer: Any, option: Any, templated: bool) -> None:
+    fast_solver: Any, chat_tokenizer: Any, option: Any, templated: bool
+) -> None:
     from paretosurf.llm import WordCount
 
     seen: list[tuple[str, bool, bool]] = []
@@ -188,8 +209,11 @@ def test_string_prompts_go_through_the_chat_template(
     assert {w for w, _, _ in seen} == {"train", "eval"}
     assert all(p == templated and c == templated for _, p, c in seen)
     rows = solver._eval_rows(chat_tokenizer)
-    assert (rows[0]["prompt"] == [{"role": "user", "content": rows[0]["prompt"][0]["content"]}]
-            if templated else isinstance(rows[0]["prompt"], str))
+    assert (
+        rows[0]["prompt"] == [{"role": "user", "content": rows[0]["prompt"][0]["content"]}]
+        if templated
+        else isinstance(rows[0]["prompt"], str)
+    )
 
 
 def test_chat_template_true_needs_a_template(fast_solver: Any, tokenizer: Any) -> None:

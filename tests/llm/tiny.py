@@ -43,8 +43,9 @@ def tiny_bart_classifier(folder: Path, tokenizer_folder: Path, *, seed: int = 2)
     return toy.toy_reward_model(folder, tokenizer_folder, kind="bart", seed=seed)
 
 
-def random_adapter_model(lm_dir: Path, *, dora: bool, rank: int = 4, seed: int = 0,
-                         dtype: Any = None) -> Any:
+def random_adapter_model(
+    lm_dir: Path, *, dora: bool, rank: int = 4, seed: int = 0, dtype: Any = None
+) -> Any:
     """The tiny LM with a LoRA/DoRA adapter whose every tensor is random (a fresh adapter's
     B is zero, which would hide mistakes)."""
     import torch
@@ -52,9 +53,16 @@ def random_adapter_model(lm_dir: Path, *, dora: bool, rank: int = 4, seed: int =
     from transformers import AutoModelForCausalLM
 
     base = AutoModelForCausalLM.from_pretrained(lm_dir, dtype=dtype)
-    model = get_peft_model(base, LoraConfig(r=rank, lora_alpha=2 * rank, use_dora=dora,
-                                            target_modules="all-linear",
-                                            task_type="CAUSAL_LM"))
+    model = get_peft_model(
+        base,
+        LoraConfig(
+            r=rank,
+            lora_alpha=2 * rank,
+            use_dora=dora,
+            target_modules="all-linear",
+            task_type="CAUSAL_LM",
+        ),
+    )
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, param in model.named_parameters():

@@ -34,8 +34,10 @@ def direct_objectives(pi, r1, r2, beta, ref):
     for p, q in zip(pi, ref, strict=True):
         if p > 0:
             kl += p * math.log(p / q)
-    return (beta * kl - sum(p * r for p, r in zip(pi, r1, strict=True)),
-            beta * kl - sum(p * r for p, r in zip(pi, r2, strict=True)))
+    return (
+        beta * kl - sum(p * r for p, r in zip(pi, r1, strict=True)),
+        beta * kl - sum(p * r for p, r in zip(pi, r2, strict=True)),
+    )
 
 
 # --------------------------------------------------------------------------- closed forms
@@ -59,7 +61,7 @@ def test_argmin_beats_random_policies(random_bandit: EntropicBandit, w: float) -
     best = b.objectives(b.argmin(w))
     ls_best = w * best[0] + (1 - w) * best[1]
     others = rng.dirichlet(np.ones(b.n_actions), size=500)
-    others = np.vstack([others, np.eye(b.n_actions)])   # also the deterministic policies
+    others = np.vstack([others, np.eye(b.n_actions)])  # also the deterministic policies
     for pi in others:
         h = b.objectives(pi)
         assert w * h[0] + (1 - w) * h[1] >= ls_best - 1e-12
@@ -91,24 +93,28 @@ def test_front_matches_paper_closed_form_policy() -> None:
         np.testing.assert_allclose(b.argmin(w), expected, rtol=1e-12)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: EntropicBandit.paper_example(),
-    lambda: EntropicBandit([1.0, -0.5, 0.3, 2.0], [0.0, 1.2, 0.7, -1.0], 0.7,
-                           [0.4, 0.1, 0.3, 0.2]),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: EntropicBandit.paper_example(),
+        lambda: EntropicBandit(
+            [1.0, -0.5, 0.3, 2.0], [0.0, 1.2, 0.7, -1.0], 0.7, [0.4, 0.1, 0.3, 0.2]
+        ),
+    ],
+)
 def test_speed_is_exact_norm_of_front_derivative(make) -> None:
     b = make()
     w = np.array([0.0, 0.05, 0.25, 0.5, 0.71, 0.95, 1.0])
     h = 1e-5
     fd = np.empty_like(w)
     for i, x in enumerate(w):
-        if x - 2 * h < 0:          # one-sided second order at the ends
+        if x - 2 * h < 0:  # one-sided second order at the ends
             f = b.front([x, x + h, x + 2 * h])
             d = (-3 * f[0] + 4 * f[1] - f[2]) / (2 * h)
         elif x + 2 * h > 1:
             f = b.front([x, x - h, x - 2 * h])
             d = -(-3 * f[0] + 4 * f[1] - f[2]) / (2 * h)
-        else:                      # fourth-order central difference
+        else:  # fourth-order central difference
             f = b.front([x - 2 * h, x - h, x + h, x + 2 * h])
             d = (f[0] - 8 * f[1] + 8 * f[2] - f[3]) / (12 * h)
         fd[i] = np.linalg.norm(d)
@@ -142,7 +148,7 @@ def test_rule1_gives_evenly_spaced_front() -> None:
     cv_uniform = metrics.cv(b.front(np.linspace(0, 1, n + 1)))
     assert cv_rule1 < 1e-3
     assert cv_uniform > 100 * cv_rule1
-    assert cv_uniform > 0.2          # the paper's point: uniform weights clump
+    assert cv_uniform > 0.2  # the paper's point: uniform weights clump
 
 
 def test_plugin_cdf_error_decays_like_inverse_sqrt_T() -> None:
@@ -172,8 +178,7 @@ def test_from_samples_noise_free_recovers_true_cdf() -> None:
 
 def test_from_samples_empirical_means() -> None:
     actions = np.array([2, 0, 1, 2, 0, 2])
-    rewards = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [9.0, 10.0],
-                        [-2.0, 0.0]])
+    rewards = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0], [9.0, 10.0], [-2.0, 0.0]])
     b = EntropicBandit.from_samples(actions, rewards, 3, 1.0)
     np.testing.assert_allclose(b.R1, [6.0, 5.0, 2.0])
     np.testing.assert_allclose(b.R2, [7.0, 6.0, 10.0 / 3.0])
@@ -236,9 +241,9 @@ def test_gradient_solver_sgd_reaches_argmin(w: float) -> None:
 @pytest.mark.parametrize("w", [0.0, 0.5, 1.0])
 def test_gradient_solver_adam_reaches_argmin(w: float) -> None:
     b = EntropicBandit.paper_example()
-    solver = b.gradient_solver(steps=1000)                      # Adam, lr=0.05
+    solver = b.gradient_solver(steps=1000)  # Adam, lr=0.05
     sol = solver.solve(w, None)
-    for _ in range(2):                                          # warm-started continuation
+    for _ in range(2):  # warm-started continuation
         sol = solver.solve(w, sol.state)
     error = np.abs(sol.objectives - b.front([w])[0]).max()
     assert error < 1e-3
@@ -280,22 +285,25 @@ def test_extreme_logits_are_stable() -> None:
 
 
 # --------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize(("kwargs", "exc", "name"), [
-    ({"R1": [1.0], "R2": [0.0]}, ValueError, "R1"),
-    ({"R1": [[1.0, 2.0]], "R2": [0.0, 1.0]}, ValueError, "R1"),
-    ({"R1": [1.0, np.nan], "R2": [0.0, 1.0]}, ValueError, "R1"),
-    ({"R1": [1.0, 0.0], "R2": [0.0, np.inf]}, ValueError, "R2"),
-    ({"R1": [1.0, 0.0], "R2": [0.0, 1.0, 2.0]}, ValueError, "R2"),
-    ({"beta": 0.0}, ValueError, "beta"),
-    ({"beta": -1.0}, ValueError, "beta"),
-    ({"beta": float("nan")}, ValueError, "beta"),
-    ({"beta": "1"}, TypeError, "beta"),
-    ({"ref_policy": [0.5, 0.5, 0.0]}, ValueError, "ref_policy"),
-    ({"ref_policy": [0.5, 0.6, -0.1]}, ValueError, "ref_policy"),
-    ({"ref_policy": [0.3, 0.3, 0.3]}, ValueError, "ref_policy"),
-    ({"ref_policy": [0.5, 0.5]}, ValueError, "ref_policy"),
-    ({"ref_policy": [0.5, np.nan, 0.5]}, ValueError, "ref_policy"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "name"),
+    [
+        ({"R1": [1.0], "R2": [0.0]}, ValueError, "R1"),
+        ({"R1": [[1.0, 2.0]], "R2": [0.0, 1.0]}, ValueError, "R1"),
+        ({"R1": [1.0, np.nan], "R2": [0.0, 1.0]}, ValueError, "R1"),
+        ({"R1": [1.0, 0.0], "R2": [0.0, np.inf]}, ValueError, "R2"),
+        ({"R1": [1.0, 0.0], "R2": [0.0, 1.0, 2.0]}, ValueError, "R2"),
+        ({"beta": 0.0}, ValueError, "beta"),
+        ({"beta": -1.0}, ValueError, "beta"),
+        ({"beta": float("nan")}, ValueError, "beta"),
+        ({"beta": "1"}, TypeError, "beta"),
+        ({"ref_policy": [0.5, 0.5, 0.0]}, ValueError, "ref_policy"),
+        ({"ref_policy": [0.5, 0.6, -0.1]}, ValueError, "ref_policy"),
+        ({"ref_policy": [0.3, 0.3, 0.3]}, ValueError, "ref_policy"),
+        ({"ref_policy": [0.5, 0.5]}, ValueError, "ref_policy"),
+        ({"ref_policy": [0.5, np.nan, 0.5]}, ValueError, "ref_policy"),
+    ],
+)
 def test_constructor_rejects_bad_input(kwargs, exc, name) -> None:
     args = {"R1": [1.0, 0.0, 0.5], "R2": [0.0, 1.0, 0.5], "beta": 0.5, "ref_policy": None}
     args.update(kwargs)
@@ -321,33 +329,39 @@ def test_methods_reject_bad_input() -> None:
         b.objectives([0.5, 0.4, 0.0])
 
 
-@pytest.mark.parametrize(("args", "exc", "name"), [
-    (([0, 1, 1], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "arms \\[2\\]"),
-    (([0, 1, 3], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "actions"),
-    (([0, -1, 2], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "actions"),
-    (([0.0, 1.0, 2.0], [[1, 0], [0, 1], [0, 1]], 3), TypeError, "actions"),
-    (([[0, 1, 2]], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "actions"),
-    (([], np.zeros((0, 2)), 3), ValueError, "actions"),
-    (([0, 1, 2], [[1, 0], [0, 1]], 3), ValueError, "rewards"),
-    (([0, 1, 2], [1, 0, 1], 3), ValueError, "rewards"),
-    (([0, 1, 2], [[1, 0], [0, np.nan], [0, 1]], 3), ValueError, "rewards"),
-    (([0, 0, 0], [[1, 0], [0, 1], [0, 1]], 1), ValueError, "n_actions"),
-    (([0, 1, 2], [[1, 0], [0, 1], [0, 1]], 3.0), TypeError, "n_actions"),
-])
+@pytest.mark.parametrize(
+    ("args", "exc", "name"),
+    [
+        (([0, 1, 1], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "arms \\[2\\]"),
+        (([0, 1, 3], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "actions"),
+        (([0, -1, 2], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "actions"),
+        (([0.0, 1.0, 2.0], [[1, 0], [0, 1], [0, 1]], 3), TypeError, "actions"),
+        (([[0, 1, 2]], [[1, 0], [0, 1], [0, 1]], 3), ValueError, "actions"),
+        (([], np.zeros((0, 2)), 3), ValueError, "actions"),
+        (([0, 1, 2], [[1, 0], [0, 1]], 3), ValueError, "rewards"),
+        (([0, 1, 2], [1, 0, 1], 3), ValueError, "rewards"),
+        (([0, 1, 2], [[1, 0], [0, np.nan], [0, 1]], 3), ValueError, "rewards"),
+        (([0, 0, 0], [[1, 0], [0, 1], [0, 1]], 1), ValueError, "n_actions"),
+        (([0, 1, 2], [[1, 0], [0, 1], [0, 1]], 3.0), TypeError, "n_actions"),
+    ],
+)
 def test_from_samples_rejects_bad_input(args, exc, name) -> None:
     with pytest.raises(exc, match=name):
         EntropicBandit.from_samples(*args, beta=1.0)
 
 
-@pytest.mark.parametrize(("args", "kwargs", "exc", "name"), [
-    ((1, 10), {}, ValueError, "n_actions"),
-    ((2.5, 10), {}, TypeError, "n_actions"),
-    ((5, 4), {}, ValueError, "n_pulls"),
-    ((5, 0), {}, ValueError, "n_pulls"),
-    ((5, 10), {"noise_std": -0.1}, ValueError, "noise_std"),
-    ((5, 10), {"noise_std": float("inf")}, ValueError, "noise_std"),
-    ((5, 10), {"noise_std": "0.5"}, TypeError, "noise_std"),
-])
+@pytest.mark.parametrize(
+    ("args", "kwargs", "exc", "name"),
+    [
+        ((1, 10), {}, ValueError, "n_actions"),
+        ((2.5, 10), {}, TypeError, "n_actions"),
+        ((5, 4), {}, ValueError, "n_pulls"),
+        ((5, 0), {}, ValueError, "n_pulls"),
+        ((5, 10), {"noise_std": -0.1}, ValueError, "noise_std"),
+        ((5, 10), {"noise_std": float("inf")}, ValueError, "noise_std"),
+        ((5, 10), {"noise_std": "0.5"}, TypeError, "noise_std"),
+    ],
+)
 def test_draw_offline_dataset_rejects_bad_input(args, kwargs, exc, name) -> None:
     with pytest.raises(exc, match=name):
         draw_offline_dataset(*args, **kwargs)

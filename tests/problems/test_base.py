@@ -32,8 +32,11 @@ def _random_mdp() -> RegularizedMDP:
 
 #: Every problem with a gradient solver, and its documented defaults (lr, optimizer).
 PROBLEMS: dict[str, tuple[Callable[[], BiObjectiveProblem], float, str]] = {
-    "quadratic": (lambda: Quadratic(np.diag([1.0, 4.0]), [1.0, 0.0], np.eye(2), [0.0, 1.0]),
-                  0.05, "adam"),
+    "quadratic": (
+        lambda: Quadratic(np.diag([1.0, 4.0]), [1.0, 0.0], np.eye(2), [0.0, 1.0]),
+        0.05,
+        "adam",
+    ),
     "quadratic1d": (lambda: Quadratic1D(1.0, 1.0, 3.0, 0.0), 0.05, "adam"),
     "gear": (lambda: GearToy(9), 0.1, "sgd"),
     "bandit": (EntropicBandit.paper_example, 0.05, "adam"),
@@ -63,8 +66,7 @@ def test_every_gradient_solver_has_the_base_signature(name: str) -> None:
     problem = PROBLEMS[name][0]()
     base = inspect.signature(BiObjectiveProblem.gradient_solver)
     own = inspect.signature(type(problem).gradient_solver)
-    assert list(own.parameters) == ["self", "steps", "lr", "optimizer", "init",
-                                    "reset_optimizer"]
+    assert list(own.parameters) == ["self", "steps", "lr", "optimizer", "init", "reset_optimizer"]
     assert own.parameters == base.parameters  # names, kinds, defaults and annotations
     for param in list(own.parameters.values())[1:]:
         assert param.kind is inspect.Parameter.KEYWORD_ONLY
@@ -139,5 +141,6 @@ def test_mdp_gradient_solver_keeps_adam_constants_in_its_constructor() -> None:
     solver = MDPGradientSolver(mdp, steps=2, betas=(0.5, 0.9), eps=1e-6)
     assert solver.rule.betas == (0.5, 0.9) and solver.rule.eps == 1e-6
     assert (solver.rule.lr, solver.rule.optimizer) == (0.02, "adam")
-    np.testing.assert_allclose(mdp.policy_from_logits(solver.initial_state(0.5).params),
-                               mdp.ref_policy, atol=1e-15)
+    np.testing.assert_allclose(
+        mdp.policy_from_logits(solver.initial_state(0.5).params), mdp.ref_policy, atol=1e-15
+    )

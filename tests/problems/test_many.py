@@ -38,8 +38,9 @@ def random_weights(n: int, m: int, seed: int, alpha: float = 1.0) -> np.ndarray:
 
 def sample_weights(n: int, m: int, seed: int) -> np.ndarray:
     """Corners, uniform and near-boundary weights."""
-    return np.concatenate([np.eye(m), random_weights(n, m, seed),
-                           random_weights(n, m, seed + 1, alpha=0.2)])
+    return np.concatenate(
+        [np.eye(m), random_weights(n, m, seed), random_weights(n, m, seed + 1, alpha=0.2)]
+    )
 
 
 def dominated_pairs(points: np.ndarray, tol: float) -> int:
@@ -68,6 +69,7 @@ def coverage(sample: np.ndarray, points: np.ndarray) -> float:
 def test_quadratic_argmin_matches_numerical_minimization(m: int) -> None:
     prob = QuadraticM.random(m, 4, seed=m, condition=30.0)
     for w in random_weights(4, m, seed=1, alpha=0.5):
+
         def fun(x: np.ndarray, w: np.ndarray = w) -> tuple[float, np.ndarray]:
             e = x[None] - prob.bs
             vals = 0.5 * np.einsum("mi,mij,mj->m", e, prob.Qs, e)
@@ -111,16 +113,17 @@ def test_quadratic_two_objectives_agree_with_quadratic() -> None:
     two = Quadratic(q1, b1, q2, b2)  # h_m = (x - b_m)^T Q_m (x - b_m), w on objective 1
     many = QuadraticM([q1, q2], [b1, b2])  # the same with a factor 0.5
     w = np.linspace(0.0, 1.0, 41)
-    np.testing.assert_allclose(2.0 * many.front(np.c_[w, 1.0 - w]), two.front(w),
-                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        2.0 * many.front(np.c_[w, 1.0 - w]), two.front(w), rtol=1e-12, atol=1e-14
+    )
     for wi in (0.0, 0.3, 1.0):
         np.testing.assert_allclose(many.argmin([wi, 1.0 - wi]), two.argmin(wi), atol=1e-13)
         sol = many.solver().solve(wi)  # M = 2: a scalar w means (w, 1 - w)
-        np.testing.assert_allclose(2.0 * sol.objectives, two.front([wi])[0], rtol=1e-12,
-                                   atol=1e-14)
+        np.testing.assert_allclose(2.0 * sol.objectives, two.front([wi])[0], rtol=1e-12, atol=1e-14)
     sols = many.solver().solve_many(w[:3], [None] * 3)
-    np.testing.assert_allclose(2.0 * np.stack([s.objectives for s in sols]), two.front(w[:3]),
-                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(
+        2.0 * np.stack([s.objectives for s in sols]), two.front(w[:3]), rtol=1e-12, atol=1e-14
+    )
 
 
 def test_quadratic_random_is_deterministic_with_the_asked_spectrum() -> None:
@@ -153,8 +156,9 @@ def test_quadratic_gradient_solver_converges_to_argmin() -> None:
     for w, x in zip(weights, states, strict=True):
         np.testing.assert_allclose(x, prob.argmin(w), atol=1e-8)
     one = solver.solve(weights[0], None)  # solve and solve_many take the same steps
-    np.testing.assert_allclose(one.state, solver.solve_many(weights[:1], [None])[0].state,
-                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        one.state, solver.solve_many(weights[:1], [None])[0].state, rtol=1e-13, atol=1e-13
+    )
     fixed = prob.gradient_solver(3000, lr=0.005, init=np.zeros(5))
     sol = fixed.solve(weights[0])
     np.testing.assert_allclose(sol.state, prob.argmin(weights[0]), atol=1e-8)
@@ -216,8 +220,9 @@ def test_bad_weights_raise_clear_errors(weight: object, message: str) -> None:
 
 
 # -------------------------------------------------------------------------- InvertedDTLZ2
-@pytest.mark.parametrize(("m", "radii"), [(2, None), (3, None), (3, [1.0, 2.0, 5.0]),
-                                          (4, [0.5, 1.0, 1.5, 2.0])])
+@pytest.mark.parametrize(
+    ("m", "radii"), [(2, None), (3, None), (3, [1.0, 2.0, 5.0]), (4, [0.5, 1.0, 1.5, 2.0])]
+)
 def test_dtlz_argmin_attains_the_closed_form_front(m: int, radii: list[float] | None) -> None:
     prob = InvertedDTLZ2(m, radii=radii, n_distance=3)
     r = prob.radii
@@ -225,11 +230,12 @@ def test_dtlz_argmin_attains_the_closed_form_front(m: int, radii: list[float] | 
     front = prob.front(weights)
     xs = np.stack([prob.argmin(w) for w in weights])
     assert xs.shape == (weights.shape[0], m - 1 + 3)
-    assert np.all((xs >= 0) & (xs <= 1)) and np.all(xs[:, m - 1:] == 0.5)
+    assert np.all((xs >= 0) & (xs <= 1)) and np.all(xs[:, m - 1 :] == 0.5)
     np.testing.assert_allclose(prob.objectives_many(xs), front, atol=1e-12)
     rw = r * weights
-    np.testing.assert_allclose(front, r - r**2 * weights / np.linalg.norm(rw, axis=1)[:, None],
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        front, r - r**2 * weights / np.linalg.norm(rw, axis=1)[:, None], atol=1e-12
+    )
     # the front lies on the ellipsoid ||(r - f) / r|| = 1, in the positive orthant
     np.testing.assert_allclose(np.linalg.norm((r - front) / r, axis=1), 1.0, rtol=1e-12)
     assert np.all(front >= -1e-12) and np.all(front <= r + 1e-12)
@@ -250,20 +256,30 @@ def test_dtlz_front_minimizes_over_random_feasible_decisions() -> None:
         sampled = f_all @ w
         assert sampled.min() >= best - 1e-12
         assert sampled.min() <= best + 0.02 * (1.0 + best)  # the search gets close
+
         # and a local optimizer from many starts finds nothing better
         def fun(x: np.ndarray, w: np.ndarray = w) -> float:
             return float(w @ prob.objectives(np.clip(x, 0.0, 1.0)))
 
-        found = min(minimize(fun, x0, method="L-BFGS-B", bounds=[(0, 1)] * prob.n_var,
-                             options={"ftol": 1e-15, "gtol": 1e-12}).fun
-                    for x0 in rng.uniform(size=(3, prob.n_var)))
+        found = min(
+            minimize(
+                fun,
+                x0,
+                method="L-BFGS-B",
+                bounds=[(0, 1)] * prob.n_var,
+                options={"ftol": 1e-15, "gtol": 1e-12},
+            ).fun
+            for x0 in rng.uniform(size=(3, prob.n_var))
+        )
         assert found >= best - 1e-12 and found <= best + 1e-6
 
 
-@pytest.mark.parametrize(("m", "radii"), [(3, None), (3, [1.0, 2.0, 5.0]),
-                                          (4, [0.5, 1.0, 1.5, 2.0])])
-def test_concave_dtlz2_solves_its_achievement_scalarization(m: int,
-                                                            radii: list[float] | None) -> None:
+@pytest.mark.parametrize(
+    ("m", "radii"), [(3, None), (3, [1.0, 2.0, 5.0]), (4, [0.5, 1.0, 1.5, 2.0])]
+)
+def test_concave_dtlz2_solves_its_achievement_scalarization(
+    m: int, radii: list[float] | None
+) -> None:
     """DTLZ2's front point for w lies on the ray along w, on the ellipsoid ||f / r|| = 1, and
     minimizes max_m f_m / w_m over random decisions (checked independently of the solver)."""
     prob = DTLZ2(m, radii=radii, n_distance=2)
@@ -273,8 +289,9 @@ def test_concave_dtlz2_solves_its_achievement_scalarization(m: int,
     xs = np.stack([prob.argmin(w) for w in weights])
     np.testing.assert_allclose(prob.objectives_many(xs), front, atol=1e-12)
     np.testing.assert_allclose(np.linalg.norm(front / r, axis=1), 1.0, rtol=1e-12)
-    cos = np.sum(front * weights, axis=1) / (np.linalg.norm(front, axis=1)
-                                             * np.linalg.norm(weights, axis=1))
+    cos = np.sum(front * weights, axis=1) / (
+        np.linalg.norm(front, axis=1) * np.linalg.norm(weights, axis=1)
+    )
     np.testing.assert_allclose(cos, 1.0, atol=1e-12)  # on the ray along w
     for k in range(m):  # corner k: objective k at its radius, the others 0
         np.testing.assert_allclose(prob.front(np.eye(m)[k]), r[k] * np.eye(m)[k], atol=1e-12)
@@ -306,8 +323,7 @@ def test_dtlz_bad_inputs() -> None:
 
 
 # ------------------------------------------------------------------------------------ MDP
-def soft_value_iteration(mdp: RegularizedMDP, reward: np.ndarray, tol: float = 1e-13
-                         ) -> np.ndarray:
+def soft_value_iteration(mdp: RegularizedMDP, reward: np.ndarray, tol: float = 1e-13) -> np.ndarray:
     """Optimal KL-regularized policy of ``reward`` (S, A) by plain soft value iteration."""
     v = np.zeros(mdp.n_states)
     log_ref = np.log(mdp.ref_policy)
@@ -354,8 +370,7 @@ def test_dst_pressure_corners_are_the_single_reward_optima() -> None:
     mdp = prob.mdp
     corners = prob.front(np.eye(3))
     for m in range(3):
-        alone = RegularizedMDP(mdp.P, np.stack([mdp.R[m], mdp.R[m]]), mdp.gamma, mdp.rho,
-                               mdp.beta)
+        alone = RegularizedMDP(mdp.P, np.stack([mdp.R[m], mdp.R[m]]), mdp.gamma, mdp.rho, mdp.beta)
         pi = alone.argmin(1.0)
         np.testing.assert_allclose(prob.argmin(np.eye(3)[m]), pi, atol=1e-10)
         np.testing.assert_allclose(corners[m], mdp.objectives(pi), atol=1e-10)
@@ -398,8 +413,9 @@ def test_dst_pressure_solver() -> None:
     np.testing.assert_allclose(warm.objectives, prob.front([0.31, 0.49, 0.2]), atol=1e-10)
     weights = random_weights(5, 3, seed=2)
     sols = solver.solve_many(weights, [sol.state, None, None, sol.state, None])
-    np.testing.assert_allclose(np.stack([s.objectives for s in sols]), prob.front(weights),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        np.stack([s.objectives for s in sols]), prob.front(weights), atol=1e-10
+    )
     for bad in ([0.5, 0.5], 0.5, [0.5, 0.5, 0.5]):
         with pytest.raises(ValueError, match="weight"):
             solver.solve(bad)
@@ -462,14 +478,14 @@ def test_dense_sample_two_and_four_objectives() -> None:
 def test_dense_sample_edge_cases_and_bad_inputs() -> None:
     point = dense_front_sample(lambda w: np.ones((len(w), 3)), 3)
     np.testing.assert_array_equal(point, np.ones((1, 3)))
+
     def step(w: np.ndarray) -> np.ndarray:  # a jump at w_1 = 1/3: refinement stops near it
         return np.where(w[:, :1] > 1 / 3, [[0.0, 1.0]], [[1.0, 0.0]])
 
     jump = dense_front_sample(step, 2, resolution=0.01)
     assert len(jump) == 2
     with pytest.warns(RuntimeWarning, match="max_points"):
-        capped = dense_front_sample(InvertedDTLZ2(3).front, 3, resolution=0.001,
-                                    max_points=500)
+        capped = dense_front_sample(InvertedDTLZ2(3).front, 3, resolution=0.001, max_points=500)
     assert len(capped) <= 500
     front = InvertedDTLZ2(3).front
     with pytest.raises(ValueError, match="resolution"):

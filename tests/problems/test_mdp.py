@@ -71,9 +71,7 @@ def occupancy_objective(mdp: RegularizedMDP, x: np.ndarray, m: int) -> float:
     return float(mdp.beta * ent - np.sum(mdp.R[m] * x))
 
 
-def bandit(
-    R1: np.ndarray, R2: np.ndarray, beta: float, gamma: float, **kw: Any
-) -> RegularizedMDP:
+def bandit(R1: np.ndarray, R2: np.ndarray, beta: float, gamma: float, **kw: Any) -> RegularizedMDP:
     a = R1.size
     R = np.stack([R1, R2])[:, None, :]
     return RegularizedMDP(np.ones((1, a, 1)), R, gamma, [1.0], beta, **kw)
@@ -135,8 +133,9 @@ def test_hard_case_near_the_noise_floor_still_solves() -> None:
     for wi, pi in zip(w, pis, strict=True):
         reward = mdp.scalarized_reward(wi)
         q = reward + mdp.gamma * mdp.P @ mdp.value(pi, reward)
-        np.testing.assert_allclose(pi, softmax(np.log(mdp.ref_policy) + q / mdp.beta, axis=1),
-                                   atol=1e-9)
+        np.testing.assert_allclose(
+            pi, softmax(np.log(mdp.ref_policy) + q / mdp.beta, axis=1), atol=1e-9
+        )
 
 
 def test_non_convergence_raises() -> None:
@@ -232,8 +231,9 @@ def test_single_state_is_the_entropic_bandit(gamma: float) -> None:
     expected = []
     for wi in w:
         u = softmax(np.log(ref) + (wi * R1 + (1 - wi) * R2) / beta)
-        expected.append(np.sqrt((1 - wi) ** 2 + wi**2) * D @ (np.diag(u) - np.outer(u, u)) @ D
-                        / beta)
+        expected.append(
+            np.sqrt((1 - wi) ** 2 + wi**2) * D @ (np.diag(u) - np.outer(u, u)) @ D / beta
+        )
     np.testing.assert_allclose(mdp.speed(w), expected, rtol=1e-12)
     np.testing.assert_allclose(mdp.speed(w, method="hessian"), expected, rtol=1e-9)
     np.testing.assert_allclose(disc.speed(w), np.array(expected) / (1 - gamma), rtol=1e-12)
@@ -315,8 +315,9 @@ def test_gradient_is_zero_at_the_exact_solution() -> None:
     np.testing.assert_allclose(w * grad[0] + (1 - w) * grad[1], 0.0, atol=1e-12)
 
 
-@pytest.mark.parametrize("optimizer, lr, steps, tol", [("sgd", 2.0, 4000, 1e-12),
-                                                       ("adam", 0.02, 3000, 1e-6)])
+@pytest.mark.parametrize(
+    "optimizer, lr, steps, tol", [("sgd", 2.0, 4000, 1e-12), ("adam", 0.02, 3000, 1e-6)]
+)
 def test_gradient_solver_reaches_the_exact_solution(
     optimizer: str, lr: float, steps: int, tol: float
 ) -> None:

@@ -81,8 +81,9 @@ def assert_matches_finite_differences(mdp: RegularizedMDP, seed: int) -> None:
         e[s, a] = eps
         up = mdp.objectives(mdp.policy_from_logits(theta + e))
         down = mdp.objectives(mdp.policy_from_logits(theta - e))
-        np.testing.assert_allclose(grad[:, s, a], (up - down) / (2 * eps),
-                                   atol=1e-7 * max(1.0, np.abs(grad).max()))
+        np.testing.assert_allclose(
+            grad[:, s, a], (up - down) / (2 * eps), atol=1e-7 * max(1.0, np.abs(grad).max())
+        )
 
 
 def test_dst_takes_the_banded_path_with_its_absorbing_state_split_off() -> None:
@@ -99,8 +100,9 @@ def test_task_gradients_equal_the_dense_step(name: str) -> None:
     theta = np.random.default_rng(0).normal(size=(16, mdp.n_states, mdp.n_actions))
     rewards = scalarized(mdp, 16)
     ref = dense_gradients(mdp, theta, rewards)
-    np.testing.assert_allclose(mdp._policy_gradients(theta, rewards), ref,
-                               rtol=1e-9, atol=1e-12 * np.abs(ref).max())
+    np.testing.assert_allclose(
+        mdp._policy_gradients(theta, rewards), ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max()
+    )
 
 
 @pytest.mark.parametrize("name", ["dst", "fishwood"])
@@ -113,33 +115,44 @@ def test_dense_transitions_fall_back_to_the_dense_lu() -> None:
     assert mdp._band() is None
     theta = np.random.default_rng(3).normal(size=(5, mdp.n_states, mdp.n_actions))
     rewards = scalarized(mdp, 5)
-    np.testing.assert_allclose(mdp._policy_gradients(theta, rewards),
-                               dense_gradients(mdp, theta, rewards), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(
+        mdp._policy_gradients(theta, rewards),
+        dense_gradients(mdp, theta, rewards),
+        rtol=1e-10,
+        atol=1e-14,
+    )
 
 
 def test_banded_path_forced_on_dense_transitions_is_still_right(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     mdp = force_band(dense_mdp(4), monkeypatch)
     band = mdp._band()
     assert band is not None and band.kl == band.ku == mdp.n_states - 1  # full bandwidth
     theta = np.random.default_rng(5).normal(size=(4, mdp.n_states, mdp.n_actions))
     rewards = scalarized(mdp, 4)
-    np.testing.assert_allclose(mdp._policy_gradients(theta, rewards),
-                               dense_gradients(mdp, theta, rewards), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(
+        mdp._policy_gradients(theta, rewards),
+        dense_gradients(mdp, theta, rewards),
+        rtol=1e-10,
+        atol=1e-14,
+    )
     assert_matches_finite_differences(mdp, 6)
 
 
 @pytest.mark.parametrize("scale", ["normalized", "discounted"])
-def test_absorbing_states_are_split_off_correctly(scale: str,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_absorbing_states_are_split_off_correctly(
+    scale: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     mdp = force_band(chain_mdp(7, scale=scale), monkeypatch)
     band = mdp._band()
     assert band is not None and band.sink.tolist() == [38, 39]
     theta = np.random.default_rng(8).normal(size=(6, mdp.n_states, mdp.n_actions))
     rewards = np.concatenate([scalarized(mdp, 6), scalarized(mdp, 6)[::-1]], axis=1)  # K = 2
     ref = dense_gradients(mdp, theta, rewards)
-    np.testing.assert_allclose(mdp._policy_gradients(theta, rewards), ref,
-                               rtol=1e-9, atol=1e-12 * np.abs(ref).max())
+    np.testing.assert_allclose(
+        mdp._policy_gradients(theta, rewards), ref, rtol=1e-9, atol=1e-12 * np.abs(ref).max()
+    )
     assert_matches_finite_differences(mdp, 9)
 
 
@@ -158,8 +171,10 @@ def test_dst_k_step_trajectories_equal_the_dense_step(monkeypatch: pytest.Monkey
 @pytest.mark.parametrize("actions", [1, 2, 4, 11])
 def test_log_softmax_and_action_sums_equal_numpy(actions: int) -> None:
     x = np.random.default_rng(actions).normal(size=(3, 5, actions)) * 30
-    np.testing.assert_allclose(mdp_model._log_softmax(x), log_softmax(x, axis=-1),
-                               rtol=1e-14, atol=1e-13)
-    np.testing.assert_allclose(mdp_model._reduce_actions(x, np.add), x.sum(-1),
-                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(
+        mdp_model._log_softmax(x), log_softmax(x, axis=-1), rtol=1e-14, atol=1e-13
+    )
+    np.testing.assert_allclose(
+        mdp_model._reduce_actions(x, np.add), x.sum(-1), rtol=1e-13, atol=1e-13
+    )
     np.testing.assert_array_equal(mdp_model._reduce_actions(x, np.maximum), x.max(-1))

@@ -51,8 +51,9 @@ def test_fast_gradient_matches_finite_differences(scale: str) -> None:
         e[s, a] = eps
         up = mdp.objectives(mdp.policy_from_logits(theta + e))
         down = mdp.objectives(mdp.policy_from_logits(theta - e))
-        np.testing.assert_allclose(grad[:, s, a], (up - down) / (2 * eps),
-                                   atol=1e-8 * max(1.0, np.abs(grad).max()))
+        np.testing.assert_allclose(
+            grad[:, s, a], (up - down) / (2 * eps), atol=1e-8 * max(1.0, np.abs(grad).max())
+        )
 
 
 def test_fast_and_plain_gradients_agree_to_rounding(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,8 +26,15 @@ DISCOUNTED_200 = (1 - GAMMA**200) / (1 - GAMMA)  # sum of gamma^t over a truncat
 
 
 def small(**options: object) -> SoftDQNSolver:
-    settings = {"episodes": 8, "n_envs": 8, "eval_episodes": 16, "learning_starts": 64,
-                "buffer_size": 4000, "batch_size": 32, "seed": 0}
+    settings = {
+        "episodes": 8,
+        "n_envs": 8,
+        "eval_episodes": 16,
+        "learning_starts": 64,
+        "buffer_size": 4000,
+        "batch_size": 32,
+        "seed": 0,
+    }
     settings.update(options)
     return SoftDQNSolver(**settings)  # type: ignore[arg-type]
 
@@ -185,12 +192,17 @@ def test_surf_runs_end_to_end_with_the_dqn() -> None:
 def test_benchmark_task_scores_against_the_union_of_points(tmp_path) -> None:
     from paretosurf.bench import get_task, run_task, write_report
 
-    report = run_task(get_task("mountaincar"), methods=["surf", "uniform", "ols", "soup"],
-                      seeds=1, n_segments=2, iterations=2, steps=2)
+    report = run_task(
+        get_task("mountaincar"),
+        methods=["surf", "uniform", "ols", "soup"],
+        seeds=1,
+        n_segments=2,
+        iterations=2,
+        steps=2,
+    )
     # the methods with slots report their most even round; OLS and Soup, which cannot, run
     settings = {name: runs[0].settings["report"] for name, runs in report.results.items()}
-    assert settings == {"surf": "most-even", "uniform": "most-even", "ols": "auto",
-                        "soup": "auto"}
+    assert settings == {"surf": "most-even", "uniform": "most-even", "ols": "auto", "soup": "auto"}
     data = report.to_json()
     assert data["hv_ref"] == list(HV_REFERENCE) and data["exact_reference"] is False
     union = np.concatenate([r.points for runs in report.results.values() for r in runs])
@@ -223,7 +235,7 @@ def scalarized(w: float, h: np.ndarray) -> float:
 
 @pytest.mark.parametrize("w", [0.0, 0.6, 1.0])
 def test_keep_best_returns_the_best_policy_of_the_call(w: float) -> None:
-    plain, kept = small(n_envs=4), small(n_envs=4, keep_best=True)   # two waves per call
+    plain, kept = small(n_envs=4), small(n_envs=4, keep_best=True)  # two waves per call
     a, b = plain.solve(w, None), kept.solve(w, None)
     # the same training stream (evaluation has its own generator): the same data ...
     np.testing.assert_array_equal(a.state.obs, b.state.obs)
@@ -237,8 +249,8 @@ def test_keep_best_returns_the_best_policy_of_the_call(w: float) -> None:
 
 def test_keep_best_never_returns_worse_than_the_warm_start() -> None:
     solver = small(keep_best=True)
-    never_push = fixed_policy(solver, [0.0, 0.0, -1.0])   # the w = 0 optimum, nearly
-    never_push.calls = 1                                  # a trained warm start
+    never_push = fixed_policy(solver, [0.0, 0.0, -1.0])  # the w = 0 optimum, nearly
+    never_push.calls = 1  # a trained warm start
     before = scalarized(0.0, solver.evaluate(never_push))
     sol = solver.solve(0.0, never_push)
     assert scalarized(0.0, sol.objectives) <= before + 1e-12
@@ -285,28 +297,45 @@ def test_batched_adam_step_matches_torch_adam_per_learner() -> None:
     batch = _Batch.stack(states, torch.device("cpu"), reset_optimizer=False)
     w = torch.tensor([0.2, 0.9], dtype=torch.float64)
     gen = torch.Generator().manual_seed(5)
-    ref = {k: torch.tensor(states[1].online[k], dtype=torch.float32, requires_grad=True)
-           for k in PARAMS}
+    ref = {
+        k: torch.tensor(states[1].online[k], dtype=torch.float32, requires_grad=True)
+        for k in PARAMS
+    }
     target = {k: torch.tensor(states[1].target[k], dtype=torch.float32) for k in PARAMS}
     opt = torch.optim.Adam(list(ref.values()), lr=solver.lr, betas=(0.9, 0.999), eps=1e-8)
     for k, p in ref.items():  # carry the learner's moments and step count into torch's Adam
-        opt.state[p] = {"step": torch.tensor(float(states[1].adam_t)),
-                        "exp_avg": torch.tensor(states[1].adam_m[k], dtype=torch.float32),
-                        "exp_avg_sq": torch.tensor(states[1].adam_v[k], dtype=torch.float32)}
-    buf = {name: torch.as_tensor(getattr(states[1], name)) for name in
-           ("obs", "action", "reward", "next_obs", "terminal", "valid")}
+        opt.state[p] = {
+            "step": torch.tensor(float(states[1].adam_t)),
+            "exp_avg": torch.tensor(states[1].adam_m[k], dtype=torch.float32),
+            "exp_avg_sq": torch.tensor(states[1].adam_v[k], dtype=torch.float32),
+        }
+    buf = {
+        name: torch.as_tensor(getattr(states[1], name))
+        for name in ("obs", "action", "reward", "next_obs", "terminal", "valid")
+    }
     size = states[1].size
     temperature, scale = solver._temperature, solver._scale
     for _ in range(3):
         rows = (torch.rand(2, solver.batch_size, generator=gen.clone_state())[1] * size).long()
-        batch.update(w, gen, beta=temperature, gamma=solver.gamma, scale=scale, lr=solver.lr,
-                     batch_size=solver.batch_size, target_update=1000, target_tau=0.0)
+        batch.update(
+            w,
+            gen,
+            beta=temperature,
+            gamma=solver.gamma,
+            scale=scale,
+            lr=solver.lr,
+            batch_size=solver.batch_size,
+            target_update=1000,
+            target_tau=0.0,
+        )
         rew = buf["reward"][rows].float()
         with torch.no_grad():
             q_next = _forward({k: v[None] for k, v in target.items()}, buf["next_obs"][rows][None])
             v_next = temperature * (torch.logsumexp(q_next[0] / temperature, -1) - math.log(3))
-            y = scale * (0.9 * rew[:, 0] + 0.1 * rew[:, 1]) + solver.gamma * (
-                ~buf["terminal"][rows]).float() * v_next
+            y = (
+                scale * (0.9 * rew[:, 0] + 0.1 * rew[:, 1])
+                + solver.gamma * (~buf["terminal"][rows]).float() * v_next
+            )
         q = _forward({k: v[None] for k, v in ref.items()}, buf["obs"][rows][None].float())[0]
         q = q.gather(-1, buf["action"][rows, None]).squeeze(-1)
         mask = buf["valid"][rows].float()
@@ -315,19 +344,25 @@ def test_batched_adam_step_matches_torch_adam_per_learner() -> None:
         (loss / mask.sum().clamp(min=1.0)).backward()
         opt.step()
     for k in PARAMS:
-        torch.testing.assert_close(batch.online[k][1].detach(), ref[k].detach(),
-                                   rtol=1e-5, atol=1e-6)
-    assert not torch.equal(batch.online["w3"][1], torch.as_tensor(states[1].online["w3"],
-                                                                  dtype=torch.float32))
+        torch.testing.assert_close(
+            batch.online[k][1].detach(), ref[k].detach(), rtol=1e-5, atol=1e-6
+        )
+    assert not torch.equal(
+        batch.online["w3"][1], torch.as_tensor(states[1].online["w3"], dtype=torch.float32)
+    )
 
 
-@pytest.mark.parametrize(("device", "error", "message"), [
-    ("gpu", ValueError, "device must be 'cpu' or 'cuda\\[:N\\]', got 'gpu'"),
-    ("cuda:x", ValueError, "device must be 'cpu' or 'cuda"),
-    (None, TypeError, "device must be 'cpu' or 'cuda"),
-])
-def test_an_unknown_device_is_refused_when_the_solver_is_made(device: object, error: type,
-                                                              message: str) -> None:
+@pytest.mark.parametrize(
+    ("device", "error", "message"),
+    [
+        ("gpu", ValueError, "device must be 'cpu' or 'cuda\\[:N\\]', got 'gpu'"),
+        ("cuda:x", ValueError, "device must be 'cpu' or 'cuda"),
+        (None, TypeError, "device must be 'cpu' or 'cuda"),
+    ],
+)
+def test_an_unknown_device_is_refused_when_the_solver_is_made(
+    device: object, error: type, message: str
+) -> None:
     with pytest.raises(error, match=message):
         SoftDQNSolver(device=device)  # type: ignore[arg-type]
 

@@ -31,8 +31,7 @@ def random_spd(rng: np.random.Generator, n: int) -> np.ndarray:
 
 def random_quadratic(seed: int = 0, n: int = 3) -> Quadratic:
     rng = np.random.default_rng(seed)
-    return Quadratic(random_spd(rng, n), rng.normal(size=n), random_spd(rng, n),
-                     rng.normal(size=n))
+    return Quadratic(random_spd(rng, n), rng.normal(size=n), random_spd(rng, n), rng.normal(size=n))
 
 
 def scalar(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[float], float]:
@@ -52,8 +51,9 @@ def quad_cdf(speed: Callable[[float], float]) -> Callable[[float], float]:
 def quad_quantiles(speed: Callable[[float], float], n: int) -> np.ndarray:
     """Phi^{-1}(k / N) by brentq on the quadrature CDF."""
     phi = quad_cdf(speed)
-    inner = [brentq(lambda w, q=k / n: phi(w) - q, 0.0, 1.0, xtol=1e-15, rtol=1e-15)
-             for k in range(1, n)]
+    inner = [
+        brentq(lambda w, q=k / n: phi(w) - q, 0.0, 1.0, xtol=1e-15, rtol=1e-15) for k in range(1, n)
+    ]
     return np.array([0.0, *inner, 1.0])
 
 
@@ -110,16 +110,21 @@ def test_quadratic1d_cdf_is_continuous_across_ratio_one() -> None:
 def test_quadratic1d_cdf_symmetry(ratio: float) -> None:
     # Phi(w; r) = 1 - Phi(1 - w; 1/r) (eq. Farc_symmetry).
     w = np.linspace(0.0, 1.0, 51)
-    np.testing.assert_allclose(Quadratic1DCDF(ratio)(w), 1 - Quadratic1DCDF(1 / ratio)(1 - w),
-                               atol=1e-13)
+    np.testing.assert_allclose(
+        Quadratic1DCDF(ratio)(w), 1 - Quadratic1DCDF(1 / ratio)(1 - w), atol=1e-13
+    )
 
 
 def test_quadratic1d_ratio_one_is_paper_asinh_formula() -> None:
     # eq. Farc_r1 with t sqrt(1 + t^2) = sqrt(2) (2w - 1) sqrt(2w^2 - 2w + 1), t = 2w - 1. (The
     # paper's display omits this sqrt(2); without it Phi(0) = sqrt(2) - 1 != 0.)
     w = np.linspace(0.0, 1.0, 33)
-    paper = (np.sqrt(2) * (2 * w - 1) * np.sqrt(2 * w**2 - 2 * w + 1) + np.arcsinh(2 * w - 1)
-             + np.sqrt(2) + np.arcsinh(1)) / (2 * np.sqrt(2) + 2 * np.arcsinh(1))
+    paper = (
+        np.sqrt(2) * (2 * w - 1) * np.sqrt(2 * w**2 - 2 * w + 1)
+        + np.arcsinh(2 * w - 1)
+        + np.sqrt(2)
+        + np.arcsinh(1)
+    ) / (2 * np.sqrt(2) + 2 * np.arcsinh(1))
     np.testing.assert_allclose(Quadratic1D(3.0, 0.0, 3.0, 1.0).cdf()(w), paper, atol=1e-14)
 
 
@@ -127,8 +132,7 @@ def test_quadratic1d_swapping_objectives_mirrors_front() -> None:
     prob = Quadratic1D(1.0, 0.0, 4.0, 2.0)
     swapped = Quadratic1D(4.0, 2.0, 1.0, 0.0)
     w = np.linspace(0.0, 1.0, 17)
-    np.testing.assert_allclose(swapped.front(1 - w), prob.front(w)[:, ::-1], rtol=1e-13,
-                               atol=1e-14)
+    np.testing.assert_allclose(swapped.front(1 - w), prob.front(w)[:, ::-1], rtol=1e-13, atol=1e-14)
     np.testing.assert_allclose(swapped.cdf()(1 - w), 1 - prob.cdf()(w), atol=1e-13)
 
 
@@ -137,11 +141,14 @@ def test_quadratic1d_front_is_paper_formula_and_objectives_of_argmin() -> None:
     prob = Quadratic1D(q1, b1, q2, b2)
     w = np.linspace(0.0, 1.0, 13)
     den = w * q1 + (1 - w) * q2
-    paper = np.c_[q1 * q2**2 * (1 - w) ** 2 * (b2 - b1) ** 2 / den**2,
-                  q2 * q1**2 * w**2 * (b2 - b1) ** 2 / den**2]
+    paper = np.c_[
+        q1 * q2**2 * (1 - w) ** 2 * (b2 - b1) ** 2 / den**2,
+        q2 * q1**2 * w**2 * (b2 - b1) ** 2 / den**2,
+    ]
     np.testing.assert_allclose(prob.front(w), paper, rtol=1e-13, atol=1e-13)
-    looped = np.array([[q1 * (prob.argmin(x)[0] - b1) ** 2, q2 * (prob.argmin(x)[0] - b2) ** 2]
-                       for x in w])
+    looped = np.array(
+        [[q1 * (prob.argmin(x)[0] - b1) ** 2, q2 * (prob.argmin(x)[0] - b2) ** 2] for x in w]
+    )
     np.testing.assert_allclose(looped, paper, rtol=1e-12, atol=1e-13)
     # The Pareto set is the interval between the minimizers, swept monotonically from b2 to b1.
     xs = np.array([prob.argmin(x)[0] for x in w])
@@ -175,8 +182,13 @@ def test_gear_toy_midpoint_weight_is_closed_form() -> None:
 
 
 # -------------------------------------------------------------------------------- cdf invariants
-CDFS = [Quadratic1DCDF(0.1), Quadratic1DCDF(1.0), Quadratic1DCDF(12.0), GearToyCDF(1.0),
-        GearToyCDF(9.0)]
+CDFS = [
+    Quadratic1DCDF(0.1),
+    Quadratic1DCDF(1.0),
+    Quadratic1DCDF(12.0),
+    GearToyCDF(1.0),
+    GearToyCDF(9.0),
+]
 
 
 @pytest.mark.parametrize("cdf", CDFS, ids=repr)
@@ -208,8 +220,9 @@ def test_rule1_on_quadratic1d_matches_closed_form_and_quadrature(
     np.testing.assert_allclose(weights, prob.cdf().quantile_weights(n), atol=1e-8)
     if n == 4:  # the quadrature/brentq reference is slower; one N suffices
         q1, _, q2, _ = case
-        np.testing.assert_allclose(weights, quad_quantiles(speed_1d_unnormalized(q1, q2), n),
-                                   atol=1e-8)
+        np.testing.assert_allclose(
+            weights, quad_quantiles(speed_1d_unnormalized(q1, q2), n), atol=1e-8
+        )
 
 
 def test_rule1_on_random_3d_quadratic_matches_paper_m_formulas() -> None:
@@ -274,7 +287,8 @@ def test_gear_toy_argmin_minimizes_geared_scalarization(p: float) -> None:
     for w in (0.1, 0.5, 0.9):
         brute = minimize_scalar(
             lambda x, w=w: w * np.sqrt(p) / 2 * (x - 1) ** 2 + (1 - w) * x**2 / 2,
-            bracket=(0.0, 1.0), tol=1e-12,
+            bracket=(0.0, 1.0),
+            tol=1e-12,
         ).x
         assert toy.argmin(w) == pytest.approx(brute, abs=1e-7)
 
@@ -392,8 +406,10 @@ def test_gear_toy_scalarized_objectives_are_what_its_argmin_minimizes() -> None:
     for w in (0.1, 0.5, 0.8):
         x = toy.argmin(w)
         grid = np.linspace(-0.5, 1.5, 4001)
-        values = [w * toy.scalarized_objectives(g)[0] + (1 - w) * toy.scalarized_objectives(g)[1]
-                  for g in grid]
+        values = [
+            w * toy.scalarized_objectives(g)[0] + (1 - w) * toy.scalarized_objectives(g)[1]
+            for g in grid
+        ]
         assert abs(grid[int(np.argmin(values))] - x) < 1e-3
         eps = 1e-6
         fd = (toy.scalarized_objectives(x + eps) - toy.scalarized_objectives(x - eps)) / (2 * eps)

@@ -77,11 +77,13 @@ def from_pymoo(
     except ImportError as exc:  # pragma: no cover - pymoo is a dev dependency
         raise ImportError("from_pymoo needs pymoo: pip install paretosurf[dev]") from exc
     if not isinstance(problem, Problem):
-        raise TypeError(f"problem must be a pymoo.core.problem.Problem, got "
-                        f"{type(problem).__name__}")
+        raise TypeError(
+            f"problem must be a pymoo.core.problem.Problem, got {type(problem).__name__}"
+        )
     if problem.n_obj < 2:
-        raise ValueError(f"problem must have 2 or more objectives (n_obj >= 2), got n_obj = "
-                         f"{problem.n_obj}")
+        raise ValueError(
+            f"problem must have 2 or more objectives (n_obj >= 2), got n_obj = {problem.n_obj}"
+        )
     n = int(problem.n_var)
     lb = _bound(problem.xl, n, -np.inf)
     ub = _bound(problem.xu, n, np.inf)
@@ -95,11 +97,23 @@ def from_pymoo(
         constraints.append({"type": "ineq", "fun": ev.inequalities})
     if _count(problem, "n_eq_constr"):
         constraints.append({"type": "eq", "fun": ev.equalities})
-    bounds = None if np.all(np.isneginf(lb) & np.isposinf(ub)) else list(
-        zip(lb.tolist(), ub.tolist(), strict=True))
-    return ScipySolver(ev.objectives, x0, scalarization=scalarization, method=method,
-                       steps=steps, bounds=bounds, constraints=constraints, ideal=ideal,
-                       rho=rho, options=options)
+    bounds = (
+        None
+        if np.all(np.isneginf(lb) & np.isposinf(ub))
+        else list(zip(lb.tolist(), ub.tolist(), strict=True))
+    )
+    return ScipySolver(
+        ev.objectives,
+        x0,
+        scalarization=scalarization,
+        method=method,
+        steps=steps,
+        bounds=bounds,
+        constraints=constraints,
+        ideal=ideal,
+        rho=rho,
+        options=options,
+    )
 
 
 def _bound(value: Any, n: int, default: float) -> FloatArray:

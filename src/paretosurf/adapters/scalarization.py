@@ -156,16 +156,22 @@ def check_weight(w: object, *, name: str = "weight") -> float | FloatArray:
     if isinstance(w, (np.ndarray, list, tuple)):
         vec = np.array(w, dtype=np.float64)
         if vec.ndim == 1 and vec.size >= 2:
-            if not (np.all(np.isfinite(vec)) and np.all(vec >= 0)
-                    and abs(float(vec.sum()) - 1.0) <= SIMPLEX_SUM_TOL):
-                raise ValueError(f"{name} must be a weight vector on the simplex (entries "
-                                 f">= 0 summing to 1), got {vec.tolist()}")
+            if not (
+                np.all(np.isfinite(vec))
+                and np.all(vec >= 0)
+                and abs(float(vec.sum()) - 1.0) <= SIMPLEX_SUM_TOL
+            ):
+                raise ValueError(
+                    f"{name} must be a weight vector on the simplex (entries "
+                    f">= 0 summing to 1), got {vec.tolist()}"
+                )
             return vec
         if vec.ndim == 0:
             w = float(vec)
     if isinstance(w, bool) or not isinstance(w, numbers.Real):
-        raise TypeError(f"{name} must be a real number in [0, 1] or a weight vector on the "
-                        f"simplex, got {w!r}")
+        raise TypeError(
+            f"{name} must be a real number in [0, 1] or a weight vector on the simplex, got {w!r}"
+        )
     value = float(w)
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must lie in [0, 1], got {value}")
@@ -234,19 +240,30 @@ class Scalarization:
     rho: float
     floor: float
 
-    def __init__(self, kind: str = "linear", *, ideal: ArrayLike | None = None,
-                 rho: float = DEFAULT_RHO, floor: float = DEFAULT_FLOOR) -> None:
+    def __init__(
+        self,
+        kind: str = "linear",
+        *,
+        ideal: ArrayLike | None = None,
+        rho: float = DEFAULT_RHO,
+        floor: float = DEFAULT_FLOOR,
+    ) -> None:
         if not isinstance(kind, str) or kind not in SCALARIZATIONS:
-            raise ValueError(f"scalarization must be one of {list(SCALARIZATIONS)}, "
-                             f"got {kind!r}")
+            raise ValueError(f"scalarization must be one of {list(SCALARIZATIONS)}, got {kind!r}")
         self.kind = kind
         self.ideal = None if ideal is None else _as_ideal(ideal)
-        if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not (
-                np.isfinite(rho) and rho >= 0):
+        if (
+            isinstance(rho, bool)
+            or not isinstance(rho, numbers.Real)
+            or not (np.isfinite(rho) and rho >= 0)
+        ):
             raise ValueError(f"rho must be a finite number >= 0, got {rho!r}")
         self.rho = float(rho)
-        if isinstance(floor, bool) or not isinstance(floor, numbers.Real) or not (
-                0.0 < floor <= 0.5):
+        if (
+            isinstance(floor, bool)
+            or not isinstance(floor, numbers.Real)
+            or not (0.0 < floor <= 0.5)
+        ):
             raise ValueError(f"floor must lie in (0, 0.5], got {floor!r}")
         self.floor = float(floor)
 
@@ -282,7 +299,8 @@ class Scalarization:
                 raise ValueError(
                     "scalarization 'asf' takes weight vectors (its corner e_m is where "
                     "objective m is worst), not the scalar weight of objective 1: give [w, 1 - w]"
-                    " or use 'modified_tchebycheff' (the same ray, oriented by w)")
+                    " or use 'modified_tchebycheff' (the same ray, oriented by w)"
+                )
             return 1.0 / np.maximum(weight_vector(w), self.floor)
         lam = weight_vector(w)
         if self.kind == "linear":
@@ -316,30 +334,34 @@ class Scalarization:
         if h.ndim == 0 or h.shape[-1] != m:
             raise ValueError(f"values must have shape (..., {m}), got shape {h.shape}")
         if self.needs_ideal and self.ideal is None:
-            raise ValueError(f"scalarization {self.kind!r} needs an ideal point; "
-                             "give ideal=[z1, z2, ...]")
+            raise ValueError(
+                f"scalarization {self.kind!r} needs an ideal point; give ideal=[z1, z2, ...]"
+            )
         if self.ideal is not None and self.ideal.size != m:
-            raise ValueError(f"the ideal point has {self.ideal.size} objectives, the weight "
-                             f"{m}")
+            raise ValueError(f"the ideal point has {self.ideal.size} objectives, the weight {m}")
         out = self.combine(h, coefficients, self.ideal)
         return float(out) if np.ndim(out) == 0 else out
 
     def __repr__(self) -> str:
         ideal = None if self.ideal is None else self.ideal.tolist()
-        return (f"Scalarization({self.kind!r}, ideal={ideal}, rho={self.rho:g}, "
-                f"floor={self.floor:g})")
+        return (
+            f"Scalarization({self.kind!r}, ideal={ideal}, rho={self.rho:g}, floor={self.floor:g})"
+        )
 
 
 def _as_ideal(ideal: ArrayLike) -> FloatArray:
     z = np.asarray(ideal, dtype=np.float64)
     if z.ndim != 1 or z.size < 2 or not np.all(np.isfinite(z)):
-        raise ValueError(f"ideal must be a finite vector with one entry per objective (2 or "
-                         f"more), got {np.asarray(ideal)!r}")
+        raise ValueError(
+            f"ideal must be a finite vector with one entry per objective (2 or "
+            f"more), got {np.asarray(ideal)!r}"
+        )
     return z.copy()
 
 
-def as_scalarization(scalarization: str | Scalarization, ideal: ArrayLike | None = None,
-                     rho: float | None = None) -> Scalarization:
+def as_scalarization(
+    scalarization: str | Scalarization, ideal: ArrayLike | None = None, rho: float | None = None
+) -> Scalarization:
     """The :class:`Scalarization` an adapter's ``scalarization``, ``ideal`` and ``rho``
     arguments describe (an instance carries its own ``ideal`` and ``rho``).
 
@@ -351,12 +373,16 @@ def as_scalarization(scalarization: str | Scalarization, ideal: ArrayLike | None
     """
     if isinstance(scalarization, Scalarization):
         if ideal is not None or rho is not None:
-            raise ValueError("give ideal and rho inside the Scalarization, not as keywords "
-                             "next to a Scalarization instance")
+            raise ValueError(
+                "give ideal and rho inside the Scalarization, not as keywords "
+                "next to a Scalarization instance"
+            )
         return scalarization
     if not isinstance(scalarization, str) or scalarization not in SCALARIZATIONS:
-        raise ValueError(f"scalarization must be one of {list(SCALARIZATIONS)} or a "
-                         f"Scalarization, got {scalarization!r}")
+        raise ValueError(
+            f"scalarization must be one of {list(SCALARIZATIONS)} or a "
+            f"Scalarization, got {scalarization!r}"
+        )
     return Scalarization(scalarization, ideal=ideal, rho=DEFAULT_RHO if rho is None else rho)
 
 
@@ -373,8 +399,10 @@ def ideal_margin(best: ArrayLike, worst: ArrayLike) -> FloatArray:
     """
     lo = np.asarray(best, dtype=np.float64)
     hi = np.asarray(worst, dtype=np.float64)
-    return np.asarray(IDEAL_MARGIN_REL * (hi - lo) + IDEAL_MARGIN_ABS * np.maximum(
-        1.0, np.abs(lo)), dtype=np.float64)
+    return np.asarray(
+        IDEAL_MARGIN_REL * (hi - lo) + IDEAL_MARGIN_ABS * np.maximum(1.0, np.abs(lo)),
+        dtype=np.float64,
+    )
 
 
 class IdealPoint:
@@ -423,8 +451,14 @@ class IdealPoint:
     value: FloatArray | None
     given: bool
 
-    def __init__(self, value: ArrayLike | None, *, given: bool,
-                 best: ArrayLike | None = None, worst: ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        value: ArrayLike | None,
+        *,
+        given: bool,
+        best: ArrayLike | None = None,
+        worst: ArrayLike | None = None,
+    ) -> None:
         if given and value is None:
             raise ValueError("a given ideal point needs its value")
         self.value = None if value is None else _as_ideal(value)
@@ -492,8 +526,10 @@ class IdealPoint:
         m = self.n_objectives
         if pts.ndim != 2 or pts.shape[1] < 2 or (m is not None and pts.shape[1] != m):
             want = f"(R, {m})" if m is not None else "(R, M) with M >= 2"
-            raise ValueError(f"points must be an array of shape {want} (one objective vector "
-                             f"per row), got shape {pts.shape}")
+            raise ValueError(
+                f"points must be an array of shape {want} (one objective vector "
+                f"per row), got shape {pts.shape}"
+            )
         pts = pts[np.all(np.isfinite(pts), axis=1)]
         if pts.shape[0] == 0:
             return False

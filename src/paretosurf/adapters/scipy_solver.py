@@ -230,9 +230,19 @@ def from_scipy(
     >>> tch.ideal.round(8).tolist()
     [-4.01e-06, -4.01e-06]
     """
-    return ScipySolver(objectives, x0, scalarization=scalarization, method=method, steps=steps,
-                       jac=jac, bounds=bounds, constraints=constraints, ideal=ideal, rho=rho,
-                       options=options)
+    return ScipySolver(
+        objectives,
+        x0,
+        scalarization=scalarization,
+        method=method,
+        steps=steps,
+        jac=jac,
+        bounds=bounds,
+        constraints=constraints,
+        ideal=ideal,
+        rho=rho,
+        options=options,
+    )
 
 
 class ScipySolver:
@@ -275,23 +285,27 @@ class ScipySolver:
         options: Mapping[str, Any] | None = None,
     ) -> None:
         if not callable(objectives):
-            raise TypeError(f"objectives must be a callable x -> (h1, h2), got "
-                            f"{type(objectives).__name__}")
+            raise TypeError(
+                f"objectives must be a callable x -> (h1, h2), got {type(objectives).__name__}"
+            )
         if jac is not None and not callable(jac):
-            raise TypeError(f"jac must be a callable x -> (M, n) Jacobian or None, got "
-                            f"{type(jac).__name__}")
+            raise TypeError(
+                f"jac must be a callable x -> (M, n) Jacobian or None, got {type(jac).__name__}"
+            )
         self.objectives = objectives
         self.jac = jac
         self.x0 = _as_x0(x0)
         n = self.x0.size
         self.bounds = _as_bounds(bounds, n)
         if self.bounds is not None and not np.all(
-                (self.bounds[0] <= self.x0) & (self.x0 <= self.bounds[1])):
+            (self.bounds[0] <= self.x0) & (self.x0 <= self.bounds[1])
+        ):
             raise ValueError("x0 must lie within bounds")
         self.constraints = _as_constraints(constraints)
         sc = as_scalarization(scalarization, ideal, rho)
-        self.method = _choose_method(sc.kind, method, self.bounds is not None,
-                                     bool(self.constraints))
+        self.method = _choose_method(
+            sc.kind, method, self.bounds is not None, bool(self.constraints)
+        )
         self.steps = None if steps is None else check_positive_int(steps, name="steps")
         self.options = _as_options(options, self.steps)
 
@@ -310,7 +324,8 @@ class ScipySolver:
                 "refuses (its corner e_m is where objective m is worst). Use "
                 "'modified_tchebycheff': for two objectives it solves the same problems (the "
                 "front point on the ray from the ideal point along (1 - w, w), 'asf' with the "
-                "weight vector [1 - w, w])")
+                "weight vector [1 - w, w])"
+            )
         #: The ideal point's state over the run (None for linear scalarization).
         self._ideal: IdealPoint | None = None
         if sc.needs_ideal:
@@ -387,30 +402,36 @@ class ScipySolver:
         w = check_weight(weight)
         m = 2 if isinstance(w, float) else w.size
         if m != self.n_objectives:
-            raise ValueError(f"weight {weight!r} is for {m} objectives, but objectives(x) "
-                             f"returns {self.n_objectives} values")
+            raise ValueError(
+                f"weight {weight!r} is for {m} objectives, but objectives(x) "
+                f"returns {self.n_objectives} values"
+            )
         start = self.x0 if state is None else self._as_state(state)
         return self._run(self.scalarization, w, start, self.steps)
 
     def evaluate(self, state: ArrayLike) -> FloatArray:
         """The objectives at a state (a decision vector), e.g. one the Soup baseline mixed
         from two solutions (states are arrays, so its default linear interpolation applies)."""
-        return _as_values(self.objectives(self._as_state(state)), "objectives(x)",
-                          self.n_objectives)
+        return _as_values(
+            self.objectives(self._as_state(state)), "objectives(x)", self.n_objectives
+        )
 
     # -- internals -----------------------------------------------------------------------
 
     def _as_state(self, state: ArrayLike) -> FloatArray:
         x = np.asarray(state, dtype=np.float64)
         if x.shape != self.x0.shape or not np.all(np.isfinite(x)):
-            raise ValueError(f"state must be a finite decision vector of shape {self.x0.shape} "
-                             f"(the x a previous solve returned), got {state!r}")
+            raise ValueError(
+                f"state must be a finite decision vector of shape {self.x0.shape} "
+                f"(the x a previous solve returned), got {state!r}"
+            )
         if self.bounds is not None:  # solvers may return points a rounding error outside
             x = np.clip(x, *self.bounds)
         return x
 
-    def _run(self, sc: Scalarization, w: float | FloatArray, start: FloatArray,
-             steps: int | None) -> Solution:
+    def _run(
+        self, sc: Scalarization, w: float | FloatArray, start: FloatArray, steps: int | None
+    ) -> Solution:
         ev = _Evaluator(self.objectives, self.jac, start.size, self.n_objectives)
         coef = sc.coefficients(w)
         options = dict(self.options)
@@ -441,8 +462,9 @@ class ScipySolver:
             # start (the floor of _problem_scale made warm-started DTLZ1 solves under "asf"
             # stop far from the front)
             scale = float(np.max(np.abs(coef * (ev.values(start) - sc.ideal))))
-            epi = _Epigraph(ev, coef, sc.ideal, sc.rho,
-                            scale if np.isfinite(scale) and scale > 0 else 1.0)
+            epi = _Epigraph(
+                ev, coef, sc.ideal, sc.rho, scale if np.isfinite(scale) and scale > 0 else 1.0
+            )
             if self.method == "SLSQP":
                 options.setdefault("ftol", SLSQP_FTOL)
             elif sc.rho == 0.0:
@@ -453,8 +475,10 @@ class ScipySolver:
             if self.bounds is not None:
                 lb, ub = self.bounds
                 kwargs["bounds"] = Bounds(np.append(lb, -np.inf), np.append(ub, np.inf))
-            kwargs["constraints"] = [epi.constraint_dict(self.jac is not None),
-                                     *(_lift(c) for c in self.constraints)]
+            kwargs["constraints"] = [
+                epi.constraint_dict(self.jac is not None),
+                *(_lift(c) for c in self.constraints),
+            ]
             res = minimize(epi, np.append(start, epi.t_start(start)), **kwargs)
             x = np.asarray(res.x[:-1], dtype=np.float64)
         if self.bounds is not None:
@@ -478,12 +502,15 @@ class ScipySolver:
         solves, linear scalarization at the corners of the weight simplex), (M, M)."""
         linear = Scalarization("linear")
         corners: list[float | FloatArray] = (
-            [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives)))
+            [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives))
+        )
         return np.array([self._run(linear, w, self.x0, None).objectives for w in corners])
 
     def __repr__(self) -> str:
-        return (f"ScipySolver(scalarization={self.scalarization.kind!r}, "
-                f"method={self.method!r}, steps={self.steps}, n={self.x0.size})")
+        return (
+            f"ScipySolver(scalarization={self.scalarization.kind!r}, "
+            f"method={self.method!r}, steps={self.steps}, n={self.x0.size})"
+        )
 
 
 # -- objective evaluation ----------------------------------------------------------------
@@ -493,8 +520,13 @@ class _Evaluator:
     """Objectives and Jacobian at ``x``, remembering the last few points (scipy asks for the
     objective and the constraints at the same iterate)."""
 
-    def __init__(self, objectives: Callable[[FloatArray], ArrayLike],
-                 jac: Callable[[FloatArray], ArrayLike] | None, n: int, m: int) -> None:
+    def __init__(
+        self,
+        objectives: Callable[[FloatArray], ArrayLike],
+        jac: Callable[[FloatArray], ArrayLike] | None,
+        n: int,
+        m: int,
+    ) -> None:
         self._objectives = objectives
         self._jac = jac
         self._n = n
@@ -510,8 +542,9 @@ class _Evaluator:
         key = np.asarray(x, dtype=np.float64).tobytes()
         out = self._values.get(key)
         if out is None:
-            out = _as_values(self._objectives(np.array(x, dtype=np.float64)), "objectives(x)",
-                             self._m)
+            out = _as_values(
+                self._objectives(np.array(x, dtype=np.float64)), "objectives(x)", self._m
+            )
             self.calls += 1
             if not np.all(np.isfinite(out)):
                 self.non_finite += 1
@@ -552,8 +585,9 @@ class _Epigraph:
     ``t + rho * sum_m c_m (h_m - z_m) / s`` and the constraints ``t - c_m (h_m - z_m) / s >=
     0``, with a common scale ``s > 0``."""
 
-    def __init__(self, ev: _Evaluator, coef: FloatArray, ideal: FloatArray, rho: float,
-                 scale: float) -> None:
+    def __init__(
+        self, ev: _Evaluator, coef: FloatArray, ideal: FloatArray, rho: float, scale: float
+    ) -> None:
         self.ev, self.coef, self.ideal, self.rho, self.scale = ev, coef, ideal, rho, scale
 
     def terms(self, x: FloatArray) -> FloatArray:
@@ -643,13 +677,18 @@ def _lift(con: Any) -> Any:
     """A user constraint on ``x`` as a constraint on ``y = (x, t)``."""
     if isinstance(con, LinearConstraint):
         a = np.atleast_2d(np.asarray(con.A, dtype=np.float64))
-        return LinearConstraint(np.hstack([a, np.zeros((a.shape[0], 1))]), con.lb, con.ub,
-                                keep_feasible=con.keep_feasible)
+        return LinearConstraint(
+            np.hstack([a, np.zeros((a.shape[0], 1))]),
+            con.lb,
+            con.ub,
+            keep_feasible=con.keep_feasible,
+        )
     if isinstance(con, NonlinearConstraint):
         jac = _JacobianOnX(con.jac) if callable(con.jac) else con.jac
         hess = _HessianOnX(con.hess) if callable(con.hess) else con.hess
-        return NonlinearConstraint(_OnX(con.fun), con.lb, con.ub, jac=jac, hess=hess,
-                                   keep_feasible=con.keep_feasible)
+        return NonlinearConstraint(
+            _OnX(con.fun), con.lb, con.ub, jac=jac, hess=hess, keep_feasible=con.keep_feasible
+        )
     out = dict(con)
     out["fun"] = _OnX(con["fun"])
     if callable(con.get("jac")):
@@ -679,9 +718,11 @@ def _check_ideal_length(sc: Scalarization, m: int, *, given_here: bool) -> None:
     if sc.ideal is None or sc.ideal.size == m:
         return
     where = "ideal" if given_here else "the Scalarization's ideal"
-    raise ValueError(f"{where} has {sc.ideal.size} entries ({sc.ideal.tolist()}), but "
-                     f"objectives(x0) returns {m} values: give one ideal value per objective "
-                     f"(length {m})")
+    raise ValueError(
+        f"{where} has {sc.ideal.size} entries ({sc.ideal.tolist()}), but "
+        f"objectives(x0) returns {m} values: give one ideal value per objective "
+        f"(length {m})"
+    )
 
 
 def _as_jacobian(raw: object, n: int, m: int) -> FloatArray:
@@ -701,10 +742,15 @@ def _as_jacobian(raw: object, n: int, m: int) -> FloatArray:
             shape: object = np.shape(np.asarray(raw, dtype=object))
         except ValueError:  # ragged nested sequences
             shape = "of ragged rows"
-        hint = (" (the transpose: stack the gradients as rows, e.g. np.stack(grads, axis=0))"
-                if shape == (n, m) else "")
-        raise ValueError(f"jac(x) must return the ({m}, {n}) Jacobian of the objectives (M, n): "
-                         f"row k the gradient of objective k; got shape {shape}{hint}")
+        hint = (
+            " (the transpose: stack the gradients as rows, e.g. np.stack(grads, axis=0))"
+            if shape == (n, m)
+            else ""
+        )
+        raise ValueError(
+            f"jac(x) must return the ({m}, {n}) Jacobian of the objectives (M, n): "
+            f"row k the gradient of objective k; got shape {shape}{hint}"
+        )
     return jac
 
 
@@ -729,13 +775,15 @@ def _as_bounds(bounds: Any, n: int) -> tuple[FloatArray, FloatArray] | None:
     else:
         pairs = list(bounds)
         if len(pairs) != n or any(np.size(p) != 2 for p in pairs):
-            raise ValueError(f"bounds must be {n} (low, high) pairs or a "
-                             f"scipy.optimize.Bounds, got {bounds!r}")
+            raise ValueError(
+                f"bounds must be {n} (low, high) pairs or a scipy.optimize.Bounds, got {bounds!r}"
+            )
         lb = np.array([-np.inf if p[0] is None else p[0] for p in pairs], dtype=np.float64)
         ub = np.array([np.inf if p[1] is None else p[1] for p in pairs], dtype=np.float64)
     if np.any(np.isnan(lb) | np.isnan(ub)) or np.any(lb > ub):
-        raise ValueError(f"bounds must have low <= high, got low {lb.tolist()} and high "
-                         f"{ub.tolist()}")
+        raise ValueError(
+            f"bounds must have low <= high, got low {lb.tolist()} and high {ub.tolist()}"
+        )
     if np.all(np.isneginf(lb) & np.isposinf(ub)):
         return None
     return lb, ub
@@ -744,25 +792,35 @@ def _as_bounds(bounds: Any, n: int) -> tuple[FloatArray, FloatArray] | None:
 def _as_constraints(constraints: Any) -> list[Any]:
     if constraints is None:
         return []
-    items = ([constraints] if isinstance(constraints, (dict, LinearConstraint,
-                                                        NonlinearConstraint))
-             else list(constraints) if isinstance(constraints, Iterable) else None)
+    items = (
+        [constraints]
+        if isinstance(constraints, (dict, LinearConstraint, NonlinearConstraint))
+        else list(constraints)
+        if isinstance(constraints, Iterable)
+        else None
+    )
     if items is None:
-        raise TypeError("constraints must be a dict, LinearConstraint, NonlinearConstraint "
-                        f"or a sequence of them, got {type(constraints).__name__}")
+        raise TypeError(
+            "constraints must be a dict, LinearConstraint, NonlinearConstraint "
+            f"or a sequence of them, got {type(constraints).__name__}"
+        )
     for con in items:
         if isinstance(con, (LinearConstraint, NonlinearConstraint)):
             continue
-        if not isinstance(con, Mapping) or con.get("type") not in ("eq", "ineq") or not callable(
-                con.get("fun")):
-            raise TypeError("each constraint must be a LinearConstraint, a "
-                            "NonlinearConstraint or a dict with 'type' ('eq' or 'ineq') and "
-                            f"a callable 'fun', got {con!r}")
+        if (
+            not isinstance(con, Mapping)
+            or con.get("type") not in ("eq", "ineq")
+            or not callable(con.get("fun"))
+        ):
+            raise TypeError(
+                "each constraint must be a LinearConstraint, a "
+                "NonlinearConstraint or a dict with 'type' ('eq' or 'ineq') and "
+                f"a callable 'fun', got {con!r}"
+            )
     return [dict(c) if isinstance(c, Mapping) else c for c in items]
 
 
-def _choose_method(kind: str, method: str | None, has_bounds: bool,
-                   has_constraints: bool) -> str:
+def _choose_method(kind: str, method: str | None, has_bounds: bool, has_constraints: bool) -> str:
     smooth = kind == "linear"
     if method is None:
         return "L-BFGS-B" if smooth and not has_constraints else "SLSQP"
@@ -776,13 +834,18 @@ def _choose_method(kind: str, method: str | None, has_bounds: bool,
             f"method {name!r} cannot solve scalarization {kind!r}: a Tchebycheff "
             "scalarization is not smooth and is solved in epigraph form (minimize t subject "
             f"to c_m (h_m - z_m) <= t), which needs a method with constraints: "
-            f"{list(EPIGRAPH_METHODS)}")
+            f"{list(EPIGRAPH_METHODS)}"
+        )
     if has_constraints and not takes_constraints:
-        raise ValueError(f"method {name!r} cannot take constraints; use one of "
-                         f"{[m for m, caps in LINEAR_METHODS.items() if caps[1]]}")
+        raise ValueError(
+            f"method {name!r} cannot take constraints; use one of "
+            f"{[m for m, caps in LINEAR_METHODS.items() if caps[1]]}"
+        )
     if has_bounds and not takes_bounds:
-        raise ValueError(f"method {name!r} cannot take bounds; use one of "
-                         f"{[m for m, caps in LINEAR_METHODS.items() if caps[0]]}")
+        raise ValueError(
+            f"method {name!r} cannot take bounds; use one of "
+            f"{[m for m, caps in LINEAR_METHODS.items() if caps[0]]}"
+        )
     return name
 
 
@@ -790,11 +853,11 @@ def _as_options(options: Mapping[str, Any] | None, steps: int | None) -> dict[st
     if options is None:
         return {}
     if not isinstance(options, Mapping):
-        raise TypeError(f"options must be a mapping of scipy method options, got "
-                        f"{type(options).__name__}")
+        raise TypeError(
+            f"options must be a mapping of scipy method options, got {type(options).__name__}"
+        )
     if steps is not None and "maxiter" in options:
-        raise ValueError("give the per-call budget once: steps or options['maxiter'], "
-                         "not both")
+        raise ValueError("give the per-call budget once: steps or options['maxiter'], not both")
     if "maxiter" in options:
         maxiter = options["maxiter"]
         if isinstance(maxiter, bool) or not isinstance(maxiter, numbers.Integral) or maxiter < 1:

@@ -117,9 +117,18 @@ def from_torch(
     >>> round(float(sol.state["tensors"][0][0]), 4), sol.info["steps"]
     (0.5, 200)
     """
-    return TorchSolver(model_or_params, objectives_fn, steps=steps, optimizer=optimizer, lr=lr,
-                       scalarization=scalarization, ideal=ideal, rho=rho,
-                       evaluate_fn=evaluate_fn, device=device)
+    return TorchSolver(
+        model_or_params,
+        objectives_fn,
+        steps=steps,
+        optimizer=optimizer,
+        lr=lr,
+        scalarization=scalarization,
+        ideal=ideal,
+        rho=rho,
+        evaluate_fn=evaluate_fn,
+        device=device,
+    )
 
 
 class TorchSolver:
@@ -162,34 +171,46 @@ class TorchSolver:
             self.target: Any = model_or_params
             params = [p for p in model_or_params.parameters() if p.requires_grad]
             tensors = list(model_or_params.state_dict(keep_vars=True).values())
-        elif isinstance(model_or_params, Iterable) and not isinstance(model_or_params,
-                                                                      torch.Tensor):
+        elif isinstance(model_or_params, Iterable) and not isinstance(
+            model_or_params, torch.Tensor
+        ):
             params = list(model_or_params)
             self.target = params
             tensors = params
             for p in params:
                 if not isinstance(p, torch.Tensor) or not p.requires_grad or not p.is_leaf:
-                    raise TypeError("model_or_params must be a torch.nn.Module or an iterable "
-                                    "of leaf tensors with requires_grad=True; got an item "
-                                    f"{type(p).__name__}")
+                    raise TypeError(
+                        "model_or_params must be a torch.nn.Module or an iterable "
+                        "of leaf tensors with requires_grad=True; got an item "
+                        f"{type(p).__name__}"
+                    )
             if device is not None and any(p.device != torch.device(device) for p in params):
-                raise ValueError(f"model_or_params: every tensor must be on device {device}; "
-                                 "move them there before building the solver")
+                raise ValueError(
+                    f"model_or_params: every tensor must be on device {device}; "
+                    "move them there before building the solver"
+                )
         else:
-            raise TypeError("model_or_params must be a torch.nn.Module or an iterable of "
-                            f"tensors with requires_grad=True, got "
-                            f"{type(model_or_params).__name__}")
+            raise TypeError(
+                "model_or_params must be a torch.nn.Module or an iterable of "
+                f"tensors with requires_grad=True, got "
+                f"{type(model_or_params).__name__}"
+            )
         if not params:
             raise ValueError("model_or_params has no tensor with requires_grad=True to train")
         if not callable(objectives_fn):
-            raise TypeError(f"objectives_fn must be a callable model -> tensor of shape (2,), "
-                            f"got {type(objectives_fn).__name__}")
+            raise TypeError(
+                f"objectives_fn must be a callable model -> tensor of shape (2,), "
+                f"got {type(objectives_fn).__name__}"
+            )
         if evaluate_fn is not None and not callable(evaluate_fn):
-            raise TypeError(f"evaluate_fn must be a callable or None, got "
-                            f"{type(evaluate_fn).__name__}")
+            raise TypeError(
+                f"evaluate_fn must be a callable or None, got {type(evaluate_fn).__name__}"
+            )
         if not (optimizer in ("adam", "sgd") or callable(optimizer)):
-            raise ValueError(f"optimizer must be 'adam', 'sgd' or a callable params -> "
-                             f"torch.optim.Optimizer, got {optimizer!r}")
+            raise ValueError(
+                f"optimizer must be 'adam', 'sgd' or a callable params -> "
+                f"torch.optim.Optimizer, got {optimizer!r}"
+            )
         self.objectives_fn = objectives_fn
         self.evaluate_fn = evaluate_fn
         self.optimizer = optimizer
@@ -200,9 +221,13 @@ class TorchSolver:
             raise ValueError(
                 f"scalarization {self.scalarization.kind!r} needs ideal=[z1, z2] below every "
                 "attainable loss (e.g. [0, 0] for non-negative losses); from_torch does not "
-                "estimate it")
-        self._ideal = (IdealPoint(self.scalarization.ideal, given=True)
-                       if self.scalarization.needs_ideal else None)
+                "estimate it"
+            )
+        self._ideal = (
+            IdealPoint(self.scalarization.ideal, given=True)
+            if self.scalarization.needs_ideal
+            else None
+        )
         self._params = params
         self._tensors = tensors
         self._init = [_to_numpy(t) for t in tensors]
@@ -254,11 +279,16 @@ class TorchSolver:
         first = self._params[0]
         coef = torch.as_tensor(sc.coefficients(w), dtype=first.dtype, device=first.device)
         if sc.ideal is not None and sc.ideal.size != coef.numel():
-            raise ValueError(f"ideal has {sc.ideal.size} entries ({sc.ideal.tolist()}), but the "
-                             f"weight trades off {coef.numel()} objectives: give one ideal "
-                             "value per objective")
-        ideal = (None if sc.ideal is None
-                 else torch.as_tensor(sc.ideal, dtype=first.dtype, device=first.device))
+            raise ValueError(
+                f"ideal has {sc.ideal.size} entries ({sc.ideal.tolist()}), but the "
+                f"weight trades off {coef.numel()} objectives: give one ideal "
+                "value per objective"
+            )
+        ideal = (
+            None
+            if sc.ideal is None
+            else torch.as_tensor(sc.ideal, dtype=first.dtype, device=first.device)
+        )
         loss = None
         # counted on the losses' device, read once after the steps (no sync per step)
         non_finite: Any = 0
@@ -275,8 +305,10 @@ class TorchSolver:
             "optimizer": _optimizer_to_numpy(opt.state_dict()),
         }
         info: dict[str, Any] = {
-            "steps": self.steps, "loss": float(loss.detach()) if loss is not None else None,
-            "non_finite": int(non_finite)}
+            "steps": self.steps,
+            "loss": float(loss.detach()) if loss is not None else None,
+            "non_finite": int(non_finite),
+        }
         if sc.needs_ideal and sc.ideal is not None:
             info["ideal"] = sc.ideal.tolist()
         return Solution(objectives, state=new_state, info=info)
@@ -287,12 +319,15 @@ class TorchSolver:
         self._load(_state_tensors(state))
         return self._evaluate_loaded()
 
-    def interpolate(self, state0: dict[str, Any], state1: dict[str, Any],
-                    t: float) -> dict[str, Any]:
+    def interpolate(
+        self, state0: dict[str, Any], state1: dict[str, Any], t: float
+    ) -> dict[str, Any]:
         """Parameters mixed linearly, ``(1 - t) * state0 + t * state1`` (integer buffers from
         ``state0``), with a fresh optimizer (for the Soup baseline)."""
-        mixed = [a + t * (b - a) if np.issubdtype(a.dtype, np.floating) else a.copy()
-                 for a, b in zip(_state_tensors(state0), _state_tensors(state1), strict=True)]
+        mixed = [
+            a + t * (b - a) if np.issubdtype(a.dtype, np.floating) else a.copy()
+            for a, b in zip(_state_tensors(state0), _state_tensors(state1), strict=True)
+        ]
         return {"tensors": mixed, "optimizer": None}
 
     def _evaluate_loaded(self) -> FloatArray:
@@ -319,8 +354,10 @@ class TorchSolver:
         return self.optimizer(self._params)
 
     def __repr__(self) -> str:
-        return (f"TorchSolver(scalarization={self.scalarization.kind!r}, "
-                f"optimizer={self.optimizer!r}, steps={self.steps})")
+        return (
+            f"TorchSolver(scalarization={self.scalarization.kind!r}, "
+            f"optimizer={self.optimizer!r}, steps={self.steps})"
+        )
 
 
 def _import_torch() -> Any:
@@ -333,8 +370,10 @@ def _import_torch() -> Any:
 
 def _state_tensors(state: Any) -> list[Any]:
     if not isinstance(state, dict) or "tensors" not in state:
-        raise ValueError("state must be None or a state a previous solve returned (a dict "
-                         "with 'tensors' and 'optimizer')")
+        raise ValueError(
+            "state must be None or a state a previous solve returned (a dict "
+            "with 'tensors' and 'optimizer')"
+        )
     return list(state["tensors"])
 
 
@@ -360,8 +399,10 @@ def _optimizer_to_numpy(state: dict[str, Any]) -> dict[str, Any]:
             return type(obj)(convert(v) for v in obj)
         return obj
 
-    return {"state": {str(k): convert(v) for k, v in state["state"].items()},
-            "param_groups": convert(state["param_groups"])}
+    return {
+        "state": {str(k): convert(v) for k, v in state["state"].items()},
+        "param_groups": convert(state["param_groups"]),
+    }
 
 
 def _optimizer_from_numpy(state: dict[str, Any]) -> dict[str, Any]:
@@ -377,14 +418,18 @@ def _optimizer_from_numpy(state: dict[str, Any]) -> dict[str, Any]:
             return type(obj)(convert(v) for v in obj)
         return obj
 
-    return {"state": {int(k): convert(v) for k, v in state["state"].items()},
-            "param_groups": convert(state["param_groups"])}
+    return {
+        "state": {int(k): convert(v) for k, v in state["state"].items()},
+        "param_groups": convert(state["param_groups"]),
+    }
 
 
 def _as_losses(raw: Any, torch: Any, m: int) -> Any:
     if not isinstance(raw, torch.Tensor) or raw.numel() != m:
-        raise ValueError(f"objectives_fn must return a tensor of shape ({m},) (one loss per "
-                         f"objective), got {raw!r}")
+        raise ValueError(
+            f"objectives_fn must return a tensor of shape ({m},) (one loss per "
+            f"objective), got {raw!r}"
+        )
     return raw.reshape(m)
 
 
@@ -395,6 +440,8 @@ def _as_values(raw: Any) -> FloatArray:
         raw = [float(v) for v in raw]
     h = np.asarray(raw, dtype=np.float64)
     if h.ndim > 1 or h.size < 2:
-        raise ValueError(f"evaluate_fn (or objectives_fn) must return 2 or more values (one "
-                         f"per objective), got {raw!r}")
+        raise ValueError(
+            f"evaluate_fn (or objectives_fn) must return 2 or more values (one "
+            f"per objective), got {raw!r}"
+        )
     return h.reshape(h.size)

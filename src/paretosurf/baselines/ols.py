@@ -73,8 +73,9 @@ _WEIGHT_TOL = 1e-12
 def _as_points_2d(points: ArrayLike, name: str = "points") -> FloatArray:
     p = np.asarray(points, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] != 2 or p.shape[0] < 1:
-        raise ValueError(f"{name} must have shape (n_points, 2) with n_points >= 1, "
-                         f"got shape {p.shape}")
+        raise ValueError(
+            f"{name} must have shape (n_points, 2) with n_points >= 1, got shape {p.shape}"
+        )
     if not np.all(np.isfinite(p)):
         raise ValueError(f"{name} must be finite")
     return p
@@ -155,10 +156,11 @@ def corner_priorities(
     """
     p = _as_points_2d(points)
     solved = np.unique(np.asarray(solved_weights, dtype=np.float64).ravel())
-    if solved.size < 2 or not np.all(np.isfinite(solved)) or solved[0] != 0.0 \
-            or solved[-1] != 1.0:
-        raise ValueError("solved_weights must be finite weights in [0, 1] containing 0 and 1, "
-                         f"got {solved.tolist()}")
+    if solved.size < 2 or not np.all(np.isfinite(solved)) or solved[0] != 0.0 or solved[-1] != 1.0:
+        raise ValueError(
+            "solved_weights must be finite weights in [0, 1] containing 0 and 1, "
+            f"got {solved.tolist()}"
+        )
     corners = _envelope_corners(p)
     priorities = np.zeros_like(corners)
     values = _envelope_value(p, solved)
@@ -195,8 +197,14 @@ class OLSMethod(Method):
     name = "ols"
     label = "OLS"
 
-    def __init__(self, n_segments: int, *, epsilon: float = 1e-9, max_solves: int | None = None,
-                 calls_per_solve: int = 1) -> None:
+    def __init__(
+        self,
+        n_segments: int,
+        *,
+        epsilon: float = 1e-9,
+        max_solves: int | None = None,
+        calls_per_solve: int = 1,
+    ) -> None:
         self.n_segments = check_n_segments(n_segments)
         self.epsilon = _check_epsilon(epsilon)
         self.calls = check_positive_int(calls_per_solve, name="calls_per_solve")
@@ -216,12 +224,16 @@ class OLSMethod(Method):
         self.used = 0
         self.visit = 0
         self._converged = False
-        self._budget_spent = False    # (set when the budget stopped the run)
+        self._budget_spent = False  # (set when the budget stopped the run)
         self._pending_value = math.nan
 
     def settings(self) -> dict[str, Any]:
-        return {"n_segments": self.n_segments, "epsilon": self.epsilon,
-                "max_solves": self.max_solves, "calls_per_solve": self.calls}
+        return {
+            "n_segments": self.n_segments,
+            "epsilon": self.epsilon,
+            "max_solves": self.max_solves,
+            "calls_per_solve": self.calls,
+        }
 
     @property
     def converged(self) -> bool:
@@ -246,15 +258,18 @@ class OLSMethod(Method):
         wc = float(corners[int(np.argmax(prio))])  # first (lowest-weight) corner among ties
         nearest = int(np.argmin(np.abs(np.asarray(self.found_w) - wc)))
         self._pending_value = float(_envelope_value(pts, np.asarray(wc)))
-        return Round(np.array([wc]), [self.found_k[nearest]], slots=[self.visit],
-                     repeats=self.calls)
+        return Round(
+            np.array([wc]), [self.found_k[nearest]], slots=[self.visit], repeats=self.calls
+        )
 
     def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
         visits = [0, 1] if not self.found_w else [self.visit]
         for visit, w, p in zip(visits, outcome.weights.tolist(), outcome.points, strict=True):
             if p.size != 2:
-                raise ValueError(f"OLS needs 2 objectives; the solver returned {p.size} for "
-                                 f"visit {visit} (weight {w:.6g})")
+                raise ValueError(
+                    f"OLS needs 2 objectives; the solver returned {p.size} for "
+                    f"visit {visit} (weight {w:.6g})"
+                )
         self.used += len(outcome.keys) * self.calls
         if not self.found_w:
             self.found_w += [0.0, 1.0]
@@ -275,9 +290,11 @@ class OLSMethod(Method):
         if not self.found_w:
             return np.array([0.0, 1.0]), np.empty((2, 0)), self.starts
         order = np.argsort(self.found_w)
-        return (np.asarray(self.found_w, dtype=np.float64)[order],
-                np.stack([self.found_p[k] for k in order]),
-                [self.found_k[k] for k in order])
+        return (
+            np.asarray(self.found_w, dtype=np.float64)[order],
+            np.stack([self.found_p[k] for k in order]),
+            [self.found_k[k] for k in order],
+        )
 
     def live_keys(self) -> list[int | None]:
         return self.found_k if self.found_w else self.starts
@@ -287,25 +304,42 @@ class OLSMethod(Method):
         if not found or found >= self.n_segments + 1:
             return []
         if self._converged:
-            why = ("weighted sums reach no more vertices of the front: its convex hull has "
-                   "only these (a front that is linear, concave or made of few points); "
-                   "SURF, or a Tchebycheff scalarization, spreads points along the rest")
+            why = (
+                "weighted sums reach no more vertices of the front: its convex hull has "
+                "only these (a front that is linear, concave or made of few points); "
+                "SURF, or a Tchebycheff scalarization, spreads points along the rest"
+            )
         elif self._budget_spent:
             why = "the budget (max_solves) ran out"
         else:
-            return []           # stopped from outside (callback, iterations): as asked
-        return [Finding("fewer", f"found {found} of the {self.n_segments + 1} points "
-                        f"asked for: {why}", fatal=False)]
+            return []  # stopped from outside (callback, iterations): as asked
+        return [
+            Finding(
+                "fewer",
+                f"found {found} of the {self.n_segments + 1} points asked for: {why}",
+                fatal=False,
+            )
+        ]
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        meta = {"starts": list(self.starts), "found_w": list(self.found_w),
-                "found_k": list(self.found_k), "solved": list(self.solved), "used": self.used,
-                "visit": self.visit, "converged": self._converged}
+        meta = {
+            "starts": list(self.starts),
+            "found_w": list(self.found_w),
+            "found_k": list(self.found_k),
+            "solved": list(self.solved),
+            "used": self.used,
+            "visit": self.visit,
+            "converged": self._converged,
+        }
         points = np.stack(self.found_p) if self.found_p else np.empty((0, 2))
         return meta, {"found_p": points}
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[IterationRecord],
+    ) -> None:
         self.starts = list(meta["starts"])
         self.found_w = [float(w) for w in meta["found_w"]]
         self.found_k = list(meta["found_k"])
@@ -407,9 +441,15 @@ def ols(
     >>> res.converged, res.n_solves                    # 2K - 1 visits for K = 3 vertices
     (True, 5)
     """
-    check_options(ols, options, hints={
-        "iterations": "it runs until N + 1 points are accepted; cap its inner-solver calls "
-                      "with max_solves (SURF's budget is iterations * (N + 1))"})
-    method = OLSMethod(n_segments, epsilon=epsilon, max_solves=max_solves,
-                       calls_per_solve=calls_per_solve)
+    check_options(
+        ols,
+        options,
+        hints={
+            "iterations": "it runs until N + 1 points are accepted; cap its inner-solver calls "
+            "with max_solves (SURF's budget is iterations * (N + 1))"
+        },
+    )
+    method = OLSMethod(
+        n_segments, epsilon=epsilon, max_solves=max_solves, calls_per_solve=calls_per_solve
+    )
     return run(method, solver, iterations=None, init_states=init_states, **options)

@@ -53,8 +53,7 @@ class FixedSimplexWeights(FixedWeights):
     name = "simplex_weights"
     label = "fixed weights"
 
-    def __init__(self, weights: Any, *, name: str | None = None,
-                 label: str | None = None) -> None:
+    def __init__(self, weights: Any, *, name: str | None = None, label: str | None = None) -> None:
         w = check_simplex_weights(weights, name="weights")
         if len(w) < 2:
             raise ValueError(f"weights must hold at least 2 weight vectors, got {len(w)}")
@@ -71,9 +70,14 @@ class FixedSimplexWeights(FixedWeights):
 
 
 @document_loop_options
-def fixed_simplex(solver: SolverLike, weights: Any, *, iterations: int = 30,
-                  init_states: Sequence[Any] | None = None,
-                  **options: Unpack[RunOptions]) -> SurfResult:
+def fixed_simplex(
+    solver: SolverLike,
+    weights: Any,
+    *,
+    iterations: int = 30,
+    init_states: Sequence[Any] | None = None,
+    **options: Unpack[RunOptions],
+) -> SurfResult:
     """Solve at the given weight vectors for ``iterations`` warm-started rounds.
 
     With an exact solver ``iterations=1`` suffices. Its runs are recorded as method
@@ -108,14 +112,25 @@ def fixed_simplex(solver: SolverLike, weights: Any, *, iterations: int = 30,
     """
     check_options(fixed_simplex, options)
     method = FixedSimplexWeights(weights)
-    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, **options)
+    return run(
+        method,
+        solver,
+        iterations=check_non_negative_int(iterations, name="iterations"),
+        init_states=init_states,
+        **options,
+    )
 
 
 @document_loop_options
-def das_dennis(solver: SolverLike, n_points: int, n_objectives: int, *, iterations: int = 30,
-               init_states: Sequence[Any] | None = None,
-               **options: Unpack[RunOptions]) -> SurfResult:
+def das_dennis(
+    solver: SolverLike,
+    n_points: int,
+    n_objectives: int,
+    *,
+    iterations: int = 30,
+    init_states: Sequence[Any] | None = None,
+    **options: Unpack[RunOptions],
+) -> SurfResult:
     """Das-Dennis: solve at the simplex lattice of ``n_points`` weights (a lattice size, see
     :func:`paretosurf.simplex_weights.lattice_partitions`; 91 for three objectives and 12
     partitions).
@@ -147,15 +162,26 @@ def das_dennis(solver: SolverLike, n_points: int, n_objectives: int, *, iteratio
     check_options(das_dennis, options)
     weights = simplex_lattice(n_objectives, lattice_partitions(n_points, n_objectives))
     method = FixedSimplexWeights(weights, name="das_dennis", label="Das-Dennis")
-    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, **options)
+    return run(
+        method,
+        solver,
+        iterations=check_non_negative_int(iterations, name="iterations"),
+        init_states=init_states,
+        **options,
+    )
 
 
 @document_loop_options
-def random_simplex(solver: SolverLike, n_points: int, n_objectives: int, *,
-                   iterations: int = 30, seed: int | None = None,
-                   init_states: Sequence[Any] | None = None,
-                   **options: Unpack[RunOptions]) -> SurfResult:
+def random_simplex(
+    solver: SolverLike,
+    n_points: int,
+    n_objectives: int,
+    *,
+    iterations: int = 30,
+    seed: int | None = None,
+    init_states: Sequence[Any] | None = None,
+    **options: Unpack[RunOptions],
+) -> SurfResult:
     """Random weights: the corners, then weights drawn uniformly on the simplex from ``seed``
     (:func:`paretosurf.simplex_weights.random_simplex_weights`).
 
@@ -184,14 +210,26 @@ def random_simplex(solver: SolverLike, n_points: int, n_objectives: int, *,
     check_options(random_simplex, options)
     weights = random_simplex_weights(n_points, n_objectives, seed=seed)
     method = FixedSimplexWeights(weights, name="random_simplex", label="Random")
-    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, **options)
+    return run(
+        method,
+        solver,
+        iterations=check_non_negative_int(iterations, name="iterations"),
+        init_states=init_states,
+        **options,
+    )
 
 
 @document_loop_options
-def energy(solver: SolverLike, n_points: int, n_objectives: int, *, iterations: int = 30,
-           seed: int = 1, init_states: Sequence[Any] | None = None,
-           **options: Unpack[RunOptions]) -> SurfResult:
+def energy(
+    solver: SolverLike,
+    n_points: int,
+    n_objectives: int,
+    *,
+    iterations: int = 30,
+    seed: int = 1,
+    init_states: Sequence[Any] | None = None,
+    **options: Unpack[RunOptions],
+) -> SurfResult:
     """Riesz s-energy weights (pymoo's "energy" reference directions, the ``many`` extra):
     ``n_points`` weights spread evenly over the simplex.
 
@@ -220,5 +258,10 @@ def energy(solver: SolverLike, n_points: int, n_objectives: int, *, iterations: 
     check_options(energy, options)
     weights = energy_weights(n_points, n_objectives, seed=seed)
     method = FixedSimplexWeights(weights, name="energy", label="Energy")
-    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, **options)
+    return run(
+        method,
+        solver,
+        iterations=check_non_negative_int(iterations, name="iterations"),
+        init_states=init_states,
+        **options,
+    )

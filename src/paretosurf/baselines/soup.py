@@ -125,9 +125,14 @@ class SoupMethod(Method):
     n_objectives = None  # the weights do not depend on the objectives
     ordered = False  # interior points are mixtures, not scalarized solutions
 
-    def __init__(self, n_segments: int, *, iterations: int,
-                 interpolate: Callable[[Any, Any, float], Any],
-                 evaluate: Callable[[Any], ArrayLike]) -> None:
+    def __init__(
+        self,
+        n_segments: int,
+        *,
+        iterations: int,
+        interpolate: Callable[[Any, Any, float], Any],
+        evaluate: Callable[[Any], ArrayLike],
+    ) -> None:
         self.n_segments = check_n_segments(n_segments)
         self.iterations = check_positive_int(iterations, name="iterations")
         self._mix = interpolate
@@ -155,8 +160,14 @@ class SoupMethod(Method):
         self.rounds += 1
         if self.rounds == self.iterations:
             weights = np.arange(self.n_segments + 1, dtype=np.float64) / self.n_segments
-            states, self.points = _mix(pool.get(self.ends[0]), pool.get(self.ends[1]),
-                                       outcome.points, weights, self._mix, self._value)
+            states, self.points = _mix(
+                pool.get(self.ends[0]),
+                pool.get(self.ends[1]),
+                outcome.points,
+                weights,
+                self._mix,
+                self._value,
+            )
             self.keys = [self.ends[0], *(pool.add(st) for st in states), self.ends[1]]
 
     def front(self) -> tuple[FloatArray, FloatArray, list[int | None]]:
@@ -169,17 +180,23 @@ class SoupMethod(Method):
         arrays = {"end_points": self.end_points}
         if self.points is not None:
             arrays["points"] = self.points
-        return {"ends": list(self.ends), "rounds": self.rounds,
-                "keys": None if self.keys is None else list(self.keys)}, arrays
+        return {
+            "ends": list(self.ends),
+            "rounds": self.rounds,
+            "keys": None if self.keys is None else list(self.keys),
+        }, arrays
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[IterationRecord],
+    ) -> None:
         self.ends = list(meta["ends"])
         self.rounds = int(meta["rounds"])
         self.keys = None if meta["keys"] is None else list(meta["keys"])
         self.end_points = np.asarray(arrays["end_points"], dtype=np.float64)
-        self.points = (np.asarray(arrays["points"], dtype=np.float64) if "points" in arrays
-                       else None)
+        self.points = np.asarray(arrays["points"], dtype=np.float64) if "points" in arrays else None
 
 
 @document_loop_options
@@ -262,8 +279,10 @@ def soup(
     if interpolator is not None and not any(
         callable(getattr(interpolator, m, None)) for m in ("interpolate", "evaluate")
     ):
-        raise TypeError("interpolator must have an interpolate(state0, state1, t) and/or an "
-                        f"evaluate(state) method, got {type(interpolator).__name__}")
+        raise TypeError(
+            "interpolator must have an interpolate(state0, state1, t) and/or an "
+            f"evaluate(state) method, got {type(interpolator).__name__}"
+        )
     mix = _resolve("interpolate", interpolate, interpolator, solver) or linear_interpolate
     value = _resolve("evaluate", evaluate, interpolator, solver)
     if value is None:
@@ -299,17 +318,26 @@ def _mix(
             except Exception as exc:
                 raise InnerSolverError(
                     f"soup's interpolate raised {type(exc).__name__} for slot {slot} "
-                    f"(weight {t:.6g}): {exc}", slot=slot, weight=t) from exc
+                    f"(weight {t:.6g}): {exc}",
+                    slot=slot,
+                    weight=t,
+                ) from exc
         try:
             obj = np.atleast_1d(np.asarray(value(state), dtype=np.float64))
         except Exception as exc:
             raise InnerSolverError(
                 f"soup's evaluate raised {type(exc).__name__} for slot {slot} "
-                f"(weight {t:.6g}): {exc}", slot=slot, weight=t) from exc
+                f"(weight {t:.6g}): {exc}",
+                slot=slot,
+                weight=t,
+            ) from exc
         if obj.shape != (size,) or not np.all(np.isfinite(obj)):
             raise InnerSolverError(
                 f"soup's evaluate returned {obj.tolist()} for slot {slot} (weight {t:.6g}); "
-                f"expected {size} finite objectives", slot=slot, weight=t)
+                f"expected {size} finite objectives",
+                slot=slot,
+                weight=t,
+            )
         states.append(state)
         rows.append(obj)
     rows.append(end_points[1])

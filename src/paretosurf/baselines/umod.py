@@ -174,8 +174,9 @@ def project_angles(theta: ArrayLike, min_gap: float) -> FloatArray:
     n = t.size - 1
     gap = float(min_gap)
     if not (math.isfinite(gap) and 0.0 <= gap < HALF_PI / n):
-        raise ValueError(f"min_gap must lie in [0, pi / (2 N)) = [0, {HALF_PI / n:.6g}), "
-                         f"got {min_gap}")
+        raise ValueError(
+            f"min_gap must lie in [0, pi / (2 N)) = [0, {HALF_PI / n:.6g}), got {min_gap}"
+        )
     out = np.empty_like(t)
     out[0], out[-1] = 0.0, HALF_PI
     if n >= 2:
@@ -250,8 +251,15 @@ class _SplineSurrogate:
 class _MLPSurrogate:
     """Small tanh MLP ``theta -> objectives`` (torch, float64), warm-started across fits."""
 
-    def __init__(self, n_outputs: int, rng: np.random.Generator, *, hidden: int = 32,
-                 epochs: int = 500, lr: float = 1e-2) -> None:
+    def __init__(
+        self,
+        n_outputs: int,
+        rng: np.random.Generator,
+        *,
+        hidden: int = 32,
+        epochs: int = 500,
+        lr: float = 1e-2,
+    ) -> None:
         try:
             import torch
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -264,7 +272,7 @@ class _MLPSurrogate:
         layers: list[Any] = []
         for i, (fan_in, fan_out) in enumerate(itertools.pairwise(sizes)):
             lin = torch.nn.Linear(fan_in, fan_out, dtype=torch.float64)
-            bound = 1.0 / math.sqrt(fan_in)        # torch's default range, drawn from `rng`
+            bound = 1.0 / math.sqrt(fan_in)  # torch's default range, drawn from `rng`
             with torch.no_grad():
                 lin.weight.copy_(torch.from_numpy(rng.uniform(-bound, bound, (fan_out, fan_in))))
                 lin.bias.copy_(torch.from_numpy(rng.uniform(-bound, bound, fan_out)))
@@ -277,8 +285,9 @@ class _MLPSurrogate:
 
     def _inputs(self, theta: FloatArray) -> Any:
         # Angles rescaled to [-1, 1]; d(input)/d(theta) = 1 / (pi/4).
-        return self._torch.from_numpy(np.asarray(theta, dtype=np.float64) / (0.5 * HALF_PI)
-                                      - 1.0).reshape(-1, 1)
+        return self._torch.from_numpy(
+            np.asarray(theta, dtype=np.float64) / (0.5 * HALF_PI) - 1.0
+        ).reshape(-1, 1)
 
     def fit(self, theta: FloatArray, y: FloatArray) -> None:
         torch = self._torch
@@ -293,8 +302,7 @@ class _MLPSurrogate:
 
     def state_arrays(self) -> dict[str, FloatArray]:
         """The network's parameters and Adam's moments and step counts, as arrays."""
-        out = {f"param{i}": p.detach().numpy().copy()
-               for i, p in enumerate(self._net.parameters())}
+        out = {f"param{i}": p.detach().numpy().copy() for i, p in enumerate(self._net.parameters())}
         for i, st in self._opt.state_dict()["state"].items():
             for key, value in st.items():
                 out[f"adam{i}_{key}"] = value.detach().numpy().copy()
@@ -333,8 +341,9 @@ class _MLPSurrogate:
 # ---------------------------------------------------------------------------------------------
 # Max-min update
 # ---------------------------------------------------------------------------------------------
-def _softmin_and_gradient(points: FloatArray, jac: FloatArray,
-                          tau: float) -> tuple[float, FloatArray]:
+def _softmin_and_gradient(
+    points: FloatArray, jac: FloatArray, tau: float
+) -> tuple[float, FloatArray]:
     """Soft minimum ``-tau log sum_{i<j} exp(-d_ij / tau)`` of the pairwise distances and its
     gradient with respect to the angles (``jac[i] = d points[i] / d theta_i``)."""
     diff = points[:, None, :] - points[None, :, :]
@@ -445,8 +454,10 @@ class _TchebycheffAdapter:
         elif callable(solver):
             self._fn = solver
         else:
-            raise TypeError("tchebycheff_solver must have a solve(pref, state) method or be a "
-                            f"callable (pref, state) -> Solution; got {type(solver).__name__}")
+            raise TypeError(
+                "tchebycheff_solver must have a solve(pref, state) method or be a "
+                f"callable (pref, state) -> Solution; got {type(solver).__name__}"
+            )
 
     def solve(self, weight: float, state: Any) -> Solution:
         return self._fn(np.array([1.0 - weight, weight], dtype=np.float64), state)
@@ -457,12 +468,15 @@ def _check_min_gap(min_gap: object, n: int) -> float:
     if min_gap is None:
         return 0.01 * upper
     if isinstance(min_gap, bool) or not isinstance(min_gap, numbers.Real):
-        raise TypeError(f"min_gap must be a real number in (0, pi / (2 N)) = (0, {upper:.6g}) "
-                        f"or None, got {min_gap!r}")
+        raise TypeError(
+            f"min_gap must be a real number in (0, pi / (2 N)) = (0, {upper:.6g}) "
+            f"or None, got {min_gap!r}"
+        )
     gap = float(min_gap)
     if not (math.isfinite(gap) and 0.0 < gap < upper):
-        raise ValueError(f"min_gap must lie in (0, pi / (2 N)) = (0, {upper:.6g}) for "
-                         f"n_segments={n}, got {gap}")
+        raise ValueError(
+            f"min_gap must lie in (0, pi / (2 N)) = (0, {upper:.6g}) for n_segments={n}, got {gap}"
+        )
     return gap
 
 
@@ -485,10 +499,19 @@ class UMODMethod(SlotMethod):
     name = "umod"
     label = "UMOD"
 
-    def __init__(self, n_segments: int, *, lr: float = 0.05, surrogate: str = "spline",
-                 min_gap: float | None = None, surrogate_steps: int = 500,
-                 temperature: float = 0.2, seed: int | np.random.Generator | None = None,
-                 warm_start: str = "slot", scalarization: str = "linear") -> None:
+    def __init__(
+        self,
+        n_segments: int,
+        *,
+        lr: float = 0.05,
+        surrogate: str = "spline",
+        min_gap: float | None = None,
+        surrogate_steps: int = 500,
+        temperature: float = 0.2,
+        seed: int | np.random.Generator | None = None,
+        warm_start: str = "slot",
+        scalarization: str = "linear",
+    ) -> None:
         super().__init__(n_segments, warm_start=warm_start)
         self.lr = check_positive(lr, name="lr")
         self.surrogate_steps = check_non_negative_int(surrogate_steps, name="surrogate_steps")
@@ -506,10 +529,17 @@ class UMODMethod(SlotMethod):
         self.model: Any = None
 
     def settings(self) -> dict[str, Any]:
-        return {"n_segments": self.n_segments, "lr": self.lr, "surrogate": self.surrogate,
-                "min_gap": self.min_gap, "surrogate_steps": self.surrogate_steps,
-                "temperature": self.temperature, "seed": self.seed,
-                "warm_start": self.warm_start, "scalarization": self.scalarization}
+        return {
+            "n_segments": self.n_segments,
+            "lr": self.lr,
+            "surrogate": self.surrogate,
+            "min_gap": self.min_gap,
+            "surrogate_steps": self.surrogate_steps,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "warm_start": self.warm_start,
+            "scalarization": self.scalarization,
+        }
 
     def next_weights(self) -> FloatArray:
         return angles_to_weights(self.theta)
@@ -529,12 +559,21 @@ class UMODMethod(SlotMethod):
         if scale <= 0.0:
             return
         if self.model is None:
-            self.model = (_SplineSurrogate() if self.surrogate == "spline"
-                          else _MLPSurrogate(points.shape[1], self.rng))
+            self.model = (
+                _SplineSurrogate()
+                if self.surrogate == "spline"
+                else _MLPSurrogate(points.shape[1], self.rng)
+            )
         self.model.fit(all_t, (all_y - lo) / scale)
-        self.theta = max_min_ascent(theta, self.model.predict, self.model.jacobian, lr=self.lr,
-                                    steps=self.surrogate_steps, min_gap=self.min_gap,
-                                    temperature=self.temperature)
+        self.theta = max_min_ascent(
+            theta,
+            self.model.predict,
+            self.model.jacobian,
+            lr=self.lr,
+            steps=self.surrogate_steps,
+            min_gap=self.min_gap,
+            temperature=self.temperature,
+        )
 
     def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         meta, arrays = self.slot_state()
@@ -549,8 +588,12 @@ class UMODMethod(SlotMethod):
             arrays.update({f"mlp_{k}": v for k, v in self.model.state_arrays().items()})
         return meta, arrays
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[IterationRecord],
+    ) -> None:
         self.load_slot_state(meta, arrays)
         self.theta = np.asarray(arrays["theta"], dtype=np.float64)
         self.data_theta = list(arrays.get("data_theta", []))
@@ -561,8 +604,7 @@ class UMODMethod(SlotMethod):
         self.model = None
         if meta.get("n_outputs") is not None:
             self.model = _MLPSurrogate(int(meta["n_outputs"]), np.random.default_rng(0))
-            self.model.load_arrays({k[4:]: v for k, v in arrays.items()
-                                    if k.startswith("mlp_")})
+            self.model.load_arrays({k[4:]: v for k, v in arrays.items() if k.startswith("mlp_")})
         elif self.surrogate == "spline" and history and self.n_segments >= 2:
             self.model = _SplineSurrogate()  # refitted from the data every round
 
@@ -661,13 +703,22 @@ def umod(
     total = check_non_negative_int(iterations, name="iterations")
     if tchebycheff_solver is not None:
         if solver is not None:
-            raise ValueError("pass either solver (LS) or tchebycheff_solver, not both; "
-                             "use solver=None with tchebycheff_solver")
+            raise ValueError(
+                "pass either solver (LS) or tchebycheff_solver, not both; "
+                "use solver=None with tchebycheff_solver"
+            )
         inner: Any = _TchebycheffAdapter(tchebycheff_solver)
     else:
         inner = as_solver(solver)
-    method = UMODMethod(n_segments, lr=lr, surrogate=surrogate, min_gap=min_gap,
-                        surrogate_steps=surrogate_steps, temperature=temperature, seed=seed,
-                        warm_start=warm_start,
-                        scalarization="linear" if tchebycheff_solver is None else "tchebycheff")
+    method = UMODMethod(
+        n_segments,
+        lr=lr,
+        surrogate=surrogate,
+        min_gap=min_gap,
+        surrogate_steps=surrogate_steps,
+        temperature=temperature,
+        seed=seed,
+        warm_start=warm_start,
+        scalarization="linear" if tchebycheff_solver is None else "tchebycheff",
+    )
     return run(method, inner, iterations=total, init_states=init_states, tol=tol, **options)

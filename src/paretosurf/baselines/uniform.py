@@ -56,8 +56,12 @@ class FixedWeights(SlotMethod):
         meta, arrays = self.slot_state()
         return meta, {**arrays, "weights": self.weights}
 
-    def load_state_dict(self, meta: Mapping[str, Any], arrays: Mapping[str, NDArray[Any]],
-                        history: Sequence[IterationRecord]) -> None:
+    def load_state_dict(
+        self,
+        meta: Mapping[str, Any],
+        arrays: Mapping[str, NDArray[Any]],
+        history: Sequence[IterationRecord],
+    ) -> None:
         self.load_slot_state(meta, arrays)
         self.weights = np.asarray(arrays["weights"], dtype=np.float64)
 
@@ -68,21 +72,22 @@ class RandomWeights(FixedWeights):
     name = "random"
     label = "Random-w"
 
-    def __init__(self, n_segments: int, *, seed: int | np.random.Generator | None = None
-                 ) -> None:
+    def __init__(self, n_segments: int, *, seed: int | np.random.Generator | None = None) -> None:
         super().__init__(n_segments)
         self.seed = seed
         self.weights = random_weights(self.n_segments, seed=seed)
 
     def settings(self) -> dict[str, Any]:
         seed = self.seed
-        return {"n_segments": self.n_segments,
-                "seed": int(seed) if isinstance(seed, numbers.Integral) else
-                (None if seed is None else type(seed).__name__)}
+        return {
+            "n_segments": self.n_segments,
+            "seed": int(seed)
+            if isinstance(seed, numbers.Integral)
+            else (None if seed is None else type(seed).__name__),
+        }
 
 
-def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = None
-                   ) -> FloatArray:
+def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = None) -> FloatArray:
     """Sorted uniform draws in (0, 1) with the endpoints 0 and 1 forced: N + 1 weights.
 
     Examples
@@ -144,8 +149,13 @@ def uniform(
     """
     check_options(uniform, options)
     method = FixedWeights(n_segments)
-    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, **options)
+    return run(
+        method,
+        solver,
+        iterations=check_non_negative_int(iterations, name="iterations"),
+        init_states=init_states,
+        **options,
+    )
 
 
 @document_loop_options
@@ -185,5 +195,10 @@ def uniform_random(
     """
     check_options(uniform_random, options)
     method = RandomWeights(n_segments, seed=seed)
-    return run(method, solver, iterations=check_non_negative_int(iterations, name="iterations"),
-               init_states=init_states, **options)
+    return run(
+        method,
+        solver,
+        iterations=check_non_negative_int(iterations, name="iterations"),
+        init_states=init_states,
+        **options,
+    )

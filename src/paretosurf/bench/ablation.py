@@ -73,8 +73,9 @@ _PANEL_TITLES = {
 
 
 # ------------------------------------------------------------------------------- pieces
-def cdf_error_curve(result: SurfResult, true_cdf: Callable[[FloatArray], ArrayLike], *,
-                    n_grid: int = CDF_GRID) -> FloatArray:
+def cdf_error_curve(
+    result: SurfResult, true_cdf: Callable[[FloatArray], ArrayLike], *, n_grid: int = CDF_GRID
+) -> FloatArray:
     """``||Phi_t - Phi||_inf`` for ``t = 0..T``: the identity ``Phi_0``, then each iteration's CDF.
 
     Parameters
@@ -106,11 +107,13 @@ def cdf_error_curve(result: SurfResult, true_cdf: Callable[[FloatArray], ArrayLi
         raise TypeError(f"true_cdf must be a callable CDF, got {type(true_cdf).__name__}")
     cdfs = [ArcLengthCDF.identity(), *(record.cdf for record in result.history)]
     if any(c is None for c in cdfs):
-        raise ValueError(f"result must come from SURF (whose records hold its CDF), got a "
-                         f"{result.label} result")
-    return np.array([metrics.cdf_error(c, true_cdf, n_grid=n_grid) for c in cdfs
-                     if c is not None],
-                    dtype=np.float64)
+        raise ValueError(
+            f"result must come from SURF (whose records hold its CDF), got a {result.label} result"
+        )
+    return np.array(
+        [metrics.cdf_error(c, true_cdf, n_grid=n_grid) for c in cdfs if c is not None],
+        dtype=np.float64,
+    )
 
 
 def fit_power_law(n: ArrayLike, errors: ArrayLike) -> tuple[float, float]:
@@ -126,12 +129,13 @@ def fit_power_law(n: ArrayLike, errors: ArrayLike) -> tuple[float, float]:
     x = np.asarray(n, dtype=np.float64)
     y = np.asarray(errors, dtype=np.float64)
     if x.ndim != 1 or x.shape != y.shape or x.size < 2:
-        raise ValueError("n and errors must be 1-D arrays of the same length >= 2, got shapes "
-                         f"{x.shape} and {y.shape}")
+        raise ValueError(
+            "n and errors must be 1-D arrays of the same length >= 2, got shapes "
+            f"{x.shape} and {y.shape}"
+        )
     if np.unique(x).size < 2:
         raise ValueError("n must hold at least two distinct values")
-    if not (np.all(np.isfinite(x)) and np.all(x > 0) and np.all(np.isfinite(y))
-            and np.all(y > 0)):
+    if not (np.all(np.isfinite(x)) and np.all(x > 0) and np.all(np.isfinite(y)) and np.all(y > 0)):
         raise ValueError("n and errors must be finite and > 0 for a log-log fit")
     slope, intercept = np.polyfit(np.log(x), np.log(y), 1)
     return float(slope), float(np.exp(intercept))
@@ -171,10 +175,16 @@ class AblationCurve:
         return float(self.errors[-1])
 
     def to_json(self) -> dict[str, Any]:
-        return {"n_segments": self.n_segments, "alpha": self.alpha, "steps": self.steps,
-                "solver": self.solver_kind, "errors": self.errors.tolist(),
-                "final_error": self.final_error, "n_solves": _n_solves(self.result),
-                "seconds": self.seconds}
+        return {
+            "n_segments": self.n_segments,
+            "alpha": self.alpha,
+            "steps": self.steps,
+            "solver": self.solver_kind,
+            "errors": self.errors.tolist(),
+            "final_error": self.final_error,
+            "n_solves": _n_solves(self.result),
+            "seconds": self.seconds,
+        }
 
 
 def _n_solves(result: SurfResult | None) -> int | None:
@@ -204,9 +214,11 @@ class AblationReport:
     seconds: float
 
     def to_json(self) -> dict[str, Any]:
-        fixed = {"n_segments": {"alpha": self.alpha_fixed, "steps": self._steps()},
-                 "alpha": {"n_segments": self.n_fixed, "steps": self._steps()},
-                 "steps": {"n_segments": self.n_fixed, "alpha": self.alpha_fixed}}
+        fixed = {
+            "n_segments": {"alpha": self.alpha_fixed, "steps": self._steps()},
+            "alpha": {"n_segments": self.n_fixed, "steps": self._steps()},
+            "steps": {"n_segments": self.n_fixed, "alpha": self.alpha_fixed},
+        }
         return {
             "task": self.task.name,
             "title": self.task.title,
@@ -214,11 +226,16 @@ class AblationReport:
             "iterations": self.iterations,
             "seed": self.seed,
             "error": "max_w |Phi_t(w) - Phi(w)| on a uniform grid of [0, 1] "
-                     f"({CDF_GRID} points plus the knots); errors[0] is Phi_0 = identity",
+            f"({CDF_GRID} points plus the knots); errors[0] is Phi_0 = identity",
             "panels": {
-                name: {"title": _PANEL_TITLES[name], "varies": name, "fixed": fixed[name],
-                       "curves": [dict(value=value, **curve.to_json())
-                                  for value, curve in self.panels[name]]}
+                name: {
+                    "title": _PANEL_TITLES[name],
+                    "varies": name,
+                    "fixed": fixed[name],
+                    "curves": [
+                        dict(value=value, **curve.to_json()) for value, curve in self.panels[name]
+                    ],
+                }
                 for name in _PANELS
             },
             "final_error_vs_n": {
@@ -316,8 +333,10 @@ def run_ablation(
         steps_list = ABLATION_STEPS if solver_kind == "gradient" else ()
     ks = _int_list(steps_list, "steps_list")
     if ks and solver_kind == "exact":
-        raise ValueError("steps_list (panel (c), inner steps K) needs solver_kind='gradient'; "
-                         "pass steps_list=() with the exact solver")
+        raise ValueError(
+            "steps_list (panel (c), inner steps K) needs solver_kind='gradient'; "
+            "pass steps_list=() with the exact solver"
+        )
     exact_ns = _int_list(exact_n_list, "exact_n_list")
     n_fixed = check_positive_int(n_fixed, name="n_fixed")
     alpha_fixed = check_alpha(alpha_fixed, name="alpha_fixed")
@@ -337,23 +356,38 @@ def run_ablation(
         key = (kind, n, alpha, steps)
         if key in cache:
             return cache[key]
-        t = task if steps is None or steps == task.steps else dataclasses.replace(task,
-                                                                                  steps=steps)
+        t = task if steps is None or steps == task.steps else dataclasses.replace(task, steps=steps)
         from paretosurf.surf import surf
 
         clock = time.perf_counter()
         solver = t.solver(problem, kind)
         init, _ = t.initial_states(problem, solver, kind, n, int(seed))
-        result = surf(solver, n, alpha=alpha, iterations=iterations, init_states=init,
-                        warm_start=t.warm_start, normalize=t.normalize)
-        curve = AblationCurve(n, alpha, steps, kind, cdf_error_curve(result, true_cdf),
-                              time.perf_counter() - clock, result)
+        result = surf(
+            solver,
+            n,
+            alpha=alpha,
+            iterations=iterations,
+            init_states=init,
+            warm_start=t.warm_start,
+            normalize=t.normalize,
+        )
+        curve = AblationCurve(
+            n,
+            alpha,
+            steps,
+            kind,
+            cdf_error_curve(result, true_cdf),
+            time.perf_counter() - clock,
+            result,
+        )
         cache[key] = curve
         if progress is not None:
             budget = f"K={steps}" if steps is not None else "exact"
-            progress(f"{task.name} ablation N={n:<3d} alpha={alpha:<4g} {budget:<6}: error "
-                     f"{curve.errors[0]:.3g} -> {curve.final_error:.3g} "
-                     f"({curve.seconds:.2f} s)")
+            progress(
+                f"{task.name} ablation N={n:<3d} alpha={alpha:<4g} {budget:<6}: error "
+                f"{curve.errors[0]:.3g} -> {curve.final_error:.3g} "
+                f"({curve.seconds:.2f} s)"
+            )
         return curve
 
     panels: dict[str, list[tuple[float, AblationCurve]]] = {
@@ -369,9 +403,20 @@ def run_ablation(
         if np.all(final > 0):
             slope, constant = fit_power_law(n_arr, final)
             constant_n2 = float(np.exp(np.mean(np.log(final) + 2.0 * np.log(n_arr))))
-    return AblationReport(task, solver_kind, iterations, int(seed), n_fixed, alpha_fixed,
-                          panels, exact, slope, constant, constant_n2,
-                          time.perf_counter() - start)
+    return AblationReport(
+        task,
+        solver_kind,
+        iterations,
+        int(seed),
+        n_fixed,
+        alpha_fixed,
+        panels,
+        exact,
+        slope,
+        constant,
+        constant_n2,
+        time.perf_counter() - start,
+    )
 
 
 # ------------------------------------------------------------------------------- output
@@ -389,16 +434,21 @@ def format_ablation_table(report: AblationReport) -> str:
 
     def row(panel: str, c: AblationCurve) -> str:
         k = "exact" if c.steps is None else str(c.steps)
-        return (f"| {panel} | {c.n_segments} | {c.alpha:g} | {k} | {c.errors[0]:.3g} | "
-                f"{float(np.min(c.errors)):.3g} | {c.final_error:.3g} | {c.seconds:.2f} |")
+        return (
+            f"| {panel} | {c.n_segments} | {c.alpha:g} | {k} | {c.errors[0]:.3g} | "
+            f"{float(np.min(c.errors)):.3g} | {c.final_error:.3g} | {c.seconds:.2f} |"
+        )
 
     for name in _PANELS:
         lines += [row(_PANEL_TITLES[name][:3], curve) for _, curve in report.panels[name]]
     lines += [row("(d)", c) for c in report.exact]
     if report.slope is not None:
-        lines += ["", f"(d) final error ~ {report.constant:.3g} * N^{report.slope:.2f} "
-                      f"(least squares over N = {[c.n_segments for c in report.exact]}); "
-                      f"reference {report.constant_n2:.3g} * N^-2."]
+        lines += [
+            "",
+            f"(d) final error ~ {report.constant:.3g} * N^{report.slope:.2f} "
+            f"(least squares over N = {[c.n_segments for c in report.exact]}); "
+            f"reference {report.constant_n2:.3g} * N^-2.",
+        ]
     return "\n".join(lines)
 
 
@@ -417,8 +467,13 @@ def plot_ablation(report: AblationReport) -> Any:
         colors = plt.cm.viridis(np.linspace(0.0, 0.85, max(len(entries), 1)))
         for color, (value, curve) in zip(colors, entries, strict=False):
             t = np.arange(curve.errors.size)
-            ax.semilogy(t, np.maximum(curve.errors, 1e-16), color=color, marker=".",
-                        label=f"{symbols[name]} = {value:g}")
+            ax.semilogy(
+                t,
+                np.maximum(curve.errors, 1e-16),
+                color=color,
+                marker=".",
+                label=f"{symbols[name]} = {value:g}",
+            )
         ax.set_title(_PANEL_TITLES[name], fontsize="medium")
         ax.set_xlabel("outer iteration t")
         ax.set_ylabel("||Phi_t - Phi||_inf")
@@ -437,8 +492,12 @@ def plot_ablation(report: AblationReport) -> Any:
         ax.loglog(ns, np.maximum(final, 1e-16), "o-", label=label)
         if report.constant_n2 is not None:
             dense = np.geomspace(ns.min(), ns.max(), 50)
-            ax.loglog(dense, report.constant_n2 * dense**-2.0, "k--",
-                      label=f"{report.constant_n2:.3g} N^-2")
+            ax.loglog(
+                dense,
+                report.constant_n2 * dense**-2.0,
+                "k--",
+                label=f"{report.constant_n2:.3g} N^-2",
+            )
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xticks(ns, [f"{n:g}" for n in ns])
         ax.legend(fontsize="small")
@@ -448,21 +507,22 @@ def plot_ablation(report: AblationReport) -> Any:
     ax.set_xlabel("N (segments)")
     ax.set_ylabel("||Phi_T - Phi||_inf")
     ax.grid(True, which="both", alpha=0.3)
-    fig.suptitle(f"{report.task.title}: SURF ablation ({report.iterations} iterations)",
-                 fontsize="medium")
+    fig.suptitle(
+        f"{report.task.title}: SURF ablation ({report.iterations} iterations)", fontsize="medium"
+    )
     fig.tight_layout()
     return fig
 
 
-def write_ablation(report: AblationReport, out: str | Path, *, plots: bool = True,
-                   stream: TextIO | None = None) -> list[Path]:
+def write_ablation(
+    report: AblationReport, out: str | Path, *, plots: bool = True, stream: TextIO | None = None
+) -> list[Path]:
     """Write ``ablation.json``, ``ablation.md`` and (with ``plots``) ``ablation.png`` into
     ``out``; print the summary table to ``stream``. Returns the paths written."""
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     data = report.to_json()
-    (root / "ablation.json").write_text(json.dumps(_finite(data), indent=1, allow_nan=False)
-                                        + "\n")
+    (root / "ablation.json").write_text(json.dumps(_finite(data), indent=1, allow_nan=False) + "\n")
     table = format_ablation_table(report)
     (root / "ablation.md").write_text(table + "\n")
     written = [root / "ablation.json", root / "ablation.md"]

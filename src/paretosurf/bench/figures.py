@@ -29,24 +29,37 @@ def task_figures(report: Any, root: Path) -> list[Path]:
 
     plt = plotting._pyplot()
     firsts = {runs[0].label: runs[0] for runs in report.results.values()}
-    title = (f"{report.task.title}: N = {report.n_segments}, {report.iterations} iterations, "
-             f"{report.solver_kind} solver")
+    title = (
+        f"{report.task.title}: N = {report.n_segments}, {report.iterations} iterations, "
+        f"{report.solver_kind} solver"
+    )
     figures: list[tuple[str, Any]] = [
-        ("front.png", plotting.plot_fronts(firsts, reference_front=report.reference_front,
-                                           reference_label=(
-                                               "exact front" if report.exact_reference
-                                               else "non-dominated union of all points"),
-                                           title=title,
-                                           objective_names=report.task.objective_names)),
+        (
+            "front.png",
+            plotting.plot_fronts(
+                firsts,
+                reference_front=report.reference_front,
+                reference_label=(
+                    "exact front" if report.exact_reference else "non-dominated union of all points"
+                ),
+                title=title,
+                objective_names=report.task.objective_names,
+            ),
+        ),
         ("uniformity.png", plotting.plot_uniformity(firsts)),
     ]
     if "surf" in report.results:
-        figures.append(("cdf_convergence.png", plotting.plot_cdf_history(
-            report.results["surf"][0], true_cdf=report.problem.cdf())))
+        figures.append(
+            (
+                "cdf_convergence.png",
+                plotting.plot_cdf_history(report.results["surf"][0], true_cdf=report.problem.cdf()),
+            )
+        )
     model = getattr(report.problem, "model", None)
     if model is not None and _grid_cells(model) is not None:
-        shown: dict[str, Any] = {label: firsts[label] for label in ("SURF", "Uniform-w")
-                                 if label in firsts}
+        shown: dict[str, Any] = {
+            label: firsts[label] for label in ("SURF", "Uniform-w") if label in firsts
+        }
         if shown:
             figures.append(("visitation.png", plot_state_visitation(report.problem, shown)))
     written = []
@@ -68,8 +81,7 @@ def _grid_cells(model: Any) -> list[tuple[int, int]] | None:
     return cells if cells and len(cells) >= len(labels) - 1 else None
 
 
-def plot_state_visitation(problem: Any, results: dict[str, Any], *,
-                          max_panels: int = 8) -> Any:
+def plot_state_visitation(problem: Any, results: dict[str, Any], *, max_panels: int = 8) -> Any:
     """Heat maps of the discounted state visitation of each policy, one row per method.
 
     Each panel is one slot's policy (its weight in the title), shown on the grid: darker cells
@@ -89,8 +101,9 @@ def plot_state_visitation(problem: Any, results: dict[str, Any], *,
     first = next(iter(results.values()))
     n_slots = len(first.states)
     panels = np.unique(np.linspace(0, n_slots - 1, min(max_panels, n_slots)).round().astype(int))
-    fig, axes = plt.subplots(len(results), panels.size,
-                             figsize=(1.9 * panels.size, 2.2 * len(results)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(results), panels.size, figsize=(1.9 * panels.size, 2.2 * len(results)), squeeze=False
+    )
     for row, (name, result) in enumerate(results.items()):
         for col, slot in enumerate(panels):
             ax = axes[row, col]
@@ -104,8 +117,9 @@ def plot_state_visitation(problem: Any, results: dict[str, Any], *,
             ax.set_xticks([])
             ax.set_yticks([])
             obj = result.points[slot]
-            ax.set_title(f"w={result.weights[slot]:.2f}\n({obj[0]:.3g}, {obj[1]:.3g})",
-                         fontsize="x-small")
+            ax.set_title(
+                f"w={result.weights[slot]:.2f}\n({obj[0]:.3g}, {obj[1]:.3g})", fontsize="x-small"
+            )
             if col == 0:
                 ax.set_ylabel(name)
     fig.tight_layout()

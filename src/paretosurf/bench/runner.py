@@ -113,12 +113,20 @@ class MethodRun:
         ``warm_start`` rule, the ``seed``, the per-solve budget of OLS (``calls_per_solve``:
         a gradient solver gets the calls of one slot of a SURF run) and the problem as
         Soup's ``interpolator`` when it can interpolate solutions."""
-        problem = self.problem if any(callable(getattr(self.problem, m, None))
-                                      for m in ("interpolate", "evaluate")) else None
-        return {"alpha": self.task.alpha, "warm_start": self.task.warm_start,
-                "seed": self.seed, "init_states": self.init_states,
-                "calls_per_solve": self.iterations if self.kind == "gradient" else 1,
-                "interpolator": problem, **self.options()}
+        problem = (
+            self.problem
+            if any(callable(getattr(self.problem, m, None)) for m in ("interpolate", "evaluate"))
+            else None
+        )
+        return {
+            "alpha": self.task.alpha,
+            "warm_start": self.task.warm_start,
+            "seed": self.seed,
+            "init_states": self.init_states,
+            "calls_per_solve": self.iterations if self.kind == "gradient" else 1,
+            "interpolator": problem,
+            **self.options(),
+        }
 
 
 def run_method(info: MethodInfo, run: MethodRun) -> Result:
@@ -129,13 +137,13 @@ def run_method(info: MethodInfo, run: MethodRun) -> Result:
 
 #: The benchmark's methods (those of two objectives in :data:`paretosurf.methods.METHODS`),
 #: by command-line name.
-METHODS: dict[str, MethodInfo] = {name: ALL_METHODS[name]
-                                  for name in method_names(simplex=False)}
+METHODS: dict[str, MethodInfo] = {name: ALL_METHODS[name] for name in method_names(simplex=False)}
 
 
 # ------------------------------------------------------------------------------- scoring
-def score(result: Result, reference_front: FloatArray, hv_ref: FloatArray,
-          true_cdf: Any = None) -> dict[str, float]:
+def score(
+    result: Result, reference_front: FloatArray, hv_ref: FloatArray, true_cdf: Any = None
+) -> dict[str, float]:
     """HV, IGD, CV, gap ratio, distance to the exact front and (if known) CDF error."""
     pts = result.points
     dist = metrics.front_distance(pts, reference_front)
@@ -189,8 +197,10 @@ class TaskReport:
             return f"nadir + {HV_MARGIN} * (nadir - ideal) of the exact front"
         if self.task.hv_ref is not None:
             return "the task's fixed reference point"
-        return (f"nadir + {HV_MARGIN} * (nadir - ideal) of the non-dominated union of every "
-                "method's points")
+        return (
+            f"nadir + {HV_MARGIN} * (nadir - ideal) of the non-dominated union of every "
+            "method's points"
+        )
 
     def to_json(self) -> dict[str, Any]:
         methods: dict[str, Any] = {}
@@ -198,22 +208,33 @@ class TaskReport:
             first = runs[0]
             entry: dict[str, Any] = {
                 key: self.summary(name, key)
-                for key in ("hv", "igd", "cv", "gap_ratio", "front_distance_mean",
-                            "front_distance_max", "cdf_error")
+                for key in (
+                    "hv",
+                    "igd",
+                    "cv",
+                    "gap_ratio",
+                    "front_distance_mean",
+                    "front_distance_max",
+                    "cdf_error",
+                )
                 if key in self.scores[name][0]
             }
-            entry.update({
-                "label": METHODS[name].label,
-                "points": first.points.tolist(),
-                "weights": first.weights.tolist(),
-                "n_solves": int(first.n_solves),
-                "n_steps": int(first.n_steps) + self.warmup_steps,
-                "seconds": _summary(self.seconds[name]),
-                "per_seed": [{k: (v if math.isfinite(v) else None) for k, v in s.items()}
-                             for s in self.scores[name]],
-                "success": [bool(r.success) for r in runs],
-                "messages": [r.message for r in runs],
-            })
+            entry.update(
+                {
+                    "label": METHODS[name].label,
+                    "points": first.points.tolist(),
+                    "weights": first.weights.tolist(),
+                    "n_solves": int(first.n_solves),
+                    "n_steps": int(first.n_steps) + self.warmup_steps,
+                    "seconds": _summary(self.seconds[name]),
+                    "per_seed": [
+                        {k: (v if math.isfinite(v) else None) for k, v in s.items()}
+                        for s in self.scores[name]
+                    ],
+                    "success": [bool(r.success) for r in runs],
+                    "messages": [r.message for r in runs],
+                }
+            )
             methods[name] = entry
         return {
             "task": self.task.name,
@@ -227,10 +248,12 @@ class TaskReport:
             "hv_ref_rule": self._hv_ref_rule(),
             "hv_exact_front": self.hv_exact_front,
             "exact_reference": self.exact_reference,
-            "igd_reference": (f"exact front, {IGD_POINTS} points evenly spaced in arc length"
-                              if self.exact_reference else
-                              f"the non-dominated union of every method's points over all "
-                              f"seeds ({len(self.reference_front)} points; no exact front)"),
+            "igd_reference": (
+                f"exact front, {IGD_POINTS} points evenly spaced in arc length"
+                if self.exact_reference
+                else f"the non-dominated union of every method's points over all "
+                f"seeds ({len(self.reference_front)} points; no exact front)"
+            ),
             "objective_names": list(self.task.objective_names),
             "coordinates": Spacing(self.task.normalize).describe(),
             "methods": methods,
@@ -282,8 +305,9 @@ def run_task(
     """
     unknown = [m for m in methods if m not in METHODS]
     if unknown or not methods:
-        raise ValueError(f"methods must be a non-empty subset of {list(METHODS)}, got "
-                         f"{list(methods)}")
+        raise ValueError(
+            f"methods must be a non-empty subset of {list(METHODS)}, got {list(methods)}"
+        )
     if solver_kind not in SOLVER_KINDS:
         raise ValueError(f"solver must be one of {SOLVER_KINDS}, got {solver_kind!r}")
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
@@ -302,10 +326,23 @@ def run_task(
         hv_front = metrics.hypervolume(reference, ref=hv_ref)
     else:  # scored once every method has run
         reference, hv_front = np.empty((0, 2)), math.nan
-        hv_ref = (np.asarray(task.hv_ref, dtype=np.float64) if task.hv_ref is not None
-                  else np.full(2, np.nan))
-    report = TaskReport(task, solver_kind, n, iters, seed_list, hv_ref, hv_front, problem,
-                        reference, exact_reference=exact is not None)
+        hv_ref = (
+            np.asarray(task.hv_ref, dtype=np.float64)
+            if task.hv_ref is not None
+            else np.full(2, np.nan)
+        )
+    report = TaskReport(
+        task,
+        solver_kind,
+        n,
+        iters,
+        seed_list,
+        hv_ref,
+        hv_front,
+        problem,
+        reference,
+        exact_reference=exact is not None,
+    )
     for name in methods:
         report.scores[name], report.results[name], report.seconds[name] = [], [], []
         for seed in seed_list:
@@ -318,24 +355,40 @@ def run_task(
                 # result's success and message record them (results.json, per seed)
                 warnings.simplefilter("ignore", SurfWarning)
                 info = METHODS[name]
-                result = run_method(info, MethodRun(task, problem, solver, solver_kind, n,
-                                                    iters, seed, init, loop or RunOptions(),
-                                                    slots=info.slots))
+                result = run_method(
+                    info,
+                    MethodRun(
+                        task,
+                        problem,
+                        solver,
+                        solver_kind,
+                        n,
+                        iters,
+                        seed,
+                        init,
+                        loop or RunOptions(),
+                        slots=info.slots,
+                    ),
+                )
             elapsed = time.perf_counter() - start
             report.results[name].append(result)
             report.seconds[name].append(elapsed)
             if exact is None:
                 if progress is not None:
-                    progress(f"{task.name} {METHODS[name].label:<9} seed {seed}: CV "
-                             f"{metrics.cv(result.points):.4f}  gap ratio "
-                             f"{metrics.gap_ratio(result.points):.3f}  ({elapsed:.2f} s)")
+                    progress(
+                        f"{task.name} {METHODS[name].label:<9} seed {seed}: CV "
+                        f"{metrics.cv(result.points):.4f}  gap ratio "
+                        f"{metrics.gap_ratio(result.points):.3f}  ({elapsed:.2f} s)"
+                    )
                 continue
             sc = score(result, reference, hv_ref, true_cdf if name == "surf" else None)
             report.scores[name].append(sc)
             if progress is not None:
-                progress(f"{task.name} {METHODS[name].label:<9} seed {seed}: CV {sc['cv']:.4f}  "
-                         f"gap ratio {sc['gap_ratio']:.3f}  HV {sc['hv']:.5g}  "
-                         f"IGD {sc['igd']:.4g}  ({elapsed:.2f} s)")
+                progress(
+                    f"{task.name} {METHODS[name].label:<9} seed {seed}: CV {sc['cv']:.4f}  "
+                    f"gap ratio {sc['gap_ratio']:.3f}  HV {sc['hv']:.5g}  "
+                    f"IGD {sc['igd']:.4g}  ({elapsed:.2f} s)"
+                )
     if exact is None:
         _score_empirically(report)
     return report
@@ -361,8 +414,13 @@ def _score_empirically(report: TaskReport) -> None:
 
 
 # ------------------------------------------------------------------------------- output
-def _fmt(stat: dict[str, float | None], with_std: bool = True, *,
-         noise_rtol: float = 1e-9, noise_atol: float = 1e-13) -> str:
+def _fmt(
+    stat: dict[str, float | None],
+    with_std: bool = True,
+    *,
+    noise_rtol: float = 1e-9,
+    noise_atol: float = 1e-13,
+) -> str:
     """A score over seeds as ``mean +- std``: the mean to 4 significant digits, the std to 2.
 
     A std of at most ``noise_rtol * |mean|`` is floating-point noise, not a spread: the seeds
@@ -410,9 +468,15 @@ def format_table(report: TaskReport) -> str:
     digits.
     """
     data = report.to_json()
-    rows = [("HV", "hv"), ("IGD", "igd"), ("CV", "cv"), ("gap ratio", "gap_ratio"),
-            ("distance to front (mean)", "front_distance_mean"),
-            ("CDF error (max abs Phi_T - Phi)", "cdf_error"), ("seconds", "seconds")]
+    rows = [
+        ("HV", "hv"),
+        ("IGD", "igd"),
+        ("CV", "cv"),
+        ("gap ratio", "gap_ratio"),
+        ("distance to front (mean)", "front_distance_mean"),
+        ("CDF error (max abs Phi_T - Phi)", "cdf_error"),
+        ("seconds", "seconds"),
+    ]
     with_std = len(report.seeds) > 1
     names = list(data["methods"])
     head = ["metric", *(data["methods"][m]["label"] for m in names)]
@@ -430,20 +494,30 @@ def format_table(report: TaskReport) -> str:
         "|" + "---|" * len(head),
     ]
     for title, key in rows:
-        cells = [_fmt(data["methods"][m][key], with_std) if key in data["methods"][m] else "-"
-                 for m in names]
+        cells = [
+            _fmt(data["methods"][m][key], with_std) if key in data["methods"][m] else "-"
+            for m in names
+        ]
         if all(cell == "-" for cell in cells):
             continue
         lines.append(f"| {title} | " + " | ".join(cells) + " |")
-    lines.append("| solver calls | " + " | ".join(str(data["methods"][m]["n_solves"])
-                                                 for m in names) + " |")
+    lines.append(
+        "| solver calls | " + " | ".join(str(data["methods"][m]["n_solves"]) for m in names) + " |"
+    )
     counts = {m: [len(r.points) for r in report.results[m]] for m in names}
     if any(c < report.n_segments + 1 for cs in counts.values() for c in cs):
         # a method that returns fewer points (OLS on a front with few corners) has trivially
         # low CV and gap ratio: say so next to them
-        lines.append(f"| points (of N + 1 = {report.n_segments + 1}) | " + " | ".join(
-            f"{min(counts[m])}" if min(counts[m]) == max(counts[m])
-            else f"{min(counts[m])}-{max(counts[m])}" for m in names) + " |")
+        lines.append(
+            f"| points (of N + 1 = {report.n_segments + 1}) | "
+            + " | ".join(
+                f"{min(counts[m])}"
+                if min(counts[m]) == max(counts[m])
+                else f"{min(counts[m])}-{max(counts[m])}"
+                for m in names
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 
@@ -483,8 +557,9 @@ def foreign_report_files(out: str | Path) -> list[str]:
     return [name for name in REPORT_FILES if (root / name).exists() and name not in ours]
 
 
-def write_report(report: TaskReport, out: str | Path, *, plots: bool = True,
-                 stream: TextIO | None = None) -> list[Path]:
+def write_report(
+    report: TaskReport, out: str | Path, *, plots: bool = True, stream: TextIO | None = None
+) -> list[Path]:
     """Write ``results.json``, ``table.md`` and (with ``plots``) the figures into ``out``.
 
     The folder's ``.paretosurf-report.json`` records the files written, so that a later report
@@ -501,15 +576,18 @@ def write_report(report: TaskReport, out: str | Path, *, plots: bool = True,
     if foreign:
         raise FileExistsError(
             f"{root} holds {', '.join(foreign)}, which paretosurf did not write; it writes "
-            "over no file of yours: choose another folder for the results, or move them")
+            "over no file of yours: choose another folder for the results, or move them"
+        )
     root.mkdir(parents=True, exist_ok=True)
     # recorded before they are written: a report cut short leaves no file it cannot replace
     claimed = sorted(_recorded(root) | {n for n in REPORT_FILES if not (root / n).exists()})
-    (root / REPORT_RECORD).write_text(json.dumps({"format": "paretosurf report",
-                                                  "files": claimed}, indent=1) + "\n")
+    (root / REPORT_RECORD).write_text(
+        json.dumps({"format": "paretosurf report", "files": claimed}, indent=1) + "\n"
+    )
     written = [root / "results.json", root / "table.md"]
-    (root / "results.json").write_text(json.dumps(report.to_json(), indent=1,
-                                                  allow_nan=False) + "\n")
+    (root / "results.json").write_text(
+        json.dumps(report.to_json(), indent=1, allow_nan=False) + "\n"
+    )
     (root / "table.md").write_text(format_table(report) + "\n")
     if plots:
         written += task_figures(report, root)

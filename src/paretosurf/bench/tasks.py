@@ -106,8 +106,7 @@ class Task:
     report: str = "auto"
     device: str | None = None
 
-    def solver(self, problem: Any, kind: str, *, seed: int = 0,
-               steps: int | None = None) -> Any:
+    def solver(self, problem: Any, kind: str, *, seed: int = 0, steps: int | None = None) -> Any:
         """The inner solver of ``kind`` ("gradient": K steps per call, or "exact") for one
         seed; ``steps`` overrides the task's K."""
         if kind not in SOLVER_KINDS:
@@ -117,27 +116,39 @@ class Task:
             raise ValueError(f"steps must be >= 1, got {steps!r}")
         if self.make_solver is not None:
             if kind == "exact":
-                raise ValueError(f"task {self.name!r} has no exact solver; use the "
-                                 "'gradient' one (its budget per call: steps)")
+                raise ValueError(
+                    f"task {self.name!r} has no exact solver; use the "
+                    "'gradient' one (its budget per call: steps)"
+                )
             if self.device is not None:
                 return self.make_solver(problem, budget, seed, device=self.device)
             return self.make_solver(problem, budget, seed)
         if kind == "exact":
             if self.device is not None:
-                raise ValueError(f"device={self.device!r} applies to the gradient solver; the "
-                                 "exact one runs in numpy")
+                raise ValueError(
+                    f"device={self.device!r} applies to the gradient solver; the "
+                    "exact one runs in numpy"
+                )
             return problem.solver()
         if self.device is not None:
             from paretosurf.problems.mdp import MDPGradientSolver
 
             if not self.takes_device(problem):
-                raise ValueError(f"task {self.name!r}: its gradient solver runs in numpy only; "
-                                 "a device applies to the MDP tasks and mountaincar")
-            return MDPGradientSolver(problem, steps=budget, lr=self.lr,
-                                     optimizer=self.optimizer,
-                                     reset_optimizer=self.reset_optimizer, device=self.device)
-        return problem.gradient_solver(steps=budget, lr=self.lr, optimizer=self.optimizer,
-                                       reset_optimizer=self.reset_optimizer)
+                raise ValueError(
+                    f"task {self.name!r}: its gradient solver runs in numpy only; "
+                    "a device applies to the MDP tasks and mountaincar"
+                )
+            return MDPGradientSolver(
+                problem,
+                steps=budget,
+                lr=self.lr,
+                optimizer=self.optimizer,
+                reset_optimizer=self.reset_optimizer,
+                device=self.device,
+            )
+        return problem.gradient_solver(
+            steps=budget, lr=self.lr, optimizer=self.optimizer, reset_optimizer=self.reset_optimizer
+        )
 
     def takes_device(self, problem: Any) -> bool:
         """Whether this task's "gradient" solver for ``problem`` runs in torch, and so takes a
@@ -147,16 +158,16 @@ class Task:
 
         return self.make_solver is not None or isinstance(problem, RegularizedMDP)
 
-    def initial_states(self, problem: BiObjectiveProblem, solver: Any, kind: str, n_segments: int,
-                       seed: int) -> tuple[list[Any] | None, int]:
+    def initial_states(
+        self, problem: BiObjectiveProblem, solver: Any, kind: str, n_segments: int, seed: int
+    ) -> tuple[list[Any] | None, int]:
         """Warm starts for the N + 1 slots and the inner steps spent making them.
 
         Exact solvers start cold. K-step solvers start from the solver's initial parameters
         perturbed with ``init_noise``, the endpoints warmed up with ``warmup_steps`` steps, and
         interior slots optionally from the ``w = 1`` endpoint (see :attr:`interior_start`).
         """
-        if kind == "exact" or self.make_solver is not None or not hasattr(
-                solver, "initial_state"):
+        if kind == "exact" or self.make_solver is not None or not hasattr(solver, "initial_state"):
             return None, 0
         rng = np.random.default_rng(seed)
 
@@ -168,19 +179,22 @@ class Task:
         states: list[Any] = [perturbed(n / n_segments) for n in range(n_segments + 1)]
         spent = 0
         if self.warmup_steps > 0:
-            warm = problem.gradient_solver(steps=self.warmup_steps, lr=self.lr,
-                                           optimizer=self.optimizer)
+            warm = problem.gradient_solver(
+                steps=self.warmup_steps, lr=self.lr, optimizer=self.optimizer
+            )
             states[0] = warm.solve(0.0, states[0]).state
             states[-1] = warm.solve(1.0, states[-1]).state
             spent = 2 * self.warmup_steps
         if self.interior_start == "endpoint1":
             end = states[-1]
             for n in range(1, n_segments):
-                states[n] = GradientState(end.params.copy(), np.zeros_like(end.params),
-                                          np.zeros_like(end.params), 0)
+                states[n] = GradientState(
+                    end.params.copy(), np.zeros_like(end.params), np.zeros_like(end.params), 0
+                )
         elif self.interior_start != "default":
-            raise ValueError(f"interior_start must be 'default' or 'endpoint1', "
-                             f"got {self.interior_start!r}")
+            raise ValueError(
+                f"interior_start must be 'default' or 'endpoint1', got {self.interior_start!r}"
+            )
         return states, spent
 
 
@@ -232,8 +246,9 @@ def _quadratic() -> BiObjectiveProblem:
     from paretosurf.problems.quadratic import Quadratic
 
     # Two anisotropic bowls whose LS path speeds up sharply near w = 1.
-    return Quadratic(np.diag([1.0, 4.0]), np.array([1.0, 0.0]),
-                     np.diag([6.0, 0.5]), np.array([0.0, 1.0]))
+    return Quadratic(
+        np.diag([1.0, 4.0]), np.array([1.0, 0.0]), np.diag([6.0, 0.5]), np.array([0.0, 1.0])
+    )
 
 
 def _bandit() -> BiObjectiveProblem:
@@ -254,24 +269,92 @@ _DST_NAMES = ("treasure: -(treasure return) + KL", "time: (steps to treasure) + 
 # solver reaches every trade-off (from the uniform policy it stalls for thousands of steps on the
 # plateau of the nearest treasure). Every call starts with fresh Adam moments, as in the
 # paper's code (on the MDPs this also ends more evenly: benchmarks/bench_reset_optimizer.py).
-register_task(Task("dst", "Deep Sea Treasure (concave map)", _dst("concave"), 15, 30,
-                   steps=100, lr=0.02, warmup_steps=500, interior_start="endpoint1",
-                   init_noise=0.1, objective_names=_DST_NAMES, reset_optimizer=True))
-register_task(Task("dst-convex", "Deep Sea Treasure (convex map)", _dst("convex"), 15, 30,
-                   steps=100, lr=0.02, warmup_steps=500, interior_start="endpoint1",
-                   init_noise=0.1, objective_names=_DST_NAMES, reset_optimizer=True))
-register_task(Task("fishwood", "Fishwood", _fishwood, 11, 15, steps=100, lr=0.05,
-                   init_noise=0.1, reset_optimizer=True,
-                   objective_names=("fish: -(fish return) + KL", "wood: -(wood return) + KL")))
-register_task(Task("quadratic", "two anisotropic quadratics", _quadratic, 10, 30, steps=20,
-                   lr=0.05, init_noise=0.1,
-                   objective_names=("(x-b1)' Q1 (x-b1)", "(x-b2)' Q2 (x-b2)")))
-register_task(Task("bandit", "entropic bandit (paper example)", _bandit, 10, 30, steps=50,
-                   lr=0.05, init_noise=0.1,
-                   objective_names=("beta KL - <R1, pi>", "beta KL - <R2, pi>")))
-register_task(Task("gear", "quadratic gear toy (p = 9)", _gear, 20, 30, steps=10, lr=0.1,
-                   optimizer="sgd", init_noise=0.05,
-                   objective_names=("(1 - x)^2", "x^2")))
+register_task(
+    Task(
+        "dst",
+        "Deep Sea Treasure (concave map)",
+        _dst("concave"),
+        15,
+        30,
+        steps=100,
+        lr=0.02,
+        warmup_steps=500,
+        interior_start="endpoint1",
+        init_noise=0.1,
+        objective_names=_DST_NAMES,
+        reset_optimizer=True,
+    )
+)
+register_task(
+    Task(
+        "dst-convex",
+        "Deep Sea Treasure (convex map)",
+        _dst("convex"),
+        15,
+        30,
+        steps=100,
+        lr=0.02,
+        warmup_steps=500,
+        interior_start="endpoint1",
+        init_noise=0.1,
+        objective_names=_DST_NAMES,
+        reset_optimizer=True,
+    )
+)
+register_task(
+    Task(
+        "fishwood",
+        "Fishwood",
+        _fishwood,
+        11,
+        15,
+        steps=100,
+        lr=0.05,
+        init_noise=0.1,
+        reset_optimizer=True,
+        objective_names=("fish: -(fish return) + KL", "wood: -(wood return) + KL"),
+    )
+)
+register_task(
+    Task(
+        "quadratic",
+        "two anisotropic quadratics",
+        _quadratic,
+        10,
+        30,
+        steps=20,
+        lr=0.05,
+        init_noise=0.1,
+        objective_names=("(x-b1)' Q1 (x-b1)", "(x-b2)' Q2 (x-b2)"),
+    )
+)
+register_task(
+    Task(
+        "bandit",
+        "entropic bandit (paper example)",
+        _bandit,
+        10,
+        30,
+        steps=50,
+        lr=0.05,
+        init_noise=0.1,
+        objective_names=("beta KL - <R1, pi>", "beta KL - <R2, pi>"),
+    )
+)
+register_task(
+    Task(
+        "gear",
+        "quadratic gear toy (p = 9)",
+        _gear,
+        20,
+        30,
+        steps=10,
+        lr=0.1,
+        optimizer="sgd",
+        init_noise=0.05,
+        objective_names=("(1 - x)^2", "x^2"),
+    )
+)
 
 
 def _mountaincar() -> Any:
@@ -292,8 +375,23 @@ def _mountaincar_solver(problem: Any, steps: int, seed: int, device: str | None 
 # of every method's points. Every method reports the most even of its last 5 rounds: the DQN's
 # policies swing from call to call, and choosing among them holds up on fresh evaluation
 # episodes (see paretosurf.kept_rounds).
-register_task(Task("mountaincar", "MO-MountainCar (soft DQN)", _mountaincar, 5, 10, alpha=0.3,
-                   steps=100, make_solver=_mountaincar_solver, hv_ref=(135.0, 135.0),
-                   moving_average=0.5, warm_start="slot", report="most-even",
-                   objective_names=("time: -(discounted -1 per step) + KL",
-                                    "push: -(discounted -1 per forward push) + KL")))
+register_task(
+    Task(
+        "mountaincar",
+        "MO-MountainCar (soft DQN)",
+        _mountaincar,
+        5,
+        10,
+        alpha=0.3,
+        steps=100,
+        make_solver=_mountaincar_solver,
+        hv_ref=(135.0, 135.0),
+        moving_average=0.5,
+        warm_start="slot",
+        report="most-even",
+        objective_names=(
+            "time: -(discounted -1 per step) + KL",
+            "push: -(discounted -1 per forward push) + KL",
+        ),
+    )
+)

@@ -157,8 +157,9 @@ class Executor(Protocol):
 
     solves_in: str
 
-    def solve(self, solver: Any, tasks: Sequence[SolveTask],
-              on_done: OnDone | None = None) -> list[SolveOutcome]:  # pragma: no cover
+    def solve(
+        self, solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None
+    ) -> list[SolveOutcome]:  # pragma: no cover
         """Run ``tasks`` and return one :class:`SolveOutcome` per task, in order (a failed
         solve is an outcome with its error, never an exception); ``on_done(outcome)``, when
         given, is called as each task finishes."""
@@ -186,8 +187,9 @@ def solves_in(executor: object) -> str:
     """
     where = getattr(executor, "solves_in", "machine")
     if where not in SOLVES_IN:
-        raise ValueError(f"{type(executor).__name__}.solves_in must be one of {SOLVES_IN}, "
-                         f"got {where!r}")
+        raise ValueError(
+            f"{type(executor).__name__}.solves_in must be one of {SOLVES_IN}, got {where!r}"
+        )
     return str(where)
 
 
@@ -215,8 +217,9 @@ class ExecutorLostError(RuntimeError):
     (True, (2, 5))
     """
 
-    def __init__(self, message: str, *, address: str | None = None,
-                 slots: Sequence[int] = ()) -> None:
+    def __init__(
+        self, message: str, *, address: str | None = None, slots: Sequence[int] = ()
+    ) -> None:
         super().__init__(message)
         self.address = address
         self.slots = tuple(slots)
@@ -230,9 +233,16 @@ class SolveTimeoutError(TimeoutError):
 def failure(task: SolveTask, exc: BaseException, seconds: float) -> SolveOutcome:
     """The failed outcome of ``task`` that raised ``exc`` in this process."""
     name = "TimeoutError" if isinstance(exc, SolveTimeoutError) else type(exc).__name__
-    return SolveOutcome(task.slot, task.weight, None, f"{name}: {exc}",
-                        "".join(traceback.format_exception(exc)), seconds,
-                        socket.gethostname(), os.getpid())
+    return SolveOutcome(
+        task.slot,
+        task.weight,
+        None,
+        f"{name}: {exc}",
+        "".join(traceback.format_exception(exc)),
+        seconds,
+        socket.gethostname(),
+        os.getpid(),
+    )
 
 
 # ---------------------------------------------------------------------------- solve timeouts
@@ -249,12 +259,12 @@ def check_solve_timeout(value: object, *, name: str = "solve_timeout") -> float 
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number of seconds > 0 or None (no limit), got "
-                        f"{value!r}")
+        raise TypeError(f"{name} must be a number of seconds > 0 or None (no limit), got {value!r}")
     seconds = float(value)
     if not (math.isfinite(seconds) and seconds > 0):
-        raise ValueError(f"{name} must be a finite number of seconds > 0, or None for no "
-                         f"limit, got {value!r}")
+        raise ValueError(
+            f"{name} must be a finite number of seconds > 0, or None for no limit, got {value!r}"
+        )
     return int(seconds) if seconds.is_integer() else seconds
 
 
@@ -280,8 +290,11 @@ def overrun_text(timeout: float, n: int = 1) -> str:
 def alarm_usable() -> bool:
     """Whether :func:`execute` can interrupt a solve here: the platform has SIGALRM and this is
     the main thread (the only one that runs Python signal handlers)."""
-    return (hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
-            and threading.current_thread() is threading.main_thread())
+    return (
+        hasattr(signal, "SIGALRM")
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
 
 
 #: Seconds between further interruptions of a solve that caught the first and went on.
@@ -304,7 +317,7 @@ def _interrupt_after(seconds: float, message: str) -> Iterator[None]:
         if not state["active"]:
             return
         left = deadline - time.monotonic()
-        if left > 0.005:                   # early, or a stale signal: wait for the rest
+        if left > 0.005:  # early, or a stale signal: wait for the rest
             signal.setitimer(signal.ITIMER_REAL, left)
             return
         state["fired"] = True
@@ -317,7 +330,7 @@ def _interrupt_after(seconds: float, message: str) -> Iterator[None]:
     try:
         signal.setitimer(signal.ITIMER_REAL, seconds)
         yield
-        if state["fired"] or time.monotonic() >= deadline:   # it swallowed the interruption
+        if state["fired"] or time.monotonic() >= deadline:  # it swallowed the interruption
             state["fired"] = True
             raise SolveTimeoutError(message)
     finally:
@@ -334,8 +347,9 @@ def _deadline(timeout: float | None, n: int) -> contextlib.AbstractContextManage
     ``None``)."""
     if timeout is None:
         return contextlib.nullcontext()
-    return _interrupt_after(n * timeout, f"{overrun_text(timeout, n)} and was interrupted "
-                                         f"(in process {os.getpid()})")
+    return _interrupt_after(
+        n * timeout, f"{overrun_text(timeout, n)} and was interrupted (in process {os.getpid()})"
+    )
 
 
 def _check(raw: object, task: SolveTask) -> Solution:
@@ -344,8 +358,10 @@ def _check(raw: object, task: SolveTask) -> Solution:
     if not np.all(np.isfinite(sol.objectives)):
         raise InnerSolverError(
             f"inner solver returned non-finite objectives {sol.objectives.tolist()} for slot "
-            f"{task.slot} (weight {format_weight(task.weight)})", slot=task.slot,
-            weight=task.weight)
+            f"{task.slot} (weight {format_weight(task.weight)})",
+            slot=task.slot,
+            weight=task.weight,
+        )
     return sol
 
 
@@ -361,8 +377,13 @@ def batches(solver: Any) -> bool:
     return hasattr(solver, "solve_many")
 
 
-def execute(solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None, *,
-            timeout: float | None = None) -> list[SolveOutcome]:
+def execute(
+    solver: Any,
+    tasks: Sequence[SolveTask],
+    on_done: OnDone | None = None,
+    *,
+    timeout: float | None = None,
+) -> list[SolveOutcome]:
     """Run ``tasks`` in this process; a solver failure becomes a failed outcome, not an
     exception.
 
@@ -415,13 +436,17 @@ def execute(solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = No
     """
     timeout = check_solve_timeout(timeout, name="timeout")
     if timeout is not None and not alarm_usable():
-        where = ("this platform has no SIGALRM" if not hasattr(signal, "SIGALRM") else
-                 f"this is thread {threading.current_thread().name!r}, not the main thread")
+        where = (
+            "this platform has no SIGALRM"
+            if not hasattr(signal, "SIGALRM")
+            else f"this is thread {threading.current_thread().name!r}, not the main thread"
+        )
         raise RuntimeError(
             f"solve_timeout={seconds_text(timeout)} interrupts a solve in its own process "
             f"with SIGALRM, which only the main thread of a POSIX system receives, but "
             f"{where}: use ProcessExecutor(solve_timeout=...), which enforces the limit "
-            "from outside the solve, or call from the main thread")
+            "from outside the solve, or call from the main thread"
+        )
     host, pid = socket.gethostname(), os.getpid()
     outcomes: list[SolveOutcome] = []
     if batches(solver) and len(tasks) > 0:
@@ -434,8 +459,9 @@ def execute(solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = No
                 weights = np.array([t.weight for t in tasks], dtype=np.float64)
                 raw = list(solver.solve_many(weights, states))
                 if len(raw) != len(tasks):
-                    raise InnerSolverError(f"solve_many returned {len(raw)} solutions for "
-                                           f"{len(tasks)} weights")
+                    raise InnerSolverError(
+                        f"solve_many returned {len(raw)} solutions for {len(tasks)} weights"
+                    )
                 seconds = (time.perf_counter() - start) / len(tasks)
                 for task, item in zip(tasks, raw, strict=True):
                     try:
@@ -448,9 +474,11 @@ def execute(solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = No
             seconds = (time.perf_counter() - start) / len(tasks)
             done = [exc] * len(tasks)
         for task, item in zip(tasks, done, strict=True):
-            outcome = (failure(task, item, seconds) if isinstance(item, Exception) else
-                       SolveOutcome(task.slot, task.weight, item, seconds=seconds, host=host,
-                                    pid=pid))
+            outcome = (
+                failure(task, item, seconds)
+                if isinstance(item, Exception)
+                else SolveOutcome(task.slot, task.weight, item, seconds=seconds, host=host, pid=pid)
+            )
             outcomes.append(outcome)
             if on_done is not None:
                 on_done(outcome)
@@ -461,8 +489,9 @@ def execute(solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = No
             with _deadline(timeout, 1):
                 raw_one = solver.solve(as_weight(task.weight), load_state(solver, task.state))
                 sol = _finish(solver, task, _check(raw_one, task))
-            outcome = SolveOutcome(task.slot, task.weight, sol,
-                                   seconds=time.perf_counter() - start, host=host, pid=pid)
+            outcome = SolveOutcome(
+                task.slot, task.weight, sol, seconds=time.perf_counter() - start, host=host, pid=pid
+            )
         except Exception as exc:
             outcome = failure(task, exc, time.perf_counter() - start)
         outcomes.append(outcome)
@@ -497,12 +526,15 @@ def raise_for(outcome: SolveOutcome, attempt: int) -> None:
     how = "was killed" if outcome.killed else "failed"
     error = InnerSolverError(
         f"the inner solve of slot {outcome.slot} (weight {format_weight(outcome.weight)}) "
-        f"{how} on attempt {attempt}: {outcome.error}", slot=outcome.slot,
-        weight=outcome.weight)
+        f"{how} on attempt {attempt}: {outcome.error}",
+        slot=outcome.slot,
+        weight=outcome.weight,
+    )
     if outcome.traceback:
         raise error from SolveTraceback(
             f"the solve's traceback (host {outcome.host}, pid {outcome.pid}):\n"
-            f"{outcome.traceback.rstrip()}")
+            f"{outcome.traceback.rstrip()}"
+        )
     raise error
 
 
@@ -528,8 +560,9 @@ class BaseExecutor:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def solve(self, solver: Any, tasks: Sequence[SolveTask],
-              on_done: OnDone | None = None) -> list[SolveOutcome]:  # pragma: no cover
+    def solve(
+        self, solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None
+    ) -> list[SolveOutcome]:  # pragma: no cover
         raise NotImplementedError
 
 
@@ -573,8 +606,9 @@ class LocalExecutor(BaseExecutor):
         #: Seconds a solve may run (``None``: no limit).
         self.solve_timeout = check_solve_timeout(solve_timeout)
 
-    def solve(self, solver: Any, tasks: Sequence[SolveTask],
-              on_done: OnDone | None = None) -> list[SolveOutcome]:
+    def solve(
+        self, solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None
+    ) -> list[SolveOutcome]:
         """Run ``tasks`` here (see :func:`execute`)."""
         return execute(solver, tasks, on_done, timeout=self.solve_timeout)
 

@@ -101,8 +101,13 @@ _DEVICE_ERROR: str | None = None
 
 
 #: The variables that BLAS and OpenMP libraries read, when they load, for their thread count.
-THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                    "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
 
 
 def limit_threads(threads: int) -> None:
@@ -142,8 +147,13 @@ def visible_devices() -> list[str] | None:
     if value is not None:
         return [d.strip() for d in value.split(",") if d.strip()]
     try:
-        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
-                                capture_output=True, text=True, timeout=60, check=False)
+        listed = subprocess.run(
+            ["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     if listed.returncode != 0:
@@ -153,17 +163,20 @@ def visible_devices() -> list[str] | None:
 
 def _device_name(value: object, where: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer, str)):
-        raise TypeError(f"{where} must be a GPU index (an integer >= 0) or a GPU UUID string, "
-                        f"got {value!r}")
+        raise TypeError(
+            f"{where} must be a GPU index (an integer >= 0) or a GPU UUID string, got {value!r}"
+        )
     name = str(value).strip()
     if not name or "," in name or (not isinstance(value, str) and int(value) < 0):
-        raise ValueError(f"{where} must be a GPU index (an integer >= 0) or one GPU UUID, got "
-                         f"{value!r}")
+        raise ValueError(
+            f"{where} must be a GPU index (an integer >= 0) or one GPU UUID, got {value!r}"
+        )
     return name
 
 
-def device_groups(max_workers: int, gpus_per_worker: int,
-                  devices: Sequence[int | str] | None = None) -> tuple[tuple[str, ...], ...]:
+def device_groups(
+    max_workers: int, gpus_per_worker: int, devices: Sequence[int | str] | None = None
+) -> tuple[tuple[str, ...], ...]:
     """The GPUs of each worker: ``max_workers`` groups of ``gpus_per_worker`` devices, taken
     in order from ``devices`` (default: :func:`visible_devices`).
 
@@ -192,16 +205,23 @@ def device_groups(max_workers: int, gpus_per_worker: int,
     ValueError: max_workers=5 workers with gpus_per_worker=1 need 5 GPUs, but this process sees 4 (CUDA_VISIBLE_DEVICES=0,1,2,3); lower max_workers or gpus_per_worker
     """  # noqa: E501
     visible = visible_devices()
-    seen = ("CUDA_VISIBLE_DEVICES=" + os.environ[CUDA_VARIABLE]
-            if CUDA_VARIABLE in os.environ else "nvidia-smi")
+    seen = (
+        "CUDA_VISIBLE_DEVICES=" + os.environ[CUDA_VARIABLE]
+        if CUDA_VARIABLE in os.environ
+        else "nvidia-smi"
+    )
     if devices is None:
         if visible is None:
-            raise ValueError("gpus_per_worker: cannot tell which GPUs this machine has "
-                             "(CUDA_VISIBLE_DEVICES is not set and nvidia-smi is not found); "
-                             "name them with devices=[0, 1, ...] or set CUDA_VISIBLE_DEVICES")
+            raise ValueError(
+                "gpus_per_worker: cannot tell which GPUs this machine has "
+                "(CUDA_VISIBLE_DEVICES is not set and nvidia-smi is not found); "
+                "name them with devices=[0, 1, ...] or set CUDA_VISIBLE_DEVICES"
+            )
         if not visible:
-            raise ValueError(f"gpus_per_worker={gpus_per_worker}, but this process sees no GPU "
-                             f"({seen}); drop gpus_per_worker to run on the CPU")
+            raise ValueError(
+                f"gpus_per_worker={gpus_per_worker}, but this process sees no GPU "
+                f"({seen}); drop gpus_per_worker to run on the CPU"
+            )
         names, source = list(visible), f"this process sees {len(visible)} ({seen})"
     else:
         if isinstance(devices, (str, bytes)) or not isinstance(devices, Sequence):
@@ -209,22 +229,27 @@ def device_groups(max_workers: int, gpus_per_worker: int,
         names = [_device_name(d, f"devices[{i}]") for i, d in enumerate(devices)]
         twice = sorted({d for d in names if names.count(d) > 1})
         if twice:
-            raise ValueError(f"devices names GPU {twice[0]} more than once: each worker's GPUs "
-                             "must be its own")
+            raise ValueError(
+                f"devices names GPU {twice[0]} more than once: each worker's GPUs must be its own"
+            )
         if visible is not None:
             unseen = [d for d in names if d not in visible]
             if unseen:
-                raise ValueError(f"devices names GPU {unseen[0]}, which this process cannot "
-                                 f"see ({seen} lists {','.join(visible) or 'none'})")
+                raise ValueError(
+                    f"devices names GPU {unseen[0]}, which this process cannot "
+                    f"see ({seen} lists {','.join(visible) or 'none'})"
+                )
         source = f"devices= names {len(names)} ({','.join(names)})"
     need = max_workers * gpus_per_worker
     if need > len(names):
-        raise ValueError(f"max_workers={max_workers} workers with gpus_per_worker="
-                         f"{gpus_per_worker} need {need} GPUs, but {source}; lower max_workers "
-                         "or gpus_per_worker" + ("" if devices is None else
-                                                 ", or give more devices"))
-    return tuple(tuple(names[i * gpus_per_worker:(i + 1) * gpus_per_worker])
-                 for i in range(max_workers))
+        raise ValueError(
+            f"max_workers={max_workers} workers with gpus_per_worker="
+            f"{gpus_per_worker} need {need} GPUs, but {source}; lower max_workers "
+            "or gpus_per_worker" + ("" if devices is None else ", or give more devices")
+        )
+    return tuple(
+        tuple(names[i * gpus_per_worker : (i + 1) * gpus_per_worker]) for i in range(max_workers)
+    )
 
 
 def _take_devices(groups: tuple[tuple[str, ...], ...], counter: Any) -> None:
@@ -234,8 +259,8 @@ def _take_devices(groups: tuple[tuple[str, ...], ...], counter: Any) -> None:
     with counter.get_lock():
         index = counter.value
         counter.value += 1
-    if index >= len(groups):   # more workers than groups: never, as the pool is sized
-        _DEVICE_ERROR = (f"worker {index} of a pool of {len(groups)} has no GPUs of its own")
+    if index >= len(groups):  # more workers than groups: never, as the pool is sized
+        _DEVICE_ERROR = f"worker {index} of a pool of {len(groups)} has no GPUs of its own"
         return
     torch = sys.modules.get("torch")
     cuda = getattr(torch, "cuda", None)
@@ -246,7 +271,8 @@ def _take_devices(groups: tuple[tuple[str, ...], ...], counter: Any) -> None:
             "CUDA, so it cannot take the GPUs given to it (CUDA_VISIBLE_DEVICES="
             f"{','.join(groups[index])}): start the pool with multiprocessing's 'spawn' "
             "method (multiprocessing.set_start_method('spawn') before the run), or use CUDA "
-            "in the calling process only after the run")
+            "in the calling process only after the run"
+        )
         return
     os.environ[CUDA_VARIABLE] = ",".join(groups[index])
 
@@ -256,7 +282,7 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:          # someone else's process: alive
+    except OSError:  # someone else's process: alive
         return True
     return True
 
@@ -280,18 +306,23 @@ def _die_with_parent(parent: int, kernel: bool) -> None:
     that lives as long as the process) and a watchdog thread everywhere."""
     if kernel and sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL),
-                                                    0, 0, 0)
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     ppid = os.getppid()
-    if ppid != parent and not _alive(parent):   # it died before we got here
+    if ppid != parent and not _alive(parent):  # it died before we got here
         os._exit(1)
-    threading.Thread(target=_watch_parent, args=(parent, ppid), daemon=True,
-                     name="paretosurf-parent-watch").start()
+    threading.Thread(
+        target=_watch_parent, args=(parent, ppid), daemon=True, name="paretosurf-parent-watch"
+    ).start()
 
 
-def _init_worker(started: Any, threads: int | None, parent: int | None = None,
-                 main_thread: int | None = None, method: str | None = None,
-                 devices: tuple[tuple[tuple[str, ...], ...], Any] | None = None) -> None:
+def _init_worker(
+    started: Any,
+    threads: int | None,
+    parent: int | None = None,
+    main_thread: int | None = None,
+    method: str | None = None,
+    devices: tuple[tuple[tuple[str, ...], ...], Any] | None = None,
+) -> None:
     """Pool initializer: keep the report queue, take this worker's GPUs (``devices``: the
     groups of GPUs and the pool's counter of started workers), die with ``parent`` (the
     process that started the pool; ``main_thread`` its main thread's id, ``method`` the start
@@ -304,16 +335,18 @@ def _init_worker(started: Any, threads: int | None, parent: int | None = None,
     if parent is not None:
         # forked from the parent's main thread (its id survives the fork), or by the
         # single-threaded fork server: the kernel's signal is safe to ask for
-        kernel = ((method == "fork" and threading.get_ident() == main_thread)
-                  or method == "forkserver")
+        kernel = (
+            method == "fork" and threading.get_ident() == main_thread
+        ) or method == "forkserver"
         _die_with_parent(parent, kernel)
     if threads is not None:
         limit_threads(threads)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _run_unit(unit: int, solver_file: tuple[str, str], tasks: list[SolveTask],
-              timeout: float | None = None) -> list[SolveOutcome]:
+def _run_unit(
+    unit: int, solver_file: tuple[str, str], tasks: list[SolveTask], timeout: float | None = None
+) -> list[SolveOutcome]:
     """Run one unit of work in a worker: report it started, get the solver, report its solve
     begins, execute (interrupting it past ``timeout`` per task where this worker can).
 
@@ -434,11 +467,16 @@ class ProcessExecutor(BaseExecutor):
     (('4',), ('5',))
     """
 
-    def __init__(self, max_workers: int = 2, *, max_retries: int = 2,
-                 threads_per_worker: int | str | None = None,
-                 solve_timeout: float | None = None,
-                 gpus_per_worker: int | None = None,
-                 devices: Sequence[int | str] | None = None) -> None:
+    def __init__(
+        self,
+        max_workers: int = 2,
+        *,
+        max_retries: int = 2,
+        threads_per_worker: int | str | None = None,
+        solve_timeout: float | None = None,
+        gpus_per_worker: int | None = None,
+        devices: Sequence[int | str] | None = None,
+    ) -> None:
         self.max_workers = check_positive_int(max_workers, name="max_workers")
         if gpus_per_worker is not None:
             gpus_per_worker = check_positive_int(gpus_per_worker, name="gpus_per_worker")
@@ -449,17 +487,20 @@ class ProcessExecutor(BaseExecutor):
         #: The ``CUDA_VISIBLE_DEVICES`` of each worker, in the order the workers start
         #: (``None`` without ``gpus_per_worker``).
         self.worker_devices: tuple[tuple[str, ...], ...] | None = (
-            None if gpus_per_worker is None
-            else device_groups(self.max_workers, gpus_per_worker, devices))
+            None
+            if gpus_per_worker is None
+            else device_groups(self.max_workers, gpus_per_worker, devices)
+        )
         self.max_retries = check_non_negative_int(max_retries, name="max_retries")
         if threads_per_worker == "auto":
             threads_per_worker = max(1, usable_cpus() // self.max_workers)
         elif threads_per_worker is not None:
             if isinstance(threads_per_worker, str):
-                raise ValueError("threads_per_worker must be a positive integer, 'auto' or "
-                                 f"None, got {threads_per_worker!r}")
-            threads_per_worker = check_positive_int(threads_per_worker,
-                                                    name="threads_per_worker")
+                raise ValueError(
+                    "threads_per_worker must be a positive integer, 'auto' or "
+                    f"None, got {threads_per_worker!r}"
+                )
+            threads_per_worker = check_positive_int(threads_per_worker, name="threads_per_worker")
         #: Threads of each worker's BLAS, OpenMP and torch pools (None: left as they are).
         self.threads_per_worker: int | None = threads_per_worker
         #: Seconds a solve may run (``None``: no limit).
@@ -487,12 +528,23 @@ class ProcessExecutor(BaseExecutor):
     def _open_pool(self) -> None:
         context = multiprocessing.get_context()
         self._started = context.SimpleQueue()
-        devices = (None if self.worker_devices is None
-                   else (self.worker_devices, context.Value("i", 0)))
-        initargs = (self._started, self.threads_per_worker, os.getpid(),
-                    threading.main_thread().ident, context.get_start_method(), devices)
-        self._pool = ProcessPoolExecutor(max_workers=self.max_workers, mp_context=context,
-                                         initializer=_init_worker, initargs=initargs)
+        devices = (
+            None if self.worker_devices is None else (self.worker_devices, context.Value("i", 0))
+        )
+        initargs = (
+            self._started,
+            self.threads_per_worker,
+            os.getpid(),
+            threading.main_thread().ident,
+            context.get_start_method(),
+            devices,
+        )
+        self._pool = ProcessPoolExecutor(
+            max_workers=self.max_workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=initargs,
+        )
 
     def close(self) -> None:
         """Shut the pool down (waiting for running tasks; pending ones are cancelled)."""
@@ -551,8 +603,12 @@ class ProcessExecutor(BaseExecutor):
             process.join(timeout=5)
         self._close_queue()
 
-    def _drain(self, known: dict[int, list[int]], started: dict[int, int],
-               solving: dict[int, float] | None = None) -> None:
+    def _drain(
+        self,
+        known: dict[int, list[int]],
+        started: dict[int, int],
+        solving: dict[int, float] | None = None,
+    ) -> None:
         """Move the workers' start reports into ``started`` (unit -> pid), for this round's
         units, and into ``solving`` when each unit's solve began (unit -> this process's
         ``time.monotonic()`` when it learnt of it: never earlier than the truth)."""
@@ -573,12 +629,13 @@ class ProcessExecutor(BaseExecutor):
             if process is not None:
                 process.kill()
             return
-        with contextlib.suppress(ProcessLookupError):   # no worker table: by its pid
+        with contextlib.suppress(ProcessLookupError):  # no worker table: by its pid
             os.kill(pid, signal.SIGKILL)
 
     # ------------------------------------------------------------------ a round
-    def solve(self, solver: Any, tasks: Sequence[SolveTask],
-              on_done: OnDone | None = None) -> list[SolveOutcome]:
+    def solve(
+        self, solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None
+    ) -> list[SolveOutcome]:
         """Run ``tasks`` in the worker processes; one outcome per task, in task order."""
         tasks = list(tasks)
         if not tasks:
@@ -587,12 +644,15 @@ class ProcessExecutor(BaseExecutor):
         try:
             blob = pickle.dumps(solver, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as exc:
-            raise TypeError(f"ProcessExecutor needs a solver that pickles (a module-level "
-                            f"class or function), got {type(solver).__name__}: {exc}") from exc
+            raise TypeError(
+                f"ProcessExecutor needs a solver that pickles (a module-level "
+                f"class or function), got {type(solver).__name__}: {exc}"
+            ) from exc
         n = len(tasks)
         if batches(solver):
-            groups = [c.tolist() for c in np.array_split(np.arange(n), min(self.max_workers, n))
-                      if c.size]
+            groups = [
+                c.tolist() for c in np.array_split(np.arange(n), min(self.max_workers, n)) if c.size
+            ]
         else:
             groups = [[i] for i in range(n)]
         units = {next(self._units): group for group in groups}
@@ -605,32 +665,50 @@ class ProcessExecutor(BaseExecutor):
         assert all(o is not None for o in outcomes)
         return [o for o in outcomes if o is not None]
 
-    def _solve_units(self, solver_file: tuple[str, str], tasks: list[SolveTask],
-                     units: dict[int, list[int]],
-                     outcomes: list[SolveOutcome | None], on_done: OnDone | None) -> None:
+    def _solve_units(
+        self,
+        solver_file: tuple[str, str],
+        tasks: list[SolveTask],
+        units: dict[int, list[int]],
+        outcomes: list[SolveOutcome | None],
+        on_done: OnDone | None,
+    ) -> None:
         kills = dict.fromkeys(units, 0)
         pids: dict[int, int] = {}
-        queue = list(units)       # run side by side
+        queue = list(units)  # run side by side
         alone: deque[int] = deque()  # suspects of a worker's death, run one at a time
-        blind = 0                 # deaths with no unit running (idle worker, start-up failure)
+        blind = 0  # deaths with no unit running (idle worker, start-up failure)
         lost_tries: dict[int, list[SolveOutcome]] = {}  # task -> its tries a broken pool lost
         host = socket.gethostname()
 
         def lose(unit: int, why: str) -> None:
             """Note the try of ``unit`` that a broken pool lost (it runs again)."""
             for i in units[unit]:
-                lost_tries.setdefault(i, []).append(SolveOutcome(
-                    tasks[i].slot, tasks[i].weight, None, f"BrokenProcessPool: {why}; run "
-                    "again", host=host, pid=pids.get(unit, 0), killed=True))
+                lost_tries.setdefault(i, []).append(
+                    SolveOutcome(
+                        tasks[i].slot,
+                        tasks[i].weight,
+                        None,
+                        f"BrokenProcessPool: {why}; run again",
+                        host=host,
+                        pid=pids.get(unit, 0),
+                        killed=True,
+                    )
+                )
 
         def give_up(unit: int, why: str) -> None:
             for i in units[unit]:
                 task = tasks[i]
                 outcome = SolveOutcome(
-                    task.slot, task.weight, None,
+                    task.slot,
+                    task.weight,
+                    None,
                     f"BrokenProcessPool: {why} ({kills[unit]} times in all, "
                     f"max_retries={self.max_retries})",
-                    host=host, pid=pids.get(unit, 0), killed=True)
+                    host=host,
+                    pid=pids.get(unit, 0),
+                    killed=True,
+                )
                 outcomes[i] = outcome
                 if on_done is not None:
                     on_done(outcome)
@@ -640,16 +718,20 @@ class ProcessExecutor(BaseExecutor):
                 batch = [alone.popleft()]
             else:
                 batch, queue = queue, []
-            lost, started, timed_out = self._run_batch(solver_file, tasks, units, batch,
-                                                       outcomes, on_done)
+            lost, started, timed_out = self._run_batch(
+                solver_file, tasks, units, batch, outcomes, on_done
+            )
             if not lost and not timed_out:
                 continue
-            self._restart()           # a killed worker broke the pool, whoever killed it
+            self._restart()  # a killed worker broke the pool, whoever killed it
             pids.update(started)
-            if timed_out:             # this executor killed them: the others are innocent
+            if timed_out:  # this executor killed them: the others are innocent
                 for unit in lost:
-                    lose(unit, "the pool broke when a worker running a solve past "
-                               "solve_timeout beside it was killed")
+                    lose(
+                        unit,
+                        "the pool broke when a worker running a solve past "
+                        "solve_timeout beside it was killed",
+                    )
                 queue = lost + queue
                 continue
             suspects = [u for u in lost if u in started]
@@ -657,9 +739,11 @@ class ProcessExecutor(BaseExecutor):
             if len(suspects) == 1:
                 unit = suspects[0]
                 kills[unit] += 1
-                died = (f"the worker process running it (pid {started[unit]}) died "
-                        "abruptly, killed by a signal such as SIGKILL or by the "
-                        "out-of-memory killer")
+                died = (
+                    f"the worker process running it (pid {started[unit]}) died "
+                    "abruptly, killed by a signal such as SIGKILL or by the "
+                    "out-of-memory killer"
+                )
                 if kills[unit] > self.max_retries:
                     give_up(unit, died)
                 else:
@@ -668,8 +752,11 @@ class ProcessExecutor(BaseExecutor):
                 queue = innocent + queue
             elif suspects:
                 for unit in suspects:
-                    lose(unit, f"a worker process died abruptly while this ran in pid "
-                               f"{started[unit]} beside other tasks (each now runs alone)")
+                    lose(
+                        unit,
+                        f"a worker process died abruptly while this ran in pid "
+                        f"{started[unit]} beside other tasks (each now runs alone)",
+                    )
                 alone.extend(suspects)
                 queue = innocent + queue
             else:
@@ -685,10 +772,15 @@ class ProcessExecutor(BaseExecutor):
             if outcome is not None:
                 outcome.lost = tuple(tries)
 
-    def _run_batch(self, solver_file: tuple[str, str], tasks: list[SolveTask],
-                   units: dict[int, list[int]],
-                   batch: list[int], outcomes: list[SolveOutcome | None],
-                   on_done: OnDone | None) -> tuple[list[int], dict[int, int], list[int]]:
+    def _run_batch(
+        self,
+        solver_file: tuple[str, str],
+        tasks: list[SolveTask],
+        units: dict[int, list[int]],
+        batch: list[int],
+        outcomes: list[SolveOutcome | None],
+        on_done: OnDone | None,
+    ) -> tuple[list[int], dict[int, int], list[int]]:
         """Submit ``batch``'s units and collect them as they complete, killing the worker of a
         unit past its deadline. Returns the units lost to a broken pool, which of them had
         started (unit -> worker pid), and the units whose workers were killed for their
@@ -702,8 +794,9 @@ class ProcessExecutor(BaseExecutor):
         timeout = self.solve_timeout
         for unit in batch:
             try:
-                fut = self._pool.submit(_run_unit, unit, solver_file,
-                                        [tasks[i] for i in units[unit]], timeout)
+                fut = self._pool.submit(
+                    _run_unit, unit, solver_file, [tasks[i] for i in units[unit]], timeout
+                )
             except BrokenProcessPool:  # the pool broke before this round got to it
                 lost.append(unit)
                 continue
@@ -741,18 +834,24 @@ class ProcessExecutor(BaseExecutor):
                 unit = futures[fut]
                 if unit not in solving or now < deadline(unit):
                     continue
-                pending.discard(fut)      # its future fails with the broken pool: ignored
+                pending.discard(fut)  # its future fails with the broken pool: ignored
                 pid = started[unit]
                 self._kill_worker(pid)
                 timed_out.append(unit)
                 n = len(units[unit])
                 for i in units[unit]:
                     outcome = SolveOutcome(
-                        tasks[i].slot, tasks[i].weight, None,
+                        tasks[i].slot,
+                        tasks[i].weight,
+                        None,
                         f"TimeoutError: {overrun_text(timeout, n)} and did not return "
                         f"{KILL_GRACE:g}s after it was interrupted; its worker process (pid "
-                        f"{pid}) was killed (SIGKILL)", seconds=(now - solving[unit]) / n,
-                        host=socket.gethostname(), pid=pid, killed=True)
+                        f"{pid}) was killed (SIGKILL)",
+                        seconds=(now - solving[unit]) / n,
+                        host=socket.gethostname(),
+                        pid=pid,
+                        killed=True,
+                    )
                     outcomes[i] = outcome
                     if on_done is not None:
                         on_done(outcome)
@@ -762,9 +861,14 @@ class ProcessExecutor(BaseExecutor):
         return lost, {u: pid for u, pid in started.items() if u in lost}, timed_out
 
     def __repr__(self) -> str:
-        gpus = ("" if self.worker_devices is None else
-                f", gpus_per_worker={self.gpus_per_worker}, devices="
-                f"{[d for group in self.worker_devices for d in group]!r}")
-        return (f"ProcessExecutor(max_workers={self.max_workers}, max_retries="
-                f"{self.max_retries}, threads_per_worker={self.threads_per_worker}, "
-                f"solve_timeout={self.solve_timeout!r}{gpus})")
+        gpus = (
+            ""
+            if self.worker_devices is None
+            else f", gpus_per_worker={self.gpus_per_worker}, devices="
+            f"{[d for group in self.worker_devices for d in group]!r}"
+        )
+        return (
+            f"ProcessExecutor(max_workers={self.max_workers}, max_retries="
+            f"{self.max_retries}, threads_per_worker={self.threads_per_worker}, "
+            f"solve_timeout={self.solve_timeout!r}{gpus})"
+        )

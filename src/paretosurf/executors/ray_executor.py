@@ -86,8 +86,13 @@ _SLICE = 1.0
 _CONNECT_TIMEOUT = 1.0
 
 
-def _solve_remote(solver_ref: list[Any], task_blob: bytes, board: Any = None,
-                  key: str | None = None, timeout: float | None = None) -> bytes:
+def _solve_remote(
+    solver_ref: list[Any],
+    task_blob: bytes,
+    board: Any = None,
+    key: str | None = None,
+    timeout: float | None = None,
+) -> bytes:
     """The Ray task: one :class:`SolveTask` through :func:`execute`, its outcome pickled.
 
     ``solver_ref`` holds the reference to the pickled solver (in a list, so that Ray does not
@@ -123,9 +128,12 @@ def _board_class() -> type:
 
         def elapsed(self, keys: list[str]) -> list[tuple[float, str, int] | None]:
             now = time.monotonic()
-            return [None if k not in self.since else
-                    (now - self.since[k][0], self.since[k][1], self.since[k][2])
-                    for k in keys]
+            return [
+                None
+                if k not in self.since
+                else (now - self.since[k][0], self.since[k][1], self.since[k][2])
+                for k in keys
+            ]
 
         def forget(self, keys: list[str]) -> None:
             for k in keys:
@@ -162,7 +170,7 @@ class _ClusterWatch:
             client = ray.util.client.ray.is_connected()
         except Exception:
             client = False
-        if not client:      # Ray Client: the server's connection tells (ConnectionError)
+        if not client:  # Ray Client: the server's connection tells (ConnectionError)
             with contextlib.suppress(Exception):
                 self.gcs = str(ray.get_runtime_context().gcs_address)
                 gcs = _parse_address(self.gcs)
@@ -172,8 +180,12 @@ class _ClusterWatch:
                 node = ray.get_runtime_context().get_node_id()
                 for info in ray.nodes():
                     if info.get("NodeID") == node and info.get("Alive"):
-                        self.targets.append(("the raylet of this machine's node", (
-                            str(info["NodeManagerAddress"]), int(info["NodeManagerPort"]))))
+                        self.targets.append(
+                            (
+                                "the raylet of this machine's node",
+                                (str(info["NodeManagerAddress"]), int(info["NodeManagerPort"])),
+                            )
+                        )
         self.targets = [t for t in self.targets if _answers(t[1])]
         self.down: dict[str, float] = {}
         self.last = time.monotonic()
@@ -191,16 +203,22 @@ class _ClusterWatch:
                 continue
             since = self.down.setdefault(what, now)
             if now_ or now - since >= LOST_AFTER:
-                return (f"{what} ({target[0]}:{target[1]}) has not answered for "
-                        f"{max(now - since, 0):.0f}s")
+                return (
+                    f"{what} ({target[0]}:{target[1]}) has not answered for "
+                    f"{max(now - since, 0):.0f}s"
+                )
         return None
 
 
 #: Ray settings of a local instance started by the executor: without the dashboard (off)
 #: nothing reads Ray's per-task events, timeline or metrics, and recording them costs every
 #: task driver and worker time (about 0.06 ms a task here, 15% of Ray's overhead).
-_LOCAL_SYSTEM_CONFIG = {"task_events_report_interval_ms": 0, "enable_timeline": False,
-                        "enable_metrics_collection": False, "event_stats": False}
+_LOCAL_SYSTEM_CONFIG = {
+    "task_events_report_interval_ms": 0,
+    "enable_timeline": False,
+    "enable_metrics_collection": False,
+    "event_stats": False,
+}
 
 
 def _first_line(exc: BaseException) -> str:
@@ -230,8 +248,11 @@ def _driver_path() -> str:
     folders: list[str] = []
     for entry in sys.path:
         folder = os.path.abspath(entry or os.curdir)
-        if (os.path.isdir(folder) and folder not in folders
-                and not any(folder == r or folder.startswith(r + os.sep) for r in roots)):
+        if (
+            os.path.isdir(folder)
+            and folder not in folders
+            and not any(folder == r or folder.startswith(r + os.sep) for r in roots)
+        ):
             folders.append(folder)
     return os.pathsep.join(folders)
 
@@ -243,11 +264,16 @@ class _Deadlines:
 
     def __init__(self, executor: RayExecutor, board: Any) -> None:
         self.executor, self.board = executor, board
-        self.asked: tuple[Any, list[Any]] | None = None    # the question in flight, its refs
+        self.asked: tuple[Any, list[Any]] | None = None  # the question in flight, its refs
         self.last = time.monotonic()
 
-    def overdue(self, pending: list[Any], keys: dict[Any, str], tasks: list[SolveTask],
-                index: dict[Any, int]) -> list[tuple[Any, SolveOutcome]]:
+    def overdue(
+        self,
+        pending: list[Any],
+        keys: dict[Any, str],
+        tasks: list[SolveTask],
+        index: dict[Any, int],
+    ) -> list[tuple[Any, SolveOutcome]]:
         """Cancel the pending tasks past their deadline (``force=True``); their outcomes."""
         ray, timeout = self.executor._ray, self.executor.solve_timeout
         assert timeout is not None
@@ -260,7 +286,7 @@ class _Deadlines:
             refs = list(pending)
             self.asked = (self.board.elapsed.remote([keys[ref] for ref in refs]), refs)
         answer, refs = self.asked
-        if not ray.wait([answer], timeout=0)[0]:   # not yet: ask again once answered
+        if not ray.wait([answer], timeout=0)[0]:  # not yet: ask again once answered
             return []
         self.asked = None
         try:
@@ -276,12 +302,23 @@ class _Deadlines:
             seconds, host, pid = info
             ray.cancel(ref, force=True)
             task = tasks[index[ref]]
-            out.append((ref, SolveOutcome(
-                task.slot, task.weight, None,
-                f"TimeoutError: {overrun_text(timeout)} and did not return {KILL_GRACE:g}s "
-                f"after it was interrupted; its Ray task was cancelled (force=True, which ends "
-                f"its worker process {pid} on {host})", seconds=seconds, host=host, pid=pid,
-                killed=True)))
+            out.append(
+                (
+                    ref,
+                    SolveOutcome(
+                        task.slot,
+                        task.weight,
+                        None,
+                        f"TimeoutError: {overrun_text(timeout)} and did not return {KILL_GRACE:g}s "
+                        f"after it was interrupted; its Ray task was cancelled (force=True, "
+                        f"which ends its worker process {pid} on {host})",
+                        seconds=seconds,
+                        host=host,
+                        pid=pid,
+                        killed=True,
+                    ),
+                )
+            )
         return out
 
 
@@ -352,16 +389,23 @@ class RayExecutor(BaseExecutor):
     cluster started with ``ray start --head`` (see the README).
     """
 
-    def __init__(self, address: str | None = None, *, num_cpus: float = 1,
-                 num_gpus: float = 0, max_retries: int = 2,
-                 runtime_env: Mapping[str, Any] | None = None,
-                 solve_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        address: str | None = None,
+        *,
+        num_cpus: float = 1,
+        num_gpus: float = 0,
+        max_retries: int = 2,
+        runtime_env: Mapping[str, Any] | None = None,
+        solve_timeout: float | None = None,
+    ) -> None:
         if address is not None and (not isinstance(address, str) or not address.strip()):
-            raise ValueError(f"address must be None (a Ray instance on this machine), 'auto', "
-                             f"'HOST:PORT' or 'ray://HOST:PORT', got {address!r}")
+            raise ValueError(
+                f"address must be None (a Ray instance on this machine), 'auto', "
+                f"'HOST:PORT' or 'ray://HOST:PORT', got {address!r}"
+            )
         if runtime_env is not None and not isinstance(runtime_env, Mapping):
-            raise TypeError(f"runtime_env must be a dict or None, got "
-                            f"{type(runtime_env).__name__}")
+            raise TypeError(f"runtime_env must be a dict or None, got {type(runtime_env).__name__}")
         self.address = address
         self.num_cpus = _check_resource(num_cpus, "num_cpus")
         self.num_gpus = _check_resource(num_gpus, "num_gpus")
@@ -372,10 +416,10 @@ class RayExecutor(BaseExecutor):
         self._ray: Any = None
         self._remote: Any = None
         self._owns = False
-        self._solver: tuple[bytes, Any] | None = None   # the last solver's pickle, its ref
+        self._solver: tuple[bytes, Any] | None = None  # the last solver's pickle, its ref
         self._watch: _ClusterWatch | None = None
-        self._board: Any = None                         # the actor of start times
-        self._lost = False                              # the cluster went away
+        self._board: Any = None  # the actor of start times
+        self._lost = False  # the cluster went away
         self._keys = (f"{uuid.uuid4().hex[:8]}-{i}" for i in itertools.count())
 
     @property
@@ -401,15 +445,20 @@ class RayExecutor(BaseExecutor):
         try:
             import ray
         except ImportError as exc:
-            raise ImportError("RayExecutor needs Ray, which is not installed: "
-                              "pip install 'paretosurf[ray]'") from exc
+            raise ImportError(
+                "RayExecutor needs Ray, which is not installed: pip install 'paretosurf[ray]'"
+            ) from exc
         owns = not ray.is_initialized()
-        self._solver = None               # a reference of another Ray session
+        self._solver = None  # a reference of another Ray session
         if owns and self.address is None:
-            ray.init(address="local", num_cpus=max(usable_cpus(), math.ceil(self.num_cpus)),
-                     include_dashboard=False, logging_level=logging.ERROR,
-                     runtime_env={"env_vars": {"PYTHONPATH": _driver_path()}},
-                     _system_config=_LOCAL_SYSTEM_CONFIG)
+            ray.init(
+                address="local",
+                num_cpus=max(usable_cpus(), math.ceil(self.num_cpus)),
+                include_dashboard=False,
+                logging_level=logging.ERROR,
+                runtime_env={"env_vars": {"PYTHONPATH": _driver_path()}},
+                _system_config=_LOCAL_SYSTEM_CONFIG,
+            )
             self._check_fits(ray)
         elif owns:
             ray.init(address=self.address, logging_level=logging.ERROR)
@@ -421,13 +470,16 @@ class RayExecutor(BaseExecutor):
 
     def _check_fits(self, ray: Any) -> None:
         have = ray.cluster_resources()
-        for name, key, need in (("num_cpus", "CPU", self.num_cpus),
-                                ("num_gpus", "GPU", self.num_gpus)):
+        for name, key, need in (
+            ("num_cpus", "CPU", self.num_cpus),
+            ("num_gpus", "GPU", self.num_gpus),
+        ):
             if need > have.get(key, 0):
                 ray.shutdown()
                 raise ValueError(
                     f"{name}={need} per task, but the Ray instance started on this machine has "
-                    f"{have.get(key, 0):g} {key}s; lower {name} or join a cluster with address=")
+                    f"{have.get(key, 0):g} {key}s; lower {name} or join a cluster with address="
+                )
 
     def close(self) -> None:
         """Shut down the Ray instance this executor started, or disconnect from the cluster it
@@ -442,8 +494,9 @@ class RayExecutor(BaseExecutor):
         self._owns = False
 
     # ------------------------------------------------------------------ a round
-    def solve(self, solver: Any, tasks: Sequence[SolveTask],
-              on_done: OnDone | None = None) -> list[SolveOutcome]:
+    def solve(
+        self, solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None
+    ) -> list[SolveOutcome]:
         """Run each task as a Ray task; one outcome per task, in task order."""
         tasks = list(tasks)
         if not tasks:
@@ -456,12 +509,17 @@ class RayExecutor(BaseExecutor):
         try:
             solver_blob = cloudpickle.dumps(solver)
         except Exception as exc:
-            raise TypeError(f"RayExecutor could not serialize the solver "
-                            f"({type(solver).__name__}): {exc}") from exc
+            raise TypeError(
+                f"RayExecutor could not serialize the solver ({type(solver).__name__}): {exc}"
+            ) from exc
         # Ray itself retries nothing: a task whose worker died is resubmitted here, so that
         # each lost try is known (the outcome's ``lost``, the run's solve log)
-        options: dict[str, Any] = {"num_cpus": self.num_cpus, "num_gpus": self.num_gpus,
-                                   "max_retries": 0, "retry_exceptions": False}
+        options: dict[str, Any] = {
+            "num_cpus": self.num_cpus,
+            "num_gpus": self.num_gpus,
+            "max_retries": 0,
+            "retry_exceptions": False,
+        }
         if self.runtime_env is not None:
             options["runtime_env"] = self.runtime_env
         remote = self._remote.options(**options)
@@ -509,27 +567,43 @@ class RayExecutor(BaseExecutor):
                         outcome: SolveOutcome = pickle.loads(ray.get(ref))
                     except RayTaskError as exc:  # raised outside the solve: loading the task
                         cause = getattr(exc, "cause", None) or exc
-                        outcome = SolveOutcome(task.slot, task.weight, None,
-                                               f"{type(cause).__name__}: {cause}", str(exc))
+                        outcome = SolveOutcome(
+                            task.slot,
+                            task.weight,
+                            None,
+                            f"{type(cause).__name__}: {cause}",
+                            str(exc),
+                        )
                     except LocalRayletDiedError as exc:
-                        raise self._lost_error([*pending, ref], tasks, index,
-                                               _first_line(exc)) from exc
+                        raise self._lost_error(
+                            [*pending, ref], tasks, index, _first_line(exc)
+                        ) from exc
                     except RayError as exc:  # the worker or its node died
                         if len(lost[i]) < self.max_retries:
-                            lost[i].append(SolveOutcome(
-                                task.slot, task.weight, None, f"{type(exc).__name__}: the Ray "
-                                f"worker running it died; run again: {_first_line(exc)}",
-                                killed=True))
+                            lost[i].append(
+                                SolveOutcome(
+                                    task.slot,
+                                    task.weight,
+                                    None,
+                                    f"{type(exc).__name__}: the Ray "
+                                    f"worker running it died; run again: {_first_line(exc)}",
+                                    killed=True,
+                                )
+                            )
                             pending.append(submit(i))
                             continue
                         outcome = SolveOutcome(
-                            task.slot, task.weight, None,
+                            task.slot,
+                            task.weight,
+                            None,
                             f"{type(exc).__name__}: the Ray worker running it died "
                             f"{self.max_retries + 1} times (max_retries={self.max_retries}): "
-                            f"{exc}", killed=True)
+                            f"{exc}",
+                            killed=True,
+                        )
                     finish(i, outcome)
         except ExecutorLostError:
-            self._lost = True          # a dead cluster may never answer a cancel: none sent
+            self._lost = True  # a dead cluster may never answer a cancel: none sent
             raise
         except BaseException:
             for ref in pending:
@@ -549,8 +623,13 @@ class RayExecutor(BaseExecutor):
             self._board = actor.remote()
         return self._board
 
-    def _wait(self, pending: list[Any], tasks: list[SolveTask], index: dict[Any, int],
-              slice_: float = _SLICE) -> tuple[list[Any], list[Any]]:
+    def _wait(
+        self,
+        pending: list[Any],
+        tasks: list[SolveTask],
+        index: dict[Any, int],
+        slice_: float = _SLICE,
+    ) -> tuple[list[Any], list[Any]]:
         """``ray.wait`` for one of ``pending`` (all that are ready when ``slice_`` is 0) for at
         most ``slice_`` seconds; a lost connection to the cluster raises
         :class:`ExecutorLostError`."""
@@ -558,45 +637,53 @@ class RayExecutor(BaseExecutor):
         from ray.exceptions import RaySystemError, RpcError
 
         try:
-            return ray.wait(pending, num_returns=1 if slice_ else len(pending),
-                            timeout=slice_)
-        except ConnectionError as exc:     # Ray Client lost its server
+            return ray.wait(pending, num_returns=1 if slice_ else len(pending), timeout=slice_)
+        except ConnectionError as exc:  # Ray Client lost its server
             raise self._lost_error(pending, tasks, index, _first_line(exc)) from exc
         except (RaySystemError, RpcError) as exc:
             watch = self._watch
             why = None if watch is None else watch.lost(now_=True)
             if watch is not None and watch.targets and why is None:
-                raise                      # the cluster answers: something else
+                raise  # the cluster answers: something else
             raise self._lost_error(pending, tasks, index, why or _first_line(exc)) from exc
 
-    def _check_cluster(self, pending: list[Any], tasks: list[SolveTask],
-                       index: dict[Any, int]) -> None:
+    def _check_cluster(
+        self, pending: list[Any], tasks: list[SolveTask], index: dict[Any, int]
+    ) -> None:
         """Raise :class:`ExecutorLostError` once the cluster is lost (checked at most every
         :data:`_SLICE` seconds)."""
         why = None if self._watch is None else self._watch.lost()
         if why is not None:
             raise self._lost_error(pending, tasks, index, why)
 
-    def _lost_error(self, pending: list[Any], tasks: list[SolveTask], index: dict[Any, int],
-                    why: str) -> ExecutorLostError:
+    def _lost_error(
+        self, pending: list[Any], tasks: list[SolveTask], index: dict[Any, int], why: str
+    ) -> ExecutorLostError:
         self._lost = True
         gcs = None if self._watch is None else self._watch.gcs
         if self.address is None:
             what = "the Ray instance this executor started on this machine" + (
-                f" (GCS {gcs})" if gcs else "")
+                f" (GCS {gcs})" if gcs else ""
+            )
         else:
             what = f"the Ray cluster at {self.address}" + (
-                f" (GCS {gcs})" if gcs and gcs != self.address else "")
+                f" (GCS {gcs})" if gcs and gcs != self.address else ""
+            )
         slots = sorted({index[ref] for ref in pending if ref in index})
-        unfinished = ", ".join(f"{tasks[i].slot} (weight {format_weight(tasks[i].weight)})"
-                               for i in slots)
+        unfinished = ", ".join(
+            f"{tasks[i].slot} (weight {format_weight(tasks[i].weight)})" for i in slots
+        )
         return ExecutorLostError(
             f"{what} was lost: {why}. The solves of slots {unfinished} had not finished. "
             "The run folder (checkpoint=) keeps the run's last checkpoint: once the cluster is "
             "back, the same call with resume=True continues it",
-            address=gcs or self.address, slots=[tasks[i].slot for i in slots])
+            address=gcs or self.address,
+            slots=[tasks[i].slot for i in slots],
+        )
 
     def __repr__(self) -> str:
-        return (f"RayExecutor(address={self.address!r}, num_cpus={self.num_cpus}, "
-                f"num_gpus={self.num_gpus}, max_retries={self.max_retries}, "
-                f"solve_timeout={self.solve_timeout!r})")
+        return (
+            f"RayExecutor(address={self.address!r}, num_cpus={self.num_cpus}, "
+            f"num_gpus={self.num_gpus}, max_retries={self.max_retries}, "
+            f"solve_timeout={self.solve_timeout!r})"
+        )

@@ -13,8 +13,15 @@ from typing import Any
 _DTYPES = ("float32", "bfloat16", "float16", "auto")
 
 
-def _check_real(value: object, *, name: str, low: float, high: float | None = None,
-                low_open: bool = False, high_open: bool = False) -> float:
+def _check_real(
+    value: object,
+    *,
+    name: str,
+    low: float,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     out = float(value)
@@ -29,8 +36,12 @@ def _check_real(value: object, *, name: str, low: float, high: float | None = No
 
 
 def _is_conversation(prompt: object) -> bool:
-    return (isinstance(prompt, Sequence) and not isinstance(prompt, str) and len(prompt) > 0
-            and all(isinstance(m, Mapping) and "role" in m and "content" in m for m in prompt))
+    return (
+        isinstance(prompt, Sequence)
+        and not isinstance(prompt, str)
+        and len(prompt) > 0
+        and all(isinstance(m, Mapping) and "role" in m and "content" in m for m in prompt)
+    )
 
 
 def _check_prompts(prompts: object, *, name: str) -> Any:
@@ -43,14 +54,15 @@ def _check_prompts(prompts: object, *, name: str) -> Any:
         data: Any = prompts
         columns = list(data.column_names)
         if "prompt" not in columns:
-            raise ValueError(f"{name} is a dataset without a 'prompt' column (columns: "
-                             f"{columns})")
+            raise ValueError(f"{name} is a dataset without a 'prompt' column (columns: {columns})")
         if len(data) == 0:
             raise ValueError(f"{name} holds no prompts")
         return prompt_records(data)
     if isinstance(prompts, (str, bytes)) or not isinstance(prompts, Sequence):
-        raise TypeError(f"{name} must be a list of strings or a datasets.Dataset with a "
-                        f"'prompt' column, got {type(prompts).__name__}")
+        raise TypeError(
+            f"{name} must be a list of strings or a datasets.Dataset with a "
+            f"'prompt' column, got {type(prompts).__name__}"
+        )
     out = list(prompts)
     if not out:
         raise ValueError(f"{name} holds no prompts")
@@ -59,32 +71,40 @@ def _check_prompts(prompts: object, *, name: str) -> Any:
             if not p.strip():
                 raise ValueError(f"{name}[{i}] is an empty prompt")
         elif not _is_conversation(p):
-            raise TypeError(f"{name}[{i}] must be a string (or a conversation: a list of "
-                            f"{{'role', 'content'}} messages), got {type(p).__name__}")
+            raise TypeError(
+                f"{name}[{i}] must be a string (or a conversation: a list of "
+                f"{{'role', 'content'}} messages), got {type(p).__name__}"
+            )
     return out
 
 
 def _check_rewards(rewards: object) -> tuple[Callable[..., Any], Callable[..., Any]]:
     if isinstance(rewards, (str, bytes)) or not isinstance(rewards, Sequence):
-        raise TypeError("rewards must be a sequence of two reward functions "
-                        "f(prompts, completions, **kwargs) -> list[float], got "
-                        f"{type(rewards).__name__}")
+        raise TypeError(
+            "rewards must be a sequence of two reward functions "
+            "f(prompts, completions, **kwargs) -> list[float], got "
+            f"{type(rewards).__name__}"
+        )
     funcs = list(rewards)
     if len(funcs) != 2:
-        raise ValueError(f"rewards must hold exactly two reward functions (r1, r2), got "
-                         f"{len(funcs)}")
+        raise ValueError(
+            f"rewards must hold exactly two reward functions (r1, r2), got {len(funcs)}"
+        )
     for i, f in enumerate(funcs):
         if isinstance(f, (str, os.PathLike)) or not callable(f):
             raise TypeError(
                 f"rewards[{i}] must be a callable f(prompts, completions, **kwargs) -> "
                 f"list[float], got {type(f).__name__}; wrap a reward model in a function or "
-                "a reward-model object")
-        if any(c.__module__.startswith("torch.nn") and c.__name__ == "Module"
-               for c in type(f).__mro__):
+                "a reward-model object"
+            )
+        if any(
+            c.__module__.startswith("torch.nn") and c.__name__ == "Module" for c in type(f).__mro__
+        ):
             raise TypeError(
                 f"rewards[{i}] is a torch module ({type(f).__name__}); pass a callable with "
                 "TRL's reward signature f(prompts, completions, **kwargs) -> list[float] that "
-                "scores texts with it")
+                "scores texts with it"
+            )
     return funcs[0], funcs[1]
 
 
@@ -94,8 +114,10 @@ def _check_device(device: object) -> str | None:
     text = str(device)
     kind, _, index = text.partition(":")
     if kind not in ("cpu", "cuda", "mps", "xpu") or (index and not index.isdigit()):
-        raise ValueError(f"device must be 'cpu', 'cuda', 'cuda:N', 'mps' or 'xpu' (or None: "
-                         f"CUDA when available), got {device!r}")
+        raise ValueError(
+            f"device must be 'cpu', 'cuda', 'cuda:N', 'mps' or 'xpu' (or None: "
+            f"CUDA when available), got {device!r}"
+        )
     return text
 
 
@@ -104,6 +126,7 @@ def _check_dtype(dtype: object) -> str:
         return "float32"
     text = str(dtype).removeprefix("torch.")
     if text not in _DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(_DTYPES)} (or a torch dtype), "
-                         f"got {dtype!r}")
+        raise ValueError(
+            f"dtype must be one of {', '.join(_DTYPES)} (or a torch dtype), got {dtype!r}"
+        )
     return text

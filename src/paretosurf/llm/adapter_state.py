@@ -91,21 +91,26 @@ class AdapterState:
 
     def __post_init__(self) -> None:
         if not isinstance(self.weights, Mapping) or not self.weights:
-            raise ValueError("AdapterState.weights must be a non-empty dict of arrays, got "
-                             f"{type(self.weights).__name__}")
+            raise ValueError(
+                "AdapterState.weights must be a non-empty dict of arrays, got "
+                f"{type(self.weights).__name__}"
+            )
         weights: dict[str, NDArray[np.float32]] = {}
         for key, value in self.weights.items():
             if not isinstance(key, str):
                 raise TypeError(f"AdapterState.weights keys must be strings, got {key!r}")
             arr = np.asarray(value)
             if arr.dtype.kind != "f":
-                raise TypeError(f"AdapterState.weights[{key!r}] must hold floats, got dtype "
-                                f"{arr.dtype}")
+                raise TypeError(
+                    f"AdapterState.weights[{key!r}] must hold floats, got dtype {arr.dtype}"
+                )
             weights[key] = np.ascontiguousarray(arr, dtype=np.float32)
         self.weights = weights
         if not isinstance(self.config_json, str):
-            raise TypeError("AdapterState.config_json must be the adapter_config.json text, "
-                            f"got {type(self.config_json).__name__}")
+            raise TypeError(
+                "AdapterState.config_json must be the adapter_config.json text, "
+                f"got {type(self.config_json).__name__}"
+            )
         try:
             config = json.loads(self.config_json)
         except json.JSONDecodeError as exc:
@@ -137,13 +142,16 @@ class AdapterState:
 
     def copy(self) -> AdapterState:
         """A deep copy."""
-        return AdapterState({k: v.copy() for k, v in self.weights.items()}, self.config_json,
-                            self.calls, self.steps)
+        return AdapterState(
+            {k: v.copy() for k, v in self.weights.items()}, self.config_json, self.calls, self.steps
+        )
 
     def __repr__(self) -> str:
         kind = "DoRA" if self.dora else "LoRA"
-        return (f"AdapterState({kind}, r={self._config.get('r')}, {len(self.weights)} tensors, "
-                f"{self.n_params} parameters, calls={self.calls}, steps={self.steps})")
+        return (
+            f"AdapterState({kind}, r={self._config.get('r')}, {len(self.weights)} tensors, "
+            f"{self.n_params} parameters, calls={self.calls}, steps={self.steps})"
+        )
 
 
 def adapter_digest(state: AdapterState) -> str:
@@ -160,8 +168,11 @@ def adapter_digest(state: AdapterState) -> str:
     if not isinstance(state, AdapterState):
         raise TypeError(f"state must be an AdapterState, got {type(state).__name__}")
     h = hashlib.sha256()
-    h.update(json.dumps({k: state._config.get(k) for k in _MEANINGFUL}, sort_keys=True,
-                        default=str).encode())
+    h.update(
+        json.dumps(
+            {k: state._config.get(k) for k in _MEANINGFUL}, sort_keys=True, default=str
+        ).encode()
+    )
     for key in sorted(state.weights):
         value = state.weights[key]
         h.update(f"{key}:{value.shape}".encode())
@@ -194,8 +205,10 @@ def _differences(a: AdapterState, b: AdapterState) -> list[str]:
     only_a = sorted(set(a.weights) - set(b.weights))
     only_b = sorted(set(b.weights) - set(a.weights))
     if only_a or only_b:
-        out.append(f"tensors only in the first: {only_a[:3]}{'...' if len(only_a) > 3 else ''}; "
-                   f"only in the second: {only_b[:3]}{'...' if len(only_b) > 3 else ''}")
+        out.append(
+            f"tensors only in the first: {only_a[:3]}{'...' if len(only_a) > 3 else ''}; "
+            f"only in the second: {only_b[:3]}{'...' if len(only_b) > 3 else ''}"
+        )
     for key in sorted(set(a.weights) & set(b.weights)):
         if a.weights[key].shape != b.weights[key].shape:
             out.append(f"{key} has shape {a.weights[key].shape} != {b.weights[key].shape}")
@@ -256,17 +269,25 @@ def interpolate_adapters(state0: AdapterState, state1: AdapterState, t: float) -
         raise ValueError(f"t must lie in [0, 1], got {tt}")
     diffs = _differences(state0, state1)
     if diffs:
-        raise ValueError("cannot interpolate adapters of different shapes or configurations: "
-                         + "; ".join(diffs))
+        raise ValueError(
+            "cannot interpolate adapters of different shapes or configurations: " + "; ".join(diffs)
+        )
     if tt == 0.0:
         return state0.copy()
     if tt == 1.0:
         return state1.copy()
-    weights = {key: ((1.0 - tt) * a.astype(np.float64)
-                     + tt * state1.weights[key].astype(np.float64)).astype(np.float32)
-               for key, a in state0.weights.items()}
-    return AdapterState(weights, state0.config_json, max(state0.calls, state1.calls),
-                        max(state0.steps, state1.steps))
+    weights = {
+        key: (
+            (1.0 - tt) * a.astype(np.float64) + tt * state1.weights[key].astype(np.float64)
+        ).astype(np.float32)
+        for key, a in state0.weights.items()
+    }
+    return AdapterState(
+        weights,
+        state0.config_json,
+        max(state0.calls, state1.calls),
+        max(state0.steps, state1.steps),
+    )
 
 
 # ---------------------------------------------------------------------------- files
@@ -274,8 +295,9 @@ def _safetensors_numpy() -> Any:
     try:
         import safetensors.numpy
     except ImportError as exc:  # pragma: no cover - safetensors comes with the llm extra
-        raise ImportError("saving and loading adapters needs safetensors: "
-                          "pip install 'paretosurf[llm]'") from exc
+        raise ImportError(
+            "saving and loading adapters needs safetensors: pip install 'paretosurf[llm]'"
+        ) from exc
     return safetensors.numpy
 
 
@@ -308,8 +330,10 @@ def save_adapter(state: AdapterState, folder: str | os.PathLike[str]) -> Path:
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
     _safetensors_numpy().save_file(
-        dict(state.weights), target / ADAPTER_WEIGHTS,
-        metadata={"format": "pt", _META_CALLS: str(state.calls), _META_STEPS: str(state.steps)})
+        dict(state.weights),
+        target / ADAPTER_WEIGHTS,
+        metadata={"format": "pt", _META_CALLS: str(state.calls), _META_STEPS: str(state.steps)},
+    )
     (target / ADAPTER_CONFIG).write_text(state.config_json + "\n")
     return target
 
@@ -328,8 +352,10 @@ def load_adapter(folder: str | os.PathLike[str]) -> AdapterState:
     weights_file, config_file = path / ADAPTER_WEIGHTS, path / ADAPTER_CONFIG
     for file in (weights_file, config_file):
         if not file.is_file():
-            raise FileNotFoundError(f"adapter folder {path} has no {file.name} (an adapter "
-                                    f"folder holds {ADAPTER_WEIGHTS} and {ADAPTER_CONFIG})")
+            raise FileNotFoundError(
+                f"adapter folder {path} has no {file.name} (an adapter "
+                f"folder holds {ADAPTER_WEIGHTS} and {ADAPTER_CONFIG})"
+            )
     _safetensors_numpy()  # a clear ImportError without the llm extra
     from safetensors import safe_open
 
@@ -338,8 +364,12 @@ def load_adapter(folder: str | os.PathLike[str]) -> AdapterState:
         meta = handle.metadata() or {}
         for key in handle.keys():
             weights[key] = np.array(handle.get_tensor(key), dtype=np.float32, copy=True)
-    return AdapterState(weights, config_file.read_text().strip(),
-                        int(meta.get(_META_CALLS, 0)), int(meta.get(_META_STEPS, 0)))
+    return AdapterState(
+        weights,
+        config_file.read_text().strip(),
+        int(meta.get(_META_CALLS, 0)),
+        int(meta.get(_META_STEPS, 0)),
+    )
 
 
 # ---------------------------------------------------------------------------- torch models
@@ -350,8 +380,9 @@ def adapter_from_model(model: Any, *, calls: int = 0, steps: int = 0) -> Adapter
 
     config = model.peft_config["default"].to_dict()
     tensors = get_peft_model_state_dict(model, adapter_name="default")
-    weights = {key: value.detach().to("cpu").float().numpy().copy()
-               for key, value in tensors.items()}
+    weights = {
+        key: value.detach().to("cpu").float().numpy().copy() for key, value in tensors.items()
+    }
     return AdapterState(weights, config_json(config), calls, steps)
 
 
@@ -373,20 +404,24 @@ def load_adapter_into(model: Any, state: AdapterState) -> None:
     own = adapter_from_model(model)
     diffs = _differences(state, own)
     if diffs:
-        raise ValueError("the warm-start adapter does not fit the solver's adapter: "
-                         + "; ".join(diffs))
+        raise ValueError(
+            "the warm-start adapter does not fit the solver's adapter: " + "; ".join(diffs)
+        )
     device = next(p.device for p in model.parameters())
     tensors = {k: torch.from_numpy(v.copy()).to(device) for k, v in state.weights.items()}
     result = set_peft_model_state_dict(model, tensors, adapter_name="default")
     unexpected = list(getattr(result, "unexpected_keys", []) or [])
     if unexpected:
         raise RuntimeError(f"PEFT did not use the adapter tensors {unexpected[:3]}")
-    params = {name: p for name, p in model.named_parameters() if ".default" in name
-              and ("lora_" in name)}
+    params = {
+        name: p for name, p in model.named_parameters() if ".default" in name and ("lora_" in name)
+    }
     frozen = [name for name, p in params.items() if not p.requires_grad]
     if not params or frozen:
-        raise RuntimeError("the adapter's parameters must be trainable; frozen: "
-                           f"{frozen[:3] if params else 'no adapter parameters found'}")
+        raise RuntimeError(
+            "the adapter's parameters must be trainable; frozen: "
+            f"{frozen[:3] if params else 'no adapter parameters found'}"
+        )
     loaded = adapter_from_model(model)
     for key, value in state.weights.items():
         if not np.array_equal(loaded.weights[key], value):

@@ -97,8 +97,9 @@ class LLMConfig:
 
     model: str
     out: str = "runs/llm"
-    rewards: list[dict[str, Any]] = field(default_factory=lambda: [
-        {"kind": "summary_quality"}, {"kind": "faithfulness"}])
+    rewards: list[dict[str, Any]] = field(
+        default_factory=lambda: [{"kind": "summary_quality"}, {"kind": "faithfulness"}]
+    )
     prompts: dict[str, Any] = field(default_factory=dict)
     solver: dict[str, Any] = field(default_factory=dict)
     protocol: dict[str, Any] = field(default_factory=dict)
@@ -120,8 +121,10 @@ class LLMConfig:
     def reward_functions(self) -> list[Callable[..., list[float]]]:
         """The two reward callables."""
         if len(self.rewards) != 2:
-            raise ValueError(f"rewards must list exactly two rewards (objective 1, then "
-                             f"objective 2), got {len(self.rewards)}")
+            raise ValueError(
+                f"rewards must list exactly two rewards (objective 1, then "
+                f"objective 2), got {len(self.rewards)}"
+            )
         return [_reward(spec, i) for i, spec in enumerate(self.rewards)]
 
     def build_protocol(self) -> Any:
@@ -144,8 +147,13 @@ class LLMConfig:
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"[protocol] {exc}") from None
 
-    def executor_settings(self, *, kind: str | None = None, workers: int | None = None,
-                          gpus_per_slot: float | None = None) -> dict[str, Any]:
+    def executor_settings(
+        self,
+        *,
+        kind: str | None = None,
+        workers: int | None = None,
+        gpus_per_slot: float | None = None,
+    ) -> dict[str, Any]:
         """The ``[executor]`` table with the command line's overrides (``None``: not given),
         old key names renamed (with a ``FutureWarning``) and every key checked.
 
@@ -174,17 +182,22 @@ class LLMConfig:
             if old not in spec:
                 continue
             if new in spec:
-                raise ValueError(f"[executor] gives both {old} and {new}: {old} is the old "
-                                 f"name of {new}; keep {new} only")
-            warnings.warn(f"[executor] {old} is now called {new} (as the command line's "
-                          f"--{new.replace('_', '-')}); {old} will stop working in a future "
-                          "release", FutureWarning, stacklevel=2)
+                raise ValueError(
+                    f"[executor] gives both {old} and {new}: {old} is the old "
+                    f"name of {new}; keep {new} only"
+                )
+            warnings.warn(
+                f"[executor] {old} is now called {new} (as the command line's "
+                f"--{new.replace('_', '-')}); {old} will stop working in a future "
+                "release",
+                FutureWarning,
+                stacklevel=2,
+            )
             spec[new] = spec.pop(old)
         spec.setdefault("kind", "local")
-        if kind is not None and kind != spec["kind"]:   # the command line changes the kind
+        if kind is not None and kind != spec["kind"]:  # the command line changes the kind
             if kind in _KIND_KEYS:
-                spec = {k: v for k, v in spec.items()
-                        if k in _COMMON_KEYS or k in _KIND_KEYS[kind]}
+                spec = {k: v for k, v in spec.items() if k in _COMMON_KEYS or k in _KIND_KEYS[kind]}
                 if kind != "processes":
                     spec.pop("workers", None)
             spec["kind"] = kind
@@ -194,29 +207,42 @@ class LLMConfig:
             spec["gpus_per_slot"] = gpus_per_slot
         kind = spec["kind"]
         if kind not in _KIND_KEYS:
-            raise ValueError(f"[executor] kind (--executor) must be local, processes or ray, "
-                             f"got {kind!r}")
+            raise ValueError(
+                f"[executor] kind (--executor) must be local, processes or ray, got {kind!r}"
+            )
         known = _COMMON_KEYS | _KIND_KEYS[kind]
         unknown = sorted(set(spec) - known)
         if unknown:
-            raise ValueError(f"[executor] keys {unknown} do not apply to kind = {kind!r}, "
-                             f"which takes {sorted(known)}")
+            raise ValueError(
+                f"[executor] keys {unknown} do not apply to kind = {kind!r}, "
+                f"which takes {sorted(known)}"
+            )
         if spec.get("workers") is not None:
-            spec["workers"] = check_positive_int(spec["workers"],
-                                                 name="[executor] workers (--workers)")
+            spec["workers"] = check_positive_int(
+                spec["workers"], name="[executor] workers (--workers)"
+            )
             if kind != "processes":
                 raise ValueError(
                     "[executor] workers (--workers) sizes the pool of kind = 'processes'; "
-                    + ("a local run trains one slot at a time"
-                       if kind == "local" else "Ray runs as many slots side by side as the "
-                       "cluster's resources allow (gpus_per_slot, num_cpus)")
-                    + ": drop workers, or use kind = 'processes' (--executor processes)")
+                    + (
+                        "a local run trains one slot at a time"
+                        if kind == "local"
+                        else "Ray runs as many slots side by side as the "
+                        "cluster's resources allow (gpus_per_slot, num_cpus)"
+                    )
+                    + ": drop workers, or use kind = 'processes' (--executor processes)"
+                )
         if spec.get("gpus_per_slot") is not None:
             spec["gpus_per_slot"] = _gpus_per_slot(spec["gpus_per_slot"], kind)
         return spec
 
-    def build_executor(self, *, kind: str | None = None, workers: int | None = None,
-                       gpus_per_slot: float | None = None) -> Any:
+    def build_executor(
+        self,
+        *,
+        kind: str | None = None,
+        workers: int | None = None,
+        gpus_per_slot: float | None = None,
+    ) -> Any:
         """The executor of the ``[executor]`` table, with the command line's overrides
         (``--executor``, ``--workers``, ``--gpus-per-slot``; ``None``: not given). See
         :meth:`executor_settings` for the checks.
@@ -247,20 +273,27 @@ class LLMConfig:
         gpus = spec.pop("gpus_per_slot", None) or 0
         if kind == "local":
             if gpus:
-                raise ValueError("[executor] gpus_per_slot (--gpus-per-slot) gives each slot "
-                                 "GPUs of its own, and a local run trains one slot at a time "
-                                 "in this process: use kind = 'processes' or 'ray' "
-                                 "(--executor), or drop gpus_per_slot")
+                raise ValueError(
+                    "[executor] gpus_per_slot (--gpus-per-slot) gives each slot "
+                    "GPUs of its own, and a local run trains one slot at a time "
+                    "in this process: use kind = 'processes' or 'ray' "
+                    "(--executor), or drop gpus_per_slot"
+                )
             return ps.LocalExecutor(**spec)
         if kind == "processes":
             if n_workers is None and gpus:
                 devices = spec.get("devices") or visible_devices() or ()
                 n_workers = max(1, len(devices) // int(gpus))
-            return ps.ProcessExecutor(DEFAULT_WORKERS if n_workers is None else n_workers,
-                                      gpus_per_worker=int(gpus) or None, **spec)
+            return ps.ProcessExecutor(
+                DEFAULT_WORKERS if n_workers is None else n_workers,
+                gpus_per_worker=int(gpus) or None,
+                **spec,
+            )
         if importlib.util.find_spec("ray") is None:
-            raise ImportError("[executor] kind = 'ray' needs Ray, which is not installed: "
-                              "pip install 'paretosurf[llm,ray]'")
+            raise ImportError(
+                "[executor] kind = 'ray' needs Ray, which is not installed: "
+                "pip install 'paretosurf[llm,ray]'"
+            )
         return ps.RayExecutor(num_gpus=gpus, **spec)
 
     def build_prompts(self) -> tuple[Any, Any]:
@@ -273,8 +306,10 @@ class LLMConfig:
 
         data = load_prompts(source, n=n + eval_n, **spec)
         if len(data) <= n:
-            raise ValueError(f"the prompts hold {len(data)} rows: not enough for n = {n} "
-                             f"training and eval_n = {eval_n} evaluation prompts")
+            raise ValueError(
+                f"the prompts hold {len(data)} rows: not enough for n = {n} "
+                f"training and eval_n = {eval_n} evaluation prompts"
+            )
         return data.select(range(n)), data.select(range(n, len(data)))
 
     def build_solver(self, workdir: Path) -> Any:
@@ -283,8 +318,14 @@ class LLMConfig:
         train, evaluation = self.build_prompts()
         options = dict(self.solver)
         options.setdefault("epochs", 1)
-        return LLMSolver(self.model, self.reward_functions(), train, eval_prompts=evaluation,
-                         workdir=workdir, **options)
+        return LLMSolver(
+            self.model,
+            self.reward_functions(),
+            train,
+            eval_prompts=evaluation,
+            workdir=workdir,
+            **options,
+        )
 
 
 def _gpus_per_slot(value: object, kind: str) -> float:
@@ -296,9 +337,11 @@ def _gpus_per_slot(value: object, kind: str) -> float:
     if not (gpus >= 0 and gpus < float("inf")):
         raise ValueError(f"{name} must be a number of GPUs >= 0, got {value!r}")
     if kind == "processes" and not gpus.is_integer():
-        raise ValueError(f"{name} must be a whole number of GPUs with kind = 'processes', got "
-                         f"{value!r}: each worker process gets whole GPUs of its own (Ray can "
-                         "put several slots on one GPU: kind = 'ray')")
+        raise ValueError(
+            f"{name} must be a whole number of GPUs with kind = 'processes', got "
+            f"{value!r}: each worker process gets whole GPUs of its own (Ray can "
+            "put several slots on one GPU: kind = 'ray')"
+        )
     return int(gpus) if gpus.is_integer() else gpus
 
 
@@ -325,8 +368,10 @@ def _reward(spec: Mapping[str, Any], index: int) -> Callable[..., list[float]]:
             raise TypeError(f"{where}: {target} is not callable")
         return fn
     if kind not in ("summary_quality", "faithfulness", "model"):
-        raise ValueError(f"{where}: kind must be summary_quality, faithfulness, model, "
-                         f"word_count or python, got {kind!r}")
+        raise ValueError(
+            f"{where}: kind must be summary_quality, faithfulness, model, "
+            f"word_count or python, got {kind!r}"
+        )
     if kind == "model" and not options.get("path"):
         raise ValueError(f"{where}: kind 'model' needs a path (a folder or a hub name)")
     if kind == "summary_quality":

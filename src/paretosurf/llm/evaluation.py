@@ -36,9 +36,8 @@ def eval_rows(solver: LLMSolver, tokenizer: Any = None) -> list[dict[str, Any]]:
     source = solver.prompts if solver.eval_prompts is None else solver.eval_prompts
     n = solver.eval_batches * solver.eval_batch_size
     rng = np.random.default_rng([solver.seed, EVAL_STREAM])
-    order = np.concatenate([rng.permutation(len(source))
-                            for _ in range(-(-n // len(source)))])[:n]
-    if isinstance(source[0], dict):   # a dataset's rows, with all its columns
+    order = np.concatenate([rng.permutation(len(source)) for _ in range(-(-n // len(source)))])[:n]
+    if isinstance(source[0], dict):  # a dataset's rows, with all its columns
         rows = [dict(source[int(i)]) for i in order]
     else:
         rows = [{"prompt": source[int(i)]} for i in order]
@@ -62,20 +61,28 @@ def evaluate_model(solver: LLMSolver, sess: _Session) -> dict[str, Any]:
         with torch.random.fork_rng(devices=devices):
             for b in range(solver.eval_batches):
                 lo = b * solver.eval_batch_size
-                batch = rows[lo:lo + solver.eval_batch_size]
+                batch = rows[lo : lo + solver.eval_batch_size]
                 torch.manual_seed(solver._seed(EVAL_STREAM, b))
-                out = score_batch(solver, model, tok, batch, eos, sess.device,
-                                  merged=solver._merged(sess))
-                rewards[lo:lo + len(batch)] = out[0]
-                kl[lo:lo + len(batch)] = out[1]
+                out = score_batch(
+                    solver, model, tok, batch, eos, sess.device, merged=solver._merged(sess)
+                )
+                rewards[lo : lo + len(batch)] = out[0]
+                kl[lo : lo + len(batch)] = out[1]
     finally:
         model.train(was_training)
     return estimates(rewards, kl, solver.beta, solver.eval_batch_size)
 
 
-def score_batch(solver: LLMSolver, model: Any, tok: Any, batch: list[dict[str, Any]],
-                eos: list[int], device: str, *, merged: bool = True
-                ) -> tuple[FloatArray, FloatArray]:
+def score_batch(
+    solver: LLMSolver,
+    model: Any,
+    tok: Any,
+    batch: list[dict[str, Any]],
+    eos: list[int],
+    device: str,
+    *,
+    merged: bool = True,
+) -> tuple[FloatArray, FloatArray]:
     """Sample one completion per row of ``batch`` from ``model`` and return the rewards
     (len(batch), 2) and the completions' sequence KLs to the base model (len(batch),)."""
     import torch
@@ -84,8 +91,9 @@ def score_batch(solver: LLMSolver, model: Any, tok: Any, batch: list[dict[str, A
     prompts = [row["prompt"] for row in batch]
     conversational = _is_conversation(prompts[0])
     if conversational:
-        ids = tok.apply_chat_template(conversation=prompts, add_generation_prompt=True,
-                                      tokenize=True, return_dict=True)["input_ids"]
+        ids = tok.apply_chat_template(
+            conversation=prompts, add_generation_prompt=True, tokenize=True, return_dict=True
+        )["input_ids"]
     else:
         ids = tok(text=prompts)["input_ids"]
     pad = tok.pad_token_id
@@ -94,50 +102,81 @@ def score_batch(solver: LLMSolver, model: Any, tok: Any, batch: list[dict[str, A
     prompt_mask = torch.zeros((len(ids), width), dtype=torch.long)
     for i, x in enumerate(ids):
         if len(x):
-            prompt_ids[i, width - len(x):] = torch.tensor(x)
-            prompt_mask[i, width - len(x):] = 1
+            prompt_ids[i, width - len(x) :] = torch.tensor(x)
+            prompt_mask[i, width - len(x) :] = 1
     prompt_ids, prompt_mask = prompt_ids.to(device), prompt_mask.to(device)
     config = GenerationConfig(
-        max_new_tokens=solver.max_new_tokens, min_new_tokens=solver.min_new_tokens,
-        do_sample=True, temperature=solver.temperature, top_p=1.0, top_k=0,
-        pad_token_id=pad, bos_token_id=tok.bos_token_id, eos_token_id=eos,
-        **{k: v for k, v in (solver.trainer_args.get("generation_kwargs") or {}).items()})
+        max_new_tokens=solver.max_new_tokens,
+        min_new_tokens=solver.min_new_tokens,
+        do_sample=True,
+        temperature=solver.temperature,
+        top_p=1.0,
+        top_k=0,
+        pad_token_id=pad,
+        bos_token_id=tok.bos_token_id,
+        eos_token_id=eos,
+        **{k: v for k, v in (solver.trainer_args.get("generation_kwargs") or {}).items()},
+    )
     merging = merged_adapter(model) if merged else contextlib.nullcontext()
     with torch.no_grad(), merging:
-        full = model.generate(input_ids=prompt_ids, attention_mask=prompt_mask,
-                              generation_config=config)
+        full = model.generate(
+            input_ids=prompt_ids, attention_mask=prompt_mask, generation_config=config
+        )
     completion = full[:, width:]
     is_eos = torch.isin(completion, torch.tensor(eos, device=completion.device))
-    first = torch.where(is_eos.any(1), is_eos.int().argmax(1),
-                        torch.full_like(is_eos[:, 0], completion.size(1), dtype=torch.long))
+    first = torch.where(
+        is_eos.any(1),
+        is_eos.int().argmax(1),
+        torch.full_like(is_eos[:, 0], completion.size(1), dtype=torch.long),
+    )
     positions = torch.arange(completion.size(1), device=completion.device)
     completion_mask = (positions[None, :] <= first[:, None]).long()
     completion = completion.masked_fill(completion_mask == 0, pad)
-    completion_ids = [c[m.bool()].tolist() for c, m in zip(completion.cpu(),
-                                                           completion_mask.cpu(), strict=True)]
+    completion_ids = [
+        c[m.bool()].tolist() for c, m in zip(completion.cpu(), completion_mask.cpu(), strict=True)
+    ]
     texts = tok.batch_decode(completion_ids, skip_special_tokens=True)
-    completions: list[Any] = ([[{"role": "assistant", "content": t}] for t in texts]
-                              if conversational else texts)
+    completions: list[Any] = (
+        [[{"role": "assistant", "content": t}] for t in texts] if conversational else texts
+    )
     logps = completion_logps(solver, model, prompt_ids, prompt_mask, completion, completion_mask)
     with model.disable_adapter():
         ref = completion_logps(solver, model, prompt_ids, prompt_mask, completion, completion_mask)
     kl = ((logps - ref) * completion_mask).sum(1).double().cpu().numpy()
-    columns = {k: [row[k] for row in batch] for k in batch[0]
-               if k not in ("prompt", "completion", "completion_ids")}
+    columns = {
+        k: [row[k] for row in batch]
+        for k in batch[0]
+        if k not in ("prompt", "completion", "completion_ids")
+    }
     scores = np.empty((len(batch), 2))
     for m, func in enumerate(solver.rewards):
-        values = list(func(prompts=prompts, completions=completions,
-                           completion_ids=completion_ids, trainer_state=None,
-                           log_extra=_ignore, log_metric=_ignore, **columns))
+        values = list(
+            func(
+                prompts=prompts,
+                completions=completions,
+                completion_ids=completion_ids,
+                trainer_state=None,
+                log_extra=_ignore,
+                log_metric=_ignore,
+                **columns,
+            )
+        )
         if len(values) != len(batch):
-            raise ValueError(f"reward r{m + 1} returned {len(values)} rewards for "
-                             f"{len(batch)} completions")
+            raise ValueError(
+                f"reward r{m + 1} returned {len(values)} rewards for {len(batch)} completions"
+            )
         scores[:, m] = [np.nan if v is None else float(v) for v in values]
     return scores, kl
 
 
-def completion_logps(solver: LLMSolver, model: Any, prompt_ids: Any, prompt_mask: Any,
-                     completion: Any, completion_mask: Any) -> Any:
+def completion_logps(
+    solver: LLMSolver,
+    model: Any,
+    prompt_ids: Any,
+    prompt_mask: Any,
+    completion: Any,
+    completion_mask: Any,
+) -> Any:
     """Per-token log-probabilities of the completion tokens under ``model`` at the
     sampling temperature, in chunks of ``micro_batch_size`` rows."""
     import torch
@@ -150,14 +189,21 @@ def completion_logps(solver: LLMSolver, model: Any, prompt_ids: Any, prompt_mask
         for lo in range(0, input_ids.size(0), solver.micro_batch_size):
             rows = slice(lo, lo + solver.micro_batch_size)
             try:
-                logits = model(input_ids=input_ids[rows], attention_mask=attention[rows],
-                               logits_to_keep=keep + 1).logits
+                logits = model(
+                    input_ids=input_ids[rows],
+                    attention_mask=attention[rows],
+                    logits_to_keep=keep + 1,
+                ).logits
             except TypeError:  # a model without logits_to_keep
-                logits = model(input_ids=input_ids[rows],
-                               attention_mask=attention[rows]).logits[:, -(keep + 1):]
+                logits = model(input_ids=input_ids[rows], attention_mask=attention[rows]).logits[
+                    :, -(keep + 1) :
+                ]
             logits = logits[:, :-1].float() / solver.temperature
-            out.append(torch.log_softmax(logits, dim=-1).gather(
-                -1, completion[rows].unsqueeze(-1)).squeeze(-1))
+            out.append(
+                torch.log_softmax(logits, dim=-1)
+                .gather(-1, completion[rows].unsqueeze(-1))
+                .squeeze(-1)
+            )
     return torch.cat(out, dim=0)
 
 
@@ -182,8 +228,7 @@ def _mean_se(values: FloatArray) -> tuple[float, float]:
     return float(ok.mean()), se
 
 
-def estimates(rewards: FloatArray, kl: FloatArray, beta: float,
-               batch_size: int) -> dict[str, Any]:
+def estimates(rewards: FloatArray, kl: FloatArray, beta: float, batch_size: int) -> dict[str, Any]:
     """Objectives ``-(r_m - beta*kl)`` and their standard errors, from per-completion
     rewards (n, 2) and sequence KLs (n,); also per evaluation batch of ``batch_size``."""
     with_kl = -(rewards - beta * kl[:, None])
@@ -200,10 +245,21 @@ def estimates(rewards: FloatArray, kl: FloatArray, beta: float,
     batches = range(0, len(kl), batch_size)
     with warnings.catch_warnings():  # a batch whose rewards were all None: nan
         warnings.simplefilter("ignore", RuntimeWarning)
-        per_batch = [np.nanmean(with_kl[lo:lo + batch_size], axis=0).tolist() for lo in batches]
-        per_batch_no_kl = [(-np.nanmean(rewards[lo:lo + batch_size], axis=0)).tolist()
-                           for lo in batches]
-    return {"objectives": np.array(objectives),
-            "info": {"stderr": stderr, "objectives_no_kl": no_kl, "stderr_no_kl": no_kl_se,
-                     "rewards": means, "kl": kl_mean, "kl_stderr": kl_se, "n_eval": len(kl),
-                     "batch_objectives": per_batch, "batch_objectives_no_kl": per_batch_no_kl}}
+        per_batch = [np.nanmean(with_kl[lo : lo + batch_size], axis=0).tolist() for lo in batches]
+        per_batch_no_kl = [
+            (-np.nanmean(rewards[lo : lo + batch_size], axis=0)).tolist() for lo in batches
+        ]
+    return {
+        "objectives": np.array(objectives),
+        "info": {
+            "stderr": stderr,
+            "objectives_no_kl": no_kl,
+            "stderr_no_kl": no_kl_se,
+            "rewards": means,
+            "kl": kl_mean,
+            "kl_stderr": kl_se,
+            "n_eval": len(kl),
+            "batch_objectives": per_batch,
+            "batch_objectives_no_kl": per_batch_no_kl,
+        },
+    }

@@ -51,8 +51,9 @@ def merged_adapter(peft_model: Any) -> Iterator[Any]:
     """
     from peft.tuners.tuners_utils import BaseTunerLayer
 
-    layers: list[Any] = [m for m in peft_model.modules()
-                         if isinstance(m, BaseTunerLayer) and not m.merged]
+    layers: list[Any] = [
+        m for m in peft_model.modules() if isinstance(m, BaseTunerLayer) and not m.merged
+    ]
     saved = [m.get_base_layer().weight.detach().clone() for m in layers]
     peft_model.merge_adapter()
     try:
@@ -79,8 +80,9 @@ def rloo_trainer_class(merged_generation: bool) -> type:
         class MergedGenerationRLOOTrainer(RLOOTrainer):
             """RLOO that samples with the adapter merged into the base weights."""
 
-            def _generate_single_turn(self, prompt_ids: Any, images: Any,
-                                      multimodal_fields: Any) -> Any:
+            def _generate_single_turn(
+                self, prompt_ids: Any, images: Any, multimodal_fields: Any
+            ) -> Any:
                 model = self.accelerator.unwrap_model(self.model)
                 if self.use_vllm or not hasattr(model, "merge_adapter"):
                     return super()._generate_single_turn(prompt_ids, images, multimodal_fields)

@@ -42,8 +42,10 @@ def clear_model_cache() -> None:
 
 
 def _count_hooks(model: Any) -> int:
-    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) + len(m._backward_hooks)
-               for m in model.modules())
+    return sum(
+        len(m._forward_hooks) + len(m._forward_pre_hooks) + len(m._backward_hooks)
+        for m in model.modules()
+    )
 
 
 def _strip(base: _Base, peft_model: Any) -> bool:
@@ -75,8 +77,11 @@ def _strip(base: _Base, peft_model: Any) -> bool:
     for param in model.parameters():
         param.requires_grad_(False)
         param.grad = None
-    return (not any(isinstance(m, BaseTunerLayer) for m in model.modules())
-            and tuple(model.state_dict()) == base.keys and _count_hooks(model) == base.hooks)
+    return (
+        not any(isinstance(m, BaseTunerLayer) for m in model.modules())
+        and tuple(model.state_dict()) == base.keys
+        and _count_hooks(model) == base.hooks
+    )
 
 
 def _adopt(model: Any) -> _Base:

@@ -39,8 +39,11 @@ __all__ = [
 #: The usual QLoRA quantization (``load_in_4bit=True``): NF4 weights, double quantization,
 #: bfloat16 compute (Dettmers et al., 2023).
 QLORA_4BIT: dict[str, Any] = {
-    "load_in_4bit": True, "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": True,
-    "bnb_4bit_compute_dtype": "bfloat16"}
+    "load_in_4bit": True,
+    "bnb_4bit_quant_type": "nf4",
+    "bnb_4bit_use_double_quant": True,
+    "bnb_4bit_compute_dtype": "bfloat16",
+}
 #: LoraConfig fields that the solver's adapter keywords set.
 ADAPTER_KEYWORDS = ("adapter", "rank", "lora_alpha", "lora_dropout", "target_modules")
 
@@ -64,21 +67,27 @@ def check_model(model: object) -> Any:
         model = os.fspath(model)
     if isinstance(model, str):
         if not model.strip():
-            raise TypeError("model must be a model folder or a hub name (a non-empty string "
-                            "or path), or a loaded transformers model, got ''")
+            raise TypeError(
+                "model must be a model folder or a hub name (a non-empty string "
+                "or path), or a loaded transformers model, got ''"
+            )
         return model
     if hasattr(model, "peft_config") and hasattr(model, "get_base_model"):
         raise TypeError(
             "model is a peft.PeftModel; pass its base model (model.get_base_model(), or the "
             "folder it was loaded from) and its adapter as the warm start "
             "(paretosurf.llm.adapter_state.adapter_from_model(model)), or merge it first "
-            "(model.merge_and_unload())")
-    is_module = any(c.__module__.startswith("torch.nn") and c.__name__ == "Module"
-                    for c in type(model).__mro__)
+            "(model.merge_and_unload())"
+        )
+    is_module = any(
+        c.__module__.startswith("torch.nn") and c.__name__ == "Module" for c in type(model).__mro__
+    )
     if not (is_module and hasattr(model, "config") and hasattr(model, "generate")):
-        raise TypeError(f"model must be a model folder, a hub name or a loaded transformers "
-                        f"causal LM (a PreTrainedModel with generate), got "
-                        f"{type(model).__name__}")
+        raise TypeError(
+            f"model must be a model folder, a hub name or a loaded transformers "
+            f"causal LM (a PreTrainedModel with generate), got "
+            f"{type(model).__name__}"
+        )
     return model
 
 
@@ -97,8 +106,10 @@ def check_attn_implementation(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise TypeError(f"attn_implementation must be a name such as 'eager', 'sdpa' or "
-                        f"'flash_attention_2' (or None), got {value!r}")
+        raise TypeError(
+            f"attn_implementation must be a name such as 'eager', 'sdpa' or "
+            f"'flash_attention_2' (or None), got {value!r}"
+        )
     return value
 
 
@@ -125,24 +136,30 @@ def check_quantization(quantization_config: object, load_in_4bit: object) -> dic
     if quantization_config is None and not load_in_4bit:
         return None
     if quantization_config is not None and load_in_4bit:
-        raise ValueError("give either load_in_4bit=True (the usual QLoRA settings) or a "
-                         "quantization_config, not both")
+        raise ValueError(
+            "give either load_in_4bit=True (the usual QLoRA settings) or a "
+            "quantization_config, not both"
+        )
     if load_in_4bit:
         spec: dict[str, Any] = dict(QLORA_4BIT)
     elif isinstance(quantization_config, Mapping):
         spec = {str(k): v for k, v in quantization_config.items()}
-    elif hasattr(quantization_config, "to_dict") and hasattr(quantization_config,
-                                                              "quant_method"):
+    elif hasattr(quantization_config, "to_dict") and hasattr(quantization_config, "quant_method"):
         spec = dict(quantization_config.to_dict())
     else:
-        raise TypeError("quantization_config must be a transformers.BitsAndBytesConfig or a "
-                        f"mapping of its fields, got {type(quantization_config).__name__}")
+        raise TypeError(
+            "quantization_config must be a transformers.BitsAndBytesConfig or a "
+            f"mapping of its fields, got {type(quantization_config).__name__}"
+        )
     if not (spec.get("load_in_4bit") or spec.get("load_in_8bit")):
-        raise ValueError("quantization_config must set load_in_4bit (QLoRA) or load_in_8bit, "
-                         f"got {sorted(spec)}")
+        raise ValueError(
+            f"quantization_config must set load_in_4bit (QLoRA) or load_in_8bit, got {sorted(spec)}"
+        )
     if importlib.util.find_spec("bitsandbytes") is None:
-        raise ImportError("a quantized base model (load_in_4bit, quantization_config) needs "
-                          "bitsandbytes, which is not installed: pip install bitsandbytes")
+        raise ImportError(
+            "a quantized base model (load_in_4bit, quantization_config) needs "
+            "bitsandbytes, which is not installed: pip install bitsandbytes"
+        )
     for key, value in list(spec.items()):  # torch dtypes as names: JSON and pickle friendly
         if type(value).__name__ == "dtype" and type(value).__module__ == "torch":
             spec[key] = str(value).removeprefix("torch.")
@@ -155,9 +172,15 @@ def _bnb_config(spec: Mapping[str, Any]) -> Any:
     return BitsAndBytesConfig.from_dict(dict(spec))
 
 
-def load_base_model(model: str, *, device: str, dtype: str, trust_remote_code: bool,
-                    attn_implementation: str | None = None,
-                    quantization: Mapping[str, Any] | None = None) -> Any:
+def load_base_model(
+    model: str,
+    *,
+    device: str,
+    dtype: str,
+    trust_remote_code: bool,
+    attn_implementation: str | None = None,
+    quantization: Mapping[str, Any] | None = None,
+) -> Any:
     """Load the causal LM ``model`` (a folder or hub name) onto ``device``, frozen, in eval
     mode.
 
@@ -173,7 +196,8 @@ def load_base_model(model: str, *, device: str, dtype: str, trust_remote_code: b
         torch.cuda.set_device(int(device.split(":")[1]))
     kwargs: dict[str, Any] = {
         "dtype": dtype if dtype == "auto" else getattr(torch, dtype),
-        "trust_remote_code": trust_remote_code}
+        "trust_remote_code": trust_remote_code,
+    }
     if attn_implementation is not None:
         kwargs["attn_implementation"] = attn_implementation
     if quantization is not None:
@@ -184,9 +208,11 @@ def load_base_model(model: str, *, device: str, dtype: str, trust_remote_code: b
         loaded = loader.from_pretrained(model, **kwargs)
     except (OSError, ValueError) as exc:
         offline = " (HF_HUB_OFFLINE is set)" if os.environ.get("HF_HUB_OFFLINE") else ""
-        raise OSError(f"could not load the model {model!r}: it must be a local model "
-                      f"folder or, online, a model name on the Hugging Face hub{offline}: "
-                      f"{exc}") from exc
+        raise OSError(
+            f"could not load the model {model!r}: it must be a local model "
+            f"folder or, online, a model name on the Hugging Face hub{offline}: "
+            f"{exc}"
+        ) from exc
     if quantization is None:
         loaded.to(device)
     return freeze(loaded)
@@ -202,9 +228,11 @@ def freeze(model: Any) -> Any:
 
 def is_quantized(model: Any) -> bool:
     """Whether a loaded model's weights are quantized (bitsandbytes 4- or 8-bit)."""
-    return bool(getattr(model, "is_loaded_in_4bit", False)
-                or getattr(model, "is_loaded_in_8bit", False)
-                or getattr(model, "is_quantized", False))
+    return bool(
+        getattr(model, "is_loaded_in_4bit", False)
+        or getattr(model, "is_loaded_in_8bit", False)
+        or getattr(model, "is_quantized", False)
+    )
 
 
 # ---------------------------------------------------------------------------- the tokenizer
@@ -225,8 +253,10 @@ def load_tokenizer(src: str, *, trust_remote_code: bool) -> Any:
         with contextlib.suppress(ValueError, OSError):
             declared = json.loads(config.read_text()).get("tokenizer_class")
     try:
-        if declared in ("PreTrainedTokenizerFast", "TokenizersBackend") and (
-                Path(src) / "tokenizer.json").is_file():
+        if (
+            declared in ("PreTrainedTokenizerFast", "TokenizersBackend")
+            and (Path(src) / "tokenizer.json").is_file()
+        ):
             return PreTrainedTokenizerFast.from_pretrained(src)
         return AutoTokenizer.from_pretrained(src, trust_remote_code=trust_remote_code)
     except (OSError, ValueError) as exc:
@@ -249,9 +279,11 @@ def tokenizer_source(model: object, tokenizer: object) -> Any:
     name = getattr(getattr(model, "config", None), "_name_or_path", "") or ""
     if name and Path(name).is_dir():
         return name
-    raise ValueError(f"model is a loaded {type(model).__name__} whose tokenizer cannot be "
-                     f"found ({'no' if not name else repr(name) + ' is no'} local folder): "
-                     "pass tokenizer= (a tokenizer object or folder)")
+    raise ValueError(
+        f"model is a loaded {type(model).__name__} whose tokenizer cannot be "
+        f"found ({'no' if not name else repr(name) + ' is no'} local folder): "
+        "pass tokenizer= (a tokenizer object or folder)"
+    )
 
 
 # ---------------------------------------------------------------------------- the adapter
@@ -275,9 +307,11 @@ def check_peft_config(peft_config: object) -> Any:
     elif isinstance(peft_config, LoraConfig):
         config = copy.deepcopy(peft_config)
     else:
-        raise TypeError("peft_config must be a peft.LoraConfig (or a mapping of its fields): "
-                        "the solver trains LoRA or DoRA adapters, got "
-                        f"{type(peft_config).__name__}")
+        raise TypeError(
+            "peft_config must be a peft.LoraConfig (or a mapping of its fields): "
+            "the solver trains LoRA or DoRA adapters, got "
+            f"{type(peft_config).__name__}"
+        )
     task = getattr(config.task_type, "value", config.task_type)
     if task is None:
         config.task_type = "CAUSAL_LM"
@@ -305,8 +339,10 @@ def uses_chat_template(tokenizer: Any, option: bool | str) -> bool:
     """
     has = bool(getattr(tokenizer, "chat_template", None))
     if option is True and not has:
-        raise ValueError("chat_template=True, but the tokenizer has no chat template (set "
-                         "tokenizer.chat_template, or chat_template='auto' or False)")
+        raise ValueError(
+            "chat_template=True, but the tokenizer has no chat template (set "
+            "tokenizer.chat_template, or chat_template='auto' or False)"
+        )
     return has and option is not False
 
 

@@ -133,9 +133,11 @@ def _load_source(source: object, split: str) -> datasets.Dataset:
                 f"reads {', '.join(_SUFFIX_BUILDERS)} files, folders and hub datasets"
             )
         return _pick_split(
-            datasets.load_dataset(_SUFFIX_BUILDERS[suffix], data_files={split: str(path)},
-                                  split=split),
-            split, source,
+            datasets.load_dataset(
+                _SUFFIX_BUILDERS[suffix], data_files={split: str(path)}, split=split
+            ),
+            split,
+            source,
         )
     name = str(source)
     return _pick_split(datasets.load_dataset(name, _config_for(name), split=split), split, source)
@@ -192,8 +194,9 @@ def _count(tokenizer: Any, text: str) -> int:
 def _token_ends(tokenizer: Any, text: str) -> list[int]:
     """The character offset where each token of ``text`` ends (prefixes of ``text``)."""
     try:
-        offsets = tokenizer(text, add_special_tokens=False,
-                            return_offsets_mapping=True)["offset_mapping"]
+        offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)[
+            "offset_mapping"
+        ]
     except (NotImplementedError, ValueError, TypeError):  # a slow tokenizer: decode prefixes
         ids = tokenizer(text, add_special_tokens=False)["input_ids"]
         return [len(tokenizer.decode(ids[: k + 1])) for k in range(len(ids))]
@@ -203,9 +206,7 @@ def _token_ends(tokenizer: Any, text: str) -> list[int]:
     return ends
 
 
-def _fit(
-    post: str, fmt: Callable[[str], str], tokenizer: Any, max_tokens: int
-) -> tuple[str, str]:
+def _fit(post: str, fmt: Callable[[str], str], tokenizer: Any, max_tokens: int) -> tuple[str, str]:
     """The prompt and the (cut) post, the prompt at most ``max_tokens`` tokens long."""
     prompt = fmt(post)
     excess = _count(tokenizer, prompt) - max_tokens
@@ -319,8 +320,7 @@ def load_prompts(
     names = _placeholders(template) if template is not None else ("post",)
     if (tokenizer is None) != (max_prompt_tokens is None):
         raise ValueError(
-            "tokenizer and max_prompt_tokens go together: give both to cut long posts, or "
-            "neither"
+            "tokenizer and max_prompt_tokens go together: give both to cut long posts, or neither"
         )
     if max_prompt_tokens is not None:
         max_prompt_tokens = check_positive_int(max_prompt_tokens, name="max_prompt_tokens")
@@ -385,8 +385,7 @@ def load_prompts(
         raise ValueError(
             f"no post of {source!r} passed the filter: {n_text} rows have text in {column!r}, "
             f"none of {min_chars} to {max_chars} characters"
-            + (f" and at most {max_prompt_tokens} tokens" if finished and max_prompt_tokens
-               else "")
+            + (f" and at most {max_prompt_tokens} tokens" if finished and max_prompt_tokens else "")
             + "; widen min_chars/max_chars (None drops a bound)"
         )
     if n is not None and len(kept) > n:
@@ -475,15 +474,18 @@ def prompt_records(data: Any) -> list[dict[str, Any]]:
     to_list = getattr(data, "to_list", None)
     if callable(to_list) and hasattr(data, "column_names"):
         if "prompt" not in data.column_names:
-            raise ValueError(f"the prompts are a dataset without a 'prompt' column (columns: "
-                             f"{list(data.column_names)})")
+            raise ValueError(
+                f"the prompts are a dataset without a 'prompt' column (columns: "
+                f"{list(data.column_names)})"
+            )
         rows = to_list()
     else:
         rows = list(data)
     out: list[dict[str, Any]] = []
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or "prompt" not in row:
-            raise ValueError(f"prompt row {i} must be a dict with a 'prompt' key, got "
-                             f"{type(row).__name__}")
+            raise ValueError(
+                f"prompt row {i} must be a dict with a 'prompt' key, got {type(row).__name__}"
+            )
         out.append(dict(row))
     return out

@@ -50,8 +50,17 @@ from paretosurf.solvers import Solution
 from paretosurf.states import StateFolder, load_state, save_state
 from paretosurf.surf import CDFRefinement
 
-__all__ = ["KnownSolve", "Protocol", "ProtocolReport", "ReuseEndpoints", "ReuseSolves",
-           "format_budget", "run_protocol", "same_state", "solver_settings"]
+__all__ = [
+    "KnownSolve",
+    "Protocol",
+    "ProtocolReport",
+    "ReuseEndpoints",
+    "ReuseSolves",
+    "format_budget",
+    "run_protocol",
+    "same_state",
+    "solver_settings",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -109,8 +118,10 @@ class Protocol:
         checked: dict[str, object] = {
             "n_segments": check_n_segments(self.n_segments),
             "warm_epochs": check_non_negative_int(self.warm_epochs, name="warm_epochs"),
-            **{name: check_positive_int(getattr(self, name), name=name)
-               for name in ("uniform_epochs", "surf_init_epoch", "surf_rounds")},
+            **{
+                name: check_positive_int(getattr(self, name), name=name)
+                for name in ("uniform_epochs", "surf_init_epoch", "surf_rounds")
+            },
             "moving_average": check_moving_average(self.moving_average),
             "alpha": CDFRefinement(self.alpha).setting(),
         }
@@ -119,13 +130,16 @@ class Protocol:
         if not isinstance(self.reuse_uniform, bool):
             raise TypeError(f"reuse_uniform must be a bool, got {self.reuse_uniform!r}")
         if self.surf_init_epoch >= self.uniform_epochs:
-            raise ValueError(f"surf_init_epoch ({self.surf_init_epoch}) must be below "
-                             f"uniform_epochs ({self.uniform_epochs})")
+            raise ValueError(
+                f"surf_init_epoch ({self.surf_init_epoch}) must be below "
+                f"uniform_epochs ({self.uniform_epochs})"
+            )
         if self.surf_init_epoch + self.surf_rounds > self.uniform_epochs:
             raise ValueError(
                 f"SURF's per-slot budget, surf_init_epoch + surf_rounds = "
                 f"{self.surf_init_epoch + self.surf_rounds}, exceeds Uniform-w's "
-                f"uniform_epochs = {self.uniform_epochs}")
+                f"uniform_epochs = {self.uniform_epochs}"
+            )
 
     def gpu_epochs(self) -> dict[str, int]:
         """Slot-epochs each stage trains (one epoch is one solve on one GPU), reused ones not
@@ -140,8 +154,12 @@ class Protocol:
         28
         """
         n = self.n_segments + 1
-        return {"warm start": self.warm_epochs, "Uniform-w": n * self.uniform_epochs,
-                "SURF": (n - 2) * self.surf_rounds - self.reused_epochs()["SURF"], "Soup": 0}
+        return {
+            "warm start": self.warm_epochs,
+            "Uniform-w": n * self.uniform_epochs,
+            "SURF": (n - 2) * self.surf_rounds - self.reused_epochs()["SURF"],
+            "Soup": 0,
+        }
 
     def reused_epochs(self) -> dict[str, int]:
         """Slot-epochs a stage takes from another instead of training them: SURF's first
@@ -159,12 +177,14 @@ class Protocol:
 
     def budget_text(self) -> str:
         """The planned budget in one line (see :func:`format_budget`)."""
-        return format_budget(self.gpu_epochs(), self.reused_epochs(),
-                             reused_from=self.surf_init_epoch + 1)
+        return format_budget(
+            self.gpu_epochs(), self.reused_epochs(), reused_from=self.surf_init_epoch + 1
+        )
 
 
-def format_budget(trained: Mapping[str, int], reused: Mapping[str, int], *,
-                  reused_from: int | None = None) -> str:
+def format_budget(
+    trained: Mapping[str, int], reused: Mapping[str, int], *, reused_from: int | None = None
+) -> str:
     """Slot-epochs trained per stage, the reused ones beside them, and the total trained.
 
     Examples
@@ -253,17 +273,20 @@ class ReuseSolves:
                 result = load_state(self.solver, known.result)
                 if known.marker is not None:
                     Path(known.marker).parent.mkdir(parents=True, exist_ok=True)
-                    Path(known.marker).write_text(json.dumps(
-                        {"weight": known.weight, "reused": known.label}) + "\n")
-                return Solution(np.asarray(known.objectives, dtype=np.float64), result,
-                                {"steps": 0, "reused": known.label})
+                    Path(known.marker).write_text(
+                        json.dumps({"weight": known.weight, "reused": known.label}) + "\n"
+                    )
+                return Solution(
+                    np.asarray(known.objectives, dtype=np.float64),
+                    result,
+                    {"steps": 0, "reused": known.label},
+                )
         return self.solver.solve(weight, state)
 
     def _same_start(self, state: Any, known: KnownSolve) -> bool:
         if state is None or not Path(known.start.path).is_dir():
             return False
-        return same_state(load_state(self.solver, state),
-                          load_state(self.solver, known.start))
+        return same_state(load_state(self.solver, state), load_state(self.solver, known.start))
 
     def evaluate(self, state: Any) -> Any:
         return self.solver.evaluate(state)
@@ -292,7 +315,7 @@ def same_state(a: Any, b: Any) -> bool:
     """
     if type(a) is not type(b):
         return False
-    if hasattr(a, "detach") and hasattr(a, "numpy"):    # a torch tensor
+    if hasattr(a, "detach") and hasattr(a, "numpy"):  # a torch tensor
         a, b = a.detach().cpu().numpy(), b.detach().cpu().numpy()
     if isinstance(a, np.ndarray):
         return bool(a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b))
@@ -333,11 +356,20 @@ def solver_settings(solver: Any) -> str:
     (numbers, strings, containers of them and the ``repr`` of other objects, where it holds
     no memory address), for telling whether a kept solve was made with today's settings."""
     attributes = getattr(solver, "__dict__", None)
-    described: Any = (repr(solver) if attributes is None else
-                      {k: _describe(v) for k, v in sorted(attributes.items())
-                       if not k.startswith("_") and k not in _NOT_SETTINGS})
-    text = json.dumps({"type": f"{type(solver).__module__}.{type(solver).__qualname__}",
-                       "settings": described}, sort_keys=True, default=str)
+    described: Any = (
+        repr(solver)
+        if attributes is None
+        else {
+            k: _describe(v)
+            for k, v in sorted(attributes.items())
+            if not k.startswith("_") and k not in _NOT_SETTINGS
+        }
+    )
+    text = json.dumps(
+        {"type": f"{type(solver).__module__}.{type(solver).__qualname__}", "settings": described},
+        sort_keys=True,
+        default=str,
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -356,15 +388,19 @@ class ProtocolReport:
     reused_from: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"methods": self.methods, "hv_ref": self.hv_ref,
-                "hv_ref_no_kl": self.hv_ref_no_kl, "gpu_epochs": self.gpu_epochs,
-                "reused_epochs": self.reused_epochs, "reused_from": self.reused_from,
-                "hv_ref_rule": "worst point of every method plus 10% of the spread, per "
-                               "objective (rewards negated: minimized)"}
+        return {
+            "methods": self.methods,
+            "hv_ref": self.hv_ref,
+            "hv_ref_no_kl": self.hv_ref_no_kl,
+            "gpu_epochs": self.gpu_epochs,
+            "reused_epochs": self.reused_epochs,
+            "reused_from": self.reused_from,
+            "hv_ref_rule": "worst point of every method plus 10% of the spread, per "
+            "objective (rewards negated: minimized)",
+        }
 
 
-def _warm_start(solver: Any, protocol: Protocol, folder: Path,
-                log: Callable[[str], None]) -> Any:
+def _warm_start(solver: Any, protocol: Protocol, folder: Path, log: Callable[[str], None]) -> Any:
     """The shared warm start: ``warm_epochs`` solves at ``w = 0.5``, each saved (resumable)."""
     folder.mkdir(parents=True, exist_ok=True)
     done = sorted(p for p in folder.glob("epoch-*") if p.is_dir())
@@ -372,8 +408,10 @@ def _warm_start(solver: Any, protocol: Protocol, folder: Path,
     for epoch in range(len(done), protocol.warm_epochs):
         sol = solver.solve(0.5, load_state(solver, state))
         state = save_state(solver, sol.state, folder / f"epoch-{epoch + 1:03d}")
-        log(f"warm start: epoch {epoch + 1}/{protocol.warm_epochs}, objectives "
-            f"{np.round(sol.objectives, 4).tolist()}")
+        log(
+            f"warm start: epoch {epoch + 1}/{protocol.warm_epochs}, objectives "
+            f"{np.round(sol.objectives, 4).tolist()}"
+        )
     return state
 
 
@@ -395,16 +433,24 @@ def _keep_round(solver: Any, result: SurfResult, folder: Path, epoch: int) -> bo
     for slot, state in enumerate(result.states):
         save_state(solver, load_state(solver, state), folder / f"slot-{slot:02d}")
     record = result.history[-1]
-    (folder / "round.json").write_text(json.dumps({
-        "epoch": epoch, "settings": solver_settings(solver),
-        "weights": np.asarray(record.weights, dtype=np.float64).tolist(),
-        "objectives": np.asarray(record.points, dtype=np.float64).tolist()}) + "\n")
+    (folder / "round.json").write_text(
+        json.dumps(
+            {
+                "epoch": epoch,
+                "settings": solver_settings(solver),
+                "weights": np.asarray(record.weights, dtype=np.float64).tolist(),
+                "objectives": np.asarray(record.points, dtype=np.float64).tolist(),
+            }
+        )
+        + "\n"
+    )
     (folder / "done").write_text("")
     return True
 
 
-def _known_solves(solver: Any, starts: Path, results: Path, markers: Path,
-                  log: Callable[[str], None]) -> list[KnownSolve]:
+def _known_solves(
+    solver: Any, starts: Path, results: Path, markers: Path, log: Callable[[str], None]
+) -> list[KnownSolve]:
     """Uniform-w's solves from the states kept in ``starts`` to those kept in ``results``, at
     the interior slots, if both were kept by this solver's settings; else none."""
     if not (starts / "done").exists() or not (results / "done").exists():
@@ -412,18 +458,26 @@ def _known_solves(solver: Any, starts: Path, results: Path, markers: Path,
     meta = json.loads((results / "round.json").read_text())
     start_meta = starts / "round.json"
     if meta.get("settings") != solver_settings(solver) or (
-            start_meta.exists()
-            and json.loads(start_meta.read_text()).get("settings") != meta.get("settings")):
-        log(f"Uniform-w's epoch {meta.get('epoch')} was trained with other solver settings: "
-            "SURF trains its first round")
+        start_meta.exists()
+        and json.loads(start_meta.read_text()).get("settings") != meta.get("settings")
+    ):
+        log(
+            f"Uniform-w's epoch {meta.get('epoch')} was trained with other solver settings: "
+            "SURF trains its first round"
+        )
         return []
     weights, objectives = meta["weights"], meta["objectives"]
-    return [KnownSolve(float(weights[slot]), StateFolder(starts / f"slot-{slot:02d}"),
-                       StateFolder(results / f"slot-{slot:02d}"),
-                       tuple(float(v) for v in objectives[slot]),
-                       f"Uniform-w epoch {meta['epoch']}, slot {slot}",
-                       str(markers / f"slot-{slot:02d}.json"))
-            for slot in range(1, len(weights) - 1)]
+    return [
+        KnownSolve(
+            float(weights[slot]),
+            StateFolder(starts / f"slot-{slot:02d}"),
+            StateFolder(results / f"slot-{slot:02d}"),
+            tuple(float(v) for v in objectives[slot]),
+            f"Uniform-w epoch {meta['epoch']}, slot {slot}",
+            str(markers / f"slot-{slot:02d}.json"),
+        )
+        for slot in range(1, len(weights) - 1)
+    ]
 
 
 def _stage(run: Callable[..., SurfResult], folder: Path, **options: Any) -> SurfResult:
@@ -432,9 +486,15 @@ def _stage(run: Callable[..., SurfResult], folder: Path, **options: Any) -> Surf
     return run(checkpoint=folder, resume=True, checkpoint_period=0, **options)
 
 
-def run_protocol(solver: Any, out: str | Path, *, protocol: Protocol | None = None,
-                 executor: Any = None, log: Callable[[str], None] | None = None,
-                 progress: bool = False) -> ProtocolReport:
+def run_protocol(
+    solver: Any,
+    out: str | Path,
+    *,
+    protocol: Protocol | None = None,
+    executor: Any = None,
+    log: Callable[[str], None] | None = None,
+    progress: bool = False,
+) -> ProtocolReport:
     """Run the paper's protocol with ``solver`` into ``out`` (resumable: run it again to
     continue); returns the report and writes ``table.md``, ``results.json``, ``front.png``
     and every final adapter (``adapters/METHOD/slot-NN``).
@@ -469,52 +529,78 @@ def run_protocol(solver: Any, out: str | Path, *, protocol: Protocol | None = No
 
     first = p.surf_init_epoch
     kept = root / f"uniform-epoch-{first}"
-    if not (kept / "done").exists():   # (once they are kept, Uniform-w's run is further on)
+    if not (kept / "done").exists():  # (once they are kept, Uniform-w's run is further on)
         say(f"Uniform-w: {n + 1} weights, epochs 1..{first}")
-        early = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
-                       iterations=first, init_states=init, **loop)
+        early = _stage(
+            uniform,
+            root / "uniform",
+            solver=solver,
+            n_segments=n,
+            iterations=first,
+            init_states=init,
+            **loop,
+        )
         if not _keep_round(solver, early, kept, first):
-            raise RuntimeError(f"{root / 'uniform'} holds {len(early.history)} rounds of "
-                               f"Uniform-w, not the {first} SURF starts from, and "
-                               f"{kept} was not kept: start the protocol in a new folder")
+            raise RuntimeError(
+                f"{root / 'uniform'} holds {len(early.history)} rounds of "
+                f"Uniform-w, not the {first} SURF starts from, and "
+                f"{kept} was not kept: start the protocol in a new folder"
+            )
     surf_init = [StateFolder(kept / f"slot-{slot:02d}") for slot in range(n + 1)]
     following = root / f"uniform-epoch-{first + 1}"
     if p.reuse_uniform and not (following / "done").exists():
         if _rounds_saved(root / "uniform") <= first + 1:
             say(f"Uniform-w: epoch {first + 1} (SURF's first round reuses it)")
-            then = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
-                          iterations=first + 1, **loop)
+            then = _stage(
+                uniform, root / "uniform", solver=solver, n_segments=n, iterations=first + 1, **loop
+            )
             _keep_round(solver, then, following, first + 1)
-        else:   # a run folder of a run that did not keep it (older, or without reuse)
-            say(f"Uniform-w's epoch {first + 1} was not kept in this run folder: SURF trains "
-                "its first round")
+        else:  # a run folder of a run that did not keep it (older, or without reuse)
+            say(
+                f"Uniform-w's epoch {first + 1} was not kept in this run folder: SURF trains "
+                "its first round"
+            )
     say(f"Uniform-w: epochs {first + 1}..{p.uniform_epochs}")
-    uni = _stage(uniform, root / "uniform", solver=solver, n_segments=n,
-                 iterations=p.uniform_epochs, **loop)
+    uni = _stage(
+        uniform, root / "uniform", solver=solver, n_segments=n, iterations=p.uniform_epochs, **loop
+    )
 
-    known = (_known_solves(solver, kept, following, root / "surf-reused", say)
-             if p.reuse_uniform else [])
-    say(f"SURF: N = {n}, {p.surf_rounds} rounds from Uniform-w's epoch-{first} adapters, "
-        f"endpoints reused" + (f", first round = Uniform-w's epoch {first + 1}" if known
-                               else ""))
+    known = (
+        _known_solves(solver, kept, following, root / "surf-reused", say) if p.reuse_uniform else []
+    )
+    say(
+        f"SURF: N = {n}, {p.surf_rounds} rounds from Uniform-w's epoch-{first} adapters, "
+        f"endpoints reused" + (f", first round = Uniform-w's epoch {first + 1}" if known else "")
+    )
     inner: Any = ReuseSolves(solver, known) if known else solver
     reuse = ReuseEndpoints(inner, {0.0: uni.states[0], 1.0: uni.states[-1]})
-    surf_res = _stage(surf, root / "surf", solver=reuse, n_segments=n, alpha=p.alpha,
-                      iterations=p.surf_rounds, init_states=surf_init,
-                      moving_average=p.moving_average, **loop)
+    surf_res = _stage(
+        surf,
+        root / "surf",
+        solver=reuse,
+        n_segments=n,
+        alpha=p.alpha,
+        iterations=p.surf_rounds,
+        init_states=surf_init,
+        moving_average=p.moving_average,
+        **loop,
+    )
 
     say("Soup: Uniform-w's endpoint adapters interpolated")
     end0 = load_state(solver, uni.states[0])
     end1 = load_state(solver, uni.states[-1])
     soup_states = [solver.interpolate(end0, end1, i / n) for i in range(n + 1)]
 
-    finals = {"Uniform-w": (uni.weights, [load_state(solver, s) for s in uni.states]),
-              "SURF": (surf_res.weights, [load_state(solver, s) for s in surf_res.states]),
-              "Soup": (np.arange(n + 1) / n, soup_states)}
+    finals = {
+        "Uniform-w": (uni.weights, [load_state(solver, s) for s in uni.states]),
+        "SURF": (surf_res.weights, [load_state(solver, s) for s in surf_res.states]),
+        "Soup": (np.arange(n + 1) / n, soup_states),
+    }
     reused = sum(1 for _ in (root / "surf-reused").glob("slot-*.json"))
     trained = {**p.gpu_epochs(), "SURF": (n - 1) * p.surf_rounds - reused}
-    report = ProtocolReport(gpu_epochs=trained, reused_epochs={"SURF": reused},
-                            reused_from=first + 1)
+    report = ProtocolReport(
+        gpu_epochs=trained, reused_epochs={"SURF": reused}, reused_from=first + 1
+    )
     for label, (weights, states) in finals.items():
         say(f"assessing {label}'s {len(states)} adapters")
         for slot, state in enumerate(states):
@@ -522,8 +608,11 @@ def run_protocol(solver: Any, out: str | Path, *, protocol: Protocol | None = No
         report.methods[label] = _assess(solver, np.asarray(weights, dtype=np.float64), states)
     _score(report)
     names = getattr(solver, "objective_names", None)
-    _write(report, root, tuple(names) if names is not None else
-           ("-(reward 1 - beta KL)", "-(reward 2 - beta KL)"))
+    _write(
+        report,
+        root,
+        tuple(names) if names is not None else ("-(reward 1 - beta KL)", "-(reward 2 - beta KL)"),
+    )
     say(f"wrote table.md, results.json and front.png to {root}")
     return report
 
@@ -535,8 +624,10 @@ def _assess(solver: Any, weights: FloatArray, states: Sequence[Any]) -> dict[str
             rows.append(solver.assess(state))
         else:
             rows.append({"objectives": np.asarray(solver.evaluate(state), dtype=np.float64)})
-    out: dict[str, Any] = {"weights": weights.tolist(),
-                           "points": np.stack([r["objectives"] for r in rows]).tolist()}
+    out: dict[str, Any] = {
+        "weights": weights.tolist(),
+        "points": np.stack([r["objectives"] for r in rows]).tolist(),
+    }
     for key in ("objectives_no_kl", "batch_objectives", "batch_objectives_no_kl"):
         if all(key in r for r in rows):
             name = {"objectives_no_kl": "points_no_kl"}.get(key, key)
@@ -552,21 +643,27 @@ def _reference(points: list[FloatArray]) -> FloatArray:
 
 
 def _scores(points: FloatArray, ref: FloatArray) -> dict[str, float]:
-    return {"hv": metrics.hypervolume(points, ref=ref), "cv": metrics.cv(points),
-            "gap_ratio": metrics.gap_ratio(points)}
+    return {
+        "hv": metrics.hypervolume(points, ref=ref),
+        "cv": metrics.cv(points),
+        "gap_ratio": metrics.gap_ratio(points),
+    }
 
 
 def _score(report: ProtocolReport) -> None:
     for kind, key, batch_key, ref_name in (
-            ("with KL", "points", "batch_objectives", "hv_ref"),
-            ("without KL", "points_no_kl", "batch_objectives_no_kl", "hv_ref_no_kl")):
+        ("with KL", "points", "batch_objectives", "hv_ref"),
+        ("without KL", "points_no_kl", "batch_objectives_no_kl", "hv_ref_no_kl"),
+    ):
         if not all(key in m for m in report.methods.values()):
             continue
         ref = _reference([np.asarray(m[key]) for m in report.methods.values()])
         setattr(report, ref_name, ref.tolist())
         for entry in report.methods.values():
-            scores = {name: {"value": value} for name, value in
-                      _scores(np.asarray(entry[key]), ref).items()}
+            scores = {
+                name: {"value": value}
+                for name, value in _scores(np.asarray(entry[key]), ref).items()
+            }
             if batch_key in entry:
                 # the slots' estimates on evaluation batch b: (slots, batches, 2)
                 per_batch = np.asarray(entry[batch_key])
@@ -574,8 +671,10 @@ def _score(report: ProtocolReport) -> None:
                 for name in scores:
                     values = np.array([r[name] for r in runs])
                     finite = values[np.isfinite(values)]
-                    scores[name].update(mean=float(finite.mean()) if finite.size else math.nan,
-                                        std=float(finite.std()) if finite.size else math.nan)
+                    scores[name].update(
+                        mean=float(finite.mean()) if finite.size else math.nan,
+                        std=float(finite.std()) if finite.size else math.nan,
+                    )
             entry.setdefault("scores", {})[kind] = scores
 
 
@@ -592,16 +691,23 @@ def format_table(report: ProtocolReport) -> str:
     lines = ["| metric | " + " | ".join(labels) + " |", "|" + "---|" * (len(labels) + 1)]
     for kind in ("with KL", "without KL"):
         for name, title in (("hv", "HV"), ("cv", "CV"), ("gap_ratio", "gap ratio")):
-            cells = [_cell(report.methods[m]["scores"][kind][name])
-                     if kind in report.methods[m].get("scores", {}) else "-" for m in labels]
+            cells = [
+                _cell(report.methods[m]["scores"][kind][name])
+                if kind in report.methods[m].get("scores", {})
+                else "-"
+                for m in labels
+            ]
             if all(c == "-" for c in cells):
                 continue
             lines.append(f"| {title} ({kind}) | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("HV reference point: the worst point of every method plus 10% of the spread "
-                 "per objective (objectives are negated rewards, minimized). Training budget "
-                 "in slot-epochs: " + format_budget(report.gpu_epochs, report.reused_epochs,
-                                                    reused_from=report.reused_from) + ".")
+    lines.append(
+        "HV reference point: the worst point of every method plus 10% of the spread "
+        "per objective (objectives are negated rewards, minimized). Training budget "
+        "in slot-epochs: "
+        + format_budget(report.gpu_epochs, report.reused_epochs, reused_from=report.reused_from)
+        + "."
+    )
     return "\n".join(lines)
 
 
@@ -611,9 +717,10 @@ def _write(report: ProtocolReport, root: Path, objective_names: tuple[str, ...])
     from paretosurf import plotting
 
     plt = plotting._pyplot()
-    fig = plotting.plot_fronts({label: np.asarray(m["points"]) for label, m in
-                                report.methods.items()},
-                               objective_names=objective_names,
-                               title="LLM policies: SURF, Uniform-w and Soup")
+    fig = plotting.plot_fronts(
+        {label: np.asarray(m["points"]) for label, m in report.methods.items()},
+        objective_names=objective_names,
+        title="LLM policies: SURF, Uniform-w and Soup",
+    )
     plotting.save_figure(fig, root / "front.png")
     plt.close(fig)

@@ -109,8 +109,9 @@ class RewardFunction(Protocol):
     See the module docstring for what TRL passes as keywords.
     """
 
-    def __call__(self, prompts: list[Any], completions: list[Any], **kwargs: Any) -> list[float]:
-        ...
+    def __call__(
+        self, prompts: list[Any], completions: list[Any], **kwargs: Any
+    ) -> list[float]: ...
 
 
 def reward_name(reward: Callable[..., Any]) -> str:
@@ -169,8 +170,11 @@ class WordCount:
 # --------------------------------------------------------------------------- templates, scores
 def _fields(template: str, *, name: str) -> tuple[str, ...]:
     """The top-level names a format string uses (``{info[post]}`` uses ``info``)."""
-    return template_fields(template, name=name, hint="use named placeholders such as "
-                           "{prompt}, {completion} or a column name like {post}")
+    return template_fields(
+        template,
+        name=name,
+        hint="use named placeholders such as {prompt}, {completion} or a column name like {post}",
+    )
 
 
 def _check_template(template: object) -> tuple[Template, tuple[str, ...]]:
@@ -435,8 +439,16 @@ class RewardModel:
         >>> r.path_or_name, r.score, r.template, r.truncation_side
         ('Tristan/gpt2_reward_summarization', 'logit', '{completion} {bos_token} {post}', 'right')
         """
-        return cls(path_or_name, score=score, template=template, batch_size=batch_size,
-                   max_length=max_length, device=device, dtype=dtype, name=name)
+        return cls(
+            path_or_name,
+            score=score,
+            template=template,
+            batch_size=batch_size,
+            max_length=max_length,
+            device=device,
+            dtype=dtype,
+            name=name,
+        )
 
     @classmethod
     def faithfulness(
@@ -465,8 +477,16 @@ class RewardModel:
         >>> RewardModel.faithfulness(max_length=1024).max_length
         1024
         """
-        return cls(path_or_name, score=score, template=template, batch_size=batch_size,
-                   max_length=max_length, device=device, dtype=dtype, name=name)
+        return cls(
+            path_or_name,
+            score=score,
+            template=template,
+            batch_size=batch_size,
+            max_length=max_length,
+            device=device,
+            dtype=dtype,
+            name=name,
+        )
 
     # ------------------------------------------------------------------ checks
     @staticmethod
@@ -550,8 +570,7 @@ class RewardModel:
         n = len(prompts)
         if len(completions) != n:
             raise ValueError(
-                f"prompts and completions must have the same length, got {n} and "
-                f"{len(completions)}"
+                f"prompts and completions must have the same length, got {n} and {len(completions)}"
             )
         columns: dict[str, Sequence[Any]] = {}
         specials: dict[str, str] = {}
@@ -563,8 +582,9 @@ class RewardModel:
                 continue
             if key not in kwargs:
                 others = sorted(
-                    k for k, v in kwargs.items() if isinstance(v, (list, tuple))
-                    and k != "completion_ids"
+                    k
+                    for k, v in kwargs.items()
+                    if isinstance(v, (list, tuple)) and k != "completion_ids"
                 )
                 got = ", ".join(others) if others else "no other column"
                 raise ValueError(
@@ -597,8 +617,7 @@ class RewardModel:
         token = getattr(tokenizer, key, None)
         if not token:
             raise ValueError(
-                f"template uses {{{key}}}, but the tokenizer of {self.path_or_name!r} has no "
-                f"{key}"
+                f"template uses {{{key}}}, but the tokenizer of {self.path_or_name!r} has no {key}"
             )
         return str(token)
 
@@ -633,17 +652,28 @@ class RewardModel:
         tokenizer.truncation_side = self.truncation_side
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
-                rows = order[start:start + self.batch_size]
+                rows = order[start : start + self.batch_size]
                 if pairs:
                     first = [inputs[k][0] for k in rows]
                     second = [inputs[k][1] for k in rows]
-                    encoded = tokenizer(first, second, padding=True, padding_side="right",
-                                        truncation="longest_first", max_length=max_length,
-                                        return_tensors="pt")
+                    encoded = tokenizer(
+                        first,
+                        second,
+                        padding=True,
+                        padding_side="right",
+                        truncation="longest_first",
+                        max_length=max_length,
+                        return_tensors="pt",
+                    )
                 else:
-                    encoded = tokenizer([inputs[k] for k in rows], padding=True,
-                                        padding_side="right", truncation=True,
-                                        max_length=max_length, return_tensors="pt")
+                    encoded = tokenizer(
+                        [inputs[k] for k in rows],
+                        padding=True,
+                        padding_side="right",
+                        truncation=True,
+                        max_length=max_length,
+                        return_tensors="pt",
+                    )
                 encoded = {key: value.to(device) for key, value in encoded.items()}
                 logits = model(**encoded).logits.float()
                 values = logits[:, i] if j is None else logits[:, i] - logits[:, j]
@@ -661,5 +691,7 @@ class RewardModel:
 
     # ------------------------------------------------------------------ plumbing
     def __repr__(self) -> str:
-        return (f"{type(self).__name__}({self.path_or_name!r}, score={self.score!r}, "
-                f"template={self.template!r})")
+        return (
+            f"{type(self).__name__}({self.path_or_name!r}, score={self.score!r}, "
+            f"template={self.template!r})"
+        )

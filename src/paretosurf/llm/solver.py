@@ -76,17 +76,43 @@ FloatArray = np.ndarray
 LLM_MODULES = ("torch", "transformers", "peft", "trl", "datasets", "accelerate", "safetensors")
 
 #: RLOOConfig fields the solver sets from its own arguments (``trainer_args`` may not).
-_RESERVED = frozenset({
-    "output_dir", "reward_weights", "beta", "num_generations", "per_device_train_batch_size",
-    "gradient_accumulation_steps", "generation_batch_size", "steps_per_generation",
-    "num_iterations", "max_completion_length", "learning_rate", "max_steps", "num_train_epochs",
-    "temperature", "seed", "use_cpu", "model_init_kwargs", "report_to", "save_steps",
-    "save_strategy", "save_total_limit", "resume_from_checkpoint", "run_name"})
+_RESERVED = frozenset(
+    {
+        "output_dir",
+        "reward_weights",
+        "beta",
+        "num_generations",
+        "per_device_train_batch_size",
+        "gradient_accumulation_steps",
+        "generation_batch_size",
+        "steps_per_generation",
+        "num_iterations",
+        "max_completion_length",
+        "learning_rate",
+        "max_steps",
+        "num_train_epochs",
+        "temperature",
+        "seed",
+        "use_cpu",
+        "model_init_kwargs",
+        "report_to",
+        "save_steps",
+        "save_strategy",
+        "save_total_limit",
+        "resume_from_checkpoint",
+        "run_name",
+    }
+)
 #: RLOOConfig defaults of the solver, which ``trainer_args`` may change.
 _DEFAULTS: dict[str, Any] = {
-    "bf16": False, "fp16": False, "gradient_checkpointing": False,
-    "lr_scheduler_type": "constant", "logging_steps": 1, "logging_strategy": "steps",
-    "disable_tqdm": True}
+    "bf16": False,
+    "fp16": False,
+    "gradient_checkpointing": False,
+    "lr_scheduler_type": "constant",
+    "logging_steps": 1,
+    "logging_strategy": "steps",
+    "disable_tqdm": True,
+}
 
 
 def require_llm(what: str = "paretosurf.llm") -> None:
@@ -94,9 +120,11 @@ def require_llm(what: str = "paretosurf.llm") -> None:
     ``llm`` extra is missing (checked without importing them)."""
     missing = [m for m in LLM_MODULES if importlib.util.find_spec(m) is None]
     if missing:
-        raise ImportError(f"{what} needs {', '.join(missing)}, which "
-                          f"{'is' if len(missing) == 1 else 'are'} not installed: "
-                          "pip install 'paretosurf[llm]'")
+        raise ImportError(
+            f"{what} needs {', '.join(missing)}, which "
+            f"{'is' if len(missing) == 1 else 'are'} not installed: "
+            "pip install 'paretosurf[llm]'"
+        )
 
 
 # ---------------------------------------------------------------------------- the solver
@@ -211,8 +239,12 @@ class LLMSolver:
     ) -> None:
         require_llm("LLMSolver")
         cfg = solver_config(config, settings)
-        self._configure(model, rewards, prompts,
-                        **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)})
+        self._configure(
+            model,
+            rewards,
+            prompts,
+            **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)},
+        )
 
     def _configure(
         self,
@@ -263,9 +295,11 @@ class LLMSolver:
         self.prompts = _check_prompts(prompts, name="prompts")
         self.beta = _check_real(beta, name="beta", low=0.0)
         if (steps is None) == (epochs is None):
-            raise ValueError("give exactly one of steps (RL optimizer steps per call) and "
-                             f"epochs (passes over the prompts per call); got steps={steps!r}, "
-                             f"epochs={epochs!r}")
+            raise ValueError(
+                "give exactly one of steps (RL optimizer steps per call) and "
+                f"epochs (passes over the prompts per call); got steps={steps!r}, "
+                f"epochs={epochs!r}"
+            )
         self.steps = None if steps is None else check_positive_int(steps, name="steps")
         self.epochs = None if epochs is None else check_positive(epochs, name="epochs")
         if adapter not in ("lora", "dora"):
@@ -274,116 +308,160 @@ class LLMSolver:
         self.rank = check_positive_int(rank, name="rank")
         alpha = check_positive(lora_alpha, name="lora_alpha")
         self.lora_alpha: float | int = int(alpha) if alpha.is_integer() else alpha
-        self.lora_dropout = _check_real(lora_dropout, name="lora_dropout", low=0.0, high=1.0,
-                                        high_open=True)
+        self.lora_dropout = _check_real(
+            lora_dropout, name="lora_dropout", low=0.0, high=1.0, high_open=True
+        )
         if isinstance(target_modules, str):
             if not target_modules:
                 raise ValueError("target_modules must not be empty")
             self.target_modules: str | list[str] = target_modules
-        elif isinstance(target_modules, Sequence) and target_modules and all(
-                isinstance(t, str) and t for t in target_modules):
+        elif (
+            isinstance(target_modules, Sequence)
+            and target_modules
+            and all(isinstance(t, str) and t for t in target_modules)
+        ):
             self.target_modules = list(target_modules)
         else:
-            raise TypeError("target_modules must be 'all-linear' or a non-empty list of module "
-                            f"names, got {target_modules!r}")
+            raise TypeError(
+                "target_modules must be 'all-linear' or a non-empty list of module "
+                f"names, got {target_modules!r}"
+            )
         self.learning_rate = check_positive(learning_rate, name="learning_rate")
         self.batch_size = check_positive_int(batch_size, name="batch_size")
         self.mini_batch_size = check_positive_int(mini_batch_size, name="mini_batch_size")
         self.num_generations = check_positive_int(num_generations, name="num_generations")
         self.num_iterations = check_positive_int(num_iterations, name="num_iterations")
         if self.num_generations < 2:
-            raise ValueError("num_generations must be >= 2 (RLOO's baseline is the mean of the "
-                             f"other completions of a prompt), got {self.num_generations}")
+            raise ValueError(
+                "num_generations must be >= 2 (RLOO's baseline is the mean of the "
+                f"other completions of a prompt), got {self.num_generations}"
+            )
         if self.batch_size % self.num_generations:
-            raise ValueError(f"batch_size ({self.batch_size}) must be a multiple of "
-                             f"num_generations ({self.num_generations})")
+            raise ValueError(
+                f"batch_size ({self.batch_size}) must be a multiple of "
+                f"num_generations ({self.num_generations})"
+            )
         if self.batch_size % self.mini_batch_size:
-            raise ValueError(f"batch_size ({self.batch_size}) must be a multiple of "
-                             f"mini_batch_size ({self.mini_batch_size})")
-        self.micro_batch_size = (self.mini_batch_size if micro_batch_size is None else
-                                 check_positive_int(micro_batch_size, name="micro_batch_size"))
+            raise ValueError(
+                f"batch_size ({self.batch_size}) must be a multiple of "
+                f"mini_batch_size ({self.mini_batch_size})"
+            )
+        self.micro_batch_size = (
+            self.mini_batch_size
+            if micro_batch_size is None
+            else check_positive_int(micro_batch_size, name="micro_batch_size")
+        )
         if self.mini_batch_size % self.micro_batch_size:
-            raise ValueError(f"mini_batch_size ({self.mini_batch_size}) must be a multiple of "
-                             f"micro_batch_size ({self.micro_batch_size})")
+            raise ValueError(
+                f"mini_batch_size ({self.mini_batch_size}) must be a multiple of "
+                f"micro_batch_size ({self.micro_batch_size})"
+            )
         per_round = self.batch_size // self.num_generations
         if len(self.prompts) < per_round:
             raise ValueError(
                 f"prompts holds {len(self.prompts)} prompts, fewer than one generation round "
-                f"takes (batch_size / num_generations = {per_round})")
+                f"takes (batch_size / num_generations = {per_round})"
+            )
         self.max_new_tokens = check_positive_int(max_new_tokens, name="max_new_tokens")
         self.min_new_tokens = check_non_negative_int(min_new_tokens, name="min_new_tokens")
         if self.min_new_tokens > self.max_new_tokens:
-            raise ValueError(f"min_new_tokens ({self.min_new_tokens}) must not exceed "
-                             f"max_new_tokens ({self.max_new_tokens})")
+            raise ValueError(
+                f"min_new_tokens ({self.min_new_tokens}) must not exceed "
+                f"max_new_tokens ({self.max_new_tokens})"
+            )
         self.temperature = check_positive(temperature, name="temperature")
-        self.eval_prompts = (None if eval_prompts is None
-                             else _check_prompts(eval_prompts, name="eval_prompts"))
+        self.eval_prompts = (
+            None if eval_prompts is None else _check_prompts(eval_prompts, name="eval_prompts")
+        )
         self.eval_batches = check_positive_int(eval_batches, name="eval_batches")
         self.eval_batch_size = check_positive_int(eval_batch_size, name="eval_batch_size")
         self.seed = check_non_negative_int(seed, name="seed")
-        if workdir is None or not isinstance(workdir, (str, os.PathLike)) or not os.fspath(
-                workdir):
+        if workdir is None or not isinstance(workdir, (str, os.PathLike)) or not os.fspath(workdir):
             raise TypeError(f"workdir must be a folder path, got {workdir!r}")
         self.workdir = os.fspath(workdir)
-        if tokenizer is not None and not isinstance(tokenizer, (str, os.PathLike)) and not (
-                callable(tokenizer) and hasattr(tokenizer, "batch_decode")):
-            raise TypeError("tokenizer must be a tokenizer, a folder or a hub name, got "
-                            f"{type(tokenizer).__name__}")
+        if (
+            tokenizer is not None
+            and not isinstance(tokenizer, (str, os.PathLike))
+            and not (callable(tokenizer) and hasattr(tokenizer, "batch_decode"))
+        ):
+            raise TypeError(
+                "tokenizer must be a tokenizer, a folder or a hub name, got "
+                f"{type(tokenizer).__name__}"
+            )
         self.tokenizer = os.fspath(tokenizer) if isinstance(tokenizer, os.PathLike) else tokenizer
         self.device = _check_device(device)
         if torch_dtype is not None and dtype is not None:
             raise ValueError("give dtype or torch_dtype (its older name), not both")
         self.dtype = _check_dtype(dtype if torch_dtype is None else torch_dtype)
-        self.attn_implementation = model_loading.check_attn_implementation(
-            attn_implementation)
-        self.quantization = model_loading.check_quantization(quantization_config,
-                                                             load_in_4bit)
+        self.attn_implementation = model_loading.check_attn_implementation(attn_implementation)
+        self.quantization = model_loading.check_quantization(quantization_config, load_in_4bit)
         if model_loading.is_model_object(self.model) and (
-                self.quantization is not None or self.attn_implementation is not None
-                or dtype is not None or torch_dtype is not None):
-            raise ValueError("dtype, attn_implementation and quantization apply to a model "
-                             "loaded by name; a model object is used as it was loaded")
+            self.quantization is not None
+            or self.attn_implementation is not None
+            or dtype is not None
+            or torch_dtype is not None
+        ):
+            raise ValueError(
+                "dtype, attn_implementation and quantization apply to a model "
+                "loaded by name; a model object is used as it was loaded"
+            )
         self.peft_config = None
         if peft_config is not None:
-            given = {"adapter": adapter != "lora", "rank": rank != 16,
-                     "lora_alpha": lora_alpha != 32, "lora_dropout": lora_dropout != 0.05,
-                     "target_modules": target_modules != "all-linear"}
+            given = {
+                "adapter": adapter != "lora",
+                "rank": rank != 16,
+                "lora_alpha": lora_alpha != 32,
+                "lora_dropout": lora_dropout != 0.05,
+                "target_modules": target_modules != "all-linear",
+            }
             clash = [k for k, v in given.items() if v]
             if clash:
-                raise ValueError(f"peft_config replaces the adapter keywords; leave "
-                                 f"{', '.join(clash)} at their defaults")
+                raise ValueError(
+                    f"peft_config replaces the adapter keywords; leave "
+                    f"{', '.join(clash)} at their defaults"
+                )
             self.peft_config = model_loading.check_peft_config(peft_config)
             self.adapter = "dora" if self.peft_config.use_dora else "lora"
             self.rank = int(self.peft_config.r)
             self.lora_alpha = self.peft_config.lora_alpha
             self.lora_dropout = float(self.peft_config.lora_dropout)
             modules: Any = self.peft_config.target_modules
-            self.target_modules = (modules if isinstance(modules, str) or modules is None
-                                   else sorted(modules))  # type: ignore[assignment]
+            targets = modules if isinstance(modules, str) or modules is None else sorted(modules)
+            self.target_modules = targets  # type: ignore[assignment]
         self.chat_template = model_loading.check_chat_template(chat_template)
         if isinstance(report_to, str):
             self.report_to: str | list[str] = report_to
         elif isinstance(report_to, Sequence) and all(isinstance(r, str) for r in report_to):
             self.report_to = list(report_to)
         else:
-            raise TypeError("report_to must be a name ('none', 'tensorboard', 'trackio', "
-                            f"'wandb', 'all') or a list of names, got {report_to!r}")
-        self.save_steps = None if save_steps is None else check_positive_int(
-            save_steps, name="save_steps")
+            raise TypeError(
+                "report_to must be a name ('none', 'tensorboard', 'trackio', "
+                f"'wandb', 'all') or a list of names, got {report_to!r}"
+            )
+        self.save_steps = (
+            None if save_steps is None else check_positive_int(save_steps, name="save_steps")
+        )
         if trainer_args is None:
             trainer_args = {}
         if not isinstance(trainer_args, Mapping) or not all(
-                isinstance(k, str) for k in trainer_args):
-            raise TypeError("trainer_args must be a mapping of RLOOConfig field names to "
-                            f"values, got {type(trainer_args).__name__}")
+            isinstance(k, str) for k in trainer_args
+        ):
+            raise TypeError(
+                "trainer_args must be a mapping of RLOOConfig field names to "
+                f"values, got {type(trainer_args).__name__}"
+            )
         clash = sorted(set(trainer_args) & _RESERVED)
         if clash:
-            raise ValueError(f"trainer_args sets {', '.join(clash)}, which LLMSolver sets from "
-                             "its own arguments (batch_size, mini_batch_size, steps, ...)")
+            raise ValueError(
+                f"trainer_args sets {', '.join(clash)}, which LLMSolver sets from "
+                "its own arguments (batch_size, mini_batch_size, steps, ...)"
+            )
         kwargs = trainer_args.get("generation_kwargs") or {}
         if not isinstance(kwargs, Mapping) or {"min_new_tokens", "max_new_tokens"} & set(kwargs):
-            raise ValueError("trainer_args['generation_kwargs'] must be a mapping without "
-                             "min_new_tokens and max_new_tokens (the solver's arguments)")
+            raise ValueError(
+                "trainer_args['generation_kwargs'] must be a mapping without "
+                "min_new_tokens and max_new_tokens (the solver's arguments)"
+            )
         self.trainer_args = dict(trainer_args)
         if not isinstance(trust_remote_code, bool):
             raise TypeError(f"trust_remote_code must be a bool, got {trust_remote_code!r}")
@@ -394,9 +472,11 @@ class LLMSolver:
 
     def __repr__(self) -> str:
         budget = f"steps={self.steps}" if self.steps is not None else f"epochs={self.epochs}"
-        return (f"LLMSolver({model_loading.model_label(self.model)!r}, {budget}, "
-                f"adapter={self.adapter!r}, "
-                f"rank={self.rank}, beta={self.beta})")
+        return (
+            f"LLMSolver({model_loading.model_label(self.model)!r}, {budget}, "
+            f"adapter={self.adapter!r}, "
+            f"rank={self.rank}, beta={self.beta})"
+        )
 
     def __getstate__(self) -> dict[str, Any]:
         if model_loading.is_model_object(self.model):
@@ -405,7 +485,8 @@ class LLMSolver:
                 f"({model_loading.model_label(self.model)}), which is not sent to other "
                 "processes: save it with model.save_pretrained(folder) (and the tokenizer "
                 "with tokenizer.save_pretrained(folder)) and pass the folder as model, or "
-                "solve in this process (the local executor)")
+                "solve in this process (the local executor)"
+            )
         state = dict(self.__dict__)
         state.pop("_object_base", None)
         return state
@@ -432,8 +513,9 @@ class LLMSolver:
             return state
         if isinstance(state, (str, os.PathLike)):
             return load_adapter(state)
-        raise TypeError(f"{name} must be an AdapterState, an adapter folder or None, got "
-                        f"{type(state).__name__}")
+        raise TypeError(
+            f"{name} must be an AdapterState, an adapter folder or None, got {type(state).__name__}"
+        )
 
     def interpolate(self, state0: Any, state1: Any, t: float) -> AdapterState:
         """The adapter ``(1 - t) * state0 + t * state1``, key by key (DoRA magnitudes
@@ -463,8 +545,12 @@ class LLMSolver:
         start_steps = 0 if start is None else start.steps
         seed = self._seed(calls)
         identity: dict[str, Any] = {
-            "weight": w, "call": calls, "start_steps": start_steps, "seed": seed,
-            "parent": None if start is None else adapter_digest(start)}
+            "weight": w,
+            "call": calls,
+            "start_steps": start_steps,
+            "seed": seed,
+            "parent": None if start is None else adapter_digest(start),
+        }
         identity["key"] = digest({**identity, "settings": self._fingerprint()})
         tag = f"e{calls:03d}-w{w:.4f}-{identity['key'][:12]}"
         seconds: dict[str, float] = {}
@@ -485,8 +571,7 @@ class LLMSolver:
                 seconds["train"] = time.perf_counter() - tic
                 steps = int(trainer.state.global_step)
                 log = _train_log(trainer.state.log_history)
-                trained = adapter_from_model(sess.peft, calls=calls + 1,
-                                             steps=start_steps + steps)
+                trained = adapter_from_model(sess.peft, calls=calls + 1, steps=start_steps + steps)
                 folder.finish(adapter_digest(trained), steps)
             finally:  # a failed solve keeps its checkpoints: a retry continues from them
                 trainer = None
@@ -494,10 +579,14 @@ class LLMSolver:
             tic = time.perf_counter()
             estimate = self._evaluate_model(sess)
             seconds["eval"] = time.perf_counter() - tic
-        info = {"steps": steps, **estimate["info"], "train_log": log,
-                "seconds": {**sess.notes, **seconds},
-                "solve_dir": None if folder.private else str(folder.path),
-                "resumed_from": None if resume is None else resume[0]}
+        info = {
+            "steps": steps,
+            **estimate["info"],
+            "train_log": log,
+            "seconds": {**sess.notes, **seconds},
+            "solve_dir": None if folder.private else str(folder.path),
+            "resumed_from": None if resume is None else resume[0],
+        }
         return Solution(estimate["objectives"], trained, info)
 
     def _fingerprint(self) -> str:
@@ -509,17 +598,35 @@ class LLMSolver:
             settings = {
                 "model": model_loading.model_label(self.model),
                 "rewards": [reward_name(r) for r in self.rewards],
-                "prompts": digest(self.prompts), "beta": self.beta, "steps": self.steps,
-                "epochs": self.epochs, "adapter": [self.adapter, self.rank, self.lora_alpha,
-                                                   self.lora_dropout, self.target_modules, peft],
-                "lr": self.learning_rate, "batch": [self.batch_size, self.mini_batch_size,
-                                                    self.micro_batch_size],
-                "generations": [self.num_generations, self.num_iterations, self.min_new_tokens,
-                                self.max_new_tokens, self.temperature],
-                "trainer_args": self.trainer_args, "dtype": self.dtype,
-                "attn": self.attn_implementation, "quantization": self.quantization,
-                "merged": self.merged_generation, "chat": self.chat_template,
-                "seed": self.seed}
+                "prompts": digest(self.prompts),
+                "beta": self.beta,
+                "steps": self.steps,
+                "epochs": self.epochs,
+                "adapter": [
+                    self.adapter,
+                    self.rank,
+                    self.lora_alpha,
+                    self.lora_dropout,
+                    self.target_modules,
+                    peft,
+                ],
+                "lr": self.learning_rate,
+                "batch": [self.batch_size, self.mini_batch_size, self.micro_batch_size],
+                "generations": [
+                    self.num_generations,
+                    self.num_iterations,
+                    self.min_new_tokens,
+                    self.max_new_tokens,
+                    self.temperature,
+                ],
+                "trainer_args": self.trainer_args,
+                "dtype": self.dtype,
+                "attn": self.attn_implementation,
+                "quantization": self.quantization,
+                "merged": self.merged_generation,
+                "chat": self.chat_template,
+                "seed": self.seed,
+            }
             cached = digest(settings)
             self.__dict__["_fingerprint_cache"] = cached
         return cached
@@ -585,9 +692,13 @@ class LLMSolver:
         if model_loading.is_model_object(self.model):
             return _adopt(self.model)
         model = model_loading.load_base_model(
-            self.model, device=device, dtype=self.dtype,
+            self.model,
+            device=device,
+            dtype=self.dtype,
             trust_remote_code=self.trust_remote_code,
-            attn_implementation=self.attn_implementation, quantization=self.quantization)
+            attn_implementation=self.attn_implementation,
+            quantization=self.quantization,
+        )
         return _Base(model, tuple(model.state_dict()), _count_hooks(model))
 
     @contextlib.contextmanager
@@ -598,8 +709,14 @@ class LLMSolver:
         require_llm("LLMSolver")
         device = self._device()
         own = model_loading.is_model_object(self.model)
-        key = (self.model, self.dtype, device, self.trust_remote_code,
-               self.attn_implementation, json.dumps(self.quantization, sort_keys=True))
+        key = (
+            self.model,
+            self.dtype,
+            device,
+            self.trust_remote_code,
+            self.attn_implementation,
+            json.dumps(self.quantization, sort_keys=True),
+        )
         notes: dict[str, float] = {}
         if own:  # the caller's model: kept by this solver, never in the process cache
             base = self.__dict__.pop("_object_base", None) or _adopt(self.model)
@@ -613,8 +730,9 @@ class LLMSolver:
         try:
             with warnings.catch_warnings():
                 # TRL calls an attribute transformers 5 deprecated; nothing a user can change
-                warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing",
-                                        category=FutureWarning)
+                warnings.filterwarnings(
+                    "ignore", message=".*is_gradient_checkpointing", category=FutureWarning
+                )
                 yield session
         finally:
             try:
@@ -638,29 +756,39 @@ class LLMSolver:
         if self.peft_config is not None:
             return copy.deepcopy(self.peft_config)
         alpha: Any = self.lora_alpha  # PEFT types it int; any positive number works
-        return LoraConfig(r=self.rank, lora_alpha=alpha,
-                          lora_dropout=self.lora_dropout, target_modules=self.target_modules,
-                          use_dora=self.adapter == "dora", bias="none", task_type="CAUSAL_LM")
+        return LoraConfig(
+            r=self.rank,
+            lora_alpha=alpha,
+            lora_dropout=self.lora_dropout,
+            target_modules=self.target_modules,
+            use_dora=self.adapter == "dora",
+            bias="none",
+            task_type="CAUSAL_LM",
+        )
 
     def _train_dataset(self, tokenizer: Any = None) -> Any:
         from datasets import Dataset
 
         prompts = self._templated(self.prompts, tokenizer)
-        if isinstance(prompts[0], dict):   # a dataset's rows, with all its columns
+        if isinstance(prompts[0], dict):  # a dataset's rows, with all its columns
             return Dataset.from_list(prompts)
         return Dataset.from_dict({"prompt": prompts})
 
     def _templated(self, prompts: list[Any], tokenizer: Any) -> list[Any]:
         """``prompts`` (strings, conversations or rows), their string prompts made user turns
         when the chat template applies (:func:`model_loading.uses_chat_template`)."""
-        if tokenizer is None or not model_loading.uses_chat_template(tokenizer,
-                                                                     self.chat_template):
+        if tokenizer is None or not model_loading.uses_chat_template(tokenizer, self.chat_template):
             return prompts
-        return [{**p, "prompt": model_loading.as_chat(p["prompt"])} if isinstance(p, dict)
-                else model_loading.as_chat(p) for p in prompts]
+        return [
+            {**p, "prompt": model_loading.as_chat(p["prompt"])}
+            if isinstance(p, dict)
+            else model_loading.as_chat(p)
+            for p in prompts
+        ]
 
-    def _trainer(self, sess: _Session, weight: float, seed: int, outdir: Path, *,
-                 name: str = "solve") -> Any:
+    def _trainer(
+        self, sess: _Session, weight: float, seed: int, outdir: Path, *, name: str = "solve"
+    ) -> Any:
         from transformers.trainer_callback import PrinterCallback, ProgressCallback
         from trl import RLOOConfig
 
@@ -669,40 +797,59 @@ class LLMSolver:
         fields = {f.name for f in RLOOConfig.__dataclass_fields__.values()}
         unknown = sorted(set(self.trainer_args) - fields)
         if unknown:
-            raise ValueError(f"trainer_args names {', '.join(unknown)}, which are not fields "
-                             "of trl.RLOOConfig")
-        generation_kwargs = {**(self.trainer_args.get("generation_kwargs") or {}),
-                             "min_new_tokens": self.min_new_tokens}
+            raise ValueError(
+                f"trainer_args names {', '.join(unknown)}, which are not fields of trl.RLOOConfig"
+            )
+        generation_kwargs = {
+            **(self.trainer_args.get("generation_kwargs") or {}),
+            "min_new_tokens": self.min_new_tokens,
+        }
         options = {**_DEFAULTS, **self.trainer_args}
         if "activation_checkpointing" in fields:  # transformers >= 5.x renamed the field
-            options.setdefault("activation_checkpointing",
-                               options.pop("gradient_checkpointing", False))
+            options.setdefault(
+                "activation_checkpointing", options.pop("gradient_checkpointing", False)
+            )
             options.pop("gradient_checkpointing", None)
         micro = self.micro_batch_size
         per_round = self.batch_size // self.mini_batch_size * self.num_iterations
         saving: dict[str, Any] = {"save_strategy": "no"}
         if self.save_steps is not None:  # whole generation rounds: a resume regenerates
-            saving = {"save_strategy": "steps", "save_total_limit": 2,
-                      "save_steps": -(-self.save_steps // per_round) * per_round}
+            saving = {
+                "save_strategy": "steps",
+                "save_total_limit": 2,
+                "save_steps": -(-self.save_steps // per_round) * per_round,
+            }
         args = {
-            **options, **saving, "report_to": self.report_to, "run_name": name,
-            "output_dir": str(outdir), "seed": seed, "use_cpu": sess.device == "cpu",
-            "reward_weights": [weight, 1.0 - weight], "beta": self.beta,
-            "num_generations": self.num_generations, "num_iterations": self.num_iterations,
+            **options,
+            **saving,
+            "report_to": self.report_to,
+            "run_name": name,
+            "output_dir": str(outdir),
+            "seed": seed,
+            "use_cpu": sess.device == "cpu",
+            "reward_weights": [weight, 1.0 - weight],
+            "beta": self.beta,
+            "num_generations": self.num_generations,
+            "num_iterations": self.num_iterations,
             "per_device_train_batch_size": micro,
             "gradient_accumulation_steps": self.mini_batch_size // micro,
             "steps_per_generation": self.batch_size // micro,
             "max_completion_length": self.max_new_tokens,
-            "generation_kwargs": generation_kwargs, "temperature": self.temperature,
+            "generation_kwargs": generation_kwargs,
+            "temperature": self.temperature,
             "learning_rate": self.learning_rate,
             "max_steps": -1 if self.steps is None else self.steps,
             "num_train_epochs": 1.0 if self.epochs is None else self.epochs,
         }
         config = RLOOConfig(**args)
         trainer = rloo_trainer_class(self._merged(sess))(
-            model=sess.base.model, reward_funcs=list(self.rewards), args=config,
-            train_dataset=self._train_dataset(sess.tokenizer), processing_class=sess.tokenizer,
-            peft_config=self._peft_config())
+            model=sess.base.model,
+            reward_funcs=list(self.rewards),
+            args=config,
+            train_dataset=self._train_dataset(sess.tokenizer),
+            processing_class=sess.tokenizer,
+            peft_config=self._peft_config(),
+        )
         for callback in (PrinterCallback, ProgressCallback):
             trainer.remove_callback(callback)
         trainer.reward_func_names = ["r1", "r2"]  # log names that never collide
@@ -733,9 +880,11 @@ def _train_log(history: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:
     for entry in history:
         if "loss" not in entry or "step" not in entry:
             continue
-        row: dict[str, float] = {key: float(value) for key, value in entry.items()
-                                 if isinstance(value, numbers.Real)
-                                 and not isinstance(value, bool)}
+        row: dict[str, float] = {
+            key: float(value)
+            for key, value in entry.items()
+            if isinstance(value, numbers.Real) and not isinstance(value, bool)
+        }
         row["step"] = int(entry["step"])
         out.append(row)
     return out

@@ -184,8 +184,10 @@ class LLMSolverConfig:
         names = {f.name for f in dataclasses.fields(self)}
         unknown = sorted(set(settings) - names)
         if unknown:
-            raise TypeError(f"LLMSolver got unexpected keyword arguments: {', '.join(unknown)} "
-                            "(its settings are the fields of LLMSolverConfig)")
+            raise TypeError(
+                f"LLMSolver got unexpected keyword arguments: {', '.join(unknown)} "
+                "(its settings are the fields of LLMSolverConfig)"
+            )
         return dataclasses.replace(self, **settings) if settings else self
 
 

@@ -53,8 +53,9 @@ def template_fields(template: object, *, name: str, hint: str) -> tuple[str, ...
             continue
         root = re.split(r"[.\[]", field, maxsplit=1)[0]
         if not root.isidentifier():
-            raise ValueError(f"{name} {template!r} has a placeholder {{{field}}} without a "
-                             f"name; {hint}")
+            raise ValueError(
+                f"{name} {template!r} has a placeholder {{{field}}} without a name; {hint}"
+            )
         if root not in out:
             out.append(root)
     return tuple(out)

@@ -43,41 +43,69 @@ __all__ = [
 ]
 
 #: The toy vocabulary (besides the special tokens ``<pad> <s> </s> <unk>``).
-WORDS = tuple(("apple berry cherry date fig grape kiwi lemon mango melon olive peach pear plum "
-               "the a of and to in is was it for on with as at by this that from summary post "
-               "story about my i you we they he she tl dr good bad long short").split())
+WORDS = tuple(
+    (
+        "apple berry cherry date fig grape kiwi lemon mango melon olive peach pear plum "
+        "the a of and to in is was it for on with as at by this that from summary post "
+        "story about my i you we they he she tl dr good bad long short"
+    ).split()
+)
 SPECIAL_TOKENS = ("<pad>", "<s>", "</s>", "<unk>")
 
 #: Causal LM shapes (``transformers.Qwen2Config`` fields). ``qwen2.5-0.5b`` is the shape of
 #: Qwen/Qwen2.5-0.5B(-Instruct), with random weights.
 MODEL_SHAPES: dict[str, dict[str, Any]] = {
-    "tiny": {"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-             "num_attention_heads": 2, "num_key_value_heads": 1,
-             "max_position_embeddings": 256, "tie_word_embeddings": True},
-    "qwen2.5-0.5b": {"hidden_size": 896, "intermediate_size": 4864, "num_hidden_layers": 24,
-                     "num_attention_heads": 14, "num_key_value_heads": 2,
-                     "max_position_embeddings": 32768, "rope_theta": 1000000.0,
-                     "rms_norm_eps": 1e-6, "tie_word_embeddings": True,
-                     "vocab_size": 151936},
+    "tiny": {
+        "hidden_size": 32,
+        "intermediate_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "num_key_value_heads": 1,
+        "max_position_embeddings": 256,
+        "tie_word_embeddings": True,
+    },
+    "qwen2.5-0.5b": {
+        "hidden_size": 896,
+        "intermediate_size": 4864,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 14,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 32768,
+        "rope_theta": 1000000.0,
+        "rms_norm_eps": 1e-6,
+        "tie_word_embeddings": True,
+        "vocab_size": 151936,
+    },
 }
 
 #: Reward model sizes: "tiny", or "paper" (GPT-2 small; BART large).
 _REWARD_SHAPES: dict[tuple[str, str], dict[str, Any]] = {
     ("gpt2", "tiny"): {"n_embd": 32, "n_layer": 1, "n_head": 2, "n_positions": 256},
     ("gpt2", "paper"): {"n_embd": 768, "n_layer": 12, "n_head": 12, "n_positions": 1024},
-    ("bart", "tiny"): {"d_model": 32, "encoder_layers": 1, "decoder_layers": 1,
-                       "encoder_attention_heads": 2, "decoder_attention_heads": 2,
-                       "encoder_ffn_dim": 64, "decoder_ffn_dim": 64,
-                       "max_position_embeddings": 256},
-    ("bart", "paper"): {"d_model": 1024, "encoder_layers": 12, "decoder_layers": 12,
-                        "encoder_attention_heads": 16, "decoder_attention_heads": 16,
-                        "encoder_ffn_dim": 4096, "decoder_ffn_dim": 4096,
-                        "max_position_embeddings": 1024},
+    ("bart", "tiny"): {
+        "d_model": 32,
+        "encoder_layers": 1,
+        "decoder_layers": 1,
+        "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2,
+        "encoder_ffn_dim": 64,
+        "decoder_ffn_dim": 64,
+        "max_position_embeddings": 256,
+    },
+    ("bart", "paper"): {
+        "d_model": 1024,
+        "encoder_layers": 12,
+        "decoder_layers": 12,
+        "encoder_attention_heads": 16,
+        "decoder_attention_heads": 16,
+        "encoder_ffn_dim": 4096,
+        "decoder_ffn_dim": 4096,
+        "max_position_embeddings": 1024,
+    },
 }
 
 
-def toy_texts(n: int = 200, seed: int = 0, *, min_words: int = 5,
-              max_words: int = 30) -> list[str]:
+def toy_texts(n: int = 200, seed: int = 0, *, min_words: int = 5, max_words: int = 30) -> list[str]:
     """``n`` random sentences of :data:`WORDS`, of ``min_words`` to ``max_words`` words.
 
     Examples
@@ -87,12 +115,15 @@ def toy_texts(n: int = 200, seed: int = 0, *, min_words: int = 5,
     (3, True)
     """
     rng = random.Random(seed)
-    return [" ".join(rng.choice(WORDS) for _ in range(rng.randint(min_words, max_words)))
-            for _ in range(n)]
+    return [
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(min_words, max_words)))
+        for _ in range(n)
+    ]
 
 
-def toy_tokenizer(folder: str | os.PathLike[str], *, bart: bool = False,
-                  vocab_size: int | None = None) -> Path:
+def toy_tokenizer(
+    folder: str | os.PathLike[str], *, bart: bool = False, vocab_size: int | None = None
+) -> Path:
     """A word-level tokenizer over :data:`WORDS`, saved into ``folder`` as a
     ``PreTrainedTokenizerFast`` (load it with ``PreTrainedTokenizerFast.from_pretrained``).
 
@@ -117,9 +148,12 @@ def toy_tokenizer(folder: str | os.PathLike[str], *, bart: bool = False,
     if vocab_size is None:
         tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
         tok.pre_tokenizer = pre_tokenizers.Whitespace()
-        tok.train_from_iterator(toy_texts(), trainers.WordLevelTrainer(
-            special_tokens=list(SPECIAL_TOKENS),
-            vocab_size=len(WORDS) + len(SPECIAL_TOKENS) + 8))
+        tok.train_from_iterator(
+            toy_texts(),
+            trainers.WordLevelTrainer(
+                special_tokens=list(SPECIAL_TOKENS), vocab_size=len(WORDS) + len(SPECIAL_TOKENS) + 8
+            ),
+        )
     else:
         words = [*SPECIAL_TOKENS, *WORDS]
         if vocab_size < len(words):
@@ -130,8 +164,14 @@ def toy_tokenizer(folder: str | os.PathLike[str], *, bart: bool = False,
         tok.pre_tokenizer = pre_tokenizers.Whitespace()
     if bart:
         _wrap_as_bart(tok)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", bos_token="<s>",
-                                   eos_token="</s>", unk_token="<unk>", padding_side="left")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+        padding_side="left",
+    )
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
     fast.save_pretrained(path)
@@ -144,7 +184,8 @@ def _wrap_as_bart(tok: Any) -> None:
 
     ids = {t: tok.token_to_id(t) for t in ("<s>", "</s>")}
     tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=list(ids.items()))
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>", special_tokens=list(ids.items())
+    )
 
 
 def _load_tokenizer(folder: str | os.PathLike[str]) -> Any:
@@ -154,13 +195,22 @@ def _load_tokenizer(folder: str | os.PathLike[str]) -> Any:
 
 
 def _special_ids(tok: Any) -> dict[str, Any]:
-    return {"pad_token_id": tok.pad_token_id, "bos_token_id": tok.bos_token_id,
-            "eos_token_id": tok.eos_token_id}
+    return {
+        "pad_token_id": tok.pad_token_id,
+        "bos_token_id": tok.bos_token_id,
+        "eos_token_id": tok.eos_token_id,
+    }
 
 
-def toy_causal_lm(folder: str | os.PathLike[str], tokenizer: str | os.PathLike[str], *,
-                  shape: str = "tiny", seed: int = 0, embedding_scale: float = 1.0,
-                  dtype: str = "float32") -> Path:
+def toy_causal_lm(
+    folder: str | os.PathLike[str],
+    tokenizer: str | os.PathLike[str],
+    *,
+    shape: str = "tiny",
+    seed: int = 0,
+    embedding_scale: float = 1.0,
+    dtype: str = "float32",
+) -> Path:
     """A Qwen2 causal LM with random weights, saved into ``folder`` with its tokenizer.
 
     Parameters
@@ -196,8 +246,10 @@ def toy_causal_lm(folder: str | os.PathLike[str], tokenizer: str | os.PathLike[s
     tok = _load_tokenizer(tokenizer)
     settings: dict[str, Any] = {"vocab_size": len(tok), **MODEL_SHAPES[shape]}
     if settings["vocab_size"] < len(tok):
-        raise ValueError(f"the tokenizer has {len(tok)} tokens, more than the {shape} shape's "
-                         f"vocabulary of {settings['vocab_size']}")
+        raise ValueError(
+            f"the tokenizer has {len(tok)} tokens, more than the {shape} shape's "
+            f"vocabulary of {settings['vocab_size']}"
+        )
     torch.manual_seed(seed)
     config = Qwen2Config(**settings, **_special_ids(tok))
     model: Any = Qwen2ForCausalLM(config)
@@ -209,8 +261,14 @@ def toy_causal_lm(folder: str | os.PathLike[str], tokenizer: str | os.PathLike[s
     return Path(folder)
 
 
-def toy_reward_model(folder: str | os.PathLike[str], tokenizer: str | os.PathLike[str], *,
-                     kind: str = "gpt2", size: str = "tiny", seed: int = 1) -> Path:
+def toy_reward_model(
+    folder: str | os.PathLike[str],
+    tokenizer: str | os.PathLike[str],
+    *,
+    kind: str = "gpt2",
+    size: str = "tiny",
+    seed: int = 1,
+) -> Path:
     """A random sequence classifier shaped like a reward model, saved with its tokenizer.
 
     Parameters
@@ -236,8 +294,9 @@ def toy_reward_model(folder: str | os.PathLike[str], tokenizer: str | os.PathLik
     import torch
 
     if (kind, size) not in _REWARD_SHAPES:
-        raise ValueError(f"kind must be 'gpt2' or 'bart' and size 'tiny' or 'paper', got "
-                         f"{kind!r}, {size!r}")
+        raise ValueError(
+            f"kind must be 'gpt2' or 'bart' and size 'tiny' or 'paper', got {kind!r}, {size!r}"
+        )
     tok = _load_tokenizer(tokenizer)
     if kind == "bart":  # the same vocabulary, wrapped as BART's
         from tokenizers import Tokenizer
@@ -245,24 +304,41 @@ def toy_reward_model(folder: str | os.PathLike[str], tokenizer: str | os.PathLik
 
         backend = Tokenizer.from_str(tok.backend_tokenizer.to_str())
         _wrap_as_bart(backend)
-        tok = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>",
-                                      bos_token="<s>", eos_token="</s>", unk_token="<unk>",
-                                      padding_side="left")
+        tok = PreTrainedTokenizerFast(
+            tokenizer_object=backend,
+            pad_token="<pad>",
+            bos_token="<s>",
+            eos_token="</s>",
+            unk_token="<unk>",
+            padding_side="left",
+        )
     torch.manual_seed(seed)
     shape = _REWARD_SHAPES[kind, size]
     if kind == "gpt2":
         from transformers import GPT2Config, GPT2ForSequenceClassification
 
-        model: Any = GPT2ForSequenceClassification(GPT2Config(
-            vocab_size=len(tok), **shape, id2label={0: "score"}, label2id={"score": 0},
-            **_special_ids(tok)))
+        model: Any = GPT2ForSequenceClassification(
+            GPT2Config(
+                vocab_size=len(tok),
+                **shape,
+                id2label={0: "score"},
+                label2id={"score": 0},
+                **_special_ids(tok),
+            )
+        )
     else:
         from transformers import BartConfig, BartForSequenceClassification
 
-        model = BartForSequenceClassification(BartConfig(
-            vocab_size=len(tok), **shape, id2label={0: "hallucinated", 1: "faithful"},
-            label2id={"hallucinated": 0, "faithful": 1}, **_special_ids(tok),
-            decoder_start_token_id=tok.bos_token_id))
+        model = BartForSequenceClassification(
+            BartConfig(
+                vocab_size=len(tok),
+                **shape,
+                id2label={0: "hallucinated", 1: "faithful"},
+                label2id={"hallucinated": 0, "faithful": 1},
+                **_special_ids(tok),
+                decoder_start_token_id=tok.bos_token_id,
+            )
+        )
     model.save_pretrained(folder)
     tok.save_pretrained(folder)
     return Path(folder)
@@ -325,13 +401,15 @@ def write_example(folder: str | os.PathLike[str]) -> Path:
     4 rounds from the epoch-2 adapters) in under a minute on one CPU core.
     """
     root = Path(folder).resolve()
-    policy = toy_causal_lm(root / "policy", toy_tokenizer(root / "tokenizer"),
-                           embedding_scale=3.0)
+    policy = toy_causal_lm(root / "policy", toy_tokenizer(root / "tokenizer"), embedding_scale=3.0)
     prompts = root / "prompts.jsonl"
     with prompts.open("w") as f:
         for text in toy_texts(64, seed=3, min_words=4, max_words=8):
             f.write(json.dumps({"post": text}) + "\n")
     config = root / "config.toml"
-    config.write_text(EXAMPLE_CONFIG.format(policy=policy.as_posix(), out=(root / "run")
-                                            .as_posix(), prompts=prompts.as_posix()))
+    config.write_text(
+        EXAMPLE_CONFIG.format(
+            policy=policy.as_posix(), out=(root / "run").as_posix(), prompts=prompts.as_posix()
+        )
+    )
     return config

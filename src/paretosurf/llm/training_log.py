@@ -71,8 +71,11 @@ def _write_json(path: Path, data: Mapping[str, Any]) -> None:
 
 
 def _number(value: object) -> bool:
-    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
-            and math.isfinite(float(value)))
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and math.isfinite(float(value))
+    )
 
 
 # ---------------------------------------------------------------------------- solve folders
@@ -101,8 +104,9 @@ class SolveFolder:
     _fd: int | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, workdir: str | os.PathLike[str], identity: Mapping[str, Any],
-             *, tag: str) -> SolveFolder:
+    def open(
+        cls, workdir: str | os.PathLike[str], identity: Mapping[str, Any], *, tag: str
+    ) -> SolveFolder:
         """The folder ``workdir/solves/<tag>``, created and locked; if another process
         holds it, a private folder beside it."""
         from paretosurf.locking import try_lock
@@ -160,8 +164,12 @@ class SolveFolder:
             for line in log.read_text().splitlines():
                 with contextlib.suppress(ValueError):
                     entry = json.loads(line)
-                    if isinstance(entry, dict) and _number(entry.get("step")) and \
-                            entry["step"] <= resume_step and "train_runtime" not in entry:
+                    if (
+                        isinstance(entry, dict)
+                        and _number(entry.get("step"))
+                        and entry["step"] <= resume_step
+                        and "train_runtime" not in entry
+                    ):
                         kept.append(line)
         tmp = log.with_name(f".{log.name}.tmp-{os.getpid()}")
         tmp.write_text("".join(f"{line}\n" for line in kept))
@@ -175,8 +183,10 @@ class SolveFolder:
         if self.private:
             shutil.rmtree(self.path, ignore_errors=True)
             return
-        _write_json(self.path / SOLVE_INFO, {**self.info(), "status": "done",
-                                             "digest": result_digest, "steps": steps})
+        _write_json(
+            self.path / SOLVE_INFO,
+            {**self.info(), "status": "done", "digest": result_digest, "steps": steps},
+        )
         for _, checkpoint in self.checkpoints():
             shutil.rmtree(checkpoint, ignore_errors=True)
         for child in self.path.glob("checkpoint-*"):  # incomplete ones too
@@ -203,16 +213,19 @@ def log_callback(path: str | os.PathLike[str], identity: Mapping[str, Any]) -> A
     class JsonLinesLog(TrainerCallback):
         """Appends the trainer's log entries to a JSON-lines file."""
 
-        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None,
-                   **kwargs: Any) -> None:
+        def on_log(
+            self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any
+        ) -> None:
             if not logs or not state.is_world_process_zero:
                 return
             entry: dict[str, Any] = {
                 key: (float(value) if _number(value) else None)  # type: ignore[arg-type]
                 for key, value in logs.items()
-                if value is None or isinstance(value, numbers.Real)}
-            entry.update(fixed, step=int(state.global_step),
-                         total_step=start + int(state.global_step))
+                if value is None or isinstance(value, numbers.Real)
+            }
+            entry.update(
+                fixed, step=int(state.global_step), total_step=start + int(state.global_step)
+            )
             with open(path, "a") as handle:
                 handle.write(json.dumps(entry, sort_keys=True) + "\n")
 
@@ -308,8 +321,15 @@ def read_training_logs(run_dir: str | os.PathLike[str]) -> list[SolveLog]:
         rows = _read_rows(log)
         first = rows[0] if rows else {}
         weight: Any = info.get("weight", first.get("weight", math.nan))
-        found.append((log.parent, info, rows, float(weight) if _number(weight) else math.nan,
-                      int(info.get("call", first.get("call", 0)) or 0)))
+        found.append(
+            (
+                log.parent,
+                info,
+                rows,
+                float(weight) if _number(weight) else math.nan,
+                int(info.get("call", first.get("call", 0)) or 0),
+            )
+        )
     found.sort(key=lambda f: (f[4], f[3], str(f[0])))
     by_digest = {f[1]["digest"]: i for i, f in enumerate(found) if f[1].get("digest")}
     children: dict[str, int] = {}
@@ -328,17 +348,30 @@ def read_training_logs(run_dir: str | os.PathLike[str]) -> list[SolveLog]:
         else:
             slot_of[i] = (n_slots, 0)
             n_slots += 1
-    out = [SolveLog(folder, weight, call, slot_of[i][0], slot_of[i][1],
-                    int(info.get("start_steps", 0) or 0), str(info.get("status", "running")),
-                    rows, info)
-           for i, (folder, info, rows, weight, call) in enumerate(found)]
+    out = [
+        SolveLog(
+            folder,
+            weight,
+            call,
+            slot_of[i][0],
+            slot_of[i][1],
+            int(info.get("start_steps", 0) or 0),
+            str(info.get("status", "running")),
+            rows,
+            info,
+        )
+        for i, (folder, info, rows, weight, call) in enumerate(found)
+    ]
     return sorted(out, key=lambda s: (s.slot, s.round))
 
 
 # ---------------------------------------------------------------------------- plotting
-def plot_training_curves(run_dir: str | os.PathLike[str], *,
-                         metrics: Sequence[str] | None = None,
-                         path: str | os.PathLike[str] | None = None) -> Any:
+def plot_training_curves(
+    run_dir: str | os.PathLike[str],
+    *,
+    metrics: Sequence[str] | None = None,
+    path: str | os.PathLike[str] | None = None,
+) -> Any:
     """Training curves of every solve under ``run_dir``: one panel per metric, one colour per
     slot, one line segment per round, against the adapter's optimizer steps since its cold
     start (so a slot's rounds follow one another).
@@ -373,8 +406,7 @@ def plot_training_curves(run_dir: str | os.PathLike[str], *,
     """
     logs = read_training_logs(run_dir)
     if not any(log.rows for log in logs):
-        raise FileNotFoundError(f"{run_dir} holds no training log ({TRAIN_LOG} with logged "
-                                "steps)")
+        raise FileNotFoundError(f"{run_dir} holds no training log ({TRAIN_LOG} with logged steps)")
     logged = {key for log in logs for row in log.rows for key in row}
     if metrics is None:
         chosen = [m for m in DEFAULT_METRICS if m in logged]
@@ -384,11 +416,11 @@ def plot_training_curves(run_dir: str | os.PathLike[str], *,
         chosen = [str(m) for m in metrics]
         missing = [m for m in chosen if m not in logged]
         if missing:
-            raise ValueError(f"metrics {missing} were never logged; logged keys: "
-                             f"{sorted(logged)}")
+            raise ValueError(f"metrics {missing} were never logged; logged keys: {sorted(logged)}")
     if not chosen:
-        raise ValueError(f"none of {list(DEFAULT_METRICS)} was logged; logged keys: "
-                         f"{sorted(logged)}")
+        raise ValueError(
+            f"none of {list(DEFAULT_METRICS)} was logged; logged keys: {sorted(logged)}"
+        )
     from matplotlib import colormaps
 
     from paretosurf.plotting import _pyplot, save_figure
@@ -415,15 +447,20 @@ def plot_training_curves(run_dir: str | os.PathLike[str], *,
         ax.set_title(metric, fontsize=9)
         ax.set_xlabel("optimizer steps of the adapter", fontsize=8)
         ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(chosen):]:
+    for ax in list(axes.flat)[len(chosen) :]:
         ax.set_visible(False)
     if labelled:
-        fig.legend(loc="lower center", ncol=min(len(labelled), 6), fontsize=7,
-                   bbox_to_anchor=(0.5, -0.02 - 0.03 * ((len(labelled) - 1) // 6)))
-    fig.suptitle(f"training curves: {len(logs)} solves in {n_slots} slots (a dot starts a "
-                 "round)", fontsize=10)
+        fig.legend(
+            loc="lower center",
+            ncol=min(len(labelled), 6),
+            fontsize=7,
+            bbox_to_anchor=(0.5, -0.02 - 0.03 * ((len(labelled) - 1) // 6)),
+        )
+    fig.suptitle(
+        f"training curves: {len(logs)} solves in {n_slots} slots (a dot starts a round)",
+        fontsize=10,
+    )
     fig.tight_layout()
     if path is not None:
         save_figure(fig, Path(path))
     return fig
-

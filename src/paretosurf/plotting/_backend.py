@@ -49,6 +49,8 @@ def _method_style(index: int) -> tuple[Any, str]:
 
     colour = colormaps["tab10"](index % 10)
     return colour, MARKERS[index % len(MARKERS)]
+
+
 def _axes_figure(ax: Any) -> Figure:
     fig = getattr(ax, "figure", None)
     if fig is None or not hasattr(ax, "plot"):
@@ -90,4 +92,3 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 150) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(target, dpi=int(dpi), bbox_inches="tight")
     return target
-

@@ -13,6 +13,7 @@ from paretosurf._validation import as_front_points, as_weights
 
 FloatArray = NDArray[np.float64]
 
+
 def _check_results(results: object, *, name: str = "results") -> dict[str, Any]:
     if not isinstance(results, Mapping):
         raise TypeError(
@@ -29,8 +30,10 @@ def _check_results(results: object, *, name: str = "results") -> dict[str, Any]:
 
 
 #: What the 2-D plots suggest for the points of M >= 3 objectives (a Pareto surface).
-SURFACE_PLOTS = ("plotting.plot_surface_result(result) (points in 3-D, weights on the simplex; "
-                 "M = 3) or plotting.plot_surface(points, weights)")
+SURFACE_PLOTS = (
+    "plotting.plot_surface_result(result) (points in 3-D, weights on the simplex; "
+    "M = 3) or plotting.plot_surface(points, weights)"
+)
 
 
 def _scalar_weights(raw: ArrayLike, name: str, plot: str) -> FloatArray:
@@ -43,12 +46,13 @@ def _scalar_weights(raw: ArrayLike, name: str, plot: str) -> FloatArray:
     try:
         arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError):
-        return as_weights(raw, name=name, span_unit_interval=False)   # raises, naming it
+        return as_weights(raw, name=name, span_unit_interval=False)  # raises, naming it
     if arr.ndim == 2 and arr.shape[1] >= 3:
         raise ValueError(
             f"{plot} draws bi-objective fronts (M = 2), but {name} holds weight vectors of "
             f"M = {arr.shape[1]} objectives (shape {arr.shape}): the points lie on a Pareto "
-            f"surface; draw them with {SURFACE_PLOTS}")
+            f"surface; draw them with {SURFACE_PLOTS}"
+        )
     if arr.ndim == 2 and arr.shape[1] == 2:
         from paretosurf.simplex_weights import check_simplex_weights
 
@@ -56,8 +60,9 @@ def _scalar_weights(raw: ArrayLike, name: str, plot: str) -> FloatArray:
     return as_weights(raw, name=name, span_unit_interval=False)
 
 
-def _front_entry(name: str, value: object, plot: str = "plot_front"
-                 ) -> tuple[FloatArray | None, FloatArray]:
+def _front_entry(
+    name: str, value: object, plot: str = "plot_front"
+) -> tuple[FloatArray | None, FloatArray]:
     """``(weights or None, points)`` of one method of :func:`plot_front` (or of ``plot``).
 
     A result's weight vectors of shape (P, 2) (M = 2, as :func:`paretosurf.surf_simplex`
@@ -70,8 +75,9 @@ def _front_entry(name: str, value: object, plot: str = "plot_front"
             raise ValueError(f"results[{name!r}] has no points (no iteration ran)")
         pts = as_front_points(points, name=f"results[{name!r}].points", min_points=1)
         if weights.size != pts.shape[0]:
-            raise ValueError(f"results[{name!r}] has {weights.size} weights but "
-                             f"{pts.shape[0]} points")
+            raise ValueError(
+                f"results[{name!r}] has {weights.size} weights but {pts.shape[0]} points"
+            )
         if np.any(np.diff(weights) < 0):
             order = np.argsort(weights, kind="stable")
             weights, pts = weights[order], pts[order]
@@ -97,17 +103,21 @@ def _check_two_objectives(points: FloatArray, what: str, plot: str = "plot_front
 
 def _check_objective_names(objective_names: object) -> tuple[str, str]:
     names = ("objective 1", "objective 2") if objective_names is None else objective_names
-    if (isinstance(names, (str, bytes)) or not isinstance(names, Sequence) or len(names) != 2
-            or not all(isinstance(n, str) for n in names)):
+    if (
+        isinstance(names, (str, bytes))
+        or not isinstance(names, Sequence)
+        or len(names) != 2
+        or not all(isinstance(n, str) for n in names)
+    ):
         raise ValueError(f"objective_names must be two strings, got {objective_names!r}")
     return names[0], names[1]
 
 
-def _check_reference(reference_front: ArrayLike | None, plot: str = "plot_front"
-                     ) -> FloatArray | None:
+def _check_reference(
+    reference_front: ArrayLike | None, plot: str = "plot_front"
+) -> FloatArray | None:
     if reference_front is None:
         return None
     ref = as_front_points(reference_front, name="reference_front", min_points=2)
     _check_two_objectives(ref, "reference_front", plot)
     return ref
-

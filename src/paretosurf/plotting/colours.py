@@ -74,10 +74,16 @@ def weights_cluster(weights: ArrayLike, /) -> bool:
 
         w = check_simplex_weights(w, 2, name="weights")[:, 0]
     if w.ndim != 1:
-        more = (f" (weight vectors of M = {w.shape[1]} objectives colour surface plots by "
-                f"weight_colors)" if w.ndim == 2 and w.shape[1] >= 3 else "")
-        raise ValueError(f"weights must be a 1-D array or weight vectors of 2 components, got "
-                         f"shape {w.shape}{more}")
+        more = (
+            f" (weight vectors of M = {w.shape[1]} objectives colour surface plots by "
+            f"weight_colors)"
+            if w.ndim == 2 and w.shape[1] >= 3
+            else ""
+        )
+        raise ValueError(
+            f"weights must be a 1-D array or weight vectors of 2 components, got "
+            f"shape {w.shape}{more}"
+        )
     if not np.all(np.isfinite(w)):
         raise ValueError("weights must be finite")
     if w.size < 2:
@@ -114,21 +120,23 @@ def _front_position(points: FloatArray, reference: FloatArray | None) -> FloatAr
     safe = np.where(sq > 0, sq, 1.0)
     before = np.concatenate(([0.0], np.cumsum(lengths)))
     along = np.empty(points.shape[0])
-    chunk = max(1, 1_000_000 // lengths.size)      # bound the (points, segments) temporaries
+    chunk = max(1, 1_000_000 // lengths.size)  # bound the (points, segments) temporaries
     for lo in range(0, points.shape[0], chunk):
-        block = points[lo:lo + chunk]
+        block = points[lo : lo + chunk]
         # parameter t in [0, 1] of each segment's point nearest to each point: (P, R-1)
         rel = block[:, None, :] - start[None, :, :]
         t = np.where(sq > 0, np.clip(np.einsum("prk,rk->pr", rel, step) / safe, 0.0, 1.0), 0.0)
         gap = rel - t[:, :, None] * step[None, :, :]
         nearest = np.argmin(np.einsum("prk,prk->pr", gap, gap), axis=1)
-        along[lo:lo + chunk] = (before[nearest]
-                                + t[np.arange(block.shape[0]), nearest] * lengths[nearest])
+        along[lo : lo + chunk] = (
+            before[nearest] + t[np.arange(block.shape[0]), nearest] * lengths[nearest]
+        )
     return np.clip(along / total, 0.0, 1.0)
 
 
-def _colour_mode(color_by: object, weights: Sequence[FloatArray | None],
-                 reference: FloatArray | None) -> tuple[str | None, str]:
+def _colour_mode(
+    color_by: object, weights: Sequence[FloatArray | None], reference: FloatArray | None
+) -> tuple[str | None, str]:
     """``(mode, colour bar label)``: mode ``"weight"``, ``"position"`` or None (no colours:
     colouring by weight with no weights known)."""
     if not isinstance(color_by, str) or color_by not in COLOR_BY:
@@ -136,8 +144,7 @@ def _colour_mode(color_by: object, weights: Sequence[FloatArray | None],
     known = [w for w in weights if w is not None]
     mode: str | None = color_by
     if color_by == "auto":
-        mode = ("position" if any(weights_cluster(w) for w in known)
-                else "weight" if known else None)
+        mode = "position" if any(weights_cluster(w) for w in known) else "weight" if known else None
     elif color_by == "weight" and not known:
         mode = None
     if mode == "position":
@@ -145,8 +152,9 @@ def _colour_mode(color_by: object, weights: Sequence[FloatArray | None],
     return mode, WEIGHT_LABEL
 
 
-def _colour_values(mode: str | None, weights: FloatArray | None, points: FloatArray,
-                   reference: FloatArray | None) -> FloatArray | None:
+def _colour_values(
+    mode: str | None, weights: FloatArray | None, points: FloatArray, reference: FloatArray | None
+) -> FloatArray | None:
     """What each point's fill colour encodes (None: the method's own colour)."""
     if mode == "position":
         return _front_position(points, reference)
@@ -184,12 +192,9 @@ def weight_colors(weights: ArrayLike, /) -> FloatArray:
 
     w = check_simplex_weights(weights, name="weights")
     if w.shape[1] < 3:
-        raise ValueError(f"weights must have at least 3 columns to colour by, got "
-                         f"{w.shape[1]}")
+        raise ValueError(f"weights must have at least 3 columns to colour by, got {w.shape[1]}")
     rgb = w[:, :3].copy()
     if w.shape[1] > 3:
         total = rgb.sum(axis=1, keepdims=True)
         rgb = np.divide(rgb, total, out=np.zeros_like(rgb), where=total > 0)
     return np.clip(rgb, 0.0, 1.0)
-
-

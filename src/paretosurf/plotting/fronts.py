@@ -37,22 +37,46 @@ WRAP_COLUMNS = 3
 
 def _draw_reference(ax: Any, ref: FloatArray, label: str = "exact front") -> Any:
     """The reference front as a thin grey line under everything else; returns the line."""
-    (line,) = ax.plot(ref[:, 0], ref[:, 1], color="0.6", linewidth=0.8, zorder=1,
-                      label=label)
+    (line,) = ax.plot(ref[:, 0], ref[:, 1], color="0.6", linewidth=0.8, zorder=1, label=label)
     return line
 
 
-def _draw_points(ax: Any, pts: FloatArray, values: FloatArray | None, colour: Any, marker: str,
-                 colour_map: Colormap, norm: Any) -> None:
+def _draw_points(
+    ax: Any,
+    pts: FloatArray,
+    values: FloatArray | None,
+    colour: Any,
+    marker: str,
+    colour_map: Colormap,
+    norm: Any,
+) -> None:
     """A method's points joined in order by a thin line in its colour, filled with the colour
     map's colour of ``values`` (or the method's colour when None)."""
     ax.plot(pts[:, 0], pts[:, 1], color=colour, linewidth=1.0, alpha=0.7, zorder=2)
     if values is not None:
-        ax.scatter(pts[:, 0], pts[:, 1], c=values, cmap=colour_map, norm=norm, marker=marker,
-                   s=36, edgecolors=[colour], linewidths=0.9, zorder=3)
+        ax.scatter(
+            pts[:, 0],
+            pts[:, 1],
+            c=values,
+            cmap=colour_map,
+            norm=norm,
+            marker=marker,
+            s=36,
+            edgecolors=[colour],
+            linewidths=0.9,
+            zorder=3,
+        )
     else:
-        ax.scatter(pts[:, 0], pts[:, 1], color=[colour], marker=marker, s=36,
-                   edgecolors=[colour], linewidths=0.9, zorder=3)
+        ax.scatter(
+            pts[:, 0],
+            pts[:, 1],
+            color=[colour],
+            marker=marker,
+            s=36,
+            edgecolors=[colour],
+            linewidths=0.9,
+            zorder=3,
+        )
 
 
 def plot_front(
@@ -146,10 +170,21 @@ def plot_front(
         handles.append(_draw_reference(ax, ref))
     for i, (name, (weights, pts)) in enumerate(parsed.items()):
         colour, marker = _method_style(i)
-        _draw_points(ax, pts, _colour_values(mode, weights, pts, ref), colour, marker,
-                     colour_map, norm)
-        handles.append(Line2D([], [], color=colour, marker=marker, markerfacecolor="white",
-                              markeredgecolor=colour, linewidth=1.0, label=name))
+        _draw_points(
+            ax, pts, _colour_values(mode, weights, pts, ref), colour, marker, colour_map, norm
+        )
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=colour,
+                marker=marker,
+                markerfacecolor="white",
+                markeredgecolor=colour,
+                linewidth=1.0,
+                label=name,
+            )
+        )
     if mode is not None:
         fig.colorbar(ScalarMappable(norm=norm, cmap=colour_map), ax=ax, label=colour_label)
     ax.set_xlabel(names[0])
@@ -163,20 +198,26 @@ def plot_front(
 def _panel_entries(results: object) -> list[tuple[str, FloatArray | None, FloatArray]]:
     """``(label, weights or None, points)`` per method of :func:`plot_fronts`."""
     if isinstance(results, Mapping):
-        return [(name, *_front_entry(name, value, "plot_fronts"))
-                for name, value in _check_results(results).items()]
+        return [
+            (name, *_front_entry(name, value, "plot_fronts"))
+            for name, value in _check_results(results).items()
+        ]
     if isinstance(results, (str, bytes)) or not isinstance(results, Sequence):
-        raise TypeError(f"results must be a mapping from method name to result, or a sequence "
-                        f"of results with a .label, got {type(results).__name__}")
+        raise TypeError(
+            f"results must be a mapping from method name to result, or a sequence "
+            f"of results with a .label, got {type(results).__name__}"
+        )
     if len(results) == 0:
         raise ValueError("results must hold at least one method, got an empty sequence")
     out = []
     for i, value in enumerate(results):
         label = getattr(value, "label", None)
         if not isinstance(label, str):
-            raise TypeError(f"results[{i}] must be a SurfResult (with a str .label, .weights and "
-                            f".points), got {type(value).__name__}; pass a mapping from name "
-                            f"to result to name other objects")
+            raise TypeError(
+                f"results[{i}] must be a SurfResult (with a str .label, .weights and "
+                f".points), got {type(value).__name__}; pass a mapping from name "
+                f"to result to name other objects"
+            )
         out.append((label, *_front_entry(label, value, "plot_fronts")))
     return out
 
@@ -341,16 +382,26 @@ def plot_fronts(
     created = ax is None
     if ax is None:
         fig, grid = _pyplot().subplots(
-            rows, cols, squeeze=False, sharex=True, sharey=True, layout="constrained",
-            figsize=(3.4 * cols + (1.0 if mode is not None else 0.2),
-                     3.0 * rows + (0.5 if title is not None else 0.2)))
+            rows,
+            cols,
+            squeeze=False,
+            sharex=True,
+            sharey=True,
+            layout="constrained",
+            figsize=(
+                3.4 * cols + (1.0 if mode is not None else 0.2),
+                3.0 * rows + (0.5 if title is not None else 0.2),
+            ),
+        )
         panels = [grid[i // cols, i % cols] for i in range(n)]
         for extra in grid.flat[n:]:
             fig.delaxes(extra)
     else:
         if isinstance(ax, (str, bytes)) or not isinstance(ax, Sequence):
-            raise TypeError(f"ax must be a sequence of matplotlib Axes (one per method), got "
-                            f"{type(ax).__name__}")
+            raise TypeError(
+                f"ax must be a sequence of matplotlib Axes (one per method), got "
+                f"{type(ax).__name__}"
+            )
         panels = list(ax)
         if len(panels) != n:
             raise ValueError(f"ax must hold one Axes per method ({n}), got {len(panels)}")
@@ -370,14 +421,15 @@ def plot_fronts(
             line = _draw_reference(panel, ref, reference_label)
             if i == 0:
                 panel.legend(handles=[line], loc="best", fontsize="small")
-        _draw_points(panel, pts, _colour_values(mode, weights, pts, ref), colour, marker,
-                     colour_map, norm)
+        _draw_points(
+            panel, pts, _colour_values(mode, weights, pts, ref), colour, marker, colour_map, norm
+        )
         panel.set_title(_panel_title(label, pts, originals[i]), fontsize="medium")
         panel.set_xlim(xlim)
         panel.set_ylim(ylim)
         panel.grid(True, alpha=0.25)
         col = i % cols
-        bottom = not created or i + cols >= n      # no panel below this one
+        bottom = not created or i + cols >= n  # no panel below this one
         left = not created or col == 0
         if bottom:
             panel.set_xlabel(names[0])
@@ -390,5 +442,3 @@ def plot_fronts(
     if title is not None:
         fig.suptitle(title, fontsize="medium")
     return fig
-
-

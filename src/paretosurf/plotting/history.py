@@ -32,8 +32,9 @@ CDF_ERROR_GRID = 1001
 def _history_of(result: object, name: str = "result") -> list[Any]:
     history = getattr(result, "history", None)
     if not isinstance(history, Sequence):
-        raise TypeError(f"{name} must be a SurfResult (with a history), got "
-                        f"{type(result).__name__}")
+        raise TypeError(
+            f"{name} must be a SurfResult (with a history), got {type(result).__name__}"
+        )
     return list(history)
 
 
@@ -57,8 +58,10 @@ def _check_iterations(iterations: Sequence[int] | NDArray[Any], n_updates: int) 
             raise TypeError(f"iterations must hold integers, got {t!r}")
         value = int(t)
         if not 0 <= value <= n_updates:
-            raise ValueError(f"iterations must lie in [0, {n_updates}] (Phi_0 to Phi_T for a "
-                             f"run of T = {n_updates} iterations), got {value}")
+            raise ValueError(
+                f"iterations must lie in [0, {n_updates}] (Phi_0 to Phi_T for a "
+                f"run of T = {n_updates} iterations), got {value}"
+            )
         picked.append(value)
     if not picked:
         raise ValueError("iterations must name at least one iteration")
@@ -133,8 +136,11 @@ def plot_cdf_history(
     if without or no_start:
         method = getattr(result, "method", None)
         which = f"method {method!r}" if method is not None else type(result).__name__
-        why = (f"result.history[{without[0]}].cdf is None" if without else
-               "no round was run and result.cdf is None, so not even Phi_0 is known")
+        why = (
+            f"result.history[{without[0]}].cdf is None"
+            if without
+            else "no round was run and result.cdf is None, so not even Phi_0 is known"
+        )
         raise ValueError(
             f"plot_cdf_history draws the CDF estimates Phi_t of a SURF run, but this result "
             f"({which}) has no CDF history ({why}): only SURF results (ps.surf) record a "
@@ -146,11 +152,15 @@ def plot_cdf_history(
 
     cdfs: list[Any] = [ArcLengthCDF.identity()] + [rec.cdf for rec in history]
     n_updates = len(history)
-    picked = (_default_iterations(n_updates) if iterations is None
-              else _check_iterations(iterations, n_updates))
+    picked = (
+        _default_iterations(n_updates)
+        if iterations is None
+        else _check_iterations(iterations, n_updates)
+    )
     if true_cdf is not None and not callable(true_cdf):
-        raise TypeError(f"true_cdf must be a vectorised callable Phi(w), got "
-                        f"{type(true_cdf).__name__}")
+        raise TypeError(
+            f"true_cdf must be a vectorised callable Phi(w), got {type(true_cdf).__name__}"
+        )
     if not isinstance(show_error, bool):
         raise TypeError(f"show_error must be True or False, got {show_error!r}")
     want_error = true_cdf is not None and show_error
@@ -170,14 +180,26 @@ def plot_cdf_history(
     norm = Normalize(vmin=0.0, vmax=float(max(n_updates, 1)))
     grid = np.linspace(0.0, 1.0, 401)
     for t in picked:
-        ax.plot(grid, np.asarray(cdfs[t](grid), dtype=np.float64),
-                color=colour_map(norm(t)), linewidth=1.3, label=f"$\\Phi_{{{t}}}$")
+        ax.plot(
+            grid,
+            np.asarray(cdfs[t](grid), dtype=np.float64),
+            color=colour_map(norm(t)),
+            linewidth=1.3,
+            label=f"$\\Phi_{{{t}}}$",
+        )
     if true_cdf is not None:
-        ax.plot(grid, np.asarray(true_cdf(grid), dtype=np.float64), color="black",
-                linestyle="--", linewidth=1.2, label="true $\\Phi$")
+        ax.plot(
+            grid,
+            np.asarray(true_cdf(grid), dtype=np.float64),
+            color="black",
+            linestyle="--",
+            linewidth=1.2,
+            label="true $\\Phi$",
+        )
         ax.legend(handles=[ax.lines[-1]], loc="upper left", fontsize="small")
-    fig.colorbar(ScalarMappable(norm=norm, cmap=colour_map), ax=ax,
-                 label="outer iteration t of $\\Phi_t$")
+    fig.colorbar(
+        ScalarMappable(norm=norm, cmap=colour_map), ax=ax, label="outer iteration t of $\\Phi_t$"
+    )
     ax.set_xlabel(WEIGHT_LABEL)
     ax.set_ylabel("$\\Phi(w)$ (fraction of arc length)")
     ax.set_xlim(0.0, 1.0)
@@ -187,8 +209,14 @@ def plot_cdf_history(
         errors = np.array([cdf_error(c, true_cdf, n_grid=CDF_ERROR_GRID) for c in cdfs])
         inset = error_ax is None
         target = ax.inset_axes((0.58, 0.1, 0.38, 0.34)) if error_ax is None else error_ax
-        target.plot(np.arange(errors.size), errors, color="black", marker="o",
-                    markersize=2.5 if inset else 4.0, linewidth=1.0)
+        target.plot(
+            np.arange(errors.size),
+            errors,
+            color="black",
+            marker="o",
+            markersize=2.5 if inset else 4.0,
+            linewidth=1.0,
+        )
         if np.all(errors > 0):
             target.set_yscale("log")
         size = "x-small" if inset else None
@@ -208,10 +236,14 @@ def plot_cdf_history(
 #: M = 2) or the nearest-neighbour distances (weight vectors with M >= 3).
 UNIFORMITY_LABELS = {
     "gaps": ("CV of gaps (std / mean)", "gap ratio (max gap / min gap)"),
-    "nn": ("CV of nearest-neighbour distances (std / mean)",
-           "max / min nearest-neighbour distance"),
-    "mixed": ("CV (std / mean) of gaps, or of nearest-neighbour distances (M >= 3)",
-              "max / min gap, or nearest-neighbour distance (M >= 3)"),
+    "nn": (
+        "CV of nearest-neighbour distances (std / mean)",
+        "max / min nearest-neighbour distance",
+    ),
+    "mixed": (
+        "CV (std / mean) of gaps, or of nearest-neighbour distances (M >= 3)",
+        "max / min gap, or nearest-neighbour distance (M >= 3)",
+    ),
 }
 
 #: Legend suffix of a method whose records measure nearest-neighbour distances, in a
@@ -265,15 +297,14 @@ def plot_uniformity(
         history = _history_of(value, name=f"results[{name!r}]")
         if not history:
             raise ValueError(f"results[{name!r}] has no iterations to plot")
-        series[name] = (np.array([rec.cv for rec in history], dtype=np.float64),
-                        np.array([rec.gap_ratio for rec in history], dtype=np.float64))
-        nearest[name] = measures_nearest_neighbours(
-            getattr(history[0], "weights", ()))
-    kind = ("mixed" if len(set(nearest.values())) > 1
-            else "nn" if all(nearest.values()) else "gaps")
+        series[name] = (
+            np.array([rec.cv for rec in history], dtype=np.float64),
+            np.array([rec.gap_ratio for rec in history], dtype=np.float64),
+        )
+        nearest[name] = measures_nearest_neighbours(getattr(history[0], "weights", ()))
+    kind = "mixed" if len(set(nearest.values())) > 1 else "nn" if all(nearest.values()) else "gaps"
     if ax is None:
-        fig, (cv_ax, gap_ax) = _pyplot().subplots(1, 2, figsize=(11.0, 4.2),
-                                                  layout="constrained")
+        fig, (cv_ax, gap_ax) = _pyplot().subplots(1, 2, figsize=(11.0, 4.2), layout="constrained")
     else:
         if isinstance(ax, (str, bytes)) or not isinstance(ax, Sequence) or len(ax) != 2:
             raise TypeError("ax must be a pair of matplotlib Axes (CV panel, gap ratio panel)")
@@ -297,5 +328,3 @@ def plot_uniformity(
         a.grid(True, alpha=0.3)
     cv_ax.legend(loc="best", fontsize="small")
     return fig
-
-

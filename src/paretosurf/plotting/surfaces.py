@@ -39,8 +39,12 @@ def _check_labels(labels: object, m: int) -> list[str]:
     """Objective names: ``m`` strings (default ``objective 1 .. objective m``)."""
     if labels is None:
         return [f"objective {i + 1}" for i in range(m)]
-    if (isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence)
-            or len(labels) != m or not all(isinstance(n, str) for n in labels)):
+    if (
+        isinstance(labels, (str, bytes))
+        or not isinstance(labels, Sequence)
+        or len(labels) != m
+        or not all(isinstance(n, str) for n in labels)
+    ):
         raise ValueError(f"labels must be {m} strings (one per objective), got {labels!r}")
     return list(labels)
 
@@ -113,8 +117,9 @@ def plot_surface(
     pts = as_front_points(points, name="points", min_points=1)
     m = pts.shape[1]
     if m < 3:
-        raise ValueError(f"plot_surface draws M >= 3 objectives; points have M = {m} "
-                         f"(use plot_front for M = 2)")
+        raise ValueError(
+            f"plot_surface draws M >= 3 objectives; points have M = {m} (use plot_front for M = 2)"
+        )
     colours: Any = SURFACE_POINT_COLOR
     if weights is not None:
         from paretosurf.simplex_weights import check_simplex_weights
@@ -137,10 +142,28 @@ def plot_surface(
         _check_3d_axes(ax)
     axes: Any = ax
     if ref is not None:
-        axes.scatter(ref[:, 0], ref[:, 1], ref[:, 2], color=REFERENCE_CLOUD_COLOR, s=2,
-                     alpha=0.35, depthshade=False, linewidths=0, label="reference")
-    axes.scatter(pts[:, 0], pts[:, 1], pts[:, 2], c=colours, s=28, depthshade=False,
-                 edgecolors="0.2", linewidths=0.4, label="points")
+        axes.scatter(
+            ref[:, 0],
+            ref[:, 1],
+            ref[:, 2],
+            color=REFERENCE_CLOUD_COLOR,
+            s=2,
+            alpha=0.35,
+            depthshade=False,
+            linewidths=0,
+            label="reference",
+        )
+    axes.scatter(
+        pts[:, 0],
+        pts[:, 1],
+        pts[:, 2],
+        c=colours,
+        s=28,
+        depthshade=False,
+        edgecolors="0.2",
+        linewidths=0.4,
+        label="points",
+    )
     axes.set_xlabel(names[0])
     axes.set_ylabel(names[1])
     axes.set_zlabel(names[2])
@@ -203,8 +226,10 @@ def plot_simplex_weights(
 
     w = check_simplex_weights(weights, name="weights")
     if w.shape[1] != 3:
-        raise ValueError(f"plot_simplex_weights draws M = 3 weights (a triangle); weights have "
-                         f"M = {w.shape[1]} columns")
+        raise ValueError(
+            f"plot_simplex_weights draws M = 3 weights (a triangle); weights have "
+            f"M = {w.shape[1]} columns"
+        )
     names = _check_labels(labels, 3)
     xy = w @ SIMPLEX_CORNERS
     colours: Any = weight_colors(w) if color is None else color
@@ -219,15 +244,32 @@ def plot_simplex_weights(
     outline = np.vstack([SIMPLEX_CORNERS, SIMPLEX_CORNERS[:1]])
     axes.plot(outline[:, 0], outline[:, 1], color="0.3", linewidth=1.0, zorder=1)
     if color is None:
-        axes.scatter(xy[:, 0], xy[:, 1], c=colours, s=28, edgecolors="0.2", linewidths=0.4,
-                     zorder=2, label="weights")
+        axes.scatter(
+            xy[:, 0],
+            xy[:, 1],
+            c=colours,
+            s=28,
+            edgecolors="0.2",
+            linewidths=0.4,
+            zorder=2,
+            label="weights",
+        )
     else:
-        axes.scatter(xy[:, 0], xy[:, 1], color=colours, s=28, edgecolors="0.2",
-                     linewidths=0.4, zorder=2, label="weights")
+        axes.scatter(
+            xy[:, 0],
+            xy[:, 1],
+            color=colours,
+            s=28,
+            edgecolors="0.2",
+            linewidths=0.4,
+            zorder=2,
+            label="weights",
+        )
     offsets = ((0.0, 0.04), (-0.03, -0.04), (0.03, -0.04))
     aligns = (("center", "bottom"), ("right", "top"), ("left", "top"))
-    for corner, name, (dx, dy), (ha, va) in zip(SIMPLEX_CORNERS, names, offsets, aligns,
-                                                strict=True):
+    for corner, name, (dx, dy), (ha, va) in zip(
+        SIMPLEX_CORNERS, names, offsets, aligns, strict=True
+    ):
         axes.text(corner[0] + dx, corner[1] + dy, name, ha=ha, va=va, fontsize="small")
     axes.set_aspect("equal")
     axes.set_xlim(-0.25, 1.25)
@@ -292,14 +334,18 @@ def plot_surface_result(
 
     shape = np.shape(result.weights)
     if len(shape) == 1 or (len(shape) == 2 and shape[1] == 2):
-        raise ValueError(f"plot_surface_result draws runs of M = 3 objectives, but "
-                         f"result.weights has shape {shape} (M = 2, a curve): draw it with "
-                         f"plot_fronts or plot_front")
+        raise ValueError(
+            f"plot_surface_result draws runs of M = 3 objectives, but "
+            f"result.weights has shape {shape} (M = 2, a curve): draw it with "
+            f"plot_fronts or plot_front"
+        )
     weights = check_simplex_weights(result.weights, 3, name="result.weights")
     points = as_front_points(result.points, name="result.points", min_points=1)
     if points.shape != weights.shape:
-        raise ValueError(f"result.points must have shape {weights.shape} (one row per weight, "
-                         f"3 objectives), got {points.shape}")
+        raise ValueError(
+            f"result.points must have shape {weights.shape} (one row per weight, "
+            f"3 objectives), got {points.shape}"
+        )
     label = getattr(result, "label", None)
 
     fig = _pyplot().figure(figsize=(11.0, 5.0), layout="constrained")

@@ -51,8 +51,9 @@ PAPER_BETA = 0.1
 def _as_reward_vector(values: ArrayLike, name: str) -> FloatArray:
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1 or arr.size < 2:
-        raise ValueError(f"{name} must be a 1-D array of at least 2 arm rewards, got shape "
-                         f"{arr.shape}")
+        raise ValueError(
+            f"{name} must be a 1-D array of at least 2 arm rewards, got shape {arr.shape}"
+        )
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite")
     return arr.copy()
@@ -137,8 +138,10 @@ class EntropicBandit(BiObjectiveProblem):
         r1 = _as_reward_vector(R1, "R1")
         r2 = _as_reward_vector(R2, "R2")
         if r1.shape != r2.shape:
-            raise ValueError(f"R1 and R2 must have the same shape (one reward per arm), got "
-                             f"{r1.shape} and {r2.shape}")
+            raise ValueError(
+                f"R1 and R2 must have the same shape (one reward per arm), got "
+                f"{r1.shape} and {r2.shape}"
+            )
         self.beta = check_positive(beta, name="beta")
         a = r1.size
         if ref_policy is None:
@@ -146,8 +149,9 @@ class EntropicBandit(BiObjectiveProblem):
         else:
             ref = np.array(ref_policy, dtype=np.float64, copy=True)
             if ref.shape != (a,):
-                raise ValueError(f"ref_policy must have shape ({a},) (one probability per arm), "
-                                 f"got {ref.shape}")
+                raise ValueError(
+                    f"ref_policy must have shape ({a},) (one probability per arm), got {ref.shape}"
+                )
             check_simplex(ref, name="ref_policy", positive=True)
             ref = ref / ref.sum()
         self.R1 = r1
@@ -198,25 +202,29 @@ class EntropicBandit(BiObjectiveProblem):
             raise ValueError(f"n_actions must be an integer >= 2, got {a}")
         acts = np.asarray(actions)
         if acts.ndim != 1 or acts.size == 0:
-            raise ValueError(f"actions must be a non-empty 1-D array of arm indices, got shape "
-                             f"{acts.shape}")
+            raise ValueError(
+                f"actions must be a non-empty 1-D array of arm indices, got shape {acts.shape}"
+            )
         if acts.dtype == np.bool_ or not np.issubdtype(acts.dtype, np.integer):
             raise TypeError(f"actions must hold integer arm indices, got dtype {acts.dtype}")
         if np.any((acts < 0) | (acts >= a)):
             bad = np.unique(acts[(acts < 0) | (acts >= a)])[:5]
-            raise ValueError(f"actions must lie in 0..{a - 1} (n_actions={a}); got "
-                             f"{bad.tolist()}")
+            raise ValueError(f"actions must lie in 0..{a - 1} (n_actions={a}); got {bad.tolist()}")
         rew = np.asarray(rewards, dtype=np.float64)
         if rew.shape != (acts.size, 2):
-            raise ValueError(f"rewards must have shape (T, 2) = ({acts.size}, 2), one reward "
-                             f"pair per action, got {rew.shape}")
+            raise ValueError(
+                f"rewards must have shape (T, 2) = ({acts.size}, 2), one reward "
+                f"pair per action, got {rew.shape}"
+            )
         if not np.all(np.isfinite(rew)):
             raise ValueError("rewards must be finite")
         counts = np.bincount(acts, minlength=a)
         if np.any(counts == 0):
             missing = np.flatnonzero(counts == 0)
-            raise ValueError(f"every arm must appear at least once in actions to estimate its "
-                             f"mean reward; arms {missing[:10].tolist()} never do")
+            raise ValueError(
+                f"every arm must appear at least once in actions to estimate its "
+                f"mean reward; arms {missing[:10].tolist()} never do"
+            )
         r1 = np.bincount(acts, weights=rew[:, 0], minlength=a) / counts
         r2 = np.bincount(acts, weights=rew[:, 1], minlength=a) / counts
         return cls(r1, r2, beta, ref_policy)
@@ -242,9 +250,10 @@ class EntropicBandit(BiObjectiveProblem):
     # ----------------------------------------------------------------- closed forms
     def _log_policies(self, w: FloatArray) -> FloatArray:
         """``log pi_w`` for a 1-D array of weights, shape (K, A)."""
-        z = self._log_ref[None, :] + (
-            w[:, None] * self.R1[None, :] + (1.0 - w[:, None]) * self.R2[None, :]
-        ) / self.beta
+        z = (
+            self._log_ref[None, :]
+            + (w[:, None] * self.R1[None, :] + (1.0 - w[:, None]) * self.R2[None, :]) / self.beta
+        )
         return log_softmax(z, axis=-1)
 
     def policies(self, w: ArrayLike) -> FloatArray:
@@ -347,9 +356,15 @@ class EntropicBandit(BiObjectiveProblem):
             return np.exp(log_softmax(state.params, axis=-1))
         return np.asarray(state, dtype=np.float64)
 
-    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None,
-                        reset_optimizer: bool = False) -> GradientSolver:
+    def gradient_solver(
+        self,
+        *,
+        steps: int,
+        lr: float | None = None,
+        optimizer: str | None = None,
+        init: InitParams | None = None,
+        reset_optimizer: bool = False,
+    ) -> GradientSolver:
         """A K-step warm-started first-order inner solver on the policy logits.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
@@ -368,9 +383,16 @@ class EntropicBandit(BiObjectiveProblem):
         >>> bool(np.allclose(sol.objectives, bandit.front([0.3])[0], atol=1e-8))
         True
         """
-        return self._first_order_solver(self.logit_objectives, self.logit_gradients, init,
-                                        self._log_ref.copy(), steps=steps, lr=lr,
-                                        optimizer=optimizer, reset_optimizer=reset_optimizer)
+        return self._first_order_solver(
+            self.logit_objectives,
+            self.logit_gradients,
+            init,
+            self._log_ref.copy(),
+            steps=steps,
+            lr=lr,
+            optimizer=optimizer,
+            reset_optimizer=reset_optimizer,
+        )
 
 
 def draw_offline_dataset(
@@ -418,8 +440,7 @@ def draw_offline_dataset(
         raise ValueError(f"n_actions must be an integer >= 2, got {a}")
     t = check_positive_int(n_pulls, name="n_pulls")
     if t < a:
-        raise ValueError(f"n_pulls must be >= n_actions ({a}) so that every arm is pulled, "
-                         f"got {t}")
+        raise ValueError(f"n_pulls must be >= n_actions ({a}) so that every arm is pulled, got {t}")
     if isinstance(noise_std, bool) or not isinstance(noise_std, numbers.Real):
         raise TypeError(f"noise_std must be a real number >= 0, got {noise_std!r}")
     sigma = float(noise_std)

@@ -130,9 +130,15 @@ class BiObjectiveProblem(ABC):
         """An inner solver returning the exact scalarized solution (ignores warm starts)."""
         return ExactSolver(self)
 
-    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None,
-                        reset_optimizer: bool = False) -> InnerSolver:
+    def gradient_solver(
+        self,
+        *,
+        steps: int,
+        lr: float | None = None,
+        optimizer: str | None = None,
+        init: InitParams | None = None,
+        reset_optimizer: bool = False,
+    ) -> InnerSolver:
         """An inexact inner solver: ``steps`` warm-started first-order steps per call.
 
         The signature every problem shares. A solver state is a
@@ -186,8 +192,10 @@ class BiObjectiveProblem(ABC):
 
     def _step_options(self, lr: float | None, optimizer: str | None) -> tuple[float, str]:
         """``(lr, optimizer)`` with ``None`` replaced by the problem's defaults."""
-        return (self.default_lr if lr is None else lr,
-                self.default_optimizer if optimizer is None else optimizer)
+        return (
+            self.default_lr if lr is None else lr,
+            self.default_optimizer if optimizer is None else optimizer,
+        )
 
     def _first_order_solver(
         self,
@@ -204,9 +212,15 @@ class BiObjectiveProblem(ABC):
         """The :class:`~paretosurf.solvers.GradientSolver` behind ``gradient_solver``: the
         problem's defaults filled in, ``init`` checked against the shape of ``default_init``."""
         lr_value, optimizer_name = self._step_options(lr, optimizer)
-        return GradientSolver(objectives, gradients, as_initial_params(init, default_init),
-                              steps=steps, lr=lr_value, optimizer=optimizer_name,
-                              reset_optimizer=reset_optimizer)
+        return GradientSolver(
+            objectives,
+            gradients,
+            as_initial_params(init, default_init),
+            steps=steps,
+            lr=lr_value,
+            optimizer=optimizer_name,
+            reset_optimizer=reset_optimizer,
+        )
 
     # ------------------------------------------------------------ solution interpolation
     def decision(self, state: Any) -> Any:

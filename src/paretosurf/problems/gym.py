@@ -244,8 +244,7 @@ class TabularModel:
         pi = np.asarray(policy, dtype=np.float64)
         if pi.shape != (self.n_states, self.n_actions):
             raise ValueError(
-                f"policy must have shape (S, A) = {(self.n_states, self.n_actions)}, "
-                f"got {pi.shape}"
+                f"policy must have shape (S, A) = {(self.n_states, self.n_actions)}, got {pi.shape}"
             )
         check_simplex(pi, name="policy")
         g = _check_probability(gamma, "gamma", open_interval=True)
@@ -478,8 +477,15 @@ class TabularMDP(RegularizedMDP):
         As for :class:`~paretosurf.problems.mdp.RegularizedMDP` (``ref_policy=None``: uniform).
     """
 
-    def __init__(self, model: TabularModel, gamma: float, beta: float,
-                 ref_policy: ArrayLike | None = None, *, scale: str = "normalized") -> None:
+    def __init__(
+        self,
+        model: TabularModel,
+        gamma: float,
+        beta: float,
+        ref_policy: ArrayLike | None = None,
+        *,
+        scale: str = "normalized",
+    ) -> None:
         if not isinstance(model, TabularModel):
             raise TypeError(f"model must be a TabularModel, got {type(model).__name__}")
         super().__init__(model.P, model.R, gamma, model.rho, beta, ref_policy, scale=scale)

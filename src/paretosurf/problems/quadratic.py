@@ -97,8 +97,12 @@ class ClosedFormCDF(QuantileMixin, ABC):
         q_arr = check_quantiles(q)
         target = q_arr.ravel()
         w = solve_increasing(
-            self._phi, lambda x: self._speed(x) / self.total_length, target,
-            np.zeros_like(target), np.ones_like(target), target,
+            self._phi,
+            lambda x: self._speed(x) / self.total_length,
+            target,
+            np.zeros_like(target),
+            np.ones_like(target),
+            target,
         )
         w = np.where(target == 0, 0.0, np.where(target == 1, 1.0, w))
         return w.reshape(q_arr.shape)
@@ -154,8 +158,10 @@ def _integral_i(w: FloatArray, r: float) -> FloatArray:
         # I(w; 1) = 2 sqrt(2) / 8 * int_{-1}^{2w-1} sqrt(1 + t^2) dt = [F]_{-1}^{2w-1} / (4 sqrt 2).
         # (The paper's intermediate display has 1 / (2 sqrt 2) here, a factor 2 that cancels
         # in Phi; the value below matches quadrature.)
-        return np.asarray((_asinh_arc(2.0 * w - 1.0) - _asinh_arc(np.array(-1.0)))
-                          / (4.0 * _SQRT2), dtype=np.float64)
+        return np.asarray(
+            (_asinh_arc(2.0 * w - 1.0) - _asinh_arc(np.array(-1.0))) / (4.0 * _SQRT2),
+            dtype=np.float64,
+        )
     g0 = _g_antiderivative(np.array(_Z0), r)
     return np.asarray(_g_antiderivative(_z_of_w(w), r) - g0, dtype=np.float64)
 
@@ -205,8 +211,9 @@ class Quadratic1DCDF(ClosedFormCDF):
 
     def _speed(self, w: FloatArray) -> FloatArray:
         r = self.ratio
-        return np.asarray(self.scale * np.sqrt((1.0 - w) ** 2 + w**2)
-                          / (w + (1.0 - w) * r) ** 3, dtype=np.float64)
+        return np.asarray(
+            self.scale * np.sqrt((1.0 - w) ** 2 + w**2) / (w + (1.0 - w) * r) ** 3, dtype=np.float64
+        )
 
     def __repr__(self) -> str:
         return f"Quadratic1DCDF(ratio={self.ratio!r}, scale={self.scale!r})"
@@ -235,8 +242,9 @@ class GearToyCDF(ClosedFormCDF):
         self.total_length = float(self._s_of_x(np.array(1.0)))
 
     def _s_of_x(self, x: FloatArray) -> FloatArray:
-        return np.asarray((_asinh_arc(2.0 * x - 1.0) - self._f_minus1) / (2.0 * _SQRT2),
-                          dtype=np.float64)
+        return np.asarray(
+            (_asinh_arc(2.0 * x - 1.0) - self._f_minus1) / (2.0 * _SQRT2), dtype=np.float64
+        )
 
     def _phi(self, w: FloatArray) -> FloatArray:
         return self._s_of_x(_gear_x(w, self._root_p)) / self.total_length
@@ -333,8 +341,11 @@ class Quadratic(BiObjectiveProblem):
         qd = d[None, :] - pd
         rhs = qd @ self.Q1 + pd @ self.Q2  # Q1 (I - P) d + Q2 P d (Q symmetric)
         dpd = np.linalg.solve(sigma, rhs[..., None])[..., 0]
-        return (np.asarray(pd, dtype=np.float64), np.asarray(qd, dtype=np.float64),
-                np.asarray(dpd, dtype=np.float64))
+        return (
+            np.asarray(pd, dtype=np.float64),
+            np.asarray(qd, dtype=np.float64),
+            np.asarray(dpd, dtype=np.float64),
+        )
 
     def argmin(self, w: float) -> FloatArray:
         """``x*_w = (w Q1 + (1 - w) Q2)^{-1} (w Q1 b1 + (1 - w) Q2 b2)``."""
@@ -371,9 +382,15 @@ class Quadratic(BiObjectiveProblem):
         df2 = 2.0 * np.einsum("ki,ij,kj->k", pd, self.Q2, dpd)
         return np.asarray(np.hypot(df1, df2), dtype=np.float64).reshape(w_arr.shape)
 
-    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None,
-                        reset_optimizer: bool = False) -> GradientSolver:
+    def gradient_solver(
+        self,
+        *,
+        steps: int,
+        lr: float | None = None,
+        optimizer: str | None = None,
+        init: InitParams | None = None,
+        reset_optimizer: bool = False,
+    ) -> GradientSolver:
         """K warm-started gradient steps on ``w h1 + (1 - w) h2``.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
@@ -391,9 +408,16 @@ class Quadratic(BiObjectiveProblem):
         >>> np.round(sol.state.params, 6).tolist()
         [0.25, 0.75]
         """
-        return self._first_order_solver(self.objectives, self.gradients, init,
-                                        0.5 * (self.b1 + self.b2), steps=steps, lr=lr,
-                                        optimizer=optimizer, reset_optimizer=reset_optimizer)
+        return self._first_order_solver(
+            self.objectives,
+            self.gradients,
+            init,
+            0.5 * (self.b1 + self.b2),
+            steps=steps,
+            lr=lr,
+            optimizer=optimizer,
+            reset_optimizer=reset_optimizer,
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(n_dim={self.n_dim})"
@@ -465,8 +489,10 @@ class Quadratic1D(Quadratic):
         w_arr = as_weight_array(w)
         d2 = (self.b2_scalar - self.b1_scalar) ** 2
         scale = 2.0 * self.q1**2 * self.q2**2 * d2
-        return np.asarray(scale * np.sqrt((1.0 - w_arr) ** 2 + w_arr**2)
-                          / self._denominator(w_arr) ** 3, dtype=np.float64)
+        return np.asarray(
+            scale * np.sqrt((1.0 - w_arr) ** 2 + w_arr**2) / self._denominator(w_arr) ** 3,
+            dtype=np.float64,
+        )
 
     # The closed form has SpeedCDF's interface; base.cdf() is annotated with SpeedCDF itself.
     def cdf(self) -> Quadratic1DCDF:
@@ -474,8 +500,10 @@ class Quadratic1D(Quadratic):
         return self._closed_cdf
 
     def __repr__(self) -> str:
-        return (f"Quadratic1D(q1={self.q1!r}, b1={self.b1_scalar!r}, q2={self.q2!r}, "
-                f"b2={self.b2_scalar!r})")
+        return (
+            f"Quadratic1D(q1={self.q1!r}, b1={self.b1_scalar!r}, q2={self.q2!r}, "
+            f"b2={self.b2_scalar!r})"
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -570,9 +598,15 @@ class GearToy(BiObjectiveProblem):
         """The closed-form arc-length CDF (:class:`GearToyCDF`)."""
         return self._closed_cdf
 
-    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None,
-                        reset_optimizer: bool = False) -> GradientSolver:
+    def gradient_solver(
+        self,
+        *,
+        steps: int,
+        lr: float | None = None,
+        optimizer: str | None = None,
+        init: InitParams | None = None,
+        reset_optimizer: bool = False,
+    ) -> GradientSolver:
         """K warm-started gradient steps on the geared scalarization, reporting ``bar-h``.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`.
@@ -598,9 +632,16 @@ class GearToy(BiObjectiveProblem):
                 return x.reshape(1) if x.size == 1 else x  # other sizes: the check names init
 
             start = scalar_start
-        return self._first_order_solver(self.objectives, self.scalarized_gradients, start,
-                                        np.array([0.5]), steps=steps, lr=lr, optimizer=optimizer,
-                                        reset_optimizer=reset_optimizer)
+        return self._first_order_solver(
+            self.objectives,
+            self.scalarized_gradients,
+            start,
+            np.array([0.5]),
+            steps=steps,
+            lr=lr,
+            optimizer=optimizer,
+            reset_optimizer=reset_optimizer,
+        )
 
     def __repr__(self) -> str:
         return f"GearToy(p={self.p!r})"

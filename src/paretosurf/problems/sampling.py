@@ -75,14 +75,20 @@ def _counts_of(y: tuple[int, ...], h: int) -> tuple[int, ...]:
     return tuple(b - a for a, b in itertools.pairwise(full))
 
 
-def _evaluate(front: Callable[[FloatArray], ArrayLike], weights: FloatArray,
-              dim: int | None) -> FloatArray:
+def _evaluate(
+    front: Callable[[FloatArray], ArrayLike], weights: FloatArray, dim: int | None
+) -> FloatArray:
     points = np.asarray(front(weights), dtype=np.float64)
-    if points.ndim != 2 or points.shape[0] != weights.shape[0] or (
-            dim is not None and points.shape[1] != dim):
+    if (
+        points.ndim != 2
+        or points.shape[0] != weights.shape[0]
+        or (dim is not None and points.shape[1] != dim)
+    ):
         want = f"({weights.shape[0]}, {'d' if dim is None else dim})"
-        raise ValueError(f"front must map weights of shape {weights.shape} to points of shape "
-                         f"{want}, got shape {points.shape}")
+        raise ValueError(
+            f"front must map weights of shape {weights.shape} to points of shape "
+            f"{want}, got shape {points.shape}"
+        )
     if not np.all(np.isfinite(points)):
         raise ValueError("front returned non-finite points")
     return points
@@ -100,12 +106,17 @@ def _adaptive_sample(
     m = _check_int(n_objectives, "n_objectives", minimum=2)
     res = check_positive(resolution, name="resolution")
     cap = _check_int(max_points, "max_points", minimum=1)
-    h = _DEFAULT_DIVISIONS.get(m, 2) if divisions is None else _check_int(
-        divisions, "divisions", minimum=1)
+    h = (
+        _DEFAULT_DIVISIONS.get(m, 2)
+        if divisions is None
+        else _check_int(divisions, "divisions", minimum=1)
+    )
     weights, simplices = _lattice_simplices(m, h)
     if weights.shape[0] > cap:
-        raise ValueError(f"the initial lattice has {weights.shape[0]} weights, more than "
-                         f"max_points = {cap}; lower divisions or raise max_points")
+        raise ValueError(
+            f"the initial lattice has {weights.shape[0]} weights, more than "
+            f"max_points = {cap}; lower divisions or raise max_points"
+        )
     points = _evaluate(front, weights, None)
     diameter = _diameter(points)
     if diameter == 0.0:  # the front is a single point
@@ -143,7 +154,9 @@ def _adaptive_sample(
             warnings.warn(
                 f"dense_front_sample stopped at {n_points} points: refining to resolution "
                 f"{res:g} needs more than max_points = {cap}",
-                RuntimeWarning, stacklevel=3)
+                RuntimeWarning,
+                stacklevel=3,
+            )
             break
         new_lo, new_hi = uniq[new] // (cap + 1), uniq[new] % (cap + 1)
         new_w = 0.5 * (w_cat[new_lo] + w_cat[new_hi])
@@ -222,8 +235,9 @@ def dense_front_sample(
     >>> bool(np.max(np.linalg.norm(np.diff(pts, axis=0), axis=1)) <= 0.01 * np.sqrt(2))
     True
     """
-    _, points = _adaptive_sample(front, n_objectives, resolution=resolution,
-                                 max_points=max_points, divisions=divisions)
+    _, points = _adaptive_sample(
+        front, n_objectives, resolution=resolution, max_points=max_points, divisions=divisions
+    )
     _, first = np.unique(points, axis=0, return_index=True)
     return np.asarray(points[np.sort(first)], dtype=np.float64)
 
@@ -233,8 +247,8 @@ def _diameter(points: FloatArray) -> float:
     sq = np.einsum("ij,ij->i", points, points)
     best = 0.0
     for start in range(0, points.shape[0], 512):
-        block = points[start:start + 512]
-        d2 = sq[start:start + 512, None] + sq[None, :] - 2.0 * block @ points.T
+        block = points[start : start + 512]
+        d2 = sq[start : start + 512, None] + sq[None, :] - 2.0 * block @ points.T
         best = max(best, float(np.max(d2)))
     return math.sqrt(max(best, 0.0))
 

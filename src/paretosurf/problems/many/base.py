@@ -23,8 +23,9 @@ __all__ = ["ManyExactSolver", "ManyObjectiveProblem", "weight_rows"]
 FloatArray = NDArray[np.float64]
 
 
-def weight_rows(weights: ArrayLike, n_objectives: int, *, name: str = "weights",
-                batch: bool = False) -> tuple[FloatArray, bool]:
+def weight_rows(
+    weights: ArrayLike, n_objectives: int, *, name: str = "weights", batch: bool = False
+) -> tuple[FloatArray, bool]:
     """Weights as validated simplex rows (B, M), and whether one weight was given.
 
     One weight: a vector of shape (M,), or for ``M = 2`` a scalar ``w`` meaning ``(w, 1 - w)``.
@@ -57,8 +58,7 @@ def weight_rows(weights: ArrayLike, n_objectives: int, *, name: str = "weights",
     if not ((single and arr.shape == (m,)) or (arr.ndim == 2 and arr.shape[1] == m)):
         scalar = " (or scalars w in [0, 1] meaning (w, 1 - w))" if m == 2 else ""
         what = "weight vectors" if batch else f"a weight vector of shape ({m},) or weight vectors"
-        raise ValueError(f"{name} must be {what} of shape (B, {m}){scalar}, got shape "
-                         f"{arr.shape}")
+        raise ValueError(f"{name} must be {what} of shape (B, {m}){scalar}, got shape {arr.shape}")
     rows = check_simplex(np.atleast_2d(arr), name=name)
     return np.asarray(rows / rows.sum(axis=1, keepdims=True), dtype=np.float64), single
 
@@ -68,8 +68,7 @@ def _batch(weights: ArrayLike, states: Sequence[Any], m: int) -> tuple[FloatArra
     rows, _ = weight_rows(weights, m, batch=True)
     out = list(states)
     if len(out) != rows.shape[0]:
-        raise ValueError(f"states must hold one entry per weight ({rows.shape[0]}), got "
-                         f"{len(out)}")
+        raise ValueError(f"states must hold one entry per weight ({rows.shape[0]}), got {len(out)}")
     return rows, out
 
 
@@ -95,8 +94,9 @@ class ManyObjectiveProblem(ABC):
         """Objective vector ``h(x)``, shape (M,)."""
 
     @abstractmethod
-    def _solve_rows(self, weights: FloatArray,
-                    states: Sequence[Any] | None = None) -> tuple[list[Any], FloatArray]:
+    def _solve_rows(
+        self, weights: FloatArray, states: Sequence[Any] | None = None
+    ) -> tuple[list[Any], FloatArray]:
         """Exact minimizers (one per row) and their objectives (B, M) for weights (B, M)
         already validated; ``states`` are optional warm starts, one per row."""
 
@@ -108,8 +108,10 @@ class ManyObjectiveProblem(ABC):
         """The exact minimizer of ``sum_m w_m h_m`` for one weight vector ``w`` of shape (M,)."""
         rows, single = weight_rows(w, self.n_objectives, name="w")
         if not single:
-            raise ValueError(f"w must be one weight vector of shape ({self.n_objectives},), got "
-                             f"shape {np.shape(w)}")
+            raise ValueError(
+                f"w must be one weight vector of shape ({self.n_objectives},), got "
+                f"shape {np.shape(w)}"
+            )
         return self._solve_rows(rows)[0][0]
 
     def front(self, weights: ArrayLike) -> FloatArray:
@@ -122,8 +124,9 @@ class ManyObjectiveProblem(ABC):
         """The exact inner solver (see :class:`ManyExactSolver`)."""
         return ManyExactSolver(self)
 
-    def reference_front(self, resolution: float = 0.01, *, max_points: int = 200_000,
-                        divisions: int | None = None) -> FloatArray:
+    def reference_front(
+        self, resolution: float = 0.01, *, max_points: int = 200_000, divisions: int | None = None
+    ) -> FloatArray:
         """A dense sample (P, M) of the whole front, in the problem's objective units.
 
         Every front point lies within about ``resolution`` times the front's diameter of a
@@ -131,8 +134,13 @@ class ManyObjectiveProblem(ABC):
         :func:`~paretosurf.problems.sampling.dense_front_sample` (``max_points``,
         ``divisions``).
         """
-        return dense_front_sample(self._front_rows, self.n_objectives, resolution=resolution,
-                                  max_points=max_points, divisions=divisions)
+        return dense_front_sample(
+            self._front_rows,
+            self.n_objectives,
+            resolution=resolution,
+            max_points=max_points,
+            divisions=divisions,
+        )
 
     def _front_rows(self, weights: FloatArray) -> FloatArray:
         rows, _ = weight_rows(weights, self.n_objectives, batch=True)
@@ -191,15 +199,18 @@ class ManyExactSolver:
     @property
     def ideal(self) -> FloatArray | None:
         """The ideal point of the solver's scalarization (0), ``None`` for weighted sums."""
-        return None if self.problem.scalarization == "linear" else np.zeros(
-            self.problem.n_objectives)
+        return (
+            None if self.problem.scalarization == "linear" else np.zeros(self.problem.n_objectives)
+        )
 
     def solve(self, weight: ArrayLike, state: Any = None) -> Solution:
         """The exact solution at one weight vector."""
         rows, single = weight_rows(weight, self.problem.n_objectives, name="weight")
         if not single:
-            raise ValueError(f"weight must be one weight vector of shape "
-                             f"({self.problem.n_objectives},), got shape {np.shape(weight)}")
+            raise ValueError(
+                f"weight must be one weight vector of shape "
+                f"({self.problem.n_objectives},), got shape {np.shape(weight)}"
+            )
         xs, objs = self.problem._solve_rows(rows, [state])
         return Solution(objs[0], state=xs[0], info={"steps": 1})
 
@@ -211,4 +222,3 @@ class ManyExactSolver:
 
     def __repr__(self) -> str:
         return f"ManyExactSolver({self.problem!r})"
-

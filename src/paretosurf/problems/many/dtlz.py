@@ -54,8 +54,9 @@ class InvertedDTLZ2(ManyObjectiveProblem):
     ((7,), True)
     """
 
-    def __init__(self, n_objectives: int = 3, radii: ArrayLike | None = None,
-                 n_distance: int = 5) -> None:
+    def __init__(
+        self, n_objectives: int = 3, radii: ArrayLike | None = None, n_distance: int = 5
+    ) -> None:
         m = check_positive_int(n_objectives, name="n_objectives")
         if m < 2:
             raise ValueError(f"n_objectives must be >= 2, got {m}")
@@ -70,8 +71,9 @@ class InvertedDTLZ2(ManyObjectiveProblem):
     def _check_x(self, xs: ArrayLike) -> FloatArray:
         arr = np.asarray(xs, dtype=np.float64)
         if arr.ndim == 0 or arr.shape[-1] != self.n_var or arr.ndim > 2:
-            raise ValueError(f"x must have shape ({self.n_var},) or (B, {self.n_var}), got "
-                             f"shape {arr.shape}")
+            raise ValueError(
+                f"x must have shape ({self.n_var},) or (B, {self.n_var}), got shape {arr.shape}"
+            )
         if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
             raise ValueError("x must lie in [0, 1] (every entry finite)")
         return arr
@@ -92,8 +94,9 @@ class InvertedDTLZ2(ManyObjectiveProblem):
     def distance(self, xs: ArrayLike) -> FloatArray:
         """``g(x) = sum (x_i - 1/2)^2`` over the distance variables."""
         arr = self._check_x(xs)
-        return np.asarray(np.sum((arr[..., self.n_objectives - 1:] - 0.5) ** 2, axis=-1),
-                          dtype=np.float64)
+        return np.asarray(
+            np.sum((arr[..., self.n_objectives - 1 :] - 0.5) ** 2, axis=-1), dtype=np.float64
+        )
 
     def objectives(self, x: ArrayLike) -> FloatArray:
         """``f_m = r_m (1 + g) (1 - u_m)``, shape (M,)."""
@@ -106,8 +109,9 @@ class InvertedDTLZ2(ManyObjectiveProblem):
         """Objective vectors (B, M) of decisions (B, n_var)."""
         arr = np.atleast_2d(self._check_x(xs))
         g = self.distance(arr)
-        return np.asarray(self.radii * (1.0 + g)[:, None] * (1.0 - self.sphere_point(arr)),
-                          dtype=np.float64)
+        return np.asarray(
+            self.radii * (1.0 + g)[:, None] * (1.0 - self.sphere_point(arr)), dtype=np.float64
+        )
 
     def decision_from_sphere(self, u: ArrayLike) -> FloatArray:
         """The decisions (B, n_var) whose sphere points are the rows of ``u`` (non-negative
@@ -123,21 +127,25 @@ class InvertedDTLZ2(ManyObjectiveProblem):
             x[:, i - 1] = np.clip(theta / (0.5 * math.pi), 0.0, 1.0)
         return x
 
-    def _solve_rows(self, weights: FloatArray,
-                    states: Sequence[Any] | None = None) -> tuple[list[Any], FloatArray]:
+    def _solve_rows(
+        self, weights: FloatArray, states: Sequence[Any] | None = None
+    ) -> tuple[list[Any], FloatArray]:
         rw = self.radii * weights
         norm = np.linalg.norm(rw, axis=1, keepdims=True)
         u = rw / norm
         # 1 - u_m = sum_{k != m} rw_k^2 / (|rw| (|rw| + rw_m)), free of cancellation near e_m
         sq = rw * rw
-        others = np.stack([np.delete(sq, m, axis=1).sum(axis=1)
-                           for m in range(self.n_objectives)], axis=1)
+        others = np.stack(
+            [np.delete(sq, m, axis=1).sum(axis=1) for m in range(self.n_objectives)], axis=1
+        )
         front = self.radii * others / (norm * (norm + rw))
         return list(self.decision_from_sphere(u)), np.asarray(front, dtype=np.float64)
 
     def __repr__(self) -> str:
-        return (f"InvertedDTLZ2(n_objectives={self.n_objectives}, radii={self.radii.tolist()}, "
-                f"n_distance={self.n_distance})")
+        return (
+            f"InvertedDTLZ2(n_objectives={self.n_objectives}, radii={self.radii.tolist()}, "
+            f"n_distance={self.n_distance})"
+        )
 
 
 class DTLZ2(InvertedDTLZ2):
@@ -175,21 +183,24 @@ class DTLZ2(InvertedDTLZ2):
         """Objective vectors (B, M) of decisions (B, n_var)."""
         arr = np.atleast_2d(self._check_x(xs))
         g = self.distance(arr)
-        return np.asarray(self.radii * (1.0 + g)[:, None] * self.sphere_point(arr),
-                          dtype=np.float64)
+        return np.asarray(
+            self.radii * (1.0 + g)[:, None] * self.sphere_point(arr), dtype=np.float64
+        )
 
     def argmin(self, w: ArrayLike) -> Any:
         """The minimizer of the achievement scalarization ``max_m f_m / w_m`` for one weight
         vector ``w`` of shape (M,): the decision of the front point on the ray along ``w``."""
         return super().argmin(w)
 
-    def _solve_rows(self, weights: FloatArray,
-                    states: Sequence[Any] | None = None) -> tuple[list[Any], FloatArray]:
+    def _solve_rows(
+        self, weights: FloatArray, states: Sequence[Any] | None = None
+    ) -> tuple[list[Any], FloatArray]:
         scaled = weights / self.radii
         u = scaled / np.linalg.norm(scaled, axis=1, keepdims=True)
         return list(self.decision_from_sphere(u)), np.asarray(self.radii * u, dtype=np.float64)
 
     def __repr__(self) -> str:
-        return (f"DTLZ2(n_objectives={self.n_objectives}, radii={self.radii.tolist()}, "
-                f"n_distance={self.n_distance})")
-
+        return (
+            f"DTLZ2(n_objectives={self.n_objectives}, radii={self.radii.tolist()}, "
+            f"n_distance={self.n_distance})"
+        )

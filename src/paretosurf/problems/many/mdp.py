@@ -63,13 +63,14 @@ class ManyObjectiveMDP(ManyObjectiveProblem):
         """Objective vectors (B, M) of policies (B, S, A)."""
         return self.mdp.objectives_many(xs)
 
-    def _solve_rows(self, weights: FloatArray,
-                    states: Sequence[Any] | None = None) -> tuple[list[Any], FloatArray]:
+    def _solve_rows(
+        self, weights: FloatArray, states: Sequence[Any] | None = None
+    ) -> tuple[list[Any], FloatArray]:
         policies: list[Any] = []
         objs = [np.empty((0, self.n_objectives))]
         for start in range(0, weights.shape[0], self.batch_size):
-            chunk = weights[start:start + self.batch_size]
-            warm = None if states is None else list(states[start:start + self.batch_size])
+            chunk = weights[start : start + self.batch_size]
+            warm = None if states is None else list(states[start : start + self.batch_size])
             if warm is not None and all(s is None for s in warm):
                 warm = None
             pis = self.mdp.solve_weights(chunk, warm)
@@ -77,8 +78,9 @@ class ManyObjectiveMDP(ManyObjectiveProblem):
             objs.append(self.mdp.objectives_many(pis))
         return policies, np.concatenate(objs).reshape(-1, self.n_objectives)
 
-    def reference_front(self, resolution: float = 0.01, *, max_points: int = 200_000,
-                        divisions: int | None = None) -> FloatArray:
+    def reference_front(
+        self, resolution: float = 0.01, *, max_points: int = 200_000, divisions: int | None = None
+    ) -> FloatArray:
         """A dense sample (P, M) of the whole front (see
         :meth:`ManyObjectiveProblem.reference_front`); each new weight's solve is
         warm-started from the policy of the nearest weight solved before, which halves the
@@ -100,8 +102,13 @@ class ManyObjectiveMDP(ManyObjectiveProblem):
             solved_pi.append(np.stack(pis))
             return objs
 
-        return dense_front_sample(front, self.n_objectives, resolution=resolution,
-                                  max_points=max_points, divisions=divisions)
+        return dense_front_sample(
+            front,
+            self.n_objectives,
+            resolution=resolution,
+            max_points=max_points,
+            divisions=divisions,
+        )
 
     def __repr__(self) -> str:
         return f"ManyObjectiveMDP({self.mdp!r})"
@@ -112,8 +119,12 @@ DST_PRESSURE = 0.1
 
 
 def deep_sea_treasure_pressure(
-    map: str = "concave", gamma: float = 0.999, beta: float = 1.5,
-    pressure: float = DST_PRESSURE, *, scale: str = "normalized",
+    map: str = "concave",
+    gamma: float = 0.999,
+    beta: float = 1.5,
+    pressure: float = DST_PRESSURE,
+    *,
+    scale: str = "normalized",
 ) -> ManyObjectiveMDP:
     """Deep Sea Treasure with a third reward, a depth ("pressure") penalty: three objectives.
 
@@ -160,13 +171,19 @@ def deep_sea_treasure_pressure(
     """
     p = check_positive(pressure, name="pressure")
     base = tabular_deep_sea_treasure(map)
-    depth = np.array([lab[0] if isinstance(lab, tuple) else 0 for lab in base.state_labels],
-                     dtype=np.float64)
+    depth = np.array(
+        [lab[0] if isinstance(lab, tuple) else 0 for lab in base.state_labels], dtype=np.float64
+    )
     water = base.R[1] != 0.0  # (S, A): the steps that pay time are the moves from water cells
     r_pressure = np.where(water, -p * depth[:, None], 0.0)
     model = TabularModel(
-        base.P, np.concatenate([base.R, r_pressure[None]]), base.rho, base.state_labels,
-        base.action_labels, (*base.objective_labels, "pressure"), base.terminal_state,
+        base.P,
+        np.concatenate([base.R, r_pressure[None]]),
+        base.rho,
+        base.state_labels,
+        base.action_labels,
+        (*base.objective_labels, "pressure"),
+        base.terminal_state,
         f"{base.name}-pressure",
     )
     return ManyObjectiveMDP(TabularMDP(model, gamma, beta, scale=scale))

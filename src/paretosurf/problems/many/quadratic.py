@@ -76,8 +76,9 @@ class QuadraticM(ManyObjectiveProblem):
         self._qb = np.einsum("mij,mj->mi", self.Qs, self.bs)  # Q_m b_m
 
     @classmethod
-    def random(cls, n_objectives: int = 3, n_dims: int = 5, *, seed: int = 0,
-               condition: float = 100.0) -> QuadraticM:
+    def random(
+        cls, n_objectives: int = 3, n_dims: int = 5, *, seed: int = 0, condition: float = 100.0
+    ) -> QuadraticM:
         """A random instance, deterministic for a seed.
 
         ``Q_m = U_m diag(lambda) U_m^T`` with a Haar-random rotation ``U_m`` (QR factorization
@@ -144,15 +145,17 @@ class QuadraticM(ManyObjectiveProblem):
             raise ValueError(f"w must be one weight vector of shape ({self.n_objectives},)")
         return np.asarray(np.einsum("m,mij->ij", rows[0], self.Qs), dtype=np.float64)
 
-    def _solve_rows(self, weights: FloatArray,
-                    states: Sequence[Any] | None = None) -> tuple[list[Any], FloatArray]:
+    def _solve_rows(
+        self, weights: FloatArray, states: Sequence[Any] | None = None
+    ) -> tuple[list[Any], FloatArray]:
         a = np.einsum("bm,mij->bij", weights, self.Qs)
         rhs = weights @ self._qb
         xs = np.linalg.solve(a, rhs[..., None])[..., 0]
         return list(xs), self.objectives_many(xs)
 
-    def gradient_solver(self, steps: int, lr: float | None = None, *,
-                        init: ArrayLike | None = None) -> QuadraticGradientSolver:
+    def gradient_solver(
+        self, steps: int, lr: float | None = None, *, init: ArrayLike | None = None
+    ) -> QuadraticGradientSolver:
         """``steps`` warm-started gradient-descent steps per call (an inexact inner solver).
 
         See :class:`QuadraticGradientSolver`; ``lr=None`` steps ``1 / L(w)``, ``L(w)`` the
@@ -205,8 +208,14 @@ class QuadraticGradientSolver:
     [1.5]
     """
 
-    def __init__(self, problem: QuadraticM, steps: int, lr: float | None = None, *,
-                 init: ArrayLike | None = None) -> None:
+    def __init__(
+        self,
+        problem: QuadraticM,
+        steps: int,
+        lr: float | None = None,
+        *,
+        init: ArrayLike | None = None,
+    ) -> None:
         if not isinstance(problem, QuadraticM):
             raise TypeError(f"problem must be a QuadraticM, got {type(problem).__name__}")
         self.problem = problem
@@ -219,8 +228,10 @@ class QuadraticGradientSolver:
         """``steps`` steps at one weight vector from ``state`` (a point, or None)."""
         rows, single = weight_rows(weight, self.problem.n_objectives, name="weight")
         if not single:
-            raise ValueError(f"weight must be one weight vector of shape "
-                             f"({self.problem.n_objectives},), got shape {np.shape(weight)}")
+            raise ValueError(
+                f"weight must be one weight vector of shape "
+                f"({self.problem.n_objectives},), got shape {np.shape(weight)}"
+            )
         return self._run(rows, [state])[0]
 
     def solve_many(self, weights: ArrayLike, states: Sequence[Any]) -> list[Solution]:
@@ -241,9 +252,10 @@ class QuadraticGradientSolver:
             grad = np.einsum("bij,bj->bi", a, x) - c
             x = x - lr[:, None] * grad
         objs = prob.objectives_many(x)
-        return [Solution(objs[i], state=x[i].copy(), info={"steps": self.steps})
-                for i in range(x.shape[0])]
+        return [
+            Solution(objs[i], state=x[i].copy(), info={"steps": self.steps})
+            for i in range(x.shape[0])
+        ]
 
     def __repr__(self) -> str:
         return f"QuadraticGradientSolver(steps={self.steps}, lr={self.lr})"
-

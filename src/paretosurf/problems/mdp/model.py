@@ -86,9 +86,7 @@ class MDPModel(BiObjectiveProblem):
     ) -> None:
         P_arr = np.array(P, dtype=np.float64)
         if P_arr.ndim != 3 or P_arr.shape[0] != P_arr.shape[2] or P_arr.shape[0] < 1:
-            raise ValueError(
-                f"P must have shape (S, A, S) with S, A >= 1, got shape {P_arr.shape}"
-            )
+            raise ValueError(f"P must have shape (S, A, S) with S, A >= 1, got shape {P_arr.shape}")
         n_states, n_actions = P_arr.shape[0], P_arr.shape[1]
         if n_actions < 1:
             raise ValueError(f"P must have at least one action, got shape {P_arr.shape}")
@@ -146,8 +144,9 @@ class MDPModel(BiObjectiveProblem):
         # Transitions as a list of non-zeros (s, a, t, p) when P is sparse (deterministic
         # grid worlds have A * S of S * A * S): P V then costs O(nnz).
         s_idx, a_idx, t_idx = np.nonzero(P_arr)
-        self._sparse = bool(s_idx.size <= SPARSE_DENSITY * P_arr.size
-                            and n_states >= LU_MIN_STATES)  # small: dense is faster
+        self._sparse = bool(
+            s_idx.size <= SPARSE_DENSITY * P_arr.size and n_states >= LU_MIN_STATES
+        )  # small: dense is faster
         self._nz = (s_idx, a_idx, t_idx, P_arr[s_idx, a_idx, t_idx])
         self._band_cache = None
 
@@ -227,10 +226,10 @@ class MDPModel(BiObjectiveProblem):
         n, k = self.n_states * self.n_actions, self.n_actions
         rows = v.reshape(-1, self.n_states)
         cells = (np.arange(rows.shape[0])[:, None] * n + (s_idx * k + a_idx)).ravel()
-        out = np.bincount(cells, weights=(rows[:, t_idx] * p).ravel(),
-                          minlength=rows.shape[0] * n)
-        return np.asarray(out.reshape(*v.shape[:-1], self.n_states, self.n_actions),
-                          dtype=np.float64)
+        out = np.bincount(cells, weights=(rows[:, t_idx] * p).ravel(), minlength=rows.shape[0] * n)
+        return np.asarray(
+            out.reshape(*v.shape[:-1], self.n_states, self.n_actions), dtype=np.float64
+        )
 
     def _kl_terms(self, pi: FloatArray, log_pi: FloatArray) -> FloatArray:
         """``pi (log pi - log pi_ref)`` elementwise, 0 where ``pi = 0``."""
@@ -257,8 +256,9 @@ class MDPModel(BiObjectiveProblem):
         u = np.linalg.solve(flow, rhs)  # (B, S, K)
         return np.asarray(np.swapaxes(u, 1, 2), dtype=np.float64), mean / (1.0 - self.gamma)
 
-    def _centered_payoff(self, pi: FloatArray, log_pi: FloatArray,
-                         rewards: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def _centered_payoff(
+        self, pi: FloatArray, log_pi: FloatArray, rewards: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
         """The per-state payoff ``sum_a pi r - beta KL`` of rewards (B, K, S, A), less its
         mean over states, as right-hand sides (B, S, K); and the means (B, K)."""
         kl = _reduce_actions(self._kl_terms(pi, log_pi), np.add)  # (B, S)
@@ -384,8 +384,9 @@ class MDPModel(BiObjectiveProblem):
             flow = self._flow_matrices(pi)
             u = np.asarray(np.linalg.solve(flow, rhs), dtype=np.float64)
             occupancy_rhs = np.broadcast_to(self.rho, (pi.shape[0], self.n_states))[..., None]
-            d_u = np.asarray(np.linalg.solve(np.swapaxes(flow, 1, 2), occupancy_rhs)[..., 0],
-                             dtype=np.float64)
+            d_u = np.asarray(
+                np.linalg.solve(np.swapaxes(flow, 1, 2), occupancy_rhs)[..., 0], dtype=np.float64
+            )
         v = np.swapaxes(u, 1, 2) + (mean / (1.0 - self.gamma))[..., None]  # (B, K, S)
         q = rewards + self.gamma * self._expected_next(v)
         adv = q - self.beta * (log_pi - self._log_ref)[:, None] - v[..., None]
@@ -420,7 +421,8 @@ class MDPModel(BiObjectiveProblem):
         """Policy of the occupancy measure ``(1 - t) mu_0 + t mu_1`` (the convex, hidden-space
         mixture of two solutions; states with no occupancy under both get ``pi_ref``)."""
         mu = (1.0 - t) * self.occupancy(self.decision(state0)) + t * self.occupancy(
-            self.decision(state1))
+            self.decision(state1)
+        )
         mass = mu.sum(axis=1, keepdims=True)
         ref = np.exp(self._log_ref)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -463,8 +465,9 @@ def _log_softmax(x: FloatArray) -> FloatArray:
     """``scipy.special.log_softmax(x, axis=-1)`` (the same arithmetic), minus its overhead
     for small arrays (the per-step cost of the K-step solver)."""
     shifted = x - _reduce_actions(x, np.maximum)[..., None]
-    return np.asarray(shifted - np.log(_reduce_actions(np.exp(shifted), np.add))[..., None],
-                      dtype=np.float64)
+    return np.asarray(
+        shifted - np.log(_reduce_actions(np.exp(shifted), np.add))[..., None], dtype=np.float64
+    )
 
 
 class _BandSystems:
@@ -493,8 +496,9 @@ class _BandSystems:
         absorbing = np.sum(pattern, axis=1) == 1  # only the diagonal: P[s, a, s] = 1 for all a
         core, sink = np.flatnonzero(~absorbing), np.flatnonzero(absorbing)
         sub = pattern[np.ix_(core, core)]
-        order = np.asarray(reverse_cuthill_mckee(csr_matrix(sub | sub.T), symmetric_mode=True),
-                           dtype=np.intp)
+        order = np.asarray(
+            reverse_cuthill_mckee(csr_matrix(sub | sub.T), symmetric_mode=True), dtype=np.intp
+        )
         n = core.size
         self.perm = core[order]  # band row i holds state perm[i]
         self.sink = sink
@@ -508,8 +512,9 @@ class _BandSystems:
         self.ldab = 2 * self.kl + self.ku + 1
         self.n = n
         self.gamma = model.gamma
-        self.worthwhile = bool(n >= BAND_MIN_STATES
-                               and BAND_COST_RATIO * self.kl * (self.kl + self.ku + 1) <= n * n)
+        self.worthwhile = bool(
+            n >= BAND_MIN_STATES and BAND_COST_RATIO * self.kl * (self.kl + self.ku + 1) <= n * n
+        )
         s_idx, a_idx, t_idx, p = model._nz
         sa = s_idx * model.n_actions + a_idx
         coef = -model.gamma * p
@@ -530,8 +535,9 @@ class _BandSystems:
         batch, size = pi.shape[0], self.n * self.ldab
         cells = (np.arange(batch)[:, None] * size + self._pos).ravel()
         values = (pi.reshape(batch, -1)[:, self._sa] * self._coef).ravel()
-        ab = np.asarray(np.bincount(cells, weights=values, minlength=batch * size),
-                        dtype=np.float64).reshape(batch, size)
+        ab = np.asarray(
+            np.bincount(cells, weights=values, minlength=batch * size), dtype=np.float64
+        ).reshape(batch, size)
         ab[:, self._diag] += 1.0
         return np.asarray(ab.reshape(batch * self.n, self.ldab).T, dtype=np.float64)
 
@@ -543,8 +549,9 @@ class _BandSystems:
         out = np.bincount(cells, weights=values, minlength=batch * size)
         return np.asarray(out.reshape(batch, self.n, self.sink.size), dtype=np.float64)
 
-    def solve_both(self, pi: FloatArray, rhs: FloatArray,
-                   rho: FloatArray) -> tuple[FloatArray, FloatArray]:
+    def solve_both(
+        self, pi: FloatArray, rhs: FloatArray, rho: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
         """``flow^-1 rhs`` (B, S, K) and ``flow^-T rho`` (B, S) for policies (B, S, A)."""
         batch, n, k = pi.shape[0], self.n, rhs.shape[2]
         lu, piv, info = lapack.dgbtrf(self.matrix(pi), self.kl, self.ku, overwrite_ab=1)
@@ -566,12 +573,14 @@ class _BandSystems:
         d_u[:, self.perm] = y
         if self.sink.size:
             d_u[:, self.sink] = (rho[self.sink] - np.einsum("bcs,bc->bs", a12, y)) / (
-                1.0 - self.gamma)
+                1.0 - self.gamma
+            )
         return u, d_u
 
 
-def _lu_solve_both(flow: FloatArray, rhs: FloatArray,
-                   rho: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _lu_solve_both(
+    flow: FloatArray, rhs: FloatArray, rho: FloatArray
+) -> tuple[FloatArray, FloatArray]:
     """``flow^-1 rhs`` (B, S, K) and ``flow^-T rho`` (B, S) from one LU factorization per
     matrix.
 
@@ -591,8 +600,9 @@ def _lu_solve_both(flow: FloatArray, rhs: FloatArray,
     return x, y
 
 
-def torch_policy_gradients(model: MDPModel, tensors: dict[str, Any], logits: Any,
-                           rewards: Any) -> Any:
+def torch_policy_gradients(
+    model: MDPModel, tensors: dict[str, Any], logits: Any, rewards: Any
+) -> Any:
     """:meth:`MDPModel._policy_gradients` for one reward per slot, in torch: logits and
     rewards (B, S, A) float64 tensors on one device, ``tensors`` the model's ``P``, ``rho``
     and ``log_ref`` there. One batched LU factorization serves the values and the occupancy.
@@ -605,14 +615,16 @@ def torch_policy_gradients(model: MDPModel, tensors: dict[str, Any], logits: Any
     P, rho, log_ref = tensors["P"], tensors["rho"], tensors["log_ref"]
     n = model.n_states
     flow = torch.eye(n, dtype=logits.dtype, device=logits.device) - gamma * torch.einsum(
-        "bsa,sat->bst", pi, P)
+        "bsa,sat->bst", pi, P
+    )
     kl = torch.where(pi > 0, pi * (log_pi - log_ref), torch.zeros_like(pi)).sum(-1)
     c = (pi * rewards).sum(-1) - beta * kl  # (B, S)
     mean = c.mean(-1, keepdim=True)
     lu, pivots = torch.linalg.lu_factor(flow)
     u = torch.linalg.lu_solve(lu, pivots, (c - mean).unsqueeze(-1)).squeeze(-1)
-    d_u = torch.linalg.lu_solve(lu, pivots, rho.expand(pi.shape[0], n).unsqueeze(-1),
-                                adjoint=True).squeeze(-1)
+    d_u = torch.linalg.lu_solve(
+        lu, pivots, rho.expand(pi.shape[0], n).unsqueeze(-1), adjoint=True
+    ).squeeze(-1)
     v = u + mean / (1.0 - gamma)
     q = rewards + gamma * torch.einsum("sat,bt->bsa", P, v)
     adv = q - beta * (log_pi - log_ref) - v.unsqueeze(-1)

@@ -100,9 +100,7 @@ def soft_policy_iteration(
     )
 
 
-def _initial_log_policies(
-    mdp: MDPModel, batch: int, states: Sequence[Any] | None
-) -> FloatArray:
+def _initial_log_policies(mdp: MDPModel, batch: int, states: Sequence[Any] | None) -> FloatArray:
     log_pi = np.broadcast_to(mdp._log_ref, (batch, mdp.n_states, mdp.n_actions)).copy()
     if states is None:
         return log_pi

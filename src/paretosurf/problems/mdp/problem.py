@@ -98,9 +98,7 @@ class RegularizedMDP(MDPModel):
     default_optimizer: ClassVar[str] = "adam"
 
     # ------------------------------------------------------------------ exact solves
-    def solve_weights(
-        self, weights: ArrayLike, states: Sequence[Any] | None = None
-    ) -> FloatArray:
+    def solve_weights(self, weights: ArrayLike, states: Sequence[Any] | None = None) -> FloatArray:
         """Exact optimal policies for a batch of weights, by soft policy iteration.
 
         Parameters
@@ -227,9 +225,7 @@ class RegularizedMDP(MDPModel):
         -------
         MDPAssumptionReport
         """
-        return assumptions.check_assumptions(
-            self, weights, d_min=d_min, min_tradeoff=min_tradeoff
-        )
+        return assumptions.check_assumptions(self, weights, d_min=d_min, min_tradeoff=min_tradeoff)
 
     # ------------------------------------------------------------------ inner solvers
     def solver(self) -> MDPExactSolver:  # type: ignore[override]
@@ -237,9 +233,15 @@ class RegularizedMDP(MDPModel):
         self._require_two("solver")
         return MDPExactSolver(self)
 
-    def gradient_solver(self, *, steps: int, lr: float | None = None, optimizer: str | None = None,
-                        init: InitParams | None = None,
-                        reset_optimizer: bool = False) -> MDPGradientSolver:
+    def gradient_solver(
+        self,
+        *,
+        steps: int,
+        lr: float | None = None,
+        optimizer: str | None = None,
+        init: InitParams | None = None,
+        reset_optimizer: bool = False,
+    ) -> MDPGradientSolver:
         """Inexact inner solver: ``steps`` warm-started Adam (or SGD) steps on tabular logits.
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`;
@@ -250,5 +252,11 @@ class RegularizedMDP(MDPModel):
         signature every problem shares.
         """
         self._require_two("gradient_solver")
-        return MDPGradientSolver(self, steps=steps, lr=lr, optimizer=optimizer, init=init,
-                                 reset_optimizer=reset_optimizer)
+        return MDPGradientSolver(
+            self,
+            steps=steps,
+            lr=lr,
+            optimizer=optimizer,
+            init=init,
+            reset_optimizer=reset_optimizer,
+        )

@@ -202,9 +202,9 @@ class MDPGradientSolver:
             for i in range(w.size)
         ]
 
-    def _torch_steps(self, theta: FloatArray, m: FloatArray, v: FloatArray, t: FloatArray,
-                     rewards: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray,
-                                                   FloatArray]:
+    def _torch_steps(
+        self, theta: FloatArray, m: FloatArray, v: FloatArray, t: FloatArray, rewards: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
         """The ``steps`` steps in torch (float64) on ``device``; arrays in and out."""
         import torch
 
@@ -213,11 +213,13 @@ class MDPGradientSolver:
         dev = torch.device(str(self.device))
         if self._tensors is None or self._tensors["P"].device != dev:
             prob = self.problem
-            self._tensors = {name: torch.as_tensor(value, dtype=torch.float64, device=dev)
-                             for name, value in (("P", prob.P), ("rho", prob.rho),
-                                                 ("log_ref", prob._log_ref))}
-        tensors: list[Any] = [torch.as_tensor(x, dtype=torch.float64, device=dev)
-                   for x in (theta, m, v, t, rewards)]
+            self._tensors = {
+                name: torch.as_tensor(value, dtype=torch.float64, device=dev)
+                for name, value in (("P", prob.P), ("rho", prob.rho), ("log_ref", prob._log_ref))
+            }
+        tensors: list[Any] = [
+            torch.as_tensor(x, dtype=torch.float64, device=dev) for x in (theta, m, v, t, rewards)
+        ]
         th, mm, vv, tt, rw = tensors
         for _ in range(self.steps):
             g = torch_policy_gradients(self.problem, self._tensors, th, rw)

@@ -115,8 +115,10 @@ def _normalize(obs: Any) -> Any:
 
     key = (obs.dtype, obs.device)
     if key not in _NORMALIZERS:
-        _NORMALIZERS[key] = (torch.tensor([0.3, 0.0], dtype=obs.dtype, device=obs.device),
-                             torch.tensor([0.9, 0.07], dtype=obs.dtype, device=obs.device))
+        _NORMALIZERS[key] = (
+            torch.tensor([0.3, 0.0], dtype=obs.dtype, device=obs.device),
+            torch.tensor([0.9, 0.07], dtype=obs.dtype, device=obs.device),
+        )
     shift, scale = _NORMALIZERS[key]
     return (obs + shift) / scale
 
@@ -262,8 +264,9 @@ class SoftDQNSolver:
             raise TypeError(f"reset_optimizer must be a bool, got {reset_optimizer!r}")
         self.reset_optimizer = reset_optimizer
         if not 0.0 <= float(exploring_starts) <= 1.0:
-            raise ValueError(f"exploring_starts must be a fraction in [0, 1], got "
-                             f"{exploring_starts!r}")
+            raise ValueError(
+                f"exploring_starts must be a fraction in [0, 1], got {exploring_starts!r}"
+            )
         self.exploring_starts = float(exploring_starts)
         if not isinstance(keep_best, bool):
             raise TypeError(f"keep_best must be a bool, got {keep_best!r}")
@@ -272,8 +275,10 @@ class SoftDQNSolver:
         self.device = check_torch_device(device, numpy_backend=False)
 
     def __repr__(self) -> str:
-        return (f"SoftDQNSolver(episodes={self.episodes}, n_envs={self.n_envs}, "
-                f"beta={self.beta}, gamma={self.gamma}, seed={self.seed})")
+        return (
+            f"SoftDQNSolver(episodes={self.episodes}, n_envs={self.n_envs}, "
+            f"beta={self.beta}, gamma={self.gamma}, seed={self.seed})"
+        )
 
     # ------------------------------------------------------------------ states
     def initial_state(self, weight: float | None = None, *, seed: int | None = None) -> DQNState:
@@ -281,19 +286,30 @@ class SoftDQNSolver:
         bias), the same target network, zero Adam moments and an empty buffer."""
         rng = np.random.default_rng([self.seed if seed is None else seed, 0x1417])
         h = self.hidden
-        shapes = {"w1": (2, h), "b1": (h,), "w2": (h, h), "b2": (h,), "w3": (h, N_ACTIONS),
-                  "b3": (N_ACTIONS,)}
+        shapes = {
+            "w1": (2, h),
+            "b1": (h,),
+            "w2": (h, h),
+            "b2": (h,),
+            "w3": (h, N_ACTIONS),
+            "b3": (N_ACTIONS,),
+        }
         fan_in = {"w1": 2, "b1": 2, "w2": h, "b2": h, "w3": h, "b3": h}
         online = {k: rng.uniform(-1, 1, shapes[k]) / math.sqrt(fan_in[k]) for k in PARAMS}
         online["b3"] = np.zeros(N_ACTIONS)
         c = self.buffer_size
         return DQNState(
-            online=online, target={k: v.copy() for k, v in online.items()},
+            online=online,
+            target={k: v.copy() for k, v in online.items()},
             adam_m={k: np.zeros_like(v) for k, v in online.items()},
             adam_v={k: np.zeros_like(v) for k, v in online.items()},
-            obs=np.zeros((c, 2), np.float32), action=np.zeros(c, np.int64),
-            reward=np.zeros((c, 2), np.float32), next_obs=np.zeros((c, 2), np.float32),
-            terminal=np.zeros(c, bool), valid=np.zeros(c, bool))
+            obs=np.zeros((c, 2), np.float32),
+            action=np.zeros(c, np.int64),
+            reward=np.zeros((c, 2), np.float32),
+            next_obs=np.zeros((c, 2), np.float32),
+            terminal=np.zeros(c, bool),
+            valid=np.zeros(c, bool),
+        )
 
     def _state(self, state: Any) -> DQNState:
         if state is None:
@@ -301,8 +317,10 @@ class SoftDQNSolver:
         if not isinstance(state, DQNState):
             raise TypeError(f"state must be a DQNState or None, got {type(state).__name__}")
         if state.online["w2"].shape != (self.hidden, self.hidden):
-            raise ValueError(f"the state's networks have width {state.online['w2'].shape[0]}, "
-                             f"the solver's {self.hidden}")
+            raise ValueError(
+                f"the state's networks have width {state.online['w2'].shape[0]}, "
+                f"the solver's {self.hidden}"
+            )
         return state
 
     def interpolate(self, state0: Any, state1: Any, t: float) -> DQNState:
@@ -336,12 +354,20 @@ class SoftDQNSolver:
         learners = [self._state(s) for s in states]
         dev = torch.device(self.device)
         gen = torch.Generator(device=dev)
-        gen.manual_seed(int(np.random.SeedSequence(
-            [self.seed, *(s.calls for s in learners), len(learners)]).generate_state(1)[0]))
+        gen.manual_seed(
+            int(
+                np.random.SeedSequence(
+                    [self.seed, *(s.calls for s in learners), len(learners)]
+                ).generate_state(1)[0]
+            )
+        )
         batch = _Batch.stack(learners, dev, reset_optimizer=self.reset_optimizer)
         wt = torch.as_tensor(w, device=dev)
-        keeper = _BestKeeper(self, batch, w, trained=[s.calls > 0 for s in learners]) \
-            if self.keep_best else None
+        keeper = (
+            _BestKeeper(self, batch, w, trained=[s.calls > 0 for s in learners])
+            if self.keep_best
+            else None
+        )
         train_return, env_steps = self._train(batch, wt, gen, keeper)
         if keeper is not None:
             evals = keeper.restore(batch)
@@ -351,8 +377,12 @@ class SoftDQNSolver:
             evals = self._evaluate_params(batch.online)
         for i, s in enumerate(trained):
             info = {key: value[i] for key, value in evals["info"].items()}
-            info.update(episodes=self.episodes, updates=s.updates,
-                        train_return=float(train_return[i]), env_steps=int(env_steps[i]))
+            info.update(
+                episodes=self.episodes,
+                updates=s.updates,
+                train_return=float(train_return[i]),
+                env_steps=int(env_steps[i]),
+            )
             out.append(Solution(evals["objectives"][i], s, info))
         return out
 
@@ -387,10 +417,17 @@ class SoftDQNSolver:
                 obs = nxt
                 if b.size >= max(self.learning_starts, 1):
                     for _ in range(self.updates_per_step):
-                        b.update(w, gen, beta=self._temperature, gamma=self.gamma,
-                                 scale=self._scale, lr=self.lr,
-                                 batch_size=self.batch_size, target_update=self.target_update,
-                                 target_tau=self.target_tau)
+                        b.update(
+                            w,
+                            gen,
+                            beta=self._temperature,
+                            gamma=self.gamma,
+                            scale=self._scale,
+                            lr=self.lr,
+                            batch_size=self.batch_size,
+                            target_update=self.target_update,
+                            target_tau=self.target_tau,
+                        )
             done_episodes += n
             if keeper is not None:
                 keeper.offer(b)
@@ -409,8 +446,9 @@ class SoftDQNSolver:
         n = sim.n_envs
         u = torch.rand(n, 3, dtype=torch.float64, device=obs.device, generator=gen)
         explore = u[:, 0] < self.exploring_starts
-        pos = torch.where(explore, mc.MIN_POSITION + (mc.GOAL_POSITION - mc.MIN_POSITION)
-                          * u[:, 1], obs[:, 0])
+        pos = torch.where(
+            explore, mc.MIN_POSITION + (mc.GOAL_POSITION - mc.MIN_POSITION) * u[:, 1], obs[:, 0]
+        )
         vel = torch.where(explore, mc.MAX_SPEED * (2 * u[:, 2] - 1), obs[:, 1])
         return sim.reset(positions=pos, velocities=vel)
 
@@ -425,11 +463,17 @@ class SoftDQNSolver:
 
         learners = [self._state(s) for s in states]
         dev = torch.device(self.device)
-        params = {k: torch.as_tensor(np.stack([s.online[k] for s in learners]),
-                                     dtype=torch.float32, device=dev) for k in PARAMS}
+        params = {
+            k: torch.as_tensor(
+                np.stack([s.online[k] for s in learners]), dtype=torch.float32, device=dev
+            )
+            for k in PARAMS
+        }
         evals = self._evaluate_params(params)
-        return [{"objectives": evals["objectives"][i],
-                 **{k: v[i] for k, v in evals["info"].items()}} for i in range(len(learners))]
+        return [
+            {"objectives": evals["objectives"][i], **{k: v[i] for k, v in evals["info"].items()}}
+            for i in range(len(learners))
+        ]
 
     def _evaluate_params(self, params: dict[str, Any]) -> dict[str, Any]:
         """Run ``eval_episodes`` episodes of each stacked network's soft policy."""
@@ -468,8 +512,7 @@ class SoftDQNSolver:
                 obs = nxt.view(n_slots, n, 2)
         h = -g.cpu().numpy()
         objectives = h.mean(axis=1)
-        stderr = h.std(axis=1, ddof=1) / math.sqrt(n) if n > 1 else np.full((n_slots, 2),
-                                                                            np.nan)
+        stderr = h.std(axis=1, ddof=1) / math.sqrt(n) if n > 1 else np.full((n_slots, 2), np.nan)
         info = {
             "stderr": [row.tolist() for row in stderr],
             "returns": [row.tolist() for row in undiscounted.mean(1).cpu().numpy()],
@@ -484,8 +527,9 @@ class _BestKeeper:
     """The best policy of each learner so far in a call (``keep_best``): the warm start's and
     the one after each wave, judged by the weighted sum of their evaluated objectives."""
 
-    def __init__(self, solver: SoftDQNSolver, batch: _Batch, w: FloatArray,
-                 trained: list[bool]) -> None:
+    def __init__(
+        self, solver: SoftDQNSolver, batch: _Batch, w: FloatArray, trained: list[bool]
+    ) -> None:
         self.solver, self.w = solver, w
         n = len(trained)
         self.value = np.full(n, np.inf)
@@ -493,7 +537,7 @@ class _BestKeeper:
         self.info: list[dict[str, Any]] = [{} for _ in range(n)]
         self.online: dict[str, Any] = {k: p.detach().clone() for k, p in batch.online.items()}
         self.target: dict[str, Any] = {k: p.clone() for k, p in batch.target.items()}
-        if any(trained):        # a fresh network is never kept over a trained one
+        if any(trained):  # a fresh network is never kept over a trained one
             self.offer(batch, only=np.asarray(trained))
 
     def offer(self, batch: _Batch, only: NDArray[np.bool_] | None = None) -> None:
@@ -521,16 +565,27 @@ class _BestKeeper:
                 batch.online[k].copy_(self.online[k])
                 batch.target[k].copy_(self.target[k])
         keys = self.info[0].keys()
-        return {"objectives": self.objectives,
-                "info": {key: [row[key] for row in self.info] for key in keys}}
+        return {
+            "objectives": self.objectives,
+            "info": {key: [row[key] for row in self.info] for key in keys},
+        }
 
 
 class _Batch:
     """Stacked tensors of several learners during one call."""
 
-    def __init__(self, online: dict[str, Any], target: dict[str, Any], m_flat: Any,
-                 v_flat: Any, t: Any, buffer: dict[str, Any], size: Any, cursor: Any,
-                 updates: Any) -> None:
+    def __init__(
+        self,
+        online: dict[str, Any],
+        target: dict[str, Any],
+        m_flat: Any,
+        v_flat: Any,
+        t: Any,
+        buffer: dict[str, Any],
+        size: Any,
+        cursor: Any,
+        updates: Any,
+    ) -> None:
         self.online, self.target, self.t = online, target, t
         self.buffer, self._size, self._cursor = buffer, size, cursor
         # counters the loop branches on are kept on the host as well, so that deciding whether
@@ -560,8 +615,10 @@ class _Batch:
         import torch
 
         def stacked(dicts: list[dict[str, FloatArray]]) -> dict[str, Any]:
-            return {k: torch.as_tensor(np.stack([d[k] for d in dicts]), dtype=torch.float32,
-                                       device=dev) for k in PARAMS}
+            return {
+                k: torch.as_tensor(np.stack([d[k] for d in dicts]), dtype=torch.float32, device=dev)
+                for k in PARAMS
+            }
 
         online = stacked([s.online for s in learners])
         for p in online.values():
@@ -579,17 +636,20 @@ class _Batch:
         else:
             m, v = flat([s.adam_m for s in learners]), flat([s.adam_v for s in learners])
             t = torch.tensor([float(s.adam_t) for s in learners], device=dev)
-        buffer = {name: torch.as_tensor(np.stack([getattr(s, name) for s in learners]),
-                                        device=dev)
-                  for name in ("obs", "action", "reward", "next_obs", "terminal", "valid")}
+        buffer = {
+            name: torch.as_tensor(np.stack([getattr(s, name) for s in learners]), device=dev)
+            for name in ("obs", "action", "reward", "next_obs", "terminal", "valid")
+        }
         size = torch.tensor([s.size for s in learners], device=dev)
         cursor = torch.tensor([s.cursor for s in learners], device=dev)
         updates = [s.updates for s in learners]
-        return cls(online, stacked([s.target for s in learners]), m, v, t, buffer, size,
-                   cursor, updates)
+        return cls(
+            online, stacked([s.target for s in learners]), m, v, t, buffer, size, cursor, updates
+        )
 
-    def store(self, obs: Any, action: Any, reward: Any, nxt: Any, terminal: Any,
-              valid: Any) -> None:
+    def store(
+        self, obs: Any, action: Any, reward: Any, nxt: Any, terminal: Any, valid: Any
+    ) -> None:
         """Write one environment step of every learner's ``n`` environments."""
         import torch
 
@@ -607,8 +667,19 @@ class _Batch:
         self._size = torch.clamp(self._size + n, max=cap)
         self._min_size = min(self._min_size + n, cap)
 
-    def update(self, w: Any, gen: Any, *, beta: float, gamma: float, scale: float, lr: float,
-               batch_size: int, target_update: int, target_tau: float) -> None:
+    def update(
+        self,
+        w: Any,
+        gen: Any,
+        *,
+        beta: float,
+        gamma: float,
+        scale: float,
+        lr: float,
+        batch_size: int,
+        target_update: int,
+        target_tau: float,
+    ) -> None:
         """One gradient step of every learner on a batch from its own buffer."""
         import torch
 
@@ -636,8 +707,8 @@ class _Batch:
             g = torch.cat([gk.reshape(n_slots, -1) for gk in grads], dim=1)
             self._m_flat.mul_(b1).add_(g, alpha=1 - b1)
             self._v_flat.mul_(b2).addcmul_(g, g, value=1 - b2)
-            m_hat = self._m_flat / (1 - b1 ** self.t)[:, None]
-            v_hat = self._v_flat / (1 - b2 ** self.t)[:, None]
+            m_hat = self._m_flat / (1 - b1**self.t)[:, None]
+            v_hat = self._v_flat / (1 - b2**self.t)[:, None]
             step = lr * m_hat / (v_hat.sqrt() + eps)
             for k, a, b in self._spans:
                 self.online[k].sub_(step[:, a:b].view(self.online[k].shape))
@@ -660,15 +731,24 @@ class _Batch:
 
         out = []
         for i, s in enumerate(learners):
-            out.append(DQNState(
-                online={k: arr(self.online[k][i]).astype(np.float64) for k in PARAMS},
-                target={k: arr(self.target[k][i]).astype(np.float64) for k in PARAMS},
-                adam_m={k: arr(self.m[k][i]).astype(np.float64) for k in PARAMS},
-                adam_v={k: arr(self.v[k][i]).astype(np.float64) for k in PARAMS},
-                obs=arr(self.buffer["obs"][i]), action=arr(self.buffer["action"][i]),
-                reward=arr(self.buffer["reward"][i]), next_obs=arr(self.buffer["next_obs"][i]),
-                terminal=arr(self.buffer["terminal"][i]), valid=arr(self.buffer["valid"][i]),
-                adam_t=int(self.t[i]), size=int(self._size[i]), cursor=int(self._cursor[i]),
-                updates=int(self.updates[i]), episodes=s.episodes + episodes,
-                calls=s.calls + 1))
+            out.append(
+                DQNState(
+                    online={k: arr(self.online[k][i]).astype(np.float64) for k in PARAMS},
+                    target={k: arr(self.target[k][i]).astype(np.float64) for k in PARAMS},
+                    adam_m={k: arr(self.m[k][i]).astype(np.float64) for k in PARAMS},
+                    adam_v={k: arr(self.v[k][i]).astype(np.float64) for k in PARAMS},
+                    obs=arr(self.buffer["obs"][i]),
+                    action=arr(self.buffer["action"][i]),
+                    reward=arr(self.buffer["reward"][i]),
+                    next_obs=arr(self.buffer["next_obs"][i]),
+                    terminal=arr(self.buffer["terminal"][i]),
+                    valid=arr(self.buffer["valid"][i]),
+                    adam_t=int(self.t[i]),
+                    size=int(self._size[i]),
+                    cursor=int(self._cursor[i]),
+                    updates=int(self.updates[i]),
+                    episodes=s.episodes + episodes,
+                    calls=s.calls + 1,
+                )
+            )
         return out

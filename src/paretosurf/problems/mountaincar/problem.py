@@ -28,7 +28,7 @@ def worst_objective(beta: float = BETA, gamma: float = GAMMA, horizon: int = HOR
     >>> round(worst_objective(), 2)
     133.56
     """
-    return (1 + beta * math.log(3)) * (1 - gamma ** horizon) / (1 - gamma)
+    return (1 + beta * math.log(3)) * (1 - gamma**horizon) / (1 - gamma)
 
 
 #: The HV reference point (135, 135): beyond the worst value any policy can have on either
@@ -58,8 +58,14 @@ class MOMountainCar:
     SoftDQNSolver(episodes=100, n_envs=20, beta=0.05, gamma=0.995, seed=3)
     """
 
-    def __init__(self, *, beta: float = BETA, gamma: float = GAMMA, device: str = "cpu",
-                 solver_options: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        beta: float = BETA,
+        gamma: float = GAMMA,
+        device: str = "cpu",
+        solver_options: dict[str, Any] | None = None,
+    ) -> None:
         self.beta = float(beta)
         self.gamma = float(gamma)
         self.device = device
@@ -78,13 +84,14 @@ class MOMountainCar:
 
     def solver(self) -> Any:
         """There is no exact solver; raises ``ValueError``."""
-        raise ValueError("MO-MountainCar has no exact solver; use gradient_solver() (the soft "
-                         "DQN)")
+        raise ValueError("MO-MountainCar has no exact solver; use gradient_solver() (the soft DQN)")
 
-    def gradient_solver(self, *, steps: int = 100, seed: int = 0, lr: float = 1e-3,
-                        **options: Any) -> SoftDQNSolver:
+    def gradient_solver(
+        self, *, steps: int = 100, seed: int = 0, lr: float = 1e-3, **options: Any
+    ) -> SoftDQNSolver:
         """The soft-DQN inner solver with a budget of ``steps`` training episodes per call
         (``options`` go to :class:`SoftDQNSolver`; ``device`` defaults to the problem's)."""
         settings = {"device": self.device, **self.solver_options, **options}
-        return SoftDQNSolver(episodes=steps, beta=self.beta, gamma=self.gamma, lr=lr, seed=seed,
-                             **settings)
+        return SoftDQNSolver(
+            episodes=steps, beta=self.beta, gamma=self.gamma, lr=lr, seed=seed, **settings
+        )

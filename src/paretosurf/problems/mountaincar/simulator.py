@@ -126,8 +126,7 @@ _F64 = None if torch is None else torch.float64
 
 def _require_torch() -> None:
     if torch is None:
-        raise ImportError("the MO-MountainCar simulator needs torch: pip install "
-                          "'paretosurf[rl]'")
+        raise ImportError("the MO-MountainCar simulator needs torch: pip install 'paretosurf[rl]'")
 
 
 # --------------------------------------------------------------------------- cosine
@@ -423,8 +422,10 @@ class MountainCarBatch:
                 raise ValueError("velocities need positions")
             v = torch.as_tensor(velocities, dtype=_F64, device=self.device)
             if v.shape != self.position.shape or not bool((v.abs() <= MAX_SPEED).all()):
-                raise ValueError(f"velocities must have shape ({self.n_envs},) and lie in "
-                                 f"[-{MAX_SPEED}, {MAX_SPEED}]")
+                raise ValueError(
+                    f"velocities must have shape ({self.n_envs},) and lie in "
+                    f"[-{MAX_SPEED}, {MAX_SPEED}]"
+                )
             self.velocity = v.clone()
         self.t = torch.zeros(self.n_envs, dtype=torch.int64, device=self.device)
         self._terminated = torch.zeros(self.n_envs, dtype=torch.bool, device=self.device)
