@@ -175,27 +175,12 @@ class IterationRecord:
         if measures_nearest_neighbours(weights):
             cv = metrics.nn_cv(at) if usable else math.nan
             ratio = metrics.nn_ratio(at) if usable else math.nan
-            return cls(
-                iteration,
-                weights,
-                points,
-                cv,
-                ratio,
-                weight_change,
-                seconds,
-                solve_seconds,
-                n_solves,
-                n_steps,
-                cdf,
-                cdf_estimate,
-                alpha,
-                ideal,
-            )
-        if usable and np.ndim(weights) == 2 and len(weights) == len(at):
-            at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]
-        gaps = metrics.segment_lengths(at) if usable else np.empty(0)
-        cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
-        ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
+        else:
+            if usable and np.ndim(weights) == 2 and len(weights) == len(at):
+                at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]
+            gaps = metrics.segment_lengths(at) if usable else np.empty(0)
+            cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
+            ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
         return cls(
             iteration,
             weights,

@@ -89,21 +89,10 @@ def rewards() -> list[Any]:
 
 @pytest.fixture(scope="session")
 def fast_options() -> dict[str, Any]:
-    """A small, fast configuration of the solver (well under a second per call)."""
-    return {
-        "rank": 4,
-        "lora_alpha": 8,
-        "lora_dropout": 0.0,
-        "learning_rate": 0.05,
-        "batch_size": 8,
-        "mini_batch_size": 4,
-        "num_generations": 4,
-        "min_new_tokens": 4,
-        "max_new_tokens": 8,
-        "eval_batches": 1,
-        "eval_batch_size": 8,
-        "device": "cpu",
-    }
+    """A small, fast configuration of the solver (:data:`tiny.FAST_OPTIONS`)."""
+    from .tiny import FAST_OPTIONS
+
+    return dict(FAST_OPTIONS)
 
 
 @pytest.fixture

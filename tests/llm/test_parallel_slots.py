@@ -29,27 +29,12 @@ from paretosurf.diagnostics import SurfWarning
 from paretosurf.llm.config import LLMConfig
 from paretosurf.llm.rewards import WordCount
 
-from .tiny import synthetic_texts
+from .tiny import FAST_OPTIONS, synthetic_texts
 
 #: The repository (the working folder of the fresh process).
 ROOT = Path(__file__).resolve().parents[2]
 #: Settings of a fast solver: 16 training prompts in batches of 8 (2 RL steps per epoch).
-SOLVER = {
-    "epochs": 1,
-    "beta": 0.05,
-    "rank": 4,
-    "lora_alpha": 8,
-    "lora_dropout": 0.0,
-    "learning_rate": 0.05,
-    "batch_size": 8,
-    "mini_batch_size": 4,
-    "num_generations": 4,
-    "min_new_tokens": 4,
-    "max_new_tokens": 8,
-    "eval_batches": 1,
-    "eval_batch_size": 8,
-    "device": "cpu",
-}
+SOLVER = {"epochs": 1, "beta": 0.05, **FAST_OPTIONS}
 
 
 class RecordingWordCount(WordCount):

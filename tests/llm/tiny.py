@@ -16,6 +16,23 @@ WORDS = list(toy.WORDS)
 synthetic_texts = toy.toy_texts
 
 
+#: A small, fast configuration of LLMSolver (well under a second per call on the tiny LM).
+FAST_OPTIONS: dict[str, Any] = {
+    "rank": 4,
+    "lora_alpha": 8,
+    "lora_dropout": 0.0,
+    "learning_rate": 0.05,
+    "batch_size": 8,
+    "mini_batch_size": 4,
+    "num_generations": 4,
+    "min_new_tokens": 4,
+    "max_new_tokens": 8,
+    "eval_batches": 1,
+    "eval_batch_size": 8,
+    "device": "cpu",
+}
+
+
 def train_tokenizer(folder: Path, *, bart: bool = False) -> Path:
     """The toy word-level tokenizer (BART-style wrapping with ``bart``)."""
     return toy.toy_tokenizer(folder, bart=bart)
