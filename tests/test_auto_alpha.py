@@ -23,7 +23,14 @@ def rounds_to(result: ps.SurfResult, threshold: float) -> int | None:
 def exact_run(task_name: str, alpha: float | str, iterations: int = 30) -> ps.SurfResult:
     task = get_task(task_name)
     problem = task.make_problem()
-    return ps.surf(problem.solver(), task.n_segments, alpha=alpha, iterations=iterations)
+    # every round of the schedule (no early stop): the tests compare rounds and their CVs
+    return ps.surf(
+        problem.solver(),
+        task.n_segments,
+        alpha=alpha,
+        iterations=iterations,
+        early_stopping=False,
+    )
 
 
 def test_each_rounds_alpha_is_recorded_within_the_safeguard() -> None:
@@ -69,21 +76,20 @@ def test_auto_damps_a_settled_fixed_point_that_the_papers_alpha_overshoots() -> 
 
 def test_resume_continues_the_auto_schedule(tmp_path) -> None:
     problem = get_task("gear").make_problem()
-    whole = ps.surf(problem.solver(), 10, alpha="auto", iterations=8)
-    ps.surf(problem.solver(), 10, alpha="auto", iterations=4, checkpoint=tmp_path)
-    resumed = ps.surf(
-        problem.solver(), 10, alpha="auto", iterations=8, checkpoint=tmp_path, resume=True
-    )
+    fixed = {"alpha": "auto", "early_stopping": False}  # every round, resumed mid-way
+    whole = ps.surf(problem.solver(), 10, iterations=8, **fixed)
+    ps.surf(problem.solver(), 10, iterations=4, checkpoint=tmp_path, **fixed)
+    resumed = ps.surf(problem.solver(), 10, iterations=8, checkpoint=tmp_path, resume=True, **fixed)
     np.testing.assert_array_equal(resumed.weights, whole.weights)
     assert [r.alpha for r in resumed.history] == [r.alpha for r in whole.history]
     # the count of growing rounds is saved too: a resume inside a run of them
     dst = get_task("dst").make_problem()
-    whole = ps.surf(dst.solver(), 15, alpha="auto", iterations=40)
+    whole = ps.surf(dst.solver(), 15, iterations=40, **fixed)
     growing = [i for i in range(3, 40) if whole.history[i].alpha < AUTO_ALPHA_MIN]
     stop = growing[0] - 1  # two rounds into the run of growth that halves it
-    ps.surf(dst.solver(), 15, alpha="auto", iterations=stop, checkpoint=tmp_path / "dst")
+    ps.surf(dst.solver(), 15, iterations=stop, checkpoint=tmp_path / "dst", **fixed)
     resumed = ps.surf(
-        dst.solver(), 15, alpha="auto", iterations=40, checkpoint=tmp_path / "dst", resume=True
+        dst.solver(), 15, iterations=40, checkpoint=tmp_path / "dst", resume=True, **fixed
     )
     assert [r.alpha for r in resumed.history] == [r.alpha for r in whole.history]
     np.testing.assert_array_equal(resumed.points, whole.points)
@@ -142,6 +148,7 @@ def test_auto_ends_as_even_as_the_papers_alpha_where_the_k_step_solver_settles()
             iterations=30,
             init_states=init,
             warm_start=task.warm_start,
+            early_stopping=False,  # the rounds to CV 0.05 and the CV after 30 rounds
         )
     assert rounds_to(runs["auto"], 0.05) < rounds_to(runs[0.3], 0.05)
     assert runs["auto"].history[-1].cv <= runs[0.3].history[-1].cv + 1e-6

@@ -221,11 +221,12 @@ def test_pruned_cdf_is_a_cdf_and_its_inverse_round_trips() -> None:
 def surf_runs(
     alpha: float | str, n: int, iterations: int, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[ps.SurfResult, ps.SurfResult]:
-    """The same SURF run with pruning and without."""
-    pruned = ps.surf(GearToy(5).solver(), n, alpha=alpha, iterations=iterations)
+    """The same SURF run with pruning and without, every round of it (no early stop)."""
+    kw = {"alpha": alpha, "iterations": iterations, "early_stopping": False}
+    pruned = ps.surf(GearToy(5).solver(), n, **kw)
     with monkeypatch.context() as patch:
         patch.setattr(cdf_module, "KNOT_PRUNE_TOL", 0.0)
-        exact = ps.surf(GearToy(5).solver(), n, alpha=alpha, iterations=iterations)
+        exact = ps.surf(GearToy(5).solver(), n, **kw)
     return pruned, exact
 
 
@@ -254,10 +255,11 @@ def test_resumed_run_equals_the_uninterrupted_one_bit_for_bit(
 ) -> None:
     n, total, cut = 10, 50, 30
     solver = GearToy(5).solver()
-    full = ps.surf(solver, n, alpha=0.3, iterations=total)
-    ps.surf(solver, n, alpha=0.3, iterations=cut, checkpoint=tmp_path / "run", checkpoint_period=0)
+    fixed = {"alpha": 0.3, "early_stopping": False}  # every round, resumed mid-way
+    full = ps.surf(solver, n, iterations=total, **fixed)
+    ps.surf(solver, n, iterations=cut, checkpoint=tmp_path / "run", checkpoint_period=0, **fixed)
     resumed = ps.surf(
-        solver, n, alpha=0.3, iterations=total, checkpoint=tmp_path / "run", resume=True
+        solver, n, iterations=total, checkpoint=tmp_path / "run", resume=True, **fixed
     )
     assert resumed.cdf == full.cdf
     np.testing.assert_array_equal(resumed.weights, full.weights)

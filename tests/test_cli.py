@@ -335,6 +335,10 @@ def test_demo_help_lists_options(capsys) -> None:
             "--solver exact: task 'mountaincar' has no exact solver",
         ),
         (["bench", "gear", "--ablation", "--steps", "5"], "--steps cannot be used with --ablation"),
+        (["bench", "gear", "--methods", "random,uniform_random"], "repeated method"),
+        (["run", "gear", "--method", "uniform_randm"], "invalid choice: 'uniform_randm'"),
+        # an alias of a method of three or more objectives is no benchmark method
+        (["run", "gear", "--method", "fixed_simplex"], "invalid choice: 'fixed_simplex'"),
     ],
 )
 def test_bad_arguments_exit_2(argv, fragment, capsys) -> None:
@@ -343,6 +347,19 @@ def test_bad_arguments_exit_2(argv, fragment, capsys) -> None:
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "error:" in err and fragment in err
+
+
+def test_a_method_is_named_by_its_entry_function_too() -> None:
+    from paretosurf.baselines import uniform_random
+    from paretosurf.methods import METHODS
+
+    # Random-w's runs record "random"; its entry function is uniform_random
+    assert METHODS["random"].entry is uniform_random
+    parser = cli.build_parser()
+    assert parser.parse_args(["run", "gear", "--method", "uniform_random"]).method == "random"
+    assert parser.parse_args(["run", "gear", "--method", "random"]).method == "random"
+    args = parser.parse_args(["bench", "gear", "--methods", "uniform_random,ols"])
+    assert args.methods == ["random", "ols"]
 
 
 # ---------------------------------------------------------------------------- registry

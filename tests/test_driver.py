@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -12,9 +13,11 @@ import pytest
 
 import paretosurf as ps
 from conftest import GearKStep, Interrupt, gear_solver, interrupt_after
+from paretosurf import method
 from paretosurf.baselines import uniform
 from paretosurf.checkpoint import Checkpointer, CheckpointError
-from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
+from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
+from paretosurf.loop_options import LOOP_OPTION_DOCS, LOOP_OPTIONS
 from paretosurf.run_folder import RunFolder
 
 
@@ -120,6 +123,26 @@ def test_a_solver_that_changes_its_number_of_objectives_is_refused() -> None:
     assert len(calls) == 10  # refused in the round that changed
 
 
+def test_a_method_for_any_number_of_objectives_keeps_the_first_rounds() -> None:
+    anyhow: Any = SimpleNamespace(n_objectives=None, label="Any")
+    simplex = np.eye(3)
+    assert method.check_points(np.zeros((3, 4)), simplex, anyhow, 0, None) == 4
+    with pytest.raises(ValueError, match="returned 4 objectives in round 1, but 3 before"):
+        method.check_points(np.zeros((3, 4)), simplex, anyhow, 1, 3)
+    # a scalar weight trades off exactly two
+    with pytest.raises(ValueError, match="front of 2 objectives; the solver returned 3"):
+        method.check_points(np.zeros((2, 3)), np.array([0.0, 1.0]), anyhow, 0, None)
+
+
+def test_the_loop_options_described_once_are_runs_and_its_docstring_holds_them() -> None:
+    assert LOOP_OPTIONS == RunOptions.__required_keys__ | RunOptions.__optional_keys__
+    doc = run.__doc__ or ""
+    documented = {k for k in LOOP_OPTIONS if f"\n    {k} : {LOOP_OPTION_DOCS[k][0]}\n" in doc}
+    assert documented == LOOP_OPTIONS and "<loop options>" not in doc
+    # the method interface lives in paretosurf.method, and the driver still offers it
+    assert (Method, Round, RoundOutcome) == (method.Method, method.Round, method.RoundOutcome)
+
+
 @pytest.mark.parametrize("m", [1, 3])
 def test_surf_refuses_other_than_two_objectives(m: int) -> None:
     def solver(w: float, state: Any) -> ps.Solution:
@@ -186,12 +209,13 @@ class Ticks:
 
 
 def test_auto_checkpoints_every_round_that_outlasts_the_checkpoints(tmp_path) -> None:
-    every = Checkpointer(share=1e9)  # every round outlasts 1e-9 of one
+    # rounds and checkpoints of one tick each: every round outlasts 1e-9 of a checkpoint
+    every = Checkpointer(share=1e9, clock=Ticks(1.0))
     assert rounds_on_disk(tmp_path, checkpoint_period=every) == [1, 2, 3, 4, 5, 6]
 
 
 def test_auto_checkpoints_are_amortized_over_short_rounds(tmp_path) -> None:
-    never = Checkpointer(share=1e-9)  # no round outlasts 1e9 of them
+    never = Checkpointer(share=1e-9, clock=Ticks(1.0))  # no round outlasts 1e9 of them
     assert rounds_on_disk(tmp_path, checkpoint_period=never) == [0, 0, 0, 0, 0, 0]
     folder = RunFolder(tmp_path)  # only the end is saved
     assert folder.n_rounds() == 6 and len(folder.load().records) == 6
@@ -202,7 +226,7 @@ def test_auto_checkpoints_are_amortized_over_short_rounds(tmp_path) -> None:
 def test_the_first_auto_checkpoint_waits_for_its_expected_cost(tmp_path) -> None:
     # expected to cost nothing, the first checkpoint is due after the first round; it then
     # measures a real cost, which no round outlasts 1e9 times
-    free = Checkpointer(share=1e-9, first_seconds=0.0)
+    free = Checkpointer(share=1e-9, first_seconds=0.0, clock=Ticks(1.0))
     assert rounds_on_disk(tmp_path / "free", checkpoint_period=free) == [1, 1, 1, 1, 1, 1]
     # expected to cost 0.5 s, at share=0.5 it waits for 1 s of rounds of 0.25 s (the fourth
     # round); the checkpoints then cost 0.25 s, and each next one waits for 0.5 s of rounds
@@ -230,7 +254,8 @@ def test_a_bad_checkpoint_period_is_refused(period: Any) -> None:
 
 
 def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(tmp_path) -> None:
-    first = Checkpointer(share=1e-9, first_seconds=0.0)  # the first round saved
+    # the first round saved, then none: no round outlasts 1e9 checkpoints of one tick
+    first = Checkpointer(share=1e-9, first_seconds=0.0, clock=Ticks(1.0))
     full = ps.surf(GearKStep(), 4, iterations=6)
     with pytest.raises(Interrupt):
         ps.surf(
@@ -255,7 +280,7 @@ def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(tmp_p
 
 
 def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(tmp_path, capsys) -> None:
-    never = Checkpointer(share=1e-9)  # nothing saved before the end
+    never = Checkpointer(share=1e-9, clock=Ticks(1.0))  # nothing saved before the end
     full = ps.surf(GearKStep(), 4, iterations=6)
 
     def ctrl_c(record: ps.IterationRecord) -> None:
@@ -297,7 +322,15 @@ def test_two_state_files_take_turns_and_the_newest_is_read(tmp_path) -> None:
         assert files == (["state.0"] if record.iteration == 0 else ["state.0", "state.1"])
         seen.append(RunFolder(tmp_path).n_rounds())
 
-    ps.surf(gear_solver, 4, iterations=5, checkpoint=tmp_path, callback=check, checkpoint_period=0)
+    ps.surf(
+        gear_solver,
+        4,
+        iterations=5,
+        checkpoint=tmp_path,
+        callback=check,
+        checkpoint_period=0,
+        early_stopping=False,  # all five rounds
+    )
     assert seen == [1, 2, 3, 4, 5]
 
 
@@ -367,8 +400,17 @@ def test_a_callable_object_keeps_its_states_on_disk(tmp_path: Any):
 
 def test_resuming_with_fewer_iterations_than_saved_says_so(tmp_path: Any) -> None:
     folder = tmp_path / "run"
-    full = ps.surf(gear_solver, 4, iterations=5, checkpoint=folder, checkpoint_period=0)
-    with pytest.warns(ps.SurfWarning, match="already holds 5 rounds, more than iterations=3"):
-        again = ps.surf(gear_solver, 4, iterations=3, checkpoint=folder, resume=True)
+    every = {"early_stopping": False}  # all five rounds are saved
+    full = ps.surf(gear_solver, 4, iterations=5, checkpoint=folder, checkpoint_period=0, **every)
+    with pytest.warns(ps.ParetoWarning, match="already holds 5 rounds, more than iterations=3"):
+        again = ps.surf(gear_solver, 4, iterations=3, checkpoint=folder, resume=True, **every)
     assert len(again.history) == 5
     np.testing.assert_array_equal(again.points, full.points)
+
+
+def test_the_warning_is_named_pareto_warning_and_the_old_name_is_the_same_class() -> None:
+    assert ps.ParetoWarning.__name__ == "ParetoWarning"
+    assert ps.SurfWarning is ps.ParetoWarning and issubclass(ps.ParetoWarning, UserWarning)
+    with pytest.warns(ps.SurfWarning) as caught:  # the old name still catches it
+        ps.baselines.uniform(lambda w, s: ps.Solution([0.0, 0.0]), 2, iterations=1)
+    assert {type(w.message).__name__ for w in caught} == {"ParetoWarning"}

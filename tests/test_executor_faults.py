@@ -34,7 +34,8 @@ from paretosurf.tempdirs import (
     remove_owned_tempdir,
     sweep_stale,
 )
-from test_executors import same_outcomes, same_result, tasks_for
+from paretosurf.testing import assert_same_result
+from test_executors import same_outcomes, tasks_for
 
 TESTS = Path(__file__).resolve().parent
 SRC = TESTS.parent / "src"
@@ -286,7 +287,7 @@ def test_the_run_retries_a_solve_that_timed_out(
         HangOnce(tmp_path / "hung", stuck_in_c), make(), retries=1, checkpoint=tmp_path / "run"
     )
     assert (tmp_path / "hung").exists()
-    same_result(res, clean)
+    assert_same_result(res, clean)
     lines = [
         line
         for line in map(json.loads, (tmp_path / "run" / "solves.jsonl").open())
@@ -520,7 +521,7 @@ def test_ray_runs_retry_a_solve_that_timed_out(tmp_path: Path) -> None:
     clean = surf(GearKStep())
     res = surf(HangOnce(tmp_path / "hung"), ps.RayExecutor(num_cpus=1, solve_timeout=1), retries=1)
     assert (tmp_path / "hung").exists()
-    same_result(res, clean)
+    assert_same_result(res, clean)
 
 
 LOST_CLUSTER = """

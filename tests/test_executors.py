@@ -22,6 +22,7 @@ import pytest
 import paretosurf as ps
 from conftest import CountingSolver, GearKStep, gear_curve
 from paretosurf.executors import SolveOutcome, SolveTask, execute
+from paretosurf.testing import assert_same_result
 
 TESTS = Path(__file__).resolve().parent
 N = 6
@@ -84,16 +85,25 @@ class RaiseAt(GearKStep):
         return super().solve(w, state)
 
 
-class SlowAt(GearKStep):
-    """Sleeps ``seconds`` before solving at ``weight``."""
+class WaitAt(GearKStep):
+    """At ``weight``, waits until ``folder`` holds ``marks`` files named ``mark-*`` (left by
+    the test), then leaves ``finished`` there and solves. ``limit`` seconds is a safety net
+    for a broken executor, not a measurement: a test that reaches it fails on what it
+    checks."""
 
-    def __init__(self, weight: float, seconds: float) -> None:
+    def __init__(self, weight: float, folder: Path, marks: int, limit: float = 300.0) -> None:
         super().__init__()
-        self.weight, self.seconds = weight, seconds
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        self.weight, self.folder, self.marks, self.limit = weight, str(folder), marks, limit
 
     def solve(self, w: float, state: float | None) -> ps.Solution:
         if w == self.weight:
-            time.sleep(self.seconds)
+            deadline = time.monotonic() + self.limit
+            while time.monotonic() < deadline and self.marks > sum(
+                name.startswith("mark-") for name in os.listdir(self.folder)
+            ):
+                time.sleep(0.005)
+            Path(self.folder, "finished").touch()
         return super().solve(w, state)
 
 
@@ -140,13 +150,6 @@ def same_outcomes(a: list[SolveOutcome], b: list[SolveOutcome]) -> None:
         assert x.solution.objectives.tobytes() == y.solution.objectives.tobytes()
         assert float(x.solution.state) == float(y.solution.state)
         assert x.solution.info == y.solution.info
-
-
-def same_result(a: ps.SurfResult, b: ps.SurfResult) -> None:
-    np.testing.assert_array_equal(a.weights, b.weights)
-    np.testing.assert_array_equal(a.points, b.points)
-    assert [float(s) for s in a.states] == [float(s) for s in b.states]
-    assert a.n_solves == b.n_solves
 
 
 def alive(pid: int) -> bool:
@@ -211,8 +214,7 @@ def test_ray_executor_gives_the_local_outcomes_bit_for_bit(make: Any, ray_instan
 def test_every_executor_gives_the_same_surf_result(make: Any, ray_instance: Any) -> None:
     results = [surf(make(), ex) for ex in executors(ray_instance)]
     for res in results[1:]:
-        np.testing.assert_array_equal(res.weights, results[0].weights)
-        np.testing.assert_array_equal(res.points, results[0].points)
+        assert_same_result(res, results[0])
 
 
 def test_solve_many_runs_in_one_chunk_per_worker() -> None:
@@ -224,10 +226,16 @@ def test_solve_many_runs_in_one_chunk_per_worker() -> None:
     assert len({o.seconds for o in out[:4]}) == 1 and len({o.seconds for o in out[4:]}) == 1
 
 
-def test_a_slow_slot_does_not_hold_back_the_others() -> None:
+def test_a_slow_slot_does_not_hold_back_the_others(tmp_path: Path) -> None:
     order: list[int] = []
+
+    def done(outcome: SolveOutcome) -> None:
+        order.append(outcome.slot)
+        (tmp_path / f"mark-{outcome.slot}").touch()
+
+    # slot 0 finishes only once the six others have come back, solved beside it
     with ps.ProcessExecutor(2) as ex:
-        out = ex.solve(SlowAt(0.0, 1.0), tasks_for(7), lambda o: order.append(o.slot))
+        out = ex.solve(WaitAt(0.0, tmp_path, 6), tasks_for(7), done)
     assert order[-1] == 0 and sorted(order) == list(range(7))
     assert [o.slot for o in out] == list(range(7))  # in task order all the same
     assert out[0].pid not in {o.pid for o in out[1:]}  # the others ran beside it
@@ -309,7 +317,7 @@ def test_process_executor_survives_a_killed_worker(tmp_path: Path) -> None:
     clean = surf(GearKStep())
     res = surf(KillOnce(marker), ps.ProcessExecutor(2), checkpoint=tmp_path / "run")
     assert marker.exists()
-    same_result(res, clean)
+    assert_same_result(res, clean)
     logged_lost_tries(tmp_path / "run")
 
 
@@ -318,7 +326,7 @@ def test_ray_executor_survives_a_killed_worker(tmp_path: Path, ray_instance: Any
     clean = surf(GearKStep())
     res = surf(KillOnce(marker), ps.RayExecutor(num_cpus=1), checkpoint=tmp_path / "run")
     assert marker.exists()
-    same_result(res, clean)
+    assert_same_result(res, clean)
     logged_lost_tries(tmp_path / "run")
 
 
@@ -346,7 +354,7 @@ def test_a_task_that_keeps_killing_its_worker_comes_back_killed(tmp_path: Path) 
 def test_the_run_retries_a_killed_outcome(tmp_path: Path) -> None:
     clean = surf(GearKStep())
     res = surf(KillOnce(tmp_path / "killed"), ps.ProcessExecutor(2, max_retries=0), retries=1)
-    same_result(res, clean)
+    assert_same_result(res, clean)
 
 
 def test_ray_reports_a_task_killed_more_than_max_retries(tmp_path: Path, ray_instance: Any) -> None:
@@ -385,16 +393,15 @@ def test_a_solver_that_does_not_pickle_is_refused() -> None:
         ex.solve(ps.solvers.as_solver(lambda w, s: ps.Solution(gear_curve(w))), tasks_for())
 
 
-def test_ctrl_c_shuts_the_pool_down_at_once() -> None:
+def test_ctrl_c_shuts_the_pool_down_at_once(tmp_path: Path) -> None:
     def interrupt(outcome: SolveOutcome) -> None:
         raise KeyboardInterrupt
 
     ex = ps.ProcessExecutor(2)
-    start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        ex.solve(SlowAt(0.0, 300.0), tasks_for(), interrupt)
-    # did not wait for the slow solve (a bound far from both, for a loaded machine)
-    assert time.perf_counter() - start < 150
+    with pytest.raises(KeyboardInterrupt):  # slot 0 waits for marks that never come
+        ex.solve(WaitAt(0.0, tmp_path, 100), tasks_for(), interrupt)
+    # did not wait for the solve of slot 0: its worker was stopped before it finished
+    assert not (tmp_path / "finished").exists()
     assert ex.start() is True  # the old pool is gone; a new one
     same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
     ex.close()
@@ -420,15 +427,14 @@ def test_workers_keep_the_solver_until_it_changes(use_ray: bool, request: Any) -
     ex.close()
 
 
-def test_ctrl_c_cancels_the_ray_tasks(ray_instance: Any) -> None:
+def test_ctrl_c_cancels_the_ray_tasks(tmp_path: Path, ray_instance: Any) -> None:
     def interrupt(outcome: SolveOutcome) -> None:
         raise KeyboardInterrupt
 
     ex = ps.RayExecutor(num_cpus=1)
-    start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        ex.solve(SlowAt(0.0, 300.0), tasks_for(), interrupt)
-    assert time.perf_counter() - start < 150  # did not wait for the slow solve
+    with pytest.raises(KeyboardInterrupt):  # slot 0 waits for marks that never come
+        ex.solve(WaitAt(0.0, tmp_path, 100), tasks_for(), interrupt)
+    assert not (tmp_path / "finished").exists()  # did not wait for the solve of slot 0
     same_outcomes(ex.solve(GearKStep(), tasks_for()), execute(GearKStep(), tasks_for()))
 
 

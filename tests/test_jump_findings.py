@@ -125,6 +125,27 @@ def test_tnk_under_tchebycheff_reports_its_jumps() -> None:
     )
     assert codes(found) == ["jump"]
     assert len(re.findall(r"\(\d+% of its length\)", found[0].message)) == 2  # both gaps
+    # the one-piece layout ("slot") reports no pieces and does not cover them evenly
+    assert res.pieces is None
+    assert not res.success
+    # laid out by pieces ("best"), the run reports them: each gap the finding names lies
+    # between two of them
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.SurfWarning)
+        laid = ps.surf(solver, 10, iterations=60, warm_start="best")
+    assert laid.pieces is not None and len(laid.pieces) >= 2
+    seen = diagnose(
+        laid.weights,
+        laid.points,
+        coords(laid.points),
+        normalize="endpoints",
+        history=laid.history,
+        weighted_sum=False,
+    )
+    breaks = {p.last for p in laid.pieces[:-1]}
+    for finding in seen:
+        if finding.code == "jump":
+            assert set(finding.slots[0::2]) <= breaks
 
 
 # ----------------------------------------------------- a collapse names what is found below

@@ -116,7 +116,7 @@ def test_resume_with_a_different_warm_start_rule_is_refused(tmp_path: Path) -> N
         ps.surf(GearKStep(), N, iterations=4, alpha=0.5, checkpoint=tmp_path, resume=True)
     message = str(info.value)
     assert "warm_start: 'nearest' in the checkpoint, 'slot' now" in message
-    assert "alpha: 0.3 in the checkpoint, 0.5 now" in message
+    assert "alpha: 'auto' in the checkpoint, 0.5 now" in message  # the default, recorded
 
 
 def test_resume_continues_to_more_iterations(tmp_path: Path) -> None:

@@ -79,7 +79,8 @@ pytestmark = pytest.mark.usefixtures("close_figures")
 
 @pytest.fixture(scope="module")
 def surf_run():
-    return ps.surf(gear_solver, 10, iterations=8)
+    # the paper's protocol: all 8 rounds, Phi_0 to Phi_8, at alpha 0.3
+    return ps.surf(gear_solver, 10, alpha=0.3, iterations=8, early_stopping=False)
 
 
 @pytest.fixture(scope="module")
@@ -514,7 +515,7 @@ def test_cdf_history_selected_iterations(surf_run, iterations) -> None:
 
 
 def test_cdf_history_default_subsamples_long_runs() -> None:
-    res = ps.surf(gear_solver, 6, iterations=30)
+    res = ps.surf(gear_solver, 6, iterations=30, early_stopping=False)  # all 30 rounds
     fig = plot_cdf_history(res, show_error=False, true_cdf=gear_phi)
     labels = [line.get_label() for line in fig.axes[0].lines[:-1]]
     assert len(labels) == 11

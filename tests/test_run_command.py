@@ -49,28 +49,59 @@ def rounds_saved(folder: Path) -> int:
     return max(len(history.read_text().splitlines()) - 1, 0) if history.exists() else 0
 
 
+#: ``python -c HOLD AFTER ROUNDS READY ARGS...``: ``paretosurf run ARGS...`` that, at its first
+#: checkpoint holding AFTER to ROUNDS - 1 rounds, creates the file READY and waits for a signal:
+#: the signal then comes at a known point of the run, however fast or slow the machine is.
+HOLD = """
+import signal, sys
+from pathlib import Path
+from paretosurf import cli
+from paretosurf.checkpoint import Checkpointer
+after, rounds, ready = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+save = Checkpointer.save
+def held(self, records, *args, **kwargs):
+    save(self, records, *args, **kwargs)
+    if after <= self.saved_rounds < rounds and not ready.exists():
+        ready.touch()
+        while True:
+            signal.pause()
+Checkpointer.save = held
+sys.exit(cli.main(sys.argv[4:]))
+"""
+
+
 def start_and_stop(
     folder: Path, after: int, sig: int, *extra: str
 ) -> subprocess.CompletedProcess[str]:
-    """Start a run and send it ``sig`` once ``after`` rounds are saved (the run not done)."""
+    """Start a run and send it ``sig`` once a checkpoint holds ``after`` rounds or more (the
+    run not done): the run waits there for the signal (:data:`HOLD`)."""
+    ready = folder.with_name(folder.name + ".ready")
     # the run starts with Ctrl-C's default action whatever this process inherited: a shell
     # that starts a job in the background without job control ignores SIGINT in it, and a
     # Python started with SIGINT ignored keeps ignoring it
     proc = subprocess.Popen(
-        command(folder, *extra),
+        [
+            sys.executable,
+            "-c",
+            HOLD,
+            str(after),
+            str(ROUNDS),
+            str(ready),
+            *command(folder, *extra)[3:],
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 120
-    while rounds_saved(folder) < after:
+    deadline = time.monotonic() + 300  # a safety net for a hung run, not a measurement
+    while not ready.exists():
         assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the run did not get going"
+        assert time.monotonic() < deadline, "the run did not reach its checkpoint"
         time.sleep(0.005)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
-    assert rounds_saved(folder) < ROUNDS, "the run finished before it was stopped"
+    assert after <= rounds_saved(folder) < ROUNDS
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
@@ -113,7 +144,8 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_result(
 
 def test_ctrl_c_leaves_a_checkpoint_and_prints_the_resume_command(tmp_path, uninterrupted) -> None:
     folder = tmp_path / "run"
-    stopped = start_and_stop(folder, after=3, sig=signal.SIGINT)
+    # a checkpoint after every round: the run is stopped after round 3 whatever its speed
+    stopped = start_and_stop(folder, 3, signal.SIGINT, "--checkpoint-period", "0")
     assert stopped.returncode == 130
     assert "Resume it with:" in stopped.stderr and "--resume" in stopped.stderr
     # the command's own message only, not the library's about the Python call's resume=True

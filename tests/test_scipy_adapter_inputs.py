@@ -116,7 +116,9 @@ def test_slsqp_with_constraints_converges_on_objectives_of_small_scale() -> None
         portfolio, np.full(N_ASSETS, 1 / N_ASSETS), bounds=BOX, constraints=SUM_TO_ONE
     )
     assert solver.method == "SLSQP"
-    res = ps.surf(solver, 10, iterations=15)
+    # alpha="auto" alternates full and half steps on this front (0.0068 of weight change a
+    # round, CV 0.06 after 40 rounds): the damped iteration is what converges here
+    res = ps.surf(solver, 10, iterations=15, alpha=0.3)
     exact = np.array([portfolio(portfolio_argmin(float(w))) for w in res.weights])
     extent = np.ptp(exact, axis=0)
     assert np.all(np.abs(res.points - exact) <= 1e-3 * extent)

@@ -46,7 +46,10 @@ def distinct(weights: np.ndarray) -> int:
     ],
 )
 def test_every_round_solves_distinct_weights(n_points: int, m: int, iterations: int) -> None:
-    res = ps.surf_simplex(flat(m), n_points, m, iterations=iterations)
+    # every round of a fixed schedule at the paper's damping (no early stop)
+    res = ps.surf_simplex(
+        flat(m), n_points, m, iterations=iterations, alpha=0.3, early_stopping=False
+    )
     assert len(res.history) == iterations
     for record in res.history:
         assert distinct(record.weights) == n_points

@@ -97,6 +97,47 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
     assert find_cycle(graph) is None, f"import cycle: {' -> '.join(find_cycle(graph) or [])}"
 
 
+#: Modules below the driver: what a method needs (the interface, the run's saved state, the
+#: loop options' descriptions) imports nothing that imports the driver, so that the driver
+#: can import them and a method module needs only them and ``run``.
+BELOW_DRIVER = (
+    "paretosurf.method",
+    "paretosurf.run_state",
+    "paretosurf.loop_options",
+    "paretosurf.checkpoint",
+    "paretosurf.states",
+    "paretosurf.spacing_options",
+    "paretosurf.kept_rounds",
+)
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in graph[todo.pop()] - seen:
+            seen.add(nxt)
+            todo.append(nxt)
+    return seen
+
+
+def test_reachable_follows_imports_transitively() -> None:
+    assert reachable({"a": {"b"}, "b": {"c"}, "c": set()}, "a") == {"b", "c"}
+
+
+def test_the_method_interface_and_the_run_state_sit_below_the_driver() -> None:
+    mods = modules()
+    known = set(mods)
+    graph = {name: imports_of(name, path, known) for name, path in mods.items()}
+    graph[PACKAGE] = set()
+    for name in BELOW_DRIVER:
+        assert "paretosurf.driver" not in reachable(graph, name), name
+    assert {"paretosurf.method", "paretosurf.run_state"} <= graph["paretosurf.driver"]
+    # the loop options' descriptions import nothing of the package: the driver documents
+    # run() with them
+    assert graph["paretosurf.loop_options"] == set()
+
+
 def test_importing_the_package_imports_no_extra() -> None:
     code = (
         "import sys, paretosurf, paretosurf.driver, paretosurf.baselines, paretosurf.bench;"

@@ -19,7 +19,10 @@ def test_surf_reaches_even_spacing_on_gear_toy() -> None:
     assert res.history[0].cv > 0.5  # uniform weights are badly uneven here
     assert res.cv < 0.01 and res.gap_ratio < 1.05
     assert ps.metrics.cdf_error(res.cdf, gear_phi) < 2e-3
-    assert res.n_solves == 40 * 21 and res.n_steps == 40 * 21
+    # early_stopping (default): the run ends once the target is met and the weights settled
+    rounds = len(res.history)
+    assert res.stop_reason == "done" and rounds < 40 and res.history[-1].gap_ratio <= 2
+    assert res.n_solves == rounds * 21 and res.n_steps == rounds * 21
     # final points are the exact front at the final weights
     np.testing.assert_allclose(res.points[:, 1], gear_x(res.weights) ** 2, atol=1e-15)
 
@@ -42,7 +45,7 @@ def test_tuple_results_are_accepted() -> None:
 
 
 def test_tol_stops_early() -> None:
-    res = ps.surf(gear_solver, 10, alpha=1.0, iterations=100, tol=1e-9)
+    res = ps.surf(gear_solver, 10, alpha=1.0, iterations=100, tol=1e-9, early_stopping=False)
     assert res.converged and len(res.history) < 100
     assert res.history[-1].weight_change < 1e-9 <= res.history[-2].weight_change
 
@@ -134,7 +137,7 @@ def test_solver_must_be_callable() -> None:
 
 
 def test_save_and_load_round_trip(tmp_path) -> None:
-    res = ps.surf(gear_solver, 6, iterations=5)
+    res = ps.surf(gear_solver, 6, iterations=5, early_stopping=False)  # a record per round
     json_path, npz_path = res.save(tmp_path / "run")
     assert json_path.exists() and npz_path.exists()
     back = ps.SurfResult.load(tmp_path / "run.json")
@@ -148,7 +151,8 @@ def test_save_and_load_round_trip(tmp_path) -> None:
 
 
 def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
-    full = ps.surf(gear_solver, 8, iterations=10)
+    # a fixed schedule of 10 rounds, resumed after round 3
+    full = ps.surf(gear_solver, 8, iterations=10, early_stopping=False)
 
     def kill_after_four(record: ps.IterationRecord) -> None:
         if record.iteration == 3:
@@ -162,6 +166,7 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
             checkpoint=tmp_path,
             callback=kill_after_four,
             checkpoint_period=0,
+            early_stopping=False,
         )
     calls = []
     resumed = ps.surf(
@@ -170,6 +175,7 @@ def test_interrupted_run_resumes_to_the_same_result(tmp_path) -> None:
         iterations=10,
         checkpoint=tmp_path,
         resume=True,
+        early_stopping=False,
     )
     assert len(calls) == 6 * 9  # only iterations 4..9 were run again
     np.testing.assert_array_equal(resumed.points, full.points)
@@ -217,7 +223,10 @@ def test_gradient_solver_inexact_surf_converges() -> None:
         optimizer="sgd",
     )
     res = ps.surf(solver, 10, iterations=40)
-    assert res.cv < 0.05 and res.n_steps == 40 * 11 * 20
+    # the default run ends once its points meet the target with the weights settled
+    rounds = len(res.history)
+    assert res.stop_reason == "done" and rounds < 40 and res.history[-1].gap_ratio <= 2
+    assert res.cv < 0.05 and res.n_steps == rounds * 11 * 20
 
 
 def test_nearest_warm_start_hands_each_slot_the_closest_previous_solution() -> None:

@@ -34,7 +34,8 @@ def errors() -> dict[tuple[int, int], tuple[float, float]]:
         for p in GEARS:
             toy = GearToy(p)
             truth = toy.cdf()
-            final = ps.surf(toy.solver(), n, alpha=0.3, iterations=40)
+            # the paper's fixed schedule: 40 rounds, no early stop
+            final = ps.surf(toy.solver(), n, alpha=0.3, iterations=40, early_stopping=False)
             first = ps.surf(toy.solver(), n, alpha=1.0, iterations=1)  # history[0].cdf = Phi~_0
             out[(n, p)] = (
                 ps.metrics.cdf_error(first.history[0].cdf, truth),
@@ -81,7 +82,7 @@ def test_k_step_gradient_solver_cv_decreases_to_uniform() -> None:
     toy = GearToy(9)
     # K = 5 SGD steps per outer iteration, slots starting from x = w (gear unknown).
     solver = toy.gradient_solver(steps=5, lr=0.1, init=lambda w: w)
-    res = ps.surf(solver, 10, alpha=0.3, iterations=30)
+    res = ps.surf(solver, 10, alpha=0.3, iterations=30, early_stopping=False)
     cv = np.array([h.cv for h in res.history])
     block_means = cv.reshape(6, 5).mean(axis=1)
     assert np.all(np.diff(block_means) < 0), block_means
@@ -113,22 +114,23 @@ def test_tol_is_met_only_near_the_fixed_point_whatever_alpha():
 
 def test_a_run_stopped_before_its_target_fails_and_says_how_many_more_rounds():
     solver = GearToy(9).solver()
-    short = ps.surf(solver, 20, iterations=2)  # no SurfWarning: the suite errors on one
+    # the paper's damping, whose rate of progress the estimate below is measured on
+    short = ps.surf(solver, 20, alpha=0.3, iterations=2)  # no SurfWarning: the suite errors
     (uneven,) = short.findings
     assert uneven.code == "uneven" and not short.success and short.gap_ratio > 2
     assert "gap ratio 3.85 > target 2 after 2 rounds; ~2 more" in short.message
     assert uneven.remedy_text() == "run about 2 more rounds (resume=True with more iterations)"
     # ... and the estimate holds: two rounds more reach the target, and the points are even
-    assert ps.surf(solver, 20, iterations=4).gap_ratio <= 2
+    assert ps.surf(solver, 20, alpha=0.3, iterations=4).gap_ratio <= 2
     # a looser target is met already; after one round there is no rate to estimate from
-    assert ps.surf(solver, 20, iterations=2, target=4).success
-    one = ps.surf(solver, 20, iterations=1).findings[0]
+    assert ps.surf(solver, 20, alpha=0.3, iterations=2, target=4).success
+    one = ps.surf(solver, 20, alpha=0.3, iterations=1).findings[0]
     assert "too few to tell" in one.message and "about" not in one.remedy_text()
 
 
 def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():
     solver = GearToy(9).solver()
-    short = ps.surf(solver, 20, iterations=5)  # no SurfWarning: the suite errors on one
+    short = ps.surf(solver, 20, alpha=0.3, iterations=5)  # no SurfWarning: the suite errors
     assert [f.code for f in short.findings] == ["unsettled"]
     assert short.success and "still moving" in short.message
     assert "alpha='auto'" in short.findings[0].remedy_text()  # the remedy a fixed alpha has
@@ -136,4 +138,6 @@ def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():
     umod = ps.baselines.umod(solver, 20, iterations=2)
     assert [f.code for f in umod.findings] == ["unsettled"]
     assert "alpha" not in umod.findings[0].remedy_text()
+    assert [f.code for f in ps.surf(solver, 20, alpha=0.3, iterations=30).findings] == []
+    # the defaults (alpha="auto", early_stopping) end settled: nothing to report either
     assert [f.code for f in ps.surf(solver, 20, iterations=30).findings] == []

@@ -79,11 +79,13 @@ def test_each_rounds_damping_is_recorded() -> None:
     def vector(w: np.ndarray, state: object) -> ps.Solution:
         return scalar(float(w[0]), state)
 
-    ref = ps.surf(scalar, 10, iterations=8, alpha="auto")
-    got = ps.surf_simplex(vector, 11, 2, iterations=8, alpha="auto")
+    every = {"early_stopping": False}  # every round's damping, the same number of rounds
+    ref = ps.surf(scalar, 10, iterations=8, alpha="auto", **every)
+    got = ps.surf_simplex(vector, 11, 2, iterations=8, alpha="auto", **every)
     assert [r.alpha for r in got.history] == [r.alpha for r in ref.history]
+    assert len(got.history) == 8
     assert got.alpha == ref.alpha == ref.history[-1].alpha
-    fixed = ps.surf_simplex(InvertedDTLZ2(3).solver(), 10, 3, iterations=3, alpha=0.5)
+    fixed = ps.surf_simplex(InvertedDTLZ2(3).solver(), 10, 3, iterations=3, alpha=0.5, **every)
     assert [r.alpha for r in fixed.history] == [0.5, 0.5, 0.5] and fixed.alpha == 0.5
     auto = ps.surf_simplex(InvertedDTLZ2(3).solver(), 10, 3, iterations=4, alpha="auto")
     alphas = [r.alpha for r in auto.history]
@@ -489,7 +491,9 @@ def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: in
     # in rounds 15-19; seed 32 2.5, 3.4, 2.6, 4.2 and 7.9
     problem = QuadraticM.random(3, 5, seed=seed)
     bounds = corner_normalization(problem)
-    res = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, normalize=bounds)
+    # the paper's damping over all 20 rounds: the swings above are those of alpha = 0.3
+    paper = {"alpha": 0.3, "early_stopping": False, "normalize": bounds}
+    res = ps.surf_simplex(problem.solver(), 91, 3, iterations=20, **paper)
     same = [i for i, r in enumerate(res.history) if np.array_equal(r.points, res.points)]
     assert len(same) == 1 and same[0] >= len(res.history) - KEEP_ROUNDS
     k = same[0]
@@ -511,17 +515,9 @@ def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: in
     )
     np.testing.assert_allclose(again, res.points, rtol=0, atol=1e-9)
     # a run stopped after 12 rounds resumes to the same report, and loads as it
-    ps.surf_simplex(
-        problem.solver(), 91, 3, iterations=12, normalize=bounds, checkpoint=tmp_path / "run"
-    )
+    ps.surf_simplex(problem.solver(), 91, 3, iterations=12, checkpoint=tmp_path / "run", **paper)
     resumed = ps.surf_simplex(
-        problem.solver(),
-        91,
-        3,
-        iterations=20,
-        normalize=bounds,
-        checkpoint=tmp_path / "run",
-        resume=True,
+        problem.solver(), 91, 3, iterations=20, checkpoint=tmp_path / "run", resume=True, **paper
     )
     np.testing.assert_array_equal(resumed.points, res.points)
     loaded = ps.SurfResult.load(tmp_path / "run")

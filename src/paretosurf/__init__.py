@@ -12,9 +12,9 @@ one against the contract every method keeps.
 
 from paretosurf import adapters, baselines, metrics, problems, states
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.diagnostics import SurfWarning
 from paretosurf.driver import Method, Round, RunOptions, run
 from paretosurf.executors import ExecutorLostError, LocalExecutor, ProcessExecutor, RayExecutor
+from paretosurf.findings import ParetoWarning, SurfWarning
 from paretosurf.result import IterationRecord, Result, SurfResult
 from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
 from paretosurf.solvers import GradientSolver, InnerSolver, InnerSolverError, Solution
@@ -22,10 +22,6 @@ from paretosurf.surf import surf
 from paretosurf.surf_simplex import surf_simplex
 
 __version__ = "0.1.0"  # the one place the version is written: pyproject.toml reads it
-
-#: The warning every method raises for a result that is not what was asked for (the same
-#: class as ``SurfWarning``, its earlier name).
-ParetoWarning = SurfWarning
 
 __all__ = [
     "ArcLengthCDF",

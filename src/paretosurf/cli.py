@@ -165,12 +165,17 @@ _positive_seconds = _number("a number of seconds > 0", lambda v: v > 0)
 _gpu_count = _number("a number of GPUs >= 0", lambda v: v >= 0, whole_as_int=True)
 
 
-def _name_list(what: str, valid: Callable[[], Sequence[str]]) -> Callable[[str], list[str]]:
-    """Parse ``a,b,c`` into names from ``valid()``; unknown, repeated or no names are errors."""
+def _name_list(
+    what: str,
+    valid: Callable[[], Sequence[str]],
+    resolve: Callable[[str], str] = str,
+) -> Callable[[str], list[str]]:
+    """Parse ``a,b,c`` into names from ``valid()``, each after ``resolve`` (an alias to its
+    name); unknown, repeated or no names are errors."""
 
     def parse(text: str) -> list[str]:
         known = list(valid())
-        names = [part.strip() for part in text.split(",")]
+        names = [resolve(part.strip()) for part in text.split(",")]
         if not text.strip() or any(not name for name in names):
             raise argparse.ArgumentTypeError(
                 f"must be a comma-separated list of {what}s from {', '.join(known)}; got {text!r}"
@@ -220,6 +225,29 @@ def _method_names() -> list[str]:
     from paretosurf.bench.runner import METHODS
 
     return list(METHODS)
+
+
+def _method_name(text: str) -> str:
+    """The benchmark method ``text`` names: its own name, or an alias the registry knows it
+    by (``uniform_random``, the entry function of ``random``). Any other text is returned
+    as it is, for the caller's choices to refuse.
+
+    Examples
+    --------
+    >>> from paretosurf.cli import _method_name
+    >>> _method_name("uniform_random"), _method_name("ols"), _method_name("nope")
+    ('random', 'ols', 'nope')
+    """
+    from paretosurf.methods import get_method
+
+    try:
+        name = get_method(text).name
+    except KeyError:
+        return text
+    return name if name in _method_names() else text
+
+
+_method_name.__name__ = "method"
 
 
 def _progress_to_stderr(line: str) -> None:
@@ -586,7 +614,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--methods",
-        type=_name_list("method", _method_names),
+        type=_name_list("method", _method_names, _method_name),
         default=None,
         metavar="LIST",
         help=f"comma-separated methods (default: all, {','.join(METHODS)})",
@@ -774,9 +802,10 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--method",
+        type=_method_name,
         choices=_method_names(),
         default="surf",
-        help="method to run (default: %(default)s)",
+        help="method to run (default: %(default)s; uniform_random is random)",
     )
     parser.add_argument(
         "--solver",

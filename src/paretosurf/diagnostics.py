@@ -59,6 +59,7 @@ __all__ = [
     "diagnose",
     "diagnose_surface",
     "dominated_in_local_minima",
+    "jump_gaps",
     "local_minima_finding",
     "local_minimum_slots",
 ]
@@ -1413,6 +1414,20 @@ def _dominated(
         summary=f"{len(inner)} of {len(points)} points dominated",
     )
     return [dominated_in_local_minima(found) if len(in_local) == len(inner) else found]
+
+
+def jump_gaps(
+    weights: FloatArray,
+    gaps: FloatArray,
+    extent: float,
+    points: FloatArray,
+    ranges: FloatArray,
+    history: Sequence[_Round] | None = None,
+) -> list[int]:
+    """The gaps (indices ``i`` of the chords between points ``i`` and ``i + 1``) that the
+    ``jump`` finding calls jumps: the criterion :mod:`paretosurf.pieces` splits a front by.
+    See :func:`_jumps` for the tests and the parameters."""
+    return [j.i for j in _jumps(weights, gaps, extent, points, ranges, history)]
 
 
 def _jumps(

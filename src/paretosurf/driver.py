@@ -1,7 +1,7 @@
 """The loop every method runs in: rounds of solves, budget, records, checkpoints, resume.
 
 A *method* (SURF, Uniform-w, OLS, ...) only decides where to solve: it subclasses
-:class:`Method` and
+:class:`~paretosurf.method.Method` (in :mod:`paretosurf.method`, importable from here) and
 
 - proposes the next :class:`Round` (the weights to solve, and which stored solver state
   warm-starts each of them),
@@ -21,8 +21,10 @@ loop:
 - :class:`~paretosurf.states.StatePool` (the states, by key: methods hold keys) and
   :class:`~paretosurf.states.DiskStates` (a disk-state solver's folders);
 - :mod:`paretosurf.spacing_options`: ``weight_bounds`` and ``moving_average``;
-- :func:`paretosurf.solver_findings.diagnose_run`: the result's findings;
-- :mod:`paretosurf._validation`: the checks of the loop's options.
+- :mod:`paretosurf.run_state`: the run's bookkeeping, what its checkpoints hold and how it
+  resumes, and its result (with :func:`paretosurf.solver_findings.diagnose_run`'s findings);
+- :mod:`paretosurf._validation` and :mod:`paretosurf.loop_options`: the checks and the
+  descriptions of the loop's options.
 
 Adding a method is one class; ``baselines/uniform.py`` is the shortest example to copy.
 """
@@ -31,15 +33,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
 import sys
 import time
 import warnings
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,6 +51,7 @@ from paretosurf._validation import (
     check_weight_bounds,
 )
 from paretosurf.checkpoint import Checkpointer
+from paretosurf.diagnostics import LOCAL_ROUNDS
 from paretosurf.executors import (
     Executor,
     ExecutorLostError,
@@ -61,33 +61,37 @@ from paretosurf.executors import (
     raise_for,
     solves_in,
 )
-from paretosurf.findings import (
-    STRUCTURAL,
-    Finding,
-    SurfWarning,
-    check_target,
-    is_quiet,
-    success_and_message,
-)
+from paretosurf.findings import DEFAULT_TARGETS, ParetoWarning, check_target, is_quiet
 from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report
-from paretosurf.result import IterationRecord, SurfResult, history_from_parts, view_extras
+from paretosurf.loop_options import document_loop_options
+from paretosurf.method import Method, Round, RoundOutcome, check_points, check_round
+from paretosurf.result import IterationRecord, SurfResult, history_from_parts
 from paretosurf.run_folder import RunFolder
-from paretosurf.solver_findings import diagnose_run
+from paretosurf.run_state import (
+    Progress,
+    check_same_run,
+    load_method_state,
+    manifest,
+    run_notes,
+    run_parts,
+    run_result,
+)
 from paretosurf.solvers import (
     SolverLike,
+    add_evaluations,
     as_solver,
     as_weight,
     count_steps,
-    solver_name,
     users_solver,
 )
 from paretosurf.spacing import Spacing
 from paretosurf.spacing_options import MovingAverage, anchor_rows, solved_weights
 from paretosurf.states import DiskStates, StatePool, trusted_state_classes
 
-# the driver's own public names (StatePool, Checkpointer, SurfWarning and the validators it
-# imports stay importable from here for older code, but live in states, checkpoint, findings
-# and _validation)
+# the driver's own public names, and the method interface it runs (Method, Round and
+# RoundOutcome live in paretosurf.method, run_notes in paretosurf.run_state; StatePool,
+# Checkpointer and the validators it imports stay importable from here for older code, but
+# live in states, checkpoint and _validation)
 __all__ = [
     "Callback",
     "Method",
@@ -101,177 +105,20 @@ __all__ = [
 ]
 
 FloatArray = NDArray[np.float64]
+#: The fewest rounds after which a run may stop early: those the local-minima check reads.
+EARLY_STOP_ROUNDS = LOCAL_ROUNDS
 
 
 #: ``callback(record)``: called after every round; returning ``True`` stops the run.
 Callback = Callable[[IterationRecord], "bool | None"]
 
 
-# ---------------------------------------------------------------------------- rounds
-@dataclass(frozen=True)
-class Round:
-    """One round a method asks for.
-
-    Attributes
-    ----------
-    weights : ndarray, shape (R,) or (R, M)
-        Weights to solve at: scalars in [0, 1] (two objectives), or weight vectors on the
-        simplex (rows of M >= 2 non-negative entries summing to 1).
-    starts : sequence of int or None, length R
-        For each weight, the key of the stored state that warm-starts it (``None``: the
-        solver's cold start).
-    slots : sequence of int, optional
-        Slot numbers named in error messages (default ``0..R-1``).
-    repeats : int
-        Consecutive calls per weight, each warm-started from the previous call's state; the
-        last call's solution is reported, every call is counted in the budget (OLS gives a
-        K-step solver several calls per visited weight this way).
-    """
-
-    weights: FloatArray
-    starts: Sequence[int | None]
-    slots: Sequence[int] | None = None
-    repeats: int = 1
-
-
-@dataclass
-class RoundOutcome:
-    """What a round found: the points at the round's weights and the keys of the new states.
-
-    ``points`` has shape (R, M), the objectives the solver returned; ``keys[i]`` is the pool
-    key of the state of ``weights[i]``; ``infos`` the solvers' ``Solution.info`` dicts.
-    ``estimates`` are the points averaged across rounds per slot (the run's
-    ``moving_average``; equal to ``points`` without it) and ``coordinates`` the estimates in
-    the coordinates distances are measured in (the run's ``normalize``): a method that spaces
-    points uses ``coordinates``.
-    """
-
-    weights: FloatArray
-    points: FloatArray
-    keys: list[int]
-    infos: list[dict[str, Any]] = field(default_factory=list)
-    estimates: FloatArray | None = None
-    coordinates: FloatArray | None = None
-
-    def __post_init__(self) -> None:
-        if self.estimates is None:
-            self.estimates = self.points
-        if self.coordinates is None:
-            self.coordinates = self.estimates
-
-
-# ---------------------------------------------------------------------------- methods
-class Method(ABC):
-    """A multi-objective method run by :func:`run`: it only decides where to solve.
-
-    Subclasses set :attr:`name` and :attr:`label` and implement the abstract hooks; see
-    ``baselines/uniform.py`` for the shortest complete example.
-    """
-
-    #: Short name, recorded in checkpoints and results (``"surf"``).
-    name: ClassVar[str]
-    #: Display name (``"SURF"``).
-    label: ClassVar[str]
-    #: Number of objectives the method handles (``None``: any).
-    n_objectives: ClassVar[int | None] = 2
-    #: Whether the points come from scalarized solves at their weights, so that objective 1
-    #: falls and objective 2 rises with the weight (False for interpolated points).
-    ordered: ClassVar[bool] = True
-    #: Whether :meth:`front` is the last round's points, one per slot, so that an earlier
-    #: round's could be reported instead (the run's ``report="most-even"``).
-    front_is_last_round: ClassVar[bool] = False
-    #: Whether the method aims at evenly spaced points (SURF): a result less even than the
-    #: run's ``target`` then fails; for the others, unevenness is advice.
-    aims_even: ClassVar[bool] = False
-
-    @abstractmethod
-    def settings(self) -> dict[str, Any]:
-        """Every setting of the method, JSON-able. A checkpoint records them and refuses to
-        resume under different ones."""
-
-    @abstractmethod
-    def start(self, init_keys: list[int | None] | None) -> None:
-        """Begin a fresh run; ``init_keys`` are the pool keys of the user's ``init_states``
-        (``None`` entries: no warm start), or ``None`` when none were given."""
-
-    @abstractmethod
-    def propose(self) -> Round | None:
-        """The next round, or ``None`` when the method has finished."""
-
-    @abstractmethod
-    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
-        """Take the round's points and new state keys (``pool`` gives access to the states,
-        for methods that build states themselves, such as Soup)."""
-
-    @abstractmethod
-    def front(self) -> tuple[FloatArray, FloatArray, list[int | None]]:
-        """The method's current points: ``(weights, points, state keys)``, ordered by weight.
-        Before any round, ``points`` has shape ``(P, 0)``."""
-
-    @abstractmethod
-    def state_dict(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        """The method's own state: JSON-able values and named arrays (containers of its own,
-        not ones it goes on changing)."""
-
-    @abstractmethod
-    def load_state_dict(
-        self,
-        meta: Mapping[str, Any],
-        arrays: Mapping[str, NDArray[Any]],
-        history: Sequence[IterationRecord],
-    ) -> None:
-        """Restore what :meth:`state_dict` returned (``history``: the run's records so far,
-        for methods whose data are the past rounds, such as UMOD)."""
-
-    def live_keys(self) -> list[int | None]:
-        """Keys of the states the method may still propose or report (default: those of
-        :meth:`front`); the run forgets the others."""
-        return self.front()[2]
-
-    def convergence_change(self) -> float:
-        """The change ``tol`` compares with (default :meth:`weight_change`; a damped method
-        gives the undamped one, so that a small damping does not pass for convergence)."""
-        return self.weight_change()
-
-    def findings(self) -> list[Finding]:
-        """What the method itself knows is not as asked (fewer points than requested, say),
-        added to the diagnosis of its points (default: nothing)."""
-        return []
-
-    def weight_change(self) -> float:
-        """How far the next round's weights move from this round's (``nan`` if the notion
-        does not apply); ``tol`` compares with it unless :meth:`convergence_change` says
-        otherwise."""
-        return math.nan
-
-    def record_extras(self) -> dict[str, Any]:
-        """What the method adds to the round's :class:`IterationRecord`: keyword arguments of
-        :meth:`IterationRecord.from_points` (SURF: its CDF ``cdf``, the round's estimate
-        ``cdf_estimate`` and damping ``alpha``); default none."""
-        return {}
-
-    def result_extras(self) -> dict[str, Any]:
-        """What the method adds to its result: keyword arguments of :class:`SurfResult`
-        (SURF: its CDF ``cdf``); default none."""
-        return {}
-
-    def settle_options(self) -> dict[str, Any]:
-        """Settings that would settle the weights in fewer rounds, named in the advice of a
-        run whose weights were still moving when its iterations ran out (SURF with a fixed
-        damping: ``{"alpha": "auto"}``); default none."""
-        return {}
-
-    @property
-    def converged(self) -> bool:
-        """Whether the method stopped because nothing is left to improve."""
-        return False
-
-
 class RunOptions(TypedDict, total=False):
     """The keywords of :func:`run` that every method's entry point passes on (see :func:`run`
     for their meaning): ``executor``, ``checkpoint``, ``resume``, ``overwrite``,
     ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``,
-    ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``, ``target``."""
+    ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``, ``target``,
+    ``early_stopping``."""
 
     executor: Executor | None
     checkpoint: str | Path | None
@@ -287,18 +134,7 @@ class RunOptions(TypedDict, total=False):
     checkpoint_period: float | str | Checkpointer
     report: str
     target: float | None
-
-
-@dataclass
-class _Progress:
-    """The run's bookkeeping (everything but the method and the states)."""
-
-    history: list[IterationRecord] = field(default_factory=list)
-    n_solves: int = 0
-    n_steps: int = 0
-    converged: bool = False
-    stop_reason: str | None = None
-    n_objectives: int | None = None
+    early_stopping: bool
 
 
 class _Runner:
@@ -319,6 +155,7 @@ class _Runner:
         checkpointer: Checkpointer,
         report: str = "auto",
         target: float | None = None,
+        early_stopping: bool = False,
     ) -> None:
         if report == "most-even" and not method.front_is_last_round:
             raise ValueError(
@@ -337,17 +174,21 @@ class _Runner:
         self.report = report
         #: The spacing target of the result (``None``: the front's default).
         self.target = target
+        #: Whether the run ends once its points meet the target and its weights settled.
+        self.early_stopping = early_stopping
         self.checkpointer = checkpointer
         checkpointer.start(folder)
         self.pool = StatePool()
         self.disk = DiskStates(solver, folder, in_process=solves_in(self.executor) == "process")
-        self.progress = _Progress()
+        self.progress = Progress()
         #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
         self.keeper = RoundKeeper()
         #: The last round's solves whose info says success=False: (slot, message); and the
         #: info of each of its solves.
         self.unsuccessful: list[tuple[int, str]] = []
         self.last_infos: list[dict[str, Any]] = []
+        #: The objective evaluations each solve of the last round reported (None: unknown).
+        self.evaluations: NDArray[np.int64] | None = None
         self.postfix: dict[str, str] = {}
         self._settings: dict[str, Any] | None = None
         self.slots_done = self.slots_total = 0
@@ -368,14 +209,7 @@ class _Runner:
         return dict(self._settings)
 
     def manifest(self) -> dict[str, Any]:
-        notes = _RUN_NOTES.get()
-        return {
-            "method": self.method.name,
-            "label": self.method.label,
-            "settings": self.settings(),
-            "solver": solver_name(self.solver),
-            **({"notes": dict(notes)} if notes else {}),
-        }
+        return manifest(self.method, self.settings(), self.solver)
 
     def start_fresh(self, init_states: Sequence[Any] | None, *, created: bool = False) -> None:
         """Start the run from ``init_states``; ``created``: its folder already holds its
@@ -411,7 +245,8 @@ class _Runner:
         """Continue the run saved in the folder; one stopped before its first checkpoint
         starts again from ``init_states`` (its solve log is kept)."""
         assert self.folder is not None
-        self.check_same_run(self.folder.manifest())
+        where = f"checkpoint {self.folder.path}"
+        check_same_run(self.folder.manifest(), self.method, self.settings(), where)
         self.folder.prepare_resume()
         saved = self.folder.load() if self.folder.committed() else None
         self.folder.truncate_history(0 if saved is None else int(saved.meta["n_rounds"]))
@@ -421,55 +256,21 @@ class _Runner:
             return
         meta, arrays = saved.meta, saved.arrays
         history = history_from_parts(saved.records)
-        self.progress = _Progress(
-            history,
-            int(meta["n_solves"]),
-            int(meta["n_steps"]),
-            bool(meta["converged"]),
-            meta.get("stop_reason"),
-            meta.get("n_objectives"),
-        )
+        self.progress = Progress.from_meta(meta, history)
         self.pool = StatePool.from_parts(
             meta["pool"],
             arrays,
             root=self.folder.path,
             allow_pickle=self.allow_pickle,
-            where=f"checkpoint {self.folder.path}",
+            where=where,
             state_classes=trusted_state_classes(users_solver(self.solver)),
         )
         for record in history:  # the solver sees the saved rounds again, in order
             self.observe(record.points)
         self.average.load_meta(meta.get("averages", {}))
         self.checkpointer.saved_rounds = len(history)
-        self.method.load_state_dict(meta["method_state"], _part(arrays, "method/"), history)
-        if "kept_rounds" in meta:
-            self.keeper.load_state_dict(meta["kept_rounds"], _part(arrays, "kept/"))
-        else:  # saved with no candidates: the next round is the first that competes
-            self.keeper.rounds = len(history)
+        load_method_state(self.method, self.keeper, meta, arrays, history)
         self.disk.resumed(self.pool, saved.fallback)
-
-    def check_same_run(self, manifest: Mapping[str, Any]) -> None:
-        assert self.folder is not None
-        where = f"checkpoint {self.folder.path}"
-        if manifest.get("method") != self.method.name:
-            raise ValueError(
-                f"{where} holds a {manifest.get('label', manifest.get('method'))} run; cannot "
-                f"resume it as {self.method.label} (use another folder, or overwrite=True)"
-            )
-        # runs saved before the report option existed reported as "auto" does
-        saved = {"report": "auto", **manifest.get("settings", {})}
-        now = self.settings()
-        diffs = [
-            f"{key}: {saved.get(key, '(unset)')!r} in the checkpoint, "
-            f"{now.get(key, '(unset)')!r} now"
-            for key in sorted(set(saved) | set(now))
-            if saved.get(key) != now.get(key)
-        ]
-        if diffs:
-            raise ValueError(
-                f"cannot resume the {self.method.label} run in {where} with other "
-                "settings; differing: " + "; ".join(diffs)
-            )
 
     # ------------------------------------------------------------------ one round
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
@@ -503,53 +304,9 @@ class _Runner:
             self.slots_done += 1
             self.bar.set_postfix(**self.postfix, slots=f"{self.slots_done}/{self.slots_total}")
 
-    def check_round(self, weights: FloatArray, rnd: Round) -> int:
-        """The number of weights of the proposed round, after checking them."""
-        n_weights = weights.shape[0] if weights.ndim else 0
-        if weights.ndim not in (1, 2) or len(rnd.starts) != n_weights or n_weights == 0:
-            raise ValueError(
-                f"{self.method.label} proposed {n_weights} weights with "
-                f"{len(rnd.starts)} warm starts"
-            )
-        if not (np.all(np.isfinite(weights)) and np.all((weights >= 0) & (weights <= 1))):
-            raise ValueError(
-                f"{self.method.label} proposed weights outside [0, 1]: {weights.tolist()}"
-            )
-        if weights.ndim == 2 and np.any(np.abs(weights.sum(axis=1) - 1.0) > 1e-9):
-            raise ValueError(
-                f"{self.method.label} proposed weight vectors off the simplex "
-                f"(rows must sum to 1): {weights.tolist()}"
-            )
-        return n_weights
-
-    def check_points(self, points: FloatArray, weights: FloatArray, index: int) -> None:
-        """Refuse objective vectors of another number of objectives than the method's, or
-        than the earlier rounds'."""
-        m = points.shape[1]
-        wanted = self.method.n_objectives
-        if wanted is None and weights.ndim == 1:
-            wanted = 2  # a scalar weight w trades off exactly two objectives
-        if wanted is not None and m != wanted:
-            what = (
-                "the two objectives to trade off, both minimized"
-                if wanted == 2
-                else f"the {wanted} objectives to trade off, all minimized"
-            )
-            raise ValueError(
-                f"{self.method.label} spaces points along a front of {wanted} objectives; the "
-                f"solver returned {m} (objective vectors of shape ({m},)). Return {what}"
-            )
-        if self.progress.n_objectives is None:
-            self.progress.n_objectives = m
-        elif m != self.progress.n_objectives:
-            raise ValueError(
-                f"the solver returned {m} objectives in round {index}, but "
-                f"{self.progress.n_objectives} before"
-            )
-
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
-        weights = np.asarray(rnd.weights, dtype=np.float64)
-        n_weights = self.check_round(weights, rnd)
+        weights = check_round(rnd, self.method.label)
+        n_weights = len(weights)
         # a candidate round for the report keeps its states as they were solved
         intact = (
             {k for k in self.keeper.keys() if k is not None} if self.reports_most_even() else set()
@@ -561,6 +318,7 @@ class _Runner:
         self.slots_done, self.slots_total = 0, n_weights * rnd.repeats
         start = time.perf_counter()
         outcomes: list[SolveOutcome] = []
+        spent: list[int] | None = [0] * len(slots)
         for call in range(rnd.repeats):
             last = call == rnd.repeats - 1
             tasks = [
@@ -574,6 +332,7 @@ class _Runner:
             ]
             outcomes = self.run_tasks(tasks, index, call)
             states = [o.solution.state for o in outcomes if o.solution is not None]
+            spent = add_evaluations(spent, [o.solution for o in outcomes])
             self.progress.n_solves += len(outcomes)
             self.progress.n_steps += count_steps(
                 [o.solution for o in outcomes if o.solution is not None]
@@ -586,13 +345,16 @@ class _Runner:
             if sol.info.get("success") is False
         ]
         self.last_infos = [s.info for s in sols]
+        self.evaluations = None if spent is None else np.asarray(spent, dtype=np.int64)
         sizes = {s.objectives.size for s in sols}
         if len(sizes) != 1:
             raise ValueError(
                 f"the solver returned objective vectors of sizes {sorted(sizes)} in round {index}"
             )
         points = np.stack([s.objectives for s in sols])
-        self.check_points(points, weights, index)
+        self.progress.n_objectives = check_points(
+            points, weights, self.method, index, self.progress.n_objectives
+        )
         keys = [self.pool.add(s) for s in states]
         self.disk.solved(keys, slots, states, index)
         estimates = self.average(slots, weights, points)
@@ -608,6 +370,29 @@ class _Runner:
         return RoundOutcome(
             weights, points, keys, [s.info for s in sols], estimates, coordinates
         ), seconds
+
+    def done(self, record: IterationRecord) -> bool:
+        """Whether a method that aims for even spacing may stop after ``record``'s round: its
+        points meet the spacing target (the one success asks for), its weights settled, every
+        solve of the round succeeded, and the run has the rounds the local-minima check
+        reads (:data:`EARLY_STOP_ROUNDS`, up to the round the result reports)."""
+        if (
+            not self.method.aims_even
+            or len(self.progress.history) < EARLY_STOP_ROUNDS
+            or self.unsuccessful
+            or not self.method.settled()
+        ):
+            return False
+        reported = self.reported_front()
+        if reported is not None and reported.round + 1 < EARLY_STOP_ROUNDS:
+            return False  # the round the result would report has too short a history
+        surface = np.ndim(record.weights) == 2
+        target = (
+            DEFAULT_TARGETS["surface" if surface else "curve"]
+            if self.target is None
+            else self.target
+        )
+        return bool(record.gap_ratio <= target)
 
     def front(
         self, reported: ReportedFront | None = None
@@ -648,6 +433,7 @@ class _Runner:
             n_steps=self.progress.n_steps,
             weight_change=self.method.weight_change(),
             ideal=ideal,
+            evaluations=self.evaluations,
             **self.method.record_extras(),
         )
 
@@ -687,129 +473,47 @@ class _Runner:
     def result(self) -> SurfResult:
         reported = self.reported_front()
         weights, points, coords, keys = self.front(reported)
-        shown = None if reported is None else reported.round
-        p = self.progress
-        diagnosed, diagnosed_coords = points, coords
         averaged = (
             None
             if reported is not None or points.ndim != 2
             else self.average.estimates(len(points), points.shape[1])
         )
-        if averaged is not None:
-            # with averaging the run's view of the front is the slots' averaged estimates:
-            # their order and dominance, not one round's noise, tell whether it is sound
-            diagnosed, diagnosed_coords = averaged, self.spacing(averaged)
-        findings = diagnose_run(
-            weights,
-            diagnosed,
-            diagnosed_coords,
+        return run_result(
+            self.method,
+            self.progress,
+            front=(weights, points, coords),
+            states=[self.pool.get(k) for k in keys],
+            reported=reported,
+            averaged=None if averaged is None else (averaged, self.spacing(averaged)),
             solver=self.solver,
-            history=p.history,
-            shown=shown,
+            settings=self.settings(),
             normalize=self.spacing.kind,
             moving_average=self.average.rate,
-            ordered=self.method.ordered,
-            aims_even=self.method.aims_even,
-            method_findings=self.method.findings,
             infos=self.last_infos,
             unsuccessful=self.unsuccessful,
             target=self.target,
-            stop_reason=p.stop_reason,
-            convergence_change=self.method.convergence_change,
-            settle_options=self.method.settle_options(),
-        )
-        collapsed = any(f.code in STRUCTURAL - {"reversed"} for f in findings)
-        record = p.history[-1 if shown is None else shown] if p.history else None
-        cv = math.nan if record is None else record.cv
-        ratio = math.nan if record is None else record.gap_ratio
-        success, message = success_and_message(
-            self.method.label,
-            len(weights),
-            cv,
-            ratio,
-            findings,
-            notes=() if reported is None else (reported.note,),
-        )
-        if not p.history:
-            success, message = False, f"{self.method.label}: no round was run"
-        return SurfResult(
-            method=self.method.name,
-            label=self.method.label,
-            settings=self.settings(),
-            weights=weights,
-            points=points,
-            states=[self.pool.get(k) for k in keys],
-            history=p.history,
-            n_solves=p.n_solves,
-            n_steps=p.n_steps,
-            converged=(p.converged or self.method.converged) and not collapsed,
-            stop_reason=p.stop_reason or "not started",
-            success=success,
-            message=message,
-            findings=findings,
-            reported_round=shown,
-            **self.method.result_extras(),
         )
 
     def state_parts(
         self, final: SurfResult | None = None
     ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        """The run's state as a checkpoint saves it; ``final``: the finished run's result,
-        whose success, message and findings the saved result then carries (an unfinished
-        run's say so)."""
+        """The run's state as a checkpoint saves it (see :func:`~paretosurf.run_state.
+        run_parts`)."""
         assert self.folder is not None
-        p = self.progress
-        method_meta, method_arrays = self.method.state_dict()
-        pool_meta, pool_arrays = self.pool.to_parts(root=self.folder.path)
         reported = self.reported_front()
         weights, points, _, keys = self.front(reported)
-        view_meta = {
-            "kind": "result",
-            "method": self.method.name,
-            "label": self.method.label,
-            "settings": self.settings(),
-            "n_solves": p.n_solves,
-            "n_steps": p.n_steps,
-            "converged": p.converged or self.method.converged,
-            "stop_reason": p.stop_reason or "not finished",
-            **view_extras(self.method.result_extras(), p.history),
-            "state_keys": keys,
-            "success": False,
-            "reported_round": None if reported is None else reported.round,
-            "message": (
-                f"{self.method.label}: the run in {self.folder.path} was "
-                f"stopped after round {len(p.history)} and can be resumed"
-            ),
-        }
-        if final is not None:
-            view_meta.update(
-                success=final.success,
-                message=final.message,
-                findings=[f.to_dict() for f in final.findings],
-                converged=final.converged,
-                stop_reason=final.stop_reason,
-            )
-        meta = {
-            "n_solves": p.n_solves,
-            "n_steps": p.n_steps,
-            "converged": p.converged,
-            "stop_reason": p.stop_reason,
-            "n_objectives": p.n_objectives,
-            "averages": self.average.to_meta(),
-            "method_state": method_meta,
-            "pool": pool_meta,
-            "result": view_meta,
-        }
-        arrays = {
-            **{f"method/{k}": v for k, v in method_arrays.items()},
-            **pool_arrays,
-            "weights": weights,
-            "points": points,
-        }
-        if self.reports_most_even():
-            meta["kept_rounds"], kept_arrays = self.keeper.state_dict()
-            arrays.update({f"kept/{k}": v for k, v in kept_arrays.items()})
-        return meta, arrays
+        return run_parts(
+            self.method,
+            self.progress,
+            self.pool,
+            root=self.folder.path,
+            settings=self.settings(),
+            averages=self.average.to_meta(),
+            front=(weights, points, keys),
+            reported_round=None if reported is None else reported.round,
+            keeper=self.keeper if self.reports_most_even() else None,
+            final=final,
+        )
 
     def checkpoint(self, final: SurfResult | None = None) -> None:
         """Save the rounds run since the last checkpoint (see :meth:`Checkpointer.save`), the
@@ -835,7 +539,8 @@ class _Runner:
         self, iterations: int | None, tol: float | None, callback: Callback | None, bar: Any
     ) -> None:
         p = self.progress
-        while p.stop_reason not in ("converged", "method", "callback"):
+        final = ("converged", "method", "callback", *(("done",) if self.early_stopping else ()))
+        while p.stop_reason not in final:
             if iterations is not None and len(p.history) >= iterations:
                 p.stop_reason = "iterations"
                 break
@@ -856,6 +561,8 @@ class _Runner:
             if tol is not None and self.method.convergence_change() < tol:
                 p.converged = True
                 p.stop_reason = "converged"
+            elif self.early_stopping and self.done(record):
+                p.stop_reason = "done"
             self.checkpointer.round_ended()
             if self.checkpointer.due(len(p.history)):
                 self.checkpoint()
@@ -866,34 +573,11 @@ class _Runner:
                 p.stop_reason = "callback"  # saved by the run's final checkpoint
 
 
-def _part(arrays: Mapping[str, NDArray[Any]], prefix: str) -> dict[str, NDArray[Any]]:
-    """The arrays whose names start with ``prefix``, without it."""
-    return {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-
-
 #: Whether an interrupted run with a folder tells on stderr how to resume it (a front end
 #: with its own resume command, such as ``paretosurf run``, turns it off).
 _INTERRUPT_NOTICE: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "paretosurf_interrupt_notice", default=True
 )
-
-
-#: Notes a front end records in the manifest of the runs it starts (see :func:`run_notes`).
-_RUN_NOTES: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
-    "paretosurf_run_notes", default=None
-)
-
-
-@contextlib.contextmanager
-def run_notes(notes: Mapping[str, Any]) -> Iterator[None]:
-    """Within this context, a new run records ``notes`` (JSON-able) in its folder's
-    ``run.json`` under ``"notes"``: for front ends that keep settings of their own with the
-    run (``paretosurf run`` keeps its command line's). Resuming does not check them."""
-    token = _RUN_NOTES.set(dict(notes))
-    try:
-        yield
-    finally:
-        _RUN_NOTES.reset(token)
 
 
 @contextlib.contextmanager
@@ -907,6 +591,7 @@ def without_interrupt_notice() -> Iterator[None]:
         _INTERRUPT_NOTICE.reset(token)
 
 
+@document_loop_options
 def run(
     method: Method,
     solver: SolverLike,
@@ -928,6 +613,7 @@ def run(
     checkpoint_period: float | str | Checkpointer = "auto",
     report: str = "auto",
     target: float | None = None,
+    early_stopping: bool = True,
 ) -> SurfResult:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
@@ -946,77 +632,16 @@ def run(
         Warm starts for the first round; the method says how many it takes.
     tol : float, optional
         Stop once :meth:`Method.weight_change` drops below ``tol``.
-    executor : Executor, optional
-        Runs a round's solves (default :class:`~paretosurf.executors.LocalExecutor`).
-    checkpoint : path, optional
-        Run folder; the run is saved there after every round, or after every few rounds when
-        they are short (see ``checkpoint_period`` and :mod:`paretosurf.checkpoint`).
-    resume : bool
-        Continue the run saved in ``checkpoint`` (a fresh run if the folder holds none). The
-        method and every setting must match the saved ones. A run that had converged, finished
-        or been stopped by its callback returns its result without solving again; one that
-        reached its round limit continues up to ``iterations``.
-    overwrite : bool
-        Replace a run already saved in ``checkpoint`` (its files only; other files in the
-        folder are left alone). Without ``resume`` or ``overwrite``, a folder holding a run is
-        refused.
-    callback : callable, optional
-        Called with each round's :class:`IterationRecord` after the round (and its checkpoint,
-        if one is due); returning ``True`` stops the run.
-    progress : bool
-        Show a progress bar with the current CV and gap ratio.
-    normalize : {"endpoints", "none"}, (ideal, nadir) or callable
-        The coordinates distances are measured in, by the method (SURF's chords, UMOD's
-        surrogate) and by the records' CV and gap ratio; see :mod:`paretosurf.spacing`.
-    moving_average : float, optional
-        Rate in (0, 1] of an exponential moving average of each slot's objectives across
-        rounds, ``avg = rate * new + (1 - rate) * avg`` while the slot's weight stays put (the
-        new estimate's share grows to 1 as the weight moves by one average gap, see
-        :func:`moving_average_step`): the method updates its weights from the averages, the
-        history keeps the raw estimates. For noisy objective estimates.
-    weight_bounds : (lo, hi), optional
-        Solve at ``lo + (hi - lo) * w`` instead of ``w``: keeps the solves off the ends of
-        [0, 1], where a scalarized problem that ignores one objective may return a weakly
-        Pareto-optimal point. The result's and records' weights are those solved at.
-    retries : int
-        How many times a failed solve (an exception, non-finite objectives, a killed worker)
-        is tried again, on its own, before the run stops with an error naming the slot, the
-        weight, the attempt and the original error; the last checkpoint stays as it was.
-    allow_pickle : bool
-        Let ``resume`` unpickle solver states that nothing else could store (see
-        :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust.
-    checkpoint_period : "auto", float or Checkpointer
-        Seconds of running between checkpoints; 0 saves after every round. ``"auto"``
-        (default) saves every round that ends at least ``1 / CHECKPOINT_SHARE`` (100) times
-        the last checkpoint's cost after it (the first: half a second into the run, see
-        :data:`~paretosurf.checkpoint.FIRST_CHECKPOINT_SECONDS`): every round when solves
-        take a second or more, every few rounds when they take milliseconds, so that
-        checkpoints cost about 1% of the run, and a killed run loses at most that much
-        solving. A :class:`~paretosurf.checkpoint.Checkpointer` sets a schedule of its own
-        (those timings, a checkpoint every few rounds, a clock). The last round is always
-        saved.
-    report : {"auto", "last", "most-even"}
-        Which round's weights, points and states the result reports: the last, or the most
-        even of the last :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (the lowest largest over
-        smallest gap of the round's own points, not their ``moving_average``, in the run's
-        coordinates: the records' ``gap_ratio``; the states of the candidate rounds are kept
-        until then). ``"auto"`` (default): the
-        most even with three or more objectives (whose layouts swing now and then), the last
-        otherwise. ``"most-even"`` suits solvers whose solutions, not only their estimates,
-        vary from call to call (deep RL): with points that are exact solutions plus
-        evaluation noise it would choose on the noise, and the result's figures would flatter
-        it. Only methods whose points are the last round's, one per slot (SURF, Uniform-w,
-        Random-w, UMOD), report an earlier round; the others always report their front.
+    <loop options>
 
-    target : float, optional
-        The spacing the result must reach: the largest gap over the smallest, between
-        consecutive points (two objectives) or nearest neighbours (a surface), in the run's
-        coordinates (``normalize``), measured on the reported round. Default: 2 on a curve,
-        3 on a surface. A method that aims at even spacing (SURF) fails (``success=False``,
-        finding ``"uneven"``) above it, naming how many more rounds its recent progress
-        suggests; for the others, unevenness is advice. Not a setting of the run: resuming
-        may change it.
+    Returns
+    -------
+    SurfResult
+        With ``success`` and ``message``; each problem :func:`paretosurf.diagnostics.diagnose`
+        finds in the final points is also raised as a :class:`ParetoWarning`.
 
+    Notes
+    -----
     Solver states. A solver with ``save_state(state, folder)`` and ``load_state(folder)``
     keeps its states as folders: in ``checkpoint``'s ``states/`` (the result's ``states`` are
     then :class:`~paretosurf.states.StateFolder` paths there), or, without a checkpoint, in a
@@ -1027,18 +652,12 @@ def run(
     attempts of the rounds after it are still logged in ``solves.jsonl``. A run closes the
     executor's resources (worker pools) that it started itself.
 
-    Returns
-    -------
-    SurfResult
-        With ``success`` and ``message``; each problem :func:`paretosurf.diagnostics.diagnose`
-        finds in the final points is also raised as a :class:`SurfWarning`.
-
     Examples
     --------
     >>> import paretosurf as ps
     >>> from paretosurf.driver import run
-    >>> from paretosurf.baselines.uniform import FixedWeights
-    >>> res = run(FixedWeights(4), lambda w, s: ps.Solution([1 - w, w]), iterations=2)
+    >>> from paretosurf.baselines import FixedWeightsMethod
+    >>> res = run(FixedWeightsMethod(4), lambda w, s: ps.Solution([1 - w, w]), iterations=2)
     >>> res.weights.tolist(), res.n_solves, res.stop_reason
     ([0.0, 0.25, 0.5, 0.75, 1.0], 10, 'iterations')
     """
@@ -1082,6 +701,7 @@ def run(
         checkpointer,
         report,
         check_target(target),
+        bool(early_stopping),
     )
     if folder is None and runner.disk.enabled and solves_in(runner.executor) == "cluster":
         raise ValueError(
@@ -1135,7 +755,7 @@ def _run_holding(
             f"{method.label}: the run in {folder.path if folder else 'the checkpoint'} already "
             f"holds {done} rounds, more than iterations={iterations}; its result after {done} "
             "rounds is returned (a run cannot be shortened: start a new one for fewer)",
-            SurfWarning,
+            ParetoWarning,
             stacklevel=4,
         )
     bar = progress_bar(
@@ -1185,5 +805,5 @@ def _run_holding(
     runner.finish(result)
     for finding in result.findings:
         if not is_quiet(finding, result.stop_reason):
-            warnings.warn(f"{result.label}: {finding.message}", SurfWarning, stacklevel=3)
+            warnings.warn(f"{result.label}: {finding.message}", ParetoWarning, stacklevel=3)
     return result

@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_TARGETS",
     "MESSAGE_LIMIT",
     "Finding",
+    "ParetoWarning",
     "SurfWarning",
     "check_target",
     "python_spelling",
@@ -68,10 +69,14 @@ TITLES = {
 }
 
 
-class SurfWarning(UserWarning):
+class ParetoWarning(UserWarning):
     """A result is not what was asked for (dominated or collapsed points, a front that
     weighted sums cannot cross, noisy estimates, badly scaled objectives); the message names
-    the remedy."""
+    the remedy. Every method warns with it."""
+
+
+#: The earlier name of :class:`ParetoWarning` (the same class).
+SurfWarning = ParetoWarning
 
 
 def python_spelling(name: str, value: Any) -> str:
@@ -311,7 +316,11 @@ def uneven_finding(
             detail,
             remedy=remedy,
             options={"resume": True, "iterations": None},
-            summary=f"{what} {ratio:.3g} > target {target:g} after {rounds} rounds{short}",
+            # (summaries stay within 60 characters: "nn" for nearest-neighbour)
+            summary=(
+                f"{'nn max/min' if surface else what} {ratio:.3g} > target {target:g} "
+                f"after {rounds} rounds{short}"
+            ),
         )
     return Finding(
         "uneven",

@@ -3,10 +3,13 @@
 Every entry function (:func:`paretosurf.surf`, :func:`paretosurf.surf_simplex` and each
 baseline) takes its method's own arguments and ``**options`` (typed
 ``Unpack[RunOptions]``, see :class:`paretosurf.driver.RunOptions`), which it hands to
-:func:`paretosurf.driver.run` unchanged. This module holds what they share:
+:func:`paretosurf.driver.run` unchanged. This module holds what they share, and imports
+nothing of the package, so that the driver itself documents :func:`~paretosurf.driver.run`
+with it:
 
 - :data:`LOOP_OPTION_DOCS`, the one description of each loop option, which
-  :func:`document_loop_options` writes into an entry function's docstring;
+  :func:`document_loop_options` writes into an entry function's docstring (and into
+  :func:`~paretosurf.driver.run`'s);
 - :func:`check_options`, which refuses an unknown keyword naming the entry function that got
   it (rather than ``run() got an unexpected keyword argument``).
 """
@@ -19,14 +22,9 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from paretosurf.driver import RunOptions
-
 __all__ = ["LOOP_OPTIONS", "LOOP_OPTION_DOCS", "check_options", "document_loop_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: The loop options an entry function passes on to :func:`paretosurf.driver.run`.
-LOOP_OPTIONS: frozenset[str] = RunOptions.__required_keys__ | RunOptions.__optional_keys__
 
 #: The line of an entry function's docstring that :func:`document_loop_options` replaces.
 PLACEHOLDER = "<loop options>"
@@ -134,7 +132,9 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         Seconds of solving between checkpoints; 0 saves after every round. ``"auto"`` keeps
         checkpoints to about 1% of the run: every round when solves take a second or more,
         every few rounds when they take milliseconds (see
-        :data:`paretosurf.checkpoint.CHECKPOINT_SHARE`). A
+        :data:`paretosurf.checkpoint.CHECKPOINT_SHARE`; the first comes half a second into
+        the run, see :data:`~paretosurf.checkpoint.FIRST_CHECKPOINT_SECONDS`), so that a
+        killed run loses about that share of its solving. A
         :class:`~paretosurf.checkpoint.Checkpointer` sets the schedule in full (period,
         share, every k rounds, clock). The last round is always saved.
         """,
@@ -144,11 +144,13 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         """
         Which round the result reports: the last, or the most even of the last
         :data:`~paretosurf.kept_rounds.KEEP_ROUNDS` (the lowest largest over smallest gap, in
-        the run's coordinates). ``"auto"``: the most even with three or more objectives, the
-        last with two. ``"most-even"`` suits solvers whose solutions swing from call to call
-        (deep RL), not exact solutions with noisy evaluations, where it would choose on the
-        noise. Only methods whose points are their last round's, one per slot, report an
-        earlier round; ``reported_round`` says which round the result holds.
+        the run's coordinates, of the round's own points rather than their
+        ``moving_average``; the candidate rounds' states are kept until the end).
+        ``"auto"``: the most even with three or more objectives, the last with two.
+        ``"most-even"`` suits solvers whose solutions swing from call to call (deep RL), not
+        exact solutions with noisy evaluations, where it would choose on the noise. Only
+        methods whose points are their last round's, one per slot, report an earlier round;
+        ``reported_round`` says which round the result holds.
         """,
     ),
     "target": (
@@ -158,10 +160,28 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         coordinates: the largest gap over the smallest between consecutive points (two
         objectives, default 2) or between nearest neighbours (a surface, default 3). A
         method that aims at even spacing (SURF) fails above it with the finding
-        ``"uneven"``; for the others unevenness is advice. Resuming may change it.
+        ``"uneven"``, naming how many more rounds its recent progress suggests; for the
+        others unevenness is advice. Resuming may change it.
+        """,
+    ),
+    "early_stopping": (
+        "bool, default True",
+        """
+        End the run, before ``iterations``, after the first round whose points meet
+        ``target`` while the method's weights have settled (SURF: a full step would move
+        each by less than 2% of its distance to its nearest other weight), every solve of
+        the round succeeded, and at least three rounds ran; ``stop_reason`` is then
+        ``"done"``. ``iterations``
+        is then a cap, not a schedule. Only methods that aim at even spacing (SURF,
+        SURF-simplex) stop early; ``False`` runs every round (the paper's protocol).
+        Resuming a run that stopped early with ``early_stopping=False`` continues it.
         """,
     ),
 }
+
+#: The loop options an entry function passes on to :func:`paretosurf.driver.run` (the keys
+#: of :class:`paretosurf.driver.RunOptions`, which the tests hold to these).
+LOOP_OPTIONS: frozenset[str] = frozenset(LOOP_OPTION_DOCS)
 
 
 def _entry(name: str) -> str:

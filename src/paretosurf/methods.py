@@ -2,7 +2,7 @@
 
 The benchmark (``paretosurf bench`` and ``paretosurf run``), the command line, the contract
 suite :mod:`paretosurf.testing` and the tests read :data:`METHODS`. Adding a method is one
-:class:`~paretosurf.driver.Method` subclass with its entry function, and one
+:class:`~paretosurf.method.Method` subclass with its entry function, and one
 :class:`MethodInfo` here: it is then benchmarked (two objectives), offered on the command line
 and run through the contract suite.
 
@@ -28,7 +28,7 @@ from typing import Any
 
 from paretosurf.baselines.ols import OLSMethod, ols
 from paretosurf.baselines.simplex import (
-    FixedSimplexWeights,
+    FixedSimplexMethod,
     das_dennis,
     energy,
     fixed_simplex,
@@ -36,9 +36,14 @@ from paretosurf.baselines.simplex import (
 )
 from paretosurf.baselines.soup import SoupMethod, soup
 from paretosurf.baselines.umod import UMODMethod, umod
-from paretosurf.baselines.uniform import FixedWeights, RandomWeights, uniform, uniform_random
-from paretosurf.driver import Method
+from paretosurf.baselines.uniform import (
+    FixedWeightsMethod,
+    RandomWeightsMethod,
+    uniform,
+    uniform_random,
+)
 from paretosurf.loop_options import LOOP_OPTIONS
+from paretosurf.method import Method
 from paretosurf.result import Result
 from paretosurf.simplex_weights import random_simplex_weights
 from paretosurf.surf import SurfMethod, surf
@@ -75,7 +80,7 @@ class MethodInfo:
     description : str
         One line for ``paretosurf bench --help`` and the benchmark's tables.
     method : type
-        The :class:`~paretosurf.driver.Method` subclass the entry function runs.
+        The :class:`~paretosurf.method.Method` subclass the entry function runs.
     entry : callable
         The public entry function, ``entry(solver, size..., **options)``.
     simplex : bool
@@ -160,12 +165,12 @@ METHODS: dict[str, MethodInfo] = {
             SurfMethod,
             surf,
         ),
-        MethodInfo("uniform", "Uniform-w", "fixed weights w_n = n/N", FixedWeights, uniform),
+        MethodInfo("uniform", "Uniform-w", "fixed weights w_n = n/N", FixedWeightsMethod, uniform),
         MethodInfo(
             "random",
             "Random-w",
             "fixed sorted random weights drawn from the seed",
-            RandomWeights,
+            RandomWeightsMethod,
             uniform_random,
             aliases=("uniform_random",),
         ),
@@ -203,7 +208,7 @@ METHODS: dict[str, MethodInfo] = {
             "das_dennis",
             "Das-Dennis",
             "fixed simplex-lattice weights",
-            FixedSimplexWeights,
+            FixedSimplexMethod,
             das_dennis,
             simplex=True,
         ),
@@ -211,7 +216,7 @@ METHODS: dict[str, MethodInfo] = {
             "random_simplex",
             "Random",
             "the corners and weights drawn uniformly on the simplex",
-            FixedSimplexWeights,
+            FixedSimplexMethod,
             random_simplex,
             simplex=True,
         ),
@@ -219,7 +224,7 @@ METHODS: dict[str, MethodInfo] = {
             "energy",
             "Energy",
             "Riesz s-energy weights (pymoo)",
-            FixedSimplexWeights,
+            FixedSimplexMethod,
             energy,
             simplex=True,
         ),
@@ -227,7 +232,7 @@ METHODS: dict[str, MethodInfo] = {
             "simplex_weights",
             "fixed weights",
             "given weight vectors",
-            FixedSimplexWeights,
+            FixedSimplexMethod,
             fixed_simplex,
             simplex=True,
             aliases=("fixed_simplex",),

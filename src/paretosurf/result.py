@@ -23,6 +23,7 @@ from paretosurf import metrics
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.checkpoint import pair_stem, read_pair, with_extension, write_pair
 from paretosurf.findings import Finding
+from paretosurf.pieces import Piece
 from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
 
@@ -120,6 +121,15 @@ class IterationRecord:
         For a solver with a moving ideal point (Tchebycheff scalarizations of
         :mod:`paretosurf.adapters`): the ideal after this round's points were observed, the
         one the next round solves with.
+    evaluations : ndarray or None
+        Objective evaluations each of the round's solves spent (in the order of
+        ``weights``), as the solver reports them in ``Solution.info["objective_calls"]``
+        (the adapters of :mod:`paretosurf.adapters`) or ``info["nfev"]``; ``None`` when
+        a solve reports neither. :attr:`SurfResult.n_evaluations` sums them over the run.
+    pieces : list of Piece or None
+        SURF on a front that breaks into pieces (:mod:`paretosurf.pieces`): the pieces of this
+        round's points, in weight order; ``cv`` and ``gap_ratio`` then measure the gaps
+        within the pieces (the gaps between them hold no Pareto point). ``None``: one piece.
     """
 
     iteration: int
@@ -136,6 +146,8 @@ class IterationRecord:
     cdf_estimate: ArcLengthCDF | None = None
     alpha: float = math.nan
     ideal: FloatArray | None = None
+    evaluations: NDArray[np.int64] | None = None
+    pieces: list[Piece] | None = None
 
     @classmethod
     def from_points(
@@ -154,6 +166,8 @@ class IterationRecord:
         alpha: float = math.nan,
         coords: FloatArray | None = None,
         ideal: FloatArray | None = None,
+        evaluations: NDArray[np.int64] | None = None,
+        pieces: Sequence[Piece] | None = None,
     ) -> IterationRecord:
         """A record whose CV and gap ratio are computed from ``points``, or from ``coords``,
         the points in the coordinates the run measures distances in.
@@ -179,6 +193,9 @@ class IterationRecord:
             if usable and np.ndim(weights) == 2 and len(weights) == len(at):
                 at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]
             gaps = metrics.segment_lengths(at) if usable else np.empty(0)
+            if pieces and len(pieces) > 1 and gaps.size == len(at) - 1:
+                # the chords between pieces are no spacing (see IterationRecord.pieces)
+                gaps = np.concatenate([gaps[p.first : p.last] for p in pieces])
             cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
             ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
         return cls(
@@ -196,6 +213,8 @@ class IterationRecord:
             cdf_estimate,
             alpha,
             ideal,
+            evaluations,
+            None if pieces is None else list(pieces),
         )
 
     def scalars(self) -> dict[str, Any]:
@@ -203,6 +222,8 @@ class IterationRecord:
         out: dict[str, Any] = {key: getattr(self, key) for key in _RECORD_SCALARS}
         for key in ("cv", "gap_ratio", "weight_change", "seconds", "solve_seconds", "alpha"):
             out[key] = float(getattr(self, key))
+        if self.pieces is not None:
+            out["pieces"] = [p.to_dict() for p in self.pieces]
         return out
 
     def arrays(self) -> dict[str, FloatArray]:
@@ -211,6 +232,8 @@ class IterationRecord:
         out = {"weights": self.weights, "points": self.points}
         if self.ideal is not None:
             out["ideal"] = self.ideal
+        if self.evaluations is not None:
+            out["evaluations"] = self.evaluations.astype(np.float64)
         for prefix, cdf in (
             ("estimate", self.cdf_estimate),
             ("cdf", self.cdf if self.cdf_estimate is None else None),
@@ -263,6 +286,16 @@ class IterationRecord:
             cdf_estimate=estimate,
             alpha=alpha,
             ideal=(np.asarray(arrays["ideal"], dtype=np.float64) if "ideal" in arrays else None),
+            evaluations=(
+                np.asarray(arrays["evaluations"]).astype(np.int64)
+                if "evaluations" in arrays
+                else None
+            ),
+            pieces=(
+                [Piece.from_dict(p) for p in scalars["pieces"]]
+                if scalars.get("pieces") is not None
+                else None
+            ),
         )
 
 
@@ -306,13 +339,17 @@ class Result:
         One record per round.
     n_solves : int
         Inner-solver calls made; ``n_steps`` sums the solvers' reported steps.
+    n_evaluations : int or None
+        Objective evaluations the solves reported (the sum of the records' ``evaluations``;
+        ``None`` when a round's solver reports none).
     converged : bool
         Whether the run stopped on ``tol`` (SURF, UMOD) or because the method found nothing
         left to improve (OLS: the convex coverage set is complete).
     stop_reason : str
-        Why the run ended: ``"iterations"`` (the round limit), ``"converged"``, ``"method"``
-        (the method finished, e.g. Soup after its endpoint solves), ``"callback"``, or
-        ``"not started"``.
+        Why the run ended: ``"iterations"`` (the round limit), ``"converged"``, ``"done"``
+        (``early_stopping``: the points met the target and the weights settled),
+        ``"method"`` (the method finished, e.g. Soup after its endpoint solves),
+        ``"callback"``, or ``"not started"``.
     success : bool
         Whether the points are what was asked for: none of the problems
         :func:`paretosurf.diagnostics.diagnose` checks for (dominated or collapsed points, a
@@ -324,6 +361,10 @@ class Result:
         with its remedy.
     findings : list of Finding
         The problems found (``code``, ``message``, ``fatal``).
+    pieces : list of Piece or None
+        SURF on a front that breaks into pieces: the pieces of the reported points (each
+        with its ``first`` and ``last`` slot, arc ``length`` and ``share`` of the points),
+        in weight order; ``None`` when the front is one piece (see :mod:`paretosurf.pieces`).
     reported_round : int or None
         The index in ``history`` of the round whose weights, points and states the result
         holds, when it is not the last one (:func:`paretosurf.surf_simplex` reports the most
@@ -359,6 +400,7 @@ class Result:
         message: str = "",
         findings: Sequence[Finding] = (),
         reported_round: int | None = None,
+        pieces: Sequence[Piece] | None = None,
     ) -> None:
         self.method = method
         self.label = label
@@ -376,6 +418,7 @@ class Result:
         self.message = message
         self.findings = list(findings)
         self.reported_round = reported_round
+        self.pieces = None if pieces is None else list(pieces)
 
     @property
     def n_segments(self) -> int:
@@ -390,6 +433,15 @@ class Result:
         if isinstance(value, str):
             return self.history[-1].alpha if self.history else math.nan
         return float(value)
+
+    @property
+    def n_evaluations(self) -> int | None:
+        """Objective evaluations over the run (see :attr:`IterationRecord.evaluations`)."""
+        if not self.history or any(r.evaluations is None for r in self.history):
+            return None
+        return int(
+            sum(int(np.sum(r.evaluations)) for r in self.history if r.evaluations is not None)
+        )
 
     @property
     def cv(self) -> float:
@@ -438,6 +490,8 @@ class Result:
             "cdf": self._cdf_entry(),
             "reported_round": self.reported_round,
         }
+        if self.pieces is not None:
+            meta["pieces"] = [p.to_dict() for p in self.pieces]
         return meta, {"weights": self.weights, "points": self.points}
 
     def _cdf_entry(self) -> Any:
@@ -493,6 +547,11 @@ class Result:
             message=str(meta.get("message", "")),
             findings=[Finding.from_dict(f) for f in meta.get("findings", [])],
             reported_round=meta.get("reported_round"),
+            pieces=(
+                [Piece.from_dict(p) for p in meta["pieces"]]
+                if meta.get("pieces") is not None
+                else None
+            ),
         )
 
     def save(self, path: str | Path) -> tuple[Path, Path]:

@@ -5,22 +5,139 @@ Random-w, UMOD): the slots' warm starts, the warm-start rule, and the last round
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.spatial import cKDTree
 
 from paretosurf._validation import check_n_segments
+from paretosurf.adapters.scalarization import Scalarization, ideal_margin
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool
+from paretosurf.solvers import users_solver
 
-__all__ = ["WARM_STARTS", "SlotMethod", "check_warm_start", "nearest_keys", "rescue_keys"]
+__all__ = [
+    "SETTLED_SPACING",
+    "WARM_STARTS",
+    "SlotMethod",
+    "best_keys",
+    "check_warm_start",
+    "local_spacing",
+    "nearest_keys",
+    "rescue_keys",
+    "solver_scalarization",
+]
 
 FloatArray = NDArray[np.float64]
 #: Warm-start rules: each slot continues from its own previous solution ("slot", Algorithm 1),
 #: from the previous solution whose weight is closest to its new weight ("nearest"), or from
-#: its own unless another previous point dominates that solution's point ("rescue").
-WARM_STARTS = ("slot", "nearest", "rescue")
+#: its own unless another previous point dominates that solution's point ("rescue"), or from
+#: the previous solution whose point scores best at its new weight under the solver's
+#: scalarization ("best", :func:`best_keys`).
+WARM_STARTS = ("slot", "nearest", "rescue", "best")
+#: "best": another slot's state replaces a slot's own only when its point scores lower at the
+#: new weight by more than this share of the spread of the points' values there (ties, and
+#: a solver's last digits, keep the slot's own state).
+BEST_MARGIN = 1e-9
+#: A source of the solver's scalarization for "best": a Scalarization, or a function returning
+#: the current one (a Tchebycheff solver's ideal point moves over the run), or None.
+ScalarizationSource = Scalarization | Callable[[], "Scalarization | None"] | None
+
+
+def solver_scalarization(solver: object) -> Callable[[], Scalarization | None]:
+    """A function returning the scalarization ``solver`` declares *now*: its
+    ``scalarization`` attribute when that is a :class:`~paretosurf.adapters.Scalarization`
+    (the adapters of :mod:`paretosurf.adapters`, whose ideal point moves as the run observes
+    points), or a kind name with the solver's ``ideal``; ``None`` for a solver that declares
+    none."""
+
+    def current() -> Scalarization | None:
+        for obj in (solver, users_solver(solver)):
+            sc = getattr(obj, "scalarization", None)
+            if isinstance(sc, Scalarization):
+                return sc
+            if isinstance(sc, str):
+                try:
+                    ideal = getattr(obj, "ideal", None)
+                    return Scalarization(sc, ideal=ideal)
+                except (TypeError, ValueError):
+                    return None
+        return None
+
+    return current
+
+
+def best_keys(
+    keys: Sequence[int | None],
+    points: FloatArray,
+    weights: FloatArray,
+    scalarization: Scalarization | None,
+) -> list[int | None]:
+    """For each new weight, the key of the previous solution whose point scores lowest there
+    under ``scalarization`` (the slot's own key unless another scores lower by more than
+    ``BEST_MARGIN`` of the spread of the values; weighted sums when ``scalarization`` is
+    ``None``; a Tchebycheff kind without an ideal point uses the best values less the
+    adapters' margin).
+
+    A slot whose solution sits in a poor basin (a local minimum of a multimodal scalarized
+    problem, or a piece of a disconnected front that is no longer its weight's) then starts
+    from the solution that is best at its weight, whose basin the solve can improve on.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.adapters import Scalarization
+    >>> from paretosurf.slots import best_keys
+    >>> points = np.array([[1.0, 0.0], [0.9, 0.9], [0.0, 1.0]])   # slot 1 is stuck high
+    >>> best_keys([10, 11, 12], points, np.array([0.0, 0.6, 1.0]), None)
+    [10, 12, 12]
+    >>> tch = Scalarization("tchebycheff", ideal=[0.0, 0.0], rho=0.0)
+    >>> best_keys([10, 11, 12], points, np.array([0.0, 0.5, 1.0]), tch)  # slot 1 on its ray
+    [10, 11, 12]
+    """
+    pts = np.asarray(points, dtype=np.float64)
+    sc = Scalarization("linear") if scalarization is None else scalarization
+    if sc.needs_ideal and (sc.ideal is None or sc.ideal.size != pts.shape[1]):
+        best, worst = pts.min(axis=0), pts.max(axis=0)
+        sc = sc.with_ideal(best - ideal_margin(best, worst))
+    starts = list(keys)
+    for i, w in enumerate(np.asarray(weights, dtype=np.float64)):
+        try:
+            values = np.asarray(sc(pts, w), dtype=np.float64)
+        except ValueError:  # a weight this scalarization does not take
+            return list(keys)
+        j = int(np.argmin(values))
+        spread = float(values.max() - values.min())
+        if i < len(values) and values[j] < values[i] - BEST_MARGIN * spread:
+            starts[i] = keys[j]
+    return starts
+
+
+#: A method's weights count as settled (:meth:`SlotMethod.settled`, the early stop) once a
+#: full step would move none of them by this share of its distance to its nearest other
+#: weight or more: a gap ratio within about 5% of its fixed point's on a smooth front.
+SETTLED_SPACING = 0.02
+
+
+def local_spacing(weights: FloatArray) -> FloatArray:
+    """Each weight's distance to its nearest other weight (scalar weights or weight vectors,
+    one per row); ``0`` where two weights coincide.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> local_spacing(np.array([0.0, 0.1, 0.5, 1.0])).tolist()
+    [0.1, 0.1, 0.4, 0.5]
+    >>> local_spacing(np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]])).round(3).tolist()
+    [0.707, 0.707, 0.707]
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    if len(w) < 2:
+        return np.full(len(w), np.inf)
+    rows = w.reshape(len(w), -1)
+    nearest, _ = cKDTree(rows).query(rows, k=2)
+    return np.asarray(nearest[:, 1], dtype=np.float64)
 
 
 def check_warm_start(warm_start: object) -> str:
@@ -101,12 +218,25 @@ class SlotMethod(Method):
 
     front_is_last_round = True
 
-    def __init__(self, n_segments: int, *, warm_start: str = "slot") -> None:
+    def __init__(
+        self,
+        n_segments: int,
+        *,
+        warm_start: str = "slot",
+        scalarization: ScalarizationSource = None,
+    ) -> None:
         self.n_segments = check_n_segments(n_segments)
         self.warm_start = check_warm_start(warm_start)
+        self._scalarization = scalarization
         self.keys: list[int | None] = [None] * (self.n_segments + 1)
         self.last_weights: FloatArray | None = None
         self.last_points: FloatArray | None = None
+
+    def current_scalarization(self) -> Scalarization | None:
+        """The solver's scalarization now (``None``: not declared; see
+        :func:`solver_scalarization`)."""
+        source = self._scalarization
+        return source() if callable(source) and not isinstance(source, Scalarization) else source
 
     # ------------------------------------------------------------------ subclass hooks
     def next_weights(self) -> FloatArray:
@@ -140,6 +270,13 @@ class SlotMethod(Method):
             and self.last_points.size
         ):
             starts = rescue_keys(self.keys, self.last_weights, self.last_points, weights)
+        elif (
+            self.warm_start == "best"
+            and self.last_points is not None
+            and self.last_points.size
+            and len(self.last_points) == len(weights)
+        ):
+            starts = best_keys(self.keys, self.last_points, weights, self.current_scalarization())
         return Round(weights, starts)
 
     def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
@@ -158,6 +295,31 @@ class SlotMethod(Method):
         if self.last_weights is None:
             return math.nan
         return float(np.max(np.abs(self.next_weights() - self.last_weights)))
+
+    def full_step_weights(self) -> FloatArray | None:
+        """The weights the next round would take without damping (default: those it takes,
+        :meth:`next_weights`); ``None`` before the first round."""
+        return None if self.last_weights is None else self.next_weights()
+
+    def convergence_change(self) -> float:
+        """How far a full step would move the weights (max over slots and components)."""
+        full = self.full_step_weights()
+        if full is None or self.last_weights is None:
+            return math.nan
+        return float(np.max(np.abs(full - self.last_weights)))
+
+    def settled(self) -> bool:
+        """Whether a full step would move every weight by less than :data:`SETTLED_SPACING`
+        of its own spacing (the distance to its nearest other weight): measured per weight,
+        so that weights crowded near one end (objectives of very different scales) count as
+        settled only once they stopped moving at their own scale."""
+        full = self.full_step_weights()
+        if full is None or self.last_weights is None:
+            return False
+        moved = np.abs(np.asarray(full) - self.last_weights)
+        if moved.ndim == 2:
+            moved = np.linalg.norm(moved, axis=1)
+        return bool(np.all(moved < SETTLED_SPACING * local_spacing(self.last_weights)))
 
     def slot_state(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         """The slots' part of :meth:`state_dict`."""

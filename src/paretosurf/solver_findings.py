@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ from paretosurf.findings import (
 )
 from paretosurf.solvers import users_solver
 
-__all__ = ["declared_scalarization", "diagnose_run", "revise", "solver_findings"]
+__all__ = ["declared_scalarization", "diagnose_run", "pieces_jump", "revise", "solver_findings"]
 
 FloatArray = NDArray[np.float64]
 
@@ -327,9 +328,10 @@ def diagnose_run(
     if shown is None:
         findings += unsuccessful_finding(unsuccessful, len(weights))
     findings += ideal_beaten_finding(solver)
-    if not any(f.code in STRUCTURAL for f in findings):
-        surface = np.ndim(upto[-1].weights) == 2
-        found = uneven_finding(
+    surface = np.ndim(upto[-1].weights) == 2
+
+    def uneven() -> Finding | None:
+        return uneven_finding(
             upto[-1].gap_ratio,
             target if target is not None else DEFAULT_TARGETS["surface" if surface else "curve"],
             surface=surface,
@@ -338,12 +340,93 @@ def diagnose_run(
             ratios=[r.gap_ratio for r in upto],
             rounds=len(history),
         )
+
+    if scalarization != "linear":
+        ratio = upto[-1].gap_ratio
+        # (points that coincide cover no piece evenly, whatever the gaps between the others)
+        even = (
+            math.isfinite(ratio)
+            and not any(f.code == "collapsed" for f in findings)
+            and uneven() is None
+        )
+        findings = pieces_jump(findings, getattr(upto[-1], "pieces", None), even)
+    if not any(f.code in STRUCTURAL for f in findings):
+        found = uneven()
         findings += [] if found is None else [found]
     if (
         shown is None
         and stop_reason == "iterations"
         and weights.ndim == 1
-        and not any(f.code in ("jump", "uneven", "no_minimizer", "stuck") for f in findings)
+        and not any(
+            f.code in ("jump", "uneven", "no_minimizer", "stuck")
+            and (f.fatal or f.code != "jump")  # (a jump between covered pieces informs)
+            for f in findings
+        )
     ):
         findings += unsettled_finding(convergence_change(), len(weights), settle_options)
     return findings
+
+
+def pieces_jump(
+    findings: Sequence[Finding], pieces: Sequence[Any] | None, even: bool
+) -> list[Finding]:
+    """``findings`` told about the pieces the run identified (``pieces``: the reported
+    round's :class:`~paretosurf.pieces.Piece` records) when it covers each of them evenly
+    (``even``: the spacing within the pieces, the record's gap ratio, which leaves out the
+    gaps between pieces, is finite and meets the target).
+
+    A ``jump`` whose gaps all lie between two pieces then becomes informational
+    (``fatal=False``) and names the pieces; where no ``jump`` was found (the weights laid
+    out by pieces leave no narrow weight interval across a gap), an informational ``jump``
+    says that the front breaks into the pieces. Under weighted sums a gap may be a
+    non-convex stretch that another scalarization reaches, so this is for a solver whose
+    scalarization is not linear.
+
+    Examples
+    --------
+    >>> from paretosurf.findings import Finding
+    >>> from paretosurf.pieces import Piece
+    >>> jump = Finding("jump", "the front jumps between weights 0.4 and 0.41", slots=(3, 4))
+    >>> pieces = [Piece(0, 3, 1.0, 4), Piece(4, 7, 1.0, 4)]
+    >>> [f.fatal for f in pieces_jump([jump], pieces, True)]
+    [False]
+    >>> [f.fatal for f in pieces_jump([jump], pieces, False)]     # uneven within a piece
+    [True]
+    >>> [f.fatal for f in pieces_jump([jump], [Piece(0, 7, 2.0, 8)], True)]
+    [True]
+    >>> [(f.code, f.fatal, f.slots) for f in pieces_jump([], pieces, True)]
+    [('jump', False, (3, 4))]
+    """
+    out = list(findings)
+    if not pieces or len(pieces) < 2 or not even:
+        return out
+    breaks = {int(p.last) for p in pieces[:-1]}
+    at = [k for k, f in enumerate(out) if f.code == "jump"]
+    if any(not f.slots or not set(f.slots[0::2]) <= breaks for f in (out[k] for k in at)):
+        return out
+    names = ", ".join(
+        f"slots {p.first}-{p.last}" if p.last > p.first else f"slot {p.first}" for p in pieces
+    )
+    told = (
+        f"the run identified the front's {len(pieces)} pieces ({names}; res.pieces) and "
+        "spaces its points evenly within each of them"
+    )
+    summary = f"the front breaks into {len(pieces)} pieces, each evenly covered"
+    for k in at:
+        f = out[k]
+        out[k] = replace(f, fatal=False, message=f"{f.message}. So {told}", summary=summary)
+    if not at:
+        out.append(
+            Finding(
+                "jump",
+                f"the front breaks into {len(pieces)} pieces: {told}; no Pareto point lies "
+                "between them (the solver's scalarization reaches none), and no spacing can "
+                "close the gaps",
+                fatal=False,
+                remedy="none if the front is disconnected there; else check the solver's "
+                "ideal point",
+                slots=tuple(j for b in sorted(breaks) for j in (b, b + 1)),
+                summary=summary,
+            )
+        )
+    return out

@@ -31,6 +31,7 @@ __all__ = [
     "SolverLike",
     "StepRule",
     "Weight",
+    "add_evaluations",
     "as_solution",
     "as_solver",
     "as_weight",
@@ -276,6 +277,34 @@ def as_solution(raw: object, slot: int, weight: Weight) -> Solution:
 def count_steps(solutions: Sequence[Solution]) -> int:
     """Inner steps the solutions report (``info["steps"]``, 0 where absent)."""
     return sum(int(s.info.get("steps", 0)) for s in solutions)
+
+
+def add_evaluations(
+    spent: list[int] | None, solutions: Sequence[Solution | None]
+) -> list[int] | None:
+    """``spent`` plus the objective evaluations each solution reports
+    (``info["objective_calls"]``, else ``info["nfev"]``), slot by slot; ``None`` once one
+    reports neither (a count that misses solves would mislead).
+
+    Examples
+    --------
+    >>> import paretosurf as ps
+    >>> add_evaluations([1, 2], [ps.Solution([0.0, 1.0], info={"objective_calls": 5}),
+    ...                          ps.Solution([1.0, 0.0], info={"nfev": 3})])
+    [6, 5]
+    >>> add_evaluations([1, 2], [ps.Solution([0.0, 1.0]), None]) is None
+    True
+    """
+    if spent is None or len(spent) != len(solutions):
+        return None
+    out = []
+    for total, sol in zip(spent, solutions, strict=True):
+        info = {} if sol is None else sol.info
+        count = info.get("objective_calls", info.get("nfev"))
+        if count is None:
+            return None
+        out.append(total + int(count))
+    return out
 
 
 @dataclass

@@ -20,10 +20,19 @@ from numpy.typing import NDArray
 
 from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.driver import RunOptions, run
+from paretosurf.driver import RoundOutcome, RunOptions, StatePool, run
 from paretosurf.loop_options import check_options, document_loop_options
+from paretosurf.pieces import (
+    DUPLICATE_TOL,
+    RAY_TOL,
+    Piece,
+    allocate,
+    find_breaks,
+    pieces_from_breaks,
+    ray_offsets,
+)
 from paretosurf.result import IterationRecord, Result
-from paretosurf.slots import SlotMethod
+from paretosurf.slots import ScalarizationSource, SlotMethod, solver_scalarization
 from paretosurf.solvers import SolverLike
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -45,7 +54,17 @@ AUTO_SETTLED = 0.02
 #: the minimum (down to AUTO_ALPHA_FLOOR): a fixed point that alpha = 0.3 overshoots.
 AUTO_DRIFT_ROUNDS = 3
 AUTO_ALPHA_FLOOR = 0.05
+#: ... and, against a cycle of full and half steps (full steps overshoot, half steps
+#: contract, full steps again...): a back-off from the damping that backed off at most this
+#: many rounds before caps the damping at half of it, until AUTO_CALM_ROUNDS rounds in a row
+#: contract fast.
+AUTO_CYCLE_ROUNDS = 3
+AUTO_CALM_ROUNDS = 3
 AUTO_GRID = 1025
+#: Pieces: an end of a piece that no evidence confirms (a corner solution or points that
+#: coincide there) is probed this share of the way into the gap's weight interval, so that
+#: the piece's points reach its true end.
+PROBE_SHARE = 1.0 / 3.0
 
 FloatArray = NDArray[np.float64]
 
@@ -83,6 +102,10 @@ class CDFRefinement:
         self._residual = math.nan  # auto: the last round's ||Phi~_t - Phi_t||_inf
         self._first_residual = math.nan
         self._growths = 0  # auto: rounds in a row whose residual grew
+        self._round = 0  # auto: updates so far
+        self._ceiling = AUTO_ALPHA_MAX  # auto: the largest damping allowed now
+        self._calm = 0  # auto: rounds in a row whose residual contracted fast
+        self._backoff = (-1, math.nan)  # auto: the round and damping of the last back-off
         #: The current CDF ``Phi_t`` and the last estimate ``Phi~_t`` (None before any).
         self.cdf = ArcLengthCDF.identity()
         self.estimate: ArcLengthCDF | None = None
@@ -91,12 +114,17 @@ class CDFRefinement:
         """``alpha`` as the user gave it."""
         return "auto" if self.auto else self.alpha
 
-    def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
+    def update(
+        self, weights: FloatArray, coordinates: FloatArray, breaks: Sequence[int] = ()
+    ) -> None:
         """Refine the CDF from points at increasing ``weights`` (from 0 to 1) with the given
-        ``coordinates`` (rows in weight order)."""
+        ``coordinates`` (rows in weight order); ``breaks``: chords across gaps of the front
+        (:func:`paretosurf.pieces.find_breaks`), which count as no arc length."""
         # Chord lengths, and the new CDF from them: weights come from quantile_weights and
         # points were checked finite, so the public constructor's validation is skipped.
         gaps = np.sqrt(np.sum(np.diff(coordinates, axis=0) ** 2, axis=1))
+        if len(breaks):
+            gaps[np.asarray(breaks, dtype=np.intp)] = 0.0
         self.estimate = ArcLengthCDF._from_chords(weights, gaps)
         if self.auto:
             self.alpha = self._auto_alpha(self.estimate)
@@ -105,7 +133,10 @@ class CDFRefinement:
     def _auto_alpha(self, estimate: ArcLengthCDF) -> float:
         """The safeguarded damping of ``alpha="auto"``: full steps while the change of the CDF
         estimate, ``r_t = ||Phi~_t - Phi_t||_inf``, contracts; halved (down to the paper's
-        0.3) when it does not, doubled again (up to 1) when it contracts.
+        0.3) when it does not, doubled again (up to 1) when it contracts. A back-off from
+        the damping that backed off ``AUTO_CYCLE_ROUNDS`` rounds before or fewer (full steps
+        overshoot, half steps contract, full steps overshoot again) caps it at half of that
+        until ``AUTO_CALM_ROUNDS`` rounds in a row contract fast.
 
         A fixed-point iteration whose residual stops contracting is overshooting (the
         concave DST map oscillates at alpha = 1); at the floor the scheme is the paper's
@@ -124,6 +155,11 @@ class CDFRefinement:
             self._growths = 0
             return AUTO_ALPHA_MAX
         self._growths = self._growths + 1 if residual > previous else 0
+        self._round += 1
+        fast = residual <= AUTO_FAST * previous
+        self._calm = self._calm + 1 if fast else 0
+        if self._calm >= AUTO_CALM_ROUNDS and self._ceiling < AUTO_ALPHA_MAX:
+            self._ceiling, self._calm = min(AUTO_ALPHA_MAX, 2.0 * self._ceiling), 0
         if residual <= AUTO_SETTLED * self._first_residual:
             # settled: what changes now is mostly the solver's noise, which damping averages
             if self._growths >= AUTO_DRIFT_ROUNDS:
@@ -131,13 +167,17 @@ class CDFRefinement:
             if residual <= AUTO_FAST * previous:
                 return min(AUTO_ALPHA_MIN, 2.0 * self.alpha)
             return min(self.alpha, AUTO_ALPHA_MIN)
-        if residual <= AUTO_FAST * previous:
-            return min(AUTO_ALPHA_MAX, 2.0 * self.alpha)
+        if fast:
+            return min(self._ceiling, 2.0 * self.alpha)
         if residual <= AUTO_CONTRACTION * previous:
             return self.alpha
+        last_round, last_alpha = self._backoff
+        if self._round - last_round <= AUTO_CYCLE_ROUNDS and last_alpha == self.alpha:
+            self._ceiling = max(AUTO_ALPHA_MIN, 0.5 * self.alpha)  # a cycle: stay below
+        self._backoff = (self._round, self.alpha)
         return max(AUTO_ALPHA_MIN, 0.5 * self.alpha)
 
-    def auto_state(self) -> dict[str, float] | None:
+    def auto_state(self) -> dict[str, Any] | None:
         """The state of ``alpha="auto"`` (JSON-able), ``None`` for a fixed alpha."""
         if not self.auto:
             return None
@@ -146,6 +186,13 @@ class CDFRefinement:
             "residual": self._residual,
             "first_residual": self._first_residual,
             "growths": self._growths,
+            "round": self._round,
+            "ceiling": self._ceiling,
+            "calm": self._calm,
+            "backoff": [
+                self._backoff[0],
+                None if math.isnan(self._backoff[1]) else self._backoff[1],
+            ],
         }
 
     def restore(
@@ -164,6 +211,15 @@ class CDFRefinement:
             first = auto.get("first_residual")
             self._first_residual = math.nan if first is None else float(first)
             self._growths = int(auto.get("growths", 0))
+            # (runs saved before the cycle guard existed start it afresh)
+            self._round = int(auto.get("round", 0))
+            self._ceiling = float(auto.get("ceiling", AUTO_ALPHA_MAX))
+            self._calm = int(auto.get("calm", 0))
+            backoff = auto.get("backoff", [-1, None])
+            self._backoff = (
+                int(backoff[0]),
+                math.nan if backoff[1] is None else float(backoff[1]),
+            )
 
 
 class SurfMethod(SlotMethod):
@@ -176,8 +232,9 @@ class SurfMethod(SlotMethod):
         N >= 1 (N + 1 slots).
     alpha : float or "auto"
         Damping factor in (0, 1], or ``"auto"`` (see :func:`surf`).
-    warm_start : {"slot", "nearest", "rescue"}
-        See :func:`surf`.
+    warm_start : {"slot", "nearest", "rescue", "best"}
+        See :func:`surf`. With ``"best"`` the weights are laid out by pieces where the front
+        breaks (:attr:`lays_out_pieces`).
     """
 
     name = "surf"
@@ -185,12 +242,27 @@ class SurfMethod(SlotMethod):
     aims_even = True
 
     def __init__(
-        self, n_segments: int, *, alpha: float | str = 0.3, warm_start: str = "slot"
+        self,
+        n_segments: int,
+        *,
+        alpha: float | str = "auto",
+        warm_start: str = "slot",
+        scalarization: ScalarizationSource = None,
     ) -> None:
-        super().__init__(n_segments, warm_start=warm_start)
+        super().__init__(n_segments, warm_start=warm_start, scalarization=scalarization)
         self.refinement = CDFRefinement(alpha)
         self._next: FloatArray | None = None
         self._guess: FloatArray | None = None
+        #: The last round's pieces (empty while the front is one piece), the chords between
+        #: them, and per piece whether its first and last points are confirmed ends.
+        self.pieces: list[Piece] = []
+        self._breaks: list[int] = []
+        #: Whether the weights follow the pieces (with warm_start="best" only: see
+        #: :func:`surf`); otherwise the pieces are found and reported only.
+        self.lays_out_pieces = self.warm_start == "best"
+        self._ends: list[tuple[bool, bool, int, int]] = []
+        self._rays: FloatArray | None = None
+        self._ray_weights: FloatArray | None = None
 
     @property
     def auto(self) -> bool:
@@ -216,11 +288,24 @@ class SurfMethod(SlotMethod):
 
     def record_extras(self) -> dict[str, Any]:
         """The CDF, the round's estimate ``Phi~_t`` and damping: records store the estimate
-        instead of the whole CDF, whose knots accumulate round after round."""
-        return {"cdf": self.cdf, "cdf_estimate": self.refinement.estimate, "alpha": self.alpha}
+        instead of the whole CDF, whose knots accumulate round after round; and the round's
+        pieces where the front breaks, when the weights are laid out by them
+        (:attr:`lays_out_pieces`: otherwise a record measures every gap, as the
+        one-piece rule spaces them)."""
+        out: dict[str, Any] = {
+            "cdf": self.cdf,
+            "cdf_estimate": self.refinement.estimate,
+            "alpha": self.alpha,
+        }
+        if self.pieces and self.lays_out_pieces:
+            out["pieces"] = list(self.pieces)
+        return out
 
     def result_extras(self) -> dict[str, Any]:
-        return {"cdf": self.cdf}
+        out: dict[str, Any] = {"cdf": self.cdf}
+        if self.pieces and self.lays_out_pieces:
+            out["pieces"] = list(self.pieces)
+        return out
 
     def settle_options(self) -> dict[str, Any]:
         """A fixed damping settles in fewer rounds with ``alpha="auto"``."""
@@ -228,26 +313,150 @@ class SurfMethod(SlotMethod):
 
     def next_weights(self) -> FloatArray:
         if self._next is None:
-            n = self.n_segments
-            # The weights solved before the last round start Newton's method well once the
-            # CDF settles; the inverse is exact to rounding from any start.
-            self._next = self.cdf._inverse(np.arange(n + 1) / n, self._guess)
+            if self.pieces and self.lays_out_pieces:
+                self._next = self._piece_weights(self.cdf)
+            else:
+                n = self.n_segments
+                # The weights solved before the last round start Newton's method well once
+                # the CDF settles; the inverse is exact to rounding from any start.
+                self._next = self.cdf._inverse(np.arange(n + 1) / n, self._guess)
         return self._next.copy()
 
-    def convergence_change(self) -> float:
-        """How far a full step (alpha = 1) would move the weights: the distance to the fixed
-        point up to its contraction, whatever the damping (the damped step is alpha times
-        shorter, and would let a small alpha stop far from it)."""
+    def _piece_weights(self, cdf: ArcLengthCDF) -> FloatArray:
+        """The weights that spread the N + 1 points by arc length within the last round's
+        pieces under ``cdf``: each piece's share of the points evenly spaced between its
+        ends (each end at a weight that reached it, or a probe into the gap while no
+        evidence confirms it), its interior points at the arc-length levels of the piece,
+        read off ``cdf`` between the ends' weights."""
+        w = self.last_weights
+        assert w is not None
+        out: list[float] = []
+        last = len(self.pieces) - 1
+        for k, piece in enumerate(self.pieces):
+            a, b = piece.first, piece.last
+            start_ok, end_ok, first, final = self._ends[k]
+            lo = 0.0 if k == 0 else float(w[first])
+            hi = 1.0 if k == last else float(w[final])
+            if k > 0 and not start_ok:
+                lo -= PROBE_SHARE * (w[a] - w[a - 1])
+            if k < last and not end_ok:
+                hi += PROBE_SHARE * (w[b + 1] - w[b])
+            n = piece.share
+            if n == 1:
+                out.append(lo if k == 0 else hi if k == last else 0.5 * (lo + hi))
+                continue
+            inner = np.linspace(0.0, 1.0, n)[1:-1]
+            if inner.size:
+                # the weights that reached the piece's end points, nearest its inside (at the
+                # ends of the whole front, the first and last weight stay 0 and 1)
+                lo_in = float(w[first]) if k == 0 else lo
+                hi_in = float(w[final]) if k == last else hi
+                f_lo, f_hi = cdf(np.array([lo_in, hi_in]))
+                q = f_lo + (f_hi - f_lo) * inner
+                out.extend([lo, *np.clip(cdf._inverse(q, None), lo_in, hi_in).tolist(), hi])
+            else:
+                out.extend([lo, hi])
+        weights = np.asarray(out, dtype=np.float64)
+        if weights.size != self.n_segments + 1 or np.any(np.diff(weights) <= 0):
+            # (a degenerate layout: fall back to the one-piece rule)
+            n = self.n_segments
+            return self.cdf._inverse(np.arange(n + 1) / n, self._guess)
+        weights[0], weights[-1] = 0.0, 1.0
+        return weights
+
+    def full_step_weights(self) -> FloatArray | None:
+        """The weights a full step (alpha = 1) would take: :meth:`convergence_change` and
+        :meth:`settled` measure the distance to the fixed point with them, whatever the
+        damping (the damped step is alpha times shorter, and would let a small alpha stop
+        far from it)."""
         estimate = self.refinement.estimate
         if estimate is None or self.last_weights is None:
-            return math.nan
-        full = estimate._inverse(
+            return None
+        if self.pieces and self.lays_out_pieces:
+            return self._piece_weights(estimate)
+        return estimate._inverse(
             np.arange(self.n_segments + 1) / self.n_segments, self.last_weights
         )
-        return float(np.max(np.abs(full - self.last_weights)))
+
+    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
+        """Find where the round's points break into pieces (see :mod:`paretosurf.pieces`),
+        then learn from the round as every slot method does."""
+        assert outcome.coordinates is not None
+        weights = np.asarray(outcome.weights, dtype=np.float64)
+        offsets = None
+        if weights.ndim == 1 and outcome.points.shape[1] == 2:
+            offsets = self._ray_offsets(weights, outcome.points, outcome.infos)
+            self._rays = self._ray_weights
+        else:
+            self._rays = None
+        if weights.ndim == 1 and outcome.points.shape[1] == 2:
+            self._breaks = find_breaks(weights, outcome.coordinates, offsets=offsets)
+        else:
+            self._breaks = []
+        super().tell(outcome, pool)
+        coords = outcome.coordinates
+        chords = np.linalg.norm(np.diff(coords, axis=0), axis=1)
+        spans = pieces_from_breaks(self._breaks, len(weights)) if self._breaks else []
+        lengths = [float(chords[a:b].sum()) for a, b in spans]
+        if self.lays_out_pieces:
+            shares = allocate(lengths, self.n_segments + 1) if spans else []
+        else:
+            # the weights follow the one-piece rule: each piece keeps the points it has
+            shares = [b - a + 1 for a, b in spans]
+        self.pieces = [
+            Piece(a, b, length, share)
+            for (a, b), length, share in zip(spans, lengths, shares, strict=True)
+        ]
+        same = chords <= DUPLICATE_TOL * max(float(np.sum(chords)), 1e-300)
+        self._ends = []
+        for a, b in spans:
+            # the weights nearest the piece's inside that reached its end points
+            first, last = a, b
+            while first < last and same[first]:
+                first += 1
+            while last > first and same[last - 1]:
+                last -= 1
+            self._ends.append(
+                (
+                    first > a or (offsets is not None and bool(offsets[a] < -RAY_TOL)),
+                    last < b or (offsets is not None and bool(offsets[b] > RAY_TOL)),
+                    first,
+                    last,
+                )
+            )
+        self._next = None
+
+    def _ray_offsets(
+        self, weights: FloatArray, points: FloatArray, infos: Sequence[Mapping[str, Any]]
+    ) -> FloatArray | None:
+        """:func:`~paretosurf.pieces.ray_offsets` of the round's points under the solver's
+        Tchebycheff scalarization (with each solve's ideal point, else the solver's), or
+        ``None`` for another scalarization or none declared."""
+        sc = self.current_scalarization()
+        self._ray_weights = None
+        if sc is None or sc.kind not in ("tchebycheff", "modified_tchebycheff"):
+            return None
+        ideals = []
+        for i in range(len(weights)):
+            z = infos[i].get("ideal") if i < len(infos) else None
+            z = sc.ideal if z is None else z
+            if z is None or np.size(z) != 2:
+                return None
+            ideals.append(np.asarray(z, dtype=np.float64))
+        coefficients = np.stack([sc.coefficients(float(w)) for w in weights])
+        z = np.stack(ideals)
+        excess = points - z
+        total = excess.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # the weight whose ray passes through each point: w (h1 - z1) = (1 - w) (h2 - z2)
+            rays = np.where(total > 0, excess[:, 1] / np.where(total > 0, total, 1.0), weights)
+        self._ray_weights = np.clip(rays, 0.0, 1.0)
+        return ray_offsets(weights, points, coefficients, z)
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
-        self.refinement.update(weights, coordinates)
+        # Laid out by pieces, the chords across gaps count as no arc length; otherwise the
+        # one-piece rule stays exactly as on a connected front.
+        self.refinement.update(weights, coordinates, self._breaks if self.lays_out_pieces else ())
         self._guess = self.last_weights
         self._next = None
 
@@ -258,6 +467,12 @@ class SurfMethod(SlotMethod):
             meta["auto_alpha"] = auto
         if self._next is not None:
             arrays["next_weights"] = self._next
+        if self.pieces:
+            meta["pieces"] = [p.to_dict() for p in self.pieces]
+            meta["breaks"] = list(self._breaks)
+            meta["piece_ends"] = [list(e) for e in self._ends]
+            if self._rays is not None:
+                arrays["ray_weights"] = self._rays
         return meta, arrays
 
     def load_state_dict(
@@ -277,6 +492,14 @@ class SurfMethod(SlotMethod):
             np.asarray(arrays["next_weights"], dtype=np.float64)
             if "next_weights" in arrays
             else None
+        )
+        self.pieces = [Piece.from_dict(p) for p in meta.get("pieces", [])]
+        self._breaks = [int(b) for b in meta.get("breaks", [])]
+        self._ends = [
+            (bool(a), bool(b), int(c), int(d)) for a, b, c, d in meta.get("piece_ends", [])
+        ]
+        self._rays = (
+            np.asarray(arrays["ray_weights"], dtype=np.float64) if "ray_weights" in arrays else None
         )
 
 
@@ -309,7 +532,7 @@ def surf(
     n_segments: int | None = None,
     *,
     n_points: int | None = None,
-    alpha: float | str = 0.3,
+    alpha: float | str = "auto",
     iterations: int = 30,
     tol: float | None = None,
     init_states: Sequence[Any] | None = None,
@@ -332,19 +555,22 @@ def surf(
         N + 1 >= 2, instead of ``n_segments`` (the spelling of
         :func:`~paretosurf.surf_simplex`): ``surf(solver, n_points=11)`` is
         ``surf(solver, 10)``.
-    alpha : float or "auto"
-        Damping factor in (0, 1] of ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``, or
-        ``"auto"``: a safeguarded choice per round, recorded as ``history[t].alpha``. It takes
-        full steps (``alpha = 1``) while the change ``||Phi~_t - Phi_t||_inf`` contracts from
-        round to round (by 10% or more), halves alpha when the change does not contract, and
+    alpha : float or "auto", default "auto"
+        Damping factor in (0, 1] of ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``
+        (the paper's protocol: ``alpha=0.3``), or ``"auto"``: a safeguarded choice per
+        round, recorded as ``history[t].alpha``. It takes full steps (``alpha = 1``) while
+        the change ``||Phi~_t - Phi_t||_inf`` contracts from round to round (by 10% or
+        more), halves alpha when the change does not contract, and
         doubles it again when it does, not below the paper's 0.3: on a front where full
         steps oscillate it falls back to the damped iteration and its guarantee. Once the
         CDF has settled, a change that grows three rounds in a row (an overshoot that 0.3
         does not damp) halves it further, down to 0.05. It needs fewer rounds where the
         weight-to-front map is smooth (see ``benchmarks/bench_auto_alpha.py``).
     iterations : int
-        Total number of rounds (outer iterations; each solves every slot once). With
-        ``resume``, the rounds already in the checkpoint count. ``0`` runs no solve.
+        Most rounds (outer iterations; each solves every slot once): with
+        ``early_stopping`` (default) the run ends before once its points meet ``target`` and
+        its weights have settled. With ``resume``, the rounds already in the checkpoint
+        count. ``0`` runs no solve.
     tol : float, optional
         Stop early once a full step (alpha = 1) would move the weights by less than ``tol``
         (max over slots): the weights are then near SURF's fixed point whatever ``alpha``.
@@ -354,7 +580,7 @@ def surf(
         handed to the solver as given: a solver that updates its state in place changes the
         objects passed here (pass copies to keep them). One object given for several slots
         reaches the first of them itself and the others as copies.
-    warm_start : {"slot", "nearest", "rescue"}
+    warm_start : {"slot", "nearest", "rescue", "best"}
         "slot" (Algorithm 1's rule): each slot continues from its own previous solution.
         "nearest": each slot continues from the previous solution whose weight is closest to
         its new weight (a deep copy where two slots share one). It helps solvers that move
@@ -369,6 +595,16 @@ def surf(
         in a poor local optimum (as noisy deep-RL solvers leave now and then) a neighbour's
         better solution, at no extra solve. With solvers that converge it is "slot". States
         are shared as with "nearest".
+        "best": each slot continues from the previous solution whose point scores best at its
+        new weight under the solver's declared scalarization (weighted sums when it declares
+        none; :func:`paretosurf.slots.best_keys`). Where the front breaks into pieces
+        (``res.pieces``), SURF then also lays its weights out by pieces: the N + 1 points
+        spread by arc length within the pieces, each piece's ends covered, the gaps between
+        pieces counting as no length (:mod:`paretosurf.pieces`); a slot moved onto another
+        piece starts from a solution on that piece. With the other rules the pieces are
+        found and reported, but the weights follow the one-piece rule: a slot that keeps its
+        own solution cannot follow its weight across a gap, and a layout by pieces would pile
+        slots onto the pieces' ends. States are shared as with "nearest".
     **options
         The loop options below, shared by every method's entry function. ``normalize`` sets
         the coordinates in which the points are spaced evenly; with ``weight_bounds``,
@@ -413,6 +649,11 @@ def surf(
     True
     """
     check_options(surf, options)
-    method = SurfMethod(segments_from(n_segments, n_points), alpha=alpha, warm_start=warm_start)
+    method = SurfMethod(
+        segments_from(n_segments, n_points),
+        alpha=alpha,
+        warm_start=warm_start,
+        scalarization=solver_scalarization(solver),
+    )
     total = check_non_negative_int(iterations, name="iterations")
     return run(method, solver, iterations=total, init_states=init_states, tol=tol, **options)

@@ -406,7 +406,7 @@ class SurfSimplexMethod(SlotMethod):
         n_points: int,
         n_objectives: int,
         *,
-        alpha: float | str = 0.3,
+        alpha: float | str = "auto",
         warm_start: str = "nearest",
     ) -> None:
         m = _as_int(n_objectives, name="n_objectives", least="2")
@@ -828,7 +828,7 @@ def surf_simplex(
     n_objectives: int,
     *,
     iterations: int = 30,
-    alpha: float | str = 0.3,
+    alpha: float | str = "auto",
     tol: float | None = None,
     init_states: Sequence[Any] | None = None,
     warm_start: str = "nearest",
@@ -856,8 +856,8 @@ def surf_simplex(
         (the solver gets the weights as vectors ``(w, 1 - w)``); the result has no ``cdf``,
         and its findings come from the surface checks.
     iterations : int
-        Total number of rounds (each solves every point once).
-    alpha : float or "auto"
+        Most rounds (each solves every point once; see ``early_stopping``).
+    alpha : float or "auto", default "auto"
         Damping of the edges' arc-length CDFs, as in :func:`paretosurf.surf`. The points
         inside faces follow the current estimate without damping.
     tol : float, optional

@@ -41,8 +41,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from paretosurf.driver import Method, run
+from paretosurf.driver import run
 from paretosurf.executors import ProcessExecutor
+from paretosurf.findings import DEFAULT_TARGETS
+from paretosurf.method import Method
 from paretosurf.result import IterationRecord, Result
 from paretosurf.run_folder import RunFolder
 from paretosurf.solvers import Solution
@@ -333,7 +335,10 @@ class MethodContract:
             np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
             assert (w >= 0).all()
         reported = res.history[-1 if res.reported_round is None else res.reported_round]
-        assert res.stop_reason in ("iterations", "method", "converged")
+        assert res.stop_reason in ("iterations", "method", "converged", "done")
+        if res.stop_reason == "done":  # early_stopping: the last round met the target
+            target = DEFAULT_TARGETS["curve" if m == 2 else "surface"]
+            assert res.history[-1].gap_ratio <= target
         if len(reported.points) == len(pts):
             np.testing.assert_array_equal(reported.points, pts)
 

@@ -7,6 +7,10 @@ Each function here turns two minimized objectives into a warm-started, budgeted 
 - :func:`from_scipy`: ``objectives(x) -> (h1, h2)`` solved per weight with
   ``scipy.optimize.minimize`` (bounds, constraints, Jacobians as scipy takes them).
 - :func:`from_pymoo`: a two-objective pymoo ``Problem``, through the same scipy machinery.
+- :func:`from_pymoo_global`: objectives (or a pymoo ``Problem``) solved per weight by a pymoo
+  single-objective algorithm over the whole box (GA, DE, pattern search), warm-started from its
+  last population and polished with scipy: for scalarized problems with several basins, where a
+  local solve stays in the one it starts in.
 - :func:`from_torch`: a torch model and its two losses (multi-task learning), ``steps``
   optimizer steps per call.
 
@@ -26,9 +30,9 @@ scalarization ``observe`` is a no-op.
 
 Modules: :mod:`~paretosurf.adapters.scalarization` (the scalarizations),
 :mod:`~paretosurf.adapters.scipy_solver`, :mod:`~paretosurf.adapters.pymoo_solver`,
-:mod:`~paretosurf.adapters.torch_solver`. Importing this package imports neither torch nor
-pymoo; :func:`from_torch` needs the ``rl`` extra, :func:`from_pymoo` pymoo (the ``dev``
-extra).
+:mod:`~paretosurf.adapters.pymoo_inner`, :mod:`~paretosurf.adapters.torch_solver`. Importing
+this package imports neither torch nor pymoo; :func:`from_torch` needs the ``rl`` extra,
+:func:`from_pymoo` and :func:`from_pymoo_global` pymoo (the ``many`` extra).
 
 Examples
 --------
@@ -44,6 +48,7 @@ Examples
 [1.0, 0.82, 0.61, 0.35, 0.0]
 """
 
+from paretosurf.adapters.pymoo_inner import PymooGlobalSolver, from_pymoo_global
 from paretosurf.adapters.pymoo_solver import from_pymoo
 from paretosurf.adapters.scalarization import (
     SCALARIZATIONS,
@@ -58,11 +63,13 @@ from paretosurf.adapters.torch_solver import TorchSolver, from_torch
 __all__ = [
     "SCALARIZATIONS",
     "IdealPoint",
+    "PymooGlobalSolver",
     "Scalarization",
     "ScipySolver",
     "TorchSolver",
     "as_scalarization",
     "from_pymoo",
+    "from_pymoo_global",
     "from_scipy",
     "from_torch",
     "weight_vector",

@@ -116,6 +116,7 @@ __all__ = [
     "IDEAL_MARGIN_ABS",
     "IDEAL_MARGIN_REL",
     "SCALARIZATIONS",
+    "FollowsIdealPoint",
     "IdealPoint",
     "Scalarization",
     "as_scalarization",
@@ -558,3 +559,73 @@ class IdealPoint:
     def __repr__(self) -> str:
         value = None if self.value is None else self.value.tolist()
         return f"IdealPoint({value}, given={self.given})"
+
+
+class FollowsIdealPoint:
+    """The ideal-point part of the adapters' solvers (``from_scipy``, ``from_torch``,
+    ``from_pymoo_global``): what the run reads (``ideal``, ``ideal_given``, ``ideal_beaten``,
+    ``ideal_excess``) and :meth:`observe`, over a :class:`Scalarization` held as
+    ``scalarization`` and an :class:`IdealPoint` held as ``_ideal`` (``None`` for the
+    linear scalarization)."""
+
+    scalarization: Scalarization
+    _ideal: IdealPoint | None
+
+    @property
+    def ideal(self) -> FloatArray | None:
+        """The ideal point in use by the Tchebycheff scalarizations and ASF (``None`` for
+        linear)."""
+        return None if self.scalarization.ideal is None else self.scalarization.ideal.copy()
+
+    @property
+    def ideal_given(self) -> bool:
+        """Whether the user gave the ideal point (``False`` for an estimate and for linear)."""
+        return self._ideal is not None and self._ideal.given
+
+    @property
+    def ideal_beaten(self) -> tuple[int, ...]:
+        """Objectives (0-based) whose observed values went strictly below a given ideal
+        point (``()`` for an estimate, which :meth:`observe` moves below them)."""
+        return () if self._ideal is None else self._ideal.beaten
+
+    @property
+    def ideal_excess(self) -> FloatArray | None:
+        """Per objective, the smallest observed value minus a given ideal point where
+        negative, else 0 (``None`` for linear and before any observation)."""
+        return None if self._ideal is None else self._ideal.excess
+
+    def observe(self, points: ArrayLike) -> bool:
+        """Take one round's objective vectors ``points`` (R, M), minimized, into account: an
+        estimated ideal point moves down, never up, to stay below every value found (by the
+        margin of :class:`IdealPoint`); a given one stays and records the objectives that
+        went below it (``ideal_beaten``). A no-op for linear scalarization. Deterministic:
+        the same calls give the same ideal, bit for bit. Returns whether the ideal point
+        moved.
+
+        The run calls it after every round, in its own process; the next round's solves (in
+        this process or in workers that get the solver pickled again) use the new ideal.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paretosurf.adapters import from_scipy
+        >>> def objectives(x):      # f2: a local minimum near x = 0.96, the global near -1.04
+        ...     return np.array([(x[0] - 1.0) ** 2, (x[0] ** 2 - 1.0) ** 2 + 0.3 * x[0]])
+        >>> solver = from_scipy(objectives, x0=[1.0], scalarization="tchebycheff")
+        >>> solver.ideal.round(3).tolist()      # the corner solves stop in the local minimum
+        [-0.0, 0.294]
+        >>> h = objectives(np.array([-1.0]))    # a point the run found: (4, -0.3)
+        >>> solver.observe([h])                 # below the estimate: it moves
+        True
+        >>> solver.ideal.round(8).tolist()      # h minus the margin: 1e-6 * range + 1e-8
+        [-4.01e-06, -0.30000061]
+        >>> solver.solve(0.5, None).info["ideal"] == solver.ideal.tolist()
+        True
+        """
+        if self._ideal is None:
+            return False
+        moved = self._ideal.observe(points)
+        if moved:
+            assert self._ideal.value is not None
+            self.scalarization = self.scalarization.with_ideal(self._ideal.value)
+        return moved

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_positive, check_positive_int
 from paretosurf.adapters.scalarization import (
+    FollowsIdealPoint,
     IdealPoint,
     Scalarization,
     as_scalarization,
@@ -39,6 +40,7 @@ def from_torch(
     rho: float | None = None,
     evaluate_fn: Callable[[Any], Any] | None = None,
     device: Any = None,
+    gtol: float | None = None,
 ) -> TorchSolver:
     """An inner solver running ``steps`` torch optimizer steps on the scalarized losses.
 
@@ -54,7 +56,7 @@ def from_torch(
         vectors of M objectives, :func:`paretosurf.surf_simplex`): the differentiable
         losses (minimized). It may sample a mini-batch itself.
     steps : int
-        Optimizer steps per call (the budget; ``info["steps"]``).
+        Optimizer steps per call (the budget; ``info["steps"]``: those taken).
     optimizer : {"adam", "sgd"} or callable
         ``torch.optim.Adam`` or ``torch.optim.SGD`` with ``lr``, or a callable
         ``params -> torch.optim.Optimizer`` (then ``lr`` is not used).
@@ -80,6 +82,14 @@ def from_torch(
     device : str or torch.device, optional
         Where the model is trained: a module is moved there at construction; tensors must
         already be there. Default: where they are.
+    gtol : float, optional
+        End a call before its ``steps`` once the gradient of the scalarized loss (its norm
+        over every trained tensor) is at most ``gtol``: a slot whose weight barely moved
+        since its warm start then spends a step or two instead of ``steps``, so that a
+        round costs what the weights' change needs. Meant for full-batch (deterministic)
+        losses; with mini-batches the gradient's noise keeps it above a small ``gtol``.
+        Each step then reads the norm back from the device (a synchronization on a GPU).
+        Default ``None``: always ``steps`` steps.
 
     Returns
     -------
@@ -89,7 +99,9 @@ def from_torch(
         under ``"optimizer"``, so slots never share memory, states travel to worker processes
         fast and checkpoints store them without pickle. A cold start (``state=None``) uses
         the parameters the model had at construction (copied once) and a fresh optimizer.
-        ``info`` holds ``steps``, ``loss`` (the last training step's scalarized loss),
+        ``info`` holds ``steps`` (taken), ``objective_calls`` (the training steps'
+        evaluations of the objectives and the final one), ``loss`` (the last training
+        step's scalarized loss),
         ``non_finite`` (how many of the steps met a NaN or infinite loss: the run reports
         them as a ``non_finite`` finding) and, for the scalarizations with an ideal point,
         ``ideal`` (a list of floats).
@@ -128,10 +140,11 @@ def from_torch(
         rho=rho,
         evaluate_fn=evaluate_fn,
         device=device,
+        gtol=gtol,
     )
 
 
-class TorchSolver:
+class TorchSolver(FollowsIdealPoint):
     """K torch optimizer steps on a scalarization of two losses; built by :func:`from_torch`,
     whose docstring describes the arguments.
 
@@ -163,6 +176,7 @@ class TorchSolver:
         rho: float | None = None,
         evaluate_fn: Callable[[Any], Any] | None = None,
         device: Any = None,
+        gtol: float | None = None,
     ) -> None:
         torch = _import_torch()
         if isinstance(model_or_params, torch.nn.Module):
@@ -216,6 +230,7 @@ class TorchSolver:
         self.optimizer = optimizer
         self.lr = check_positive(lr, name="lr")
         self.steps = check_positive_int(steps, name="steps")
+        self.gtol = None if gtol is None else check_positive(gtol, name="gtol")
         self.scalarization = as_scalarization(scalarization, ideal, rho)
         if self.scalarization.needs_ideal and self.scalarization.ideal is None:
             raise ValueError(
@@ -231,36 +246,6 @@ class TorchSolver:
         self._params = params
         self._tensors = tensors
         self._init = [_to_numpy(t) for t in tensors]
-
-    @property
-    def ideal(self) -> FloatArray | None:
-        """The ideal point of the Tchebycheff scalarizations and ASF (``None`` for linear)."""
-        return None if self.scalarization.ideal is None else self.scalarization.ideal.copy()
-
-    @property
-    def ideal_given(self) -> bool:
-        """Whether the user gave the ideal point: always, for the kinds that use one."""
-        return self._ideal is not None
-
-    @property
-    def ideal_beaten(self) -> tuple[int, ...]:
-        """Objectives (0-based) whose observed values went strictly below the ideal point."""
-        return () if self._ideal is None else self._ideal.beaten
-
-    @property
-    def ideal_excess(self) -> FloatArray | None:
-        """Per objective, the smallest observed value minus the ideal point where negative,
-        else 0 (``None`` for linear and before any observation)."""
-        return None if self._ideal is None else self._ideal.excess
-
-    def observe(self, points: ArrayLike) -> bool:
-        """Take one round's objective vectors ``points`` (R, M) into account: the given ideal
-        point stays, and objectives whose values went below it are recorded
-        (``ideal_beaten``). A no-op for linear scalarization. Returns ``False`` (the ideal
-        point never moves here)."""
-        if self._ideal is None:
-            return False
-        return self._ideal.observe(points)
 
     def solve(self, weight: float, state: dict[str, Any] | None) -> Solution:
         """Run ``steps`` optimizer steps on the scalarized losses for ``weight`` from
@@ -292,26 +277,40 @@ class TorchSolver:
         loss = None
         # counted on the losses' device, read once after the steps (no sync per step)
         non_finite: Any = 0
+        taken = evaluations = 0
         for _ in range(self.steps):
             opt.zero_grad()
             h = _as_losses(self.objectives_fn(self.target), torch, int(coef.numel()))
+            evaluations += 1
             non_finite = non_finite + (~torch.isfinite(h.detach())).any().to(torch.int64)
             loss = sc.combine(h, coef.to(h.dtype), None if ideal is None else ideal.to(h.dtype))
             loss.backward()
+            if self.gtol is not None and self._gradient_norm() <= self.gtol:
+                break
             opt.step()
+            taken += 1
         objectives = self._evaluate_loaded()
         new_state = {
             "tensors": [_to_numpy(t) for t in self._tensors],
             "optimizer": _optimizer_to_numpy(opt.state_dict()),
         }
         info: dict[str, Any] = {
-            "steps": self.steps,
+            "steps": taken,
+            # the training steps' evaluations of the objectives, and the result's
+            "objective_calls": evaluations + 1,
             "loss": float(loss.detach()) if loss is not None else None,
             "non_finite": int(non_finite),
         }
         if sc.needs_ideal and sc.ideal is not None:
             info["ideal"] = sc.ideal.tolist()
         return Solution(objectives, state=new_state, info=info)
+
+    def _gradient_norm(self) -> float:
+        """The norm of the gradient the last ``backward`` left, over every trained tensor."""
+        torch = _import_torch()
+        norms = [p.grad.detach().norm() for p in self._params if p.grad is not None]
+        # one read back from the device per step
+        return float(torch.linalg.vector_norm(torch.stack(norms))) if norms else 0.0
 
     def evaluate(self, state: dict[str, Any]) -> FloatArray:
         """The objectives at a state's parameters (``evaluate_fn``, else ``objectives_fn``,
@@ -356,7 +355,9 @@ class TorchSolver:
     def __repr__(self) -> str:
         return (
             f"TorchSolver(scalarization={self.scalarization.kind!r}, "
-            f"optimizer={self.optimizer!r}, steps={self.steps})"
+            f"optimizer={self.optimizer!r}, steps={self.steps}"
+            + ("" if self.gtol is None else f", gtol={self.gtol:g}")
+            + ")"
         )
 
 

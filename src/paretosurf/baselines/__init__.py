@@ -13,6 +13,7 @@ For three or more objectives (the baselines of :func:`paretosurf.surf_simplex`):
 
 from paretosurf.baselines.ols import OLSMethod, corner_priorities, ols
 from paretosurf.baselines.simplex import (
+    FixedSimplexMethod,
     FixedSimplexWeights,
     das_dennis,
     energy,
@@ -23,18 +24,23 @@ from paretosurf.baselines.soup import Interpolable, SoupMethod, linear_interpola
 from paretosurf.baselines.umod import UMODMethod, umod
 from paretosurf.baselines.uniform import (
     FixedWeights,
+    FixedWeightsMethod,
     RandomWeights,
+    RandomWeightsMethod,
     random_weights,
     uniform,
     uniform_random,
 )
 
 __all__ = [
+    "FixedSimplexMethod",
     "FixedSimplexWeights",
     "FixedWeights",
+    "FixedWeightsMethod",
     "Interpolable",
     "OLSMethod",
     "RandomWeights",
+    "RandomWeightsMethod",
     "SoupMethod",
     "UMODMethod",
     "corner_priorities",

@@ -51,10 +51,12 @@ from numpy.typing import ArrayLike, NDArray
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
 from paretosurf.diagnostics import Finding
-from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
+from paretosurf.driver import RunOptions, run
 from paretosurf.loop_options import check_options, document_loop_options
+from paretosurf.method import Method, Round, RoundOutcome
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.solvers import SolverLike
+from paretosurf.states import StatePool
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from typing import Unpack

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from paretosurf._validation import check_non_negative_int
-from paretosurf.baselines.uniform import FixedWeights
+from paretosurf.baselines.uniform import FixedWeightsMethod
 from paretosurf.driver import RunOptions, run
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import SurfResult
@@ -35,10 +35,17 @@ from paretosurf.solvers import SolverLike
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from typing import Unpack
 
-__all__ = ["FixedSimplexWeights", "das_dennis", "energy", "fixed_simplex", "random_simplex"]
+__all__ = [
+    "FixedSimplexMethod",
+    "FixedSimplexWeights",
+    "das_dennis",
+    "energy",
+    "fixed_simplex",
+    "random_simplex",
+]
 
 
-class FixedSimplexWeights(FixedWeights):
+class FixedSimplexMethod(FixedWeightsMethod):
     """Given weight vectors, solved every round, each point warm-started from its own last
     solution.
 
@@ -67,6 +74,10 @@ class FixedSimplexWeights(FixedWeights):
 
     def settings(self) -> dict[str, Any]:
         return {"n_points": len(self.weights), "n_objectives": self.weights.shape[1]}
+
+
+#: The earlier name of :class:`FixedSimplexMethod` (every method class ends in ``Method``).
+FixedSimplexWeights = FixedSimplexMethod
 
 
 @document_loop_options
@@ -111,7 +122,7 @@ def fixed_simplex(
     ([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]], 6)
     """
     check_options(fixed_simplex, options)
-    method = FixedSimplexWeights(weights)
+    method = FixedSimplexMethod(weights)
     return run(
         method,
         solver,
@@ -161,7 +172,7 @@ def das_dennis(
     """
     check_options(das_dennis, options)
     weights = simplex_lattice(n_objectives, lattice_partitions(n_points, n_objectives))
-    method = FixedSimplexWeights(weights, name="das_dennis", label="Das-Dennis")
+    method = FixedSimplexMethod(weights, name="das_dennis", label="Das-Dennis")
     return run(
         method,
         solver,
@@ -209,7 +220,7 @@ def random_simplex(
     """
     check_options(random_simplex, options)
     weights = random_simplex_weights(n_points, n_objectives, seed=seed)
-    method = FixedSimplexWeights(weights, name="random_simplex", label="Random")
+    method = FixedSimplexMethod(weights, name="random_simplex", label="Random")
     return run(
         method,
         solver,
@@ -257,7 +268,7 @@ def energy(
     """
     check_options(energy, options)
     weights = energy_weights(n_points, n_objectives, seed=seed)
-    method = FixedSimplexWeights(weights, name="energy", label="Energy")
+    method = FixedSimplexMethod(weights, name="energy", label="Energy")
     return run(
         method,
         solver,

@@ -26,12 +26,20 @@ from paretosurf.solvers import SolverLike
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from typing import Unpack
 
-__all__ = ["FixedWeights", "RandomWeights", "random_weights", "uniform", "uniform_random"]
+__all__ = [
+    "FixedWeights",
+    "FixedWeightsMethod",
+    "RandomWeights",
+    "RandomWeightsMethod",
+    "random_weights",
+    "uniform",
+    "uniform_random",
+]
 
 FloatArray = NDArray[np.float64]
 
 
-class FixedWeights(SlotMethod):
+class FixedWeightsMethod(SlotMethod):
     """Uniform-w: every round solves the N + 1 slots at ``w_n = n / N``, each warm-started
     from its own previous solution."""
 
@@ -66,7 +74,7 @@ class FixedWeights(SlotMethod):
         self.weights = np.asarray(arrays["weights"], dtype=np.float64)
 
 
-class RandomWeights(FixedWeights):
+class RandomWeightsMethod(FixedWeightsMethod):
     """Random-w: the slots' weights are :func:`random_weights` drawn once from ``seed``."""
 
     name = "random"
@@ -85,6 +93,12 @@ class RandomWeights(FixedWeights):
             if isinstance(seed, numbers.Integral)
             else (None if seed is None else type(seed).__name__),
         }
+
+
+#: The earlier names of :class:`FixedWeightsMethod` and :class:`RandomWeightsMethod` (every
+#: method class ends in ``Method``).
+FixedWeights = FixedWeightsMethod
+RandomWeights = RandomWeightsMethod
 
 
 def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = None) -> FloatArray:
@@ -148,7 +162,7 @@ def uniform(
     ([0.0, 0.25, 0.5, 0.75, 1.0], 15, True)
     """
     check_options(uniform, options)
-    method = FixedWeights(n_segments)
+    method = FixedWeightsMethod(n_segments)
     return run(
         method,
         solver,
@@ -194,7 +208,7 @@ def uniform_random(
     True
     """
     check_options(uniform_random, options)
-    method = RandomWeights(n_segments, seed=seed)
+    method = RandomWeightsMethod(n_segments, seed=seed)
     return run(
         method,
         solver,

@@ -370,6 +370,7 @@ def run_ablation(
             init_states=init,
             warm_start=t.warm_start,
             normalize=t.normalize,
+            early_stopping=False,  # the curves span every round
         )
         curve = AblationCurve(
             n,

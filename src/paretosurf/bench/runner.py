@@ -99,7 +99,8 @@ class MethodRun:
         """The loop options the method runs with: the task's coordinates, moving average and
         (for a method with ``slots``, see :attr:`paretosurf.methods.MethodInfo.slots`) the
         round its result reports, and ``loop`` (executor, checkpoint, progress...)."""
-        options = RunOptions(normalize=self.task.normalize)
+        # the paper's protocol: every run takes its rounds (no early stop)
+        options = RunOptions(normalize=self.task.normalize, early_stopping=False)
         if self.task.moving_average is not None:
             options["moving_average"] = self.task.moving_average
         if self.slots and self.task.report != "auto":

@@ -583,6 +583,7 @@ def run_protocol(
         iterations=p.surf_rounds,
         init_states=surf_init,
         moving_average=p.moving_average,
+        early_stopping=False,  # the protocol's fixed budget of rounds
         **loop,
     )
 

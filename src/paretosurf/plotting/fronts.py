@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -49,10 +50,16 @@ def _draw_points(
     marker: str,
     colour_map: Colormap,
     norm: Any,
+    breaks: Sequence[int] = (),
 ) -> None:
     """A method's points joined in order by a thin line in its colour, filled with the colour
-    map's colour of ``values`` (or the method's colour when None)."""
-    ax.plot(pts[:, 0], pts[:, 1], color=colour, linewidth=1.0, alpha=0.7, zorder=2)
+    map's colour of ``values`` (or the method's colour when None); no line crosses the chords
+    ``breaks`` (between points ``i`` and ``i + 1``: the gaps between a front's pieces)."""
+    line = pts
+    if len(breaks):
+        # a row of NaN after each break ends the line there (matplotlib skips NaN)
+        line = np.insert(pts, np.asarray(breaks, dtype=np.intp) + 1, np.nan, axis=0)
+    ax.plot(line[:, 0], line[:, 1], color=colour, linewidth=1.0, alpha=0.7, zorder=2)
     if values is not None:
         ax.scatter(
             pts[:, 0],
@@ -79,6 +86,24 @@ def _draw_points(
         )
 
 
+def _piece_breaks(result: object, n_points: int) -> list[int]:
+    """The chords between the pieces of ``result`` (its ``pieces``, see
+    :attr:`paretosurf.Result.pieces`), when they cover its ``n_points`` points in order;
+    empty otherwise (one piece, or an array of points)."""
+    pieces = getattr(result, "pieces", None)
+    if not pieces or len(pieces) < 2:
+        return []
+    try:
+        spans = [(int(p.first), int(p.last)) for p in pieces]
+    except (AttributeError, TypeError, ValueError):
+        return []
+    if spans[0][0] != 0 or spans[-1][1] != n_points - 1:
+        return []
+    if any(b + 1 != c for (_, b), (c, _) in itertools.pairwise(spans)):
+        return []
+    return [b for _, b in spans[:-1]]
+
+
 def plot_front(
     results: Mapping[str, Any],
     *,
@@ -102,7 +127,9 @@ def plot_front(
         weight order. Weight vectors of shape (N+1, 2), as :func:`paretosurf.surf_simplex`
         gives for M = 2, stand for their first component, the weight on objective 1 (the
         scalar weight of :func:`paretosurf.surf`), and order the points by it. A method's
-        points are joined in weight order by a thin line in the method's colour and drawn with
+        points are joined in weight order by a thin line in the method's colour (broken
+        between the pieces of a disconnected front, where the result reports its ``pieces``)
+        and drawn with
         the method's own marker; points are filled with the colour of their weight or position
         (``color_by``; shared colour map and colour bar), or with the method's colour when
         colouring by weight and the method gives no weights.
@@ -171,7 +198,14 @@ def plot_front(
     for i, (name, (weights, pts)) in enumerate(parsed.items()):
         colour, marker = _method_style(i)
         _draw_points(
-            ax, pts, _colour_values(mode, weights, pts, ref), colour, marker, colour_map, norm
+            ax,
+            pts,
+            _colour_values(mode, weights, pts, ref),
+            colour,
+            marker,
+            colour_map,
+            norm,
+            _piece_breaks(entries[name], len(pts)),
         )
         handles.append(
             Line2D(
@@ -272,8 +306,9 @@ def plot_fronts(
 
     Each panel shows the exact front as a thin grey line, the method's points joined in weight
     order by a thin line in the method's colour (the colour and marker :func:`plot_uniformity`
-    gives it), and is titled with the method's label and the CV and gap ratio of its points
-    (0 and 1 are perfectly even): a result's own ``cv`` and ``gap_ratio``, measured in its
+    gives it; the line breaks between the pieces a result reports, ``res.pieces``), and is
+    titled with the method's label and the CV and gap ratio of its points (0 and 1 are
+    perfectly even): a result's own ``cv`` and ``gap_ratio``, measured in its
     run's coordinates as its message and history are; for plain arrays,
     :func:`paretosurf.metrics.cv` and :func:`paretosurf.metrics.gap_ratio` of the points as
     given. All panels have the same axis limits, so the spacing of the points can be compared
@@ -422,7 +457,14 @@ def plot_fronts(
             if i == 0:
                 panel.legend(handles=[line], loc="best", fontsize="small")
         _draw_points(
-            panel, pts, _colour_values(mode, weights, pts, ref), colour, marker, colour_map, norm
+            panel,
+            pts,
+            _colour_values(mode, weights, pts, ref),
+            colour,
+            marker,
+            colour_map,
+            norm,
+            _piece_breaks(originals[i], len(pts)),
         )
         panel.set_title(_panel_title(label, pts, originals[i]), fontsize="medium")
         panel.set_xlim(xlim)

@@ -19,6 +19,7 @@ from paretosurf.problems.gym import (
 )
 from paretosurf.problems.many import (
     DTLZ2,
+    DTLZ7,
     InvertedDTLZ2,
     ManyExactSolver,
     ManyObjectiveMDP,
@@ -33,6 +34,7 @@ from paretosurf.problems.sampling import dense_front_sample
 
 __all__ = [
     "DTLZ2",
+    "DTLZ7",
     "BiObjectiveProblem",
     "EntropicBandit",
     "ExactSolver",

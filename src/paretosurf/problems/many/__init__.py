@@ -23,17 +23,20 @@ Problems:
   random instances with distorted fronts, and a K-step gradient solver;
 * :class:`InvertedDTLZ2` -- a convex DTLZ2-style front ``r * (1 - u)``, ``u`` on the unit
   sphere, in closed form;
+* :class:`DTLZ7` -- a disconnected front of ``2^(M-1)`` pieces (4 for ``M = 3``), with a
+  dense sample of the whole front (:meth:`DTLZ7.pareto_front`);
 * :func:`deep_sea_treasure_pressure` -- Deep Sea Treasure with a third reward, a depth
   ("pressure") penalty, as a KL-regularized tabular MDP (:class:`ManyObjectiveMDP`).
 
 The package mirrors the two-objective problems: :mod:`~paretosurf.problems.many.base` (weight
 rows, the interface and the exact solver), :mod:`~paretosurf.problems.many.quadratic`,
-:mod:`~paretosurf.problems.many.dtlz` and :mod:`~paretosurf.problems.many.mdp`; every name is
-importable from ``paretosurf.problems.many``.
+:mod:`~paretosurf.problems.many.dtlz`, :mod:`~paretosurf.problems.many.dtlz7` and
+:mod:`~paretosurf.problems.many.mdp`; every name is importable from ``paretosurf.problems.many``.
 """
 
 from paretosurf.problems.many.base import ManyExactSolver, ManyObjectiveProblem, weight_rows
 from paretosurf.problems.many.dtlz import DTLZ2, InvertedDTLZ2
+from paretosurf.problems.many.dtlz7 import DTLZ7
 from paretosurf.problems.many.mdp import (
     DST_PRESSURE as DST_PRESSURE,
 )
@@ -45,6 +48,7 @@ from paretosurf.problems.many.quadratic import QuadraticGradientSolver, Quadrati
 
 __all__ = [
     "DTLZ2",
+    "DTLZ7",
     "InvertedDTLZ2",
     "ManyExactSolver",
     "ManyObjectiveMDP",

@@ -1,0 +1,281 @@
+"""The pieces of a disconnected front: where a round's points break, and how SURF shares its
+points among the pieces.
+
+A front may fall apart into pieces (ZDT3's five; a model with discrete choices; a design
+space with islands). The gaps between them hold no Pareto point, so they are no arc length:
+SURF spreads its N + 1 points by arc length *within* the pieces. This module finds the
+pieces of one round and lays out the next round's weights:
+
+- :func:`find_breaks`: the chords between consecutive points (in weight order) that cross a
+  gap. A chord is a gap when the diagnostics call it a jump
+  (:func:`paretosurf.diagnostics.jump_gaps`, the criterion of the ``jump`` finding), when it
+  is long and follows points that coincide (several weights reaching one end of a piece, then
+  the next piece), or, for a solver that declares a Tchebycheff scalarization, when a point
+  beside it is a *corner* solution: the minimizer of a Tchebycheff scalarization lies on the
+  ray from the ideal point along its weight, unless that ray passes through a gap; the
+  minimizer is then the end of a piece, off the ray (:func:`ray_offsets`).
+- :func:`allocate`: how many points each piece gets: one at least, two (its ends) where it has
+  length and there is room, and the N + 1 - P segments shared in proportion to the pieces'
+  arc lengths (largest remainder), so that consecutive points are as evenly spaced as the
+  pieces allow.
+- :func:`piece_targets`: the arc-length levels of the points within the pieces, with the
+  pieces' own end points at their ends.
+
+:class:`Piece` is the record a result reports (``res.pieces``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paretosurf.diagnostics import JUMP_GAP, jump_gaps
+
+__all__ = [
+    "DUPLICATE_TOL",
+    "RAY_TOL",
+    "Piece",
+    "allocate",
+    "find_breaks",
+    "piece_targets",
+    "pieces_from_breaks",
+    "ray_offsets",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Consecutive points closer than this share of the front's length (gaps excluded) are one
+#: point: several weights that reach the same end of a piece (solves that stop at a
+#: tolerance, such as a population search and its polish, leave them apart by about 1e-5).
+DUPLICATE_TOL = 1e-4
+#: A point whose Tchebycheff terms differ by more than this share of their sum at its own
+#: weight is off its weight's ray (a corner solution: the end of a piece). A converged solve
+#: of an interior point has them equal up to the augmentation (``rho``, 1e-4 by default) and
+#: the solver's tolerance.
+RAY_TOL = 1e-2
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One connected piece of the front as a round found it.
+
+    Attributes
+    ----------
+    first, last : int
+        Its first and last slot (in weight order, inclusive).
+    length : float
+        Its arc length (sum of the chords between its points, in the run's coordinates).
+    share : int
+        The number of points the next round gives it: its share under :func:`allocate` when
+        SURF lays its weights out by pieces (``warm_start="best"``), otherwise the points it
+        has (the weights then follow the one-piece rule).
+    """
+
+    first: int
+    last: int
+    length: float
+    share: int
+
+    @property
+    def slots(self) -> tuple[int, ...]:
+        """Its slots, in weight order."""
+        return tuple(range(self.first, self.last + 1))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form; :meth:`from_dict` inverts it."""
+        return {
+            "first": self.first,
+            "last": self.last,
+            "length": self.length,
+            "share": self.share,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Piece:
+        """Inverse of :meth:`to_dict`."""
+        return cls(int(data["first"]), int(data["last"]), float(data["length"]), int(data["share"]))
+
+
+def ray_offsets(
+    weights: FloatArray,
+    points: FloatArray,
+    coefficients: FloatArray,
+    ideals: FloatArray,
+) -> FloatArray:
+    """How far each point lies off the ray of its weight under a Tchebycheff scalarization:
+    ``(a1 - a2) / (a1 + a2)`` with the terms ``a_m = c_m (h_m - z_m)``.
+
+    Zero on the ray (where a converged Tchebycheff solve of an interior point lands);
+    negative when objective 2's term is the larger (the ray passes *before* the point in
+    weight order: the point starts a piece), positive when objective 1's is (the point ends a
+    piece).
+
+    Parameters
+    ----------
+    weights : ndarray, shape (P,)
+    points : ndarray, shape (P, 2)
+    coefficients : ndarray, shape (P, 2)
+        The scalarization's coefficients ``c(w)`` at each weight.
+    ideals : ndarray, shape (P, 2)
+        The ideal point each point was solved with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.pieces import ray_offsets
+    >>> w = np.array([0.5, 0.5])
+    >>> pts = np.array([[1.0, 1.0], [1.0, 3.0]])     # on the ray; objective 2 dominates
+    >>> ray_offsets(w, pts, np.c_[w, 1 - w], np.zeros((2, 2))).tolist()
+    [0.0, -0.5]
+    """
+    terms = coefficients * (points - ideals)
+    total = terms.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(total > 0, (terms[:, 0] - terms[:, 1]) / np.where(total > 0, total, 1), 0)
+    return np.asarray(out, dtype=np.float64)
+
+
+def find_breaks(
+    weights: FloatArray,
+    coords: FloatArray,
+    *,
+    offsets: FloatArray | None = None,
+) -> list[int]:
+    """The chords ``i`` (between points ``i`` and ``i + 1``, in weight order) that cross a
+    gap of the front.
+
+    Parameters
+    ----------
+    weights : ndarray, shape (P,)
+        Increasing weights.
+    coords : ndarray, shape (P, M)
+        The points in the coordinates the run measures distances in.
+    offsets : ndarray, shape (P,), optional
+        :func:`ray_offsets` of the points, for a solver with a Tchebycheff scalarization.
+
+    Returns
+    -------
+    list of int
+        Increasing chord indices.
+
+    Examples
+    --------
+    Two pieces, the second reached by three weights at its first point:
+
+    >>> import numpy as np
+    >>> from paretosurf.pieces import find_breaks
+    >>> w = np.linspace(0, 1, 8)
+    >>> x = np.array([[1.0, 0.0], [0.9, 0.1], [0.8, 0.2], [0.3, 0.6],
+    ...               [0.3, 0.6], [0.3, 0.6], [0.2, 0.7], [0.1, 0.8]])
+    >>> find_breaks(w, x)
+    [2]
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    x = np.asarray(coords, dtype=np.float64)
+    p = len(w)
+    if p < 3 or x.ndim != 2:
+        return []
+    chords = np.linalg.norm(np.diff(x, axis=0), axis=1)
+    extent = float(chords.sum())
+    if not np.isfinite(extent) or extent <= 0:
+        return []
+    ranges = x.max(axis=0) - x.min(axis=0)
+    out = set(jump_gaps(w, chords, extent, x, ranges))
+    same = chords <= DUPLICATE_TOL * extent
+    apart = chords[~same]
+    median = float(np.median(apart)) if apart.size else 0.0
+    # each chord's nearest chord of non-zero length on either side (-1, len: none): points
+    # that coincide at an end of the whole front are its end, not evidence of a gap
+    apart_at = np.flatnonzero(~same)
+    for n, i in enumerate(apart_at.tolist()):
+        # points that coincide (weights reaching one end of a piece), then a long chord
+        left = n > 0 and apart_at[n - 1] < i - 1
+        right = n + 1 < apart_at.size and apart_at[n + 1] > i + 1
+        beside = left or right
+        if beside and chords[i] >= JUMP_GAP * median and np.count_nonzero(~same) > 1:
+            out.add(i)
+    if offsets is not None:
+        off = np.asarray(offsets, dtype=np.float64)
+        for i in range(len(chords)):
+            if same[i]:
+                continue
+            # point i ends a piece (its weight's ray passes after it), or point i + 1 starts one
+            if (off[i] > RAY_TOL and i > 0) or (off[i + 1] < -RAY_TOL and i + 1 < p - 1):
+                out.add(i)
+    return sorted(out)
+
+
+def pieces_from_breaks(breaks: Sequence[int], n_points: int) -> list[tuple[int, int]]:
+    """The pieces' ``(first, last)`` slots for the chords ``breaks`` of ``n_points`` points.
+
+    Examples
+    --------
+    >>> from paretosurf.pieces import pieces_from_breaks
+    >>> pieces_from_breaks([2, 4], 7)
+    [(0, 2), (3, 4), (5, 6)]
+    """
+    bounds = [-1, *sorted(int(b) for b in breaks), n_points - 1]
+    return [(a + 1, b) for a, b in itertools.pairwise(bounds)]
+
+
+def allocate(lengths: Sequence[float], n_points: int) -> list[int]:
+    """How many of ``n_points`` points each piece gets: every piece one; the
+    ``n_points - P`` segments shared in proportion to the arc ``lengths`` (largest
+    remainder, ties to the earlier piece), so that consecutive points are evenly spaced
+    across the pieces; and each piece with length two (a point at each end) where there is
+    room, taken from the pieces with the most.
+
+    Examples
+    --------
+    >>> from paretosurf.pieces import allocate
+    >>> allocate([1.0, 1.0, 2.0], 11)       # 8 segments: 2, 2, 4
+    [3, 3, 5]
+    >>> allocate([10.0, 0.1], 6)            # the short piece keeps both its ends
+    [4, 2]
+    """
+    a = np.asarray(lengths, dtype=np.float64)
+    p = a.size
+    if p == 0:
+        return []
+    if n_points < p:
+        raise ValueError(f"{n_points} points cannot cover {p} pieces")
+    segments = n_points - p
+    total = float(a.sum())
+    ideal = segments * a / total if total > 0 else np.full(p, segments / p)
+    counts = np.floor(ideal).astype(int)
+    rest = segments - int(counts.sum())
+    order = sorted(range(p), key=lambda k: (-(ideal[k] - counts[k]), k))
+    for k in order[:rest]:
+        counts[k] += 1
+    # a piece with length keeps both its ends where the others can spare a point
+    for k in range(p):
+        if a[k] > 0 and counts[k] == 0:
+            donor = max(range(p), key=lambda j: (counts[j], -j))
+            if counts[donor] >= 2:
+                counts[donor] -= 1
+                counts[k] += 1
+    return [int(c) + 1 for c in counts]
+
+
+def piece_targets(lengths: Sequence[float], shares: Sequence[int]) -> list[FloatArray]:
+    """Per piece, the arc-length positions (from its start, in ``[0, length]``) of its
+    ``share`` points, evenly spaced with one at each end (one point: the middle).
+
+    Examples
+    --------
+    >>> from paretosurf.pieces import piece_targets
+    >>> [t.tolist() for t in piece_targets([2.0, 1.0], [3, 1])]
+    [[0.0, 1.0, 2.0], [0.5]]
+    """
+    out = []
+    for length, n in zip(lengths, shares, strict=True):
+        if n == 1:
+            out.append(np.array([0.5 * float(length)]))
+        else:
+            out.append(np.linspace(0.0, float(length), int(n)))
+    return out

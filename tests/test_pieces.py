@@ -1,0 +1,261 @@
+"""SURF on disconnected fronts: pieces found exactly, points spread by arc length within them
+(the shares proportional to the pieces' lengths, each piece's ends covered), and the same
+weights as the one-piece rule on a connected front."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from paretosurf.adapters import Scalarization
+from paretosurf.pieces import allocate, find_breaks, pieces_from_breaks
+from paretosurf.surf import SurfMethod
+
+IDEAL = np.array([-0.05, -0.05])
+
+
+class SampledFront:
+    """An exact Tchebycheff solver over a fixed dense sample of a (disconnected) front: each
+    solve returns the sample point with the lowest scalarized value, so the minimizer over the
+    sample is exact; the state is the point's index."""
+
+    def __init__(self, pieces: list[np.ndarray]) -> None:
+        self.pieces = pieces
+        self.samples = np.vstack(pieces)
+        self.scalarization = Scalarization("tchebycheff", ideal=IDEAL)
+
+    def solve(self, w: float, state: object) -> ps.Solution:
+        values = self.scalarization(self.samples, w)
+        i = int(np.argmin(values))
+        return ps.Solution(self.samples[i], state=i)
+
+
+def line_pieces(bounds: list[tuple[float, float]], n: int = 20001) -> list[np.ndarray]:
+    """Pieces of the straight front ``f2 = 1 - f1`` over the ``bounds`` of ``f1``."""
+    out = []
+    for lo, hi in bounds:
+        f1 = np.linspace(lo, hi, n)
+        out.append(np.c_[f1, 1.0 - f1])
+    return out
+
+
+def circle_pieces(bounds: list[tuple[float, float]], n: int = 20001) -> list[np.ndarray]:
+    """Pieces of the concave quarter circle ``f = (1 - cos t, 1 - sin t)``... convex toward
+    the origin: ``f = (1 - sin t, 1 - cos t)`` is concave; here ``f = (cos t, sin t)`` mirrored
+    so that it bulges toward the ideal point, over the angle ``bounds``."""
+    out = []
+    for lo, hi in bounds:
+        t = np.linspace(lo, hi, n)
+        out.append(np.c_[1.0 - np.sin(t), 1.0 - np.cos(t)][::-1])
+    return out
+
+
+def run(
+    front: SampledFront, n_points: int, iterations: int = 15, warm_start: str = "best"
+) -> ps.Result:
+    """SURF on ``front``; with ``warm_start="best"`` (the default here) it lays its weights
+    out by pieces."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ps.surf(
+            front,
+            n_points=n_points,
+            iterations=iterations,
+            normalize="none",
+            alpha=1.0,
+            warm_start=warm_start,
+        )
+
+
+def piece_of(points: np.ndarray, pieces: list[np.ndarray]) -> np.ndarray:
+    d = np.stack(
+        [np.min(np.linalg.norm(points[:, None] - p[None], axis=2), axis=1) for p in pieces]
+    )
+    return np.argmin(d, axis=0)
+
+
+def arc_length(piece: np.ndarray) -> float:
+    return float(np.linalg.norm(np.diff(piece, axis=0), axis=1).sum())
+
+
+@pytest.mark.parametrize(
+    "bounds",
+    [
+        [(0.0, 0.35), (0.55, 1.0)],
+        [(0.0, 0.2), (0.35, 0.6), (0.8, 1.0)],
+    ],
+)
+def test_pieces_found_exactly_and_shared_by_length(bounds: list[tuple[float, float]]) -> None:
+    # slot 0 (w = 0) minimizes objective 2: in weight order the pieces run from large f1
+    bounds = bounds[::-1]
+    pieces = line_pieces(bounds)
+    res = run(SampledFront(pieces), 16)
+    assert res.pieces is not None and len(res.pieces) == len(bounds)
+    owner = piece_of(res.points, pieces)
+    # the slots of each reported piece are exactly those whose points lie on it
+    for k, piece in enumerate(res.pieces):
+        assert set(np.flatnonzero(owner == k).tolist()) == set(piece.slots)
+    # shares from the closed-form lengths: one point each, the rest of the segments in
+    # proportion to length (largest remainder)
+    lengths = [math.sqrt(2.0) * (hi - lo) for lo, hi in bounds]
+    segments = 16 - len(bounds)
+    ideal = [segments * a / sum(lengths) for a in lengths]
+    counts = [math.floor(v) for v in ideal]
+    order = sorted(range(len(ideal)), key=lambda k: (-(ideal[k] - counts[k]), k))
+    for k in order[: segments - sum(counts)]:
+        counts[k] += 1
+    assert [p.share for p in res.pieces] == [c + 1 for c in counts]
+    assert [len(p.slots) for p in res.pieces] == [c + 1 for c in counts]
+    for piece, true in zip(res.pieces, lengths, strict=True):
+        assert piece.length == pytest.approx(true, rel=1e-3)
+    # each piece's ends are covered, and its gaps are even
+    for k, (lo, hi) in enumerate(bounds):
+        on = np.sort(res.points[owner == k, 0])
+        assert on[0] == pytest.approx(lo, abs=1e-3) and on[-1] == pytest.approx(hi, abs=1e-3)
+        gaps = np.diff(on)
+        assert np.std(gaps) / np.mean(gaps) < 0.02
+    # and the record measures the gaps within the pieces
+    assert res.history[-1].cv < 0.05
+
+
+def test_curved_pieces_even_within_each() -> None:
+    pieces = circle_pieces([(0.8, 1.5), (0.0, 0.5)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = ps.surf(
+            SampledFront(pieces), n_points=21, iterations=30, normalize="none", warm_start="best"
+        )
+    assert res.pieces is not None and len(res.pieces) == 2
+    owner = piece_of(res.points, pieces)
+    for k in range(2):
+        pts = res.points[owner == k]
+        pts = pts[np.argsort(pts[:, 0])]
+        gaps = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+        assert np.std(gaps) / np.mean(gaps) < 0.05
+        ends = pieces[k][[0, -1]]
+        assert np.min(np.linalg.norm(pts - ends[0], axis=1)) < 1e-3
+        assert np.min(np.linalg.norm(pts - ends[1], axis=1)) < 1e-3
+
+
+def test_one_piece_is_todays_surf() -> None:
+    """On a connected front nothing breaks, and the weights are those of the one-piece rule:
+    the damped CDF's quantiles, bit for bit."""
+    front = SampledFront(circle_pieces([(0.0, 1.5)]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = ps.surf(front, n_points=11, iterations=6, alpha=0.3, early_stopping=False)
+    assert res.pieces is None
+    for r in res.history[1:]:
+        assert r.pieces is None
+    # replay the one-piece rule on the recorded rounds: each round's weights are the previous
+    # CDF's quantiles
+    for before, after in zip(res.history[:-1], res.history[1:], strict=True):
+        expected = before.cdf.quantile_weights(10)
+        np.testing.assert_allclose(after.weights, expected, rtol=0, atol=1e-12)
+
+
+def test_find_breaks_on_closed_form_pieces() -> None:
+    w = np.linspace(0.0, 1.0, 9)
+    pts = np.array(
+        [
+            [1.0, 0.0],
+            [0.9, 0.1],
+            [0.8, 0.2],
+            [0.8, 0.2],
+            [0.4, 0.6],
+            [0.3, 0.7],
+            [0.2, 0.8],
+            [0.1, 0.9],
+            [0.0, 1.0],
+        ]
+    )
+    assert find_breaks(w, pts) == [3]
+    assert pieces_from_breaks([3], 9) == [(0, 3), (4, 8)]
+    assert allocate([1.0, 3.0], 9) == [3, 6]
+    with pytest.raises(ValueError):
+        allocate([1.0, 1.0, 1.0], 2)
+
+
+def test_pieces_saved_and_loaded(tmp_path: object) -> None:
+    res = run(SampledFront(line_pieces([(0.0, 0.35), (0.55, 1.0)])), 11, iterations=5)
+    json_path, _ = res.save(tmp_path / "r")  # type: ignore[operator]
+    back = ps.Result.load(json_path)
+    assert back.pieces == res.pieces
+    assert [r.pieces for r in back.history] == [r.pieces for r in res.history]
+
+
+def test_surf_method_without_a_scalarization_still_splits() -> None:
+    """A method built without the solver's scalarization finds gaps from the chords alone."""
+    method = SurfMethod(4)
+    assert method.current_scalarization() is None
+
+
+@pytest.mark.parametrize("which", ["plot_front", "plot_fronts"])
+def test_plots_draw_no_line_across_a_gap(which: str) -> None:
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from paretosurf import plotting
+
+    bounds = [(0.55, 1.0), (0.0, 0.35)]
+    pieces = line_pieces(bounds)
+    res = run(SampledFront(pieces), 11, iterations=8)
+    assert res.pieces is not None and len(res.pieces) == 2
+    fig = getattr(plotting, which)({"SURF": res})
+    try:
+        # the line through the method's points (the only line of the axes with its points)
+        (line,) = [
+            ln
+            for ax in fig.axes
+            for ln in ax.get_lines()
+            if np.count_nonzero(np.isfinite(np.asarray(ln.get_xdata(), dtype=float)))
+            == len(res.points)
+        ]
+        xy = np.c_[line.get_xdata(), line.get_ydata()].astype(float)
+        drawn = [
+            np.linalg.norm(b - a)
+            for a, b in itertools.pairwise(xy)
+            if np.all(np.isfinite(a)) and np.all(np.isfinite(b))
+        ]
+        # the gap between the pieces is 0.2 * sqrt(2) in f1 and f2; no drawn segment spans it,
+        # and every chord within a piece is drawn
+        gap = math.sqrt(2.0) * (bounds[0][0] - bounds[1][1])
+        assert max(drawn) < gap
+        assert len(drawn) == len(res.points) - len(res.pieces)
+    finally:
+        plt.close(fig)
+
+
+def test_a_jump_between_evenly_covered_pieces_is_no_failure() -> None:
+    """With the pieces identified and each evenly covered, the run succeeds and a finding
+    tells the user the front breaks, naming the pieces; with the one-piece layout ("slot")
+    the same front is not evenly covered, and the jump stays fatal."""
+    bounds = [(0.55, 1.0), (0.0, 0.35)]
+    best = run(SampledFront(line_pieces(bounds)), 16, warm_start="best")
+    assert best.pieces is not None and len(best.pieces) == 2
+    # the within-piece spacing the verdict rests on, measured independently of the records
+    owner = piece_of(best.points, line_pieces(bounds))
+    for k in range(2):
+        on = np.sort(best.points[owner == k, 0])
+        gaps = np.diff(on)
+        assert gaps.max() / gaps.min() < 2.0
+    assert best.success
+    (jump,) = [f for f in best.findings if f.code == "jump"]
+    assert not jump.fatal
+    assert "2 pieces" in jump.message
+    for p in best.pieces:
+        assert f"slots {p.first}-{p.last}" in jump.message
+    # the finding's gap is the chord between the pieces
+    assert jump.slots == (best.pieces[0].last, best.pieces[1].first)
+
+    slot = run(SampledFront(line_pieces(bounds)), 16, warm_start="slot")
+    assert not slot.success
+    assert any(f.code == "jump" and f.fatal for f in slot.findings)
