@@ -46,7 +46,7 @@ from scipy.optimize import Bounds
 from scipy.stats import qmc
 
 from paretosurf._validation import check_positive_int
-from paretosurf.adapters.pymoo_solver import from_pymoo
+from paretosurf.adapters.pymoo_solver import count_of, from_pymoo
 from paretosurf.adapters.scalarization import (
     FollowsIdealPoint,
     IdealPoint,
@@ -249,7 +249,7 @@ class PymooGlobalSolver(FollowsIdealPoint):
                     f"the pymoo problem must have 2 or more objectives, got n_obj = "
                     f"{objectives.n_obj}"
                 )
-            if _count(objectives, "n_eq_constr"):
+            if count_of(objectives, "n_eq_constr"):
                 raise ValueError(
                     "the pymoo problem has equality constraints (n_eq_constr > 0), which a "
                     "population search does not meet; use from_pymoo (SLSQP) instead"
@@ -257,7 +257,7 @@ class PymooGlobalSolver(FollowsIdealPoint):
             n = int(objectives.n_var)
             lower = _bound(objectives.xl, n, "problem.xl")
             upper = _bound(objectives.xu, n, "problem.xu")
-            self.n_constraints = _count(objectives, "n_ieq_constr", "n_constr")
+            self.n_constraints = count_of(objectives, "n_ieq_constr", "n_constr")
         elif callable(objectives):
             self._objectives = objectives
             lower, upper = _as_box(bounds)
@@ -665,14 +665,6 @@ def _initial_size(algorithm: Any, pop_size: int | None) -> int:
     if size < 4:
         raise ValueError(f"pop_size must be at least 4, got {size}")
     return size
-
-
-def _count(problem: Any, *names: str) -> int:
-    for name in names:
-        value = getattr(problem, name, None)
-        if value is not None:
-            return int(value)
-    return 0
 
 
 def _bound(value: Any, n: int, name: str) -> FloatArray:

@@ -93,9 +93,9 @@ def from_pymoo(
         x0 = (lb + ub) / 2.0
     ev = _PymooEvaluator(problem)
     constraints: list[dict[str, Any]] = []
-    if _count(problem, "n_ieq_constr", "n_constr"):
+    if count_of(problem, "n_ieq_constr", "n_constr"):
         constraints.append({"type": "ineq", "fun": ev.inequalities})
-    if _count(problem, "n_eq_constr"):
+    if count_of(problem, "n_eq_constr"):
         constraints.append({"type": "eq", "fun": ev.equalities})
     bounds = (
         None
@@ -124,7 +124,9 @@ def _bound(value: Any, n: int, default: float) -> FloatArray:
     return out
 
 
-def _count(problem: Any, *names: str) -> int:
+def count_of(problem: Any, *names: str) -> int:
+    """The first of the attributes ``names`` that ``problem`` sets (a pymoo Problem's
+    constraint counts under their names across versions), 0 when none is set."""
     for name in names:
         value = getattr(problem, name, None)
         if value is not None:

@@ -18,7 +18,7 @@ from paretosurf.problems._simplex import check_simplex
 from paretosurf.problems.sampling import dense_front_sample
 from paretosurf.solvers import Solution
 
-__all__ = ["ManyExactSolver", "ManyObjectiveProblem", "weight_rows"]
+__all__ = ["ManyExactSolver", "ManyObjectiveProblem", "unit_box_points", "weight_rows"]
 
 FloatArray = NDArray[np.float64]
 
@@ -61,6 +61,23 @@ def weight_rows(
         raise ValueError(f"{name} must be {what} of shape (B, {m}){scalar}, got shape {arr.shape}")
     rows = check_simplex(np.atleast_2d(arr), name=name)
     return np.asarray(rows / rows.sum(axis=1, keepdims=True), dtype=np.float64), single
+
+
+def unit_box_points(xs: ArrayLike, n_var: int) -> FloatArray:
+    """``xs`` as decision vectors of ``[0, 1]^n_var``, shape (n_var,) or (B, n_var) (the
+    DTLZ problems' decision space); a ``ValueError`` for another shape or a value outside.
+
+    Examples
+    --------
+    >>> unit_box_points([0.5, 1.0], 2).tolist()
+    [0.5, 1.0]
+    """
+    arr = np.asarray(xs, dtype=np.float64)
+    if arr.ndim == 0 or arr.ndim > 2 or arr.shape[-1] != n_var:
+        raise ValueError(f"x must have shape ({n_var},) or (B, {n_var}), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
+        raise ValueError("x must lie in [0, 1] (every entry finite)")
+    return arr
 
 
 def _batch(weights: ArrayLike, states: Sequence[Any], m: int) -> tuple[FloatArray, list[Any]]:

@@ -14,7 +14,7 @@ from paretosurf._validation import (
     check_non_negative_int,
     check_positive_int,
 )
-from paretosurf.problems.many.base import FloatArray, ManyObjectiveProblem
+from paretosurf.problems.many.base import FloatArray, ManyObjectiveProblem, unit_box_points
 
 __all__ = ["DTLZ2", "InvertedDTLZ2"]
 
@@ -69,14 +69,7 @@ class InvertedDTLZ2(ManyObjectiveProblem):
         self.n_var = m - 1 + self.n_distance
 
     def _check_x(self, xs: ArrayLike) -> FloatArray:
-        arr = np.asarray(xs, dtype=np.float64)
-        if arr.ndim == 0 or arr.shape[-1] != self.n_var or arr.ndim > 2:
-            raise ValueError(
-                f"x must have shape ({self.n_var},) or (B, {self.n_var}), got shape {arr.shape}"
-            )
-        if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
-            raise ValueError("x must lie in [0, 1] (every entry finite)")
-        return arr
+        return unit_box_points(xs, self.n_var)
 
     def sphere_point(self, xs: ArrayLike) -> FloatArray:
         """DTLZ2's ``u(x)`` on the unit sphere, shape (M,) or (B, M)."""

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
 from paretosurf._validation import check_positive, check_positive_int
-from paretosurf.problems.many.base import FloatArray, ManyObjectiveProblem
+from paretosurf.problems.many.base import FloatArray, ManyObjectiveProblem, unit_box_points
 
 __all__ = ["DTLZ7"]
 
@@ -75,14 +75,7 @@ class DTLZ7(ManyObjectiveProblem):
     # -- objectives -------------------------------------------------------------------------
 
     def _check_x(self, xs: ArrayLike) -> FloatArray:
-        arr = np.asarray(xs, dtype=np.float64)
-        if arr.ndim == 0 or arr.ndim > 2 or arr.shape[-1] != self.n_var:
-            raise ValueError(
-                f"x must have shape ({self.n_var},) or (B, {self.n_var}), got shape {arr.shape}"
-            )
-        if not np.all(np.isfinite(arr)) or np.any((arr < 0) | (arr > 1)):
-            raise ValueError("x must lie in [0, 1] (every entry finite)")
-        return arr
+        return unit_box_points(xs, self.n_var)
 
     def distance(self, xs: ArrayLike) -> FloatArray:
         """``g(x) = 1 + 9/k * sum`` of the distance variables (1 on the Pareto set)."""
