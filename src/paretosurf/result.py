@@ -374,7 +374,8 @@ class Result:
     Examples
     --------
     >>> import paretosurf as ps
-    >>> res = ps.surf(lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2]), 4, iterations=5)
+    >>> res = ps.surf(lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2]), 4, iterations=5,
+    ...               early_stopping=False)
     >>> res.points.shape, len(res.history), res.n_solves, res.method
     ((5, 2), 5, 25, 'surf')
     >>> bool(res.history[-1].cv <= res.history[0].cv)

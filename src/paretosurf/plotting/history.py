@@ -124,7 +124,8 @@ def plot_cdf_history(
     --------
     >>> import paretosurf as ps
     >>> from paretosurf.plotting import plot_cdf_history
-    >>> res = ps.surf(lambda w, s: ps.Solution([1 - w, w ** 2]), 8, iterations=4)
+    >>> res = ps.surf(lambda w, s: ps.Solution([1 - w, w ** 2]), 8, iterations=4,
+    ...               early_stopping=False)
     >>> fig = plot_cdf_history(res, true_cdf=lambda w: w)
     >>> len(fig.axes[0].lines)                          # Phi_0..Phi_4 and the true CDF
     6
@@ -285,7 +286,8 @@ def plot_uniformity(
     --------
     >>> import paretosurf as ps
     >>> from paretosurf.plotting import plot_uniformity
-    >>> res = ps.surf(lambda w, s: ps.Solution([1 - w, w ** 2]), 8, iterations=4)
+    >>> res = ps.surf(lambda w, s: ps.Solution([1 - w, w ** 2]), 8, iterations=4,
+    ...               early_stopping=False)
     >>> fig = plot_uniformity({"SURF": res})
     >>> [a.get_yscale() for a in fig.axes]
     ['linear', 'log']
