@@ -61,7 +61,7 @@ from paretosurf.executors import (
     raise_for,
     solves_in,
 )
-from paretosurf.findings import DEFAULT_TARGETS, ParetoWarning, check_target, is_quiet
+from paretosurf.findings import ParetoWarning, check_target, is_quiet, spacing_target
 from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report
 from paretosurf.loop_options import document_loop_options
 from paretosurf.method import Method, Round, RoundOutcome, check_points, check_round
@@ -386,12 +386,7 @@ class _Runner:
         reported = self.reported_front()
         if reported is not None and reported.round + 1 < EARLY_STOP_ROUNDS:
             return False  # the round the result would report has too short a history
-        surface = np.ndim(record.weights) == 2
-        target = (
-            DEFAULT_TARGETS["surface" if surface else "curve"]
-            if self.target is None
-            else self.target
-        )
+        target = spacing_target(self.target, surface=np.ndim(record.weights) == 2)
         return bool(record.gap_ratio <= target)
 
     def front(

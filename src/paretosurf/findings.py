@@ -33,6 +33,7 @@ __all__ = [
     "SurfWarning",
     "check_target",
     "python_spelling",
+    "spacing_target",
     "success_and_message",
     "uneven_finding",
 ]
@@ -185,6 +186,18 @@ class Finding:
     def __str__(self) -> str:
         remedy = self.remedy_text()
         return f"{self.message}" + (f" (remedy: {remedy})" if remedy else "")
+
+
+def spacing_target(target: float | None, *, surface: bool) -> float:
+    """The spacing a result must reach: ``target``, or the default of its kind
+    (:data:`DEFAULT_TARGETS`: a curve's gap ratio or a surface's nearest-neighbour max/min).
+
+    Examples
+    --------
+    >>> spacing_target(None, surface=True), spacing_target(1.5, surface=False)
+    (3.0, 1.5)
+    """
+    return DEFAULT_TARGETS["surface" if surface else "curve"] if target is None else target
 
 
 def check_target(target: object) -> float | None:

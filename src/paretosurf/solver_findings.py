@@ -35,10 +35,10 @@ from paretosurf.diagnostics import (
     local_minimum_slots,
 )
 from paretosurf.findings import (
-    DEFAULT_TARGETS,
     STRUCTURAL,
     Finding,
     ideal_beaten_finding,
+    spacing_target,
     uneven_finding,
     unsettled_finding,
     unsuccessful_finding,
@@ -333,7 +333,7 @@ def diagnose_run(
     def uneven() -> Finding | None:
         return uneven_finding(
             upto[-1].gap_ratio,
-            target if target is not None else DEFAULT_TARGETS["surface" if surface else "curve"],
+            spacing_target(target, surface=surface),
             surface=surface,
             aims_even=aims_even,
             out_of_rounds=stop_reason == "iterations",
