@@ -7,6 +7,8 @@ by side in one run, for each problem:
 * **one sweep**: ``ps.baselines.uniform(solver, N, iterations=1)``, the N + 1 evenly spaced
   weights solved once with the same adapter: the unit of the evaluation counts;
 * **defaults**: ``ps.surf(solver, n_points=N + 1)``;
+* **defaults, warm_start="best"**: each slot starts from the previous solution that scores
+  best at its new weight (for solvers whose states can be shared between slots);
 * **paper**: 30 rounds at ``alpha=0.3`` without early stopping (the paper's protocol);
 
 with the rounds run, the objective evaluations spent (from the records' ``evaluations``, as
@@ -161,6 +163,19 @@ def bench(problem: Problem, seed: int) -> list[str]:
         started = time.process_time()
         default = ps.surf(problem.make_solver(seed), n_points=N_POINTS, **problem.options)
         rows.append(row("defaults", default, sweep, problem.front, time.process_time() - started))
+        started = time.process_time()
+        best = ps.surf(
+            problem.make_solver(seed), n_points=N_POINTS, warm_start="best", **problem.options
+        )
+        rows.append(
+            row(
+                'defaults, warm_start="best"',
+                best,
+                sweep,
+                problem.front,
+                time.process_time() - started,
+            )
+        )
         started = time.process_time()
         paper = ps.surf(
             problem.make_solver(seed),

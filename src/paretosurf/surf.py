@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.driver import RoundOutcome, RunOptions, StatePool, run
+from paretosurf.flat_ends import EndReach, update_reach, with_end_knots
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.pieces import (
     DUPLICATE_TOL,
@@ -164,7 +165,7 @@ class CDFRefinement:
             # settled: what changes now is mostly the solver's noise, which damping averages
             if self._growths >= AUTO_DRIFT_ROUNDS:
                 return max(AUTO_ALPHA_FLOOR, 0.5 * self.alpha)
-            if residual <= AUTO_FAST * previous:
+            if fast:
                 return min(AUTO_ALPHA_MIN, 2.0 * self.alpha)
             return min(self.alpha, AUTO_ALPHA_MIN)
         if fast:
@@ -263,6 +264,11 @@ class SurfMethod(SlotMethod):
         self._ends: list[tuple[bool, bool, int, int]] = []
         self._rays: FloatArray | None = None
         self._ray_weights: FloatArray | None = None
+        #: The weights known, from every round so far, to reach each end's point (see
+        #: :mod:`paretosurf.flat_ends`); ``None`` before the first round.
+        self.end_reach: EndReach | None = None
+        self._reach_ideal: FloatArray | None = None
+        self._same: NDArray[np.bool_] = np.zeros(0, dtype=bool)  # the last round's zero chords
 
     @property
     def auto(self) -> bool:
@@ -393,9 +399,31 @@ class SurfMethod(SlotMethod):
             self._breaks = find_breaks(weights, outcome.coordinates, offsets=offsets)
         else:
             self._breaks = []
-        super().tell(outcome, pool)
         coords = outcome.coordinates
         chords = np.linalg.norm(np.diff(coords, axis=0), axis=1)
+        same = chords <= DUPLICATE_TOL * max(float(np.sum(chords)), 1e-300)
+        if weights.ndim == 1 and len(weights) >= 2:
+            # (what a solver whose scalarization follows its ideal point showed before the
+            # point moved no longer holds)
+            sc = self.current_scalarization()
+            ideal = None if sc is None or sc.ideal is None else np.asarray(sc.ideal, dtype=float)
+            same_map = (ideal is None and self._reach_ideal is None) or (
+                ideal is not None
+                and self._reach_ideal is not None
+                and np.array_equal(ideal, self._reach_ideal)
+            )
+            points = np.asarray(outcome.points, dtype=np.float64)
+            extent = float(np.linalg.norm(np.ptp(points, axis=0))) if len(points) else 0.0
+            self.end_reach = update_reach(
+                self.end_reach if same_map else None,
+                weights,
+                points,
+                same,
+                DUPLICATE_TOL * extent,
+            )
+            self._reach_ideal = ideal
+        self._same = same
+        super().tell(outcome, pool)
         spans = pieces_from_breaks(self._breaks, len(weights)) if self._breaks else []
         lengths = [float(chords[a:b].sum()) for a, b in spans]
         if self.lays_out_pieces:
@@ -407,7 +435,6 @@ class SurfMethod(SlotMethod):
             Piece(a, b, length, share)
             for (a, b), length, share in zip(spans, lengths, shares, strict=True)
         ]
-        same = chords <= DUPLICATE_TOL * max(float(np.sum(chords)), 1e-300)
         self._ends = []
         for a, b in spans:
             # the weights nearest the piece's inside that reached its end points
@@ -456,7 +483,13 @@ class SurfMethod(SlotMethod):
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         # Laid out by pieces, the chords across gaps count as no arc length; otherwise the
         # one-piece rule stays exactly as on a connected front.
-        self.refinement.update(weights, coordinates, self._breaks if self.lays_out_pieces else ())
+        breaks = list(self._breaks) if self.lays_out_pieces else []
+        if self.end_reach is not None and np.ndim(weights) == 1:
+            # the flat stretches at the ends that earlier rounds saw (paretosurf.flat_ends)
+            weights, coordinates, breaks = with_end_knots(
+                weights, coordinates, self._same, self.end_reach, breaks
+            )
+        self.refinement.update(weights, coordinates, breaks)
         self._guess = self.last_weights
         self._next = None
 
@@ -467,6 +500,15 @@ class SurfMethod(SlotMethod):
             meta["auto_alpha"] = auto
         if self._next is not None:
             arrays["next_weights"] = self._next
+        if self.end_reach is not None:
+            meta["end_reach"] = [
+                self.end_reach.low,
+                self.end_reach.high,
+                list(self.end_reach.low_point),
+                list(self.end_reach.high_point),
+            ]
+            if self._reach_ideal is not None:
+                arrays["reach_ideal"] = self._reach_ideal
         if self.pieces:
             meta["pieces"] = [p.to_dict() for p in self.pieces]
             meta["breaks"] = list(self._breaks)
@@ -500,6 +542,20 @@ class SurfMethod(SlotMethod):
         ]
         self._rays = (
             np.asarray(arrays["ray_weights"], dtype=np.float64) if "ray_weights" in arrays else None
+        )
+        reach = meta.get("end_reach")  # (runs saved before it was kept start without it)
+        self.end_reach = (
+            None
+            if reach is None
+            else EndReach(
+                float(reach[0]),
+                float(reach[1]),
+                tuple(float(v) for v in reach[2]),
+                tuple(float(v) for v in reach[3]),
+            )
+        )
+        self._reach_ideal = (
+            np.asarray(arrays["reach_ideal"], dtype=np.float64) if "reach_ideal" in arrays else None
         )
 
 
