@@ -108,6 +108,11 @@ BELOW_DRIVER = (
     "paretosurf.states",
     "paretosurf.spacing_options",
     "paretosurf.kept_rounds",
+    "paretosurf.round_solving",
+    "paretosurf.run_reporting",
+    "paretosurf.run_start",
+    "paretosurf.interrupts",
+    "paretosurf.flat_ends",
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -208,6 +209,31 @@ def check_run_options(
             f"executor must have a solve(solver, tasks, on_done=None) method returning one "
             f"SolveOutcome per task (see paretosurf.executors.Executor); "
             f"{type(executor).__name__} has none"
+        )
+
+
+def check_iterations(iterations: object, *, resume: bool) -> int | None:
+    """``run``'s round limit: ``None`` or an int >= 1 (0 only with ``resume``, to read a
+    saved run)."""
+    if iterations is None:
+        return None
+    checked = check_non_negative_int(iterations, name="iterations")
+    if checked == 0 and not resume:
+        raise ValueError(
+            "iterations must be at least 1 (0 would solve nothing; to read a "
+            "saved run, use SurfResult.load)"
+        )
+    return checked
+
+
+def check_init_states(init_states: object) -> None:
+    """``init_states`` must be ``None`` or a sequence (not a string) of warm starts."""
+    if init_states is not None and (
+        isinstance(init_states, (str, bytes)) or not isinstance(init_states, Sequence)
+    ):
+        raise TypeError(
+            "init_states must be a sequence of warm starts (None for a cold "
+            f"start) or None, got {type(init_states).__name__}"
         )
 
 

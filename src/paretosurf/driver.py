@@ -9,13 +9,14 @@ A *method* (SURF, Uniform-w, OLS, ...) only decides where to solve: it subclasse
 - reports its current points (:meth:`Method.front`), and
 - saves and restores its own state (JSON-able numbers plus arrays).
 
-:func:`run` owns everything else, the same way for every method: solving a round's slots through
-the executor, retries, timing, budget accounting (solves and steps), the
-:class:`IterationRecord`, the callback, ``tol``, the progress bar, checkpoints and resuming from
-them. It knows nothing about CDFs or scalarizations: what a method adds to its records and
-result comes through :meth:`Method.record_extras` and :meth:`Method.result_extras`. Around the
-loop:
+:func:`run` owns everything else, the same way for every method: the
+:class:`IterationRecord`, the callback, ``tol`` and the early stop, the progress bar,
+checkpoints and resuming from them. It knows nothing about CDFs or scalarizations: what a
+method adds to its records and result comes through :meth:`Method.record_extras` and
+:meth:`Method.result_extras`. Around the loop:
 
+- :class:`~paretosurf.round_solving.RoundSolver`: a round's solves through the executor,
+  retries, the budget counts, and the points in the run's coordinates;
 - :class:`~paretosurf.checkpoint.Checkpointer`: when the run saves itself (after every round,
   or amortized over rounds too short to save each one), and the saving;
 - :class:`~paretosurf.states.StatePool` (the states, by key: methods hold keys) and
@@ -23,8 +24,9 @@ loop:
 - :mod:`paretosurf.spacing_options`: ``weight_bounds`` and ``moving_average``;
 - :mod:`paretosurf.run_state`: the run's bookkeeping, what its checkpoints hold and how it
   resumes, and its result (with :func:`paretosurf.solver_findings.diagnose_run`'s findings);
-- :mod:`paretosurf._validation` and :mod:`paretosurf.loop_options`: the checks and the
-  descriptions of the loop's options.
+- :mod:`paretosurf.interrupts`: what an interrupted run says about resuming it;
+- :mod:`paretosurf._validation` and :mod:`paretosurf.loop_options`: the checks, and the
+  loop options (:class:`RunOptions`) with their one description.
 
 Adding a method is one class; ``baselines/uniform.py`` is the shortest example to copy.
 """
@@ -32,19 +34,18 @@ Adding a method is one class; ``baselines/uniform.py`` is the shortest example t
 from __future__ import annotations
 
 import contextlib
-import contextvars
-import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf._progress import progress_bar
 from paretosurf._validation import (
+    check_iterations,
     check_moving_average,
     check_non_negative_int,
     check_run_options,
@@ -52,46 +53,30 @@ from paretosurf._validation import (
 )
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.diagnostics import LOCAL_ROUNDS
-from paretosurf.executors import (
-    Executor,
-    ExecutorLostError,
-    LocalExecutor,
-    SolveOutcome,
-    SolveTask,
-    raise_for,
-    solves_in,
-)
+from paretosurf.executors import Executor, LocalExecutor, solves_in
 from paretosurf.findings import ParetoWarning, check_target, is_quiet, spacing_target
+from paretosurf.interrupts import note_interruption, without_interrupt_notice
 from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report
-from paretosurf.loop_options import document_loop_options
-from paretosurf.method import Method, Round, RoundOutcome, check_points, check_round
-from paretosurf.result import IterationRecord, SurfResult, history_from_parts
+from paretosurf.loop_options import Callback, RunOptions, document_loop_options
+from paretosurf.method import Method, Round, RoundOutcome
+from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.round_solving import RoundSolver
 from paretosurf.run_folder import RunFolder
+from paretosurf.run_reporting import RunReporting
+from paretosurf.run_start import RunStart
 from paretosurf.run_state import (
     Progress,
-    check_same_run,
-    load_method_state,
-    manifest,
     run_notes,
-    run_parts,
-    run_result,
 )
-from paretosurf.solvers import (
-    SolverLike,
-    add_evaluations,
-    as_solver,
-    as_weight,
-    count_steps,
-    users_solver,
-)
+from paretosurf.solvers import SolverLike, as_solver
 from paretosurf.spacing import Spacing
-from paretosurf.spacing_options import MovingAverage, anchor_rows, solved_weights
-from paretosurf.states import DiskStates, StatePool, trusted_state_classes
+from paretosurf.spacing_options import MovingAverage
+from paretosurf.states import DiskStates, StatePool
 
 # the driver's own public names, and the method interface it runs (Method, Round and
-# RoundOutcome live in paretosurf.method, run_notes in paretosurf.run_state; StatePool,
-# Checkpointer and the validators it imports stay importable from here for older code, but
-# live in states, checkpoint and _validation)
+# RoundOutcome live in paretosurf.method, RunOptions and Callback in paretosurf.loop_options,
+# run_notes in paretosurf.run_state; StatePool, Checkpointer and the validators it imports
+# stay importable from here for older code)
 __all__ = [
     "Callback",
     "Method",
@@ -109,37 +94,9 @@ FloatArray = NDArray[np.float64]
 EARLY_STOP_ROUNDS = LOCAL_ROUNDS
 
 
-#: ``callback(record)``: called after every round; returning ``True`` stops the run.
-Callback = Callable[[IterationRecord], "bool | None"]
-
-
-class RunOptions(TypedDict, total=False):
-    """The keywords of :func:`run` that every method's entry point passes on (see :func:`run`
-    for their meaning): ``executor``, ``checkpoint``, ``resume``, ``overwrite``,
-    ``callback``, ``progress``, ``normalize``, ``moving_average``, ``weight_bounds``,
-    ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``, ``target``,
-    ``early_stopping``."""
-
-    executor: Executor | None
-    checkpoint: str | Path | None
-    resume: bool
-    overwrite: bool
-    callback: Callback | None
-    progress: bool
-    normalize: Any
-    moving_average: float | None
-    weight_bounds: tuple[float, float] | None
-    retries: int
-    allow_pickle: bool
-    checkpoint_period: float | str | Checkpointer
-    report: str
-    target: float | None
-    early_stopping: bool
-
-
-class _Runner:
-    """One call of :func:`run`: the loop and the glue between the method, the solver, the
-    executor, the state pool and the checkpointer."""
+class _Runner(RunStart, RunReporting):
+    """One call of :func:`run`: the loop and the glue between the method, the round solver,
+    the state pool and the checkpointer."""
 
     def __init__(
         self,
@@ -169,7 +126,6 @@ class _Runner:
         self.spacing = spacing
         self.average = MovingAverage(moving_average)
         self.weight_bounds = weight_bounds
-        self.retries = retries
         self.allow_pickle = allow_pickle
         self.report = report
         #: The spacing target of the result (``None``: the front's default).
@@ -180,196 +136,32 @@ class _Runner:
         checkpointer.start(folder)
         self.pool = StatePool()
         self.disk = DiskStates(solver, folder, in_process=solves_in(self.executor) == "process")
+        self.solving = RoundSolver(
+            self.executor, solver, retries, checkpointer, self.disk, weight_bounds
+        )
         self.progress = Progress()
         #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
         self.keeper = RoundKeeper()
         #: The last round's solves whose info says success=False: (slot, message); and the
-        #: info of each of its solves.
+        #: info of each of its solves; and the objective evaluations each slot reported.
         self.unsuccessful: list[tuple[int, str]] = []
         self.last_infos: list[dict[str, Any]] = []
-        #: The objective evaluations each solve of the last round reported (None: unknown).
         self.evaluations: NDArray[np.int64] | None = None
-        self.postfix: dict[str, str] = {}
         self._settings: dict[str, Any] | None = None
-        self.slots_done = self.slots_total = 0
-        self.bar: Any = None
-
-    # ------------------------------------------------------------------ set-up
-    def settings(self) -> dict[str, Any]:
-        """The method's settings and the loop's options that change results (fixed for the
-        run, so computed once)."""
-        if self._settings is None:
-            self._settings = {
-                **self.method.settings(),
-                "normalize": self.spacing.setting(),
-                "moving_average": self.average.rate,
-                "report": self.report,
-                "weight_bounds": (None if self.weight_bounds is None else list(self.weight_bounds)),
-            }
-        return dict(self._settings)
-
-    def manifest(self) -> dict[str, Any]:
-        return manifest(self.method, self.settings(), self.solver)
-
-    def start_fresh(self, init_states: Sequence[Any] | None, *, created: bool = False) -> None:
-        """Start the run from ``init_states``; ``created``: its folder already holds its
-        manifest (a run resumed before its first checkpoint)."""
-        if init_states is not None and (
-            isinstance(init_states, (str, bytes)) or not isinstance(init_states, Sequence)
-        ):
-            raise TypeError(
-                "init_states must be a sequence of warm starts (None for a cold "
-                f"start) or None, got {type(init_states).__name__}"
-            )
-        if self.folder is not None and not created:
-            self.folder.create(self.manifest())
-        keys: list[int | None] | None = None
-        if init_states is not None:
-            keys = []
-            seen: dict[int, int] = {}  # id of a state object -> its key
-            for slot, state in enumerate(init_states):
-                if state is None:
-                    keys.append(None)
-                elif id(state) in seen:
-                    # one object given for several slots ([x0] * (n + 1)) is one warm start
-                    # shared by them: each further slot gets its own copy (Pool.take), so
-                    # that a solver updating its state in place cannot tie the slots together
-                    keys.append(seen[id(state)])
-                else:
-                    key = seen[id(state)] = self.pool.add(state)
-                    keys.append(key)
-                    self.disk.add_warm_start(self.pool, key, state, slot)
-        self.method.start(keys)
-
-    def restore(self, init_states: Sequence[Any] | None) -> None:
-        """Continue the run saved in the folder; one stopped before its first checkpoint
-        starts again from ``init_states`` (its solve log is kept)."""
-        assert self.folder is not None
-        where = f"checkpoint {self.folder.path}"
-        check_same_run(self.folder.manifest(), self.method, self.settings(), where)
-        self.folder.prepare_resume()
-        saved = self.folder.load() if self.folder.committed() else None
-        self.folder.truncate_history(0 if saved is None else int(saved.meta["n_rounds"]))
-        if saved is None:
-            self.disk.resumed(None, None)  # no saved state names any of its folders
-            self.start_fresh(init_states, created=True)
-            return
-        meta, arrays = saved.meta, saved.arrays
-        history = history_from_parts(saved.records)
-        self.progress = Progress.from_meta(meta, history)
-        self.pool = StatePool.from_parts(
-            meta["pool"],
-            arrays,
-            root=self.folder.path,
-            allow_pickle=self.allow_pickle,
-            where=where,
-            state_classes=trusted_state_classes(users_solver(self.solver)),
-        )
-        for record in history:  # the solver sees the saved rounds again, in order
-            self.observe(record.points)
-        self.average.load_meta(meta.get("averages", {}))
-        self.checkpointer.saved_rounds = len(history)
-        load_method_state(self.method, self.keeper, meta, arrays, history)
-        self.disk.resumed(self.pool, saved.fallback)
 
     # ------------------------------------------------------------------ one round
-    def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
-        """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
-        logged. Raises the last failure's :class:`InnerSolverError` when retries run out."""
-        results: dict[int, SolveOutcome] = {}
-        pending = list(range(len(tasks)))
-        attempt = 0
-        while pending:
-            attempt += 1
-            batch = [tasks[i] for i in pending]
-            outcomes = self.executor.solve(self.solver, batch, self.on_done)
-            if len(outcomes) != len(batch):
-                raise ValueError(
-                    f"the executor returned {len(outcomes)} outcomes for {len(batch)} tasks"
-                )
-            self.checkpointer.log(outcomes, index, call, attempt)
-            failed = []
-            for i, outcome in zip(pending, outcomes, strict=True):
-                if outcome.ok:
-                    results[i] = outcome
-                else:
-                    failed.append((i, outcome))
-            if failed and attempt > self.retries:
-                raise_for(failed[0][1], attempt)
-            pending = [i for i, _ in failed]
-        return [results[i] for i in range(len(tasks))]
-
-    def on_done(self, outcome: SolveOutcome) -> None:
-        if self.bar is not None and outcome.ok:
-            self.slots_done += 1
-            self.bar.set_postfix(**self.postfix, slots=f"{self.slots_done}/{self.slots_total}")
-
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
-        weights = check_round(rnd, self.method.label)
-        n_weights = len(weights)
-        # a candidate round for the report keeps its states as they were solved
+        """Solve ``rnd`` (see :meth:`RoundSolver.solve`); a candidate round for the report
+        keeps its states as they were solved."""
         intact = (
             {k for k in self.keeper.keys() if k is not None} if self.reports_most_even() else set()
         )
-        states = self.disk.starts(self.pool, rnd.starts, intact)
-        slots = list(range(n_weights)) if rnd.slots is None else list(rnd.slots)
-        solve_at = solved_weights(weights, self.weight_bounds)
-        long_rounds = self.checkpointer.long_rounds
-        self.slots_done, self.slots_total = 0, n_weights * rnd.repeats
-        start = time.perf_counter()
-        outcomes: list[SolveOutcome] = []
-        spent: list[int] | None = [0] * len(slots)
-        for call in range(rnd.repeats):
-            last = call == rnd.repeats - 1
-            tasks = [
-                SolveTask(
-                    slot,
-                    as_weight(w),
-                    state,
-                    self.disk.save_to(index, slot, call, last, long_rounds),
-                )
-                for slot, w, state in zip(slots, solve_at, states, strict=True)
-            ]
-            outcomes = self.run_tasks(tasks, index, call)
-            states = [o.solution.state for o in outcomes if o.solution is not None]
-            spent = add_evaluations(spent, [o.solution for o in outcomes])
-            self.progress.n_solves += len(outcomes)
-            self.progress.n_steps += count_steps(
-                [o.solution for o in outcomes if o.solution is not None]
-            )
-        seconds = time.perf_counter() - start
-        sols = [o.solution for o in outcomes if o.solution is not None]
-        self.unsuccessful = [
-            (slot, str(sol.info.get("message", "")))
-            for slot, sol in zip(slots, sols, strict=False)
-            if sol.info.get("success") is False
-        ]
-        self.last_infos = [s.info for s in sols]
-        self.evaluations = None if spent is None else np.asarray(spent, dtype=np.int64)
-        sizes = {s.objectives.size for s in sols}
-        if len(sizes) != 1:
-            raise ValueError(
-                f"the solver returned objective vectors of sizes {sorted(sizes)} in round {index}"
-            )
-        points = np.stack([s.objectives for s in sols])
-        self.progress.n_objectives = check_points(
-            points, weights, self.method, index, self.progress.n_objectives
+        solved = self.solving.solve(
+            rnd, index, self.method, self.pool, self.progress, self.average, self.spacing, intact
         )
-        keys = [self.pool.add(s) for s in states]
-        self.disk.solved(keys, slots, states, index)
-        estimates = self.average(slots, weights, points)
-        anchors = anchor_rows(weights)
-        if anchors is not None:
-            self.spacing.fit(estimates, anchors=anchors)
-        else:
-            front_weights, front_points, _ = self.method.front()
-            self.spacing.fit(
-                front_points, anchors=anchor_rows(np.asarray(front_weights, dtype=np.float64))
-            )
-        coordinates = self.spacing(estimates)
-        return RoundOutcome(
-            weights, points, keys, [s.info for s in sols], estimates, coordinates
-        ), seconds
+        self.unsuccessful, self.evaluations = solved.unsuccessful, solved.evaluations
+        self.last_infos = list(solved.outcome.infos)
+        return solved.outcome, solved.seconds
 
     def done(self, record: IterationRecord) -> bool:
         """Whether a method that aims for even spacing may stop after ``record``'s round: its
@@ -388,127 +180,6 @@ class _Runner:
             return False  # the round the result would report has too short a history
         target = spacing_target(self.target, surface=np.ndim(record.weights) == 2)
         return bool(record.gap_ratio <= target)
-
-    def front(
-        self, reported: ReportedFront | None = None
-    ) -> tuple[FloatArray, FloatArray, FloatArray, list[int | None]]:
-        """The method's points: weights as solved, objectives, their coordinates, keys; or
-        those of ``reported``, an earlier round's (measured as the last round was)."""
-        if reported is not None:
-            return (
-                solved_weights(np.array(reported.weights, dtype=np.float64), self.weight_bounds),
-                reported.points,
-                self.spacing(reported.points),
-                reported.keys,
-            )
-        weights, points, keys = self.method.front()
-        coords = points
-        if points.ndim == 2 and points.shape[1] > 0:
-            ends = anchor_rows(np.asarray(weights, dtype=np.float64))
-            self.spacing.fit(points, anchors=ends)
-            coords = self.spacing(points)
-        return (
-            solved_weights(np.array(weights, dtype=np.float64), self.weight_bounds),
-            points,
-            coords,
-            keys,
-        )
-
-    def record(self, index: int, started: float, solve_seconds: float) -> IterationRecord:
-        weights, points, coords, _ = self.front()
-        ideal = self.observe(points)
-        return IterationRecord.from_points(
-            index,
-            weights,
-            points,
-            coords=coords,
-            seconds=time.perf_counter() - started,
-            solve_seconds=solve_seconds,
-            n_solves=self.progress.n_solves,
-            n_steps=self.progress.n_steps,
-            weight_change=self.method.weight_change(),
-            ideal=ideal,
-            evaluations=self.evaluations,
-            **self.method.record_extras(),
-        )
-
-    def observe(self, points: FloatArray) -> FloatArray | None:
-        """Show a round's points to a solver that follows them (``observe(points)``: a
-        Tchebycheff scalarization moves its ideal point below every value found); returns
-        its ideal point then, if it has one. Called in this process, in round order, and
-        again for every saved round on resume, so that a resumed run's solver is as the
-        uninterrupted run's."""
-        observe = getattr(self.solver, "observe", None)
-        if not callable(observe) or points.ndim != 2 or points.shape[1] == 0:
-            return None
-        observe(np.array(points, dtype=np.float64))
-        ideal = getattr(self.solver, "ideal", None)
-        return None if ideal is None else np.array(ideal, dtype=np.float64)
-
-    # ------------------------------------------------------------------ results and saves
-    def reports_most_even(self) -> bool:
-        """Whether the result reports the most even of the last rounds (the ``report``
-        option; "auto": with three or more objectives)."""
-        if self.report == "last" or not self.method.front_is_last_round:
-            return False
-        if self.report == "most-even":
-            return True
-        m = self.progress.n_objectives
-        return m is not None and m >= 3
-
-    def reported_front(self) -> ReportedFront | None:
-        """The earlier round the result reports, or ``None`` for the method's front."""
-        return self.keeper.reported() if self.reports_most_even() else None
-
-    def live_keys(self) -> list[int | None]:
-        """The keys of the states the run keeps: the method's and the candidate rounds'."""
-        keys = self.method.live_keys()
-        return [*keys, *self.keeper.keys()] if self.reports_most_even() else keys
-
-    def result(self) -> SurfResult:
-        reported = self.reported_front()
-        weights, points, coords, keys = self.front(reported)
-        averaged = (
-            None
-            if reported is not None or points.ndim != 2
-            else self.average.estimates(len(points), points.shape[1])
-        )
-        return run_result(
-            self.method,
-            self.progress,
-            front=(weights, points, coords),
-            states=[self.pool.get(k) for k in keys],
-            reported=reported,
-            averaged=None if averaged is None else (averaged, self.spacing(averaged)),
-            solver=self.solver,
-            settings=self.settings(),
-            normalize=self.spacing.kind,
-            moving_average=self.average.rate,
-            infos=self.last_infos,
-            unsuccessful=self.unsuccessful,
-            target=self.target,
-        )
-
-    def state_parts(
-        self, final: SurfResult | None = None
-    ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
-        """The run's state as a checkpoint saves it (see :func:`~paretosurf.run_state.
-        run_parts`)."""
-        assert self.folder is not None
-        reported = self.reported_front()
-        weights, points, _, keys = self.front(reported)
-        return run_parts(
-            self.method,
-            self.progress,
-            self.pool,
-            root=self.folder.path,
-            settings=self.settings(),
-            averages=self.average.to_meta(),
-            front=(weights, points, keys),
-            reported_round=None if reported is None else reported.round,
-            keeper=self.keeper if self.reports_most_even() else None,
-            final=final,
-        )
 
     def checkpoint(self, final: SurfResult | None = None) -> None:
         """Save the rounds run since the last checkpoint (see :meth:`Checkpointer.save`), the
@@ -561,29 +232,14 @@ class _Runner:
             self.checkpointer.round_ended()
             if self.checkpointer.due(len(p.history)):
                 self.checkpoint()
-            self.postfix = {"cv": f"{record.cv:.4f}", "gap_ratio": f"{record.gap_ratio:.3f}"}
+            self.solving.postfix = {
+                "cv": f"{record.cv:.4f}",
+                "gap_ratio": f"{record.gap_ratio:.3f}",
+            }
             bar.update(1)
-            bar.set_postfix(**self.postfix)
+            bar.set_postfix(**self.solving.postfix)
             if callback is not None and callback(record) is True:
                 p.stop_reason = "callback"  # saved by the run's final checkpoint
-
-
-#: Whether an interrupted run with a folder tells on stderr how to resume it (a front end
-#: with its own resume command, such as ``paretosurf run``, turns it off).
-_INTERRUPT_NOTICE: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "paretosurf_interrupt_notice", default=True
-)
-
-
-@contextlib.contextmanager
-def without_interrupt_notice() -> Iterator[None]:
-    """Within this context an interrupted run (Ctrl-C) does not print how to resume it: for
-    front ends that print their own resume command."""
-    token = _INTERRUPT_NOTICE.set(False)
-    try:
-        yield
-    finally:
-        _INTERRUPT_NOTICE.reset(token)
 
 
 @document_loop_options
@@ -664,37 +320,25 @@ def run(
         callback=callback,
         executor=executor,
     )
-    if iterations is not None:
-        iterations = check_non_negative_int(iterations, name="iterations")
-        if iterations == 0 and not resume:
-            raise ValueError(
-                "iterations must be at least 1 (0 would solve nothing; to read a "
-                "saved run, use SurfResult.load)"
-            )
-    n_retries = check_non_negative_int(retries, name="retries")
+    iterations = check_iterations(iterations, resume=resume)
     checkpointer = (
         checkpoint_period
         if isinstance(checkpoint_period, Checkpointer)
         else Checkpointer(checkpoint_period)
     )
-    report = check_report(report)
-    spacing = Spacing(normalize)
-    rate = check_moving_average(moving_average)
-    bounds = check_weight_bounds(weight_bounds)
     folder = RunFolder(checkpoint) if checkpoint is not None else None
-    inner = as_solver(solver)
     runner = _Runner(
         method,
-        inner,
+        as_solver(solver),
         executor,
         folder,
-        spacing,
-        rate,
-        bounds,
-        n_retries,
+        Spacing(normalize),
+        check_moving_average(moving_average),
+        check_weight_bounds(weight_bounds),
+        check_non_negative_int(retries, name="retries"),
         bool(allow_pickle),
         checkpointer,
-        report,
+        check_report(report),
         check_target(target),
         bool(early_stopping),
     )
@@ -760,7 +404,7 @@ def _run_holding(
         unit="round",
         initial=done if iterations is None else min(done, iterations),
     )
-    runner.bar = bar if progress else None
+    runner.solving.bar = bar if progress else None
     start = getattr(runner.executor, "start", None)
     started = bool(start()) if callable(start) else False
     try:
@@ -770,19 +414,8 @@ def _run_holding(
         # attempt made since it is still logged
         with contextlib.suppress(OSError):
             runner.checkpointer.write_solve_log()
-        saved_rounds = runner.checkpointer.saved_rounds
-        saved = (
-            f"is saved after round {saved_rounds}"
-            if saved_rounds
-            else "stopped before its first checkpoint"
-        )
-        if isinstance(exc, KeyboardInterrupt) and folder is not None and (_INTERRUPT_NOTICE.get()):
-            sys.stderr.write(
-                f"\nparetosurf: interrupted; {method.label}'s run in {folder.path} {saved}; "
-                "run the same call with resume=True to continue it\n"
-            )
-        elif isinstance(exc, ExecutorLostError) and folder is not None:
-            exc.add_note(f"{method.label}'s run in {folder.path} {saved}")
+        if folder is not None:
+            note_interruption(exc, method.label, str(folder.path), runner.checkpointer.saved_rounds)
         raise
     finally:
         bar.close()

@@ -4,8 +4,11 @@ Every entry function (:func:`paretosurf.surf`, :func:`paretosurf.surf_simplex` a
 baseline) takes its method's own arguments and ``**options`` (typed
 ``Unpack[RunOptions]``, see :class:`paretosurf.driver.RunOptions`), which it hands to
 :func:`paretosurf.driver.run` unchanged. This module holds what they share, and imports
-nothing of the package, so that the driver itself documents :func:`~paretosurf.driver.run`
-with it:
+nothing of the package at run time, so that the driver itself documents
+:func:`~paretosurf.driver.run` with it:
+
+- :class:`RunOptions`, the loop options as a ``TypedDict`` for ``Unpack[RunOptions]``, and
+  :data:`Callback` (both importable from :mod:`paretosurf.driver` too);
 
 - :data:`LOOP_OPTION_DOCS`, the one description of each loop option, which
   :func:`document_loop_options` writes into an entry function's docstring (and into
@@ -20,9 +23,50 @@ import difflib
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
-__all__ = ["LOOP_OPTIONS", "LOOP_OPTION_DOCS", "check_options", "document_loop_options"]
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from paretosurf.checkpoint import Checkpointer
+    from paretosurf.executors import Executor
+    from paretosurf.result import IterationRecord
+
+__all__ = [
+    "LOOP_OPTIONS",
+    "LOOP_OPTION_DOCS",
+    "Callback",
+    "RunOptions",
+    "check_options",
+    "document_loop_options",
+]
+
+#: ``callback(record)``: called after every round; returning ``True`` stops the run.
+Callback = Callable[["IterationRecord"], "bool | None"]
+
+
+class RunOptions(TypedDict, total=False):
+    """The keywords of :func:`paretosurf.driver.run` that every method's entry point passes
+    on (see :data:`LOOP_OPTION_DOCS` for their meaning): ``executor``, ``checkpoint``,
+    ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``, ``moving_average``,
+    ``weight_bounds``, ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``,
+    ``target``, ``early_stopping``."""
+
+    executor: Executor | None
+    checkpoint: str | Path | None
+    resume: bool
+    overwrite: bool
+    callback: Callback | None
+    progress: bool
+    normalize: Any
+    moving_average: float | None
+    weight_bounds: tuple[float, float] | None
+    retries: int
+    allow_pickle: bool
+    checkpoint_period: float | str | Checkpointer
+    report: str
+    target: float | None
+    early_stopping: bool
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -180,7 +224,7 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
 }
 
 #: The loop options an entry function passes on to :func:`paretosurf.driver.run` (the keys
-#: of :class:`paretosurf.driver.RunOptions`, which the tests hold to these).
+#: of :class:`RunOptions`, which the tests hold to these).
 LOOP_OPTIONS: frozenset[str] = frozenset(LOOP_OPTION_DOCS)
 
 

@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,6 +35,13 @@ from paretosurf.result import IterationRecord, Result, view_extras
 from paretosurf.solver_findings import diagnose_run
 from paretosurf.solvers import solver_name
 from paretosurf.states import StatePool
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from paretosurf.checkpoint import Checkpointer
+    from paretosurf.run_folder import RunFolder
+    from paretosurf.spacing import Spacing
+    from paretosurf.spacing_options import MovingAverage
+    from paretosurf.states import DiskStates
 
 __all__ = [
     "Progress",
@@ -353,3 +360,28 @@ def run_result(
         reported_round=shown,
         **method.result_extras(),
     )
+
+
+class RunParts:
+    """What one run holds, declared once for the parts of the driver's runner that share it
+    (:class:`~paretosurf.run_start.RunStart`, :class:`~paretosurf.run_reporting.RunReporting`;
+    the runner sets every attribute)."""
+
+    method: Method
+    solver: Any
+    folder: RunFolder | None
+    spacing: Spacing
+    average: MovingAverage
+    weight_bounds: tuple[float, float] | None
+    report: str
+    target: float | None
+    allow_pickle: bool
+    checkpointer: Checkpointer
+    pool: StatePool
+    disk: DiskStates
+    progress: Progress
+    keeper: RoundKeeper
+    unsuccessful: list[tuple[int, str]]
+    last_infos: list[dict[str, Any]]
+    evaluations: NDArray[Any] | None
+    _settings: dict[str, Any] | None

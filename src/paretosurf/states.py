@@ -57,6 +57,7 @@ __all__ = [
     "register_state_class",
     "save_state",
     "trusted_state_classes",
+    "warm_start_keys",
 ]
 
 #: The prefix of the temporary folders of a disk-state solver's states in a run without a
@@ -713,6 +714,34 @@ class DiskStates:
             remove_owned_tempdir(self.temp_root)
             self.temp_root = None
         return states
+
+
+def warm_start_keys(
+    pool: StatePool, disk: DiskStates, init_states: Sequence[Any] | None
+) -> list[int | None] | None:
+    """Add a run's ``init_states`` to ``pool`` (and a disk-state solver's to ``disk``); the
+    slots' keys (``None`` for a cold start), or ``None`` without init states (checked by
+    :func:`paretosurf._validation.check_init_states`).
+
+    One object given for several slots (``[x0] * (n + 1)``) is one warm start shared by
+    them: it is added once, and each further slot gets its own copy when it is taken
+    (:meth:`StatePool.take`), so that a solver updating its state in place cannot tie the
+    slots together.
+    """
+    if init_states is None:
+        return None
+    keys: list[int | None] = []
+    seen: dict[int, int] = {}  # id of a state object -> its key
+    for slot, state in enumerate(init_states):
+        if state is None:
+            keys.append(None)
+        elif id(state) in seen:
+            keys.append(seen[id(state)])
+        else:
+            key = seen[id(state)] = pool.add(state)
+            keys.append(key)
+            disk.add_warm_start(pool, key, state, slot)
+    return keys
 
 
 def _inside(path: str | Path, folder: Path) -> bool:

@@ -43,8 +43,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf import metrics
-from paretosurf._validation import check_n_segments, check_non_negative_int, check_positive_int
-from paretosurf.driver import check_moving_average
+from paretosurf._validation import (
+    check_moving_average,
+    check_n_segments,
+    check_non_negative_int,
+    check_positive_int,
+)
 from paretosurf.result import SurfResult
 from paretosurf.solvers import Solution
 from paretosurf.states import StateFolder, load_state, save_state

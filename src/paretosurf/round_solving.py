@@ -1,0 +1,187 @@
+"""Solving one round of a run: its slots through the executor, retries, the budget counts,
+and the round's points measured in the run's coordinates.
+
+:class:`RoundSolver` is the part of :func:`paretosurf.driver.run` that talks to the executor:
+it turns a method's :class:`~paretosurf.method.Round` into solve tasks (``repeats`` calls per
+slot, each warm-started from the last), retries failed solves, logs every attempt through
+the :class:`~paretosurf.checkpoint.Checkpointer`, counts solves, steps and objective
+evaluations, checks the points and hands back a :class:`~paretosurf.method.RoundOutcome`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from paretosurf.checkpoint import Checkpointer
+from paretosurf.executors import SolveOutcome, SolveTask, raise_for
+from paretosurf.method import Method, Round, RoundOutcome, check_points, check_round
+from paretosurf.run_state import Progress
+from paretosurf.solvers import add_evaluations, as_weight, count_steps
+from paretosurf.spacing import Spacing
+from paretosurf.spacing_options import MovingAverage, anchor_rows, solved_weights
+from paretosurf.states import DiskStates, StatePool
+
+__all__ = ["RoundSolver", "SolvedRound"]
+
+
+@dataclass
+class SolvedRound:
+    """A solved round: what the method learns (``outcome``) and what the run reports."""
+
+    outcome: RoundOutcome
+    #: Wall-clock seconds of the solves (retries included).
+    seconds: float
+    #: The solves whose info says ``success=False``: (slot, message).
+    unsuccessful: list[tuple[int, str]] = field(default_factory=list)
+    #: The objective evaluations each slot spent over the round's calls (None: unknown).
+    evaluations: NDArray[np.int64] | None = None
+
+
+class RoundSolver:
+    """Solves rounds with ``solver`` through ``executor``.
+
+    Parameters
+    ----------
+    executor : Executor
+        Runs the solve tasks (:class:`paretosurf.executors.Executor`).
+    solver : object
+        The inner solver (as :func:`paretosurf.solvers.as_solver` returns it).
+    retries : int
+        How many times a failed solve is tried again before the run stops.
+    checkpointer : Checkpointer
+        Logs every attempt (``solves.jsonl``) and says whether rounds are long.
+    disk : DiskStates
+        Where a disk-state solver's states go.
+    weight_bounds : tuple of float or None
+        The ``weight_bounds`` option: the weights are solved mapped into them.
+    """
+
+    def __init__(
+        self,
+        executor: Any,
+        solver: Any,
+        retries: int,
+        checkpointer: Checkpointer,
+        disk: DiskStates,
+        weight_bounds: tuple[float, float] | None,
+    ) -> None:
+        self.executor = executor
+        self.solver = solver
+        self.retries = retries
+        self.checkpointer = checkpointer
+        self.disk = disk
+        self.weight_bounds = weight_bounds
+        #: The progress bar to tick per finished solve (None: none shown), and its postfix.
+        self.bar: Any = None
+        self.postfix: dict[str, str] = {}
+        self.slots_done = self.slots_total = 0
+
+    def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
+        """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
+        logged. Raises the last failure's :class:`InnerSolverError` when retries run out."""
+        results: dict[int, SolveOutcome] = {}
+        pending = list(range(len(tasks)))
+        attempt = 0
+        while pending:
+            attempt += 1
+            batch = [tasks[i] for i in pending]
+            outcomes = self.executor.solve(self.solver, batch, self.on_done)
+            if len(outcomes) != len(batch):
+                raise ValueError(
+                    f"the executor returned {len(outcomes)} outcomes for {len(batch)} tasks"
+                )
+            self.checkpointer.log(outcomes, index, call, attempt)
+            failed = []
+            for i, outcome in zip(pending, outcomes, strict=True):
+                if outcome.ok:
+                    results[i] = outcome
+                else:
+                    failed.append((i, outcome))
+            if failed and attempt > self.retries:
+                raise_for(failed[0][1], attempt)
+            pending = [i for i, _ in failed]
+        return [results[i] for i in range(len(tasks))]
+
+    def on_done(self, outcome: SolveOutcome) -> None:
+        """Tick the progress bar for a finished solve."""
+        if self.bar is not None and outcome.ok:
+            self.slots_done += 1
+            self.bar.set_postfix(**self.postfix, slots=f"{self.slots_done}/{self.slots_total}")
+
+    def solve(
+        self,
+        rnd: Round,
+        index: int,
+        method: Method,
+        pool: StatePool,
+        progress: Progress,
+        average: MovingAverage,
+        spacing: Spacing,
+        intact: set[int],
+    ) -> SolvedRound:
+        """Solve round ``index`` of ``method``: its slots ``rnd.repeats`` times each, the new
+        states into ``pool`` (keys in the outcome), the budget into ``progress``, and the
+        points measured by ``spacing`` (after the moving ``average``). ``intact``: keys
+        whose states must stay as they are (candidate rounds of the report)."""
+        weights = check_round(rnd, method.label)
+        states = self.disk.starts(pool, rnd.starts, intact)
+        slots = list(range(len(weights))) if rnd.slots is None else list(rnd.slots)
+        solve_at = solved_weights(weights, self.weight_bounds)
+        long_rounds = self.checkpointer.long_rounds
+        self.slots_done, self.slots_total = 0, len(weights) * rnd.repeats
+        start = time.perf_counter()
+        outcomes: list[SolveOutcome] = []
+        spent: list[int] | None = [0] * len(slots)
+        for call in range(rnd.repeats):
+            last = call == rnd.repeats - 1
+            tasks = [
+                SolveTask(
+                    slot,
+                    as_weight(w),
+                    state,
+                    self.disk.save_to(index, slot, call, last, long_rounds),
+                )
+                for slot, w, state in zip(slots, solve_at, states, strict=True)
+            ]
+            outcomes = self.run_tasks(tasks, index, call)
+            solutions = [o.solution for o in outcomes if o.solution is not None]
+            states = [s.state for s in solutions]
+            spent = add_evaluations(spent, [o.solution for o in outcomes])
+            progress.n_solves += len(outcomes)
+            progress.n_steps += count_steps(solutions)
+        seconds = time.perf_counter() - start
+        sols = [o.solution for o in outcomes if o.solution is not None]
+        sizes = {s.objectives.size for s in sols}
+        if len(sizes) != 1:
+            raise ValueError(
+                f"the solver returned objective vectors of sizes {sorted(sizes)} in round {index}"
+            )
+        points = np.stack([s.objectives for s in sols])
+        progress.n_objectives = check_points(points, weights, method, index, progress.n_objectives)
+        keys = [pool.add(s) for s in states]
+        self.disk.solved(keys, slots, states, index)
+        estimates = average(slots, weights, points)
+        anchors = anchor_rows(weights)
+        if anchors is not None:
+            spacing.fit(estimates, anchors=anchors)
+        else:
+            front_weights, front_points, _ = method.front()
+            spacing.fit(
+                front_points, anchors=anchor_rows(np.asarray(front_weights, dtype=np.float64))
+            )
+        infos = [s.info for s in sols]
+        return SolvedRound(
+            RoundOutcome(weights, points, keys, infos, estimates, spacing(estimates)),
+            seconds,
+            unsuccessful=[
+                (slot, str(sol.info.get("message", "")))
+                for slot, sol in zip(slots, sols, strict=False)
+                if sol.info.get("success") is False
+            ],
+            evaluations=None if spent is None else np.asarray(spent, dtype=np.int64),
+        )
