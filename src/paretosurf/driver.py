@@ -15,6 +15,10 @@ checkpoints and resuming from them. It knows nothing about CDFs or scalarization
 method adds to its records and result comes through :meth:`Method.record_extras` and
 :meth:`Method.result_extras`. Around the loop:
 
+- :class:`~paretosurf.run_start.RunStart`: the runner's parts set up from the checked options,
+  and the run's start (afresh, resumed, or a folder that holds a run refused);
+- :class:`~paretosurf.run_reporting.RunReporting`: the front as the run measures it, each
+  round's record, the round the result reports, the result and what a checkpoint saves;
 - :class:`~paretosurf.round_solving.RoundSolver`: a round's solves through the executor,
   retries, the budget counts, and the points in the run's coordinates;
 - :class:`~paretosurf.checkpoint.Checkpointer`: when the run saves itself (after every round,
@@ -53,30 +57,27 @@ from paretosurf._validation import (
 )
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.diagnostics import LOCAL_ROUNDS
-from paretosurf.executors import Executor, LocalExecutor, solves_in
+from paretosurf.executors import Executor, LocalExecutor, solves_in  # noqa: F401
 from paretosurf.findings import ParetoWarning, check_target, is_quiet, spacing_target
 from paretosurf.interrupts import note_interruption, without_interrupt_notice
-from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report
+from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report  # noqa: F401
 from paretosurf.loop_options import Callback, RunOptions, document_loop_options
 from paretosurf.method import Method, Round, RoundOutcome
 from paretosurf.result import IterationRecord, SurfResult
-from paretosurf.round_solving import RoundSolver
+from paretosurf.round_solving import RoundSolver  # noqa: F401
 from paretosurf.run_folder import RunFolder
 from paretosurf.run_reporting import RunReporting
 from paretosurf.run_start import RunStart
-from paretosurf.run_state import (
-    Progress,
-    run_notes,
-)
+from paretosurf.run_state import Progress, run_notes  # noqa: F401
 from paretosurf.solvers import SolverLike, as_solver
 from paretosurf.spacing import Spacing
-from paretosurf.spacing_options import MovingAverage
-from paretosurf.states import DiskStates, StatePool
+from paretosurf.spacing_options import MovingAverage  # noqa: F401
+from paretosurf.states import DiskStates, StatePool  # noqa: F401
 
 # the driver's own public names, and the method interface it runs (Method, Round and
 # RoundOutcome live in paretosurf.method, RunOptions and Callback in paretosurf.loop_options,
-# run_notes in paretosurf.run_state; StatePool, Checkpointer and the validators it imports
-# stay importable from here for older code)
+# run_notes in paretosurf.run_state; StatePool, Checkpointer, the validators and the runner's
+# parts it imports, those marked noqa, stay importable from here for older code)
 __all__ = [
     "Callback",
     "Method",
@@ -96,58 +97,8 @@ EARLY_STOP_ROUNDS = LOCAL_ROUNDS
 
 class _Runner(RunStart, RunReporting):
     """One call of :func:`run`: the loop and the glue between the method, the round solver,
-    the state pool and the checkpointer."""
-
-    def __init__(
-        self,
-        method: Method,
-        solver: Any,
-        executor: Any,
-        folder: RunFolder | None,
-        spacing: Spacing,
-        moving_average: float | None,
-        weight_bounds: tuple[float, float] | None,
-        retries: int,
-        allow_pickle: bool,
-        checkpointer: Checkpointer,
-        report: str = "auto",
-        target: float | None = None,
-        early_stopping: bool = False,
-    ) -> None:
-        if report == "most-even" and not method.front_is_last_round:
-            raise ValueError(
-                f"report='most-even' needs a method whose points are its last "
-                f"round's, one per slot; {method.label}'s are not"
-            )
-        self.method = method
-        self.solver = solver
-        self.executor: Any = LocalExecutor() if executor is None else executor
-        self.folder = folder
-        self.spacing = spacing
-        self.average = MovingAverage(moving_average)
-        self.weight_bounds = weight_bounds
-        self.allow_pickle = allow_pickle
-        self.report = report
-        #: The spacing target of the result (``None``: the front's default).
-        self.target = target
-        #: Whether the run ends once its points meet the target and its weights settled.
-        self.early_stopping = early_stopping
-        self.checkpointer = checkpointer
-        checkpointer.start(folder)
-        self.pool = StatePool()
-        self.disk = DiskStates(solver, folder, in_process=solves_in(self.executor) == "process")
-        self.solving = RoundSolver(
-            self.executor, solver, retries, checkpointer, self.disk, weight_bounds
-        )
-        self.progress = Progress()
-        #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
-        self.keeper = RoundKeeper()
-        #: The last round's solves whose info says success=False: (slot, message); and the
-        #: info of each of its solves; and the objective evaluations each slot reported.
-        self.unsuccessful: list[tuple[int, str]] = []
-        self.last_infos: list[dict[str, Any]] = []
-        self.evaluations: NDArray[np.int64] | None = None
-        self._settings: dict[str, Any] | None = None
+    the state pool and the checkpointer (set up by :class:`RunStart`, reported by
+    :class:`RunReporting`)."""
 
     # ------------------------------------------------------------------ one round
     def solve_round(self, rnd: Round, index: int) -> tuple[RoundOutcome, float]:
@@ -342,12 +293,6 @@ def run(
         check_target(target),
         bool(early_stopping),
     )
-    if folder is None and runner.disk.enabled and solves_in(runner.executor) == "cluster":
-        raise ValueError(
-            "a solver that keeps its states in folders (save_state/load_state) on a cluster "
-            "needs checkpoint=DIR on a filesystem every node sees: without it the states would "
-            "live in a temporary folder of this machine only"
-        )
     if folder is not None:
         folder.acquire()  # one process writes a run folder: held to the end
     try:
@@ -374,29 +319,8 @@ def _run_holding(
 ) -> SurfResult:
     """:func:`run` once its options are checked and its run folder (if any) is held."""
     method, folder = runner.method, runner.folder
-    if folder is not None and folder.holds_run():
-        if resume:
-            runner.restore(init_states)
-        elif overwrite:
-            folder.clear()
-            runner.start_fresh(init_states)
-        else:
-            raise FileExistsError(
-                f"checkpoint folder {folder.path} already holds {folder.describe()}; pass "
-                "resume=True to continue it, overwrite=True to replace it, or use another "
-                "folder"
-            )
-    else:
-        runner.start_fresh(init_states)
+    runner.begin(init_states, resume=resume, overwrite=overwrite, iterations=iterations)
     done = len(runner.progress.history)
-    if iterations is not None and done > iterations > 0:  # (0 with resume: read the run)
-        warnings.warn(
-            f"{method.label}: the run in {folder.path if folder else 'the checkpoint'} already "
-            f"holds {done} rounds, more than iterations={iterations}; its result after {done} "
-            "rounds is returned (a run cannot be shortened: start a new one for fewer)",
-            ParetoWarning,
-            stacklevel=4,
-        )
     bar = progress_bar(
         progress,
         total=iterations,

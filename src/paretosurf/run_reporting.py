@@ -27,8 +27,8 @@ FloatArray = NDArray[np.float64]
 
 
 class RunReporting(RunParts):
-    """The reporting half of a run (a base of the driver's runner, which sets the
-    attributes of :class:`~paretosurf.run_state.RunParts`)."""
+    """The reporting half of a run (a base of the driver's runner, whose attributes of
+    :class:`~paretosurf.run_state.RunParts` :class:`~paretosurf.run_start.RunStart` sets)."""
 
     #: The method's settings and the loop options that change results (from the runner).
     settings: Callable[[], dict[str, Any]]

@@ -365,7 +365,7 @@ def run_result(
 class RunParts:
     """What one run holds, declared once for the parts of the driver's runner that share it
     (:class:`~paretosurf.run_start.RunStart`, :class:`~paretosurf.run_reporting.RunReporting`;
-    the runner sets every attribute)."""
+    :class:`~paretosurf.run_start.RunStart` sets every attribute)."""
 
     method: Method
     solver: Any
