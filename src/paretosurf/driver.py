@@ -57,27 +57,25 @@ from paretosurf._validation import (
 )
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.diagnostics import LOCAL_ROUNDS
-from paretosurf.executors import Executor, LocalExecutor, solves_in  # noqa: F401
+from paretosurf.executors import Executor
 from paretosurf.findings import ParetoWarning, check_target, is_quiet, spacing_target
 from paretosurf.interrupts import note_interruption, without_interrupt_notice
-from paretosurf.kept_rounds import ReportedFront, RoundKeeper, check_report  # noqa: F401
+from paretosurf.kept_rounds import ReportedFront, check_report
 from paretosurf.loop_options import Callback, RunOptions, document_loop_options
 from paretosurf.method import Method, Round, RoundOutcome
 from paretosurf.result import IterationRecord, SurfResult
-from paretosurf.round_solving import RoundSolver  # noqa: F401
 from paretosurf.run_folder import RunFolder
 from paretosurf.run_reporting import RunReporting
 from paretosurf.run_start import RunStart
-from paretosurf.run_state import Progress, run_notes  # noqa: F401
+from paretosurf.run_state import run_notes
 from paretosurf.solvers import SolverLike, as_solver
 from paretosurf.spacing import Spacing
-from paretosurf.spacing_options import MovingAverage  # noqa: F401
-from paretosurf.states import DiskStates, StatePool  # noqa: F401
+from paretosurf.states import StatePool  # noqa: F401
 
 # the driver's own public names, and the method interface it runs (Method, Round and
 # RoundOutcome live in paretosurf.method, RunOptions and Callback in paretosurf.loop_options,
-# run_notes in paretosurf.run_state; StatePool, Checkpointer, the validators and the runner's
-# parts it imports, those marked noqa, stay importable from here for older code)
+# run_notes in paretosurf.run_state; StatePool, Checkpointer and the validators it imports
+# stay importable from here for older code)
 __all__ = [
     "Callback",
     "Method",
