@@ -369,7 +369,10 @@ def _run_unit(
         return [failure(task, exc, 0.0) for task in tasks]
     if _STARTED is not None:
         _STARTED.put((unit, os.getpid(), 1))
-    return execute(solver, tasks, timeout=timeout if alarm_usable() else None)
+    outcomes = execute(solver, tasks, timeout=timeout if alarm_usable() else None)
+    if _STARTED is not None:  # before the result: a pool that breaks now loses it, not a suspect
+        _STARTED.put((unit, os.getpid(), 2))
+    return outcomes
 
 
 class ProcessExecutor(BaseExecutor):
@@ -608,18 +611,22 @@ class ProcessExecutor(BaseExecutor):
         known: dict[int, list[int]],
         started: dict[int, int],
         solving: dict[int, float] | None = None,
+        finished: set[int] | None = None,
     ) -> None:
-        """Move the workers' start reports into ``started`` (unit -> pid), for this round's
-        units, and into ``solving`` when each unit's solve began (unit -> this process's
-        ``time.monotonic()`` when it learnt of it: never earlier than the truth)."""
+        """Move the workers' reports into ``started`` (unit -> pid), for this round's units,
+        into ``solving`` when each unit's solve began (unit -> this process's
+        ``time.monotonic()`` when it learnt of it: never earlier than the truth), and into
+        ``finished`` once a unit's solves returned (its result may still be lost in transit)."""
         queue = self._started
         now = time.monotonic()
         while queue is not None and not queue.empty():
             unit, pid, stage = queue.get()
             if unit in known:
                 started[unit] = pid
-                if stage and solving is not None:
+                if stage == 1 and solving is not None:
                     solving.setdefault(unit, now)
+                elif stage == 2 and finished is not None:
+                    finished.add(unit)
 
     def _kill_worker(self, pid: int) -> None:
         """SIGKILL the pool's worker ``pid`` (one that has exited already is left alone)."""
@@ -718,7 +725,7 @@ class ProcessExecutor(BaseExecutor):
                 batch = [alone.popleft()]
             else:
                 batch, queue = queue, []
-            lost, started, timed_out = self._run_batch(
+            lost, started, returned, timed_out = self._run_batch(
                 solver_file, tasks, units, batch, outcomes, on_done
             )
             if not lost and not timed_out:
@@ -734,8 +741,14 @@ class ProcessExecutor(BaseExecutor):
                     )
                 queue = lost + queue
                 continue
-            suspects = [u for u in lost if u in started]
-            innocent = [u for u in lost if u not in started]
+            for unit in returned:  # solved, but the broken pool lost the result
+                lose(
+                    unit,
+                    "its solve returned but the result was lost when a worker process "
+                    "beside it died",
+                )
+            suspects = [u for u in lost if u in started and u not in returned]
+            innocent = [u for u in lost if u not in suspects]
             if len(suspects) == 1:
                 unit = suspects[0]
                 kills[unit] += 1
@@ -780,16 +793,18 @@ class ProcessExecutor(BaseExecutor):
         batch: list[int],
         outcomes: list[SolveOutcome | None],
         on_done: OnDone | None,
-    ) -> tuple[list[int], dict[int, int], list[int]]:
+    ) -> tuple[list[int], dict[int, int], set[int], list[int]]:
         """Submit ``batch``'s units and collect them as they complete, killing the worker of a
         unit past its deadline. Returns the units lost to a broken pool, which of them had
-        started (unit -> worker pid), and the units whose workers were killed for their
-        deadline (their outcomes are set)."""
+        started (unit -> worker pid), which of those had returned from their solves (their
+        results were lost in transit: they cannot have killed their worker), and the units
+        whose workers were killed for their deadline (their outcomes are set)."""
         assert self._pool is not None
         futures: dict[Future[list[SolveOutcome]], int] = {}
         lost: list[int] = []
         started: dict[int, int] = {}
         solving: dict[int, float] = {}
+        finished: set[int] = set()
         timed_out: list[int] = []
         timeout = self.solve_timeout
         for unit in batch:
@@ -813,7 +828,7 @@ class ProcessExecutor(BaseExecutor):
                 running = [deadline(futures[f]) for f in pending if futures[f] in solving]
                 wait_for = min([_POLL, *(max(0.0, d - time.monotonic()) for d in running)])
             done, pending = wait(pending, timeout=wait_for, return_when=FIRST_COMPLETED)
-            self._drain(units, started, solving)
+            self._drain(units, started, solving, finished)
             for fut in sorted(done, key=futures.__getitem__):
                 unit = futures[fut]
                 try:
@@ -856,9 +871,14 @@ class ProcessExecutor(BaseExecutor):
                     if on_done is not None:
                         on_done(outcome)
         if lost:
-            self._drain(units, started)
+            self._drain(units, started, finished=finished)
         lost.sort(key=batch.index)
-        return lost, {u: pid for u, pid in started.items() if u in lost}, timed_out
+        return (
+            lost,
+            {u: pid for u, pid in started.items() if u in lost},
+            finished.intersection(lost),
+            timed_out,
+        )
 
     def __repr__(self) -> str:
         gpus = (
