@@ -139,8 +139,28 @@ def test_the_users_ftol_still_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     from_scipy(portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE, options={"ftol": 1e-3}).solve(
         0.5, None
     )
-    from_scipy(squares, np.zeros(3)).solve(0.5, None)  # L-BFGS-B: scipy's own
-    assert [o.get("ftol") for o in seen] == [1e-9, 1e-3, None]  # SLSQP_FTOL, yours, scipy's
+    from_scipy(squares, np.zeros(3)).solve(0.5, None)  # L-BFGS-B: scipy's own at w = 0.5
+    from_scipy(squares, np.zeros(3)).solve(0.999, None)  # ... per the lighter coefficient
+    from_scipy(squares, np.zeros(3), options={"ftol": 1e-3}).solve(0.999, None)
+    assert [o.get("ftol") for o in seen] == pytest.approx(
+        [1e-9, 1e-3, 2.220446049250313e-09, 2.220446049250313e-09 * 0.001 / 0.999, 1e-3]
+    )  # SLSQP_FTOL, yours, scipy's, scipy's relative to the larger coefficient, yours
+
+
+def zdt1(x: np.ndarray) -> np.ndarray:
+    g = 1.0 + 9.0 * np.mean(x[1:])
+    return np.array([x[0], g * (1.0 - np.sqrt(x[0] / g))])
+
+
+@pytest.mark.parametrize("w", [0.001, 0.5, 0.999])
+def test_a_lopsided_weight_still_reaches_the_front(w: float) -> None:
+    """ZDT1's weighted sum at w = 0.999 barely weighs f2: with L-BFGS-B's absolute
+    reduction test the solve stopped with f2 at 5.5 (g far above 1) and success=True. The
+    minimizer is closed-form: g = 1 and f1 = ((1 - w) / (2 w))^2."""
+    sol = from_scipy(zdt1, np.full(30, 0.5), bounds=[(0.0, 1.0)] * 30).solve(w, None)
+    f1, f2 = sol.objectives
+    assert f2 == pytest.approx(1.0 - np.sqrt(f1), abs=1e-3)  # on the front (g = 1)
+    assert f1 == pytest.approx(min(((1 - w) / (2 * w)) ** 2, 1.0), abs=1e-3)
 
 
 def test_linear_and_epigraph_slsqp_share_the_scale() -> None:

@@ -42,6 +42,14 @@ Two problems are therefore divided by a scale ``s`` at the start (minimizers unc
   objectives' values, not their range: a large constant offset in an objective makes the
   tolerance looser (give ``options={"ftol": ...}``, relative to ``s``, or drop the offset).
 
+L-BFGS-B's tolerance. L-BFGS-B stops once an iteration lowers the objective by less than
+``ftol`` (default ``2.2e-9``) relative to ``max(|f|, 1)``: an absolute amount when the
+weighted sum is below 1. At a lopsided weight (``w = 0.999`` on ZDT1) the lightly weighted
+objective then moves the sum too little to register, and the solve stopped with
+``success=True`` 4.5 away from the front. ``ftol`` defaults to scipy's value times the
+smallest positive coefficient's share of the largest (``LBFGSB_FTOL``; unchanged at
+``w = 0.5``), so each objective's progress counts alike.
+
 Other problems keep scipy's defaults: scaling the ideal point's corner solves as well changed
 the ideal estimate enough that warm-started ``"asf"`` solves on pymoo's DTLZ1 stopped far from
 the front. A ``ftol`` in ``options`` replaces the default.
@@ -78,6 +86,7 @@ __all__ = [
     "EPIGRAPH_METHODS",
     "IDEAL_MARGIN_ABS",
     "IDEAL_MARGIN_REL",
+    "LBFGSB_FTOL",
     "LINEAR_METHODS",
     "SLSQP_FTOL",
     "ScipySolver",
@@ -108,6 +117,9 @@ EPIGRAPH_METHODS = ("SLSQP", "trust-constr")
 #: move, and the tiny Tchebycheff coefficient near ``w = 0`` and ``w = 1`` still drives the
 #: other objective to its best value.
 SLSQP_FTOL = 1e-9
+#: scipy's default ``ftol`` of L-BFGS-B, scaled per weight by :func:`_lbfgsb_ftol` (module
+#: docstring) unless ``options`` give one.
+LBFGSB_FTOL = 2.220446049250313e-09
 #: The same tolerance under its earlier name (it applied to the epigraph form only).
 EPIGRAPH_FTOL = SLSQP_FTOL
 
@@ -183,7 +195,9 @@ def from_scipy(
         with ``steps``. They replace the adapter's defaults. With SLSQP, for the epigraph
         form and for linear scalarization under ``constraints``, ``ftol`` defaults to
         ``SLSQP_FTOL`` (``1e-9``) and is relative: the problem SLSQP sees is divided by its
-        largest scalarized term at the start (module docstring).
+        largest scalarized term at the start (module docstring). With L-BFGS-B, ``ftol``
+        defaults to scipy's ``2.2e-9`` times the smallest positive coefficient over the
+        largest, so that a lightly weighted objective still counts.
 
     Returns
     -------
@@ -389,6 +403,8 @@ class ScipySolver(FollowsIdealPoint):
             if self.method == "SLSQP" and self.constraints:
                 scale = _problem_scale(sc, coef, ev.values(start))
                 options.setdefault("ftol", SLSQP_FTOL)
+            if self.method == "L-BFGS-B":
+                options.setdefault("ftol", _lbfgsb_ftol(coef))
             lin = _LinearObjective(ev, coef / scale)
             if uses_gradient and self.jac is not None:
                 kwargs["jac"] = lin.gradient
@@ -501,6 +517,15 @@ class _Evaluator:
             out = _as_jacobian(self._jac(np.array(x, dtype=np.float64)), self._n, self._m)
             _remember(self._jacobians, key, out)
         return out
+
+
+def _lbfgsb_ftol(coef: FloatArray) -> float:
+    """L-BFGS-B's ``ftol`` for the weighted sum with coefficients ``coef``: scipy's default
+    relative to the smallest positive coefficient's share of the largest."""
+    positive = coef[coef > 0]
+    if positive.size == 0:
+        return LBFGSB_FTOL
+    return LBFGSB_FTOL * float(positive.min() / positive.max())
 
 
 def _remember(cache: dict[bytes, FloatArray], key: bytes, value: FloatArray) -> None:
