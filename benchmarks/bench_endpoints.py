@@ -85,7 +85,10 @@ def main() -> None:
         f"{'problem':<38} {'remedy':<22} {'CV':>8} {'gap ratio':>10} {'solves':>7} "
         f"{'seconds':>8}  findings"
     )
-    print("SURF, N = 20, 30 rounds (CV and gap ratio in endpoint-normalized coordinates)")
+    print(
+        "SURF, N = 20, defaults, at most 30 rounds (CV and gap ratio in endpoint-normalized "
+        "coordinates)"
+    )
     print(header)
     print("-" * len(header))
     for name, solver in cases():
