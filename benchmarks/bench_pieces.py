@@ -8,11 +8,14 @@ or more), distinct points within 1e-3 of the front, ``success``, evaluations.
 
     python benchmarks/bench_pieces.py                 # 30 variables, rules slot and best
     python benchmarks/bench_pieces.py --n-var 10 --problems zdt3 --smsemoa
+    python benchmarks/bench_pieces.py --problems zdt3 --rules pymoo-best \
+        --normalize endpoints,none --smsemoa
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import warnings
 from pathlib import Path
@@ -21,7 +24,7 @@ import moocore
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_emo import ON_FRONT_TOL, make_problem
+from bench_emo import _RUN_OPTIONS, ON_FRONT_TOL, make_problem
 
 import paretosurf as ps
 from paretosurf import metrics
@@ -43,11 +46,13 @@ def measure(problem, points):  # type: ignore[no-untyped-def]
     return float(moocore.igd(points, problem.reference)), max(cvs, default=float("nan")), distinct
 
 
-def run_surf(problem, rule, iterations=30, pymoo_evals=500):  # type: ignore[no-untyped-def]
+def run_surf(problem, rule, iterations=30, pymoo_evals=500, normalize="endpoints"):  # type: ignore[no-untyped-def]
     """SURF with the inner solver and warm-start rule of ``rule``: ``"slot"``, ``"best"``
     (local scipy solves, ``from_scipy``) or ``"pymoo-slot"``, ``"pymoo-best"`` (pymoo's GA
     over the whole box per solve, ``from_pymoo_global``, ``pymoo_evals`` evaluations of its
-    global phase, then polished). Returns the result and the objective evaluations."""
+    global phase, then polished), spacing its points in the coordinates of ``normalize``
+    (the loop option). Returns the result and the objective evaluations."""
+    options = {**_RUN_OPTIONS.get(problem.name, {}), "normalize": normalize}
     if rule.startswith("pymoo-"):
         solver = ps.adapters.from_pymoo_global(
             problem.pymoo_problem(),
@@ -62,6 +67,7 @@ def run_surf(problem, rule, iterations=30, pymoo_evals=500):  # type: ignore[no-
                 n_points=problem.n_points,
                 warm_start=rule.removeprefix("pymoo-"),
                 iterations=iterations,
+                **options,
             )
         return res, res.n_evaluations or -1
     warm_start = rule
@@ -78,7 +84,11 @@ def run_surf(problem, rule, iterations=30, pymoo_evals=500):  # type: ignore[no-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = ps.surf(
-            solver, n_points=problem.n_points, warm_start=warm_start, iterations=iterations
+            solver,
+            n_points=problem.n_points,
+            warm_start=warm_start,
+            iterations=iterations,
+            **options,  # ZDT1: the weight_bounds of bench_emo
         )
     return res, calls[0]
 
@@ -107,20 +117,27 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--pymoo-evals", type=int, default=500)
     parser.add_argument("--smsemoa", action="store_true")
+    parser.add_argument(
+        "--normalize",
+        default="endpoints",
+        help="the runs' normalize options, comma-separated (endpoints: the default; none: "
+        "spaced in the raw objectives, where IGD and the piece CV are measured)",
+    )
     args = parser.parse_args()
     print(
-        "problem  rule        IGD     piece-CV  distinct-on-front  success  evaluations  rounds"
-        "  pieces (shares)  findings"
+        "problem  rule        normalize  IGD     piece-CV  distinct-on-front  success  "
+        "evaluations  rounds  pieces (shares)  findings"
     )
     for name in args.problems.split(","):
         problem = make_problem(name, n_var=args.n_var)
-        for rule in args.rules.split(","):
-            res, evals = run_surf(problem, rule, args.iterations, args.pymoo_evals)
+        for rule, normalize in itertools.product(args.rules.split(","), args.normalize.split(",")):
+            res, evals = run_surf(problem, rule, args.iterations, args.pymoo_evals, normalize)
             igd, cv, distinct = measure(problem, res.points)
             pieces = None if res.pieces is None else [p.share for p in res.pieces]
             codes = [f.code + ("" if f.fatal else "(advice)") for f in res.findings]
             print(
-                f"{name:8} {rule:10} {igd:.4g}  {cv:.4g}  {distinct:3d}/{len(res.points)}"
+                f"{name:8} {rule:10} {normalize:10} {igd:.4g}  {cv:.4g}  "
+                f"{distinct:3d}/{len(res.points)}"
                 f"  {res.success!s:5}  {evals:9d}  {len(res.history):3d}  {pieces}  {codes}",
                 flush=True,
             )

@@ -13,8 +13,9 @@ import pytest
 
 import paretosurf as ps
 from paretosurf.adapters import Scalarization
-from paretosurf.pieces import allocate, find_breaks, pieces_from_breaks
+from paretosurf.pieces import allocate, find_breaks, limit_end_weight, pieces_from_breaks
 from paretosurf.surf import SurfMethod
+from paretosurf.testing import assert_same_result
 
 IDEAL = np.array([-0.05, -0.05])
 
@@ -259,3 +260,118 @@ def test_a_jump_between_evenly_covered_pieces_is_no_failure() -> None:
     slot = run(SampledFront(line_pieces(bounds)), 16, warm_start="slot")
     assert not slot.success
     assert any(f.code == "jump" and f.fatal for f in slot.findings)
+
+
+# ---------------------------------------------------------------------------- limit ends
+#: ZDT3's Pareto front: ``f2 = 1 - sqrt(f1) - f1 sin(10 pi f1)`` over five intervals of
+#: ``f1``. The left end of each piece but the first has the ``f2`` of the right end of the
+#: piece before it, which weakly dominates it: no Tchebycheff weight reaches it on its own.
+ZDT3_BOUNDS = [
+    (0.0, 0.0830015349),
+    (0.1822287280, 0.2577623634),
+    (0.4093136748, 0.4538821041),
+    (0.6183967944, 0.6525117038),
+    (0.8233317983, 0.8518328654),
+]
+
+
+def zdt3_pieces(n: int = 20001) -> list[np.ndarray]:
+    out = []
+    for lo, hi in ZDT3_BOUNDS:
+        f1 = np.linspace(lo, hi, n)
+        out.append(np.c_[f1, 1.0 - np.sqrt(f1) - f1 * np.sin(10.0 * np.pi * f1)])
+    return out
+
+
+class SampledZDT3(SampledFront):
+    """:class:`SampledFront` on ZDT3's pieces, with an ideal point below their ``f2``."""
+
+    def __init__(self) -> None:
+        super().__init__(zdt3_pieces())
+        self.scalarization = Scalarization("tchebycheff", ideal=[-0.05, -0.85])
+
+
+def zdt3_run(**options: object) -> ps.Result:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ps.surf(SampledZDT3(), n_points=21, normalize="none", warm_start="best", **options)  # type: ignore[arg-type]
+
+
+def test_limit_ends_of_zdt3_pieces_are_approached_without_duplicates() -> None:
+    """Probing into a gap for a left end of a ZDT3 piece lands on the right end of the piece
+    across it (a duplicate, round after round); approaching the weight whose ray meets the
+    end instead covers every piece evenly, each end within a small share of a gap."""
+    pieces = zdt3_pieces()
+    res = zdt3_run(iterations=30)
+    assert res.success and res.pieces is not None and len(res.pieces) == 5
+    owner = piece_of(res.points, pieces)
+    gaps_between = np.linalg.norm(res.points[:, None] - res.points[None], axis=2)
+    assert np.min(gaps_between + np.eye(21)) > 1e-2  # no two points alike
+    for k, piece in enumerate(pieces):
+        pts = res.points[owner == k]
+        pts = pts[np.argsort(pts[:, 0])]
+        gaps = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+        assert len(pts) >= 3 and np.std(gaps) / np.mean(gaps) < 0.05
+        for end in piece[[0, -1]]:  # both ends, the limit one within a tenth of a gap
+            assert np.min(np.linalg.norm(pts - end, axis=1)) < 0.1 * np.mean(gaps)
+
+
+def test_a_resumed_zdt3_run_approaches_the_ends_as_the_uninterrupted_run(
+    tmp_path: object,
+) -> None:
+    folder = f"{tmp_path}/run"
+    whole = zdt3_run(iterations=6, early_stopping=False)
+    zdt3_run(iterations=3, early_stopping=False, checkpoint=folder)
+    resumed = zdt3_run(iterations=6, early_stopping=False, checkpoint=folder, resume=True)
+    assert_same_result(resumed, whole)
+
+
+def ray_weight(point: np.ndarray, ideal: np.ndarray) -> float:
+    """The weight whose Tchebycheff ray passes through ``point``: w (h1 - z1) = (1 - w)
+    (h2 - z2)."""
+    e = point - ideal
+    return float(e[1] / e.sum())
+
+
+@pytest.mark.parametrize("slope", [-0.5, -1.0, -3.0])
+def test_limit_end_weight_on_a_straight_piece(slope: float) -> None:
+    """A piece along a line of the given slope, ending where a point across the gap shares
+    its f2 (the point across lies at smaller f1) or its f1 (at larger f1): the weight is the
+    ray's through that end, in closed form."""
+    z = np.array([-0.2, -1.0])
+    inner, end = np.array([0.6, 0.3]), np.array([0.5, 0.3 - 0.1 * slope])
+    # across at smaller f1: the end is where the line reaches the across point's f2
+    across = np.array([0.1, 0.3 - 0.25 * slope])
+    limit = np.array([0.35, across[1]])
+    assert limit_end_weight(end, inner, across, z) == pytest.approx(ray_weight(limit, z))
+    # across at larger f1 (the piece runs the other way): the end shares its f1
+    inner2, end2 = end, inner
+    across2 = np.array([0.8, 0.3 + 0.4 * slope])
+    limit2 = np.array([0.8, 0.3 + 0.2 * slope])
+    assert limit_end_weight(end2, inner2, across2, z) == pytest.approx(ray_weight(limit2, z))
+
+
+def test_limit_end_weight_refuses_what_it_cannot_place() -> None:
+    z = np.zeros(2)
+    end, inner = np.array([0.5, 0.5]), np.array([0.6, 0.4])
+    assert limit_end_weight(end, inner, np.array([0.2, 0.45]), z) is None  # behind the end
+    assert limit_end_weight(end, np.array([0.6, 0.5]), np.array([0.2, 0.7]), z) is None  # flat
+    assert limit_end_weight(end, inner, np.array([0.2, 0.7]), np.array([0.0, 0.8])) is None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_allocate_keeps_its_shares_while_within_one(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    lengths = rng.uniform(0.1, 1.0, size=4)
+    shares = allocate(lengths, 21)
+    assert sum(shares) == 21 and allocate(lengths, 21, previous=shares) == shares
+    segments = np.asarray(shares) - 1.0
+    ideal = 17 * lengths / lengths.sum()
+    assert np.all(np.abs(segments - ideal) < 1.0)  # largest remainder: within one
+    # shares within one segment of the proportional ones stay; two off are shared anew
+    assert allocate([1.2, 0.9], 10) == [6, 4]
+    assert allocate([1.2, 0.9], 10, previous=[5, 5]) == [5, 5]
+    far = list(shares)
+    far[0], far[1] = far[0] + 2, far[1] - 2
+    if far[1] >= 2:
+        assert allocate(lengths, 21, previous=far) == shares

@@ -556,6 +556,12 @@ def diagnose(
     findings += _dominated(
         points, weak, [i for i in range(p) if i not in set(ends) | running], moving_average, local
     )
+    findings += _dominated_by_earlier(
+        points,
+        history,
+        [i for i in range(p) if i not in set(ends) | running and not weak[i]],
+        moving_average,
+    )
     if local and wrong_order:
         pairs_apart = separated.copy()
         for i in local:
@@ -752,6 +758,12 @@ def diagnose_surface(
         [i for i in range(p) if i not in set(weak_corners) | running],
         moving_average,
         local,
+    )
+    findings += _dominated_by_earlier(
+        points,
+        history,
+        [i for i in range(p) if i not in set(weak_corners) | running and not weak[i]],
+        moving_average,
     )
     return findings
 
@@ -1371,6 +1383,67 @@ def dominated_in_local_minima(finding: Finding) -> Finding:
         slots=finding.slots,
         summary=finding.summary,
     )
+
+
+#: ``dominated`` by an earlier round: a final point counts as dominated by a point that an
+#: earlier round found when that point is better by more than this share of the final points'
+#: range in every objective: a poorer basin, not a solver's tolerance or the lag of a point
+#: still converging.
+EARLIER_MARGIN = 0.05
+
+
+def _dominated_by_earlier(
+    points: FloatArray,
+    history: Sequence[_Round] | None,
+    candidates: Sequence[int],
+    moving_average: float | None,
+) -> list[Finding]:
+    """The "dominated" finding for the ``candidates`` that a point found in an earlier round
+    dominates by more than :data:`EARLIER_MARGIN` of the range in every objective: their
+    solves ended in a poorer basin than one the run has seen (a local solver whose slots all
+    left a piece of a disconnected front, say), which no point of the result shows. Averaged
+    runs (``moving_average``) are left out: their history holds the raw noisy estimates."""
+    if not history or moving_average is not None or not candidates:
+        return []
+    m = points.shape[1]
+    earlier = [
+        np.asarray(r.points, dtype=np.float64)
+        for r in history
+        if np.ndim(r.points) == 2 and np.shape(r.points)[1] == m
+    ]
+    if not earlier:
+        return []
+    seen = np.vstack(earlier)
+    seen = seen[np.all(np.isfinite(seen), axis=1)]
+    ranges = np.ptp(points, axis=0)
+    if not seen.size or not np.all(ranges > 0):
+        return []
+    margin = EARLIER_MARGIN * ranges
+    beaten: dict[int, FloatArray] = {}
+    for i in candidates:
+        better = seen[np.all(seen < points[i] - margin, axis=1)]
+        if len(better):
+            beaten[i] = better[np.argmin(np.sum((better - points[i]) / ranges, axis=1))]
+    if not beaten:
+        return []
+    slots = sorted(beaten)
+    shown = ", ".join(
+        f"slot {i} by {np.array2string(beaten[i], precision=4, separator=', ')}" for i in slots[:3]
+    ) + (", ..." if len(slots) > 3 else "")
+    return [
+        Finding(
+            "dominated",
+            f"{len(slots)} of {len(points)} points are dominated, by more than "
+            f"{EARLIER_MARGIN:.0%} of the points' range in every objective, by points that "
+            f"earlier rounds of the run found ({shown}): their solves ended in a poorer basin "
+            "than one the run has seen. Start each slot from the best solution found "
+            "(warm_start='best'), or use an inner solver that searches beyond a slot's basin "
+            "(paretosurf.adapters.from_pymoo_global)",
+            remedy="warm_start='best' or a global inner solver (from_pymoo_global)",
+            slots=tuple(slots),
+            summary=f"{len(slots)} of {len(points)} points dominated by earlier rounds' points",
+        )
+    ]
 
 
 def _dominated(

@@ -20,6 +20,9 @@ pieces of one round and lays out the next round's weights:
   pieces allow.
 - :func:`piece_targets`: the arc-length levels of the points within the pieces, with the
   pieces' own end points at their ends.
+- :func:`limit_end_weight`: for a Tchebycheff scalarization, the weight whose ray reaches an
+  end of a piece that no weight reaches on its own (a weakly dominated limit, as every left
+  end of ZDT3's pieces), from the piece's two outermost points and the point across the gap.
 
 :class:`Piece` is the record a result reports (``res.pieces``).
 """
@@ -42,6 +45,7 @@ __all__ = [
     "Piece",
     "allocate",
     "find_breaks",
+    "limit_end_weight",
     "piece_targets",
     "pieces_from_breaks",
     "ray_offsets",
@@ -223,12 +227,19 @@ def pieces_from_breaks(breaks: Sequence[int], n_points: int) -> list[tuple[int, 
     return [(a + 1, b) for a, b in itertools.pairwise(bounds)]
 
 
-def allocate(lengths: Sequence[float], n_points: int) -> list[int]:
+def allocate(
+    lengths: Sequence[float], n_points: int, *, previous: Sequence[int] | None = None
+) -> list[int]:
     """How many of ``n_points`` points each piece gets: every piece one; the
     ``n_points - P`` segments shared in proportion to the arc ``lengths`` (largest
     remainder, ties to the earlier piece), so that consecutive points are evenly spaced
     across the pieces; and each piece with length two (a point at each end) where there is
     room, taken from the pieces with the most.
+
+    ``previous``: the shares of the round before (as many pieces), kept while each piece's
+    segments stay within one of its proportional share, so that two pieces of nearly equal
+    share do not trade a point back and forth as their measured lengths move (each trade
+    moves every point of both pieces).
 
     Examples
     --------
@@ -237,6 +248,12 @@ def allocate(lengths: Sequence[float], n_points: int) -> list[int]:
     [3, 3, 5]
     >>> allocate([10.0, 0.1], 6)            # the short piece keeps both its ends
     [4, 2]
+    >>> allocate([1.2, 0.9], 10)            # 8 segments: 4.57 and 3.43
+    [6, 4]
+    >>> allocate([1.2, 0.9], 10, previous=[5, 5])   # 4 and 4 segments, each within one
+    [5, 5]
+    >>> allocate([2.0, 1.0], 10, previous=[5, 5])   # 5.33 and 2.67: shared anew
+    [6, 4]
     """
     a = np.asarray(lengths, dtype=np.float64)
     p = a.size
@@ -247,6 +264,10 @@ def allocate(lengths: Sequence[float], n_points: int) -> list[int]:
     segments = n_points - p
     total = float(a.sum())
     ideal = segments * a / total if total > 0 else np.full(p, segments / p)
+    if previous is not None and len(previous) == p and sum(previous) == n_points:
+        kept = np.asarray(previous, dtype=np.float64) - 1.0  # each piece's segments
+        if np.all(np.abs(kept - ideal) < 1.0) and np.all((kept >= 1.0) | (a <= 0.0)):
+            return [int(c) for c in previous]
     counts = np.floor(ideal).astype(int)
     rest = segments - int(counts.sum())
     order = sorted(range(p), key=lambda k: (-(ideal[k] - counts[k]), k))
@@ -279,3 +300,65 @@ def piece_targets(lengths: Sequence[float], shares: Sequence[int]) -> list[Float
         else:
             out.append(np.linspace(0.0, float(length), int(n)))
     return out
+
+
+def limit_end_weight(
+    end: FloatArray, inner: FloatArray, across: FloatArray, ideal: FloatArray
+) -> float | None:
+    """The weight whose Tchebycheff ray meets a piece at its end facing a gap, for an end
+    that only a limit of weights reaches.
+
+    A weight whose ray from the ``ideal`` point crosses a gap has its minimizer at the end
+    of a piece: where that end is a properly Pareto-optimal point it is reached by a whole
+    interval of weights (a corner solution). The other end of the gap may be a limit only:
+    when the piece ends on the point that the end across the gap weakly dominates (the same
+    ``f2``, a larger ``f1``, as every left end of ZDT3's pieces; or the same ``f1``), a ray
+    through it ties with the point across, and every weight beyond lands across the gap.
+    Weights approaching the tie from inside the piece reach points approaching that end.
+
+    The end is found where the line through the piece's two outermost points, ``inner`` and
+    ``end``, meets the coordinate it shares with ``across``: the ``f2`` of ``across`` when
+    ``across`` lies at a smaller ``f1`` than ``end`` (a ray ties there only), else its ``f1``.
+    Its ray's weight ``w``, with ``w (h1 - z1) = (1 - w) (h2 - z2)``, is returned.
+
+    Parameters
+    ----------
+    end, inner : ndarray of shape (2,)
+        The piece's point nearest the gap and the one next to it.
+    across : ndarray of shape (2,)
+        The point across the gap (the neighbouring piece's end).
+    ideal : ndarray of shape (2,)
+        The Tchebycheff scalarization's ideal point.
+
+    Returns
+    -------
+    float or None
+        The weight in ``[0, 1]``, or ``None`` where the line does not reach that coordinate
+        beyond ``end`` or its point is not above the ideal point.
+
+    Examples
+    --------
+    A piece along ``f2 = 1 - f1`` that stops at ``f1 = 0.4`` where the next piece's end
+    ``(0.2, 0.6)`` weakly dominates it; rays from the origin:
+
+    >>> import numpy as np
+    >>> from paretosurf.pieces import limit_end_weight
+    >>> w = limit_end_weight(
+    ...     np.array([0.45, 0.55]), np.array([0.5, 0.5]), np.array([0.2, 0.6]), np.zeros(2)
+    ... )
+    >>> round(w, 6)                      # the ray through (0.4, 0.6): 0.6 / (0.4 + 0.6)
+    0.6
+    """
+    e, i, q, z = (np.asarray(v, dtype=np.float64) for v in (end, inner, across, ideal))
+    axis = 1 if q[0] < e[0] else 0  # the coordinate the limit end shares with ``across``
+    step = e - i
+    if step[axis] == 0.0:
+        return None
+    t = (q[axis] - e[axis]) / step[axis]
+    if not np.isfinite(t) or t <= 0.0:
+        return None
+    excess = e + t * step - z
+    total = float(excess.sum())
+    if not np.all(excess > 0.0) or not np.isfinite(total):
+        return None
+    return float(excess[1] / total)

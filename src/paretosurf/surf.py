@@ -10,6 +10,7 @@ the rounds, counts the budget, records, checkpoints and resumes; :func:`surf` is
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Mapping, Sequence
@@ -20,7 +21,7 @@ from numpy.typing import NDArray
 
 from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.driver import RoundOutcome, RunOptions, StatePool, run
+from paretosurf.driver import Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.flat_ends import EndReach, update_reach, with_end_knots
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.pieces import (
@@ -29,6 +30,7 @@ from paretosurf.pieces import (
     Piece,
     allocate,
     find_breaks,
+    limit_end_weight,
     pieces_from_breaks,
     ray_offsets,
 )
@@ -66,6 +68,16 @@ AUTO_GRID = 1025
 #: coincide there) is probed this share of the way into the gap's weight interval, so that
 #: the piece's points reach its true end.
 PROBE_SHARE = 1.0 / 3.0
+#: ... unless the solver's scalarization is Tchebycheff and the end is a limit that no weight
+#: reaches on its own (:func:`~paretosurf.pieces.limit_end_weight`): its end slot then goes
+#: this share of the way from the piece's outermost weight to the weight estimated to reach
+#: the end, which stays inside the piece as long as the estimate is not off by more than
+#: the rest of the way (a probe into the gap lands on the point across it: a duplicate).
+END_APPROACH = 0.5
+#: ... until it is within this share of the weight between the piece's two outermost slots:
+#: the end slot then stays (its point within about that share of a gap of the end), so that
+#: the weights settle and no slot goes on towards the tie, where a solve may land across.
+END_CLOSE = 0.05
 
 FloatArray = NDArray[np.float64]
 
@@ -264,6 +276,13 @@ class SurfMethod(SlotMethod):
         self._ends: list[tuple[bool, bool, int, int]] = []
         self._rays: FloatArray | None = None
         self._ray_weights: FloatArray | None = None
+        #: The last round's points and each solve's ideal point, under a Tchebycheff
+        #: scalarization (for the ends of pieces that are limits); else ``None``.
+        self._ray_points: FloatArray | None = None
+        self._ray_ideals: FloatArray | None = None
+        #: The next round's slots that approach a limit end of a piece, and the last round's
+        #: slot at that end (its state starts them).
+        self._approach: dict[int, int] = {}
         #: The weights known, from every round so far, to reach each end's point (see
         #: :mod:`paretosurf.flat_ends`); ``None`` before the first round.
         self.end_reach: EndReach | None = None
@@ -320,36 +339,55 @@ class SurfMethod(SlotMethod):
     def next_weights(self) -> FloatArray:
         if self._next is None:
             if self.pieces and self.lays_out_pieces:
-                self._next = self._piece_weights(self.cdf)
+                self._next, self._approach = self._piece_weights(self.cdf)
             else:
                 n = self.n_segments
                 # The weights solved before the last round start Newton's method well once
                 # the CDF settles; the inverse is exact to rounding from any start.
-                self._next = self.cdf._inverse(np.arange(n + 1) / n, self._guess)
+                self._next, self._approach = (
+                    self.cdf._inverse(np.arange(n + 1) / n, self._guess),
+                    {},
+                )
         return self._next.copy()
 
-    def _piece_weights(self, cdf: ArcLengthCDF) -> FloatArray:
+    def _piece_weights(self, cdf: ArcLengthCDF) -> tuple[FloatArray, dict[int, int]]:
         """The weights that spread the N + 1 points by arc length within the last round's
         pieces under ``cdf``: each piece's share of the points evenly spaced between its
-        ends (each end at a weight that reached it, or a probe into the gap while no
-        evidence confirms it), its interior points at the arc-length levels of the piece,
-        read off ``cdf`` between the ends' weights."""
+        ends (each end at a weight that reached it; for an end that only a limit of weights
+        reaches, part of the way to the weight estimated to reach it; else a probe into the
+        gap while no evidence confirms it), its interior points at the arc-length levels of
+        the piece, read off ``cdf`` between the ends' weights. Also returns the slots that
+        approach a limit end, each with the last round's slot at that end."""
         w = self.last_weights
         assert w is not None
         out: list[float] = []
+        approach: dict[int, int] = {}  # new slot -> the old slot whose piece end it follows
         last = len(self.pieces) - 1
         for k, piece in enumerate(self.pieces):
             a, b = piece.first, piece.last
             start_ok, end_ok, first, final = self._ends[k]
             lo = 0.0 if k == 0 else float(w[first])
             hi = 1.0 if k == last else float(w[final])
-            if k > 0 and not start_ok:
-                lo -= PROBE_SHARE * (w[a] - w[a - 1])
-            if k < last and not end_ok:
-                hi += PROBE_SHARE * (w[b + 1] - w[b])
             n = piece.share
+            if k > 0 and not start_ok:
+                limit = self._limit_weight(a, a + 1, a - 1)
+                if limit is not None and w[a - 1] < limit < lo:
+                    if lo - limit > END_CLOSE * (w[a + 1] - w[a]):
+                        lo -= END_APPROACH * (lo - limit)
+                    approach[len(out)] = a
+                else:
+                    lo -= PROBE_SHARE * (w[a] - w[a - 1])
+            if k < last and not end_ok:
+                limit = self._limit_weight(b, b - 1, b + 1)
+                if limit is not None and hi < limit < w[b + 1]:
+                    if limit - hi > END_CLOSE * (w[b] - w[b - 1]):
+                        hi += END_APPROACH * (limit - hi)
+                    approach[len(out) + max(n, 1) - 1] = b
+                else:
+                    hi += PROBE_SHARE * (w[b + 1] - w[b])
             if n == 1:
                 out.append(lo if k == 0 else hi if k == last else 0.5 * (lo + hi))
+                approach.pop(len(out) - 1, None)  # (one point between both ends: no end's)
                 continue
             inner = np.linspace(0.0, 1.0, n)[1:-1]
             if inner.size:
@@ -366,9 +404,34 @@ class SurfMethod(SlotMethod):
         if weights.size != self.n_segments + 1 or np.any(np.diff(weights) <= 0):
             # (a degenerate layout: fall back to the one-piece rule)
             n = self.n_segments
-            return self.cdf._inverse(np.arange(n + 1) / n, self._guess)
+            return self.cdf._inverse(np.arange(n + 1) / n, self._guess), {}
         weights[0], weights[-1] = 0.0, 1.0
-        return weights
+        return weights, approach
+
+    def propose(self) -> Round:
+        """The next round, as every slot method proposes it, except that a slot approaching
+        the limit end of a piece (:func:`~paretosurf.pieces.limit_end_weight`) starts from
+        that piece's end point: at its new weight the point across the gap may score lower
+        than the piece's own end (which lay at a weight further from the tie), and a solve
+        started there stays across the gap."""
+        rnd = super().propose()
+        if not self._approach or len(self.keys) != len(rnd.weights):
+            return rnd
+        starts = list(rnd.starts)
+        for slot, old in self._approach.items():
+            starts[slot] = self.keys[old]
+        return dataclasses.replace(rnd, starts=starts)
+
+    def _limit_weight(self, end: int, inner: int, across: int) -> float | None:
+        """:func:`~paretosurf.pieces.limit_end_weight` of the last round's points ``end``,
+        ``inner`` and ``across`` (slots), or ``None`` without a Tchebycheff ray for each of
+        them (another scalarization) or where ``inner`` is outside the piece."""
+        points, ideals = self._ray_points, self._ray_ideals
+        if points is None or ideals is None or not 0 <= inner < len(points):
+            return None
+        if abs(inner - end) != 1 or np.linalg.norm(points[end] - points[inner]) == 0.0:
+            return None
+        return limit_end_weight(points[end], points[inner], points[across], ideals[end])
 
     def full_step_weights(self) -> FloatArray | None:
         """The weights a full step (alpha = 1) would take: :meth:`convergence_change` and
@@ -379,7 +442,7 @@ class SurfMethod(SlotMethod):
         if estimate is None or self.last_weights is None:
             return None
         if self.pieces and self.lays_out_pieces:
-            return self._piece_weights(estimate)
+            return self._piece_weights(estimate)[0]
         return estimate._inverse(
             np.arange(self.n_segments + 1) / self.n_segments, self.last_weights
         )
@@ -395,6 +458,7 @@ class SurfMethod(SlotMethod):
             self._rays = self._ray_weights
         else:
             self._rays = None
+            self._ray_points = self._ray_ideals = None
         if weights.ndim == 1 and outcome.points.shape[1] == 2:
             self._breaks = find_breaks(weights, outcome.coordinates, offsets=offsets)
         else:
@@ -427,7 +491,8 @@ class SurfMethod(SlotMethod):
         spans = pieces_from_breaks(self._breaks, len(weights)) if self._breaks else []
         lengths = [float(chords[a:b].sum()) for a, b in spans]
         if self.lays_out_pieces:
-            shares = allocate(lengths, self.n_segments + 1) if spans else []
+            before = [piece.share for piece in self.pieces]
+            shares = allocate(lengths, self.n_segments + 1, previous=before) if spans else []
         else:
             # the weights follow the one-piece rule: each piece keeps the points it has
             shares = [b - a + 1 for a, b in spans]
@@ -461,6 +526,7 @@ class SurfMethod(SlotMethod):
         ``None`` for another scalarization or none declared."""
         sc = self.current_scalarization()
         self._ray_weights = None
+        self._ray_points = self._ray_ideals = None
         if sc is None or sc.kind not in ("tchebycheff", "modified_tchebycheff"):
             return None
         ideals = []
@@ -478,6 +544,7 @@ class SurfMethod(SlotMethod):
             # the weight whose ray passes through each point: w (h1 - z1) = (1 - w) (h2 - z2)
             rays = np.where(total > 0, excess[:, 1] / np.where(total > 0, total, 1.0), weights)
         self._ray_weights = np.clip(rays, 0.0, 1.0)
+        self._ray_points, self._ray_ideals = np.asarray(points, dtype=np.float64), z
         return ray_offsets(weights, points, coefficients, z)
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
@@ -515,6 +582,10 @@ class SurfMethod(SlotMethod):
             meta["piece_ends"] = [list(e) for e in self._ends]
             if self._rays is not None:
                 arrays["ray_weights"] = self._rays
+            if self._ray_points is not None and self._ray_ideals is not None:
+                arrays["ray_points"], arrays["ray_ideals"] = self._ray_points, self._ray_ideals
+            if self._approach:
+                meta["approach"] = [[k, v] for k, v in sorted(self._approach.items())]
         return meta, arrays
 
     def load_state_dict(
@@ -543,6 +614,12 @@ class SurfMethod(SlotMethod):
         self._rays = (
             np.asarray(arrays["ray_weights"], dtype=np.float64) if "ray_weights" in arrays else None
         )
+        self._approach = {int(k): int(v) for k, v in meta.get("approach", [])}
+        if "ray_points" in arrays and "ray_ideals" in arrays:
+            self._ray_points = np.asarray(arrays["ray_points"], dtype=np.float64)
+            self._ray_ideals = np.asarray(arrays["ray_ideals"], dtype=np.float64)
+        else:
+            self._ray_points = self._ray_ideals = None
         reach = meta.get("end_reach")  # (runs saved before it was kept start without it)
         self.end_reach = (
             None
