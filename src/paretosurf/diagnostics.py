@@ -553,14 +553,18 @@ def diagnose(
 
     # endpoints not found on a flat face are judged as the interior points are; points in
     # local minima are dominated for that reason (and out of order for it, below)
-    findings += _dominated(
+    within = _dominated(
         points, weak, [i for i in range(p) if i not in set(ends) | running], moving_average, local
     )
-    findings += _dominated_by_earlier(
-        points,
-        history,
-        [i for i in range(p) if i not in set(ends) | running and not weak[i]],
-        moving_average,
+    findings += _merged(
+        within,
+        _dominated_by_earlier(
+            points,
+            history,
+            [i for i in range(p) if i not in set(ends) | running and not weak[i]],
+            moving_average,
+        ),
+        p,
     )
     if local and wrong_order:
         pairs_apart = separated.copy()
@@ -752,18 +756,22 @@ def diagnose_surface(
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
     local = _local_slots(weights, points, history, kind, ideal, running | set(weak_corners))
     findings += _local_finding(weights, points, local, kind, ideal, history)
-    findings += _dominated(
+    within = _dominated(
         points,
         weak,
         [i for i in range(p) if i not in set(weak_corners) | running],
         moving_average,
         local,
     )
-    findings += _dominated_by_earlier(
-        points,
-        history,
-        [i for i in range(p) if i not in set(weak_corners) | running and not weak[i]],
-        moving_average,
+    findings += _merged(
+        within,
+        _dominated_by_earlier(
+            points,
+            history,
+            [i for i in range(p) if i not in set(weak_corners) | running and not weak[i]],
+            moving_average,
+        ),
+        p,
     )
     return findings
 
@@ -1442,6 +1450,28 @@ def _dominated_by_earlier(
             remedy="warm_start='best' or a global inner solver (from_pymoo_global)",
             slots=tuple(slots),
             summary=f"{len(slots)} of {len(points)} points dominated by earlier rounds' points",
+        )
+    ]
+
+
+def _merged(within: list[Finding], earlier: list[Finding], n_points: int) -> list[Finding]:
+    """One ``dominated`` finding from those of :func:`_dominated` (points the result's own
+    points dominate) and :func:`_dominated_by_earlier` (points earlier rounds' points
+    dominate), which name different slots."""
+    if not within or not earlier:
+        return within + earlier
+    a, b = within[0], earlier[0]
+    slots = tuple(sorted({*a.slots, *b.slots}))
+    return [
+        Finding(
+            "dominated",
+            f"{a.message}; besides, {b.message}",
+            remedy=a.remedy,
+            options=a.options,
+            slots=slots,
+            summary=(
+                f"{len(slots)} of {n_points} points dominated ({len(b.slots)} by earlier rounds')"
+            ),
         )
     ]
 
