@@ -553,18 +553,8 @@ def diagnose(
 
     # endpoints not found on a flat face are judged as the interior points are; points in
     # local minima are dominated for that reason (and out of order for it, below)
-    within = _dominated(
-        points, weak, [i for i in range(p) if i not in set(ends) | running], moving_average, local
-    )
-    findings += _merged(
-        within,
-        _dominated_by_earlier(
-            points,
-            history,
-            [i for i in range(p) if i not in set(ends) | running and not weak[i]],
-            moving_average,
-        ),
-        p,
+    findings += _dominated_findings(
+        points, weak, set(ends) | running, moving_average, local, history
     )
     if local and wrong_order:
         pairs_apart = separated.copy()
@@ -756,22 +746,8 @@ def diagnose_surface(
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
     local = _local_slots(weights, points, history, kind, ideal, running | set(weak_corners))
     findings += _local_finding(weights, points, local, kind, ideal, history)
-    within = _dominated(
-        points,
-        weak,
-        [i for i in range(p) if i not in set(weak_corners) | running],
-        moving_average,
-        local,
-    )
-    findings += _merged(
-        within,
-        _dominated_by_earlier(
-            points,
-            history,
-            [i for i in range(p) if i not in set(weak_corners) | running and not weak[i]],
-            moving_average,
-        ),
-        p,
+    findings += _dominated_findings(
+        points, weak, set(weak_corners) | running, moving_average, local, history
     )
     return findings
 
@@ -1452,6 +1428,28 @@ def _dominated_by_earlier(
             summary=f"{len(slots)} of {len(points)} points dominated by earlier rounds' points",
         )
     ]
+
+
+def _dominated_findings(
+    points: FloatArray,
+    weak: NDArray[np.bool_],
+    excluded: set[int],
+    moving_average: float | None,
+    local: Sequence[int],
+    history: Sequence[_Round] | None,
+) -> list[Finding]:
+    """The ``dominated`` finding (at most one) of the points other than ``excluded`` (ends
+    or corners judged elsewhere, slots still running): those the result's own points
+    dominate (:func:`_dominated`), and those that earlier rounds' points dominate
+    (:func:`_dominated_by_earlier`)."""
+    p = len(points)
+    within = _dominated(
+        points, weak, [i for i in range(p) if i not in excluded], moving_average, local
+    )
+    earlier = _dominated_by_earlier(
+        points, history, [i for i in range(p) if i not in excluded and not weak[i]], moving_average
+    )
+    return _merged(within, earlier, p)
 
 
 def _merged(within: list[Finding], earlier: list[Finding], n_points: int) -> list[Finding]:
