@@ -276,9 +276,8 @@ class SurfMethod(SlotMethod):
         self._ends: list[tuple[bool, bool, int, int]] = []
         self._rays: FloatArray | None = None
         self._ray_weights: FloatArray | None = None
-        #: The last round's points and each solve's ideal point, under a Tchebycheff
-        #: scalarization (for the ends of pieces that are limits); else ``None``.
-        self._ray_points: FloatArray | None = None
+        #: The last round's ideal point of each solve, under a Tchebycheff scalarization
+        #: (for the ends of pieces that are limits); else ``None``.
         self._ray_ideals: FloatArray | None = None
         #: The next round's slots that approach a limit end of a piece, and the last round's
         #: slot at that end (its state starts them).
@@ -370,7 +369,7 @@ class SurfMethod(SlotMethod):
             hi = 1.0 if k == last else float(w[final])
             n = piece.share
             if k > 0 and not start_ok:
-                limit = self._limit_weight(a, a + 1, a - 1)
+                limit = self._limit_weight(a, a + 1, a - 1) if a < b else None
                 if limit is not None and w[a - 1] < limit < lo:
                     if lo - limit > END_CLOSE * (w[a + 1] - w[a]):
                         lo -= END_APPROACH * (lo - limit)
@@ -378,7 +377,7 @@ class SurfMethod(SlotMethod):
                 else:
                     lo -= PROBE_SHARE * (w[a] - w[a - 1])
             if k < last and not end_ok:
-                limit = self._limit_weight(b, b - 1, b + 1)
+                limit = self._limit_weight(b, b - 1, b + 1) if a < b else None
                 if limit is not None and hi < limit < w[b + 1]:
                     if limit - hi > END_CLOSE * (w[b] - w[b - 1]):
                         hi += END_APPROACH * (limit - hi)
@@ -423,13 +422,12 @@ class SurfMethod(SlotMethod):
         return dataclasses.replace(rnd, starts=starts)
 
     def _limit_weight(self, end: int, inner: int, across: int) -> float | None:
-        """:func:`~paretosurf.pieces.limit_end_weight` of the last round's points ``end``,
-        ``inner`` and ``across`` (slots), or ``None`` without a Tchebycheff ray for each of
-        them (another scalarization) or where ``inner`` is outside the piece."""
-        points, ideals = self._ray_points, self._ray_ideals
-        if points is None or ideals is None or not 0 <= inner < len(points):
-            return None
-        if abs(inner - end) != 1 or np.linalg.norm(points[end] - points[inner]) == 0.0:
+        """:func:`~paretosurf.pieces.limit_end_weight` of the last round's points at the
+        slots ``end``, ``inner`` (its neighbour inside the piece) and ``across``, or ``None``
+        without a Tchebycheff ray for each of them (another scalarization) or where ``end``
+        and ``inner`` coincide."""
+        points, ideals = self.last_points, self._ray_ideals
+        if points is None or ideals is None or np.array_equal(points[end], points[inner]):
             return None
         return limit_end_weight(points[end], points[inner], points[across], ideals[end])
 
@@ -458,7 +456,7 @@ class SurfMethod(SlotMethod):
             self._rays = self._ray_weights
         else:
             self._rays = None
-            self._ray_points = self._ray_ideals = None
+            self._ray_ideals = None
         if weights.ndim == 1 and outcome.points.shape[1] == 2:
             self._breaks = find_breaks(weights, outcome.coordinates, offsets=offsets)
         else:
@@ -526,7 +524,7 @@ class SurfMethod(SlotMethod):
         ``None`` for another scalarization or none declared."""
         sc = self.current_scalarization()
         self._ray_weights = None
-        self._ray_points = self._ray_ideals = None
+        self._ray_ideals = None
         if sc is None or sc.kind not in ("tchebycheff", "modified_tchebycheff"):
             return None
         ideals = []
@@ -544,7 +542,7 @@ class SurfMethod(SlotMethod):
             # the weight whose ray passes through each point: w (h1 - z1) = (1 - w) (h2 - z2)
             rays = np.where(total > 0, excess[:, 1] / np.where(total > 0, total, 1.0), weights)
         self._ray_weights = np.clip(rays, 0.0, 1.0)
-        self._ray_points, self._ray_ideals = np.asarray(points, dtype=np.float64), z
+        self._ray_ideals = z
         return ray_offsets(weights, points, coefficients, z)
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
@@ -582,8 +580,8 @@ class SurfMethod(SlotMethod):
             meta["piece_ends"] = [list(e) for e in self._ends]
             if self._rays is not None:
                 arrays["ray_weights"] = self._rays
-            if self._ray_points is not None and self._ray_ideals is not None:
-                arrays["ray_points"], arrays["ray_ideals"] = self._ray_points, self._ray_ideals
+            if self._ray_ideals is not None:
+                arrays["ray_ideals"] = self._ray_ideals
             if self._approach:
                 meta["approach"] = [[k, v] for k, v in sorted(self._approach.items())]
         return meta, arrays
@@ -615,11 +613,9 @@ class SurfMethod(SlotMethod):
             np.asarray(arrays["ray_weights"], dtype=np.float64) if "ray_weights" in arrays else None
         )
         self._approach = {int(k): int(v) for k, v in meta.get("approach", [])}
-        if "ray_points" in arrays and "ray_ideals" in arrays:
-            self._ray_points = np.asarray(arrays["ray_points"], dtype=np.float64)
-            self._ray_ideals = np.asarray(arrays["ray_ideals"], dtype=np.float64)
-        else:
-            self._ray_points = self._ray_ideals = None
+        self._ray_ideals = (
+            np.asarray(arrays["ray_ideals"], dtype=np.float64) if "ray_ideals" in arrays else None
+        )
         reach = meta.get("end_reach")  # (runs saved before it was kept start without it)
         self.end_reach = (
             None
