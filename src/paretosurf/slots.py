@@ -73,12 +73,15 @@ def best_keys(
     points: FloatArray,
     weights: FloatArray,
     scalarization: Scalarization | None,
+    fallback: Sequence[int] | None = None,
 ) -> list[int | None]:
     """For each new weight, the key of the previous solution whose point scores lowest there
     under ``scalarization`` (the slot's own key unless another scores lower by more than
     ``BEST_MARGIN`` of the spread of the values; weighted sums when ``scalarization`` is
     ``None``; a Tchebycheff kind without an ideal point uses the best values less the
-    adapters' margin).
+    adapters' margin). ``fallback[i]``: the previous solution new weight ``i`` keeps on a
+    tie instead of slot ``i``'s own (:func:`paretosurf.surf_simplex` passes the nearest
+    weight's, as its slots move between edges and faces).
 
     A slot whose solution sits in a poor basin (a local minimum of a multimodal scalarized
     problem, or a piece of a disconnected front that is no longer its weight's) then starts
@@ -101,15 +104,17 @@ def best_keys(
     if sc.needs_ideal and (sc.ideal is None or sc.ideal.size != pts.shape[1]):
         best, worst = pts.min(axis=0), pts.max(axis=0)
         sc = sc.with_ideal(best - ideal_margin(best, worst))
-    starts = list(keys)
+    own = list(range(len(keys))) if fallback is None else [int(k) for k in fallback]
+    starts = [keys[k] if k < len(keys) else keys[i] for i, k in enumerate(own)]
     for i, w in enumerate(np.asarray(weights, dtype=np.float64)):
         try:
             values = np.asarray(sc(pts, w), dtype=np.float64)
         except ValueError:  # a weight this scalarization does not take
-            return list(keys)
+            return [keys[k] if k < len(keys) else keys[i] for i, k in enumerate(own)]
         j = int(np.argmin(values))
         spread = float(values.max() - values.min())
-        if i < len(values) and values[j] < values[i] - BEST_MARGIN * spread:
+        k = own[i]
+        if k < len(values) and values[j] < values[k] - BEST_MARGIN * spread:
             starts[i] = keys[j]
     return starts
 
@@ -217,6 +222,9 @@ class SlotMethod(Method):
     """
 
     front_is_last_round = True
+    #: With ``warm_start="best"``, a new weight whose best-scoring previous solution ties
+    #: keeps the nearest previous weight's (instead of its slot's own).
+    best_ties_nearest = False
 
     def __init__(
         self,
@@ -276,7 +284,12 @@ class SlotMethod(Method):
             and self.last_points.size
             and len(self.last_points) == len(weights)
         ):
-            starts = best_keys(self.keys, self.last_points, weights, self.current_scalarization())
+            fallback = None
+            if self.last_weights is not None and self.best_ties_nearest:
+                fallback = weight_distances(weights, self.last_weights).argmin(axis=1).tolist()
+            starts = best_keys(
+                self.keys, self.last_points, weights, self.current_scalarization(), fallback
+            )
         return Round(weights, starts)
 
     def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:

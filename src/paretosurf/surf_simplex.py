@@ -78,7 +78,7 @@ from paretosurf.driver import Round, RunOptions, run
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import IterationRecord, Result
 from paretosurf.simplex_weights import lattice_partitions, simplex_lattice
-from paretosurf.slots import SlotMethod
+from paretosurf.slots import ScalarizationSource, SlotMethod, solver_scalarization
 from paretosurf.solvers import SolverLike
 from paretosurf.surf import CDFRefinement
 from paretosurf.surface import (
@@ -393,8 +393,11 @@ class SurfSimplexMethod(SlotMethod):
         M >= 2.
     alpha : float or "auto"
         Damping of the edges' CDFs (see :func:`paretosurf.surf`).
-    warm_start : {"slot", "nearest", "rescue"}
-        See :func:`paretosurf.surf`.
+    warm_start : {"slot", "nearest", "rescue", "best"}
+        See :func:`surf_simplex`.
+    scalarization : Scalarization, callable or None
+        The solver's scalarization, which ``"best"`` scores the previous points with (see
+        :func:`paretosurf.slots.solver_scalarization`; weighted sums when ``None``).
     """
 
     name = "surf_simplex"
@@ -408,6 +411,7 @@ class SurfSimplexMethod(SlotMethod):
         *,
         alpha: float | str = "auto",
         warm_start: str = "nearest",
+        scalarization: ScalarizationSource = None,
     ) -> None:
         m = _as_int(n_objectives, name="n_objectives", least="2")
         if m < 2:
@@ -418,9 +422,13 @@ class SurfSimplexMethod(SlotMethod):
                 f"n_points must be at least n_objectives = {m} (one point per "
                 f"corner of the weight simplex), got {p}"
             )
-        super().__init__(p - 1, warm_start=warm_start)
+        super().__init__(p - 1, warm_start=warm_start, scalarization=scalarization)
         self.n_objectives = m  # type: ignore[misc]  # per instance: any M >= 2
         self.m = m
+        # with M >= 3 the slots move between edges and faces, so that a slot's own previous
+        # solution is no better a tie-break for "best" than the nearest weight's; with M = 2
+        # the method stays SURF's
+        self.best_ties_nearest = m > 2
         self.alpha_setting = alpha
         self.edges: dict[Face, CDFRefinement] = {
             face: CDFRefinement(alpha) for face in faces(m) if len(face) == 2
@@ -874,11 +882,15 @@ def surf_simplex(
         the nearest-neighbour distances' max/min with M >= 3 (default 3), the largest gap
         over the smallest along the front with M = 2 (default 2). A result above it fails
         with the finding ``"uneven"``.
-    warm_start : {"nearest", "slot", "rescue"}
+    warm_start : {"nearest", "slot", "rescue", "best"}
         "nearest" (default): each point continues from the previous solution whose weight is
         closest to its new weight; points move between edges and faces as the estimated
         areas change, so a slot's own previous state is not always the nearest. "rescue": its
         own, unless another point dominates its point (see :func:`paretosurf.surf`).
+        "best": the previous solution whose point scores best at its new weight under the
+        solver's declared scalarization (weighted sums for a solver that declares none), so
+        that a slot stuck in a poor basin (a local minimum, or a piece of a disconnected
+        surface that is no longer its weight's) continues from a better one.
     normalize : {"endpoints", "none"}, (ideal, nadir) or callable
         The coordinates the points are spread in; ``"endpoints"`` reads ideal and nadir from
         the M corner solutions.
@@ -926,6 +938,12 @@ def surf_simplex(
     (True, True)
     """
     check_options(surf_simplex, options)
-    method = SurfSimplexMethod(n_points, n_objectives, alpha=alpha, warm_start=warm_start)
+    method = SurfSimplexMethod(
+        n_points,
+        n_objectives,
+        alpha=alpha,
+        warm_start=warm_start,
+        scalarization=solver_scalarization(solver),
+    )
     total = check_non_negative_int(iterations, name="iterations")
     return run(method, solver, iterations=total, init_states=init_states, tol=tol, **options)

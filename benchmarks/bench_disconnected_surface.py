@@ -1,0 +1,170 @@
+"""SURF on a disconnected surface (DTLZ7, three objectives, four pieces) against pymoo's
+SMS-EMOA and NSGA-III at the same number of objective evaluations.
+
+:func:`paretosurf.surf_simplex` runs with a ray scalarization (``"asf"`` or ``"tchebycheff"``;
+weighted sums reach only the convex parts of DTLZ7's pieces), either inner solver (local
+solves from the middle of the box, :func:`paretosurf.adapters.from_scipy`, or pymoo's GA over
+the whole box, then polished, :func:`paretosurf.adapters.from_pymoo_global`) and either
+warm-start rule (``"nearest"``, the default, or ``"best"``: the previous solution that scores
+best at the new weight under the solver's scalarization). Every call of the objectives is
+counted; each peer gets a population of the same size (NSGA-III: as many Das-Dennis reference
+directions as there are points, or the next lattice size) and as many evaluations as the
+paretosurf run before it that spent the most.
+
+Per run: IGD (moocore) against a dense sample of the true front
+(:meth:`paretosurf.problems.DTLZ7.pareto_front`, a grid step of 1e-3), the points within
+``1e-2`` of the front, the distinct points, how many points each of the four pieces holds, the
+nearest-neighbour CV of the points on the front, and for SURF ``success`` and its findings.
+
+    python benchmarks/bench_disconnected_surface.py               # 28 points, local solves
+    python benchmarks/bench_disconnected_surface.py --solvers scipy,pymoo    # ~15 minutes
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import moocore
+import numpy as np
+from numpy.typing import NDArray
+from scipy.spatial import cKDTree
+
+import paretosurf as ps
+from paretosurf.problems import DTLZ7
+from paretosurf.simplex_weights import lattice_partitions
+
+FloatArray = NDArray[np.float64]
+#: A point this close to the front's sample counts as on the front.
+ON_FRONT_TOL = 1e-2
+#: Grid values per position objective of the front's sample (:meth:`DTLZ7.pareto_front`):
+#: a step of 1e-3, times ``f3``'s slope (up to about 9) still within ``ON_FRONT_TOL``.
+FRONT_GRID = 1001
+#: DTLZ7's pieces split each position objective at about 0.44 (between 0.2514 and 0.6316).
+PIECE_SPLIT = 0.44
+
+
+def measure(points: FloatArray, front: FloatArray) -> dict[str, object]:
+    """IGD, points on the front, distinct points, points per piece, nearest-neighbour CV."""
+    dist = cKDTree(front).query(points)[0]
+    on = points[dist <= ON_FRONT_TOL]
+    piece = (on[:, 0] > PIECE_SPLIT).astype(int) * 2 + (on[:, 1] > PIECE_SPLIT).astype(int)
+    distinct = len(np.unique(np.round(points, 3), axis=0))
+    return {
+        "igd": float(moocore.igd(points, front)),
+        "on": len(on),
+        "distinct": distinct,
+        "pieces": np.bincount(piece, minlength=4).tolist(),
+        "nn_cv": float(ps.metrics.nn_cv(on)) if len(on) >= 3 else float("nan"),
+    }
+
+
+def run_surf(
+    problem: DTLZ7,
+    n_points: int,
+    scalarization: str,
+    solver_kind: str,
+    pymoo_evals: int,
+    warm_start: str = "nearest",
+) -> tuple[ps.Result, int, float]:
+    """``surf_simplex`` with the library's defaults and the given inner solver; returns the
+    result, the objective evaluations and the CPU seconds."""
+    calls = [0]
+
+    def objectives(x: FloatArray) -> FloatArray:
+        calls[0] += 1
+        return problem.objectives(np.clip(x, 0.0, 1.0))
+
+    bounds = [(0.0, 1.0)] * problem.n_var
+    start = time.process_time()
+    solver: object
+    if solver_kind == "scipy":
+        solver = ps.adapters.from_scipy(
+            objectives, np.full(problem.n_var, 0.5), bounds=bounds, scalarization=scalarization
+        )
+    else:
+        solver = ps.adapters.from_pymoo_global(
+            objectives, bounds, scalarization=scalarization, n_evals=pymoo_evals
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = ps.surf_simplex(solver, n_points, problem.n_objectives, warm_start=warm_start)
+    return res, calls[0], time.process_time() - start
+
+
+def run_peer(
+    name: str, problem: DTLZ7, n_points: int, evaluations: int, seed: int
+) -> tuple[FloatArray, float]:
+    """pymoo's SMS-EMOA or NSGA-III with a population of ``n_points`` for ``evaluations``
+    evaluations; returns the non-dominated points of its last population and CPU seconds."""
+    from pymoo.algorithms.moo.nsga3 import NSGA3
+    from pymoo.algorithms.moo.sms import SMSEMOA
+    from pymoo.optimize import minimize
+    from pymoo.problems import get_problem
+    from pymoo.util.ref_dirs import get_reference_directions
+
+    pymoo_problem = get_problem("dtlz7", n_var=problem.n_var, n_obj=problem.n_objectives)
+    if name == "nsga3":
+        partitions = lattice_partitions(n_points, problem.n_objectives)
+        directions = get_reference_directions(
+            "das-dennis", problem.n_objectives, n_partitions=partitions
+        )
+        algorithm = NSGA3(directions, pop_size=n_points)
+    else:
+        algorithm = SMSEMOA(pop_size=n_points)
+    start = time.process_time()
+    res = minimize(pymoo_problem, algorithm, ("n_eval", evaluations), seed=seed, verbose=False)
+    return np.asarray(res.F, dtype=np.float64), time.process_time() - start
+
+
+def _row(label: str, evals: int, cpu: float, m: dict[str, object], notes: str = "") -> str:
+    return (
+        f"| {label} | {evals:,} | {m['igd']:.4f} | {m['on']} | {m['distinct']} | "
+        f"{m['pieces']} | {m['nn_cv']:.3f} | {cpu:.0f} | {notes} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n-points", type=int, default=28)
+    parser.add_argument("--n-distance", type=int, default=5, help="DTLZ7's distance variables")
+    parser.add_argument("--scalarizations", default="tchebycheff,asf")
+    parser.add_argument("--solvers", default="scipy", help="scipy, pymoo")
+    parser.add_argument("--warm-starts", default="nearest,best", help="nearest, best, ...")
+    parser.add_argument("--pymoo-evals", type=int, default=500)
+    parser.add_argument("--seeds", type=int, default=1, help="seeds of the peers")
+    args = parser.parse_args()
+    problem = DTLZ7(3, n_distance=args.n_distance)
+    front = problem.pareto_front(FRONT_GRID)
+    print(
+        f"DTLZ7, 3 objectives, {problem.n_var} variables, {args.n_points} points "
+        f"(pieces: f1, f2 below or above {PIECE_SPLIT})\n"
+    )
+    print(
+        "| method | evaluations | IGD | on front | distinct | per piece | nn CV | CPU s | notes |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for scalarization in args.scalarizations.split(","):
+        for kind in args.solvers.split(","):
+            spent = []
+            for rule in args.warm_starts.split(","):
+                res, evals, cpu = run_surf(
+                    problem, args.n_points, scalarization, kind, args.pymoo_evals, rule
+                )
+                spent.append(evals)
+                codes = ", ".join(sorted({f.code for f in res.findings}))
+                notes = f"success={res.success}" + (f" ({codes})" if codes else "")
+                label = f"paretosurf, {scalarization}, {kind}, {rule}"
+                print(_row(label, evals, cpu, measure(res.points, front), notes), flush=True)
+            # the peers at the largest budget the rules spent
+            evals = max(spent)
+            for peer in ("sms", "nsga3"):
+                for seed in range(args.seeds):
+                    points, peer_cpu = run_peer(peer, problem, args.n_points, evals, seed)
+                    label = f"{'SMS-EMOA' if peer == 'sms' else 'NSGA-III'}, seed {seed}"
+                    print(_row(label, evals, peer_cpu, measure(points, front)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""surf_simplex with warm_start="best" on a disconnected surface (DTLZ7, four pieces) and
+local solves: each slot starts from the previous solution that scores best at its new weight
+under the solver's own scalarization, so the points leave the piece their neighbours' basin
+holds them on."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from paretosurf.adapters import Scalarization
+from paretosurf.problems import DTLZ7
+from paretosurf.slots import best_keys
+from paretosurf.surf_simplex import SurfSimplexMethod
+
+#: DTLZ7's pieces split each position objective between 0.2514 and 0.6316.
+SPLIT = 0.44
+
+
+def _run(warm_start: str) -> tuple[ps.Result, object, np.ndarray]:
+    prob = DTLZ7(3, n_distance=2)
+
+    def objectives(x: np.ndarray) -> np.ndarray:
+        return prob.objectives(np.clip(x, 0.0, 1.0))
+
+    solver = ps.adapters.from_scipy(
+        objectives,
+        np.full(prob.n_var, 0.5),
+        bounds=[(0.0, 1.0)] * prob.n_var,
+        scalarization="tchebycheff",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = ps.surf_simplex(solver, 28, 3, warm_start=warm_start, iterations=10)
+    return res, solver, prob.pareto_front(201)
+
+
+def _pieces_reached(points: np.ndarray, front: np.ndarray) -> set[int]:
+    dist = np.min(np.linalg.norm(points[:, None, :] - front[None], axis=2), axis=1)
+    on = points[dist <= 1e-2]
+    return set(((on[:, 0] > SPLIT).astype(int) * 2 + (on[:, 1] > SPLIT).astype(int)).tolist())
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[str, tuple[ps.Result, object, np.ndarray]]:
+    return {rule: _run(rule) for rule in ("nearest", "best")}
+
+
+def test_best_reaches_every_piece_where_nearest_stays_on_one(runs) -> None:  # type: ignore[no-untyped-def]
+    near, _, front = runs["nearest"]
+    best, _, _ = runs["best"]
+    assert len(_pieces_reached(near.points, front)) == 1
+    assert _pieces_reached(best.points, front) == {0, 1, 2, 3}
+
+
+def test_no_point_is_beaten_at_its_own_weight_under_the_solvers_scalarization(runs) -> None:  # type: ignore[no-untyped-def]
+    res, solver, _ = runs["best"]
+    sc = solver.scalarization  # type: ignore[attr-defined]
+    # each final point against every other at its weight, by the Tchebycheff value
+    values = np.array([[float(sc(p, w)) for p in res.points] for w in res.weights])
+    lag = np.diag(values) - values.min(axis=1)
+    spread = values.max(axis=1) - values.min(axis=1)
+    assert np.all(lag <= 1e-6 * np.maximum(spread, 1e-300))
+
+
+def test_best_scores_with_the_declared_scalarization() -> None:
+    """A slot whose point another point beats under Tchebycheff, but not under weighted
+    sums, starts from that other point's state."""
+    sc = Scalarization("tchebycheff", ideal=[0.0, 0.0, 0.0], rho=0.0)
+    weights = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1 / 3, 1 / 3, 1 / 3]])
+    # slot 3's point (0.1, 0.1, 1.0): weighted sum 0.4 at its weight, Tchebycheff 1/3;
+    # slot 0's point (0.5, 0.5, 0.5): weighted sum 0.5, Tchebycheff 1/6
+    points = np.array([[0.5, 0.5, 0.5], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0], [0.1, 0.1, 1.0]])
+    assert float(np.dot(weights[3], points[3])) < float(np.dot(weights[3], points[0]))
+    assert float(sc(points[0], weights[3])) < float(sc(points[3], weights[3]))
+    starts = {}
+    for label, source in (("tchebycheff", sc), ("none", None)):
+        method = SurfSimplexMethod(4, 3, warm_start="best", scalarization=source)
+        method.keys = [10, 11, 12, 13]
+        method.last_weights, method.last_points = weights, points
+        method._next = weights.copy()  # the same weights again
+        starts[label] = list(method.propose().starts)
+    assert starts["tchebycheff"][3] == 10
+    assert starts["none"][3] == 13
+
+
+def test_a_tie_keeps_the_fallback_start_not_the_slots_own() -> None:
+    """Slots of a surface move between edges and faces: on a tie ``best`` keeps the start
+    the nearest weight gives (``fallback``), and a clearly better point still wins."""
+    points = np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]])
+    weights = np.array([[0.5, 0.5], [0.9, 0.1], [0.1, 0.9]])
+    # at (0.5, 0.5) every point scores 0.5 (a tie): weight 0 keeps its fallback, point 2's
+    # key, or without one its own; at (0.9, 0.1) point 0 scores 0.1, below the fallback's
+    # (point 1, 0.5); at (0.1, 0.9) point 2 scores 0.1, the best
+    assert best_keys([10, 11, 12], points, weights, None, fallback=[2, 1, 2]) == [12, 10, 12]
+    assert best_keys([10, 11, 12], points, weights, None) == [10, 10, 12]
