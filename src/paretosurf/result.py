@@ -26,6 +26,7 @@ from paretosurf.findings import Finding
 from paretosurf.pieces import Piece
 from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
+from paretosurf.surface_pieces import SurfacePiece
 
 __all__ = [
     "IterationRecord",
@@ -129,7 +130,10 @@ class IterationRecord:
     pieces : list of Piece or None
         SURF on a front that breaks into pieces (:mod:`paretosurf.pieces`): the pieces of this
         round's points, in weight order; ``cv`` and ``gap_ratio`` then measure the gaps
-        within the pieces (the gaps between them hold no Pareto point). ``None``: one piece.
+        within the pieces (the gaps between them hold no Pareto point). With three or more
+        objectives (:func:`paretosurf.surf_simplex`), the :class:`~paretosurf.surface_pieces.
+        SurfacePiece` groups of a surface that breaks into pieces (:mod:`paretosurf.
+        surface_pieces`). ``None``: one piece.
     """
 
     iteration: int
@@ -147,7 +151,7 @@ class IterationRecord:
     alpha: float = math.nan
     ideal: FloatArray | None = None
     evaluations: NDArray[np.int64] | None = None
-    pieces: list[Piece] | None = None
+    pieces: list[Piece | SurfacePiece] | None = None
 
     @classmethod
     def from_points(
@@ -167,7 +171,7 @@ class IterationRecord:
         coords: FloatArray | None = None,
         ideal: FloatArray | None = None,
         evaluations: NDArray[np.int64] | None = None,
-        pieces: Sequence[Piece] | None = None,
+        pieces: Sequence[Piece | SurfacePiece] | None = None,
     ) -> IterationRecord:
         """A record whose CV and gap ratio are computed from ``points``, or from ``coords``,
         the points in the coordinates the run measures distances in.
@@ -193,9 +197,10 @@ class IterationRecord:
             if usable and np.ndim(weights) == 2 and len(weights) == len(at):
                 at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]
             gaps = metrics.segment_lengths(at) if usable else np.empty(0)
-            if pieces and len(pieces) > 1 and gaps.size == len(at) - 1:
+            curve = [p for p in pieces or () if isinstance(p, Piece)]
+            if len(curve) > 1 and gaps.size == len(at) - 1:
                 # the chords between pieces are no spacing (see IterationRecord.pieces)
-                gaps = np.concatenate([gaps[p.first : p.last] for p in pieces])
+                gaps = np.concatenate([gaps[p.first : p.last] for p in curve])
             cv = metrics.cv_of_gaps(gaps) if gaps.size else math.nan
             ratio = metrics.gap_ratio_of_gaps(gaps) if gaps.size else math.nan
         return cls(
@@ -292,7 +297,7 @@ class IterationRecord:
                 else None
             ),
             pieces=(
-                [Piece.from_dict(p) for p in scalars["pieces"]]
+                [piece_from_dict(p) for p in scalars["pieces"]]
                 if scalars.get("pieces") is not None
                 else None
             ),
@@ -361,10 +366,13 @@ class Result:
         with its remedy.
     findings : list of Finding
         The problems found (``code``, ``message``, ``fatal``).
-    pieces : list of Piece or None
+    pieces : list of Piece, list of SurfacePiece, or None
         SURF on a front that breaks into pieces: the pieces of the reported points (each
         with its ``first`` and ``last`` slot, arc ``length`` and ``share`` of the points),
         in weight order; ``None`` when the front is one piece (see :mod:`paretosurf.pieces`).
+        With three or more objectives, the groups of points of a surface that breaks into
+        pieces (:class:`~paretosurf.surface_pieces.SurfacePiece`: ``members``, ``extent``,
+        ``share``; see :mod:`paretosurf.surface_pieces`).
     reported_round : int or None
         The index in ``history`` of the round whose weights, points and states the result
         holds, when it is not the last one (:func:`paretosurf.surf_simplex` reports the most
@@ -401,7 +409,7 @@ class Result:
         message: str = "",
         findings: Sequence[Finding] = (),
         reported_round: int | None = None,
-        pieces: Sequence[Piece] | None = None,
+        pieces: Sequence[Piece | SurfacePiece] | None = None,
     ) -> None:
         self.method = method
         self.label = label
@@ -549,7 +557,7 @@ class Result:
             findings=[Finding.from_dict(f) for f in meta.get("findings", [])],
             reported_round=meta.get("reported_round"),
             pieces=(
-                [Piece.from_dict(p) for p in meta["pieces"]]
+                [piece_from_dict(p) for p in meta["pieces"]]
                 if meta.get("pieces") is not None
                 else None
             ),
@@ -705,6 +713,14 @@ class Result:
 
 #: The earlier name of :class:`Result` (the same class: ``isinstance`` works with either).
 SurfResult = Result
+
+
+def piece_from_dict(data: Mapping[str, Any]) -> Piece | SurfacePiece:
+    """A piece of a curve (:class:`~paretosurf.pieces.Piece`) or of a surface
+    (:class:`~paretosurf.surface_pieces.SurfacePiece`) from its ``to_dict`` form."""
+    if "members" in data:
+        return SurfacePiece.from_dict(data)
+    return Piece.from_dict(data)
 
 
 def view_extras(extras: Mapping[str, Any], history: Sequence[IterationRecord]) -> dict[str, Any]:

@@ -74,7 +74,7 @@ from scipy.spatial import cKDTree
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.diagnostics import coincident_pairs
-from paretosurf.driver import Round, RunOptions, run
+from paretosurf.driver import Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import IterationRecord, Result
 from paretosurf.simplex_weights import lattice_partitions, simplex_lattice
@@ -95,6 +95,7 @@ from paretosurf.surface import (
     quadratic_pull_back,
     restricted_cvt,
 )
+from paretosurf.surface_pieces import SurfacePiece, surface_pieces
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from typing import Unpack
@@ -444,6 +445,9 @@ class SurfSimplexMethod(SlotMethod):
         self._memory: list[tuple[FloatArray, FloatArray]] = []
         #: The edge points the last layout thinned at cusps (see :func:`_thin_cusps`).
         self._thinned: set[CuspKey] = set()
+        #: The last round's pieces where its points fall apart into more than one
+        #: (:func:`~paretosurf.surface_pieces.surface_pieces`; M >= 3), else empty.
+        self.pieces: list[SurfacePiece] = []
 
     @property
     def n_points(self) -> int:
@@ -470,7 +474,18 @@ class SurfSimplexMethod(SlotMethod):
         that alpha; with two objectives, the one edge's, as :func:`~paretosurf.surf` records
         it)."""
         alphas = [edge.alpha for edge in self.edges.values() if edge.estimate is not None]
-        return {"alpha": float(np.mean(alphas)) if alphas else float("nan")}
+        out: dict[str, Any] = {"alpha": float(np.mean(alphas)) if alphas else float("nan")}
+        if self.pieces:
+            out["pieces"] = list(self.pieces)
+        return out
+
+    def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
+        """Learn from the round, and group its points into pieces where they fall apart
+        (M >= 3; :mod:`paretosurf.surface_pieces`)."""
+        super().tell(outcome, pool)
+        coords = outcome.coordinates
+        found = surface_pieces(coords) if self.m > 2 and coords is not None else []
+        self.pieces = found if len(found) > 1 else []
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         self._adapt_trust(weights, coordinates)
@@ -565,6 +580,7 @@ class SurfSimplexMethod(SlotMethod):
         if self._next is not None:
             arrays["next_weights"] = self._next
         meta["memory"] = len(self._memory)
+        meta["pieces"] = [p.to_dict() for p in self.pieces]
         meta["thinned"] = sorted([*edge, t] for edge, t in self._thinned)
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
@@ -617,6 +633,7 @@ class SurfSimplexMethod(SlotMethod):
             # an edge and a position (runs saved before held [edge, i, n])
             if len(row) == 3 and all(isinstance(v, numbers.Integral) for v in row[:2])
         }
+        self.pieces = [SurfacePiece.from_dict(p) for p in meta.get("pieces", [])]
         self._memory = [
             (
                 np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),

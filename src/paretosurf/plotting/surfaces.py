@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from paretosurf._validation import as_front_points
-from paretosurf.plotting._backend import _axes_figure, _pyplot, save_figure
+from paretosurf.plotting._backend import _axes_figure, _method_style, _pyplot, save_figure
 from paretosurf.plotting.colours import weight_colors
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -65,6 +65,7 @@ def plot_surface(
     title: str | None = None,
     labels: Sequence[str] | None = None,
     reference: ArrayLike | None = None,
+    pieces: Sequence[Any] | None = None,
 ) -> Axes3D:
     """The points of an M >= 3 objective run as a 3-D scatter of the first three objectives.
 
@@ -90,12 +91,17 @@ def plot_surface(
         axes.
     reference : array_like, shape (R, M), optional
         A dense sample of the true front, drawn as a light grey cloud under the points.
+    pieces : sequence of SurfacePiece, optional
+        The pieces of a disconnected surface (``res.pieces`` of
+        :func:`paretosurf.surf_simplex`, :mod:`paretosurf.surface_pieces`): with two or
+        more, each piece is drawn apart, its points ringed in a colour of its own and
+        labelled ``"piece k (n points)"`` in a legend.
 
     Returns
     -------
     mpl_toolkits.mplot3d.axes3d.Axes3D
         Its first collection is the reference cloud (label ``"reference"``, if given), then
-        the points (label ``"points"``).
+        the points (label ``"points"``), or with ``pieces`` one collection per piece.
 
     Raises
     ------
@@ -134,6 +140,7 @@ def plot_surface(
         if ref.shape[1] != m:
             raise ValueError(f"reference has {ref.shape[1]} objectives but points have {m}")
     names = _check_labels(labels, m)
+    groups = _piece_rows(pieces, len(pts))
 
     if ax is None:
         fig = _pyplot().figure(figsize=(6.0, 5.2), layout="constrained")
@@ -153,23 +160,57 @@ def plot_surface(
             linewidths=0,
             label="reference",
         )
-    axes.scatter(
-        pts[:, 0],
-        pts[:, 1],
-        pts[:, 2],
-        c=colours,
-        s=28,
-        depthshade=False,
-        edgecolors="0.2",
-        linewidths=0.4,
-        label="points",
-    )
+    if groups is None:
+        axes.scatter(
+            pts[:, 0],
+            pts[:, 1],
+            pts[:, 2],
+            c=colours,
+            s=28,
+            depthshade=False,
+            edgecolors="0.2",
+            linewidths=0.4,
+            label="points",
+        )
+    else:
+        for k, rows in enumerate(groups):
+            face = colours if isinstance(colours, str) else np.asarray(colours)[rows]
+            axes.scatter(
+                pts[rows, 0],
+                pts[rows, 1],
+                pts[rows, 2],
+                c=face,
+                s=34,
+                depthshade=False,
+                edgecolors=[_method_style(k)[0]],
+                linewidths=1.6,
+                label=f"piece {k + 1} ({len(rows)} points)",
+            )
+        axes.legend(loc="upper left", fontsize="small")
     axes.set_xlabel(names[0])
     axes.set_ylabel(names[1])
     axes.set_zlabel(names[2])
     if title is not None:
         axes.set_title(title)
     return axes
+
+
+def _piece_rows(pieces: Sequence[Any] | None, n_points: int) -> list[list[int]] | None:
+    """Each piece's rows (``members``) when there are two or more pieces that together
+    hold every point once; ``None`` otherwise (the points are drawn as one set)."""
+    if pieces is None or len(pieces) < 2:
+        return None
+    groups = []
+    for piece in pieces:
+        rows = [int(v) for v in getattr(piece, "members", getattr(piece, "slots", ()))]
+        groups.append(rows)
+    flat = sorted(v for rows in groups for v in rows)
+    if flat != list(range(n_points)):
+        raise ValueError(
+            f"pieces must hold each of the {n_points} points once (their members), "
+            f"got {len(flat)} members"
+        )
+    return groups
 
 
 def plot_simplex_weights(
@@ -291,7 +332,8 @@ def plot_surface_result(
 
     Left panel :func:`plot_surface`, right panel :func:`plot_simplex_weights`, with the same
     RGB colour for a point and its weight; the figure is titled with ``result.label`` when
-    the result has one.
+    the result has one. A result whose surface breaks into pieces (``result.pieces``) has
+    them drawn apart.
 
     Parameters
     ----------
@@ -351,7 +393,14 @@ def plot_surface_result(
     fig = _pyplot().figure(figsize=(11.0, 5.0), layout="constrained")
     surface_ax = fig.add_subplot(1, 2, 1, projection="3d")
     simplex_ax = fig.add_subplot(1, 2, 2)
-    plot_surface(points, weights, ax=surface_ax, reference=reference, title="points")
+    plot_surface(
+        points,
+        weights,
+        ax=surface_ax,
+        reference=reference,
+        title="points",
+        pieces=getattr(result, "pieces", None),
+    )
     plot_simplex_weights(weights, ax=simplex_ax, title="weights")
     if isinstance(label, str):
         fig.suptitle(label)
