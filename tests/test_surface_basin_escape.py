@@ -5,48 +5,26 @@ holds them on."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import paretosurf as ps
+from dtlz7_runs import dtlz7_run, true_piece
 from paretosurf.adapters import Scalarization
 from paretosurf.problems import DTLZ7
 from paretosurf.slots import best_keys
 from paretosurf.surf_simplex import SurfSimplexMethod
 
-#: DTLZ7's pieces split each position objective between 0.2514 and 0.6316.
-SPLIT = 0.44
-
-
-def _run(warm_start: str) -> tuple[ps.Result, object, np.ndarray]:
-    prob = DTLZ7(3, n_distance=2)
-
-    def objectives(x: np.ndarray) -> np.ndarray:
-        return prob.objectives(np.clip(x, 0.0, 1.0))
-
-    solver = ps.adapters.from_scipy(
-        objectives,
-        np.full(prob.n_var, 0.5),
-        bounds=[(0.0, 1.0)] * prob.n_var,
-        scalarization="tchebycheff",
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = ps.surf_simplex(solver, 28, 3, warm_start=warm_start, iterations=10)
-    return res, solver, prob.pareto_front(201)
-
 
 def _pieces_reached(points: np.ndarray, front: np.ndarray) -> set[int]:
     dist = np.min(np.linalg.norm(points[:, None, :] - front[None], axis=2), axis=1)
-    on = points[dist <= 1e-2]
-    return set(((on[:, 0] > SPLIT).astype(int) * 2 + (on[:, 1] > SPLIT).astype(int)).tolist())
+    return set(true_piece(points[dist <= 1e-2]).tolist())
 
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, tuple[ps.Result, object, np.ndarray]]:
-    return {rule: _run(rule) for rule in ("nearest", "best")}
+    front = DTLZ7(3, n_distance=2).pareto_front(201)
+    return {rule: (*dtlz7_run(rule), front) for rule in ("nearest", "best")}
 
 
 def test_best_reaches_every_piece_where_nearest_stays_on_one(runs) -> None:  # type: ignore[no-untyped-def]

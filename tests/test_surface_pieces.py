@@ -4,22 +4,17 @@ pieces, checked against the pieces' closed-form bounds) and on a connected surfa
 
 from __future__ import annotations
 
-import warnings
-
 import matplotlib
 import numpy as np
 import pytest
 from scipy.spatial.distance import pdist
 
 import paretosurf as ps
+from dtlz7_runs import dtlz7_run, true_piece
 from paretosurf.plotting import plot_surface, plot_surface_result
-from paretosurf.problems import DTLZ7
 from paretosurf.surface_pieces import SurfacePiece, surface_pieces
 
 matplotlib.use("Agg")
-
-#: DTLZ7's pieces split each position objective between 0.2514 and 0.6316.
-SPLIT = 0.44
 
 
 def _islands(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -85,35 +80,22 @@ def test_degenerate_inputs() -> None:
 
 # ---------------------------------------------------------------------------- surf_simplex
 @pytest.fixture(scope="module")
-def dtlz7_run() -> ps.Result:
-    prob = DTLZ7(3, n_distance=2)
-
-    def objectives(x: np.ndarray) -> np.ndarray:
-        return prob.objectives(np.clip(x, 0.0, 1.0))
-
-    solver = ps.adapters.from_scipy(
-        objectives,
-        np.full(prob.n_var, 0.5),
-        bounds=[(0.0, 1.0)] * prob.n_var,
-        scalarization="tchebycheff",
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ps.surf_simplex(solver, 28, 3, warm_start="best", iterations=10)
+def dtlz7_result() -> ps.Result:
+    return dtlz7_run("best")[0]
 
 
-def test_dtlz7_reports_its_four_pieces(dtlz7_run: ps.Result) -> None:
-    res = dtlz7_run
+def test_dtlz7_reports_its_four_pieces(dtlz7_result: ps.Result) -> None:
+    res = dtlz7_result
     assert res.pieces is not None and len(res.pieces) == 4
-    truth = (res.points[:, 0] > SPLIT).astype(int) * 2 + (res.points[:, 1] > SPLIT)
+    truth = true_piece(res.points)
     found = [set(truth[list(p.members)].tolist()) for p in res.pieces]
     assert all(len(f) == 1 for f in found)  # no piece mixes two true pieces
     assert sorted(f.pop() for f in found) == [0, 1, 2, 3]
     assert sum(p.share for p in res.pieces) == len(res.points)
 
 
-def test_the_result_reports_the_pieces_of_its_own_round(dtlz7_run: ps.Result) -> None:
-    res = dtlz7_run
+def test_the_result_reports_the_pieces_of_its_own_round(dtlz7_result: ps.Result) -> None:
+    res = dtlz7_result
     shown = -1 if res.reported_round is None else res.reported_round
     assert res.history[shown].pieces == res.pieces
     for record in res.history:
@@ -123,22 +105,22 @@ def test_the_result_reports_the_pieces_of_its_own_round(dtlz7_run: ps.Result) ->
             )
 
 
-def test_surface_pieces_saved_and_loaded(dtlz7_run: ps.Result, tmp_path: object) -> None:
-    json_path, _ = dtlz7_run.save(tmp_path / "r")  # type: ignore[operator]
+def test_surface_pieces_saved_and_loaded(dtlz7_result: ps.Result, tmp_path: object) -> None:
+    json_path, _ = dtlz7_result.save(tmp_path / "r")  # type: ignore[operator]
     back = ps.Result.load(json_path)
-    assert back.pieces == dtlz7_run.pieces
-    assert [r.pieces for r in back.history] == [r.pieces for r in dtlz7_run.history]
+    assert back.pieces == dtlz7_result.pieces
+    assert [r.pieces for r in back.history] == [r.pieces for r in dtlz7_result.history]
 
 
-def test_plots_draw_the_pieces_apart(dtlz7_run: ps.Result) -> None:
-    fig = plot_surface_result(dtlz7_run)
+def test_plots_draw_the_pieces_apart(dtlz7_result: ps.Result) -> None:
+    fig = plot_surface_result(dtlz7_result)
     surface = fig.axes[0]
     labels = [c.get_label() for c in surface.collections]
     assert len(labels) == 4 and all(label.startswith("piece ") for label in labels)
     drawn = sum(len(c.get_offsets()) for c in surface.collections)
-    assert drawn == len(dtlz7_run.points)
+    assert drawn == len(dtlz7_result.points)
     with pytest.raises(ValueError, match="each of the"):
-        plot_surface(dtlz7_run.points, pieces=dtlz7_run.pieces[:2])  # type: ignore[index]
+        plot_surface(dtlz7_result.points, pieces=dtlz7_result.pieces[:2])  # type: ignore[index]
 
 
 def test_a_connected_surface_reports_no_pieces() -> None:
