@@ -128,3 +128,16 @@ def test_a_connected_surface_reports_no_pieces() -> None:
     res = ps.surf_simplex(problem.solver(), 28, 3, iterations=8)
     assert res.pieces is None
     assert all(record.pieces is None for record in res.history)
+
+
+def test_an_evenly_covered_surface_of_pieces_is_no_jump() -> None:
+    """The reported round's pieces of a surface reach the curve-only ``jump`` check when the
+    points are even: it leaves the findings alone instead of reading curve pieces' slots
+    (a surface run that ended evenly on its pieces used to fail there)."""
+    from paretosurf.findings import Finding
+    from paretosurf.solver_findings import pieces_jump
+
+    pieces = [SurfacePiece((0, 2), 1.0, 2), SurfacePiece((1, 3), 1.0, 2)]
+    uneven = Finding("uneven", "nn max/min 4 > target 3")
+    assert pieces_jump([], pieces, True) == []
+    assert pieces_jump([uneven], pieces, True) == [uneven]

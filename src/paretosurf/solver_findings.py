@@ -43,6 +43,7 @@ from paretosurf.findings import (
     unsettled_finding,
     unsuccessful_finding,
 )
+from paretosurf.pieces import Piece
 from paretosurf.solvers import users_solver
 
 __all__ = ["declared_scalarization", "diagnose_run", "pieces_jump", "revise", "solver_findings"]
@@ -396,9 +397,14 @@ def pieces_jump(
     [True]
     >>> [(f.code, f.fatal, f.slots) for f in pieces_jump([], pieces, True)]
     [('jump', False, (3, 4))]
+    >>> from paretosurf.surface_pieces import SurfacePiece
+    >>> pieces_jump([], [SurfacePiece((0, 1), 1.0, 2), SurfacePiece((2,), 0.0, 1)], True)
+    []
     """
     out = list(findings)
-    if not pieces or len(pieces) < 2 or not even:
+    # (a surface's pieces, paretosurf.surface_pieces, group points that no weight order
+    # strings together: the jump finding is about curves)
+    if not pieces or len(pieces) < 2 or not even or not all(isinstance(p, Piece) for p in pieces):
         return out
     breaks = {int(p.last) for p in pieces[:-1]}
     at = [k for k, f in enumerate(out) if f.code == "jump"]
