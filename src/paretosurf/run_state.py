@@ -342,10 +342,6 @@ def run_result(
     )
     if not p.history:
         success, message = False, f"{method.label}: no round was run"
-    extras = method.result_extras()
-    if "pieces" not in extras and record is not None and record.pieces:
-        # the pieces of the reported round (a surface's, recorded round by round)
-        extras["pieces"] = list(record.pieces)
     return Result(
         method=method.name,
         label=method.label,
@@ -362,7 +358,9 @@ def run_result(
         message=message,
         findings=findings,
         reported_round=shown,
-        **extras,
+        # the pieces of the reported round, as its record holds them
+        pieces=None if record is None or not record.pieces else list(record.pieces),
+        **method.result_extras(),
     )
 
 

@@ -105,12 +105,13 @@ def best_keys(
         best, worst = pts.min(axis=0), pts.max(axis=0)
         sc = sc.with_ideal(best - ideal_margin(best, worst))
     own = list(range(len(keys))) if fallback is None else [int(k) for k in fallback]
-    starts = [keys[k] if k < len(keys) else keys[i] for i, k in enumerate(own)]
+    default = [keys[k] for k in own]
+    starts = list(default)
     for i, w in enumerate(np.asarray(weights, dtype=np.float64)):
         try:
             values = np.asarray(sc(pts, w), dtype=np.float64)
         except ValueError:  # a weight this scalarization does not take
-            return [keys[k] if k < len(keys) else keys[i] for i, k in enumerate(own)]
+            return default
         j = int(np.argmin(values))
         spread = float(values.max() - values.min())
         k = own[i]

@@ -326,10 +326,8 @@ class SurfMethod(SlotMethod):
         return out
 
     def result_extras(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"cdf": self.cdf}
-        if self.pieces and self.lays_out_pieces:
-            out["pieces"] = list(self.pieces)
-        return out
+        # (the result's pieces are those of the round it reports, from its record)
+        return {"cdf": self.cdf}
 
     def settle_options(self) -> dict[str, Any]:
         """A fixed damping settles in fewer rounds with ``alpha="auto"``."""

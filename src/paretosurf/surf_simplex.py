@@ -580,7 +580,6 @@ class SurfSimplexMethod(SlotMethod):
         if self._next is not None:
             arrays["next_weights"] = self._next
         meta["memory"] = len(self._memory)
-        meta["pieces"] = [p.to_dict() for p in self.pieces]
         meta["thinned"] = sorted([*edge, t] for edge, t in self._thinned)
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
@@ -633,7 +632,6 @@ class SurfSimplexMethod(SlotMethod):
             # an edge and a position (runs saved before held [edge, i, n])
             if len(row) == 3 and all(isinstance(v, numbers.Integral) for v in row[:2])
         }
-        self.pieces = [SurfacePiece.from_dict(p) for p in meta.get("pieces", [])]
         self._memory = [
             (
                 np.asarray(arrays[f"memory/{i}/weights"], dtype=np.float64),

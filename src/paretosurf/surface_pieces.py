@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
+from scipy.spatial.distance import pdist
 
 __all__ = ["LINK_SPACINGS", "SurfacePiece", "surface_pieces"]
 
@@ -112,8 +113,6 @@ def surface_pieces(coords: FloatArray) -> list[SurfacePiece]:
     out: list[SurfacePiece] = []
     for label in dict.fromkeys(labels.tolist()):
         members = np.flatnonzero(labels == label)
-        piece = points[members]
-        diffs = piece[:, None, :] - piece[None, :, :]
-        extent = float(np.sqrt(np.max(np.sum(diffs**2, axis=2))))
+        extent = float(pdist(points[members]).max()) if members.size > 1 else 0.0
         out.append(SurfacePiece(tuple(int(v) for v in members), extent, int(members.size)))
     return out

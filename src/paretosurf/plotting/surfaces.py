@@ -196,14 +196,11 @@ def plot_surface(
 
 
 def _piece_rows(pieces: Sequence[Any] | None, n_points: int) -> list[list[int]] | None:
-    """Each piece's rows (``members``) when there are two or more pieces that together
+    """Each piece's rows (``slots``) when there are two or more pieces that together
     hold every point once; ``None`` otherwise (the points are drawn as one set)."""
     if pieces is None or len(pieces) < 2:
         return None
-    groups = []
-    for piece in pieces:
-        rows = [int(v) for v in getattr(piece, "members", getattr(piece, "slots", ()))]
-        groups.append(rows)
+    groups = [[int(v) for v in piece.slots] for piece in pieces]
     flat = sorted(v for rows in groups for v in rows)
     if flat != list(range(n_points)):
         raise ValueError(
