@@ -138,9 +138,14 @@ def wait_for(condition: Any, seconds: float, what: str) -> None:
         time.sleep(0.02)
 
 
-def script(code: str, *args: str, **kwargs: Any) -> subprocess.Popen[str]:
-    """Run ``code`` in a new Python process that imports this folder's modules."""
+def script(
+    code: str, *args: str, tmpdir: Path | None = None, **kwargs: Any
+) -> subprocess.Popen[str]:
+    """Run ``code`` in a new Python process that imports this folder's modules (with
+    ``tmpdir`` as its temporary folder, ``TMPDIR``, when given)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(SRC)])}
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     return subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(code), *args], env=env, text=True, **kwargs
     )
@@ -368,17 +373,19 @@ KILLED_RUN = """
     ids=["sigkill", "sigterm", "sigkill-run-in-a-thread"],
 )
 def test_workers_and_the_solver_folder_die_with_a_killed_run(
-    sig: int, where: str, tmp_path: Path
+    sig: int, where: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = script(KILLED_RUN, str(tmp_path), where)
+    # a temporary folder of its own: another run starting meanwhile (a test beside this one)
+    # would otherwise clean the killed run's folder up before the check below
+    private = tmp_path / "tmp"
+    private.mkdir()
+    run = script(KILLED_RUN, str(tmp_path), where, tmpdir=private)
     try:
         wait_for(lambda: len(list(tmp_path.glob("worker-*"))) == 2, 120, "both workers solving")
         workers = [int(p.name.split("-")[1]) for p in tmp_path.glob("worker-*")]
-        import tempfile
-
         folders = [
             f
-            for f in Path(tempfile.gettempdir()).glob("paretosurf-solver-*")
+            for f in private.glob("paretosurf-solver-*")
             if (holder_of(f / LOCK_NAME) or {}).get("pid") == run.pid
         ]
         assert len(folders) == 1
@@ -392,6 +399,9 @@ def test_workers_and_the_solver_folder_die_with_a_killed_run(
     if sig == signal.SIGKILL:
         assert run.returncode == -sig
         assert folders[0].exists()  # a killed run cannot clean up after itself
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     pool = ps.ProcessExecutor(1)  # ... the next start does
     pool.start()
     pool.close()
