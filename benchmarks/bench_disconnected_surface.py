@@ -14,10 +14,18 @@ paretosurf run before it that spent the most.
 Per run: IGD (moocore) against a dense sample of the true front
 (:meth:`paretosurf.problems.DTLZ7.pareto_front`, a grid step of 1e-3), the points within
 ``1e-2`` of the front, the distinct points, how many points each of the four pieces holds, the
-nearest-neighbour CV of the points on the front, and for SURF ``success`` and its findings.
+nearest-neighbour CV of the points on the front, the max/min of the nearest-neighbour distances
+within each true piece (the evenness within pieces; the front scaled to its extent), and for
+SURF ``success`` and its findings.
 
     python benchmarks/bench_disconnected_surface.py               # 28 points, local solves
     python benchmarks/bench_disconnected_surface.py --solvers scipy,pymoo    # ~15 minutes
+    python benchmarks/bench_disconnected_surface.py --variants   # 9 DTLZ7 variants, ~4 minutes
+
+``--variants`` runs Tchebycheff local solves with ``warm_start="best"`` on DTLZ7 with 2, 5 and
+10 distance variables and 28, 36 and 45 points, and prints per run the IGD, the points per
+piece, the run's own nearest-neighbour max/min (within its pieces, in its coordinates) and
+``success``, then the mean IGD and the successes.
 """
 
 from __future__ import annotations
@@ -46,17 +54,25 @@ PIECE_SPLIT = 0.44
 
 
 def measure(points: FloatArray, front: FloatArray) -> dict[str, object]:
-    """IGD, points on the front, distinct points, points per piece, nearest-neighbour CV."""
+    """IGD, points on the front, distinct points, points per piece, nearest-neighbour CV,
+    and the max/min of each point's nearest-neighbour distance within its true piece (in
+    coordinates scaled by the front's extent; pieces of one point left out)."""
     dist = cKDTree(front).query(points)[0]
     on = points[dist <= ON_FRONT_TOL]
     piece = (on[:, 0] > PIECE_SPLIT).astype(int) * 2 + (on[:, 1] > PIECE_SPLIT).astype(int)
     distinct = len(np.unique(np.round(points, 3), axis=0))
+    scaled = (on - front.min(axis=0)) / np.ptp(front, axis=0)
+    within = [
+        ps.metrics.nn_distances(scaled[piece == k]) for k in range(4) if np.sum(piece == k) > 1
+    ]
+    near = np.concatenate([np.empty(0), *within])
     return {
         "igd": float(moocore.igd(points, front)),
         "on": len(on),
         "distinct": distinct,
         "pieces": np.bincount(piece, minlength=4).tolist(),
         "nn_cv": float(ps.metrics.nn_cv(on)) if len(on) >= 3 else float("nan"),
+        "piece_ratio": float(ps.metrics.gap_ratio_of_gaps(near)) if near.size else float("nan"),
     }
 
 
@@ -121,8 +137,29 @@ def run_peer(
 def _row(label: str, evals: int, cpu: float, m: dict[str, object], notes: str = "") -> str:
     return (
         f"| {label} | {evals:,} | {m['igd']:.4f} | {m['on']} | {m['distinct']} | "
-        f"{m['pieces']} | {m['nn_cv']:.3f} | {cpu:.0f} | {notes} |"
+        f"{m['pieces']} | {m['nn_cv']:.3f} | {m['piece_ratio']:.2f} | {cpu:.0f} | {notes} |"
     )
+
+
+def variants() -> None:
+    """The nine DTLZ7 variants of ``--variants``."""
+    print("| distance variables | points | evaluations | IGD | per piece | max/min | success |")
+    print("|---|---|---|---|---|---|---|")
+    igds, successes = [], 0
+    for n_distance in (2, 5, 10):
+        problem = DTLZ7(3, n_distance=n_distance)
+        front = problem.pareto_front(FRONT_GRID)
+        for n_points in (28, 36, 45):
+            res, evals, _ = run_surf(problem, n_points, "tchebycheff", "scipy", 0, "best")
+            m = measure(res.points, front)
+            igds.append(float(m["igd"]))  # type: ignore[arg-type]
+            successes += bool(res.success)
+            print(
+                f"| {n_distance} | {n_points} | {evals:,} | {m['igd']:.4f} | {m['pieces']} "
+                f"| {res.gap_ratio:.2f} | {res.success} |",
+                flush=True,
+            )
+    print(f"\nmean IGD {np.mean(igds):.4f}, success {successes} of {len(igds)}")
 
 
 def main() -> None:
@@ -134,7 +171,11 @@ def main() -> None:
     parser.add_argument("--warm-starts", default="nearest,best", help="nearest, best, ...")
     parser.add_argument("--pymoo-evals", type=int, default=500)
     parser.add_argument("--seeds", type=int, default=1, help="seeds of the peers")
+    parser.add_argument("--variants", action="store_true", help="the nine DTLZ7 variants")
     args = parser.parse_args()
+    if args.variants:
+        variants()
+        return
     problem = DTLZ7(3, n_distance=args.n_distance)
     front = problem.pareto_front(FRONT_GRID)
     print(
@@ -142,9 +183,10 @@ def main() -> None:
         f"(pieces: f1, f2 below or above {PIECE_SPLIT})\n"
     )
     print(
-        "| method | evaluations | IGD | on front | distinct | per piece | nn CV | CPU s | notes |"
+        "| method | evaluations | IGD | on front | distinct | per piece | nn CV "
+        "| max/min in pieces | CPU s | notes |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for scalarization in args.scalarizations.split(","):
         for kind in args.solvers.split(","):
             spent = []

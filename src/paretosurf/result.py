@@ -133,7 +133,8 @@ class IterationRecord:
         within the pieces (the gaps between them hold no Pareto point). With three or more
         objectives (:func:`paretosurf.surf_simplex`), the :class:`~paretosurf.surface_pieces.
         SurfacePiece` groups of a surface that breaks into pieces (:mod:`paretosurf.
-        surface_pieces`). ``None``: one piece.
+        surface_pieces`); ``cv`` and ``gap_ratio`` then measure each point's nearest
+        neighbour within its piece (a piece of one point has none). ``None``: one piece.
     """
 
     iteration: int
@@ -191,8 +192,19 @@ class IterationRecord:
         at = points if coords is None else coords
         usable = len(at) >= 2 and at.shape[-1] > 0
         if measures_nearest_neighbours(weights):
-            cv = metrics.nn_cv(at) if usable else math.nan
-            ratio = metrics.nn_ratio(at) if usable else math.nan
+            surface = [p for p in pieces or () if isinstance(p, SurfacePiece)]
+            if usable and len(surface) > 1:
+                # the gaps between pieces are no spacing: each point's nearest neighbour
+                # within its piece (a piece of one point has none)
+                near = np.concatenate(
+                    [np.empty(0)]
+                    + [metrics.nn_distances(at[list(p.members)]) for p in surface if p.share > 1]
+                )
+                cv = metrics.cv_of_gaps(near) if near.size else math.nan
+                ratio = metrics.gap_ratio_of_gaps(near) if near.size else math.nan
+            else:
+                cv = metrics.nn_cv(at) if usable else math.nan
+                ratio = metrics.nn_ratio(at) if usable else math.nan
         else:
             if usable and np.ndim(weights) == 2 and len(weights) == len(at):
                 at = at[np.argsort(np.asarray(weights)[:, 0], kind="stable")]

@@ -51,6 +51,21 @@ CV 0.6 to 2.4 and max/min 11 to 2000 for evenly spaced (Das-Dennis) weights; on 
 distorted fronts single rounds can still put two points together
 (``benchmarks/bench_surf_simplex.py``, ``docs/results/many/``).
 
+Where the surface falls apart into pieces (DTLZ7; a design space with islands), the estimate
+on the weight simplex bridges the gaps and the points crowd on the pieces' rims. With
+``warm_start="best"`` and a Tchebycheff solver (``scalarization="tchebycheff"`` of
+:mod:`paretosurf.adapters`, or any solver declaring one), once the first
+:data:`~paretosurf.surface_rays.EXPLORE_ROUNDS` rounds have found the pieces (a round's points
+fall apart, :func:`~paretosurf.surface_pieces.surface_pieces`) and a solve has landed off its
+ray inside the estimate, the layout moves to the solver's rays
+(:mod:`paretosurf.surface_rays`): the surface is estimated over the rays' directions, where the
+gaps are bridged by nothing, and the points are spread evenly within the pieces, each piece
+holding points in proportion to its area. The result reports the pieces (``res.pieces``), and
+its ``cv`` and ``gap_ratio`` measure each point's nearest neighbour within its piece.
+``"best"`` is what lets local solves leave the piece their neighbours' basin holds them on; the
+other rules keep the layout on the weight simplex (the rays would spread the points evenly
+over the few pieces such solves find, and the result would pass for the whole front).
+
 Where weighted sums cannot reach part of the surface (a non-convex region), the solves jump
 over it: no weight maps there, the estimate has a hole, and the points gather at its rim.
 The result then reports ``success=False`` with a finding naming the remedy
@@ -95,7 +110,14 @@ from paretosurf.surface import (
     quadratic_pull_back,
     restricted_cvt,
 )
-from paretosurf.surface_pieces import SurfacePiece, surface_pieces
+from paretosurf.surface_pieces import SurfacePiece, pieces_of_labels, surface_pieces
+from paretosurf.surface_rays import (
+    ARCHIVE_ROUNDS,
+    EXPLORE_ROUNDS,
+    LAYOUT_KINDS,
+    RayLayout,
+    ray_layout,
+)
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from typing import Unpack
@@ -446,8 +468,18 @@ class SurfSimplexMethod(SlotMethod):
         #: The edge points the last layout thinned at cusps (see :func:`_thin_cusps`).
         self._thinned: set[CuspKey] = set()
         #: The last round's pieces where its points fall apart into more than one
-        #: (:func:`~paretosurf.surface_pieces.surface_pieces`; M >= 3), else empty.
+        #: (:func:`~paretosurf.surface_pieces.surface_pieces`, or laid out over the rays the
+        #: pieces of the estimate; M >= 3), else empty.
         self.pieces: list[SurfacePiece] = []
+        #: Whether the points are laid out over the solver's rays (a disconnected surface;
+        #: see :mod:`paretosurf.surface_rays`), from the round that found it on.
+        self.ray_mode = False
+        #: Raw points and weights of the recent rounds (the rays' estimate), newest last.
+        self._archive: list[tuple[FloatArray, FloatArray]] = []
+        self._rounds_seen = 0
+        self._round_points: FloatArray | None = None
+        #: The last layout over the rays (its pieces label the next round's points).
+        self._rays: RayLayout | None = None
 
     @property
     def n_points(self) -> int:
@@ -482,18 +514,75 @@ class SurfSimplexMethod(SlotMethod):
     def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
         """Learn from the round, and group its points into pieces where they fall apart
         (M >= 3; :mod:`paretosurf.surface_pieces`)."""
+        self._round_points = outcome.points
+        layout = self._rays
         super().tell(outcome, pool)
         coords = outcome.coordinates
-        found = surface_pieces(coords) if self.m > 2 and coords is not None else []
+        found = []
+        if self.m > 2 and coords is not None:
+            # laid out over the rays: the pieces of the estimate the points were aimed at
+            # (a small piece may hold one point, closer to another piece than to any other)
+            found = (
+                surface_pieces(coords)
+                if layout is None
+                else pieces_of_labels(coords, layout.labels(outcome.points))
+            )
         self.pieces = found if len(found) > 1 else []
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
+        if self.m > 2 and self._round_points is not None:
+            self._archive = [*self._archive, (self._round_points.copy(), weights.copy())]
+            self._archive = self._archive[-ARCHIVE_ROUNDS:]
+            self._rounds_seen += 1
+            if self._lay_out_on_rays(weights, coordinates):
+                return
         self._adapt_trust(weights, coordinates)
         if self.m > 2:
             self._adapt_density(weights, coordinates)
         self._next = self._layout(weights, coordinates)
         if self.m > 2:
             self._memory = [*self._memory, (weights.copy(), coordinates.copy())][-MEMORY_ROUNDS:]
+
+    def _lay_out_on_rays(self, weights: FloatArray, coordinates: FloatArray) -> bool:
+        """Lay the next round out over the solver's rays (:mod:`paretosurf.surface_rays`)
+        once, after :data:`~paretosurf.surface_rays.EXPLORE_ROUNDS` rounds on the weight
+        simplex with ``warm_start="best"``, the round's points fall apart into pieces and a
+        solve's ray has crossed the estimate where it met no front; from then on every
+        round. Returns whether it did."""
+        if not self.ray_mode and (self._rounds_seen < EXPLORE_ROUNDS or self.warm_start != "best"):
+            # the rays refine the pieces the exploration found; solves that keep their
+            # neighbours' basins find few (DTLZ7 with local solves and "nearest": one of
+            # four), and an even layout over those would pass for the whole front
+            return False
+        sc = self.current_scalarization()
+        if sc is None or sc.kind not in LAYOUT_KINDS or sc.ideal is None or sc.ideal.size != self.m:
+            return False
+        if not self.ray_mode and len(surface_pieces(coordinates)) < 2:
+            # the round's points must fall apart too: solves stopped on a flat spot of their
+            # variables (a connected surface) also land off their rays
+            return False
+        assert self._round_points is not None
+        new = ray_layout(
+            self._archive,
+            self._round_points,
+            weights,
+            coordinates,
+            sc.ideal,
+            sc.kind,
+            sc.floor,
+            need_evidence=not self.ray_mode,
+        )
+        if new is None:
+            if not self.ray_mode:
+                return False
+            self._rays = None
+            self._next = weights.copy()  # nothing to lay out on this round: the points stay
+            return True
+        self.ray_mode = True
+        self._predicted = None
+        self._rays = new
+        self._next = self._ordered(new.weights)
+        return True
 
     def propose(self) -> Round:
         """The next round; a slot whose warm start would be the state of a point that
@@ -583,6 +672,14 @@ class SurfSimplexMethod(SlotMethod):
         meta["thinned"] = sorted([*edge, t] for edge, t in self._thinned)
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
+        meta["ray_mode"] = self.ray_mode
+        meta["rounds_seen"] = self._rounds_seen
+        meta["archive"] = len(self._archive)
+        for i, (p, w) in enumerate(self._archive):
+            arrays[f"archive/{i}/points"], arrays[f"archive/{i}/weights"] = p, w
+        if self._rays is not None:
+            arrays["rays/at"], arrays["rays/piece"] = self._rays.at, self._rays.piece
+            arrays["rays/scale"] = self._rays.scale
         return meta, arrays
 
     def load_state_dict(
@@ -638,6 +735,23 @@ class SurfSimplexMethod(SlotMethod):
                 np.asarray(arrays[f"memory/{i}/coords"], dtype=np.float64),
             )
             for i in range(int(meta.get("memory", 0)))
+        ]
+        self.ray_mode = bool(meta.get("ray_mode", False))
+        self._rounds_seen = int(meta.get("rounds_seen", 0))
+        self._rays = None
+        if "rays/at" in arrays and self._next is not None:
+            self._rays = RayLayout(
+                self._next,
+                np.asarray(arrays["rays/at"], dtype=np.float64),
+                np.asarray(arrays["rays/piece"], dtype=np.intp),
+                np.asarray(arrays["rays/scale"], dtype=np.float64),
+            )
+        self._archive = [
+            (
+                np.asarray(arrays[f"archive/{i}/points"], dtype=np.float64),
+                np.asarray(arrays[f"archive/{i}/weights"], dtype=np.float64),
+            )
+            for i in range(int(meta.get("archive", 0)))
         ]
 
     # ------------------------------------------------------------------ the layout
@@ -905,7 +1019,9 @@ def surf_simplex(
         "best": the previous solution whose point scores best at its new weight under the
         solver's declared scalarization (weighted sums for a solver that declares none), so
         that a slot stuck in a poor basin (a local minimum, or a piece of a disconnected
-        surface that is no longer its weight's) continues from a better one.
+        surface that is no longer its weight's) continues from a better one. With a
+        Tchebycheff solver on a surface in pieces, "best" also lets the layout move to the
+        solver's rays (see the module's docstring, :mod:`paretosurf.surface_rays`).
     normalize : {"endpoints", "none"}, (ideal, nadir) or callable
         The coordinates the points are spread in; ``"endpoints"`` reads ideal and nadir from
         the M corner solutions.
@@ -925,8 +1041,9 @@ def surf_simplex(
         edges, then faces; each corner in the same slot every round),
         ``points`` of shape ``(n_points, M)``; with M >= 3 each record's ``cv`` and
         ``gap_ratio`` are the nearest-neighbour distance CV (:func:`paretosurf.metrics.nn_cv`)
-        and max/min ratio (:func:`paretosurf.metrics.nn_ratio`), with M = 2 those of the gaps
-        along the front, as SURF's; ``cdf`` is ``None``.
+        and max/min ratio (:func:`paretosurf.metrics.nn_ratio`; within each piece where the
+        surface is in pieces, ``pieces``), with M = 2 those of the gaps along the front, as
+        SURF's; ``cdf`` is ``None``.
         ``success`` is True only when the points are distinct, none dominated, every solve
         succeeded and the spacing meets ``target``; ``message`` and ``findings`` say what
         failed and what to do. With M >= 3 (and

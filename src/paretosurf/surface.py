@@ -159,6 +159,7 @@ class FaceMap:
         self._tree: cKDTree | None = None
         self._delaunay: Delaunay | None = None
         self._pieces: tuple[FloatArray, FloatArray, cKDTree] | None = None
+        self._kept: NDArray[np.bool_] | None = None
         if self.k == 2:
             order = np.argsort(chart[:, 0], kind="stable")
             self._t = chart[order, 0]
@@ -204,11 +205,22 @@ class FaceMap:
         volumes."""
         return float(simplex_volumes(self.coords, self.simplices).sum())
 
+    def restrict(self, keep: NDArray[np.bool_]) -> None:
+        """Leave the simplices not in ``keep`` (a mask over :attr:`simplices`) out of the
+        surface that :meth:`pieces` offers for projections (the map still interpolates over
+        them): where the estimate bridges a gap of the front
+        (:mod:`paretosurf.surface_rays`)."""
+        self._kept = np.asarray(keep, dtype=np.bool_)
+        self._pieces = None
+
     def pieces(self) -> tuple[FloatArray, FloatArray, cKDTree]:
-        """The mapped simplices of non-zero volume: their points (T, k, K), weights
-        (T, k, k), and a tree of their centres (built once)."""
+        """The mapped simplices of non-zero volume (among those :meth:`restrict` kept):
+        their points (T, k, K), weights (T, k, k), and a tree of their centres (built
+        once)."""
         if self._pieces is None:
             keep = simplex_volumes(self.coords, self.simplices) > 0
+            if self._kept is not None:
+                keep &= self._kept
             chosen = self.simplices[keep]
             points = self.coords[chosen]
             self._pieces = (points, self.weights[chosen], cKDTree(points.mean(axis=1)))

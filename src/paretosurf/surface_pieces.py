@@ -29,7 +29,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist
 
-__all__ = ["LINK_SPACINGS", "SurfacePiece", "surface_pieces"]
+__all__ = ["LINK_SPACINGS", "SurfacePiece", "pieces_of_labels", "surface_pieces"]
 
 FloatArray = NDArray[np.float64]
 
@@ -110,8 +110,24 @@ def surface_pieces(coords: FloatArray) -> list[SurfacePiece]:
             pairs = tree.query_pairs(LINK_SPACINGS * largest, output_type="ndarray")
             graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
             labels = np.asarray(connected_components(graph, directed=False)[1], dtype=np.intp)
+    return pieces_of_labels(points, labels)
+
+
+def pieces_of_labels(coords: FloatArray, labels: NDArray[np.intp]) -> list[SurfacePiece]:
+    """The pieces that ``labels`` (one per point) group the points ``coords`` into, listed
+    by their first member.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surface_pieces import pieces_of_labels
+    >>> pts = np.array([[0.0, 0.0], [3.0, 4.0], [9.0, 9.0]])
+    >>> [(p.members, p.extent) for p in pieces_of_labels(pts, np.array([1, 1, 0]))]
+    [((0, 1), 5.0), ((2,), 0.0)]
+    """
+    points = np.asarray(coords, dtype=np.float64)
     out: list[SurfacePiece] = []
-    for label in dict.fromkeys(labels.tolist()):
+    for label in dict.fromkeys(np.asarray(labels).tolist()):
         members = np.flatnonzero(labels == label)
         extent = float(pdist(points[members]).max()) if members.size > 1 else 0.0
         out.append(SurfacePiece(tuple(int(v) for v in members), extent, int(members.size)))
