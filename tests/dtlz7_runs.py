@@ -18,7 +18,7 @@ SPLIT = 0.44
 
 @functools.lru_cache(maxsize=4)
 def dtlz7_run(warm_start: str) -> tuple[ps.Result, Any]:
-    """The result and the solver of 28 points, 10 rounds, 2 distance variables, from_scipy
+    """The result and the solver of 28 points, 16 rounds, 2 distance variables, from_scipy
     with the Tchebycheff scalarization from the middle of the box."""
     prob = DTLZ7(3, n_distance=2)
 
@@ -33,7 +33,7 @@ def dtlz7_run(warm_start: str) -> tuple[ps.Result, Any]:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = ps.surf_simplex(solver, 28, 3, warm_start=warm_start, iterations=10)
+        res = ps.surf_simplex(solver, 28, 3, warm_start=warm_start, iterations=16)
     return res, solver
 
 

@@ -50,9 +50,11 @@ def test_off_ray_flags_points_a_solve_left_its_ray_for() -> None:
     on = 1.0 / w  # Tchebycheff: w_m q_m equal
     off = on.copy()
     off[:, 0] *= 1.5
-    assert not off_ray(on, w, z, "tchebycheff", 1e-6).any()
-    assert off_ray(off, w, z, "tchebycheff", 1e-6).all()
-    assert not off_ray(w, w, z, "asf", 1e-6).any()  # asf: q_m / w_m equal
+    tch = Scalarization("tchebycheff", ideal=z, floor=1e-6)
+    assert not off_ray(on, w, tch).any()
+    assert off_ray(off, w, tch).all()
+    asf = Scalarization("asf", ideal=z, floor=1e-6)
+    assert not off_ray(w, w, asf).any()  # asf: q_m / w_m equal
 
 
 def test_current_coordinates_maps_earlier_points_affinely_or_gives_up() -> None:

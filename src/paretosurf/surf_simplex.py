@@ -476,7 +476,6 @@ class SurfSimplexMethod(SlotMethod):
         self.ray_mode = False
         #: Raw points and weights of the recent rounds (the rays' estimate), newest last.
         self._archive: list[tuple[FloatArray, FloatArray]] = []
-        self._rounds_seen = 0
         self._round_points: FloatArray | None = None
         #: The last layout over the rays (its pieces label the next round's points).
         self._rays: RayLayout | None = None
@@ -533,7 +532,6 @@ class SurfSimplexMethod(SlotMethod):
         if self.m > 2 and self._round_points is not None:
             self._archive = [*self._archive, (self._round_points.copy(), weights.copy())]
             self._archive = self._archive[-ARCHIVE_ROUNDS:]
-            self._rounds_seen += 1
             if self._lay_out_on_rays(weights, coordinates):
                 return
         self._adapt_trust(weights, coordinates)
@@ -549,7 +547,7 @@ class SurfSimplexMethod(SlotMethod):
         simplex with ``warm_start="best"``, the round's points fall apart into pieces and a
         solve's ray has crossed the estimate where it met no front; from then on every
         round. Returns whether it did."""
-        if not self.ray_mode and (self._rounds_seen < EXPLORE_ROUNDS or self.warm_start != "best"):
+        if not self.ray_mode and (len(self._archive) < EXPLORE_ROUNDS or self.warm_start != "best"):
             # the rays refine the pieces the exploration found; solves that keep their
             # neighbours' basins find few (DTLZ7 with local solves and "nearest": one of
             # four), and an even layout over those would pass for the whole front
@@ -567,9 +565,7 @@ class SurfSimplexMethod(SlotMethod):
             self._round_points,
             weights,
             coordinates,
-            sc.ideal,
-            sc.kind,
-            sc.floor,
+            sc,
             need_evidence=not self.ray_mode,
         )
         if new is None:
@@ -673,7 +669,6 @@ class SurfSimplexMethod(SlotMethod):
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         meta["ray_mode"] = self.ray_mode
-        meta["rounds_seen"] = self._rounds_seen
         meta["archive"] = len(self._archive)
         for i, (p, w) in enumerate(self._archive):
             arrays[f"archive/{i}/points"], arrays[f"archive/{i}/weights"] = p, w
@@ -737,7 +732,6 @@ class SurfSimplexMethod(SlotMethod):
             for i in range(int(meta.get("memory", 0)))
         ]
         self.ray_mode = bool(meta.get("ray_mode", False))
-        self._rounds_seen = int(meta.get("rounds_seen", 0))
         self._rays = None
         if "rays/at" in arrays and self._next is not None:
             self._rays = RayLayout(

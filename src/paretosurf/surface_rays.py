@@ -54,6 +54,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from paretosurf.adapters.scalarization import Scalarization
 from paretosurf.surface import (
     FaceMap,
     FaceSamples,
@@ -93,7 +94,8 @@ LAYOUT_KINDS = ("tchebycheff", "modified_tchebycheff")
 #: ``warm_start="best"``) is what finds the pieces; the rays can only refine what is found.
 EXPLORE_ROUNDS = 8
 #: The estimate keeps the points of this many recent rounds (the rims and boundaries found
-#: while exploring stay known while the points move inside the pieces).
+#: while exploring stay known while the points move inside the pieces; at least
+#: ``EXPLORE_ROUNDS``, which :func:`paretosurf.surf_simplex` counts by them).
 ARCHIVE_ROUNDS = 100
 #: A solve is evidence of a gap when it lands off its ray (its largest scalarization term
 #: exceeds its smallest by more than this share of their sum) ...
@@ -184,55 +186,55 @@ def ray_weights(directions: FloatArray, scale: FloatArray, kind: str) -> FloatAr
     return _on_simplex(r if kind == "asf" else 1.0 / r)
 
 
-def _ray_charts(weights: FloatArray, scale: FloatArray, kind: str, floor: float) -> FloatArray:
-    """Chart positions (:func:`ray_directions`) of the rays of solves at ``weights``: the
-    inverse of :func:`ray_weights`."""
-    lam = np.maximum(np.asarray(weights, dtype=np.float64), floor)
-    return _on_simplex((lam if kind == "asf" else 1.0 / lam) / scale)
+def _coefficients(scalarization: Scalarization, weights: FloatArray) -> FloatArray:
+    """The scalarization's coefficient vector ``c(w)`` of each weight, shape (P, M)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if len(w) == 0:
+        return np.empty_like(w)
+    return np.stack([scalarization.coefficients(row) for row in w])
+
+
+def _ray_charts(weights: FloatArray, scale: FloatArray, scalarization: Scalarization) -> FloatArray:
+    """Chart positions (:func:`ray_directions`) of the rays of solves at ``weights``: along
+    ``1 / c(w)``, where the terms ``c_m(w) (h_m - z_m)`` are equal."""
+    return _on_simplex(1.0 / (_coefficients(scalarization, weights) * scale))
+
+
+def _terms(points: FloatArray, weights: FloatArray, scalarization: Scalarization) -> FloatArray:
+    """The terms ``c_m(w) (h_m - z_m)`` of each point at its weight (a row of ``weights``)."""
+    assert scalarization.ideal is not None
+    return _coefficients(scalarization, weights) * _offsets(points, scalarization.ideal)
 
 
 def _best_at(
-    points: FloatArray,
-    weights: FloatArray,
-    own: FloatArray,
-    ideal: FloatArray,
-    kind: str,
-    floor: float,
+    points: FloatArray, weights: FloatArray, own: FloatArray, scalarization: Scalarization
 ) -> BoolArray:
     """Whether each ``own`` point scores at its weight (a row of ``weights``) within
-    :data:`BEST_SHARE` of the best of ``points`` (the largest scalarization term)."""
+    :data:`BEST_SHARE` of the best of ``points`` (the scalarization's own value)."""
     out = np.zeros(len(weights), dtype=np.bool_)
     for i, (w, q) in enumerate(zip(weights, own, strict=True)):
-        values = _terms(points, np.broadcast_to(w, points.shape), ideal, kind, floor).max(axis=1)
-        mine = float(_terms(q[None], w[None], ideal, kind, floor).max())
-        out[i] = mine <= float(values.min()) + BEST_SHARE * max(mine, 1e-300)
+        values = np.asarray(scalarization(points, w), dtype=np.float64)
+        mine = float(scalarization(q, w))
+        out[i] = mine <= float(values.min()) + BEST_SHARE * max(abs(mine), 1e-300)
     return out
 
 
-def _terms(
-    points: FloatArray, weights: FloatArray, ideal: FloatArray, kind: str, floor: float
-) -> FloatArray:
-    lam = np.maximum(np.asarray(weights, dtype=np.float64), floor)
-    offsets = _offsets(points, ideal)
-    return offsets / lam if kind == "asf" else offsets * lam
-
-
-def off_ray(
-    points: FloatArray, weights: FloatArray, ideal: FloatArray, kind: str, floor: float
-) -> BoolArray:
+def off_ray(points: FloatArray, weights: FloatArray, scalarization: Scalarization) -> BoolArray:
     """Whether each point lies off the ray of the weight it was solved at: its scalarization
-    terms spread by more than :data:`RIM_SPREAD` of their sum (the ray met no front, and the
-    solve stopped on the rim of a piece beside it).
+    terms ``c_m(w) (h_m - z_m)`` spread by more than :data:`RIM_SPREAD` of their sum (the
+    ray met no front, and the solve stopped on the rim of a piece beside it).
 
     Examples
     --------
     >>> import numpy as np
+    >>> from paretosurf.adapters import Scalarization
     >>> from paretosurf.surface_rays import off_ray
     >>> w = np.full((2, 3), 1 / 3)
-    >>> off_ray(np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 3.0]]), w, np.zeros(3), "asf", 1e-4)
+    >>> asf = Scalarization("asf", ideal=np.zeros(3))
+    >>> off_ray(np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 3.0]]), w, asf)
     array([False,  True])
     """
-    terms = _terms(points, weights, ideal, kind, floor)
+    terms = _terms(points, weights, scalarization)
     total = terms.sum(axis=1)
     spread = np.ptp(terms, axis=1)
     return np.asarray(spread > RIM_SPREAD * np.where(total > 0, total, np.inf), dtype=np.bool_)
@@ -332,9 +334,7 @@ def ray_layout(
     round_points: FloatArray,
     round_weights: FloatArray,
     round_coords: FloatArray,
-    ideal: FloatArray,
-    kind: str,
-    floor: float,
+    scalarization: Scalarization,
     *,
     need_evidence: bool = False,
 ) -> RayLayout | None:
@@ -349,12 +349,8 @@ def ray_layout(
     round_points, round_weights, round_coords : ndarray, shape (N, M)
         The current round's raw points, weights and coordinates; its corners (weights
         ``e_m``) stay.
-    ideal : ndarray, shape (M,)
-        The solver's ideal point.
-    kind : str
-        The scalarization (one of :data:`RAY_KINDS`).
-    floor : float
-        The scalarization's smallest weight.
+    scalarization : Scalarization
+        The solver's, of a kind in :data:`RAY_KINDS`, with its ideal point.
     need_evidence : bool
         The round that would switch to the rays: return ``None`` unless a solve's ray crossed
         the estimate where it met no front (the surface is evidently in pieces), and bridge
@@ -367,6 +363,8 @@ def ray_layout(
     """
     m = round_points.shape[1]
     n = len(round_points)
+    ideal, kind = scalarization.ideal, scalarization.kind
+    assert ideal is not None
     raw = np.vstack([p for p, _ in archive])
     solved_at = np.vstack([w for _, w in archive])
     coords = current_coordinates(raw, round_points, round_coords)
@@ -387,13 +385,13 @@ def ray_layout(
     # Evidence of gaps: rays of interior weights whose solves landed off them (on a rim),
     # far from where the estimate puts the ray (a solve stopped at its tolerance lands near
     # it, slightly off)
-    rim = off_ray(raw, solved_at, ideal, kind, floor) & (solved_at.min(axis=1) > BOUNDARY_WEIGHT)
-    rays = _ray_charts(solved_at[rim], scale, kind, floor)
+    rim = off_ray(raw, solved_at, scalarization) & (solved_at.min(axis=1) > BOUNDARY_WEIGHT)
+    rays = _ray_charts(solved_at[rim], scale, scalarization)
     far = np.linalg.norm(fmap(rays) - coords[rim], axis=1) > MISS_SPACINGS * np.median(gaps)
     # ... and that no point found scores better at its weight: a ray that meets the front
     # has its best point on it (a solve stopped on a flat spot of its variables, off its
     # ray on a connected surface, is beaten there)
-    best = _best_at(raw, solved_at[rim][far], raw[rim][far], ideal, kind, floor)
+    best = _best_at(raw, solved_at[rim][far], raw[rim][far], scalarization)
     bridge = _holding(fmap, rays[far][best])
     if need_evidence:
         if not bridge.any():
