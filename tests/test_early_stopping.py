@@ -166,8 +166,10 @@ RUN = {"iterations": 6, "weight_bounds": (1e-3, 1 - 1e-3), "early_stopping": Fal
 
 
 def total(res: ps.Result) -> int:
+    """The records' evaluations and those of the end solves before the first round."""
     assert all(r.evaluations is not None for r in res.history)
-    return sum(int(np.sum(r.evaluations)) for r in res.history)
+    ends = 0 if res.front_ends is None else res.front_ends.evaluations
+    return ends + sum(int(np.sum(r.evaluations)) for r in res.history)
 
 
 def test_recorded_evaluations_are_the_objective_calls(tmp_path: Path) -> None:
@@ -198,7 +200,10 @@ def test_recorded_evaluations_survive_a_checkpoint_resume(tmp_path: Path) -> Non
     objectives.calls = 0
     resumed = ps.surf(solver, 6, checkpoint=tmp_path, resume=True, **RUN)
     assert len(resumed.history) == RUN["iterations"]
-    kept = sum(int(np.sum(r.evaluations)) for r in resumed.history[:3])
+    assert resumed.front_ends is not None  # (found before the first round, counted in it)
+    kept = resumed.front_ends.evaluations + sum(
+        int(np.sum(r.evaluations)) for r in resumed.history[:3]
+    )
     assert kept == first  # the rounds saved before the interruption, as they were counted
     assert total(resumed) - kept == objectives.calls  # the rounds run after it
     assert resumed.n_evaluations == first + objectives.calls

@@ -124,6 +124,30 @@ class GridCurve:
         return self._noisy(self.curve(np.array([t]))[0])
 
 
+class Flipped(GridCurve):
+    """The exact solver of the convex curve (:func:`convex`) that returns objective
+    ``which`` with its sign flipped (a reward returned as is beside a loss): it minimizes the
+    weighted sum of the curve's objectives, so as ``w`` grows objective 1 falls and objective
+    2 rises; returned negated, objective 2 falls too (objective 1 negated: both rise). The
+    point at one end then beats every other in both returned objectives."""
+
+    def __init__(self, which: int) -> None:
+        super().__init__(convex)
+        self.which = which
+
+    def _flip(self, f: Any) -> FloatArray:
+        out = np.array(f, dtype=float)
+        out[self.which] = -out[self.which]
+        return out
+
+    def solve(self, w: float, state: Any) -> ps.Solution:
+        found = super().solve(w, state)
+        return ps.Solution(self._flip(found.objectives), found.state)
+
+    def evaluate(self, state: Any) -> FloatArray:
+        return self._flip(super().evaluate(state))
+
+
 def convex(t: FloatArray) -> FloatArray:
     """((1 - t)^2, t^2): strictly convex; the weighted sum at w is minimized at t = w, and the
     points of evenly spaced weights are spaced within a factor sqrt(2) (the curve's speed
@@ -487,6 +511,27 @@ BANK_2D: dict[str, tuple[Callable[[], Any], dict[str, Expect]]] = {
             ols=expect(None, may={"noisy", "dominated", "endpoint", "collapsed", "jump"}),
         ),
     ),
+    # one objective returned with its sign flipped: every neighbouring pair has both
+    # objectives falling (objective 2 flipped) or rising (objective 1), the order no weighted
+    # sum of minimized objectives gives; the flip is named (reversed), not a local minimum or
+    # a dominated point. OLS finds the two ends only (one pair: noise cannot be told from a
+    # flip), Soup's mixtures are not ordered by weight: both see the end that dominates
+    "flipped_f2": (
+        lambda: Flipped(1),
+        all_methods(
+            expect(False, {"reversed"}),
+            ols=expect(False, {"dominated"}, may={"noisy"}),
+            soup=expect(False, {"dominated"}, may={"endpoint"}),
+        ),
+    ),
+    "flipped_f1": (
+        lambda: Flipped(0),
+        all_methods(
+            expect(False, {"reversed"}),
+            ols=expect(False, {"dominated"}, may={"noisy"}),
+            soup=expect(False, {"dominated"}, may={"endpoint"}),
+        ),
+    ),
     # w = 1 has no minimizer: the methods that solve the end weight round after round see
     # its point run off; OLS solves each weight once and cannot tell
     "no_minimizer": (
@@ -677,3 +722,136 @@ def test_three_objective_local_minima(method: str) -> None:
     expect(False, {"local_minima"}, may={"dominated"}).check(res, f"local minima / {method}")
     (found,) = [f for f in res.findings if f.kind == "local_minima"]
     assert set(found.slots) == {3, 7}
+
+
+# ------------------------------------------------------------------ causes named right
+def test_a_flipped_sign_is_named_reversed_with_the_objective_to_negate() -> None:
+    """The exact solver of ((1 - x)^2, x^2) returning -x^2 (a reward beside a loss): the
+    returned objectives both fall as w grows (checked on a fine sweep of weights), so the
+    point at w = 1 beats every other in both; the run names the flip and the objective to
+    negate, not local minima, dominated points or noise. The same solver returning x^2 is
+    healthy."""
+
+    def flipped(w: float, state: object) -> ps.Solution:
+        x = w  # the minimizer of w (1 - x)^2 + (1 - w) x^2
+        return ps.Solution([(1 - x) ** 2, -(x**2)], x)
+
+    sweep = np.array([flipped(float(w), None).objectives for w in np.linspace(0, 1, 1001)])
+    assert np.all(np.diff(sweep, axis=0) <= 0)  # both fall: the order of a flipped sign
+    with pytest.warns(ps.ParetoWarning, match="sign flipped"):
+        res = ps.surf(flipped, n_points=9, iterations=10)
+    assert [f.kind for f in res.findings] == ["reversed"] and not res.success
+    (found,) = res.findings
+    assert "objective 2" in found.summary and "negate objective 2" in found.remedy_text()
+
+    def healthy(w: float, state: object) -> ps.Solution:
+        return ps.Solution([(1 - w) ** 2, w**2], w)
+
+    assert ps.surf(healthy, n_points=9, iterations=10).findings == []
+
+
+def _endpoint_ratio(points: FloatArray) -> float:
+    """The largest chord over the smallest between consecutive points, in coordinates
+    normalized by the end points' ranges (computed here from the points, not read from a
+    record)."""
+    ends = points[[0, -1]]
+    lo, span = ends.min(axis=0), np.ptp(ends, axis=0)
+    x = (points - lo) / np.where(span > 0, span, 1.0)
+    chords = np.linalg.norm(np.diff(x, axis=0), axis=1)
+    return float(chords.max() / chords.min())
+
+
+def lasso_adam(report: str = "auto") -> ps.Result:
+    """A lasso path trained with Adam (20 steps of lr 0.05 per call): mean squared error and
+    the L1 norm of a linear model's weights on a seeded synthetic regression, 11 points,
+    12 rounds. The L1 kink keeps Adam's points jittering about zero weights, so the chords
+    between neighbouring points, and the gap ratio, swing from round to round."""
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(100, 8, generator=g, dtype=torch.float64)
+    truth = torch.zeros(8, dtype=torch.float64)
+    truth[:2] = 2 * torch.randn(2, generator=g, dtype=torch.float64)
+    y = x @ truth + 0.5 * torch.randn(100, generator=g, dtype=torch.float64)
+    model = torch.nn.Linear(8, 1, bias=False).double()
+    torch.nn.init.zeros_(model.weight)
+
+    def objectives(m: Any) -> Any:
+        return torch.stack([((m(x).squeeze(-1) - y) ** 2).mean(), m.weight.abs().sum()])
+
+    solver = ps.adapters.from_torch(model, objectives, steps=20, lr=0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.ParetoWarning)
+        return ps.surf(solver, n_points=11, iterations=12, report=report)
+
+
+def test_an_oscillating_spacing_is_named_and_promises_no_more_rounds() -> None:
+    """The gap ratio of the lasso path under Adam swings (1.5 to 6 from round 5 on): the
+    result names the oscillation, with the remedies that help (reporting the most even
+    round, or averaging), and promises no count of further rounds (before, it read "~1
+    more"). The swing is measured here from the rounds' points."""
+    res = lasso_adam()
+    ratios = [_endpoint_ratio(np.asarray(r.points)) for r in res.history]
+    last = ratios[-8:]
+    steps = np.diff(np.log(last))
+    assert max(last) > 1.5 * min(last) and last[-1] > 2.0  # a swing, and uneven at the end
+    assert np.sum(steps[1:] * steps[:-1] < 0) >= 3  # it turns at least every other round
+    assert np.sum(np.diff(ratios[-6:]) >= 0) >= 2  # no steady descent to read a rate from
+    kinds = [f.kind for f in res.findings]
+    assert "oscillating" in kinds and "uneven" not in kinds and not res.success
+    (found,) = [f for f in res.findings if f.kind == "oscillating"]
+    assert found.fatal and "~" not in res.message and "more round" not in found.remedy_text()
+    assert found.options == {"report": "most-even", "moving_average": 0.2}
+    # the remedy: the most even of the last rounds is reported (that round, measured here)
+    most_even = lasso_adam(report="most-even")
+    assert most_even.reported_round is not None
+    window = ratios[-5:]
+    assert _endpoint_ratio(most_even.points) == pytest.approx(min(window), rel=1e-9)
+
+
+class RidgePath:
+    """The exact solver of a ridge path: h1 = ||A x - b||^2 / n, h2 = ||x||^2, with
+    A = U diag(s) V^T from seeded random orthogonal U, V and s = logspace(0, -4, d) sqrt(n)
+    (condition number 1e4); the minimizer at w solves (w A^T A / n + (1 - w) I) x =
+    w A^T b / n. Most of the front's length lies at weights within 1e-4 of 1."""
+
+    def __init__(self, seed: int, n: int = 40, d: int = 10, log_condition: float = 4.0) -> None:
+        rng = np.random.default_rng(seed)
+        u = np.linalg.qr(rng.standard_normal((n, n)))[0][:, :d]
+        v = np.linalg.qr(rng.standard_normal((d, d)))[0]
+        self.a = u @ np.diag(np.logspace(0.0, -log_condition, d) * math.sqrt(n)) @ v.T
+        self.b = rng.standard_normal(n)
+        self.n, self.d = n, d
+
+    def __call__(self, w: float, state: object) -> ps.Solution:
+        lhs = w * self.a.T @ self.a / self.n + (1 - w) * np.eye(self.d)
+        x = np.linalg.solve(lhs, w * self.a.T @ self.b / self.n)
+        r = self.a @ x - self.b
+        return ps.Solution([r @ r / self.n, x @ x], x)
+
+
+def _own_spacing(weights: FloatArray) -> FloatArray:
+    """Each weight's distance to its nearest other weight."""
+    gaps = np.diff(weights)
+    return np.minimum(np.r_[np.inf, gaps], np.r_[gaps, np.inf])
+
+
+def test_a_capped_run_whose_crowded_weights_still_move_says_unsettled() -> None:
+    """On an ill-conditioned ridge path the weights crowd near w = 1: stopped by its
+    iterations after 22 rounds, the run's weights are within 1e-3 of where they settle (a
+    move below the quarter of the even spacing the advice looked for) but several percent
+    of their own spacing away, as the run that goes on to its early stop shows: the result
+    says so (before, it said nothing)."""
+    solver = RidgePath(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.ParetoWarning)
+        short = ps.surf(solver, n_points=21, iterations=22)
+        settled = ps.surf(solver, n_points=21, iterations=60)
+    assert short.stop_reason == "iterations" and settled.stop_reason == "done"
+    moved = np.abs(settled.weights - short.weights)
+    assert moved.max() < 0.25 / 20  # little against the even spacing
+    own = _own_spacing(settled.weights)
+    assert np.max((moved / own)[own > 1e-9]) > 0.05  # far against their own spacing
+    (found,) = [f for f in short.findings if f.kind == "unsettled"]
+    assert not found.fatal and found.options["resume"] is True
+    assert "unsettled" not in {f.kind for f in settled.findings}

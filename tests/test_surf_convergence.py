@@ -114,18 +114,22 @@ def test_tol_is_met_only_near_the_fixed_point_whatever_alpha():
 
 def test_a_run_stopped_before_its_target_fails_and_says_how_many_more_rounds():
     solver = GearToy(9).solver()
-    # the paper's damping, whose rate of progress the estimate below is measured on
-    short = ps.surf(solver, 20, alpha=0.3, iterations=2)  # no SurfWarning: the suite errors
+    # the paper's damping, whose rate of progress the estimate below is measured on: the
+    # excess of the gap ratio over 1 shrinks by a factor fitted over the rounds (7.45, 3.85,
+    # 2.55: about 0.49 a round)
+    short = ps.surf(solver, 20, alpha=0.3, iterations=3)  # no SurfWarning: the suite errors
     (uneven,) = short.findings
     assert uneven.code == "uneven" and not short.success and short.gap_ratio > 2
-    assert "gap ratio 3.85 > target 2 after 2 rounds; ~2 more" in short.message
-    assert uneven.remedy_text() == "run about 2 more rounds (resume=True with more iterations)"
-    # ... and the estimate holds: two rounds more reach the target, and the points are even
+    assert "gap ratio 2.55 > target 2 after 3 rounds; ~1 more" in short.message
+    assert uneven.remedy_text() == "run about 1 more round (resume=True with more iterations)"
+    # ... and the estimate holds: one round more reaches the target, and the points are even
     assert ps.surf(solver, 20, alpha=0.3, iterations=4).gap_ratio <= 2
-    # a looser target is met already; after one round there is no rate to estimate from
+    # a looser target is met already; after one or two rounds there is no rate to fit (a
+    # single factor says nothing of how steady it is)
     assert ps.surf(solver, 20, alpha=0.3, iterations=2, target=4).success
-    one = ps.surf(solver, 20, alpha=0.3, iterations=1).findings[0]
-    assert "too few to tell" in one.message and "about" not in one.remedy_text()
+    for rounds in (1, 2):
+        few = ps.surf(solver, 20, alpha=0.3, iterations=rounds).findings[0]
+        assert "too few to tell" in few.message and "about" not in few.remedy_text()
 
 
 def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():

@@ -237,15 +237,23 @@ def check_init_states(init_states: object) -> None:
         )
 
 
-def check_weight_bounds(weight_bounds: object) -> tuple[float, float] | None:
-    """``weight_bounds`` as ``(lo, hi)`` with ``0 <= lo < hi <= 1``, or ``None``."""
+def check_weight_bounds(weight_bounds: object) -> tuple[float, float] | str | None:
+    """``weight_bounds`` as ``(lo, hi)`` with ``0 <= lo < hi <= 1``, ``"auto"``, or ``None``."""
     if weight_bounds is None:
         return None
+    if isinstance(weight_bounds, str):
+        if weight_bounds == "auto":
+            return "auto"
+        raise ValueError(
+            f"weight_bounds must be a pair (lo, hi) of weights, 'auto' or None, got "
+            f"{weight_bounds!r}"
+        )
     try:
         lo, hi = (float(v) for v in weight_bounds)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         raise TypeError(
-            f"weight_bounds must be a pair (lo, hi) of weights or None, got {weight_bounds!r}"
+            f"weight_bounds must be a pair (lo, hi) of weights, 'auto' or None, got "
+            f"{weight_bounds!r}"
         ) from None
     if not (0.0 <= lo < hi <= 1.0):
         raise ValueError(f"weight_bounds must satisfy 0 <= lo < hi <= 1, got ({lo}, {hi})")

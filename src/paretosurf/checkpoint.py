@@ -441,11 +441,14 @@ class Checkpointer:
             wait = self.checkpoint_seconds / self.share
         return self.unsaved_seconds >= wait
 
-    def log(self, outcomes: Sequence[Any], index: int, call: int, attempt: int) -> None:
+    def log(
+        self, outcomes: Sequence[Any], index: int, call: int, attempt: int, *, probe: bool = False
+    ) -> None:
         """Keep one solve-log line per attempt of ``outcomes``
         (:class:`~paretosurf.executors.SolveOutcome`), written with the next checkpoint: the
         tries an executor lost to a dying worker and ran again (``killed``), then the
-        outcome."""
+        outcome. ``probe``: the solves of basin probes (:mod:`paretosurf.basin_probes`),
+        whose lines say ``"probe": true``."""
         if self.folder is None:
             return
         now = time.time()
@@ -465,6 +468,7 @@ class Checkpointer:
                     "killed": o.killed,
                     "time": now,
                     **({"traceback": o.traceback} if o.traceback else {}),
+                    **({"probe": True} if probe else {}),
                 }
                 for outcome in outcomes
                 for o in (*outcome.lost, outcome)

@@ -20,7 +20,8 @@ in (see :mod:`paretosurf.spacing`) and with tolerances relative to the front's e
   own weight (the solver has not converged there; unless that point is one another weight
   reaches optimally: a local minimum of a non-convex front, which is a jump);
 - ``reversed``: nearly every pair in the reverse of that order (a maximizing solver, or the
-  weight on the wrong objective);
+  weight on the wrong objective), or with both objectives falling (or both rising) with
+  ``w``: one objective's sign flipped (a reward returned as is beside a loss);
 - ``precision``: weights closer than a tolerance whose points are still well apart
   (objectives of very different scales); it only advises;
 - ``stuck``: the solver returns one point whatever the weight: every slot on one point, most
@@ -137,6 +138,9 @@ STUCK_SHARE = 0.5
 #: on its warm starts.
 STUCK_ROUNDS = 3
 STUCK_WEIGHT_MOVE = 0.1
+#: ... unless every point lies within this share of the range of an objective's best: the
+#: slots sit at the ends of a stretch of the front that weighted sums skip (concave).
+END_SHARE = 1e-3
 #: ``no_minimizer``: at least this many consecutive rounds in which an end slot's own
 #: objective improved and another worsened; ...
 RUNAWAY_ROUNDS = 3
@@ -382,6 +386,9 @@ def diagnose(
                 summary="objectives in the reverse order: a maximizing solver?",
             ),
         ]
+    flipped = _flipped_objective(points, ranges, separated) if ordered else None
+    if flipped is not None:
+        return [*findings, _flipped_finding(weights, flipped)]
     # with noisy points an endpoint beaten in its own objective (the one its weight keeps)
     # is likely noise; one that another point ties there and beats in the other objective
     # stopped on a flat face
@@ -516,10 +523,16 @@ def diagnose(
                 "weakly Pareto-optimal: another point is as good in one objective and better in "
                 "the other, or far better in it at almost the same value of the first (at that "
                 "weight the scalarized problem ignores one objective, and the solver stopped on "
-                "the flat face it leaves); pass weight_bounds=(1e-3, 1 - 1e-3) to solve slightly "
-                "inside [0, 1]",
+                "the flat face it leaves); pass "
+                + (
+                    "weight_bounds='auto' to solve inside [0, 1] as little as the ends allow "
+                    "(the smallest bounds at which the end solves still have minimizers)"
+                    if aims_even
+                    else "weight_bounds=(1e-3, 1 - 1e-3) to solve slightly inside [0, 1] (in "
+                    "the run's units)"
+                ),
                 remedy="{weight_bounds}",
-                options={"weight_bounds": (1e-3, 0.999)},
+                options={"weight_bounds": "auto" if aims_even else (1e-3, 0.999)},
                 slots=tuple(ends),
                 summary=f"the point at {names} is only weakly Pareto-optimal",
             )
@@ -1191,6 +1204,8 @@ def _stuck(
         )
     if len(rounds) < STUCK_ROUNDS or not bool(np.all(never)):
         return None
+    if all(bool(np.any(points[i] <= best + END_SHARE * ranges)) for i in range(p)):
+        return None  # every point at an end of the front: a stretch weighted sums skip
     w = np.stack([np.asarray(r.weights, dtype=np.float64).reshape(p, -1) for r in rounds])
     moved = float(np.median(np.abs(w[-1] - w[0]).sum(axis=1)))
     if moved < STUCK_WEIGHT_MOVE / (p - 1) or not lagging:
@@ -1765,6 +1780,77 @@ def _out_of_order(
     rise = np.diff(points[:, 0]) > ORDER_TOL * ranges[0]
     fall = np.diff(points[:, 1]) < -ORDER_TOL * ranges[1]
     return int(np.sum((rise | fall) & separated)), int(np.sum(rise & fall & separated))
+
+
+@dataclass(frozen=True)
+class _Flipped:
+    """An objective returned with its sign flipped: ``objective`` (0 or 1) moves with ``w``
+    the way the other one does, on ``pairs`` of ``compared`` neighbouring pairs."""
+
+    objective: int
+    pairs: int
+    compared: int
+
+
+def _flipped_objective(
+    points: FloatArray, ranges: FloatArray, separated: NDArray[np.bool_]
+) -> _Flipped | None:
+    """The objective whose sign looks flipped, or ``None``.
+
+    Weighted sums of two minimized objectives trade one against the other: as ``w`` (the
+    weight on objective 1) grows, objective 1 falls and objective 2 rises. When nearly every
+    neighbouring pair (at least :data:`REVERSED_SHARE` of the pairs at separated weights, and
+    two) has both objectives *falling*, objective 2 is returned with its sign flipped (a
+    reward returned as is, or a loss negated): the solver minimizes its cost, and the run is
+    handed the reward. Both *rising*: objective 1 is. A multimodal problem's points (a few
+    above the front, the others on it) or noisy ones are out of order on some pairs, not on
+    nearly all in one direction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.linspace(0, 1, 6)
+    >>> pts = np.c_[(1 - w) ** 2, -(w**2)]              # objective 2 returned negated
+    >>> _flipped_objective(pts, np.ptp(pts, axis=0), np.ones(5, dtype=bool))
+    _Flipped(objective=1, pairs=5, compared=5)
+    >>> ok = np.c_[(1 - w) ** 2, w**2]
+    >>> _flipped_objective(ok, np.ptp(ok, axis=0), np.ones(5, dtype=bool)) is None
+    True
+    """
+    step = np.diff(points, axis=0)
+    tol = ORDER_TOL * np.where(ranges > 0, ranges, 1.0)
+    compared = int(np.sum(separated))
+    falls = int(np.sum((step[:, 0] < -tol[0]) & (step[:, 1] < -tol[1]) & separated))
+    rises = int(np.sum((step[:, 0] > tol[0]) & (step[:, 1] > tol[1]) & separated))
+    need = max(2, REVERSED_SHARE * compared)
+    if falls >= need:
+        return _Flipped(1, falls, compared)
+    if rises >= need:
+        return _Flipped(0, rises, compared)
+    return None
+
+
+def _flipped_finding(weights: FloatArray, flipped: _Flipped) -> Finding:
+    """The ``reversed`` finding of an objective whose sign looks flipped
+    (:func:`_flipped_objective`)."""
+    m = flipped.objective + 1
+    other = 3 - m
+    direction = "fall" if m == 2 else "rise"
+    best = "w = 1" if m == 2 else "w = 0"
+    return Finding(
+        "reversed",
+        f"objectives 1 and 2 both {direction} as w grows on {flipped.pairs} of "
+        f"{flipped.compared} neighbouring pairs, so the point at {best} beats the others in "
+        "both and there is no trade-off to spread points along; weighted sums of two "
+        f"minimized objectives trade one against the other (objective {other} "
+        f"{'falls' if other == 1 else 'rises'} as objective {m} "
+        f"{'rises' if m == 2 else 'falls'}), so objective {m} looks returned with its sign "
+        "flipped: a reward (to be maximized) returned as is, or a loss negated, while the "
+        "solver minimizes its cost",
+        remedy=f"negate objective {m} where the solver returns it (return its cost, the "
+        "negated reward, so that both objectives are minimized)",
+        summary=f"objective {m} reversed: its sign looks flipped",
+    )
 
 
 def _beaten_at_own_weight(weights: FloatArray, points: FloatArray, ranges: FloatArray) -> list[int]:

@@ -55,6 +55,7 @@ from paretosurf._validation import (
     check_run_options,
     check_weight_bounds,
 )
+from paretosurf.basin_probes import PROBED, BasinProbes, check_probes
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.diagnostics import LOCAL_ROUNDS
 from paretosurf.executors import Executor
@@ -91,6 +92,34 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 #: The fewest rounds after which a run may stop early: those the local-minima check reads.
 EARLY_STOP_ROUNDS = LOCAL_ROUNDS
+#: A run whose points were one and the same point for this many rounds in a row (the basin
+#: probes had their chance in each) ends early: more rounds would not find a front.
+ONE_POINT_ROUNDS = 5
+
+
+def stays_one_point(rounds: Sequence[Any], needed: int = ONE_POINT_ROUNDS) -> bool:
+    """Whether each of the last ``needed`` rounds' points (arrays of shape (P, M), oldest
+    first) is a single point (every slot's objectives equal, up to rounding) and that point
+    stayed where it was.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.driver import stays_one_point
+    >>> same = [np.ones((3, 2))] * 5
+    >>> stays_one_point(same), stays_one_point(same[:4])
+    (True, False)
+    >>> stays_one_point([*same[:4], np.array([[1.0, 1.0], [1.0, 1.0], [0.5, 2.0]])])
+    False
+    """
+    if len(rounds) < needed:
+        return False
+    recent = [np.asarray(points, dtype=np.float64) for points in rounds[-needed:]]
+    if any(p.ndim != 2 or len(p) < 2 for p in recent):
+        return False
+    point = recent[-1][0]
+    level = 1e-12 * np.maximum(np.abs(point), 1.0)
+    return all(bool(np.all(np.abs(p - point) <= level)) for p in recent)
 
 
 class _Runner(RunStart, RunReporting):
@@ -154,7 +183,12 @@ class _Runner(RunStart, RunReporting):
         self, iterations: int | None, tol: float | None, callback: Callback | None, bar: Any
     ) -> None:
         p = self.progress
-        final = ("converged", "method", "callback", *(("done",) if self.early_stopping else ()))
+        final = (
+            "converged",
+            "method",
+            "callback",
+            *(("done", "one_point") if self.early_stopping else ()),
+        )
         while p.stop_reason not in final:
             if iterations is not None and len(p.history) >= iterations:
                 p.stop_reason = "iterations"
@@ -178,6 +212,10 @@ class _Runner(RunStart, RunReporting):
                 p.stop_reason = "converged"
             elif self.early_stopping and self.done(record):
                 p.stop_reason = "done"
+            elif self.early_stopping and stays_one_point(
+                [r.points for r in p.history[-ONE_POINT_ROUNDS:]]
+            ):
+                p.stop_reason = "one_point"  # no front to refine: the findings say why
             self.checkpointer.round_ended()
             if self.checkpointer.due(len(p.history)):
                 self.checkpoint()
@@ -207,13 +245,14 @@ def run(
     progress: bool = False,
     normalize: Any = "endpoints",
     moving_average: float | None = None,
-    weight_bounds: tuple[float, float] | None = None,
+    weight_bounds: tuple[float, float] | str | None = None,
     retries: int = 1,
     allow_pickle: bool = False,
     checkpoint_period: float | str | Checkpointer = "auto",
     report: str = "auto",
     target: float | None = None,
     early_stopping: bool = True,
+    probes: BasinProbes | str | bool | None = "auto",
 ) -> SurfResult:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
@@ -290,6 +329,7 @@ def run(
         check_report(report),
         check_target(target),
         bool(early_stopping),
+        probes=check_probes(probes),
     )
     if folder is not None:
         folder.acquire()  # one process writes a run folder: held to the end
@@ -354,6 +394,6 @@ def _run_holding(
         folder.close()
     runner.finish(result)
     for finding in result.findings:
-        if not is_quiet(finding, result.stop_reason):
+        if not is_quiet(finding, result.stop_reason) and finding.code != PROBED:
             warnings.warn(f"{result.label}: {finding.message}", ParetoWarning, stacklevel=3)
     return result

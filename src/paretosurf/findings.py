@@ -32,6 +32,8 @@ __all__ = [
     "ParetoWarning",
     "SurfWarning",
     "check_target",
+    "contraction_rate",
+    "oscillating_finding",
     "python_spelling",
     "spacing_target",
     "success_and_message",
@@ -67,6 +69,7 @@ TITLES = {
     "no_minimizer": "an end's scalarized problem has no minimizer",
     "non_finite": "objectives were NaN or inf inside solves",
     "local_minima": "solves stopped in local minima",
+    "oscillating": "the spacing swings from round to round",
 }
 
 
@@ -97,7 +100,9 @@ class Finding:
         ``"jump"``, ``"endpoint"``, ``"dominated"``, ``"noisy"``, ``"reversed"``,
         ``"unconverged"``, ``"precision"``, ``"unsuccessful"``, ``"unsettled"``,
         ``"uneven"``, ``"ideal"``, ``"stuck"``, ``"no_minimizer"``, ``"non_finite"``,
-        ``"local_minima"``, or one a method adds itself (OLS's ``"fewer"``).
+        ``"local_minima"``, ``"coverage"``,
+        ``"oscillating"`` (the spacing swings from round to round instead of settling:
+        :func:`oscillating_finding`), or one a method adds itself (OLS's ``"fewer"``).
     message : str
         The details: what was found, where, and why it matters.
     fatal : bool
@@ -225,22 +230,198 @@ def check_target(target: object) -> float | None:
 
 #: The rounds over which :func:`uneven_finding` measures how fast the spacing improves.
 CONTRACTION_ROUNDS = 5
+#: The one-sided confidence with which the fitted contraction rate must be below 1 for a
+#: result to say how many more rounds would reach the target ...
+CONTRACTION_CONFIDENCE = 0.9
+#: ... and the largest fitted rate that counts as progress (slower: no estimate).
+CONTRACTION_MAX = 0.98
+#: Student's t at :data:`CONTRACTION_CONFIDENCE` (one-sided) by degrees of freedom, for the
+#: fits of three to eight rounds (``scipy.stats.t.ppf(0.9, df)``).
+_STUDENT_T90 = {1: 3.0777, 2: 1.8856, 3: 1.6377, 4: 1.5332, 5: 1.4759, 6: 1.4398}
+
+
+def contraction_rate(
+    ratios: Sequence[float], rounds: int = CONTRACTION_ROUNDS + 1
+) -> tuple[float, float] | None:
+    """The factor by which the excess of the gap ratio over 1 shrinks per round, fitted over
+    the last ``rounds`` ratios (at most 8; a least-squares line through the logarithms of the
+    excesses), and the upper end of its one-sided :data:`CONTRACTION_CONFIDENCE` confidence
+    interval (Student's t on the slope's standard error); ``None`` with fewer than three
+    usable rounds.
+
+    The excess of a contracting fixed-point iteration shrinks geometrically, so that its
+    logarithm falls on a line; one that swings from round to round scatters about the line,
+    which widens the interval past 1.
+
+    Examples
+    --------
+    >>> from paretosurf.findings import contraction_rate
+    >>> rate, upper = contraction_rate([9.0, 5.0, 3.0, 2.0])     # the excess halves
+    >>> round(rate, 6), round(upper, 6)
+    (0.5, 0.5)
+    >>> rate, upper = contraction_rate([5.5, 1.6, 5.5, 1.6, 5.5, 3.0])   # swings
+    >>> upper > 1.0
+    True
+    """
+    excess = [r - 1.0 for r in ratios[-min(rounds, 8) :] if math.isfinite(r)]
+    points = [(t, math.log(e)) for t, e in enumerate(excess) if e > 0]
+    n = len(points)
+    if n < 3:
+        return None
+    mt = sum(t for t, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((t - mt) ** 2 for t, _ in points)
+    slope = sum((t - mt) * (y - my) for t, y in points) / sxx
+    residual = sum((y - my - slope * (t - mt)) ** 2 for t, y in points)
+    se = math.sqrt(residual / (n - 2) / sxx)
+    upper = slope + _STUDENT_T90[n - 2] * se
+    return math.exp(slope), math.exp(min(upper, 700.0))
 
 
 def _rounds_to_target(ratios: Sequence[float], target: float) -> int | None:
     """How many more rounds the spacing's recent improvement suggests before the largest gap
-    over the smallest reaches ``target``: its excess over 1 shrinks round after round by a
-    factor measured over the last :data:`CONTRACTION_ROUNDS` rounds (their median);
-    ``None`` when it does not shrink."""
-    excess = [r - 1.0 for r in ratios[-(CONTRACTION_ROUNDS + 1) :] if math.isfinite(r)]
-    factors = [b / a for a, b in itertools.pairwise(excess) if a > 0 and b > 0]
-    if not factors or excess[-1] <= 0:
+    over the smallest reaches ``target``: its excess over 1 shrinks round after round by the
+    factor :func:`contraction_rate` fits over the last rounds; ``None`` unless the ratio fell
+    in all but at most one of those rounds and the factor is below :data:`CONTRACTION_MAX`
+    and below 1 with :data:`CONTRACTION_CONFIDENCE` (a spacing that swings from round to
+    round promises nothing)."""
+    fitted = contraction_rate(ratios)
+    last = ratios[-1] - 1.0 if ratios and math.isfinite(ratios[-1]) else math.nan
+    if fitted is None or not last > target - 1.0:
         return None
-    factors.sort()
-    rate = factors[len(factors) // 2]
-    if not 0.0 < rate < 0.98:
+    recent = list(ratios[-(CONTRACTION_ROUNDS + 1) :])
+    if sum(1 for a, b in itertools.pairwise(recent) if not b < a) > 1:
+        return None  # not a steady descent: a fit through a swing promises nothing
+    rate, upper = fitted
+    if not (0.0 < rate < CONTRACTION_MAX and upper < 1.0):
         return None
-    return max(1, math.ceil(math.log((target - 1.0) / excess[-1]) / math.log(rate)))
+    # (less a hair: a fitted rate of 0.5 is 0.5 to rounding)
+    return max(1, math.ceil(math.log((target - 1.0) / last) / math.log(rate) - 1e-9))
+
+
+#: ``oscillating``: the last rounds judged (their gap ratios) ...
+OSCILLATION_ROUNDS = 8
+#: ... of whose round-to-round changes at least this share turn direction (a steady descent
+#: turns none; a swing of period two, every round; noise, two in three on average) ...
+OSCILLATION_TURNS = 0.5
+#: ... spread over at least this factor (largest over smallest) ...
+OSCILLATION_SPREAD = 1.5
+
+
+def _swing(ratios: Sequence[float], target: float) -> tuple[int, int] | None:
+    """``(turns, chances)`` of the last :data:`OSCILLATION_ROUNDS` ratios when they swing
+    (see :func:`oscillating_finding`), else ``None``."""
+    last = list(ratios[-OSCILLATION_ROUNDS:])
+    if len(last) < OSCILLATION_ROUNDS or not all(math.isfinite(r) and r > 0 for r in last):
+        return None
+    if max(last) <= target or max(last) < OSCILLATION_SPREAD * min(last):
+        return None  # (swings within the target cost nothing)
+    steps = [math.log(b / a) for a, b in itertools.pairwise(last)]
+    turns = sum(1 for a, b in itertools.pairwise(steps) if a * b < 0)
+    if turns < OSCILLATION_TURNS * (len(steps) - 1):
+        return None
+    fitted = contraction_rate(last, OSCILLATION_ROUNDS)
+    if fitted is not None and fitted[1] < 1.0:
+        return None  # it contracts all the same
+    return turns, len(steps) - 1
+
+
+def oscillating_finding(
+    ratios: Sequence[float],
+    ratio: float,
+    target: float,
+    *,
+    surface: bool,
+    aims_even: bool,
+    report: str | None = None,
+    moving_average: float | None = None,
+) -> Finding | None:
+    """The ``oscillating`` finding of a run whose spacing swings from round to round instead
+    of settling, or ``None``.
+
+    Over the last :data:`OSCILLATION_ROUNDS` rounds the gap ratio (``ratios``: every
+    round's, oldest first) turns direction on at least :data:`OSCILLATION_TURNS` of the
+    rounds, spreads over a factor :data:`OSCILLATION_SPREAD` or more, rises above ``target``
+    in at least one of them, and shows no contraction that :func:`contraction_rate` tells
+    with confidence. The weights then chase points that do not follow them smoothly (a K-step
+    solver whose point at a weight depends on where it starts, a non-smooth objective,
+    noise): more rounds do not settle them, and no count of further rounds is promised.
+
+    Parameters
+    ----------
+    ratios : sequence of float
+        The gap ratio of every round run, oldest first.
+    ratio, target : float
+        The reported round's gap ratio and the target.
+    surface : bool
+        Whether the ratios are of a surface (nearest-neighbour max/min).
+    aims_even : bool
+        Whether the method aims at even spacing: then a reported round above ``target``
+        fails the result; otherwise (or when the reported round is even) it advises.
+    report, moving_average
+        The run's options: the remedy names ``report="most-even"`` unless the run reports
+        so already, and ``moving_average=0.2`` (half the run's rate when it averages).
+
+    Examples
+    --------
+    >>> from paretosurf.findings import oscillating_finding
+    >>> swing = [30.0, 9.0, 1.6, 5.5, 1.7, 5.1, 1.6, 4.9, 1.8, 4.9]
+    >>> f = oscillating_finding(swing, 4.9, 2.0, surface=False, aims_even=True)
+    >>> f.fatal, f.summary
+    (True, 'gap ratio swings 1.6-5.5, not settling; 4.9 > target 2')
+    >>> for part in f.remedy_text().split(" or "):
+    ...     print(part)
+    report the most even round (report='most-even')
+    average the points across rounds (moving_average=0.2)
+    >>> oscillating_finding([9.0, 5.0, 3.0, 2.0, 1.5, 1.25, 1.12, 1.06], 1.06, 2.0,
+    ...                     surface=False, aims_even=True) is None
+    True
+    """
+    swing = _swing(ratios, target)
+    if swing is None:
+        return None
+    turns, chances = swing
+    last = list(ratios[-OSCILLATION_ROUNDS:])
+    lo, hi = min(last), max(last)
+    what = "nearest-neighbour max/min" if surface else "gap ratio"
+    short = "nn max/min" if surface else "gap ratio"
+    fatal = aims_even and math.isfinite(ratio) and ratio > target
+    seen = ", ".join(f"{r:.3g}" for r in last)
+    detail = (
+        f"the {what} swings from round to round instead of settling: over the last "
+        f"{len(last)} rounds it went {seen} (turning {turns} of {chances} times, with no "
+        "contraction the history shows with confidence); the weights chase points that do "
+        "not follow them smoothly (a solver of a few steps whose point at a weight depends "
+        "on where it starts, a non-smooth objective, or noise), so more rounds will not "
+        "settle them"
+    )
+    options: dict[str, Any] = {}
+    parts = []
+    if report != "most-even":
+        parts.append("report the most even round ({report})")
+        options["report"] = "most-even"
+    parts.append("average the points across rounds ({moving_average})")
+    options["moving_average"] = 0.2 if moving_average is None else moving_average / 2
+    remedy = " or ".join(parts)
+    if fatal:
+        return Finding(
+            "oscillating",
+            f"{detail}; the reported round's {what} {ratio:.3g} is above the target {target:g}",
+            remedy=remedy,
+            options=options,
+            summary=(
+                f"{short} swings {lo:.2g}-{hi:.2g}, not settling; {ratio:.3g} > target {target:g}"
+            ),
+        )
+    return Finding(
+        "oscillating",
+        f"{detail}; the reported round's {what} {ratio:.3g} is within the target "
+        f"{target:g}, but the rounds around it are not",
+        fatal=False,
+        remedy=remedy,
+        options=options,
+        summary=f"{short} swings {lo:.2g}-{hi:.2g} from round to round",
+    )
 
 
 def uneven_finding(
@@ -303,10 +484,13 @@ def uneven_finding(
         if more is not None:
             detail += (
                 f"; the iterations ran out after {rounds} rounds, and at the rate the "
-                f"spacing improved over the last rounds about {more} more would reach "
-                "it"
+                "spacing improved over the last rounds (a steady contraction fitted to them) "
+                f"about {more} more would reach it"
             )
-            remedy = "run about " + str(more) + " more rounds ({resume} with more {iterations})"
+            remedy = (
+                f"run about {more} more round{'s' if more != 1 else ''} "
+                "({resume} with more {iterations})"
+            )
             short = f"; ~{more} more"
         elif len(ratios) < 3:
             detail += (
@@ -407,14 +591,19 @@ QUIET_FINDINGS = frozenset({"unsettled"})
 #: A run stopped by its iterations whose next full step would still move a weight by more
 #: than this share of the even spacing 1 / N is reported as not settled.
 UNSETTLED_SHARE = 0.25
+#: ... or would move a weight by this share of its own spacing or more (the distance to its
+#: nearest other weight; :data:`paretosurf.slots.SETTLED_SPACING`, SURF's early stop).
+UNSETTLED_OWN_SHARE = 0.02
 
 
 def is_quiet(finding: Finding, stop_reason: str) -> bool:
     """Whether ``finding`` is said in the result's message and findings only, not warned: a
     budget that ran out (``unsettled``, and ``uneven`` after the iterations ran out: a short
-    run is often chosen on purpose), and a baseline's unevenness (it does not aim at it)."""
+    run is often chosen on purpose), a baseline's unevenness (it does not aim at it), and an
+    ``oscillating`` spacing as an ``uneven`` one (in whose place it stands): advice, or after
+    the iterations ran out."""
     return finding.code in QUIET_FINDINGS or (
-        finding.code == "uneven"
+        finding.code in ("uneven", "oscillating")
         and (not finding.fatal or stop_reason in ("iterations", "callback"))
     )
 
@@ -461,28 +650,67 @@ def ideal_beaten_finding(solver: Any) -> list[Finding]:
 
 
 def unsettled_finding(
-    change: float, n_points: int, settle_options: Mapping[str, Any] | None = None
+    change: float,
+    n_points: int,
+    settle_options: Mapping[str, Any] | None = None,
+    *,
+    share: float = math.nan,
 ) -> list[Finding]:
     """The advice that the weights were still moving when the iterations ran out;
     ``settle_options``: settings of the method that would settle them sooner (SURF with a
-    fixed damping: ``{"alpha": "auto"}``), named in the remedy."""
+    fixed damping: ``{"alpha": "auto"}``), named in the remedy.
+
+    The weights are still moving when a full step (``change``, the largest move of a weight)
+    would move one by more than :data:`UNSETTLED_SHARE` of the even spacing ``1 / (P - 1)``,
+    or when it would move one by :data:`UNSETTLED_OWN_SHARE` or more of its own spacing
+    (``share``: the method's :meth:`~paretosurf.method.Method.settle_share`, the measure of
+    SURF's early stop), which a step small against the even spacing may be where the weights
+    crowd at an end (objectives of very different scales, an ill-conditioned problem).
+
+    Examples
+    --------
+    >>> from paretosurf.findings import unsettled_finding
+    >>> unsettled_finding(1e-6, 21), unsettled_finding(1e-6, 21, share=0.01)
+    ([], [])
+    >>> [f.summary for f in unsettled_finding(1e-6, 21, share=0.3)]
+    ['the weights were still moving (by 30% of their own spacing)']
+    >>> [f.summary for f in unsettled_finding(0.02, 21)]
+    ['the weights were still moving (40% of the even spacing)']
+    """
     spacing = 1.0 / max(n_points - 1, 1)
-    if not math.isfinite(change) or change <= UNSETTLED_SHARE * spacing:
+    if not math.isfinite(change) or change <= 0.0:
+        return []
+    moving = change > UNSETTLED_SHARE * spacing
+    crowded = math.isfinite(share) and share >= UNSETTLED_OWN_SHARE
+    if not (moving or crowded):
         return []
     remedy = "run more rounds ({resume} with more {iterations})"
     options: dict[str, Any] = {"resume": True, "iterations": None}
     for name, value in (settle_options or {}).items():
         remedy += f" or {{{name}}}"
         options[name] = value
+    if moving:
+        how = (
+            f"a full step would move one by {change:.3g} ({change / spacing:.0%} of the even "
+            "spacing)"
+        )
+        summary = f"the weights were still moving ({change / spacing:.0%} of the even spacing)"
+    else:
+        how = (
+            f"a full step would move one by {share:.0%} of its distance to its nearest other "
+            f"weight (by {change:.3g} at most: little against the even spacing {spacing:.3g}, "
+            "where the weights crowd), above the "
+            f"{UNSETTLED_OWN_SHARE:.0%} at which a run that meets its target stops early"
+        )
+        summary = f"the weights were still moving (by {share:.0%} of their own spacing)"
     return [
         Finding(
             "unsettled",
-            f"the weights were still moving when the iterations ran "
-            f"out: a full step would move one by {change:.3g} ({change / spacing:.0%} "
-            "of the even spacing), so the points are not yet as even as they will be",
+            f"the weights were still moving when the iterations ran out: {how}, so the points "
+            "are not yet as even as they will be",
             fatal=False,
             remedy=remedy,
             options=options,
-            summary=f"the weights were still moving ({change / spacing:.0%} of the even spacing)",
+            summary=summary,
         )
     ]

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from paretosurf.basin_probes import BasinProbes
     from paretosurf.checkpoint import Checkpointer
     from paretosurf.executors import Executor
     from paretosurf.result import IterationRecord
@@ -49,7 +50,7 @@ class RunOptions(TypedDict, total=False):
     on (see :data:`LOOP_OPTION_DOCS` for their meaning): ``executor``, ``checkpoint``,
     ``resume``, ``overwrite``, ``callback``, ``progress``, ``normalize``, ``moving_average``,
     ``weight_bounds``, ``retries``, ``allow_pickle``, ``checkpoint_period``, ``report``,
-    ``target``, ``early_stopping``."""
+    ``target``, ``early_stopping``, ``probes``."""
 
     executor: Executor | None
     checkpoint: str | Path | None
@@ -59,13 +60,14 @@ class RunOptions(TypedDict, total=False):
     progress: bool
     normalize: Any
     moving_average: float | None
-    weight_bounds: tuple[float, float] | None
+    weight_bounds: tuple[float, float] | str | None
     retries: int
     allow_pickle: bool
     checkpoint_period: float | str | Checkpointer
     report: str
     target: float | None
     early_stopping: bool
+    probes: BasinProbes | str | bool | None
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -147,12 +149,22 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         """,
     ),
     "weight_bounds": (
-        "(lo, hi), optional",
+        '(lo, hi), "auto" or None, optional',
         """
-        Solve at ``lo + (hi - lo) * w`` instead of ``w`` (e.g. ``(1e-3, 1 - 1e-3)``): at
-        exactly ``w = 0`` or ``1`` the scalarized problem ignores one objective, and a solver
-        may stop anywhere on the flat face it leaves, at a weakly Pareto-optimal point. The
-        result's and records' weights are those solved at.
+        Keep the solves off the ends: solve at ``u = lo + (hi - lo) * w`` instead of ``w``,
+        where ``u`` is the weight in the run's units (objective 1's weight once each
+        objective is divided by its range between the front's ends, with
+        ``normalize="endpoints"``), so that a bound clips the same share of the front
+        whatever the objectives' units. At exactly ``w = 0`` or ``1`` the scalarized
+        problem ignores one objective, and a solver may stop anywhere on the flat face it
+        leaves, or the problem may have no minimizer. ``"auto"``: the smallest bounds at
+        which the end solves still have minimizers, found before the first round by
+        approaching each end (the distance shrinking tenfold while the end still moves; see
+        :mod:`paretosurf.front_ends`); ``(0, 1)`` for a solver that poses its ends itself
+        (``solve_end``). With two objectives the run checks its points against the front's
+        ends (the ``coverage`` finding). Weight vectors (three or more objectives) are
+        bounded on the raw weights, as ``(lo, 1 - (M - 1) * lo)``. The result's and
+        records' weights are those solved at (raw).
         """,
     ),
     "retries": (
@@ -217,8 +229,34 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         the round succeeded, and at least three rounds ran; ``stop_reason`` is then
         ``"done"``. ``iterations``
         is then a cap, not a schedule. Only methods that aim at even spacing (SURF,
-        SURF-simplex) stop early; ``False`` runs every round (the paper's protocol).
+        SURF-simplex) stop early; ``False`` runs every round (the paper's protocol). Every
+        method also ends, with ``stop_reason="one_point"``, once its points have been one
+        and the same point for :data:`~paretosurf.driver.ONE_POINT_ROUNDS` rounds in a row
+        (a constant objective, a solver that ignores the weight, a flat start that the basin
+        probes could not leave): more rounds would not find a front, and the findings say
+        why.
         Resuming a run that stopped early with ``early_stopping=False`` continues it.
+        """,
+    ),
+    "probes": (
+        '"auto", bool, None or BasinProbes, default "auto"',
+        """
+        Basin-escape probes for local inner solvers (:mod:`paretosurf.basin_probes`): each
+        round a few slots (two; every slot in a first round whose points collapsed onto a
+        few, a flat start) are solved again at their weights from fresh starts that
+        the solver draws, ``probe_start(rng) -> state``, and a probe whose point scores lower
+        at the slot's weight under the solver's scalarization replaces the slot's solution
+        (point, state and info). Probes cost at most about 10% more objective evaluations
+        than the run without them; their solves count in ``n_solves`` and the records'
+        ``evaluations``, and the result's advice finding ``"probed"`` names the slots they
+        moved and the rounds.
+        ``"auto"``: on when the solver offers probe starts (``from_scipy`` with finite
+        bounds on every variable, ``from_pymoo``, or a solver of your own whose
+        ``probe_start(rng)`` method returns a state), off otherwise, and off for a run
+        resumed from a folder saved without probes. ``False`` or ``None``: off; ``True``:
+        on, refused for a solver without probe starts; a
+        :class:`~paretosurf.basin_probes.BasinProbes` sets ``per_round``, ``share``,
+        ``seed`` and ``margin``. Resuming with other probe settings is refused.
         """,
     ),
 }

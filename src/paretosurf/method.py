@@ -108,6 +108,11 @@ class Method(ABC):
     #: Whether the method aims at evenly spaced points (SURF): a result less even than the
     #: run's ``target`` then fails; for the others, unevenness is advice.
     aims_even: ClassVar[bool] = False
+    #: Whether the method solves scalar weights from 0 to 1 with its end slots at 0 and 1
+    #: (two objectives), so that the run finds the front's ends before its first round
+    #: and holds the result to them (:mod:`paretosurf.front_ends`; ``weight_bounds`` then
+    #: act in the run's units, and ``"auto"`` is allowed).
+    verifies_ends: ClassVar[bool] = False
 
     @abstractmethod
     def settings(self) -> dict[str, Any]:
@@ -185,6 +190,13 @@ class Method(ABC):
         run whose weights were still moving when its iterations ran out (SURF with a fixed
         damping: ``{"alpha": "auto"}``); default none."""
         return {}
+
+    def settle_share(self) -> float:
+        """The largest share of its own spacing by which a full step would move one of the
+        method's weights, among those floating point resolves (SURF: see
+        :meth:`~paretosurf.slots.SlotMethod.settle_share`), for the advice that the weights
+        were still moving when the iterations ran out; default ``nan`` (no such measure)."""
+        return math.nan
 
     def settled(self) -> bool:
         """Whether the method's weights have stopped moving enough for the run to end once

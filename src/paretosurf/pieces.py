@@ -41,14 +41,18 @@ from paretosurf.diagnostics import JUMP_GAP, jump_gaps
 
 __all__ = [
     "DUPLICATE_TOL",
+    "RAY_GAP",
     "RAY_TOL",
     "Piece",
     "allocate",
+    "filled_chords",
     "find_breaks",
     "limit_end_weight",
+    "nondominated",
     "piece_targets",
     "pieces_from_breaks",
     "ray_offsets",
+    "resolved_offsets",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -62,6 +66,21 @@ DUPLICATE_TOL = 1e-4
 #: of an interior point has them equal up to the augmentation (``rho``, 1e-4 by default) and
 #: the solver's tolerance.
 RAY_TOL = 1e-2
+#: ... and shows a gap only where its weight's ray crosses the chord to the neighbouring point
+#: (the one the offset points to) at least this share of the even spacing (the chords' total
+#: over the P - 1 segments) away from it: the stretch that the solve shows to hold no Pareto
+#: point. A solver that places its points only to within a small distance along the front
+#: (a population search and its polish on ZDT6, where most of the box maps onto one end; a
+#: front known at sample points) leaves each point off its ray by that much, and near an end
+#: of the front, where one of the Tchebycheff terms is nearly zero, that small distance is a
+#: large relative offset: no gap at the run's resolution.
+RAY_GAP = 0.15
+#: A point found inside the box two consecutive points span (better than each in one
+#: objective, worse in the other), and farther than this share of the chord between them
+#: from each (the ends of a piece that a solve found only near its true end), shows a part
+#: of the front between them: their chord crosses no gap. (Where the front breaks between
+#: two Pareto-optimal points, every point in that box would put a Pareto point there.)
+FILL_NEAR = 0.1
 
 
 @dataclass(frozen=True)
@@ -144,14 +163,154 @@ def ray_offsets(
     return np.asarray(out, dtype=np.float64)
 
 
+def resolved_offsets(
+    offsets: FloatArray,
+    points: FloatArray,
+    coords: FloatArray,
+    coefficients: FloatArray,
+    ideals: FloatArray,
+) -> FloatArray:
+    """:func:`ray_offsets` ``offsets`` less those that show no gap at the run's resolution
+    (set to 0): a point off its ray by more than :data:`RAY_TOL` shows a gap between it and
+    the neighbour its offset points to (the next point for a positive offset, the previous
+    for a negative one) only where its weight's ray crosses the chord between them at least
+    :data:`RAY_GAP` of the even spacing away from it (in ``coords``, where the run measures
+    distances). The end points (whose rays are the axes) keep their offsets.
+
+    Parameters
+    ----------
+    offsets : ndarray, shape (P,)
+        :func:`ray_offsets` of the points.
+    points : ndarray, shape (P, 2)
+        The objectives, in weight order.
+    coords : ndarray, shape (P, K)
+        The points in the run's coordinates (an affine map of the objectives per axis, which
+        keeps where a ray crosses a chord).
+    coefficients, ideals : ndarray, shape (P, 2)
+        As for :func:`ray_offsets`.
+
+    Returns
+    -------
+    ndarray, shape (P,)
+
+    Examples
+    --------
+    A point of a connected front found a hair beside its ray near the front's end (where
+    the Tchebycheff terms make that a large relative offset), and a corner solution whose
+    ray crosses the chord to the next piece halfway:
+
+    >>> import numpy as np
+    >>> from paretosurf.pieces import ray_offsets, resolved_offsets
+    >>> z = np.zeros((4, 2))
+    >>> pts = np.array([[1.0, 0.0], [0.999, 0.002], [0.5, 0.5], [0.0, 1.0]])
+    >>> w = np.array([0.0, 0.003, 0.5, 1.0])
+    >>> off = ray_offsets(w, pts, np.c_[w, 1 - w], z)
+    >>> round(float(off[1]), 2), float(resolved_offsets(off, pts, pts, np.c_[w, 1 - w], z)[1])
+    (0.2, 0.0)
+    >>> corner = np.array([[1.0, 0.0], [0.7, 0.1], [0.2, 0.7], [0.0, 1.0]])
+    >>> w = np.array([0.0, 0.5, 0.75, 1.0])
+    >>> off = ray_offsets(w, corner, np.c_[w, 1 - w], z)
+    >>> kept = resolved_offsets(off, corner, corner, np.c_[w, 1 - w], z)
+    >>> round(float(off[1]), 2), round(float(kept[1]), 2)
+    (0.75, 0.75)
+    """
+    off = np.asarray(offsets, dtype=np.float64).copy()
+    pts = np.asarray(points, dtype=np.float64)
+    x = np.asarray(coords, dtype=np.float64)
+    c = np.asarray(coefficients, dtype=np.float64)
+    z = np.asarray(ideals, dtype=np.float64)
+    p = len(off)
+    if p < 3:
+        return off
+    chords = np.linalg.norm(np.diff(x, axis=0), axis=1)
+    spacing = float(chords.sum()) / (p - 1)
+    if not np.isfinite(spacing) or spacing <= 0:
+        return off
+    for k in range(1, p - 1):
+        if abs(off[k]) <= RAY_TOL:
+            continue
+        j = k + 1 if off[k] > 0 else k - 1  # the neighbour the ray passes towards
+        e, step = pts[k] - z[k], pts[j] - pts[k]
+        # where c1 (e1 + t step1) = c2 (e2 + t step2): the ray of point k's weight
+        den = c[k, 0] * step[0] - c[k, 1] * step[1]
+        t = (c[k, 1] * e[1] - c[k, 0] * e[0]) / den if den != 0 else 0.0
+        t = min(max(float(t), 0.0), 1.0) if np.isfinite(t) else 0.0
+        if t * chords[min(k, j)] < RAY_GAP * spacing:
+            off[k] = 0.0
+    return off
+
+
+def nondominated(points: FloatArray) -> FloatArray:
+    """The finite rows of the two-objective ``points`` that no other row dominates, by
+    increasing first objective (one of rows that coincide).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.pieces import nondominated
+    >>> nondominated(np.array([[0.0, 1.0], [0.5, 0.5], [0.6, 0.6], [1.0, 0.0]])).tolist()
+    [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]
+    """
+    x = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    x = x[np.all(np.isfinite(x), axis=1)]
+    if not len(x):
+        return x
+    x = x[np.lexsort((x[:, 1], x[:, 0]))]
+    best = np.minimum.accumulate(x[:, 1])
+    keep = np.r_[True, x[1:, 1] < best[:-1]]
+    return np.asarray(x[keep], dtype=np.float64)
+
+
+def filled_chords(points: FloatArray, seen: FloatArray) -> set[int]:
+    """The chords ``i`` between consecutive ``points`` (two objectives, in weight order)
+    across which a point of ``seen`` (objectives found so far) shows a part of the front: it
+    lies strictly inside the box points ``i`` and ``i + 1`` span, and farther than
+    :data:`FILL_NEAR` of the chord from each of them (distances in objectives divided by the
+    points' ranges).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.pieces import filled_chords
+    >>> pts = np.array([[1.0, 0.0], [0.8, 0.2], [0.2, 0.8], [0.0, 1.0]])
+    >>> filled_chords(pts, np.array([[0.5, 0.45], [0.9, 0.3]]))      # (0.9, 0.3): no box
+    {1}
+    """
+    x = np.asarray(points, dtype=np.float64)
+    q = np.asarray(seen, dtype=np.float64).reshape(-1, 2)
+    if x.ndim != 2 or x.shape[1] != 2 or len(x) < 2 or not len(q):
+        return set()
+    scale = np.ptp(x, axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    tie = 1e-9 * scale
+    out = set()
+    for i in range(len(x) - 1):
+        a, b = x[i], x[i + 1]
+        lo, hi = np.minimum(a, b) + tie, np.maximum(a, b) - tie
+        inside = q[np.all((q > lo) & (q < hi), axis=1)]
+        if not len(inside):
+            continue
+        chord = float(np.linalg.norm((b - a) / scale))
+        near = FILL_NEAR * chord
+        far_a = np.linalg.norm((inside - a) / scale, axis=1) > near
+        far_b = np.linalg.norm((inside - b) / scale, axis=1) > near
+        if np.any(far_a & far_b):
+            out.add(i)
+    return out
+
+
 def find_breaks(
     weights: FloatArray,
     coords: FloatArray,
     *,
     offsets: FloatArray | None = None,
+    points: FloatArray | None = None,
+    seen: FloatArray | None = None,
 ) -> list[int]:
     """The chords ``i`` (between points ``i`` and ``i + 1``, in weight order) that cross a
-    gap of the front.
+    gap of the front: a jump, a long chord after points that coincide, a point off its
+    weight's Tchebycheff ray (``offsets``), unless a point found in the box the chord spans
+    shows the front there (``points`` and ``seen``: :func:`filled_chords`).
 
     Parameters
     ----------
@@ -161,6 +320,9 @@ def find_breaks(
         The points in the coordinates the run measures distances in.
     offsets : ndarray, shape (P,), optional
         :func:`ray_offsets` of the points, for a solver with a Tchebycheff scalarization.
+    points, seen : ndarray, shape (P, 2) and (K, 2), optional
+        The points' objectives, and objectives found before (earlier rounds): a chord whose
+        box holds one of them (or another of ``points``) crosses no gap.
 
     Returns
     -------
@@ -211,6 +373,11 @@ def find_breaks(
             # point i ends a piece (its weight's ray passes after it), or point i + 1 starts one
             if (off[i] > RAY_TOL and i > 0) or (off[i + 1] < -RAY_TOL and i + 1 < p - 1):
                 out.add(i)
+    if out and points is not None and np.shape(points) == (p, 2):
+        known = np.asarray(points, dtype=np.float64)
+        if seen is not None and np.size(seen):
+            known = np.vstack([np.asarray(seen, dtype=np.float64).reshape(-1, 2), known])
+        out -= filled_chords(np.asarray(points, dtype=np.float64), known)
     return sorted(out)
 
 

@@ -23,6 +23,7 @@ from paretosurf import metrics
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.checkpoint import pair_stem, read_pair, with_extension, write_pair
 from paretosurf.findings import Finding
+from paretosurf.front_ends import FrontEnds
 from paretosurf.pieces import Piece
 from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
@@ -357,14 +358,17 @@ class Result:
     n_solves : int
         Inner-solver calls made; ``n_steps`` sums the solvers' reported steps.
     n_evaluations : int or None
-        Objective evaluations the solves reported (the sum of the records' ``evaluations``;
-        ``None`` when a round's solver reports none).
+        Objective evaluations the solves reported (the sum of the records' ``evaluations``
+        and those of the end solves before the first round, :attr:`front_ends`; ``None``
+        when a solve reports none).
     converged : bool
         Whether the run stopped on ``tol`` (SURF, UMOD) or because the method found nothing
         left to improve (OLS: the convex coverage set is complete).
     stop_reason : str
         Why the run ended: ``"iterations"`` (the round limit), ``"converged"``, ``"done"``
         (``early_stopping``: the points met the target and the weights settled),
+        ``"one_point"`` (``early_stopping``: every slot returned one and the same point for
+        :data:`~paretosurf.driver.ONE_POINT_ROUNDS` rounds in a row),
         ``"method"`` (the method finished, e.g. Soup after its endpoint solves),
         ``"callback"``, or ``"not started"``.
     success : bool
@@ -422,6 +426,7 @@ class Result:
         findings: Sequence[Finding] = (),
         reported_round: int | None = None,
         pieces: Sequence[Piece | SurfacePiece] | None = None,
+        front_ends: FrontEnds | None = None,
     ) -> None:
         self.method = method
         self.label = label
@@ -440,6 +445,9 @@ class Result:
         self.findings = list(findings)
         self.reported_round = reported_round
         self.pieces = None if pieces is None else list(pieces)
+        #: The front's ends the run found before its first round (two objectives: see
+        #: :mod:`paretosurf.front_ends`), or ``None``.
+        self.front_ends = front_ends
 
     @property
     def n_segments(self) -> int:
@@ -460,7 +468,10 @@ class Result:
         """Objective evaluations over the run (see :attr:`IterationRecord.evaluations`)."""
         if not self.history or any(r.evaluations is None for r in self.history):
             return None
-        return int(
+        ends = 0 if self.front_ends is None else self.front_ends.evaluations
+        if ends < 0:
+            return None
+        return ends + int(
             sum(int(np.sum(r.evaluations)) for r in self.history if r.evaluations is not None)
         )
 
@@ -513,6 +524,8 @@ class Result:
         }
         if self.pieces is not None:
             meta["pieces"] = [p.to_dict() for p in self.pieces]
+        if self.front_ends is not None:
+            meta["front_ends"] = self.front_ends.to_json()
         return meta, {"weights": self.weights, "points": self.points}
 
     def _cdf_entry(self) -> Any:
@@ -571,6 +584,11 @@ class Result:
             pieces=(
                 [piece_from_dict(p) for p in meta["pieces"]]
                 if meta.get("pieces") is not None
+                else None
+            ),
+            front_ends=(
+                FrontEnds.from_json(meta["front_ends"])
+                if meta.get("front_ends") is not None
                 else None
             ),
         )

@@ -6,6 +6,8 @@ it turns a method's :class:`~paretosurf.method.Round` into solve tasks (``repeat
 slot, each warm-started from the last), retries failed solves, logs every attempt through
 the :class:`~paretosurf.checkpoint.Checkpointer`, counts solves, steps and objective
 evaluations, checks the points and hands back a :class:`~paretosurf.method.RoundOutcome`.
+With basin probes (the ``probes`` option), a few slots are then solved again from fresh
+starts, and a probe that scores lower takes its slot's place (:mod:`paretosurf.basin_probes`).
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paretosurf.basin_probes import RoundProbes
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.executors import SolveOutcome, SolveTask, raise_for
 from paretosurf.method import Method, Round, RoundOutcome, check_points, check_round
 from paretosurf.run_state import Progress
 from paretosurf.solvers import add_evaluations, as_weight, count_steps
 from paretosurf.spacing import Spacing
-from paretosurf.spacing_options import MovingAverage, anchor_rows, solved_weights
+from paretosurf.spacing_options import MovingAverage, WeightMap, anchor_rows
 from paretosurf.states import DiskStates, StatePool
 
 __all__ = ["RoundSolver", "SolvedRound"]
@@ -57,8 +60,8 @@ class RoundSolver:
         Logs every attempt (``solves.jsonl``) and says whether rounds are long.
     disk : DiskStates
         Where a disk-state solver's states go.
-    weight_bounds : tuple of float or None
-        The ``weight_bounds`` option: the weights are solved mapped into them.
+    weight_map : WeightMap
+        The weights the solver sees for the method's (the ``weight_bounds`` option).
     """
 
     def __init__(
@@ -68,18 +71,20 @@ class RoundSolver:
         retries: int,
         checkpointer: Checkpointer,
         disk: DiskStates,
-        weight_bounds: tuple[float, float] | None,
+        weight_map: WeightMap,
     ) -> None:
         self.executor = executor
         self.solver = solver
         self.retries = retries
         self.checkpointer = checkpointer
         self.disk = disk
-        self.weight_bounds = weight_bounds
+        self.weight_map = weight_map
         #: The progress bar to tick per finished solve (None: none shown), and its postfix.
         self.bar: Any = None
         self.postfix: dict[str, str] = {}
         self.slots_done = self.slots_total = 0
+        #: The run's basin probes (None: none; see :mod:`paretosurf.basin_probes`).
+        self.probes: RoundProbes | None = None
 
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
         """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
@@ -107,6 +112,17 @@ class RoundSolver:
             pending = [i for i, _ in failed]
         return [results[i] for i in range(len(tasks))]
 
+    def run_probes(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
+        """Solve basin probes' ``tasks`` once each (a failed probe is dropped, not retried);
+        every attempt is logged with ``"probe": true``."""
+        outcomes = self.executor.solve(self.solver, tasks, None)
+        if len(outcomes) != len(tasks):
+            raise ValueError(
+                f"the executor returned {len(outcomes)} outcomes for {len(tasks)} tasks"
+            )
+        self.checkpointer.log(outcomes, index, call, 1, probe=True)
+        return list(outcomes)
+
     def on_done(self, outcome: SolveOutcome) -> None:
         """Tick the progress bar for a finished solve."""
         if self.bar is not None and outcome.ok:
@@ -131,7 +147,7 @@ class RoundSolver:
         weights = check_round(rnd, method.label)
         states = self.disk.starts(pool, rnd.starts, intact)
         slots = list(range(len(weights))) if rnd.slots is None else list(rnd.slots)
-        solve_at = solved_weights(weights, self.weight_bounds)
+        solve_at = self.weight_map(weights)
         long_rounds = self.checkpointer.long_rounds
         self.slots_done, self.slots_total = 0, len(weights) * rnd.repeats
         start = time.perf_counter()
@@ -161,6 +177,21 @@ class RoundSolver:
             raise ValueError(
                 f"the solver returned objective vectors of sizes {sorted(sizes)} in round {index}"
             )
+        if self.probes is not None:  # fresh starts for a few slots (paretosurf.basin_probes)
+            outcomes, spent = self.probes.probe(
+                index=index,
+                slots=slots,
+                weights=[as_weight(w) for w in solve_at],
+                outcomes=outcomes,
+                spent=spent,
+                repeats=rnd.repeats,
+                progress=progress,
+                tally=progress.probes,
+                solve=self.run_probes,
+            )
+            sols = [o.solution for o in outcomes if o.solution is not None]
+            states = [s.state for s in sols]
+            seconds = time.perf_counter() - start
         points = np.stack([s.objectives for s in sols])
         progress.n_objectives = check_points(points, weights, method, index, progress.n_objectives)
         keys = [pool.add(s) for s in states]

@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paretosurf.front_ends import coverage_finding
 from paretosurf.kept_rounds import ReportedFront
 from paretosurf.result import IterationRecord, SurfResult
 from paretosurf.run_state import RunParts, run_parts, run_result
-from paretosurf.spacing_options import anchor_rows, solved_weights
+from paretosurf.spacing_options import anchor_rows
 
 __all__ = ["RunReporting"]
 
@@ -40,7 +41,7 @@ class RunReporting(RunParts):
         those of ``reported``, an earlier round's (measured as the last round was)."""
         if reported is not None:
             return (
-                solved_weights(np.array(reported.weights, dtype=np.float64), self.weight_bounds),
+                self.weight_map(np.array(reported.weights, dtype=np.float64)),
                 reported.points,
                 self.spacing(reported.points),
                 reported.keys,
@@ -52,7 +53,7 @@ class RunReporting(RunParts):
             self.spacing.fit(points, anchors=ends)
             coords = self.spacing(points)
         return (
-            solved_weights(np.array(weights, dtype=np.float64), self.weight_bounds),
+            self.weight_map(np.array(weights, dtype=np.float64)),
             points,
             coords,
             keys,
@@ -131,7 +132,23 @@ class RunReporting(RunParts):
             infos=self.last_infos,
             unsuccessful=self.unsuccessful,
             target=self.target,
+            front_ends=self.ends,
+            coverage=self.coverage(points, coords),
         )
+
+    def coverage(self, points: FloatArray, coords: FloatArray) -> list[Any]:
+        """The ``coverage`` finding of the reported points against the front's ends (see
+        :func:`~paretosurf.front_ends.coverage_finding`), as a list of none or one."""
+        if self.ends is None or points.ndim != 2 or points.shape[1] != 2 or len(points) < 2:
+            return []
+        finding = coverage_finding(
+            points,
+            coords,
+            self.ends,
+            self.spacing(self.ends.points),
+            bounds=self.weight_bounds,
+        )
+        return [] if finding is None else [finding]
 
     def state_parts(
         self, final: SurfResult | None = None
@@ -152,4 +169,5 @@ class RunReporting(RunParts):
             reported_round=None if reported is None else reported.round,
             keeper=self.keeper if self.reports_most_even() else None,
             final=final,
+            front_ends=self.ends,
         )

@@ -18,9 +18,11 @@ from typing import Any
 from numpy.typing import NDArray
 
 from paretosurf._validation import check_init_states
+from paretosurf.basin_probes import BasinProbes, RoundProbes, resolve_probes
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.executors import LocalExecutor, solves_in
 from paretosurf.findings import ParetoWarning
+from paretosurf.front_ends import FrontEnds, find_ends
 from paretosurf.kept_rounds import RoundKeeper
 from paretosurf.method import Method
 from paretosurf.result import history_from_parts
@@ -29,7 +31,7 @@ from paretosurf.run_folder import RunFolder
 from paretosurf.run_state import Progress, RunParts, check_same_run, load_method_state, manifest
 from paretosurf.solvers import users_solver
 from paretosurf.spacing import Spacing
-from paretosurf.spacing_options import MovingAverage
+from paretosurf.spacing_options import MovingAverage, WeightMap
 from paretosurf.states import DiskStates, StatePool, trusted_state_classes, warm_start_keys
 
 __all__ = ["RunStart"]
@@ -51,13 +53,14 @@ class RunStart(RunParts):
         folder: RunFolder | None,
         spacing: Spacing,
         moving_average: float | None,
-        weight_bounds: tuple[float, float] | None,
+        weight_bounds: tuple[float, float] | str | None,
         retries: int,
         allow_pickle: bool,
         checkpointer: Checkpointer,
         report: str = "auto",
         target: float | None = None,
         early_stopping: bool = False,
+        probes: BasinProbes | str | bool | None = None,
     ) -> None:
         if report == "most-even" and not method.front_is_last_round:
             raise ValueError(
@@ -70,7 +73,14 @@ class RunStart(RunParts):
         self.folder = folder
         self.spacing = spacing
         self.average = MovingAverage(moving_average)
+        if weight_bounds == "auto" and not method.verifies_ends:
+            raise ValueError(
+                f"weight_bounds='auto' needs a method that finds the front's ends before its "
+                f"first round (SURF, ps.surf); {method.label} does not: give (lo, hi) or None"
+            )
         self.weight_bounds = weight_bounds
+        self.weight_map = WeightMap(weight_bounds if isinstance(weight_bounds, tuple) else None)
+        self.ends = None
         self.allow_pickle = allow_pickle
         self.report = report
         #: The spacing target of the result (``None``: the front's default).
@@ -82,8 +92,13 @@ class RunStart(RunParts):
         self.pool = StatePool()
         self.disk = DiskStates(solver, folder, in_process=solves_in(self.executor) == "process")
         self.solving = RoundSolver(
-            self.executor, solver, retries, checkpointer, self.disk, weight_bounds
+            self.executor, solver, retries, checkpointer, self.disk, self.weight_map
         )
+        #: The run's basin probes (None: none), the ``probes`` option resolved for the solver
+        #: (:func:`~paretosurf.basin_probes.resolve_probes`); and whether it was "auto".
+        self.probes: BasinProbes | None = None
+        self.probes_auto = probes == "auto"
+        self.use_probes(resolve_probes(probes, solver))
         self.progress = Progress()
         #: The candidates for the reported round (see :mod:`paretosurf.kept_rounds`).
         self.keeper = RoundKeeper()
@@ -100,16 +115,27 @@ class RunStart(RunParts):
                 "states would live in a temporary folder of this machine only"
             )
 
+    def use_probes(self, probes: BasinProbes | None) -> None:
+        """Make the run's basin probes ``probes`` (``None``: none)."""
+        self.probes = probes
+        self.solving.probes = None if probes is None else RoundProbes(probes, self.solver)
+        self._settings = None
+
     def settings(self) -> dict[str, Any]:
         """The method's settings and the loop's options that change results (fixed for the
-        run, so computed once)."""
+        run, so computed once; ``probes`` only when the run probes)."""
         if self._settings is None:
             self._settings = {
                 **self.method.settings(),
                 "normalize": self.spacing.setting(),
                 "moving_average": self.average.rate,
                 "report": self.report,
-                "weight_bounds": (None if self.weight_bounds is None else list(self.weight_bounds)),
+                "weight_bounds": (
+                    list(self.weight_bounds)
+                    if isinstance(self.weight_bounds, tuple)
+                    else self.weight_bounds
+                ),
+                **({"probes": self.probes.settings()} if self.probes is not None else {}),
             }
         return dict(self._settings)
 
@@ -158,16 +184,63 @@ class RunStart(RunParts):
         """Start the run from ``init_states``; ``created``: its folder already holds its
         manifest (a run resumed before its first checkpoint)."""
         check_init_states(init_states)
+        if self.method.verifies_ends:
+            init_states = self.find_ends(init_states)
         if self.folder is not None and not created:
-            self.folder.create(self.manifest())
+            manifest = self.manifest()
+            if self.ends is not None:
+                manifest["front_ends"] = self.ends.to_json()
+            self.folder.create(manifest)
         self.method.start(warm_start_keys(self.pool, self.disk, init_states))
+
+    def find_ends(self, init_states: Sequence[Any] | None) -> Sequence[Any] | None:
+        """Find the front's ends before the first round (:func:`~paretosurf.front_ends.
+        find_ends`; its solves run in this process and count in the run's solves), and set
+        the run's units and bounds from them. Returns the first round's warm starts: the
+        user's, else the ends' states for the end slots where the solver posed its ends."""
+        n_segments = int(getattr(self.method, "n_segments", 1))
+
+        def solve_weights(weights: Sequence[float], states: Sequence[Any]) -> list[Any]:
+            return [self.solver.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
+
+        ends = find_ends(
+            users_solver(self.solver),
+            solve_weights,
+            bounds=self.weight_bounds,
+            normalize=self.spacing.option,
+            n_segments=n_segments,
+            init_states=init_states,
+        )
+        self.use_ends(ends)
+        if ends is None:
+            return init_states
+        self.progress.n_solves += ends.solves
+        if init_states is None and all(s is not None for s in ends.states):
+            return [ends.states[0], *([None] * (n_segments - 1)), ends.states[1]]
+        return init_states
+
+    def use_ends(self, ends: FrontEnds | None) -> None:
+        """Measure the run in the units of the front's ``ends`` and solve within the bounds
+        they give (``weight_bounds`` in the run's units; ``"auto"``: the bounds found)."""
+        self.ends = ends
+        if ends is None:
+            return
+        self.spacing.ends = ends.points
+        bounds = ends.bounds if self.weight_bounds == "auto" else self.weight_bounds
+        if bounds == (0.0, 1.0) or not isinstance(bounds, tuple):
+            bounds = None
+        self.weight_map.bounds = bounds
+        self.weight_map.scales = ends.scales
 
     def restore(self, init_states: Sequence[Any] | None) -> None:
         """Continue the run saved in the folder; one stopped before its first checkpoint
         starts again from ``init_states`` (its solve log is kept)."""
         assert self.folder is not None
         where = f"checkpoint {self.folder.path}"
-        check_same_run(self.folder.manifest(), self.method, self.settings(), where)
+        saved_manifest = self.folder.manifest()
+        if self.probes_auto and "probes" not in saved_manifest.get("settings", {}):
+            self.use_probes(None)  # probes="auto" goes on as a run saved without probes ran
+        check_same_run(saved_manifest, self.method, self.settings(), where)
         self.folder.prepare_resume()
         saved = self.folder.load() if self.folder.committed() else None
         self.folder.truncate_history(0 if saved is None else int(saved.meta["n_rounds"]))
@@ -176,6 +249,8 @@ class RunStart(RunParts):
             self.start_fresh(init_states, created=True)
             return
         meta, arrays = saved.meta, saved.arrays
+        ends = saved_manifest.get("front_ends")
+        self.use_ends(None if ends is None else FrontEnds.from_json(ends))
         history = history_from_parts(saved.records)
         self.progress = Progress.from_meta(meta, history)
         self.pool = StatePool.from_parts(

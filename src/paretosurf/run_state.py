@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf.findings import STRUCTURAL, success_and_message
+from paretosurf.basin_probes import ProbeTally, probe_finding
+from paretosurf.findings import STRUCTURAL, Finding, success_and_message
+from paretosurf.front_ends import FrontEnds
 from paretosurf.kept_rounds import ReportedFront, RoundKeeper
 from paretosurf.method import Method
 from paretosurf.result import IterationRecord, Result, view_extras
@@ -40,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from paretosurf.checkpoint import Checkpointer
     from paretosurf.run_folder import RunFolder
     from paretosurf.spacing import Spacing
-    from paretosurf.spacing_options import MovingAverage
+    from paretosurf.spacing_options import MovingAverage, WeightMap
     from paretosurf.states import DiskStates
 
 __all__ = [
@@ -60,7 +62,7 @@ FloatArray = NDArray[np.float64]
 @dataclass
 class Progress:
     """A run's bookkeeping (everything but the method and the states): its records, the
-    solves and inner steps spent, and why it stopped."""
+    solves and inner steps spent, why it stopped, and what its basin probes did."""
 
     history: list[IterationRecord] = field(default_factory=list)
     n_solves: int = 0
@@ -68,15 +70,18 @@ class Progress:
     converged: bool = False
     stop_reason: str | None = None
     n_objectives: int | None = None
+    probes: ProbeTally = field(default_factory=ProbeTally)
 
     def to_meta(self) -> dict[str, Any]:
-        """The counters, JSON-able (the history is saved as records of its own)."""
+        """The counters, JSON-able (the history is saved as records of its own); the
+        probes' tally once a round probed."""
         return {
             "n_solves": self.n_solves,
             "n_steps": self.n_steps,
             "converged": self.converged,
             "stop_reason": self.stop_reason,
             "n_objectives": self.n_objectives,
+            **({"probes": self.probes.to_meta()} if self.probes.rounds else {}),
         }
 
     @classmethod
@@ -89,6 +94,7 @@ class Progress:
             bool(meta["converged"]),
             meta.get("stop_reason"),
             meta.get("n_objectives"),
+            ProbeTally.from_meta(meta.get("probes")),
         )
 
 
@@ -179,6 +185,7 @@ def run_parts(
     reported_round: int | None,
     keeper: RoundKeeper | None,
     final: Result | None = None,
+    front_ends: FrontEnds | None = None,
 ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
     """The run's state as a checkpoint saves it: JSON-able values and named arrays.
 
@@ -201,6 +208,8 @@ def run_parts(
     final : Result, optional
         The finished run's result, whose success, message and findings the saved result then
         carries (an unfinished run's say so).
+    front_ends : FrontEnds, optional
+        The front's ends found before the first round, which the saved result carries.
     """
     p = progress
     method_meta, method_arrays = method.state_dict()
@@ -215,6 +224,7 @@ def run_parts(
         "n_steps": p.n_steps,
         "converged": p.converged or method.converged,
         "stop_reason": p.stop_reason or "not finished",
+        **({} if front_ends is None else {"front_ends": front_ends.to_json()}),
         **view_extras(method.result_extras(), p.history),
         "state_keys": keys,
         "success": False,
@@ -283,6 +293,8 @@ def run_result(
     infos: list[dict[str, Any]],
     unsuccessful: list[tuple[int, str]],
     target: float | None,
+    front_ends: FrontEnds | None = None,
+    coverage: Sequence[Finding] = (),
 ) -> Result:
     """The run's result: the reported points with their findings, ``success`` and
     ``message``.
@@ -306,6 +318,9 @@ def run_result(
     infos, unsuccessful
         The last round's ``Solution.info`` dicts, and its solves whose info says
         ``success=False``: ``(slot, message)``.
+    front_ends, coverage
+        The front's ends found before the first round, and the ``coverage`` finding of the
+        points against them (:mod:`paretosurf.front_ends`).
     """
     weights, points, coords = front
     shown = None if reported is None else reported.round
@@ -329,7 +344,10 @@ def run_result(
         stop_reason=p.stop_reason,
         convergence_change=method.convergence_change,
         settle_options=method.settle_options(),
+        settle_share=method.settle_share,
+        report=settings.get("report"),
     )
+    findings = [*findings, *coverage, *probe_finding(p.probes)]
     collapsed = any(f.code in STRUCTURAL - {"reversed"} for f in findings)
     record = p.history[-1 if shown is None else shown] if p.history else None
     success, message = success_and_message(
@@ -360,6 +378,7 @@ def run_result(
         reported_round=shown,
         # the pieces of the reported round, as its record holds them
         pieces=None if record is None or not record.pieces else list(record.pieces),
+        front_ends=front_ends,
         **method.result_extras(),
     )
 
@@ -374,7 +393,11 @@ class RunParts:
     folder: RunFolder | None
     spacing: Spacing
     average: MovingAverage
-    weight_bounds: tuple[float, float] | None
+    weight_bounds: tuple[float, float] | str | None
+    #: The weights the solver sees for the method's (the bounds, in the run's units).
+    weight_map: WeightMap
+    #: The front's ends found before the first round (None: none to verify).
+    ends: FrontEnds | None
     report: str
     target: float | None
     allow_pickle: bool

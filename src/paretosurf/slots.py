@@ -13,11 +13,15 @@ from numpy.typing import NDArray
 from scipy.spatial import cKDTree
 
 from paretosurf._validation import check_n_segments
-from paretosurf.adapters.scalarization import Scalarization, ideal_margin
+from paretosurf.adapters.scalarization import (
+    Scalarization,
+    scoring_scalarization,
+    solver_scalarization,
+)
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool
-from paretosurf.solvers import users_solver
 
 __all__ = [
+    "RESOLVED_SPACING",
     "SETTLED_SPACING",
     "WARM_STARTS",
     "SlotMethod",
@@ -43,29 +47,6 @@ BEST_MARGIN = 1e-9
 #: A source of the solver's scalarization for "best": a Scalarization, or a function returning
 #: the current one (a Tchebycheff solver's ideal point moves over the run), or None.
 ScalarizationSource = Scalarization | Callable[[], "Scalarization | None"] | None
-
-
-def solver_scalarization(solver: object) -> Callable[[], Scalarization | None]:
-    """A function returning the scalarization ``solver`` declares *now*: its
-    ``scalarization`` attribute when that is a :class:`~paretosurf.adapters.Scalarization`
-    (the adapters of :mod:`paretosurf.adapters`, whose ideal point moves as the run observes
-    points), or a kind name with the solver's ``ideal``; ``None`` for a solver that declares
-    none."""
-
-    def current() -> Scalarization | None:
-        for obj in (solver, users_solver(solver)):
-            sc = getattr(obj, "scalarization", None)
-            if isinstance(sc, Scalarization):
-                return sc
-            if isinstance(sc, str):
-                try:
-                    ideal = getattr(obj, "ideal", None)
-                    return Scalarization(sc, ideal=ideal)
-                except (TypeError, ValueError):
-                    return None
-        return None
-
-    return current
 
 
 def best_keys(
@@ -100,10 +81,7 @@ def best_keys(
     [10, 11, 12]
     """
     pts = np.asarray(points, dtype=np.float64)
-    sc = Scalarization("linear") if scalarization is None else scalarization
-    if sc.needs_ideal and (sc.ideal is None or sc.ideal.size != pts.shape[1]):
-        best, worst = pts.min(axis=0), pts.max(axis=0)
-        sc = sc.with_ideal(best - ideal_margin(best, worst))
+    sc = scoring_scalarization(scalarization, pts)
     own = list(range(len(keys))) if fallback is None else [int(k) for k in fallback]
     default = [keys[k] for k in own]
     starts = list(default)
@@ -124,6 +102,10 @@ def best_keys(
 #: full step would move none of them by this share of its distance to its nearest other
 #: weight or more: a gap ratio within about 5% of its fixed point's on a smooth front.
 SETTLED_SPACING = 0.02
+#: Weights closer than this to their nearest other weight are at the limit of what floating
+#: point (and a solver computing ``1 - w``) resolves (the ``precision`` finding's tolerance):
+#: :meth:`SlotMethod.settle_share` leaves them out, as their moves are rounding.
+RESOLVED_SPACING = 1e-9
 
 
 def local_spacing(weights: FloatArray) -> FloatArray:
@@ -334,6 +316,24 @@ class SlotMethod(Method):
         if moved.ndim == 2:
             moved = np.linalg.norm(moved, axis=1)
         return bool(np.all(moved < SETTLED_SPACING * local_spacing(self.last_weights)))
+
+    def settle_share(self) -> float:
+        """The largest share of its own spacing (the distance to its nearest other weight)
+        by which a full step would move a weight, among the weights spaced by more than
+        :data:`RESOLVED_SPACING` (``0`` when there are none; ``nan`` before the first round):
+        the measure :meth:`settled` holds below :data:`SETTLED_SPACING`, for the advice that
+        the weights were still moving when the iterations ran out."""
+        full = self.full_step_weights()
+        if full is None or self.last_weights is None:
+            return math.nan
+        moved = np.abs(np.asarray(full) - self.last_weights)
+        if moved.ndim == 2:
+            moved = np.linalg.norm(moved, axis=1)
+        spacing = local_spacing(self.last_weights)
+        resolved = spacing > RESOLVED_SPACING
+        if not np.any(resolved):
+            return 0.0
+        return float(np.max(moved[resolved] / spacing[resolved]))
 
     def slot_state(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         """The slots' part of :meth:`state_dict`."""

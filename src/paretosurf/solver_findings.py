@@ -38,6 +38,7 @@ from paretosurf.findings import (
     STRUCTURAL,
     Finding,
     ideal_beaten_finding,
+    oscillating_finding,
     spacing_target,
     uneven_finding,
     unsettled_finding,
@@ -280,18 +281,23 @@ def diagnose_run(
     stop_reason: str | None,
     convergence_change: Callable[[], float],
     settle_options: Mapping[str, Any],
+    settle_share: Callable[[], float] | None = None,
+    report: str | None = None,
 ) -> list[Finding]:
     """Every finding of a run's result: :func:`~paretosurf.diagnostics.diagnose` of the
     reported points (``points`` and ``coords``: the moving averages where the run keeps
     them), the method's own findings (``method_findings``), :func:`solver_findings`, solves
     that reported failure (``unsuccessful``: their slots and messages), a given ideal point
-    beaten, a spacing less even than ``target``, and weights still moving when the
-    iterations ran out.
+    beaten, a spacing less even than ``target`` or swinging from round to round instead of
+    settling (:func:`~paretosurf.findings.oscillating_finding`, which then takes the place
+    of the ``uneven`` finding and its estimate of the rounds still needed), and weights still
+    moving when the iterations ran out.
 
     ``history`` holds every round's record and ``shown`` the index of the reported round
     (``None``: the last, whose solves' ``infos`` and ``unsuccessful`` ones are then read);
-    ``convergence_change`` and ``settle_options`` are the method's (see
-    :func:`~paretosurf.findings.unsettled_finding`).
+    ``convergence_change``, ``settle_options`` and ``settle_share`` are the method's (see
+    :func:`~paretosurf.findings.unsettled_finding`); ``report`` is the run's option of that
+    name.
     """
     if not history:
         return []
@@ -351,20 +357,42 @@ def diagnose_run(
             and uneven() is None
         )
         findings = pieces_jump(findings, getattr(upto[-1], "pieces", None), even)
-    if not any(f.code in STRUCTURAL for f in findings):
+    # a spacing that swings from round to round: no count of further rounds settles it
+    # (noise or points off the front, named already, are the cause; their remedies average)
+    swing = (
+        oscillating_finding(
+            [r.gap_ratio for r in history],
+            upto[-1].gap_ratio,
+            spacing_target(target, surface=surface),
+            surface=surface,
+            aims_even=aims_even,
+            report=report,
+            moving_average=moving_average,
+        )
+        if aims_even
+        and not any(f.code in STRUCTURAL or f.code in ("noisy", "dominated") for f in findings)
+        else None
+    )
+    if not any(f.code in STRUCTURAL for f in findings) and (swing is None or not swing.fatal):
         found = uneven()
         findings += [] if found is None else [found]
+    findings += [] if swing is None else [swing]
     if (
         shown is None
         and stop_reason == "iterations"
         and weights.ndim == 1
         and not any(
-            f.code in ("jump", "uneven", "no_minimizer", "stuck")
+            f.code in ("jump", "uneven", "no_minimizer", "stuck", "oscillating", "reversed")
             and (f.fatal or f.code != "jump")  # (a jump between covered pieces informs)
             for f in findings
         )
     ):
-        findings += unsettled_finding(convergence_change(), len(weights), settle_options)
+        findings += unsettled_finding(
+            convergence_change(),
+            len(weights),
+            settle_options,
+            share=settle_share() if settle_share is not None else math.nan,
+        )
     return findings
 
 

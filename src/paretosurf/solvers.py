@@ -5,7 +5,8 @@ An inner solver solves (exactly or approximately) the linearly scalarized proble
 starting from a warm start ``state`` (``None`` on a slot's first call), and returns a
 :class:`Solution`. Anything with a ``solve(weight, state)`` method qualifies, and so does a plain
 callable ``(weight, state) -> Solution``. A solver may also offer
-``solve_many(weights, states) -> list[Solution]`` for vectorised or batched solves.
+``solve_many(weights, states) -> list[Solution]`` for vectorised or batched solves, and
+``probe_start(rng) -> state`` for the run's basin probes (:class:`InnerSolver`).
 """
 
 from __future__ import annotations
@@ -136,7 +137,45 @@ class Solution:
 
 @runtime_checkable
 class InnerSolver(Protocol):
-    """Protocol of an inner solver: ``solve(weight, state) -> Solution``."""
+    """Protocol of an inner solver: ``solve(weight, state) -> Solution``.
+
+    ``state`` is the warm start: ``None`` on a slot's first call, then the state of the
+    slot's last solution (or another slot's, by the method's warm-start rule).
+
+    Optional methods the run uses when a solver has them (a plain callable's attributes
+    count too):
+
+    - ``solve_many(weights, states) -> list[Solution]``: a round's solves at once
+      (:class:`BatchSolver`);
+    - ``probe_start(rng) -> state``: a fresh starting state drawn with the
+      :class:`numpy.random.Generator` ``rng`` (the same state for the same generator
+      state), or ``None`` for none. With it the run's basin probes (the ``probes`` option,
+      :mod:`paretosurf.basin_probes`) solve a few slots a round again from such starts and
+      keep a probe whose point scores lower at the slot's weight. A solver without it, or
+      whose ``probe_start`` returns ``None`` at the run's start, is not probed.
+      :class:`~paretosurf.adapters.ScipySolver` draws a point of its box;
+    - ``save_state(state, folder)`` and ``load_state(folder)``: states kept as folders
+      (:mod:`paretosurf.states`);
+    - ``observe(points)``: the round's points, after each round (an ideal point that
+      follows them), and ``scalarization``: the scalarization it minimizes (weighted sums
+      when it says none), which the run's checks score points with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import paretosurf as ps
+    >>> class Quadratics:
+    ...     def solve(self, w, state):
+    ...         x = w                              # minimizes w (x - 1)^2 + (1 - w) x^2
+    ...         return ps.Solution([(x - 1) ** 2, x**2], state=x)
+    ...     def probe_start(self, rng):
+    ...         return float(rng.uniform(0.0, 1.0))
+    >>> isinstance(Quadratics(), ps.InnerSolver)
+    True
+    >>> res = ps.surf(Quadratics(), 4, iterations=2)
+    >>> res.settings["probes"]["per_round"]
+    2
+    """
 
     def solve(self, weight: float, state: Any) -> Solution:  # pragma: no cover - protocol
         ...

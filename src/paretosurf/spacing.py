@@ -65,6 +65,9 @@ class Spacing:
         self._fn: Callable[[FloatArray], Any] | None = None
         self.ideal: FloatArray | None = None
         self.scale: FloatArray | None = None
+        #: The front's ends found before the first round (:mod:`paretosurf.front_ends`),
+        #: which ``"endpoints"`` reads beside the end solutions of each round.
+        self.ends: FloatArray | None = None
         if isinstance(normalize, str):
             if normalize not in NORMALIZE_OPTIONS:
                 raise ValueError(
@@ -123,7 +126,8 @@ class Spacing:
     def fit(self, front: ArrayLike, *, anchors: ArrayLike | None = None) -> None:
         """With ``"endpoints"``, read ideal and nadir from the anchor rows of ``front``: the
         solutions of single objectives (by default its first and last rows, the points at
-        ``w = 0`` and ``w = 1``; with weight vectors, the corners). Other options have
+        ``w = 0`` and ``w = 1``; with weight vectors, the corners), together with the
+        front's verified ends (:attr:`ends`) where the run found them. Other options have
         nothing to fit."""
         if self.kind != "endpoints":
             return
@@ -131,6 +135,8 @@ class Spacing:
         if pts.ndim != 2 or pts.shape[0] < 2 or pts.shape[1] == 0:
             return
         ends = pts[[0, -1]] if anchors is None else pts[np.asarray(anchors, dtype=np.intp)]
+        if self.ends is not None and self.ends.shape[1] == ends.shape[1]:
+            ends = np.vstack([ends, self.ends])
         ideal, nadir = ends.min(axis=0), ends.max(axis=0)
         span = nadir - ideal
         self.ideal = ideal

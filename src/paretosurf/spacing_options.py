@@ -12,7 +12,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MovingAverage", "anchor_rows", "moving_average_step", "solved_weights"]
+__all__ = [
+    "MovingAverage",
+    "WeightMap",
+    "anchor_rows",
+    "moving_average_step",
+    "solved_weights",
+    "solver_weights",
+]
 
 FloatArray = NDArray[np.float64]
 
@@ -76,6 +83,65 @@ def solved_weights(weights: FloatArray, bounds: tuple[float, float] | None) -> F
     out = lo + (hi - lo) * weights
     out[weights == 0.0], out[weights == 1.0] = lo, hi
     return np.asarray(out, dtype=np.float64)
+
+
+def solver_weights(
+    weights: FloatArray, bounds: tuple[float, float], scales: FloatArray
+) -> FloatArray:
+    """The weights the solver sees for method weights ``weights`` (on objective 1, in
+    [0, 1]): mapped into ``bounds`` in the run's units, then from the run's units (objectives
+    divided by ``scales``) to the raw objectives' weights. Ends map to ends: ``0 -> lo``
+    and ``1 -> hi`` in the run's units.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.spacing_options import solver_weights
+    >>> solver_weights(np.array([0.0, 1.0]), (0.1, 0.9), np.ones(2)).tolist()
+    [0.1, 0.9]
+    >>> # objective 2 in units 1000 times smaller: an even weight in the run's units puts
+    >>> # 1000 times more raw weight on objective 1
+    >>> float(solver_weights(np.array([0.5]), (0.0, 1.0), np.array([1.0, 1e-3]))[0])
+    0.000999000999000999
+    """
+    lo, hi = bounds
+    u = lo + (hi - lo) * np.asarray(weights, dtype=np.float64)
+    u[weights == 0.0], u[weights == 1.0] = lo, hi
+    a = u / scales[0]
+    b = (1.0 - u) / scales[1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(a + b > 0, a / np.where(a + b > 0, a + b, 1.0), u)
+    out[u == 0.0], out[u == 1.0] = 0.0, 1.0
+    return np.asarray(out, dtype=np.float64)
+
+
+class WeightMap:
+    """The weights a run's solver sees for its method's weights: the ``weight_bounds``
+    (``None``: the weights as they are), in the run's units where the objectives' ``scales``
+    are known (:func:`solver_weights`, scalar weights), else raw (:func:`solved_weights`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.spacing_options import WeightMap
+    >>> WeightMap((0.1, 0.9))(np.array([0.0, 0.5, 1.0])).tolist()
+    [0.1, 0.5, 0.9]
+    >>> WeightMap(None)(np.array([0.25])).tolist()
+    [0.25]
+    """
+
+    def __init__(
+        self, bounds: tuple[float, float] | None, scales: FloatArray | None = None
+    ) -> None:
+        self.bounds = bounds
+        self.scales = scales
+
+    def __call__(self, weights: FloatArray) -> FloatArray:
+        if self.bounds is None:
+            return weights
+        if self.scales is not None and weights.ndim == 1:
+            return solver_weights(weights, self.bounds, self.scales)
+        return solved_weights(weights, self.bounds)
 
 
 def moving_average_step(

@@ -31,8 +31,10 @@ from paretosurf.pieces import (
     allocate,
     find_breaks,
     limit_end_weight,
+    nondominated,
     pieces_from_breaks,
     ray_offsets,
+    resolved_offsets,
 )
 from paretosurf.result import IterationRecord, Result
 from paretosurf.slots import ScalarizationSource, SlotMethod, solver_scalarization
@@ -63,6 +65,10 @@ AUTO_ALPHA_FLOOR = 0.05
 #: contract fast.
 AUTO_CYCLE_ROUNDS = 3
 AUTO_CALM_ROUNDS = 3
+#: ... and, once settled, the rounds in a row whose change exceeds the change two rounds
+#: before (a swing of period two that does not die down: the damping overshoots every other
+#: round) after which the damping is halved below the minimum, as for AUTO_DRIFT_ROUNDS.
+AUTO_SWING_ROUNDS = 2
 AUTO_GRID = 1025
 #: Pieces: an end of a piece that no evidence confirms (a corner solution or points that
 #: coincide there) is probed this share of the way into the gap's weight interval, so that
@@ -94,6 +100,11 @@ class CDFRefinement:
     ----------
     alpha : float or "auto"
         Damping factor in (0, 1], or ``"auto"`` (see :func:`surf`).
+    at_weights : bool, default True
+        With ``"auto"``: measure the CDF's change at the round's weights too, and halve the
+        damping once settled when the change swings with period two (see
+        :meth:`_auto_alpha`): for weights that crowd near an end, as on ill-conditioned
+        paths. The edges of a surface (:mod:`paretosurf.surf_simplex`) keep the grid alone.
 
     Examples
     --------
@@ -106,10 +117,11 @@ class CDFRefinement:
     [0.0, 0.707, 1.0]
     """
 
-    def __init__(self, alpha: float | str = 0.3) -> None:
+    def __init__(self, alpha: float | str = 0.3, *, at_weights: bool = True) -> None:
         if isinstance(alpha, str) and alpha != "auto":
             raise ValueError(f"alpha must be a number in (0, 1] or 'auto', got {alpha!r}")
         self.auto = alpha == "auto"
+        self.at_weights = at_weights
         #: The damping of the last update (with "auto": chosen round by round).
         self.alpha = AUTO_ALPHA_MAX if self.auto else check_alpha(alpha)
         self._residual = math.nan  # auto: the last round's ||Phi~_t - Phi_t||_inf
@@ -118,6 +130,8 @@ class CDFRefinement:
         self._round = 0  # auto: updates so far
         self._ceiling = AUTO_ALPHA_MAX  # auto: the largest damping allowed now
         self._calm = 0  # auto: rounds in a row whose residual contracted fast
+        self._before = math.nan  # auto: the residual two rounds before
+        self._swings = 0  # auto: rounds in a row whose residual exceeded it
         self._backoff = (-1, math.nan)  # auto: the round and damping of the last back-off
         #: The current CDF ``Phi_t`` and the last estimate ``Phi~_t`` (None before any).
         self.cdf = ArcLengthCDF.identity()
@@ -140,29 +154,38 @@ class CDFRefinement:
             gaps[np.asarray(breaks, dtype=np.intp)] = 0.0
         self.estimate = ArcLengthCDF._from_chords(weights, gaps)
         if self.auto:
-            self.alpha = self._auto_alpha(self.estimate)
+            self.alpha = self._auto_alpha(self.estimate, weights if self.at_weights else None)
         self.cdf = self.cdf.mix(self.estimate, self.alpha)
 
-    def _auto_alpha(self, estimate: ArcLengthCDF) -> float:
+    def _auto_alpha(self, estimate: ArcLengthCDF, weights: FloatArray | None = None) -> float:
         """The safeguarded damping of ``alpha="auto"``: full steps while the change of the CDF
         estimate, ``r_t = ||Phi~_t - Phi_t||_inf``, contracts; halved (down to the paper's
         0.3) when it does not, doubled again (up to 1) when it contracts. A back-off from
         the damping that backed off ``AUTO_CYCLE_ROUNDS`` rounds before or fewer (full steps
         overshoot, half steps contract, full steps overshoot again) caps it at half of that
-        until ``AUTO_CALM_ROUNDS`` rounds in a row contract fast.
+        until ``AUTO_CALM_ROUNDS`` rounds in a row contract fast. The change is measured on a
+        grid of weights and at the round's ``weights``.
 
         A fixed-point iteration whose residual stops contracting is overshooting (the
         concave DST map oscillates at alpha = 1); at the floor the scheme is the paper's
         damped iteration with alpha = 0.3, whose convergence guarantee it keeps. Once the CDF
         has settled, a change that grows ``AUTO_DRIFT_ROUNDS`` rounds in a row is an
-        overshoot that even 0.3 does not damp (on DST's concave map with N = 15 the first
-        interior weight oscillates with a growing amplitude at alpha = 0.3, and the CV climbs
-        from 0.0000 to 0.003 over 20 rounds): the damping is then halved further, down to
-        ``AUTO_ALPHA_FLOOR``, and doubled back to 0.3 when the change contracts.
+        overshoot that even 0.3 does not damp, and so is one that exceeds the change two rounds
+        before ``AUTO_SWING_ROUNDS`` rounds in a row (a swing of period two that does not
+        die down, as on ill-conditioned ridge paths once settled). On DST's concave map with
+        N = 15 the first interior weight oscillates with a growing amplitude at alpha = 0.3,
+        and the CV climbs from 0.0000 to 0.003 over 20 rounds. The damping is then halved
+        further, down to ``AUTO_ALPHA_FLOOR``, and doubled back to 0.3 when the change
+        contracts.
         """
+        # (on a grid and at the round's weights: where weights crowd, as within 1e-8 of an
+        # end on an ill-conditioned problem, a grid alone misses the change)
         grid = np.linspace(0.0, 1.0, AUTO_GRID)
+        if weights is not None:
+            grid = np.union1d(grid, np.clip(np.asarray(weights, dtype=np.float64), 0.0, 1.0))
         residual = float(np.max(np.abs(estimate(grid) - self.cdf(grid))))
         previous, self._residual = self._residual, residual
+        before, self._before = self._before, previous
         if not math.isfinite(previous):  # the first update: the estimate replaces Phi_0
             self._first_residual = residual
             self._growths = 0
@@ -171,11 +194,14 @@ class CDFRefinement:
         self._round += 1
         fast = residual <= AUTO_FAST * previous
         self._calm = self._calm + 1 if fast else 0
+        # (nan: False; only where the change is measured at the weights)
+        self._swings = self._swings + 1 if self.at_weights and residual > before else 0
         if self._calm >= AUTO_CALM_ROUNDS and self._ceiling < AUTO_ALPHA_MAX:
             self._ceiling, self._calm = min(AUTO_ALPHA_MAX, 2.0 * self._ceiling), 0
         if residual <= AUTO_SETTLED * self._first_residual:
             # settled: what changes now is mostly the solver's noise, which damping averages
-            if self._growths >= AUTO_DRIFT_ROUNDS:
+            if self._growths >= AUTO_DRIFT_ROUNDS or self._swings >= AUTO_SWING_ROUNDS:
+                self._swings = 0
                 return max(AUTO_ALPHA_FLOOR, 0.5 * self.alpha)
             if fast:
                 return min(AUTO_ALPHA_MIN, 2.0 * self.alpha)
@@ -202,6 +228,8 @@ class CDFRefinement:
             "round": self._round,
             "ceiling": self._ceiling,
             "calm": self._calm,
+            "before": None if math.isnan(self._before) else self._before,
+            "swings": self._swings,
             "backoff": [
                 self._backoff[0],
                 None if math.isnan(self._backoff[1]) else self._backoff[1],
@@ -228,6 +256,9 @@ class CDFRefinement:
             self._round = int(auto.get("round", 0))
             self._ceiling = float(auto.get("ceiling", AUTO_ALPHA_MAX))
             self._calm = int(auto.get("calm", 0))
+            before = auto.get("before")
+            self._before = math.nan if before is None else float(before)
+            self._swings = int(auto.get("swings", 0))
             backoff = auto.get("backoff", [-1, None])
             self._backoff = (
                 int(backoff[0]),
@@ -253,6 +284,7 @@ class SurfMethod(SlotMethod):
     name = "surf"
     label = "SURF"
     aims_even = True
+    verifies_ends = True
 
     def __init__(
         self,
@@ -287,6 +319,10 @@ class SurfMethod(SlotMethod):
         self.end_reach: EndReach | None = None
         self._reach_ideal: FloatArray | None = None
         self._same: NDArray[np.bool_] = np.zeros(0, dtype=bool)  # the last round's zero chords
+        #: The non-dominated points of every round so far (two objectives): a chord between
+        #: two points whose box holds one crosses no gap (:func:`~paretosurf.pieces.
+        #: filled_chords`). Rebuilt from the history on resuming.
+        self._seen: FloatArray = np.zeros((0, 2))
 
     @property
     def auto(self) -> bool:
@@ -450,13 +486,18 @@ class SurfMethod(SlotMethod):
         weights = np.asarray(outcome.weights, dtype=np.float64)
         offsets = None
         if weights.ndim == 1 and outcome.points.shape[1] == 2:
-            offsets = self._ray_offsets(weights, outcome.points, outcome.infos)
+            offsets = self._ray_offsets(weights, outcome.points, outcome.infos, outcome.coordinates)
             self._rays = self._ray_weights
         else:
             self._rays = None
             self._ray_ideals = None
         if weights.ndim == 1 and outcome.points.shape[1] == 2:
-            self._breaks = find_breaks(weights, outcome.coordinates, offsets=offsets)
+            points = np.asarray(outcome.points, dtype=np.float64)
+            self._breaks = find_breaks(
+                weights, outcome.coordinates, offsets=offsets, points=points, seen=self._seen
+            )
+            # (what every round found: a chord whose box holds a point is no gap)
+            self._seen = nondominated(np.vstack([self._seen, points]))
         else:
             self._breaks = []
         coords = outcome.coordinates
@@ -515,11 +556,17 @@ class SurfMethod(SlotMethod):
         self._next = None
 
     def _ray_offsets(
-        self, weights: FloatArray, points: FloatArray, infos: Sequence[Mapping[str, Any]]
+        self,
+        weights: FloatArray,
+        points: FloatArray,
+        infos: Sequence[Mapping[str, Any]],
+        coords: FloatArray | None = None,
     ) -> FloatArray | None:
         """:func:`~paretosurf.pieces.ray_offsets` of the round's points under the solver's
-        Tchebycheff scalarization (with each solve's ideal point, else the solver's), or
-        ``None`` for another scalarization or none declared."""
+        Tchebycheff scalarization (with each solve's ideal point, else the solver's), less
+        those that show no gap at the run's resolution in the points' ``coords``
+        (:func:`~paretosurf.pieces.resolved_offsets`), or ``None`` for another
+        scalarization or none declared."""
         sc = self.current_scalarization()
         self._ray_weights = None
         self._ray_ideals = None
@@ -541,7 +588,10 @@ class SurfMethod(SlotMethod):
             rays = np.where(total > 0, excess[:, 1] / np.where(total > 0, total, 1.0), weights)
         self._ray_weights = np.clip(rays, 0.0, 1.0)
         self._ray_ideals = z
-        return ray_offsets(weights, points, coefficients, z)
+        offsets = ray_offsets(weights, points, coefficients, z)
+        if coords is None:
+            return offsets
+        return resolved_offsets(offsets, points, coords, coefficients, z)
 
     def update(self, weights: FloatArray, coordinates: FloatArray) -> None:
         # Laid out by pieces, the chords across gaps count as no arc length; otherwise the
@@ -591,6 +641,12 @@ class SurfMethod(SlotMethod):
         history: Sequence[IterationRecord],
     ) -> None:
         self.load_slot_state(meta, arrays)
+        found = [
+            np.asarray(r.points, dtype=np.float64)
+            for r in history
+            if np.ndim(r.weights) == 1 and np.shape(r.points)[1:] == (2,)
+        ]
+        self._seen = nondominated(np.vstack(found)) if found else np.zeros((0, 2))
         last = history[-1] if history else None
         self.refinement.restore(
             None if last is None else last.cdf,
@@ -690,9 +746,12 @@ def surf(
         more), halves alpha when the change does not contract, and
         doubles it again when it does, not below the paper's 0.3: on a front where full
         steps oscillate it falls back to the damped iteration and its guarantee. Once the
-        CDF has settled, a change that grows three rounds in a row (an overshoot that 0.3
-        does not damp) halves it further, down to 0.05. It needs fewer rounds where the
-        weight-to-front map is smooth (see ``benchmarks/bench_auto_alpha.py``).
+        CDF has settled, a change that grows three rounds in a row, or exceeds the change two
+        rounds before twice in a row (an overshoot that 0.3 does not damp), halves it further,
+        down to 0.05. The change is measured on a grid of weights and at the round's weights
+        (where weights crowd within 1e-8 of an end, a grid alone sees none). It needs fewer
+        rounds where the weight-to-front map is smooth (see ``benchmarks/bench_auto_alpha.py``
+        and, for ill-conditioned ridge paths, ``benchmarks/bench_auto_alpha_ridge.py``).
     iterations : int
         Most rounds (outer iterations; each solves every slot once): with
         ``early_stopping`` (default) the run ends before once its points meet ``target`` and

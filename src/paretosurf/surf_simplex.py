@@ -454,7 +454,7 @@ class SurfSimplexMethod(SlotMethod):
         self.best_ties_nearest = m > 2
         self.alpha_setting = alpha
         self.edges: dict[Face, CDFRefinement] = {
-            face: CDFRefinement(alpha) for face in faces(m) if len(face) == 2
+            face: CDFRefinement(alpha, at_weights=False) for face in faces(m) if len(face) == 2
         }
         self.counts: dict[Face, int] | None = None
         #: The trust radius of the moves inside faces (see :data:`TRUST_RADIUS`).

@@ -145,8 +145,12 @@ def from_pymoo_global(
         the polish's iterations; ``nfev``; ``objective_calls``; ``success``; ``message``;
         ``value``; ``non_finite``; ``ideal`` for the scalarizations that use one) and
         ``global_calls``, ``polish_calls``, ``polished`` (whether the polished point was
-        kept), ``global_value`` (the scalarized value before the polish) and ``seed`` (the
-        solve's pymoo seed). ``scalarization``, ``ideal``, ``observe(points)`` and
+        kept), ``polish_success`` (the kept polish's own ``success``, with it), ``global_value``
+        (the scalarized value before the polish) and ``seed`` (the solve's pymoo seed).
+        ``success`` is the global phase's (a finite best value): a polish is kept only where
+        its point is better, so a polish whose optimizer stops on its own criteria (SLSQP's
+        "positive directional derivative for linesearch" on a Tchebycheff kink) fails no
+        solve. ``scalarization``, ``ideal``, ``observe(points)`` and
         ``evaluate(state)`` are as in :class:`~paretosurf.adapters.ScipySolver`.
 
     Raises
@@ -475,7 +479,11 @@ class PymooGlobalSolver(FollowsIdealPoint):
                 if feasible and np.all(np.isfinite(h_pol)) and float(sc(h_pol, w)) < value:
                     best_x, h, value = x_pol, h_pol, float(sc(h_pol, w))
                     info["polished"] = True
-                    success = bool(sol.info.get("success", True))
+                    # (a polish that stops on its own criteria, e.g. SLSQP's "positive
+                    # directional derivative" on the Tchebycheff max's kink, yet returns a
+                    # point better than the global phase's, fails nothing: the solve's
+                    # success is the global phase's; its own verdict is kept apart)
+                    info["polish_success"] = bool(sol.info.get("success", True))
                     kept = [str(sol.info.get("message", ""))]
             info["polish_starts"] = len(starts)
             if info["polished"]:

@@ -105,10 +105,13 @@ stays unknown (on ZDT3 from the middle of the box, the piece near ``f1 = 0.85``)
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from paretosurf.solvers import users_solver
 
 __all__ = [
     "DEFAULT_FLOOR",
@@ -122,6 +125,8 @@ __all__ = [
     "as_scalarization",
     "check_weight",
     "ideal_margin",
+    "scoring_scalarization",
+    "solver_scalarization",
     "weight_vector",
 ]
 
@@ -404,6 +409,63 @@ def ideal_margin(best: ArrayLike, worst: ArrayLike) -> FloatArray:
         IDEAL_MARGIN_REL * (hi - lo) + IDEAL_MARGIN_ABS * np.maximum(1.0, np.abs(lo)),
         dtype=np.float64,
     )
+
+
+def scoring_scalarization(scalarization: Scalarization | None, points: ArrayLike) -> Scalarization:
+    """The scalarization that scores ``points`` (shape ``(P, M)``) against one another:
+    ``scalarization`` itself, weighted sums when it is ``None``, and for a kind that needs
+    an ideal point but has none (or one of another length) the points' best values less
+    :func:`ideal_margin`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.adapters.scalarization import Scalarization, scoring_scalarization
+    >>> pts = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> scoring_scalarization(None, pts).kind
+    'linear'
+    >>> scoring_scalarization(Scalarization("tchebycheff"), pts).ideal.round(9).tolist()
+    [-1.01e-06, -1.01e-06]
+    """
+    sc = Scalarization("linear") if scalarization is None else scalarization
+    pts = np.asarray(points, dtype=np.float64)
+    if sc.needs_ideal and (sc.ideal is None or sc.ideal.size != pts.shape[-1]):
+        best, worst = pts.min(axis=0), pts.max(axis=0)
+        sc = sc.with_ideal(best - ideal_margin(best, worst))
+    return sc
+
+
+def solver_scalarization(solver: object) -> Callable[[], Scalarization | None]:
+    """A function returning the scalarization ``solver`` declares *now*: its
+    ``scalarization`` attribute when that is a :class:`Scalarization` (the adapters of
+    :mod:`paretosurf.adapters`, whose ideal point moves as the run observes points), or a
+    kind name with the solver's ``ideal``; ``None`` for a solver that declares none (it
+    minimizes weighted sums, as the paper's solvers do).
+
+    Examples
+    --------
+    >>> from paretosurf.adapters.scalarization import solver_scalarization
+    >>> def solver(w, state): ...
+    >>> solver.scalarization = "tchebycheff"
+    >>> solver.ideal = [0.0, 0.0]
+    >>> solver_scalarization(solver)()
+    Scalarization('tchebycheff', ideal=[0.0, 0.0], rho=0.0001, floor=0.0001)
+    """
+
+    def current() -> Scalarization | None:
+        for obj in (solver, users_solver(solver)):
+            sc = getattr(obj, "scalarization", None)
+            if isinstance(sc, Scalarization):
+                return sc
+            if isinstance(sc, str):
+                try:
+                    ideal = getattr(obj, "ideal", None)
+                    return Scalarization(sc, ideal=ideal)
+                except (TypeError, ValueError):
+                    return None
+        return None
+
+    return current
 
 
 class IdealPoint:

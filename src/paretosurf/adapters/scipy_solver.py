@@ -87,6 +87,7 @@ __all__ = [
     "IDEAL_MARGIN_ABS",
     "IDEAL_MARGIN_REL",
     "LBFGSB_FTOL",
+    "LEXICOGRAPHIC_TOL",
     "LINEAR_METHODS",
     "SLSQP_FTOL",
     "ScipySolver",
@@ -105,6 +106,9 @@ LINEAR_METHODS: dict[str, tuple[bool, bool, bool]] = {
     "Nelder-Mead": (True, False, False),
     "Powell": (True, False, False),
 }
+#: :meth:`ScipySolver.solve_end`: the other objectives are minimized with the end's own held
+#: within this share of its scale (its value, or how far it moved from the starts).
+LEXICOGRAPHIC_TOL = 1e-6
 #: Methods for the Tchebycheff scalarizations (epigraph form, with constraints).
 EPIGRAPH_METHODS = ("SLSQP", "trust-constr")
 # IDEAL_MARGIN_REL and IDEAL_MARGIN_ABS (defined in paretosurf.adapters.scalarization, kept
@@ -213,7 +217,8 @@ def from_scipy(
         given do, so process executors can run it. ``ideal`` is the ideal point in use and
         ``ideal_given`` whether the user gave it; ``observe(points)`` updates it after a
         round (above); ``evaluate(state)`` gives the objectives at a state (for the Soup
-        baseline).
+        baseline); ``probe_start(rng)`` draws a start from the box of ``bounds`` for the
+        run's basin probes (the ``probes`` option; ``None`` without a finite box).
 
     Raises
     ------
@@ -365,12 +370,127 @@ class ScipySolver(FollowsIdealPoint):
         start = self.x0 if state is None else self._as_state(state)
         return self._run(self.scalarization, w, start, self.steps)
 
+    def solve_end(self, objective: int, state: ArrayLike | None = None) -> Solution | None:
+        """The front's end where objective ``objective`` (0-based) is at its best:
+        that objective minimized alone (full solves from ``x0`` and from ``state``, the
+        better kept), then the other objectives' sum minimized with it held within
+        :data:`LEXICOGRAPHIC_TOL` of its minimum (SLSQP), so that a flat face of minimizers
+        gives its Pareto-optimal end (ZDT1 at ``w = 1``: ``f1 = 0`` whatever the other
+        variables, and ``f2`` at its least there). The run calls it before its first round
+        (:mod:`paretosurf.front_ends`).
+
+        Returns ``None`` unless every variable has finite bounds: without them the
+        minimizer of one objective alone may not exist (logistic loss on separable data),
+        and the run approaches the end by weights instead.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paretosurf.adapters import from_scipy
+        >>> def zdt1(x):
+        ...     g = 1 + 9 * np.mean(x[1:])
+        ...     return np.array([x[0], g * (1 - np.sqrt(x[0] / g))])
+        >>> solver = from_scipy(zdt1, x0=np.full(5, 0.5), bounds=[(0, 1)] * 5)
+        >>> solver.solve(1.0, None).objectives.round(3).tolist()   # f1 alone: f2 anywhere
+        [0.0, 5.5]
+        >>> solver.solve_end(0).objectives.round(2).tolist()        # then f2 at its least
+        [0.0, 1.0]
+        """
+        if self.bounds is None or not np.all(
+            np.isfinite(self.bounds[0]) & np.isfinite(self.bounds[1])
+        ):
+            return None
+        m = self.n_objectives
+        if not 0 <= int(objective) < m:
+            raise ValueError(f"objective must be in 0..{m - 1}, got {objective!r}")
+        k = int(objective)
+        corner: float | FloatArray = (1.0 - k) if m == 2 else np.eye(m)[k]
+        linear = Scalarization("linear")
+        starts = [self.x0] if state is None else [self.x0, self._as_state(state)]
+        calls = 0
+        best: Solution | None = None
+        for start in starts:
+            sol = self._run(linear, corner, start, None)
+            calls += int(sol.info["objective_calls"])
+            if best is None or sol.objectives[k] < best.objectives[k]:
+                best = sol
+        assert best is not None
+        x1 = np.asarray(best.state, dtype=np.float64)
+        h1 = best.objectives
+        top = float(h1[k])
+        spread = max(abs(float(self.evaluate(s)[k]) - top) for s in starts)
+        calls += len(starts)
+        limit = top + LEXICOGRAPHIC_TOL * max(abs(top), spread, 1e-12)
+        ev = _Evaluator(self.objectives, self.jac, x1.size, m)
+        others = np.ones(m)
+        others[k] = 0.0
+        scale = max(float(np.abs(others @ h1)), 1e-12)
+        kwargs: dict[str, Any] = {
+            "method": "SLSQP",
+            "options": {"ftol": SLSQP_FTOL, "maxiter": 500},
+        }
+        kwargs["constraints"] = [
+            {"type": "ineq", "fun": lambda x: limit - ev.values(x)[k]},
+            *self.constraints,
+        ]
+        kwargs["bounds"] = Bounds(*self.bounds)
+        try:
+            res = minimize(lambda x: float(others @ ev.values(x)) / scale, x1, **kwargs)
+        except (ValueError, ArithmeticError):  # (the first stage's end stands)
+            res = None
+        x2 = x1 if res is None else np.clip(np.asarray(res.x, dtype=np.float64), *self.bounds)
+        h2 = ev.values(x2)
+        calls += ev.calls
+        feasible = (
+            res is not None
+            and bool(h2[k] <= limit + 1e-12 * max(1.0, abs(limit)))
+            and _satisfies(x2, self.constraints)
+        )
+        if feasible and np.all(np.isfinite(h2)) and float(others @ h2) <= float(others @ h1):
+            x_end, h_end = x2, h2
+        else:
+            x_end, h_end = x1, h1
+        info = {
+            "objective_calls": calls,
+            "success": bool(np.all(np.isfinite(h_end))),
+            "message": f"objective {k + 1} alone, then the others within {LEXICOGRAPHIC_TOL:g}",
+        }
+        return Solution(h_end.copy(), state=x_end.copy(), info=info)
+
     def evaluate(self, state: ArrayLike) -> FloatArray:
         """The objectives at a state (a decision vector), e.g. one the Soup baseline mixed
         from two solutions (states are arrays, so its default linear interpolation applies)."""
         return _as_values(
             self.objectives(self._as_state(state)), "objectives(x)", self.n_objectives
         )
+
+    def probe_start(self, rng: np.random.Generator) -> FloatArray | None:
+        """A fresh start for a basin probe (:mod:`paretosurf.basin_probes`): a point drawn
+        uniformly from the box of ``bounds`` with ``rng`` (a Latin hypercube of one point),
+        the same for the same generator state.
+
+        Returns ``None`` unless every variable has finite bounds: without a box there is
+        nothing to draw from, and the run makes no probes (``probes="auto"``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paretosurf.adapters import from_scipy
+        >>> def objectives(x):
+        ...     return np.array([x[0] ** 2, (x[0] - 1) ** 2 + x[1] ** 2])
+        >>> boxed = from_scipy(objectives, x0=[0.5, 0.0], bounds=[(0, 1), (-2, 2)])
+        >>> x = boxed.probe_start(np.random.default_rng(0))
+        >>> bool(0 <= x[0] <= 1 and -2 <= x[1] <= 2)
+        True
+        >>> from_scipy(objectives, x0=[0.5, 0.0]).probe_start(np.random.default_rng(0)) is None
+        True
+        """
+        if self.bounds is None:
+            return None
+        lb, ub = self.bounds
+        if not np.all(np.isfinite(lb) & np.isfinite(ub)):
+            return None
+        return np.asarray(lb + (ub - lb) * rng.random(lb.size), dtype=np.float64)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -754,6 +874,20 @@ def _as_bounds(bounds: Any, n: int) -> tuple[FloatArray, FloatArray] | None:
     if np.all(np.isneginf(lb) & np.isposinf(ub)):
         return None
     return lb, ub
+
+
+def _satisfies(x: FloatArray, constraints: list[Any], tol: float = 1e-8) -> bool:
+    """Whether ``x`` satisfies the constraint dicts (``ineq``: ``fun >= -tol``; ``eq``:
+    ``|fun| <= tol``); scipy's constraint objects are left to the solve that used them."""
+    for con in constraints:
+        if not isinstance(con, Mapping):
+            continue
+        value = np.asarray(con["fun"](x, *con.get("args", ())), dtype=np.float64)
+        if con["type"] == "ineq" and not np.all(value >= -tol):
+            return False
+        if con["type"] == "eq" and not np.all(np.abs(value) <= tol):
+            return False
+    return True
 
 
 def _as_constraints(constraints: Any) -> list[Any]:
