@@ -54,7 +54,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.findings import Finding
-from paretosurf.solvers import Solution
+from paretosurf.solvers import Solution, add_evaluations
 
 __all__ = [
     "APPROACH_START",
@@ -102,8 +102,8 @@ class FrontEnds:
         no minimizer at the end; the point is the last one reached) or ``"unconverged"``
         (still moving after :data:`APPROACH_STEPS` shrinks).
     distances : tuple of float
-        Per end, the distance from it in the run's units at which the end was reached (0
-        for a lexicographic end).
+        Per end, the raw weight's distance from it at which the end was reached (0 for a
+        lexicographic end, or one reached at the end's own weight).
     scales : ndarray of shape (2,)
         The objectives' units in the run's coordinates: ``weight_bounds`` act on the weight
         of the objectives divided by these (ones with ``normalize="none"``).
@@ -187,16 +187,6 @@ def _scales(points: FloatArray, normalize: Any) -> FloatArray:
 SolveWeights = Callable[[Sequence[float], Sequence[Any]], list[Solution]]
 
 
-def _evaluations(solutions: Sequence[Solution]) -> int:
-    total = 0
-    for sol in solutions:
-        count = sol.info.get("objective_calls", sol.info.get("nfev"))
-        if count is None:
-            return -1
-        total += int(count)
-    return total
-
-
 class _Tally:
     """The end phase's solves and evaluations."""
 
@@ -206,8 +196,11 @@ class _Tally:
 
     def add(self, solutions: Sequence[Solution]) -> None:
         self.solves += len(solutions)
-        spent = _evaluations(solutions)
-        self.evaluations = -1 if spent < 0 or self.evaluations < 0 else self.evaluations + spent
+        spent = add_evaluations([0] * len(solutions), solutions)
+        if spent is None or self.evaluations < 0:
+            self.evaluations = -1  # (a solve that reports none: the count is unknown)
+        else:
+            self.evaluations += sum(spent)
 
 
 def find_ends(
@@ -496,7 +489,7 @@ def coverage_finding(
         if not verified[e]:
             continue
         distance = float(np.min(np.linalg.norm(coords - ends_coords[e], axis=1)))
-        if distance > COVERAGE_TOL * max(spacing, 1e-12):
+        if distance > COVERAGE_TOL * spacing:
             missed.append((e, distance))
     if not missed:
         return None

@@ -18,6 +18,7 @@ from paretosurf.adapters.scalarization import (
     scoring_scalarization,
     solver_scalarization,
 )
+from paretosurf.diagnostics import WEIGHT_TOL
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool
 
 __all__ = [
@@ -103,9 +104,10 @@ def best_keys(
 #: weight or more: a gap ratio within about 5% of its fixed point's on a smooth front.
 SETTLED_SPACING = 0.02
 #: Weights closer than this to their nearest other weight are at the limit of what floating
-#: point (and a solver computing ``1 - w``) resolves (the ``precision`` finding's tolerance):
-#: :meth:`SlotMethod.settle_share` leaves them out, as their moves are rounding.
-RESOLVED_SPACING = 1e-9
+#: point (and a solver computing ``1 - w``) resolves (the ``precision`` finding's tolerance,
+#: :data:`paretosurf.diagnostics.WEIGHT_TOL`): :meth:`SlotMethod.settle_share` leaves them
+#: out, as their moves are rounding.
+RESOLVED_SPACING = WEIGHT_TOL
 
 
 def local_spacing(weights: FloatArray) -> FloatArray:
