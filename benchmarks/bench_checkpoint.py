@@ -15,14 +15,23 @@ rounds, the state, the state folders, and pruning them) as a share of its wall t
 measured inside the run, which the machine's speed changes scale alike. The verdict is on the
 second; both are printed.
 
-A second section (``--loop`` runs it alone; the default run prints it after the first) measures
+A second section (``--solve-log`` runs it alone) measures what the solve log costs, now that
+it is written as the solves return (each pass of a round's solves appended and flushed to
+``solves.jsonl`` at once, and synced with the checkpoints): the K-step run, checkpointed with
+the default schedule, with the log as it is against the same run with the log made a no-op
+(its lines neither built nor written), the two taking turns; the seconds of each, their ratio
+(the median of the ratios within a turn), and the seconds spent in the log (building,
+formatting, appending and syncing its lines) as a share of the run's wall time, measured
+inside the run. Target: at most 1% of the K-step run.
+
+A third section (``--loop`` runs it alone; the default run prints it after the others) measures
 what the loop itself costs over a long run: SURF for 300 rounds at N = 1000 with a solver that
 costs nothing (points on the closed-form front of ``Quadratic1D(1, 1, 4, 0)``), no checkpoint.
 It prints the driver's own time per round (``seconds - solve_seconds``), median over rounds
 1-30 and 271-300, their ratio (target: within 1.2) and the CDF's knots at the end, with the
 CDF's knot pruning (:data:`paretosurf.cdf.KNOT_PRUNE_TOL`) and without it, side by side.
 
-    python benchmarks/bench_checkpoint.py [--repeats 3] [--loop]
+    python benchmarks/bench_checkpoint.py [--repeats 3] [--solve-log | --loop]
 """
 
 from __future__ import annotations
@@ -116,34 +125,129 @@ class CheckpointClock:
             setattr(owner, name, original)
 
 
-def timed(kind: str, mode: str) -> tuple[float, float]:
-    """Wall seconds of the run, and the share of them spent checkpointing."""
+def dst_run(kind: str, on_disk: bool, checkpointed: bool, period: float | str) -> float:
+    """Wall seconds of one Deep Sea Treasure run (in a temporary run folder if
+    ``checkpointed``)."""
     task = get_task("dst")
     problem = task.make_problem()
     solver = task.solver(problem, kind)
     init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed=0)
-    checkpointed, on_disk, period = MODES[mode]
     inner: Any = FolderStates(solver) if on_disk else solver
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "run" if checkpointed else None
+        start = time.perf_counter()
+        ps.surf(
+            inner,
+            task.n_segments,
+            alpha=task.alpha,
+            iterations=task.iterations,
+            init_states=init,
+            warm_start=task.warm_start,
+            normalize=task.normalize,
+            checkpoint=folder,
+            **({} if folder is None else {"checkpoint_period": period}),
+        )
+        return time.perf_counter() - start
+
+
+def timed(kind: str, mode: str) -> tuple[float, float]:
+    """Wall seconds of the run, and the share of them spent checkpointing."""
+    checkpointed, on_disk, period = MODES[mode]
     clock = CheckpointClock()
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp) / "run" if checkpointed else None
-            start = time.perf_counter()
-            ps.surf(
-                inner,
-                task.n_segments,
-                alpha=task.alpha,
-                iterations=task.iterations,
-                init_states=init,
-                warm_start=task.warm_start,
-                normalize=task.normalize,
-                checkpoint=folder,
-                checkpoint_period=period,
-            )
-            wall = time.perf_counter() - start
+        wall = dst_run(kind, on_disk, checkpointed, period)
     finally:
         clock.close()
     return wall, clock.seconds / wall
+
+
+#: The solve log's target: at most this share of the K-step run's wall time.
+SOLVE_LOG_TARGET = 0.01
+
+
+class SolveLogClock:
+    """Adds up the seconds a run spends in its solve log: building, formatting, appending and
+    flushing its lines as the solves return (:meth:`Checkpointer.log`), and syncing them to
+    the disk with a checkpoint (:meth:`RunFolder.sync_solves`; the log was synced with
+    checkpoints before it was written as the solves return, too). With ``off``, the log is
+    made a no-op instead (then there is nothing to sync either)."""
+
+    def __init__(self, off: bool = False) -> None:
+        from paretosurf import run_folder
+        from paretosurf.checkpoint import Checkpointer
+
+        #: Seconds appending, seconds syncing, and the lines written (the run's attempts).
+        self.appending = self.syncing = 0.0
+        self.lines = 0
+        self._patched = [(Checkpointer, "log"), (run_folder.RunFolder, "sync_solves")]
+        self._originals = [getattr(owner, name) for owner, name in self._patched]
+        log, sync = self._originals
+
+        def timed_log(checkpointer: Any, outcomes: Any, *args: Any, **kwargs: Any) -> None:
+            start = time.perf_counter()
+            log(checkpointer, outcomes, *args, **kwargs)
+            self.appending += time.perf_counter() - start
+            self.lines += sum(1 + len(o.lost) for o in outcomes)
+
+        def timed_sync(folder: Any) -> None:
+            start = time.perf_counter()
+            sync(folder)
+            self.syncing += time.perf_counter() - start
+
+        for owner, name in self._patched:
+            setattr(owner, name, self._nothing if off else {"log": timed_log}.get(name, timed_sync))
+
+    @staticmethod
+    def _nothing(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    def close(self) -> None:
+        for (owner, name), original in zip(self._patched, self._originals, strict=True):
+            setattr(owner, name, original)
+
+
+def solve_log_section(repeats: int) -> None:
+    """The solve log's cost on the K-step run (default checkpoint schedule): the log as it is
+    against the log made a no-op, the two taking turns."""
+    print(
+        f"\nthe solve log, written as the solves return: Deep Sea Treasure, N = 15, 30 rounds, "
+        f"K-step solver, checkpoint_period='auto' (median of {repeats} runs each, taking turns)"
+    )
+    print(
+        "in the log: the share of the run's wall time spent in the solve log (the verdict): "
+        "appending its lines as the solves return, plus syncing them with the checkpoints"
+    )
+    print(
+        f"{'log on s':>9} {'log off s':>10} {'on/off':>7} {'appending':>10} {'syncing':>8} "
+        f"{'in the log':>11} {'lines':>6} {'target':>7}"
+    )
+    on: list[float] = []
+    off: list[float] = []
+    appending: list[float] = []
+    syncing: list[float] = []
+    lines = 0
+    for _ in range(repeats):
+        for logged in (True, False):
+            clock = SolveLogClock(off=not logged)
+            try:
+                wall = dst_run("gradient", False, True, "auto")
+            finally:
+                clock.close()
+            if logged:
+                on.append(wall)
+                appending.append(clock.appending / wall)
+                syncing.append(clock.syncing / wall)
+                lines = clock.lines
+            else:
+                off.append(wall)
+    share = float(np.median(np.add(appending, syncing)))
+    verdict = "met" if share <= SOLVE_LOG_TARGET else "MISSED"
+    print(
+        f"{np.median(on):9.3f} {np.median(off):10.3f} {np.median(np.divide(on, off)):7.3f} "
+        f"{np.median(appending):10.3%} {np.median(syncing):8.3%} {share:11.3%} {lines:6d} "
+        f"{SOLVE_LOG_TARGET:7.0%} {verdict}",
+        flush=True,
+    )
 
 
 class FreeFront:
@@ -199,7 +303,13 @@ def loop_section() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument(
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument(
+        "--solve-log",
+        action="store_true",
+        help="only the solve log's cost on the K-step run (with the log on and made a no-op)",
+    )
+    only.add_argument(
         "--loop",
         action="store_true",
         help="only the loop section (300 rounds at N = 1000, under a minute)",
@@ -207,6 +317,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.loop:
         loop_section()
+        return
+    if args.solve_log:
+        solve_log_section(args.repeats)
         return
     print(
         "checkpoint cost on Deep Sea Treasure, N = 15, 30 rounds (median of "
@@ -263,6 +376,7 @@ def main() -> None:
                 f"{target:6.0%} {verdict}",
                 flush=True,
             )
+    solve_log_section(args.repeats)
     loop_section()
 
 

@@ -222,7 +222,8 @@ def run_config(
         checkpoint=folder,
         executor=executor,
         callback=callback,
-        checkpoint_period=schedule(config),
+        # a schedule needs a run folder to save in (refused without one)
+        checkpoint_period="auto" if folder is None else schedule(config),
         **options,
     )
 

@@ -54,8 +54,8 @@ def test_when_retries_run_out_the_error_names_slot_weight_attempt_and_cause(tmp_
     ps.baselines.uniform(GearKStep(), N, iterations=2, checkpoint=tmp_path)
     saved = {p.name: p.read_bytes() for p in tmp_path.glob("state.*")}
     with pytest.raises(ps.InnerSolverError) as info:
-        ps.baselines.uniform(
-            Flaky(failures=5), N, iterations=4, checkpoint=tmp_path, resume=True, retries=2
+        ps.baselines.uniform(  # (resume="force": Flaky is another class than GearKStep)
+            Flaky(failures=5), N, iterations=4, checkpoint=tmp_path, resume="force", retries=2
         )
     text = str(info.value)
     assert "slot 3 (weight 0.5)" in text and "attempt 3" in text and "ValueError: boom" in text

@@ -97,5 +97,7 @@ def test_a_result_saved_as_run_is_still_a_saved_result(tmp_path: Path) -> None:
     assert "arrays" in json.loads(json_path.read_text())
     same(ps.SurfResult.load(out / "run"), res)
     same(ps.SurfResult.load(out / "run.json"), res)  # not taken for a manifest
-    res.save(out / "run")  # saving again is fine
+    with pytest.raises(FileExistsError, match="saved there before"):
+        res.save(out / "run")  # saving again writes over nothing by accident
+    res.save(out / "run", overwrite=True)  # but does when told to
     same(ps.SurfResult.load(out / "run.json"), res)

@@ -70,7 +70,7 @@ USER_FILES = {
 
 
 # ---------------------------------------------------------------------------- helpers
-STALE_MANIFEST = re.compile(r"^\.run\.json\.\d+\.tmp$")
+STALE_MANIFEST = re.compile(r"^\.run\.json\..+\.tmp$")
 _TRUTH: dict[str, dict[str, Any]] = {}
 
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
+import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+# the boolean loop options' checks live with the loop options (which import nothing of the
+# package); the checks here, and the library's other callers, take them from this module too
+from paretosurf.loop_options import check_flag, check_resume
 
 FloatArray = NDArray[np.float64]
 
@@ -177,6 +184,77 @@ def check_torch_device(device: object, *, numpy_backend: bool = True) -> str:
     return device
 
 
+def check_checkpoint(checkpoint: object) -> None:
+    """``checkpoint`` must be ``None`` or a folder path (a ``str`` or :class:`os.PathLike`)
+    that names a folder: an empty string would make the working directory the run folder.
+
+    Raises
+    ------
+    TypeError
+        If it is neither ``None`` nor a path.
+    ValueError
+        If it is empty (or blank).
+
+    Examples
+    --------
+    >>> from paretosurf._validation import check_checkpoint
+    >>> check_checkpoint("runs/surf")
+    >>> check_checkpoint("")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: checkpoint='' names no folder: ...
+    """
+    if checkpoint is None:
+        return
+    text = os.fspath(checkpoint) if isinstance(checkpoint, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise TypeError(
+            f"checkpoint must be the path of the run folder (a str or pathlib.Path) or None, "
+            f"got {checkpoint!r} ({type(checkpoint).__name__})"
+        )
+    if not text.strip():
+        raise ValueError(
+            f"checkpoint={checkpoint!r} names no folder: the run folder would be the working "
+            "directory. Pass the folder to save the run in (checkpoint='runs/surf', say), "
+            "checkpoint='.' if you do mean the working directory, or checkpoint=None for no "
+            "run folder"
+        )
+
+
+def check_not_a_class(value: object, *, name: str, what: str, methods: Sequence[str]) -> None:
+    """Refuse a class where an instance is wanted (``executor=ProcessExecutor`` for
+    ``executor=ProcessExecutor()``), naming the option and the call that makes one.
+
+    A class whose ``methods`` include a static or class method is let through: it works
+    without an instance.
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is a class whose ``methods`` need an instance.
+
+    Examples
+    --------
+    >>> from paretosurf._validation import check_not_a_class
+    >>> from paretosurf.executors import ProcessExecutor
+    >>> check_not_a_class(ProcessExecutor, name="executor", what="an executor",
+    ...                   methods=["solve"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: executor is the class ProcessExecutor, not an executor: pass an instance, ...
+    """
+    if not isinstance(value, type):
+        return
+    for method in methods:
+        if isinstance(inspect.getattr_static(value, method, None), (staticmethod, classmethod)):
+            return
+    cls = value.__name__
+    raise TypeError(
+        f"{name} is the class {cls}, not {what}: pass an instance, {name}={cls}() (with "
+        f"the arguments {cls} takes)"
+    )
+
+
 def check_run_options(
     *,
     tol: object = None,
@@ -185,25 +263,36 @@ def check_run_options(
     overwrite: object = False,
     callback: object = None,
     executor: object = None,
+    allow_pickle: object = False,
+    early_stopping: object = True,
 ) -> None:
-    """Validate the loop keywords every method takes (raises ``ValueError``/``TypeError``)."""
+    """Validate the loop keywords every method takes (raises ``ValueError``/``TypeError``,
+    naming the option): ``resume`` is ``True``, ``False`` or ``"force"``, ``overwrite``,
+    ``allow_pickle`` and ``early_stopping`` booleans, ``checkpoint`` a folder path, and
+    ``executor`` an executor object (not its class)."""
     if tol is not None and (
         isinstance(tol, bool)
         or not isinstance(tol, (int, float))
         or not (tol > 0 and math.isfinite(tol))
     ):
         raise ValueError(f"tol must be a finite number > 0 or None, got {tol!r}")
+    resume = check_resume(resume)
+    overwrite = check_flag(overwrite, name="overwrite")
+    check_flag(allow_pickle, name="allow_pickle")
+    check_flag(early_stopping, name="early_stopping")
+    check_checkpoint(checkpoint)
     if resume and checkpoint is None:
-        raise ValueError("resume=True needs a checkpoint folder")
+        raise ValueError(f"resume={resume!r} needs a checkpoint folder")
     if overwrite and checkpoint is None:
         raise ValueError("overwrite=True needs a checkpoint folder")
     if resume and overwrite:
         raise ValueError(
-            "pass resume=True (continue the run in the checkpoint folder) or "
+            f"pass resume={resume!r} (continue the run in the checkpoint folder) or "
             "overwrite=True (replace it), not both"
         )
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {type(callback).__name__}")
+    check_not_a_class(executor, name="executor", what="an executor", methods=("solve",))
     if executor is not None and not callable(getattr(executor, "solve", None)):
         raise TypeError(
             f"executor must have a solve(solver, tasks, on_done=None) method returning one "
@@ -212,7 +301,91 @@ def check_run_options(
         )
 
 
-def check_iterations(iterations: object, *, resume: bool) -> int | None:
+def check_checkpoint_period(checkpoint_period: Any, *, has_folder: bool) -> None:
+    """Refuse a ``checkpoint_period`` other than ``"auto"`` without a run folder: it says
+    how often the run is saved in ``checkpoint``, so without one it would do nothing.
+
+    ``checkpoint_period`` is the option as given, or the
+    :class:`~paretosurf.checkpoint.Checkpointer` made from it (one whose ``period`` and
+    ``every`` are both ``None`` is "auto").
+    """
+    if has_folder:
+        return
+    if isinstance(checkpoint_period, str) and checkpoint_period == "auto":
+        return
+    period = getattr(checkpoint_period, "period", checkpoint_period)
+    every = getattr(checkpoint_period, "every", None)
+    if period is None and every is None:
+        return
+    if every is not None:
+        shown = f"Checkpointer(every={every})"
+    elif isinstance(period, numbers.Real) and not isinstance(period, bool):
+        shown = f"{float(period):g}"
+    else:
+        shown = repr(checkpoint_period)
+    raise ValueError(
+        f"checkpoint_period={shown} sets how often the run is saved in its run folder, "
+        "but no checkpoint folder is given: pass checkpoint=DIR too, or drop checkpoint_period"
+    )
+
+
+def format_weight_value(weight: object) -> str:
+    """A weight for a message: ``0.25``, or ``[0.2, 0.3, 0.5]`` for a weight vector."""
+    arr = np.asarray(weight, dtype=np.float64)
+    if arr.ndim == 0:
+        return f"{float(arr):.6g}"
+    return "[" + ", ".join(f"{float(v):.6g}" for v in arr.ravel()) + "]"
+
+
+def check_objective_sizes(
+    outcomes: Sequence[Any], *, expected: int | None, label: str, index: int
+) -> None:
+    """Refuse a round whose solves returned objective vectors of different sizes, naming
+    the slots (and their weights) that returned another number of objectives than
+    ``expected`` (the method's, or the earlier rounds'; ``None``: the most common size).
+    A round whose solves all returned the same number is left to the method's own check.
+
+    ``outcomes`` are the round's :class:`~paretosurf.executors.SolveOutcome` (``slot``,
+    ``weight`` and ``solution``); those without a solution are skipped.
+
+    Raises
+    ------
+    ValueError
+        Naming up to five of the odd slots, what each returned and what the run expects.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as NS
+    >>> from paretosurf import Solution
+    >>> from paretosurf._validation import check_objective_sizes
+    >>> outs = [NS(slot=s, weight=[0.5, 0.5 - 0.1 * s, 0.1 * s],
+    ...            solution=Solution([1.0, 2.0, 3.0][: 2 if s == 2 else 3])) for s in range(4)]
+    >>> check_objective_sizes(outs, expected=3, label="S", index=0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: S: the solver returned 2 objectives for slot 2 (weight [0.5, 0.3, 0.2]) in ...
+    """
+    solved = [o for o in outcomes if getattr(o, "solution", None) is not None]
+    sizes = [int(np.size(o.solution.objectives)) for o in solved]
+    if len(set(sizes)) <= 1:
+        return
+    if expected is None or expected not in sizes:
+        counts = {size: sizes.count(size) for size in sorted(set(sizes))}
+        expected = max(counts, key=lambda size: counts[size])
+    odd = [(o, size) for o, size in zip(solved, sizes, strict=True) if size != expected]
+    shown = "; ".join(
+        f"{size} objectives for slot {o.slot} (weight {format_weight_value(o.weight)})"
+        for o, size in odd[:5]
+    )
+    more = f" and {len(odd) - 5} more slots" if len(odd) > 5 else ""
+    rest = f" (the other slots returned {expected})" if len(odd) < len(solved) else ""
+    raise ValueError(
+        f"{label}: the solver returned {shown}{more} in round {index}, where the run expects "
+        f"{expected}{rest}; every solve must return the same number of objectives"
+    )
+
+
+def check_iterations(iterations: object, *, resume: bool | str) -> int | None:
     """``run``'s round limit: ``None`` or an int >= 1 (0 only with ``resume``, to read a
     saved run)."""
     if iterations is None:

@@ -13,6 +13,7 @@ truncated or swapped array file is detected when read, never half-loaded.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -20,6 +21,7 @@ import math
 import os
 import pickle
 import time
+import uuid
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -58,24 +60,41 @@ class CheckpointError(ValueError):
 
 # ---------------------------------------------------------------------------- atomic writes
 def atomic_write(
-    target: Path, write: Callable[[IO[Any]], object], mode: str = "wb", *, sync: bool = True
+    target: Path,
+    write: Callable[[IO[Any]], object],
+    mode: str = "wb",
+    *,
+    sync: bool = True,
+    tag: str | None = None,
 ) -> None:
     """Write ``target`` through a temporary file in the same folder, then rename it: a reader,
     or a process killed at any moment, sees either the old file or the complete new one.
     ``sync`` also flushes the file to the disk first (``fsync``), so that the new file
-    survives a crash of the machine."""
+    survives a crash of the machine.
+
+    The temporary file is ``.<name>.<tag>.tmp``. Without ``tag`` it is a random one and this
+    process's id, and the file is made anew (a file of that name, a user's, is never written
+    over or deleted); a ``tag`` names files of the caller's own (a run folder's: its run id
+    and this process's id, see :mod:`paretosurf.run_folder`)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    while True:
+        name = f"{uuid.uuid4().hex[:12]}.{os.getpid()}" if tag is None else tag
+        tmp = target.with_name(f".{target.name}.{name}.tmp")
+        try:
+            fh = open(tmp, mode.replace("w", "x") if tag is None else mode)
+        except FileExistsError:
+            continue  # (a random tag taken: another)
+        break
     try:
-        with open(tmp, mode) as fh:
+        with fh:
             write(fh)
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # ours: made (or, with a tag, named) by this call
         raise
 
 
@@ -326,8 +345,9 @@ FIRST_CHECKPOINT_SECONDS = 0.005
 
 
 class Checkpointer:
-    """When a run saves itself, and the saving: the rounds' records and solve-log lines
-    since the last checkpoint, then the run's state, into its run folder.
+    """When a run saves itself, and the saving: the rounds' records since the last
+    checkpoint, then the run's state, into its run folder; and the run's solve log, a line
+    per attempt appended as the solves return.
 
     A run makes one from its ``checkpoint_period`` ("auto" or seconds); pass one as
     ``checkpoint_period`` for a schedule of your own (the timings below, or a checkpoint
@@ -406,12 +426,11 @@ class Checkpointer:
         schedule's bookkeeping then), which holds ``saved_rounds`` rounds."""
         self.folder = folder
         #: Rounds saved by the last checkpoint; the seconds the rounds since it took; the
-        #: last round's; what the last checkpoint cost; the solve-log lines not written yet.
+        #: last round's; what the last checkpoint cost.
         self.saved_rounds = saved_rounds
         self.unsaved_seconds = 0.0
         self.last_round_seconds = 0.0
         self.checkpoint_seconds: float | None = None
-        self.unsaved_solves: list[dict[str, Any]] = []
         self._round_start = 0.0
 
     def round_started(self) -> None:
@@ -444,15 +463,16 @@ class Checkpointer:
     def log(
         self, outcomes: Sequence[Any], index: int, call: int, attempt: int, *, probe: bool = False
     ) -> None:
-        """Keep one solve-log line per attempt of ``outcomes``
-        (:class:`~paretosurf.executors.SolveOutcome`), written with the next checkpoint: the
-        tries an executor lost to a dying worker and ran again (``killed``), then the
-        outcome. ``probe``: the solves of basin probes (:mod:`paretosurf.basin_probes`),
-        whose lines say ``"probe": true``."""
+        """Append one solve-log line per attempt of ``outcomes``
+        (:class:`~paretosurf.executors.SolveOutcome`) to the run folder's ``solves.jsonl`` at
+        once, flushed to the operating system (a process killed afterwards loses none of them;
+        the next checkpoint flushes them to the disk): the tries an executor lost to a dying
+        worker and ran again (``killed``), then the outcome. ``probe``: the solves of basin
+        probes (:mod:`paretosurf.basin_probes`), whose lines say ``"probe": true``."""
         if self.folder is None:
             return
         now = time.time()
-        self.unsaved_solves.extend(
+        self.folder.append_solves(
             [
                 {
                     "round": index,
@@ -475,12 +495,6 @@ class Checkpointer:
             ]
         )
 
-    def write_solve_log(self) -> None:
-        """Append the solve-log lines kept since the last write."""
-        if self.folder is not None and self.unsaved_solves:
-            self.folder.append_solves(self.unsaved_solves)
-            self.unsaved_solves = []
-
     def save(
         self,
         records: Sequence[Any],
@@ -489,8 +503,9 @@ class Checkpointer:
         saved: Callable[[], None] = lambda: None,
     ) -> None:
         """Checkpoint the run whose ``records`` (:class:`~paretosurf.IterationRecord`) are
-        these: ``persist()`` the states still in memory, then write the solve-log lines and
-        the records since the last checkpoint, then the state (``state()``: metadata and
+        these: ``persist()`` the states still in memory, flush the solve log (written as the
+        solves returned) to the disk when the rounds are long enough to sync, then write the
+        records since the last checkpoint, then the state (``state()``: metadata and
         arrays); ``saved()`` follows (pruning what the saved state no longer names). Without
         a run folder only ``saved()`` runs."""
         started = self.clock()
@@ -500,7 +515,7 @@ class Checkpointer:
             if self.unsaved_seconds > 0:
                 # fsync only rounds that cost more to redo than to sync
                 self.folder.durable = self.unsaved_seconds >= self.durable_seconds
-            self.write_solve_log()
+            self.folder.sync_solves()
             self.folder.append_rounds(
                 self.saved_rounds, [(r.scalars(), r.arrays()) for r in records[self.saved_rounds :]]
             )

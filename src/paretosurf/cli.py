@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import json
 import math
 import os
@@ -163,6 +164,19 @@ _ratio_above_one = _number("a number > 1", lambda v: v > 1)
 _positive_seconds = _number("a number of seconds > 0", lambda v: v > 0)
 #: A number of GPUs >= 0 (an int when whole).
 _gpu_count = _number("a number of GPUs >= 0", lambda v: v >= 0, whole_as_int=True)
+
+
+def _folder_path(text: str) -> Path:
+    """A folder option's path; an empty (or blank) one is refused: ``Path("")`` is the
+    working directory, which a run would then fill (pass ``.`` to mean it)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names no folder (it would be the working directory; pass . if you mean it)"
+        )
+    return Path(text)
+
+
+_folder_path.__name__ = "folder"
 
 
 def _name_list(
@@ -370,9 +384,33 @@ def _check_method_options(args: argparse.Namespace, methods: Sequence[str]) -> N
         )
 
 
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found, not imported)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _check_ray_installed(address: str | None) -> None:
+    """Refuse ``--executor ray`` without Ray, and ``--address ray://...`` without the Ray
+    Client (the ``ray[client]`` extra), before anything runs."""
+    if not _installed("ray"):
+        raise UsageError(
+            "--executor ray needs Ray, which is not installed: pip install 'paretosurf[ray]'"
+        )
+    if address is not None and address.strip().startswith("ray://") and not _installed("grpc"):
+        raise UsageError(
+            f"--address {address} connects through the Ray Client, which is not installed "
+            "(Ray's 'client' extra): pip install 'ray[client]', or run on a node of the "
+            "cluster with --address auto"
+        )
+
+
 def _check_executor_options(args: argparse.Namespace, *, workers: bool = True) -> None:
     """Refuse ``--address`` without ``--executor ray`` and, with ``workers``, ``--workers``
-    without ``--executor processes`` (they would be ignored)."""
+    without ``--executor processes`` (they would be ignored); and ``--executor ray`` where
+    Ray (or, for a ``ray://`` address, its client) is not installed."""
     if args.address is not None and args.executor != "ray":
         raise UsageError("--address needs --executor ray")
     if workers and args.workers is not None and args.executor != "processes":
@@ -381,6 +419,8 @@ def _check_executor_options(args: argparse.Namespace, *, workers: bool = True) -
             f"cannot be used with --executor {args.executor} (pass --executor "
             "processes with it, or drop --workers)"
         )
+    if args.executor == "ray":
+        _check_ray_installed(args.address)
 
 
 # ---------------------------------------------------------------------------- demo
@@ -527,7 +567,7 @@ def _configure_demo(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out",
         default="demo-output",
-        type=Path,
+        type=_folder_path,
         metavar="DIR",
         help="output folder (default: %(default)s)",
     )
@@ -669,7 +709,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     _add_report_option(parser)
     parser.add_argument(
         "--out",
-        type=Path,
+        type=_folder_path,
         default=None,
         metavar="DIR",
         help="output folder (default: bench-output/TASK-SOLVER, with "
@@ -855,7 +895,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     _add_executor_options(parser)
     parser.add_argument(
         "--checkpoint",
-        type=Path,
+        type=_folder_path,
         default=None,
         metavar="DIR",
         help="run folder: the run is saved there after every round, with a "
@@ -892,7 +932,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=_folder_path,
         default=None,
         metavar="DIR",
         help="where the table, results.json and figures go (default: the "
@@ -1158,6 +1198,10 @@ def _in_cli_terms(message: str) -> str:
     ``resume=True``, ``overwrite=True`` and the settings that differ) in command-line terms.
     Results' findings need no such rewriting: their remedies are spelled per front end (see
     :func:`_result_lines`)."""
+    from paretosurf.solver_identity import FORCE_HINT, SHAPE_FORCE_HINT
+
+    # the command line has no resume="force"
+    message = message.replace(FORCE_HINT, "").replace(SHAPE_FORCE_HINT, "")
     message = message.replace("resume=True", "--resume").replace("overwrite=True", "--overwrite")
     message = re.sub(r"\biterations=(\d+)", r"--iterations \1", message)
     for key, flag in (
@@ -1367,7 +1411,10 @@ def _run_run_command(args: argparse.Namespace) -> int:
                 loop=loop,  # type: ignore[arg-type]
                 steps=args.steps,
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM during a run with --checkpoint
+        from paretosurf.interrupts import Terminated, exit_status
+
+        how = "terminated (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
         if args.checkpoint is not None:
             rounds = _rounds_kept(args.checkpoint)
             where = (
@@ -1375,12 +1422,10 @@ def _run_run_command(args: argparse.Namespace) -> int:
                 if rounds
                 else f"the run in {args.checkpoint} stopped before its first checkpoint"
             )
-            print(
-                f"interrupted; {where}. Resume it with:\n  {_resume_command(args)}", file=sys.stderr
-            )
+            print(f"{how}; {where}. Resume it with:\n  {_resume_command(args)}", file=sys.stderr)
         else:
-            print("interrupted (no --checkpoint: nothing was saved)", file=sys.stderr)
-        return 130
+            print(f"{how} (no --checkpoint: nothing was saved)", file=sys.stderr)
+        return exit_status(stop)
     except (InnerSolverError, CheckpointWriteError, ExecutorLostError) as exc:
         saved = "" if args.checkpoint is None else "\n" + _kept_after_failure(args)
         print(f"paretosurf run: error: {_in_cli_terms(str(exc))}{saved}", file=sys.stderr)
@@ -1442,7 +1487,7 @@ def _configure_llm(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=_folder_path,
         default=None,
         metavar="DIR",
         help="run folder (default: the config's 'out'); run again to resume",
@@ -1514,13 +1559,16 @@ def _run_llm_command(args: argparse.Namespace) -> int:
             log=_progress_to_stderr,
             progress=sys.stderr.isatty(),
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM during a run with a checkpoint
+        from paretosurf.interrupts import Terminated, exit_status
+
+        how = "terminated (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
         print(
-            f"interrupted; every finished round is saved in {out}. Resume with:\n"
+            f"{how}; every finished round is saved in {out}. Resume with:\n"
             f"  paretosurf llm --config {args.config} --out {out}",
             file=sys.stderr,
         )
-        return 130
+        return exit_status(stop)
     print(format_table(report))
     _plot_llm_training(out)
     return 0

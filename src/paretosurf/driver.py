@@ -37,12 +37,11 @@ Adding a method is one class; ``baselines/uniform.py`` is the shortest example t
 
 from __future__ import annotations
 
-import contextlib
 import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -60,7 +59,7 @@ from paretosurf.checkpoint import Checkpointer
 from paretosurf.diagnostics import LOCAL_ROUNDS
 from paretosurf.executors import Executor
 from paretosurf.findings import ParetoWarning, check_target, is_quiet, spacing_target
-from paretosurf.interrupts import note_interruption, without_interrupt_notice
+from paretosurf.interrupts import note_interruption, sigterm_interrupts, without_interrupt_notice
 from paretosurf.kept_rounds import ReportedFront, check_report
 from paretosurf.loop_options import Callback, RunOptions, document_loop_options
 from paretosurf.method import Method, Round, RoundOutcome
@@ -239,7 +238,7 @@ def run(
     tol: float | None = None,
     executor: Executor | None = None,
     checkpoint: str | Path | None = None,
-    resume: bool = False,
+    resume: bool | Literal["force"] = False,
     overwrite: bool = False,
     callback: Callback | None = None,
     progress: bool = False,
@@ -288,8 +287,11 @@ def run(
     Solve tasks get folder paths, so nothing model-sized is pickled on its way to a worker.
 
     Interrupting (Ctrl-C) leaves the last checkpoint, and says how to resume from it; the
-    attempts of the rounds after it are still logged in ``solves.jsonl``. A run closes the
-    executor's resources (worker pools) that it started itself.
+    attempts of the rounds after it are still logged in ``solves.jsonl``, which gets each
+    attempt as its solves return. SIGTERM stops a run with a checkpoint the same way (it
+    raises :class:`~paretosurf.interrupts.Terminated`, a ``KeyboardInterrupt``), unless a
+    handler of your own for it is in place (:func:`~paretosurf.interrupts.sigterm_interrupts`).
+    A run closes the executor's resources (worker pools) that it started itself.
 
     Examples
     --------
@@ -307,6 +309,8 @@ def run(
         overwrite=overwrite,
         callback=callback,
         executor=executor,
+        allow_pickle=allow_pickle,
+        early_stopping=early_stopping,
     )
     iterations = check_iterations(iterations, resume=resume)
     checkpointer = (
@@ -334,9 +338,10 @@ def run(
     if folder is not None:
         folder.acquire()  # one process writes a run folder: held to the end
     try:
-        return _run_holding(
-            runner, iterations, tol, callback, progress, init_states, resume, overwrite
-        )
+        with sigterm_interrupts(folder is not None):  # SIGTERM stops it as Ctrl-C does
+            return _run_holding(
+                runner, iterations, tol, callback, progress, init_states, resume, overwrite
+            )
     except BaseException:
         runner.finish(None)
         raise
@@ -352,7 +357,7 @@ def _run_holding(
     callback: Callback | None,
     progress: bool,
     init_states: Sequence[Any] | None,
-    resume: bool,
+    resume: bool | Literal["force"],
     overwrite: bool,
 ) -> SurfResult:
     """:func:`run` once its options are checked and its run folder (if any) is held."""
@@ -373,9 +378,7 @@ def _run_holding(
         runner.loop(iterations, tol, callback, bar)
     except BaseException as exc:
         # the checkpoint stays as it was (the method may be half-way through a round); every
-        # attempt made since it is still logged
-        with contextlib.suppress(OSError):
-            runner.checkpointer.write_solve_log()
+        # attempt made since it is in the solve log already (written as the solves returned)
         if folder is not None:
             note_interruption(exc, method.label, str(folder.path), runner.checkpointer.saved_rounds)
         raise

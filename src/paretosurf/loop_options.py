@@ -14,7 +14,8 @@ nothing of the package at run time, so that the driver itself documents
   :func:`document_loop_options` writes into an entry function's docstring (and into
   :func:`~paretosurf.driver.run`'s);
 - :func:`check_options`, which refuses an unknown keyword naming the entry function that got
-  it (rather than ``run() got an unexpected keyword argument``).
+  it (rather than ``run() got an unexpected keyword argument``), and a boolean option that is
+  not a boolean (``allow_pickle="False"``, which Python would read as true).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from paretosurf.basin_probes import BasinProbes
@@ -33,11 +34,15 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
     from paretosurf.result import IterationRecord
 
 __all__ = [
+    "FLAG_OPTIONS",
+    "FORCE",
     "LOOP_OPTIONS",
     "LOOP_OPTION_DOCS",
     "Callback",
     "RunOptions",
+    "check_flag",
     "check_options",
+    "check_resume",
     "document_loop_options",
 ]
 
@@ -54,7 +59,7 @@ class RunOptions(TypedDict, total=False):
 
     executor: Executor | None
     checkpoint: str | Path | None
-    resume: bool
+    resume: bool | Literal["force"]
     overwrite: bool
     callback: Callback | None
     progress: bool
@@ -97,20 +102,27 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         """,
     ),
     "resume": (
-        "bool, default False",
+        'bool or "force", default False',
         """
         Continue the run saved in ``checkpoint`` (a fresh run if the folder holds none).
         Resuming as another method or with other settings is refused, naming each
-        difference. A run that converged, finished or was stopped by its callback is returned
-        without solving again; one that reached its round limit continues up to
-        ``iterations``.
+        difference, and so is resuming with another solver than the run was saved with
+        (another class or function, by qualified name, or the same class with other public
+        settings: the scalar arguments it was made with), and with a solver whose
+        ``initial_state(weight)`` has arrays of other shapes than the saved states.
+        ``"force"`` resumes all the same, skipping both checks (your call: the run's rounds
+        then come from two solvers; ``run.json`` keeps naming the first, so each later
+        resume needs ``"force"`` too); the method and its settings must still match. A run
+        that converged, finished or was stopped by its callback is returned without solving
+        again; one that reached its round limit continues up to ``iterations``. Only
+        ``True``, ``False`` and ``"force"`` are taken (``"yes"`` is refused).
         """,
     ),
     "overwrite": (
         "bool, default False",
         """
         Replace the run saved in ``checkpoint`` (its own files only; other files in the
-        folder are left alone).
+        folder are left alone). ``True`` or ``False`` only.
         """,
     ),
     "callback": (
@@ -179,13 +191,15 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         "bool, default False",
         """
         Let ``resume`` unpickle solver states that nothing else could store (see
-        :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust.
+        :mod:`paretosurf.states`). Unpickling runs code: only for folders you trust. ``True``
+        or ``False`` only: a string such as ``"False"`` is refused, not read as true.
         """,
     ),
     "checkpoint_period": (
         '"auto", float or Checkpointer, default "auto"',
         """
-        Seconds of solving between checkpoints; 0 saves after every round. ``"auto"`` keeps
+        Seconds of solving between checkpoints of the ``checkpoint`` folder (anything but
+        ``"auto"`` without ``checkpoint`` is refused); 0 saves after every round. ``"auto"`` keeps
         checkpoints to about 1% of the run: every round when solves take a second or more,
         every few rounds when they take milliseconds (see
         :data:`paretosurf.checkpoint.CHECKPOINT_SHARE`; the first comes half a second into
@@ -236,6 +250,7 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         probes could not leave): more rounds would not find a front, and the findings say
         why.
         Resuming a run that stopped early with ``early_stopping=False`` continues it.
+        ``True`` or ``False`` only.
         """,
     ),
     "probes": (
@@ -323,10 +338,88 @@ _NOT_HERE = {
 }
 
 
+def _is_bool(value: object) -> bool:
+    """Whether ``value`` is ``True`` or ``False``: a Python bool or numpy's (this module
+    imports no numpy, so it knows numpy's by name)."""
+    kind = type(value)
+    return isinstance(value, bool) or (
+        kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+    )
+
+
+def check_flag(value: object, *, name: str) -> bool:
+    """Return ``value`` as a bool: ``True`` or ``False`` (numpy's booleans too), nothing else.
+
+    A string is refused rather than read: ``"False"`` or ``"no"`` (from a config file or a
+    command line) would count as true.
+
+    Raises
+    ------
+    TypeError
+        Naming ``name`` and the value given.
+
+    Examples
+    --------
+    >>> from paretosurf.loop_options import check_flag
+    >>> check_flag(False, name="allow_pickle")
+    False
+    >>> check_flag("False", name="allow_pickle")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: allow_pickle must be True or False, got 'False' (a string, which ...
+    """
+    if _is_bool(value):
+        return bool(value)
+    if isinstance(value, str):
+        raise TypeError(
+            f"{name} must be True or False, got {value!r} (a string, which is not read as a "
+            f"boolean: pass {name}=True or {name}=False)"
+        )
+    raise TypeError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+
+
+#: The string ``resume`` takes besides ``True`` and ``False``: continue the run with another
+#: solver than the one it was saved with.
+FORCE = "force"
+
+
+def check_resume(resume: object) -> bool | str:
+    """``resume`` checked: ``True``, ``False`` or ``"force"`` (returned as given).
+
+    Examples
+    --------
+    >>> from paretosurf.loop_options import check_resume
+    >>> check_resume(True), check_resume("force")
+    (True, 'force')
+    >>> check_resume("yes")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: resume must be True, False or 'force' (...), got 'yes'
+    """
+    if isinstance(resume, str):
+        if resume == FORCE:
+            return FORCE
+        raise ValueError(
+            f"resume must be True, False or {FORCE!r} (continue the run even with another "
+            f"solver than it was saved with), got {resume!r}"
+        )
+    if not _is_bool(resume):
+        raise TypeError(
+            f"resume must be True, False or {FORCE!r}, got {resume!r} ({type(resume).__name__})"
+        )
+    return bool(resume)
+
+
+#: The loop options that take ``True`` or ``False`` only (``resume`` also ``"force"``).
+FLAG_OPTIONS = ("overwrite", "allow_pickle", "early_stopping")
+
+
 def check_options(
     entry: Callable[..., Any], options: Mapping[str, Any], *, hints: Mapping[str, str] | None = None
 ) -> None:
-    """Refuse the keywords in ``options`` that are not loop options, naming ``entry``.
+    """Refuse the keywords in ``options`` that are not loop options, naming ``entry``, and
+    the boolean options (:data:`FLAG_OPTIONS`, and ``resume``) given anything but a boolean
+    (``resume`` also takes ``"force"``).
 
     Parameters
     ----------
@@ -343,7 +436,10 @@ def check_options(
     TypeError
         On the first keyword that is not a loop option: ``"uniform() takes no alpha: ..."``
         for a keyword with a hint, else the keyword, the closest known ones and the keywords
-        ``entry`` takes.
+        ``entry`` takes; on a boolean option that is not a boolean (a string such as
+        ``"False"`` included), naming it.
+    ValueError
+        On ``resume`` given a string other than ``"force"``.
 
     Examples
     --------
@@ -354,9 +450,18 @@ def check_options(
     Traceback (most recent call last):
     ...
     TypeError: uniform() takes no alpha: the method has no damping (alpha belongs to SURF: ...)
+    >>> check_options(uniform, {"allow_pickle": "False"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: allow_pickle must be True or False, got 'False' (a string, ...
     """
     unknown = [key for key in options if key not in LOOP_OPTIONS]
     if not unknown:
+        for key in FLAG_OPTIONS:
+            if key in options:
+                check_flag(options[key], name=key)
+        if "resume" in options:
+            check_resume(options["resume"])
         return
     key = unknown[0]
     name = getattr(entry, "__name__", "the method")

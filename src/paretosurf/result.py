@@ -20,8 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf import metrics
+from paretosurf._validation import check_flag
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import pair_stem, read_pair, with_extension, write_pair
+from paretosurf.checkpoint import FORMAT, pair_stem, read_pair, with_extension, write_pair
 from paretosurf.findings import Finding
 from paretosurf.front_ends import FrontEnds
 from paretosurf.pieces import Piece
@@ -68,6 +69,36 @@ def _pair_paths(path: Path) -> tuple[Path | None, Path | None]:
     if not stem.name:
         return None, None
     return with_extension(stem, ".json"), with_extension(stem, ".npz")
+
+
+def _saved_result(json_path: Path) -> bool:
+    """Whether ``json_path`` holds the metadata of a result :meth:`Result.save` wrote (the
+    paretosurf format tag, and the name of its arrays file)."""
+    try:
+        meta = json.loads(json_path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(meta, dict) and meta.get("format") == FORMAT and "arrays" in meta
+
+
+def _refuse_existing(json_path: Path, npz_path: Path) -> None:
+    """Refuse to write a result pair over ``json_path`` or ``npz_path`` if either exists,
+    saying whether they hold a saved result or files paretosurf did not write."""
+    existing = [p for p in (json_path, npz_path) if p.exists() or p.is_symlink()]
+    if not existing:
+        return
+    if json_path in existing and _saved_result(json_path):
+        raise FileExistsError(
+            f"{json_path} holds a result saved there before; save() does not write over it: "
+            "save under another name, or pass overwrite=True to replace it"
+        )
+    one = len(existing) == 1
+    raise FileExistsError(
+        f"{' and '.join(str(p) for p in existing)} {'exists' if one else 'exist'}, and "
+        f"paretosurf did not write {'it' if one else 'them'} (not a saved result); save() "
+        "never writes over files of yours: save under another name, or pass "
+        f"overwrite=True to replace {'it' if one else 'them'}"
+    )
 
 
 def _is_run_manifest(path: Path) -> bool:
@@ -542,7 +573,9 @@ class Result:
         allow_pickle: bool = False,
     ) -> Result:
         """Inverse of :meth:`to_parts`; ``history`` and ``states``, when given, replace the
-        records and states stored in ``meta`` and ``arrays``."""
+        records and states stored in ``meta`` and ``arrays``. ``allow_pickle`` (``True`` or
+        ``False`` only) lets pickled states be unpickled, which runs code."""
+        allow_pickle = check_flag(allow_pickle, name="allow_pickle")
         if states is None:
             decoded = decode_states(
                 meta["states"], arrays, allow_pickle=allow_pickle, where="the result file"
@@ -593,7 +626,7 @@ class Result:
             ),
         )
 
-    def save(self, path: str | Path) -> tuple[Path, Path]:
+    def save(self, path: str | Path, *, overwrite: bool = False) -> tuple[Path, Path]:
         """Write the result as ``<path>.json`` (method, settings, history, CDF) and
         ``<path>.npz`` (arrays and the pickled solver states). Returns the two paths.
 
@@ -602,17 +635,55 @@ class Result:
         it: ``save("e")`` writes ``e.json`` and ``e.npz`` even when ``e/`` is a run folder
         (:meth:`load` then asks which of the two to read).
 
+        No file is written over unless ``overwrite=True``: neither a file of yours that
+        happens to have one of the two names (``report.json``, say) nor a result saved
+        there before, which would be lost as surely. With ``overwrite=True`` both files are
+        replaced, whatever they hold. The ``run.json`` of a run folder is never written over.
+
+        Parameters
+        ----------
+        path : str or path
+            Where to save, without or with the ``.json`` or ``.npz`` ending.
+        overwrite : bool
+            Replace ``<path>.json`` and ``<path>.npz`` if they exist (``True`` or ``False``
+            only).
+
         Raises
         ------
+        FileExistsError
+            If ``<path>.json`` or ``<path>.npz`` exists and ``overwrite`` is False; the
+            message says whether they hold a result saved by paretosurf or are files it did
+            not write.
         ValueError
             If ``<path>.json`` would overwrite the ``run.json`` of a run folder.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> import paretosurf as ps
+        >>> res = ps.baselines.uniform(lambda w, s: ps.Solution([1 - w, w]), 4, iterations=1)
+        >>> with tempfile.TemporaryDirectory() as tmp:
+        ...     report = pathlib.Path(tmp) / "report"
+        ...     _ = pathlib.Path(f"{report}.json").write_text("{}")   # a file of yours
+        ...     try:
+        ...         res.save(report)
+        ...     except FileExistsError:
+        ...         print("refused")
+        ...     paths = res.save(report, overwrite=True)              # replaced: you said so
+        ...     names = [p.name for p in paths]
+        refused
+        >>> names
+        ['report.json', 'report.npz']
         """
-        json_path, _ = _pair_paths(Path(path))
+        overwrite = check_flag(overwrite, name="overwrite")
+        json_path, npz_path = _pair_paths(Path(path))
         if json_path is not None and _is_run_manifest(json_path):
             raise ValueError(
                 f"saving to {path} would overwrite {json_path}, the manifest of the run in "
                 f"{json_path.parent}; save the result under another name"
             )
+        if not overwrite and json_path is not None and npz_path is not None:
+            _refuse_existing(json_path, npz_path)
         meta, arrays = self.to_parts()
         return write_pair(path, meta, arrays)
 
@@ -638,9 +709,13 @@ class Result:
         Solver states are stored without pickle where possible (arrays, dataclasses of
         arrays, numbers; folders for solvers with ``save_state``). States only pickle could
         store need ``allow_pickle=True``: unpickling runs code, so only for files you trust.
+        ``allow_pickle`` takes ``True`` or ``False`` only: a string such as ``"False"`` (from
+        a config file) is refused, not read as true.
 
         Raises
         ------
+        TypeError
+            If ``allow_pickle`` is not ``True`` or ``False``.
         FileNotFoundError
             If there is no such result file or folder (the message names what was looked
             for).
@@ -664,6 +739,7 @@ class Result:
         >>> methods
         ('surf', 'uniform')
         """
+        allow_pickle = check_flag(allow_pickle, name="allow_pickle")
         p = Path(path)
         if p.is_dir():
             json_path, npz_path = _pair_paths(p)

@@ -3,15 +3,19 @@ and the round's points measured in the run's coordinates.
 
 :class:`RoundSolver` is the part of :func:`paretosurf.driver.run` that talks to the executor:
 it turns a method's :class:`~paretosurf.method.Round` into solve tasks (``repeats`` calls per
-slot, each warm-started from the last), retries failed solves, logs every attempt through
-the :class:`~paretosurf.checkpoint.Checkpointer`, counts solves, steps and objective
-evaluations, checks the points and hands back a :class:`~paretosurf.method.RoundOutcome`.
+slot, each warm-started from the last), retries failed solves (but not those a retry would
+fail the same way: :func:`not_retried`), logs every attempt through the
+:class:`~paretosurf.checkpoint.Checkpointer` as the solves return, counts solves, steps and
+objective evaluations, checks the points and hands back a
+:class:`~paretosurf.method.RoundOutcome`.
 With basin probes (the ``probes`` option), a few slots are then solved again from fresh
 starts, and a probe that scores lower takes its slot's place (:mod:`paretosurf.basin_probes`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,17 +23,75 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paretosurf._validation import check_objective_sizes
 from paretosurf.basin_probes import RoundProbes
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.executors import SolveOutcome, SolveTask, raise_for
 from paretosurf.method import Method, Round, RoundOutcome, check_points, check_round
 from paretosurf.run_state import Progress
-from paretosurf.solvers import add_evaluations, as_weight, count_steps
+from paretosurf.solvers import add_evaluations, as_weight, count_steps, users_solver
 from paretosurf.spacing import Spacing
 from paretosurf.spacing_options import MovingAverage, WeightMap, anchor_rows
 from paretosurf.states import DiskStates, StatePool
 
-__all__ = ["RoundSolver", "SolvedRound"]
+__all__ = ["RoundSolver", "SolvedRound", "not_retried"]
+
+#: A frame of a traceback as :func:`traceback.format_exception` writes it: its file, function.
+_FRAME = re.compile(r'^\s*File "([^"]*)", line \d+, in (\S+)', re.MULTILINE)
+#: The library's code that calls a solver and checks what it returns (a solve's traceback
+#: names the file of the machine that ran it, wherever the library is installed there).
+_CALLING_CODE = re.compile(r"[\\/]paretosurf[\\/](?:solvers\.py|executors[\\/]base\.py)$")
+
+
+def not_retried(outcome: SolveOutcome, solver: object = None) -> str | None:
+    """Why a retry of ``outcome``'s failed solve would fail the same way, or ``None`` if it
+    may succeed.
+
+    Not retried: what the solver returned is not a solution (neither a
+    :class:`~paretosurf.Solution` nor an ``(objectives, state)`` tuple, or a
+    ``solve_many`` returning another number of solutions than weights), a ``Solution``
+    that paretosurf refused (objectives that are not numbers or not a vector, a malformed
+    ``info``), and a ``TypeError`` raised where paretosurf calls the solver (it does not
+    take ``(weight, state)``; ``solver``, when given, is named if it is a class rather than
+    an instance). Retried: an error raised in the solver's own code, non-finite objectives,
+    a timeout, a killed worker.
+
+    Examples
+    --------
+    >>> from paretosurf.executors import SolveOutcome
+    >>> from paretosurf.round_solving import not_retried
+    >>> failed = SolveOutcome(0, 0.5, None, "InnerSolverError: inner solver returned str "
+    ...                       "for slot 0 (weight 0.5); expected a Solution(objectives, state, "
+    ...                       "info) or a tuple (objectives, state)")
+    >>> not_retried(failed)
+    'what the solver returned is not a solution'
+    >>> not_retried(SolveOutcome(0, 0.5, None, "ValueError: diverged")) is None
+    True
+    """
+    error = outcome.error
+    if outcome.ok or outcome.killed or error is None:
+        return None
+    if error.startswith("InnerSolverError: inner solver returned ") and "non-finite" not in error:
+        return "what the solver returned is not a solution"
+    if error.startswith("InnerSolverError: solve_many returned "):
+        return "solve_many must return one solution per weight"
+    kind = error.split(":", 1)[0]
+    frames = _FRAME.findall(outcome.traceback or "")
+    if kind not in ("TypeError", "ValueError") or not frames:
+        return None
+    where, function = frames[-1]  # the innermost frame: where it was raised
+    if not _CALLING_CODE.search(where):
+        return None  # in the solver's own code
+    if function == "__post_init__":
+        return "the solver's Solution is malformed"
+    if kind != "TypeError":
+        return None
+    if isinstance(solver, type):
+        return (
+            f"the solver is the class {solver.__qualname__}, not an instance of it: pass "
+            f"{solver.__qualname__}(...)"
+        )
+    return "the solver cannot be called as solve(weight, state) (or solve_many(weights, states))"
 
 
 @dataclass
@@ -55,7 +117,8 @@ class RoundSolver:
     solver : object
         The inner solver (as :func:`paretosurf.solvers.as_solver` returns it).
     retries : int
-        How many times a failed solve is tried again before the run stops.
+        How many times a failed solve is tried again before the run stops (a solve that a
+        retry would fail the same way, :func:`not_retried`, stops it at once).
     checkpointer : Checkpointer
         Logs every attempt (``solves.jsonl``) and says whether rounds are long.
     disk : DiskStates
@@ -88,7 +151,9 @@ class RoundSolver:
 
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
         """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
-        logged. Raises the last failure's :class:`InnerSolverError` when retries run out."""
+        logged as the executor returns it. Raises the last failure's
+        :class:`InnerSolverError` when retries run out, and at once for a failure that a
+        retry would repeat (:func:`not_retried`), saying so."""
         results: dict[int, SolveOutcome] = {}
         pending = list(range(len(tasks)))
         attempt = 0
@@ -107,6 +172,17 @@ class RoundSolver:
                     results[i] = outcome
                 else:
                     failed.append((i, outcome))
+            for _, outcome in failed:
+                why = not_retried(outcome, users_solver(self.solver))
+                if why is not None:
+                    raise_for(
+                        dataclasses.replace(
+                            outcome,
+                            error=f"{outcome.error}; not retried, as a retry would fail "
+                            f"the same way: {why}",
+                        ),
+                        attempt,
+                    )
             if failed and attempt > self.retries:
                 raise_for(failed[0][1], attempt)
             pending = [i for i, _ in failed]
@@ -172,6 +248,10 @@ class RoundSolver:
             progress.n_steps += count_steps(solutions)
         seconds = time.perf_counter() - start
         sols = [o.solution for o in outcomes if o.solution is not None]
+        wanted = method.n_objectives or (2 if np.ndim(weights) == 1 else None)
+        check_objective_sizes(
+            outcomes, expected=progress.n_objectives or wanted, label=method.label, index=index
+        )
         sizes = {s.objectives.size for s in sols}
         if len(sizes) != 1:
             raise ValueError(

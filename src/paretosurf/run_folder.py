@@ -14,10 +14,13 @@ A **run folder** (``checkpoint=DIR``) belongs to one run::
 
 What the folder guarantees:
 
-- **One writer.** A run holds ``run.lock`` (a POSIX lock, see :mod:`paretosurf.locking`) from
-  before it reads the folder until it returns; a second process is refused at once, naming the
-  host and process that hold it. The kernel releases the lock when the holder dies, however it
-  dies.
+- **One writer.** A run holds ``run.lock`` (an ``flock`` lock on a descriptor the run keeps
+  open, see :mod:`paretosurf.locking`) from before it reads the folder until it returns; a
+  second process is refused at once, naming the host and process that hold it. Reading or
+  copying the folder meanwhile (a callback backing it up each round) leaves the lock held; the
+  kernel releases it when the holder dies, however it dies, and the run's worker processes do
+  not keep it. A run that is refused, or that stops before writing anything, leaves no lock
+  file that it made.
 - **A commit never overwrites the last complete state.** A checkpoint appends the rounds since
   the last one to the logs, then writes the state to a temporary file, flushes it and renames it
   over the *older* of the two state files. A process killed at any moment leaves the newest
@@ -28,9 +31,13 @@ What the folder guarantees:
   logs' headers carry it: a file copied in from another run is refused, naming it.
 - **Only its own files.** ``run.json`` lists the files the run created; ``overwrite=True``
   deletes exactly those, and a new run refuses a folder holding files of its names that it did
-  not create. Other files in the folder are never touched.
-- **Clear failures.** A full disk names the folder, the file and how to resume; a folder whose
-  state files were deleted is refused rather than started again.
+  not create. Other files in the folder are never touched. The run's temporary files are
+  named ``.<file>.<run id>.<process id>.tmp``; a run deletes only those of its own run id whose
+  process is gone (a killed writer's), never a file of a similar name that is not its own.
+- **Clear failures.** Any error while writing the folder (a full disk, a read-only file, a
+  folder that was removed) is a :class:`CheckpointWriteError` naming the file, the cause, what
+  is kept and how to resume; a folder whose state files were deleted is refused rather than
+  started again.
 
 A run killed before its first complete checkpoint has no state file: resuming it starts it
 again (its solve log is kept). Folders of the previous format (version 2, without run ids) are
@@ -97,10 +104,14 @@ _STATE_MAGIC = b"PARETOSURF-STATE\n"
 _ROUNDS_MAGIC = b"PARETOSURF-ROUNDS "
 #: The names a run of version 2 created (all of them the library's own).
 _V2_NAMES = ("run.json", _HISTORY, _ROUND_ARRAYS, _SOLVES, *_STATE_FILES, _STATES)
-#: Temporary files of the run's own writes (``.<name>.<pid>.tmp``), left by a killed process.
+#: Temporary files of the run's own writes (``.<name>.<run id>.<pid>.tmp``, see
+#: :meth:`RunFolder._tag`), left by a killed process.
 _TEMPORARY = re.compile(
-    r"^\.(run\.json|state\.[01]|history\.jsonl|solves\.jsonl|rounds\.bin)\.\d+\.tmp$"
+    r"^\.(run\.json|state\.[01]|history\.jsonl|solves\.jsonl|rounds\.bin)"
+    r"\.([0-9a-f]{32})\.([0-9]+)\.tmp$"
 )
+#: A run id (:func:`uuid.uuid4`, in hexadecimal).
+_RUN_ID = re.compile(r"[0-9a-f]{32}")
 #: Files of the checkpoints of paretosurf 0.1, recognised so that they are never mixed up.
 _LATEST = "LATEST"
 _LEGACY = re.compile(r"^iter-\d{6}\.(json|npz)$")
@@ -108,15 +119,28 @@ _LEGACY = re.compile(r"^iter-\d{6}\.(json|npz)$")
 _LOCK_TAG = {"paretosurf": LOCK}
 #: ``errno`` values of a write that failed for lack of room.
 _NO_ROOM = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG}
+#: What to do about a write that failed, by ``errno`` (other than lack of room).
+_REMEDIES = {
+    errno.EACCES: "make the folder and its files writable for this user (a file of the "
+    "run may have been made read-only)",
+    errno.EPERM: "make the folder and its files writable for this user (a file of the "
+    "run may have been made read-only or immutable)",
+    errno.EROFS: "the folder is on a read-only file system: make it writable, or copy the "
+    "folder to a writable disk",
+    errno.ENOENT: "the folder, or a file of it, was removed or moved while the run wrote "
+    "it: put it back",
+}
 
 
 class FolderInUseError(LockedError):
     """Another process (or thread) is writing the run folder."""
 
 
-class CheckpointWriteError(OSError):
-    """A run folder could not be written (a full disk, say); the message names the folder,
-    the file, what is kept and how to resume."""
+class CheckpointWriteError(OSError, CheckpointError):
+    """A run folder could not be written (a full disk, a read-only file, say): an
+    :class:`OSError` of the cause's ``errno`` and a
+    :class:`~paretosurf.checkpoint.CheckpointError`, whose message names the folder, the file,
+    the cause, what is kept and how to resume."""
 
 
 @dataclass
@@ -172,25 +196,42 @@ _SOLVE_KEYS = (
 
 #: A solve-log line of finite floats, as ``%``-format (``%r`` of a float is exact JSON).
 _SOLVE_FORMAT = (
-    '{"round":%d,"call":%d,"attempt":%d,"slot":%d,"weight":%r,"objectives":%s,'
+    '{"run_id":%s,"round":%d,"call":%d,"attempt":%d,"slot":%d,"weight":%r,"objectives":%s,'
     '"seconds":%r,"host":%s,"pid":%d,"error":%s,"killed":%s,"time":%r}\n'
 )
 
 
-def _solve_line(line: Mapping[str, Any]) -> str:
-    """One line of the solve log. A run writes one per solve: when the line has exactly the
-    log's keys and finite float numbers it is formatted directly, a few times faster than
-    :func:`json.dumps`; anything else goes through it."""
+#: The JSON text of the few strings every solve-log line repeats (run id, host), by value.
+_JSON_STRINGS: dict[str, str] = {}
+
+
+def _json_string(text: str) -> str:
+    """``json.dumps(text)``, remembered (a solve-log line costs a few microseconds less)."""
+    encoded = _JSON_STRINGS.get(text)
+    if encoded is None:
+        if len(_JSON_STRINGS) >= 256:
+            _JSON_STRINGS.clear()
+        encoded = _JSON_STRINGS[text] = json.dumps(text)
+    return encoded
+
+
+def _solve_line(line: Mapping[str, Any], run_id: str | None = None) -> str:
+    """One line of the solve log, led by the ``run_id`` of the run that made the attempt. A
+    run writes one per solve: when the line has exactly the log's keys and finite float
+    numbers it is formatted directly, a few times faster than :func:`json.dumps`; anything
+    else goes through it."""
     if tuple(line) != _SOLVE_KEYS:
-        return _json_line(line) + "\n"
+        return _json_line({"run_id": run_id, **line}) + "\n"
     rnd, call, attempt, slot, weight, objectives, seconds, host, pid, error, killed, at = (
         line.values()
     )
     numbers = (weight, seconds, at, *(objectives or ()))
     if not all(type(v) is float for v in numbers) or not math.isfinite(sum(numbers)):
-        return _json_line(line) + "\n"  # a sum is finite only if every term is
+        # a sum is finite only if every term is
+        return _json_line({"run_id": run_id, **line}) + "\n"
     objs = "null" if objectives is None else "[" + ",".join(map(repr, objectives)) + "]"
     return _SOLVE_FORMAT % (
+        "null" if run_id is None else _json_string(run_id),
         rnd,
         call,
         attempt,
@@ -198,7 +239,7 @@ def _solve_line(line: Mapping[str, Any]) -> str:
         weight,
         objs,
         seconds,
-        json.dumps(str(host)),
+        _json_string(str(host)),
         pid,
         "null" if error is None else json.dumps(error),
         "true" if killed else "false",
@@ -254,6 +295,20 @@ def _cut_partial_line(path: Path) -> None:
             fh.truncate(data.rfind(b"\n") + 1)
 
 
+def _gone(pid: int) -> bool:
+    """Whether the process ``pid`` of this host has ended (this process counts as gone: a
+    temporary file of its own that it finds was left by a write that failed)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
+
+
 def _fsync_folder(path: Path) -> None:
     """Flush a folder's entries (a rename into it) to the disk, where the platform can."""
     with contextlib.suppress(OSError):
@@ -305,6 +360,10 @@ class RunFolder:
         self._newest: str | None = None
         self._seq = 0
         self._saved_rounds = 0
+        #: What the folder's last holder recorded in the lock file (before this process took
+        #: it), and whether this process has written to the folder since taking it.
+        self._previous: dict[str, Any] = {}
+        self._wrote = False
 
     # ------------------------------------------------------------------ the lock
     def acquire(self) -> None:
@@ -317,38 +376,62 @@ class RunFolder:
             the holder's host and process).
         CheckpointError
             If the folder holds a file named ``run.lock`` that paretosurf did not write.
+        CheckpointWriteError
+            If the folder or its lock file cannot be made.
         """
-        if not self.path.is_dir():
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._made_folder = not self._lock.held
+        first = not self._lock.held
+        with self._write_errors(LOCK):
+            if not self.path.is_dir():
+                self.path.mkdir(parents=True, exist_ok=True)
+                self._made_folder = first
         lock = self.path / LOCK
-        if not self._lock.held and lock.exists() and lock.stat().st_size:
+        previous: dict[str, Any] = {}
+        if first and lock.exists() and lock.stat().st_size:
             info = holder_of(lock)
             if info is None or info.get("paretosurf") != LOCK:
                 raise CheckpointError(
                     f"{self.path} holds a file {LOCK} that paretosurf did not write; a run "
                     "keeps its lock under that name: use another folder, or move the file"
                 )
+            previous = info
         try:
-            self._lock.acquire(**_LOCK_TAG)
-        except FolderInUseError:
-            raise
+            with self._write_errors(LOCK):
+                self._lock.acquire(**_LOCK_TAG)
         except LockedError as exc:
+            self._unmake_folder(first)
+            if isinstance(exc, FolderInUseError):
+                raise
             raise FolderInUseError(
                 f"{exc}. A run folder is written by one process at a time: wait for that run "
                 "to end (or stop it), or use another folder"
             ) from None
+        except BaseException:
+            self._unmake_folder(first)
+            raise
+        if first:
+            self._previous, self._wrote = previous, False
+
+    def _unmake_folder(self, first: bool) -> None:
+        """After a failed first :meth:`acquire`: remove the folder if it made it and it is
+        still empty."""
+        if first and self._made_folder:
+            with contextlib.suppress(OSError):
+                self.path.rmdir()  # only if empty
+            self._made_folder = False
 
     def release(self) -> None:
-        """Give the folder back. A lock file made for a folder that holds no run is removed,
-        and so is the folder itself if this run made it and it is empty."""
+        """Give the folder back. The lock file is removed if the folder holds no run, or if
+        this process made it and wrote nothing (a run refused after taking the folder); so
+        is the folder itself if this run made it and it is empty."""
         self.close()
         if not self._lock.held:
             return
         last = self._lock.depth == 1
-        if last and not self.holds_run():
+        if last and (not self.holds_run() or (self._lock.created and not self._wrote)):
+            # while still held: a process that opened the file meanwhile is refused, or, once
+            # it gets the lock, sees the file gone and makes a new one (locking.py)
             with contextlib.suppress(OSError):
-                (self.path / LOCK).unlink()  # while still held: no one else can race it
+                (self.path / LOCK).unlink()
         self._lock.release()
         if last and self._made_folder:
             with contextlib.suppress(OSError):
@@ -455,29 +538,80 @@ class RunFolder:
     @contextlib.contextmanager
     def writing(self, name: str) -> Iterator[None]:
         """Within this context, a write of ``name`` (a file of the folder, or what it is) that
-        fails for lack of room raises :class:`CheckpointWriteError`, naming the folder, what is
-        kept and how to resume."""
+        fails (any :class:`OSError`: a full disk, a read-only file, ...) raises
+        :class:`CheckpointWriteError`, naming the folder, the file, the cause, what is kept
+        and how to resume."""
+        self._wrote = True
+        with self._write_errors(name):
+            yield
+
+    @contextlib.contextmanager
+    def _write_errors(self, name: str) -> Iterator[None]:
+        """:meth:`writing`, for work that does not count as writing the run (taking the
+        folder)."""
         try:
             yield
+        except CheckpointWriteError:
+            raise
         except OSError as exc:
-            if exc.errno not in _NO_ROOM or isinstance(exc, CheckpointWriteError):
-                raise
-            kept = (
-                f"the run's last complete checkpoint, after round {self._saved_rounds}, is intact"
-                if self._newest is not None
-                else "no checkpoint of the run was complete yet, so it will start again"
-            )
-            raise CheckpointWriteError(
-                exc.errno,
+            raise self._write_error(name, exc) from exc
+
+    def _write_error(self, name: str, exc: OSError) -> CheckpointWriteError:
+        """The error of a failed write of ``name``."""
+        kept = self._kept()
+        if exc.errno in _NO_ROOM:
+            message = (
                 f"the disk holding the run folder {self.path} is full "
                 f"({exc.strerror}) while writing {name}: {kept}; free space there and run "
-                "the same call with resume=True to continue",
-            ) from exc
+                "the same call with resume=True to continue"
+            )
+        else:
+            cause = exc.strerror or str(exc) or "no reason given"
+            where = f": {exc.filename}" if exc.filename else ""
+            remedy = _REMEDIES.get(exc.errno or 0, "remove the cause")
+            message = (
+                f"could not write {name} in the run folder {self.path} "
+                f"({type(exc).__name__}: {cause}{where}): {kept}; {remedy}, then run the same "
+                "call with resume=True to continue"
+            )
+        if exc.errno is None:
+            return CheckpointWriteError(message)
+        return CheckpointWriteError(exc.errno, message)
+
+    def _kept(self) -> str:
+        """What a failed write leaves of the run, for messages."""
+        if self._newest is not None:
+            return (
+                f"the run's last complete checkpoint, after round {self._saved_rounds}, is intact"
+            )
+        try:
+            committed = self.holds_run() and self.committed()
+        except (CheckpointError, OSError):
+            return "the files already in the folder are untouched"
+        if committed:
+            return "the checkpoints already in the folder are untouched"
+        return "no checkpoint of the run was complete yet, so it will start again"
+
+    def _tag(self, run_id: object = None) -> str | None:
+        """What the names of the run's temporary files carry: the run's id (``run_id``, or
+        the folder's) and this process's id; ``None`` without a run id (a folder of version
+        2, or one whose id was edited): :func:`atomic_write` then names them at random."""
+        if run_id is None:
+            run_id = (self._manifest or {}).get("run_id")
+        if isinstance(run_id, str) and _RUN_ID.fullmatch(run_id):
+            return f"{run_id}.{os.getpid()}"
+        return None
 
     def _write_manifest(self, manifest: Mapping[str, Any]) -> None:
         text = _dump_json(to_json_floats(dict(manifest)))
         with self.writing(MANIFEST):
-            atomic_write(self.path / MANIFEST, _writer(text), mode="w", sync=True)
+            atomic_write(
+                self.path / MANIFEST,
+                _writer(text),
+                mode="w",
+                sync=True,
+                tag=self._tag(manifest.get("run_id")),
+            )
         self._manifest = dict(manifest)
 
     def claim(self, name: str) -> None:
@@ -508,6 +642,10 @@ class RunFolder:
         self.path.mkdir(parents=True, exist_ok=True)
         self._remove_temporary()  # of a start a kill cut short
         run_id = uuid.uuid4().hex
+        with self.writing(LOCK):
+            # the id is in the lock file before it is in any name: the next holder deletes
+            # the temporary files of a start killed before run.json was written
+            self._lock.note(run_id=run_id)
         files = [
             MANIFEST,
             *([LOCK] if (self.path / LOCK).exists() else []),
@@ -539,7 +677,9 @@ class RunFolder:
         for name, kind in logs:
             data = _header(kind, run_id)
             with self.writing(name):
-                atomic_write(self.path / name, _writer(data), sync=self.durable)
+                atomic_write(
+                    self.path / name, _writer(data), sync=self.durable, tag=self._tag(run_id)
+                )
 
     def clear(self) -> None:
         """Delete the run's own files (those its ``run.json`` lists; the fixed names of a
@@ -556,19 +696,30 @@ class RunFolder:
         own = set(self._files())
         for name in sorted(own - {LOCK, MANIFEST}):
             path = self.path / name
-            if path.is_dir() and not path.is_symlink():
-                shutil.rmtree(path)
-            elif path.exists() or path.is_symlink():
-                path.unlink()
+            with self.writing(name):
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                elif path.exists() or path.is_symlink():
+                    path.unlink()
         self._remove_temporary()
-        with contextlib.suppress(FileNotFoundError):
+        with self.writing(MANIFEST), contextlib.suppress(FileNotFoundError):
             (self.path / MANIFEST).unlink()  # last: until then the folder names its files
         self._manifest, self._newest, self._seq, self._saved_rounds = None, None, 0, 0
 
     def _remove_temporary(self) -> None:
-        """Delete the temporary files a killed writer of this run left."""
+        """Delete the temporary files that writers of this run left when killed mid-write:
+        those whose name carries the run's id (or the id of the run that the folder's last
+        holder was starting, recorded in the lock file) and the id of a process that is gone.
+        A file of any other name, a user's ``.state.0.1.tmp`` say, is left alone."""
+        ids = {self._previous.get("run_id")}
+        with contextlib.suppress(CheckpointError, OSError):
+            ids.add(self.manifest().get("run_id"))
+        ids.discard(None)
+        if not ids:
+            return
         for p in self.path.iterdir():
-            if _TEMPORARY.match(p.name):
+            found = _TEMPORARY.match(p.name)
+            if found and found[2] in ids and _gone(int(found[3])):
                 with contextlib.suppress(OSError):
                     p.unlink()
 
@@ -635,12 +786,41 @@ class RunFolder:
         self._append(_ROUND_ARRAYS, b"".join(blobs))
         self._append(_HISTORY, "".join(lines).encode())
 
+    #: Whether lines were appended to the solve log since it was last flushed to the disk.
+    _solves_to_sync = False
+
     def append_solves(self, lines: Sequence[Mapping[str, Any]]) -> None:
-        """Append one line per solve attempt to ``solves.jsonl`` (the run's solve log)."""
-        self._append(_SOLVES, "".join(_solve_line(line) for line in lines).encode())
+        """Append one line per solve attempt to ``solves.jsonl`` (the run's solve log), each
+        led by the run's id: flushed to the operating system at once, so that a process
+        killed afterwards loses none of them, and to the disk (``fsync``) by the next
+        checkpoint (:meth:`sync_solves`), not here: a run appends after every pass of its
+        solves, which a sync each would slow down."""
+        if not lines:
+            return
+        run_id = self.run_id
+        data = "".join([_solve_line(line, run_id) for line in lines]).encode()
+        with self.writing(_SOLVES):
+            fh = self._handle(_SOLVES, "ab")
+            self._solves_to_sync = True
+            _write_bytes(fh, data)
+            fh.flush()
+
+    def sync_solves(self) -> None:
+        """Flush the lines appended to the solve log since the last call to the disk
+        (``fsync``), when the folder's writes are :attr:`durable` (each checkpoint calls
+        this)."""
+        if not (self.durable and self._solves_to_sync):
+            return
+        if (self.path / _SOLVES).exists():
+            with self.writing(_SOLVES):
+                os.fsync(self._handle(_SOLVES, "ab").fileno())
+        self._solves_to_sync = False
 
     def solves(self) -> list[dict[str, Any]]:
-        """The solve log, one dict per attempt (lines cut short by a crash are skipped)."""
+        """The solve log, one dict per attempt in the order they were made, each with the
+        ``run_id`` of its run (absent from lines written by earlier versions) and its
+        ``round``; a round solved again after a resume appears again. Lines cut short by a
+        crash are skipped."""
         path = self.path / _SOLVES
         if not path.exists():
             return []
@@ -682,7 +862,7 @@ class RunFolder:
         name = _STATE_FILES[1] if self._newest == _STATE_FILES[0] else _STATE_FILES[0]
         self.claim(name)  # before it exists: a run deletes it with its files
         with self.writing(name):
-            atomic_write(self.path / name, _writer(data), sync=self.durable)
+            atomic_write(self.path / name, _writer(data), sync=self.durable, tag=self._tag())
             if self.durable:
                 _fsync_folder(self.path)
         self._newest, self._seq, self._saved_rounds = name, self._seq + 1, n_rounds
@@ -715,7 +895,8 @@ class RunFolder:
         if not committed:
             # the run starts again, and so does its history; its solve log keeps every attempt
             self._start_logs(str(self.run_id), solves=not (self.path / _SOLVES).exists())
-        _cut_partial_line(self.path / _SOLVES)
+        with self.writing(_SOLVES):
+            _cut_partial_line(self.path / _SOLVES)
 
     def _check_header(self, path: Path, kind: str) -> None:
         """Refuse ``path`` unless its header names this run."""
@@ -746,6 +927,8 @@ class RunFolder:
         that upgrades again)."""
         manifest = self.manifest()
         run_id = uuid.uuid4().hex
+        with self.writing(LOCK):
+            self._lock.note(run_id=run_id)  # (see create)
         for name, kind in ((_HISTORY, "history"), (_SOLVES, "solves")):
             path = self.path / name
             data = path.read_bytes() if path.exists() else b""
@@ -753,9 +936,12 @@ class RunFolder:
                 data = data.split(b"\n", 1)[1] if b"\n" in data else b""
             new = _header(kind, run_id) + data
             with self.writing(name):
-                atomic_write(path, _writer(new), sync=True)
+                atomic_write(path, _writer(new), sync=True, tag=self._tag(run_id))
         if not (self.path / _ROUND_ARRAYS).exists():
-            atomic_write(self.path / _ROUND_ARRAYS, lambda fh: None, sync=True)
+            with self.writing(_ROUND_ARRAYS):
+                atomic_write(
+                    self.path / _ROUND_ARRAYS, lambda fh: None, sync=True, tag=self._tag(run_id)
+                )
         files = [n for n in _V2_NAMES if (self.path / n).exists()]
         files += [n for n in (LOCK, _HISTORY, _ROUND_ARRAYS, _SOLVES) if n not in files]
         self._write_manifest(
@@ -777,7 +963,7 @@ class RunFolder:
         if not path.exists():
             return
         end = self._rounds_start()
-        with open(path, "rb+") as fh:
+        with open(path, "rb") as fh:
             offset = 0
             first = fh.readline()
             if _parse_header(first) is not None:
@@ -791,12 +977,14 @@ class RunFolder:
                 offset += len(line)
                 record = json.loads(line)
                 end = int(record["arrays_at"]) + int(record["arrays_size"])
+            size = fh.seek(0, os.SEEK_END)
+        if size > offset:
             with self.writing(_HISTORY):
-                fh.truncate(offset)
+                os.truncate(path, offset)
         arrays = self.path / _ROUND_ARRAYS
         if arrays.exists() and arrays.stat().st_size > end:
-            with open(arrays, "rb+") as fh, self.writing(_ROUND_ARRAYS):
-                fh.truncate(end)
+            with self.writing(_ROUND_ARRAYS):
+                os.truncate(arrays, end)
 
     # ------------------------------------------------------------------ reading
     def _tagged(self) -> bool:

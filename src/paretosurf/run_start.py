@@ -17,18 +17,20 @@ from typing import Any
 
 from numpy.typing import NDArray
 
-from paretosurf._validation import check_init_states
+from paretosurf._validation import check_checkpoint_period, check_init_states, check_not_a_class
 from paretosurf.basin_probes import BasinProbes, RoundProbes, resolve_probes
 from paretosurf.checkpoint import Checkpointer
 from paretosurf.executors import LocalExecutor, solves_in
 from paretosurf.findings import ParetoWarning
 from paretosurf.front_ends import FrontEnds, find_ends
 from paretosurf.kept_rounds import RoundKeeper
+from paretosurf.loop_options import FORCE
 from paretosurf.method import Method
 from paretosurf.result import history_from_parts
 from paretosurf.round_solving import RoundSolver
 from paretosurf.run_folder import RunFolder
 from paretosurf.run_state import Progress, RunParts, check_same_run, load_method_state, manifest
+from paretosurf.solver_identity import check_same_solver, check_state_shapes, solver_identity
 from paretosurf.solvers import users_solver
 from paretosurf.spacing import Spacing
 from paretosurf.spacing_options import MovingAverage, WeightMap
@@ -62,6 +64,13 @@ class RunStart(RunParts):
         early_stopping: bool = False,
         probes: BasinProbes | str | bool | None = None,
     ) -> None:
+        check_not_a_class(
+            users_solver(solver),
+            name="solver",
+            what="a solver",
+            methods=("solve", "solve_many", "__call__"),
+        )
+        check_checkpoint_period(checkpointer, has_folder=folder is not None)
         if report == "most-even" and not method.front_is_last_round:
             raise ValueError(
                 f"report='most-even' needs a method whose points are its last "
@@ -69,6 +78,9 @@ class RunStart(RunParts):
             )
         self.method = method
         self.solver = solver
+        #: The solver's name and public settings, taken before any solve (what ``run.json``
+        #: records and a resume compares).
+        self.solver_identity = solver_identity(solver)
         self.executor: Any = LocalExecutor() if executor is None else executor
         self.folder = folder
         self.spacing = spacing
@@ -140,24 +152,31 @@ class RunStart(RunParts):
         return dict(self._settings)
 
     def manifest(self) -> dict[str, Any]:
-        return manifest(self.method, self.settings(), self.solver)
+        return manifest(
+            self.method,
+            self.settings(),
+            self.solver,
+            solver_settings=self.solver_identity["solver_settings"],
+        )
 
     def begin(
         self,
         init_states: Sequence[Any] | None,
         *,
-        resume: bool,
+        resume: bool | str,
         overwrite: bool,
         iterations: int | None,
     ) -> None:
-        """Start the run: resume the one its folder holds (``resume``), replace it
-        (``overwrite``) or refuse it; start afresh from ``init_states`` without one. A
-        resumed run that already holds more rounds than ``iterations`` is returned as it is,
-        with a :class:`~paretosurf.findings.ParetoWarning`."""
+        """Start the run: resume the one its folder holds (``resume``; ``"force"``: even
+        with another solver than it was saved with), replace it (``overwrite``) or refuse
+        it; start afresh from ``init_states`` without one. A resumed run that already holds
+        more rounds than ``iterations`` is returned as it is, with a
+        :class:`~paretosurf.findings.ParetoWarning`."""
         folder = self.folder
         if folder is not None and folder.holds_run():
             if resume:
-                self.restore(init_states)
+                # iterations=0 reads the saved run: no solve, so any solver will do
+                self.restore(init_states, force=resume == FORCE, reading=iterations == 0)
             elif overwrite:
                 folder.clear()
                 self.start_fresh(init_states)
@@ -232,15 +251,27 @@ class RunStart(RunParts):
         self.weight_map.bounds = bounds
         self.weight_map.scales = ends.scales
 
-    def restore(self, init_states: Sequence[Any] | None) -> None:
+    def restore(
+        self, init_states: Sequence[Any] | None, *, force: bool = False, reading: bool = False
+    ) -> None:
         """Continue the run saved in the folder; one stopped before its first checkpoint
-        starts again from ``init_states`` (its solve log is kept)."""
+        starts again from ``init_states`` (its solve log is kept).
+
+        Another solver than the run was saved with
+        (:func:`~paretosurf.solver_identity.check_same_solver`) and saved states that do not
+        fit the solver (:func:`~paretosurf.solver_identity.check_state_shapes`) are refused
+        unless ``force``; ``reading``: the call only reads the saved run (``iterations=0``),
+        so neither is checked."""
         assert self.folder is not None
         where = f"checkpoint {self.folder.path}"
         saved_manifest = self.folder.manifest()
         if self.probes_auto and "probes" not in saved_manifest.get("settings", {}):
             self.use_probes(None)  # probes="auto" goes on as a run saved without probes ran
         check_same_run(saved_manifest, self.method, self.settings(), where)
+        if not (force or reading):
+            check_same_solver(
+                saved_manifest, self.solver_identity, label=self.method.label, where=where
+            )
         self.folder.prepare_resume()
         saved = self.folder.load() if self.folder.committed() else None
         self.folder.truncate_history(0 if saved is None else int(saved.meta["n_rounds"]))
@@ -261,6 +292,14 @@ class RunStart(RunParts):
             where=where,
             state_classes=trusted_state_classes(users_solver(self.solver)),
         )
+        if history and not (force or reading):
+            check_state_shapes(
+                [self.pool.get(key) for key in self.pool.keys()],
+                self.solver,
+                history[-1].weights[0],
+                label=self.method.label,
+                where=where,
+            )
         for record in history:  # the solver sees the saved rounds again, in order
             self.observe(record.points)
         self.average.load_meta(meta.get("averages", {}))

@@ -35,6 +35,7 @@ from paretosurf.kept_rounds import ReportedFront, RoundKeeper
 from paretosurf.method import Method
 from paretosurf.result import IterationRecord, Result, view_extras
 from paretosurf.solver_findings import diagnose_run
+from paretosurf.solver_identity import solver_settings as identify_settings
 from paretosurf.solvers import solver_name
 from paretosurf.states import StatePool
 
@@ -117,15 +118,26 @@ def run_notes(notes: Mapping[str, Any]) -> Iterator[None]:
         _RUN_NOTES.reset(token)
 
 
-def manifest(method: Method, settings: Mapping[str, Any], solver: Any) -> dict[str, Any]:
+def manifest(
+    method: Method,
+    settings: Mapping[str, Any],
+    solver: Any,
+    *,
+    solver_settings: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """What a run folder's ``run.json`` records of the run: the method, its settings and
-    the loop's, the solver's name and the front end's notes (:func:`run_notes`)."""
+    the loop's, the solver's name and public settings
+    (:func:`~paretosurf.solver_identity.solver_settings`; ``solver_settings``: as taken
+    when the run was set up, else now) and the front end's notes (:func:`run_notes`)."""
     notes = _RUN_NOTES.get()
     return {
         "method": method.name,
         "label": method.label,
         "settings": dict(settings),
         "solver": solver_name(solver),
+        "solver_settings": dict(
+            identify_settings(solver) if solver_settings is None else solver_settings
+        ),
         **({"notes": dict(notes)} if notes else {}),
     }
 

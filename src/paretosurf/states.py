@@ -39,6 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.checkpoint import CheckpointError, decode_pickled, encode_pickled
+from paretosurf.loop_options import check_flag
 from paretosurf.tempdirs import make_owned_tempdir, remove_owned_tempdir, sweep_stale
 
 if TYPE_CHECKING:
@@ -413,6 +414,7 @@ def decode_states(
         If a state was pickled and ``allow_pickle`` is False, a dataclass is not trusted, a
         folder lies outside ``root``, or an entry is unreadable.
     """
+    allow_pickle = check_flag(allow_pickle, name="allow_pickle")
     trusted = (
         dict(state_classes)
         if isinstance(state_classes, Mapping)

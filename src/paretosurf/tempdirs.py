@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 from paretosurf import locking
-from paretosurf.locking import FileLock, LockedError, try_lock
+from paretosurf.locking import FileLock, LockedError, try_lock, unlock
 
 __all__ = ["LOCK_NAME", "make_owned_tempdir", "remove_owned_tempdir", "sweep_stale"]
 
@@ -48,13 +48,24 @@ __all__ = ["LOCK_NAME", "make_owned_tempdir", "remove_owned_tempdir", "sweep_sta
 LOCK_NAME = ".paretosurf-owner.lock"
 
 #: Folders of this process: path -> (its lock, the process that made it). A forked child
-#: inherits the table but owns none of it (POSIX locks are not inherited).
+#: inherits the table but owns none of it (it does not hold the locks, see
+#: :mod:`paretosurf.locking`).
 _OWNED: dict[Path, tuple[FileLock, int]] = {}
-#: Serializes this module's lock-file work within the process: POSIX locks belong to the
-#: process, so two threads locking one file would each "succeed", and the first to close its
-#: descriptor would drop the lock of both.
+#: Serializes this module's work within the process (a sweep never looks at a folder that
+#: another thread is making or removing).
 _GUARD = threading.RLock()
 _EXIT_HOOK = False
+
+
+def _after_fork_in_child() -> None:
+    """A forked child starts with a guard of its own (the parent's may have been held by a
+    thread the child does not have)."""
+    global _GUARD
+    _GUARD = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _check_prefix(prefix: object) -> str:
@@ -158,8 +169,8 @@ def _newest_mtime(folder: Path) -> float:
 
 
 def _record(fd: int) -> dict[str, object] | None:
-    """The owner record in the lock file open as ``fd`` (read through that descriptor: opening
-    the file a second time and closing it would drop the lock)."""
+    """The owner record in the lock file open as ``fd`` (read through the descriptor that
+    holds the file's lock)."""
     try:
         info = json.loads(os.pread(fd, 4096, 0).decode().strip() or "null")
     except (OSError, ValueError, UnicodeDecodeError):
@@ -255,5 +266,5 @@ def sweep_stale(
                     shutil.rmtree(folder, ignore_errors=True)
                     removed.append(folder)
             finally:
-                os.close(fd)
+                unlock(fd)
     return removed

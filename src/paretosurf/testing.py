@@ -397,9 +397,8 @@ class MethodContract:
         self, method: Candidate, tmp_path: Path
     ) -> None:
         done = self.go(method, checkpoint=tmp_path)
-        never = BowlKStep() if method.simplex else FailingSolver()
-        if method.simplex:
-            never.solve = FailingSolver().solve  # type: ignore[method-assign]
+        never = self.solver(method)  # the run's solver (another would be refused), made to fail
+        never.solve = FailingSolver().solve
         assert_same_result(self.go(method, never, checkpoint=tmp_path, resume=True), done)
 
     def test_resuming_with_other_settings_is_refused(

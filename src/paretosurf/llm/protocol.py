@@ -486,8 +486,10 @@ def _known_solves(
 
 def _stage(run: Callable[..., SurfResult], folder: Path, **options: Any) -> SurfResult:
     """A method's run in ``folder``, resumed if it was started; every round is saved (a round
-    is N + 1 fine-tunings)."""
-    return run(checkpoint=folder, resume=True, checkpoint_period=0, **options)
+    is N + 1 fine-tunings). A stage goes on with the solver it is given, even one with other
+    settings than it started with (``resume="force"``): the protocol tells changed settings
+    apart itself, and trains what it cannot reuse (see :meth:`Protocol.reused_epochs`)."""
+    return run(checkpoint=folder, resume="force", checkpoint_period=0, **options)
 
 
 def run_protocol(
