@@ -32,6 +32,14 @@ from paretosurf.checkpoint import Checkpointer
 
 ROOT = math.sqrt(9.0)
 
+#: The environment of a child process in these tests: one BLAS thread, no warnings.
+CHILD_ENV = {
+    **os.environ,
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "PYTHONWARNINGS": "ignore",
+}
+
 
 def gear_curve(x: float) -> np.ndarray:
     return np.array([(1.0 - x) ** 2, x * x])

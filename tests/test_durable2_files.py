@@ -28,18 +28,14 @@ import pytest
 import faults_helpers as fh
 import paretosurf as ps
 from conftest import GearKStep, call_cli
+from faults_helpers import CHILD_ENV
 from paretosurf import locking, run_folder
 from paretosurf.checkpoint import CheckpointError
 from paretosurf.run_folder import CheckpointWriteError, RunFolder
 
 N = 4
 TESTS = Path(__file__).resolve().parent
-ENV = {
-    **os.environ,
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "PYTHONWARNINGS": "ignore",
-}
+ENV = CHILD_ENV
 GEAR = ["run", "gear", "--no-plots", "--iterations", "2"]
 
 

@@ -25,6 +25,7 @@ import pytest
 
 import paretosurf as ps
 from conftest import GearKStep, call_cli
+from faults_helpers import CHILD_ENV
 from paretosurf.locking import FileLock, LockedError, try_lock, unlock
 from paretosurf.run_folder import FolderInUseError, RunFolder
 
@@ -34,12 +35,7 @@ pytestmark = pytest.mark.skipif(
 
 N = 4
 TESTS = Path(__file__).resolve().parent
-ENV = {
-    **os.environ,
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "PYTHONWARNINGS": "ignore",
-}
+ENV = CHILD_ENV
 
 #: ``python -c PROBE PATH``: prints whether another process could lock the file ``PATH``
 #: (whole-file ``flock`` or POSIX ``lockf``: held if either is refused).
