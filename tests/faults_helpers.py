@@ -9,6 +9,7 @@ path) and runs :func:`child_job` in a forked process per fault.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
@@ -19,7 +20,7 @@ import signal
 import sys
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,27 @@ CHILD_ENV = {
     "OPENBLAS_NUM_THREADS": "1",
     "PYTHONWARNINGS": "ignore",
 }
+
+
+@contextlib.contextmanager
+def faulty_writes(
+    step: Callable[[int, Any, bytes | str, Callable[..., None]], None],
+) -> Iterator[None]:
+    """In this process: every write of a run folder goes through ``step(call, fhandle, data,
+    write)``, ``call`` counting the writes from 0 and ``write`` the real one (a fault raises
+    where the test wants it)."""
+    original = run_folder._write_bytes
+    calls = [0]
+
+    def faulty(fhandle: Any, data: bytes | str) -> None:
+        call, calls[0] = calls[0], calls[0] + 1
+        step(call, fhandle, data, original)
+
+    run_folder._write_bytes = faulty
+    try:
+        yield
+    finally:
+        run_folder._write_bytes = original
 
 
 def gear_curve(x: float) -> np.ndarray:

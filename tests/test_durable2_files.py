@@ -19,7 +19,7 @@ import signal
 import subprocess
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,7 @@ import pytest
 import faults_helpers as fh
 import paretosurf as ps
 from conftest import GearKStep, call_cli
-from faults_helpers import CHILD_ENV
+from faults_helpers import CHILD_ENV, faulty_writes
 from paretosurf import locking, run_folder
 from paretosurf.checkpoint import CheckpointError
 from paretosurf.run_folder import CheckpointWriteError, RunFolder
@@ -261,20 +261,14 @@ def test_result_files_are_written_through_temporary_files_of_their_own(tmp_path)
 def refusing(k: int, error: int = errno.EACCES) -> Iterator[None]:
     """The ``k``-th write of the run folder (in this process) fails with ``error``, as a
     read-only file would; the other writes go through."""
-    original = run_folder._write_bytes
-    calls = [0]
 
-    def faulty(fhandle: Any, data: bytes | str) -> None:
-        call, calls[0] = calls[0], calls[0] + 1
+    def step(call: int, fhandle: Any, data: bytes | str, write: Callable[..., None]) -> None:
         if call == k:
             raise OSError(error, os.strerror(error), getattr(fhandle, "name", None))
-        original(fhandle, data)
+        write(fhandle, data)
 
-    run_folder._write_bytes = faulty
-    try:
+    with faulty_writes(step):
         yield
-    finally:
-        run_folder._write_bytes = original
 
 
 def check_write_error(error: BaseException, folder: Path, file: str | None = None) -> None:

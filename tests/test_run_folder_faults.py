@@ -38,7 +38,7 @@ import subprocess
 import sys
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,6 @@ import pytest
 
 import faults_helpers as fh
 import paretosurf as ps
-from paretosurf import run_folder
 from paretosurf.checkpoint import CheckpointError
 from paretosurf.run_folder import CheckpointWriteError, FolderInUseError, RunFolder
 from paretosurf.states import folders_of
@@ -1018,23 +1017,17 @@ def test_overwrite_in_a_folder_without_run_json_deletes_nothing_it_did_not_write
 def write_fault(k: int, how: str) -> Iterator[None]:
     """In this process: the ``k``-th write raises ENOSPC ("enospc": that write only, before
     writing; "full": after writing half of it, and every write after it too)."""
-    original = run_folder._write_bytes
-    calls = [0]
 
-    def faulty(fhandle: Any, data: bytes | str) -> None:
-        call, calls[0] = calls[0], calls[0] + 1
+    def step(call: int, fhandle: Any, data: bytes | str, write: Callable[..., None]) -> None:
         if call == k and how == "full":
-            original(fhandle, data[: len(data) // 2])
+            write(fhandle, data[: len(data) // 2])
             fhandle.flush()
         if call == k or (how == "full" and call > k):
             raise OSError(errno.ENOSPC, "No space left on device")
-        original(fhandle, data)
+        write(fhandle, data)
 
-    run_folder._write_bytes = faulty
-    try:
+    with fh.faulty_writes(step):
         yield
-    finally:
-        run_folder._write_bytes = original
 
 
 FULL_DISK = [
