@@ -1070,7 +1070,13 @@ def local_minima_finding(
         "after round, and noise would move the points about; a solver whose steps have "
         "become very small can look the same (one run with more steps per call tells them "
         "apart)",
-        remedy=LOCAL_REMEDY,
+        remedy=(
+            f"{NONCONVEX_REMEDY}; or {LOCAL_REMEDY}"
+            if sc.kind == "linear"
+            and points.shape[1] == 2
+            and _above_chord(points, np.ptp(points, axis=0))
+            else LOCAL_REMEDY
+        ),
         slots=tuple(int(i) for i in slots),
         summary=f"{len(slots)} of {p} points stopped in local minima",
     )
@@ -1210,6 +1216,8 @@ def _stuck(
     moved = float(np.median(np.abs(w[-1] - w[0]).sum(axis=1)))
     if moved < STUCK_WEIGHT_MOVE / (p - 1) or not lagging:
         return None
+    if m == 2 and _above_chord(points, ranges):
+        return _nonconvex_minima(sorted(lagging), p)
     return Finding(
         "stuck",
         f"no point changed over the {len(rounds)} rounds while the weights moved (by "
@@ -1218,6 +1226,54 @@ def _stuck(
         remedy=_stuck_remedy(),
         slots=tuple(range(p)),
         summary=f"points unchanged over {len(rounds)} rounds as the weights moved",
+    )
+
+
+#: The remedy of weighted sums on a front that is non-convex between its ends.
+NONCONVEX_REMEDY = (
+    "every point lies on or above the chord between the ends, as on a concave front, which "
+    "weighted sums cannot reach: use a scalarization that reaches every point of a "
+    "non-convex front, scalarization='tchebycheff' (or 'modified_tchebycheff') in "
+    "from_scipy and from_pymoo"
+)
+
+
+def _above_chord(points: FloatArray, ranges: FloatArray) -> bool:
+    """Whether no point lies below the chord between the points' ends (two objectives: the
+    point best in objective 1, the least objective 2 among ties, and the other way round),
+    towards the ideal point, by more than ``1e-3`` of the ranges: no point bulges towards
+    the ideal point, as on a concave front, where a weighted sum's only minimizers are the
+    ends and every other point a solve stops at is a local minimum."""
+    scale = np.where(ranges > 0, ranges, 1.0)
+    u = (points - points.min(axis=0)) / scale
+    ends = []
+    for k in (0, 1):
+        ties = np.flatnonzero(u[:, k] <= 1e-3)
+        ends.append(u[ties[np.argmin(u[ties, 1 - k])]])
+    a, b = ends
+    normal = np.array([b[1] - a[1], a[0] - b[0]])  # (perpendicular to b - a) ...
+    if float(normal @ (np.zeros(2) - a)) < 0:  # ... pointing to the ideal point's side
+        normal = -normal
+    size = float(np.linalg.norm(normal))
+    if not size > 0:
+        return False
+    return bool(np.all((u - a) @ normal / size <= 1e-3))
+
+
+def _nonconvex_minima(slots: list[int], p: int) -> Finding:
+    """The ``local_minima`` finding of weighted sums on a front that bulges away from the
+    ideal point (concave between its ends): slots that keep their points as the weights
+    move, on points beaten at their own weights, sit in local minima of the weighted sum."""
+    return Finding(
+        "local_minima",
+        f"{len(slots)} of the {p} slots ({_short(slots)}) keep points that other points beat "
+        "at their own weights while the weights move, and every point lies on or above the "
+        "chord between the front's ends: the front is non-convex (concave) there, where a "
+        "weighted sum's only minimizers are the ends, and the solves stop in local minima "
+        "(they take steps; there is nothing lower nearby)",
+        remedy=NONCONVEX_REMEDY,
+        slots=tuple(slots),
+        summary=f"weighted sums on a non-convex front: {len(slots)} slots in local minima",
     )
 
 

@@ -15,6 +15,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf._validation import check_checkpoint_period, check_init_states, check_not_a_class
@@ -235,8 +236,19 @@ class RunStart(RunParts):
             return init_states
         self.progress.n_solves += ends.solves
         if init_states is None and all(s is not None for s in ends.states):
-            return [ends.states[0], *([None] * (n_segments - 1)), ends.states[1]]
+            return [ends.states[0], *self.starts_between(ends, n_segments), ends.states[1]]
         return init_states
+
+    def starts_between(self, ends: FrontEnds, n_segments: int) -> list[Any]:
+        """The first round's warm starts of the inner slots: the solver's
+        ``start_between(a, b, t)`` on the segment between the ends' states, at the slots'
+        places ``t = i / n_segments`` (``None``, the solver's cold start, where it has no such
+        method or declines)."""
+        between = getattr(users_solver(self.solver), "start_between", None)
+        if not callable(between):
+            return [None] * (n_segments - 1)
+        a, b = ends.states
+        return [between(a, b, i / n_segments) for i in range(1, n_segments)]
 
     def use_ends(self, ends: FrontEnds | None) -> None:
         """Measure the run in the units of the front's ``ends`` and solve within the bounds
@@ -244,6 +256,9 @@ class RunStart(RunParts):
         self.ends = ends
         if ends is None:
             return
+        # the solver sees the ends before the first round's points, here as on resume (an
+        # estimated ideal point then lies below them, whatever the corner solves from x0 found)
+        self.observe(np.array(ends.points, dtype=np.float64))
         self.spacing.ends = ends.points
         bounds = ends.bounds if self.weight_bounds == "auto" else self.weight_bounds
         if bounds == (0.0, 1.0) or not isinstance(bounds, tuple):
