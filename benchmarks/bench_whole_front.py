@@ -291,9 +291,9 @@ def main(argv: Sequence[str] | None = None) -> list[Row]:
     parser.add_argument("--iterations", type=int, default=30, help="most rounds per run")
     parser.add_argument(
         "--scalarization",
-        choices=("linear", "tchebycheff"),
-        default="linear",
-        help="given to the adapters (exact solvers ignore it)",
+        choices=("auto", "linear", "tchebycheff"),
+        default="auto",
+        help="given to the adapters, 'auto' their default (exact solvers ignore it)",
     )
     parser.add_argument("--quick", action="store_true", help="11 points, 8 rounds: a smoke run")
     parser.add_argument("--out", type=Path, default=None, help="folder of whole_front.csv")

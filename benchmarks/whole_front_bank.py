@@ -1007,6 +1007,8 @@ def _torch_solver(scalarization: str) -> Any:
         p = m(xt).squeeze(1)
         return torch.stack([((p - y1) ** 2).mean(), ((p - y2) ** 2).mean()])
 
+    if scalarization == "auto":  # from_torch has no "auto" (no box to find the ends in)
+        scalarization = "linear"
     ideal = None if scalarization == "linear" else [0.0, 0.0]
     return ps.adapters.from_torch(
         model, losses, steps=TORCH_STEPS, lr=TORCH_LR, scalarization=scalarization, ideal=ideal
@@ -1043,6 +1045,41 @@ def _flat_face_solver(scalarization: str) -> Any:
 def flat_face_reference() -> ReferenceFront:
     """``((1 - t)^2, t^2)`` over a refined grid of ``t in [0, 1]``."""
     _, f = refine_curve(lambda t: np.column_stack([(1 - t) ** 2, t**2]), 0.0, 1.0)
+    return ReferenceFront((_sorted_piece(f),))
+
+
+# --------------------------------------------------------------------------------------
+# A flat start: every gradient vanishes around x0
+# --------------------------------------------------------------------------------------
+
+#: The two targets of the flat-start problem (the segment between them stays away from the
+#: dead zone around the origin).
+FLAT_START_C1 = np.array([1.5, 1.0, 1.2, 0.8])
+FLAT_START_C2 = np.array([-1.0, 1.4, 1.1, 1.5])
+
+
+def flat_start_objectives(x: FloatArray) -> FloatArray:
+    """Squared distances of ``y`` to two targets, ``y`` being ``x`` pulled 0.5 towards the
+    origin (0 inside the ball of radius 0.5): from ``x0 = 0`` no local solve moves. The
+    front is ``y`` on the segment between the targets: ``(t^2 D, (1 - t)^2 D)``."""
+    r = float(np.linalg.norm(x))
+    y = x * max(0.0, 1.0 - 0.5 / r) if r > 0 else np.zeros_like(x)
+    return np.array(
+        [float(np.sum((y - FLAT_START_C1) ** 2)), float(np.sum((y - FLAT_START_C2) ** 2))]
+    )
+
+
+def _flat_start_solver(scalarization: str) -> Any:
+    return ps.adapters.from_scipy(
+        flat_start_objectives, x0=np.zeros(4), bounds=[(-3.0, 3.0)] * 4, scalarization=scalarization
+    )
+
+
+@functools.cache
+def flat_start_reference() -> ReferenceFront:
+    """``(t^2 D, (1 - t)^2 D)`` over a refined grid of ``t in [0, 1]``."""
+    d = float(np.sum((FLAT_START_C2 - FLAT_START_C1) ** 2))
+    _, f = refine_curve(lambda t: np.column_stack([t**2 * d, (1 - t) ** 2 * d]), 0.0, 1.0)
     return ReferenceFront((_sorted_piece(f),))
 
 
@@ -1254,6 +1291,13 @@ def bank() -> dict[str, Entry]:
             _flat_face_solver,
             flat_face_reference,
             weak_end="w=0",
+        ),
+        Entry(
+            "flat_start",
+            "scipy",
+            "squared distances to two targets behind a dead zone: every gradient 0 at x0",
+            _flat_start_solver,
+            flat_start_reference,
         ),
         Entry(
             "logistic_separable",

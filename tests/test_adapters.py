@@ -184,7 +184,7 @@ def test_ideal_estimated_from_the_endpoints_is_just_below_the_minima() -> None:
 @pytest.mark.parametrize("kind", ["tchebycheff", "modified_tchebycheff"])
 def test_tchebycheff_reaches_the_concave_front_where_linear_gives_only_its_ends(kind: str) -> None:
     weights = np.linspace(0.0, 1.0, 11)
-    linear = from_scipy(zdt2, ZDT_X0, bounds=ZDT_BOUNDS)
+    linear = from_scipy(zdt2, ZDT_X0, bounds=ZDT_BOUNDS, scalarization="linear")
     lin_f1 = np.array([linear.solve(w, None).objectives[0] for w in weights[1:-1]])
     assert np.all((lin_f1 < 1e-6) | (lin_f1 > 1 - 1e-6))  # only the two extremes
 

@@ -63,7 +63,8 @@ def no_end(objective: int, state: Any = None) -> None:
 
 
 def without_ends(solver: Any) -> Any:
-    """The adapter's solver with no end phase (``solve_end`` returns ``None``): the first
+    """The adapter's solver (made with ``scalarization="linear"``, so that it finds no ends
+    when made) with no end phase (``solve_end`` returns ``None``): the first
     round starts every inner slot from ``x0``, and the probes alone move the slots out of
     their basins (the end phase searches the ends globally and starts the slots between
     them, which reaches these fronts by itself: ``tests/test_front_ends.py``)."""
@@ -99,7 +100,7 @@ def test_zdt4_from_a_start_off_the_centre_leaves_the_local_front() -> None:
     x0 = prob.xl + (prob.xu - prob.xl) * np.random.default_rng(0).random(5)
     runs = {
         probes: quiet_surf(
-            without_ends(ps.adapters.from_pymoo(prob, x0=x0)),
+            without_ends(ps.adapters.from_pymoo(prob, x0=x0, scalarization="linear")),
             n_points=11,
             iterations=6,
             probes=probes,
@@ -124,7 +125,7 @@ def test_zdt6_from_its_flat_start_finds_points_of_the_true_front() -> None:
     prob = problems.get_problem("zdt6")
     runs = {
         probes: quiet_surf(
-            without_ends(ps.adapters.from_pymoo(prob)),
+            without_ends(ps.adapters.from_pymoo(prob, scalarization="linear")),
             n_points=11,
             iterations=3,
             weight_bounds=(1e-3, 1 - 1e-3),
@@ -179,7 +180,9 @@ def mini_zdt4(x: FloatArray) -> FloatArray:
 
 def mini_solver() -> Any:
     return without_ends(
-        ps.adapters.from_scipy(mini_zdt4, x0=[0.5, 3.9], bounds=[(0.0, 1.0), (-5.0, 5.0)])
+        ps.adapters.from_scipy(
+            mini_zdt4, x0=[0.5, 3.9], bounds=[(0.0, 1.0), (-5.0, 5.0)], scalarization="linear"
+        )
     )
 
 

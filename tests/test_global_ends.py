@@ -122,13 +122,19 @@ def test_start_between_interpolates_within_the_box_and_keeps_the_constraints() -
     def objectives(x: FloatArray) -> FloatArray:
         return np.array([np.log(x[0]), (x[0] - 1.0) ** 2 + x[1] ** 2])
 
-    solver = ps.adapters.from_scipy(objectives, x0=[0.5, 0.0], bounds=[(0, 2), (-1, 1)])
+    solver = ps.adapters.from_scipy(
+        objectives, x0=[0.5, 0.0], bounds=[(0.1, 2), (-1, 1)], scalarization="linear"
+    )
     np.testing.assert_allclose(solver.start_between([0.5, -1.0], [1.5, 1.0], 0.25), [0.75, -0.5])
     np.testing.assert_allclose(solver.start_between([0.5, -1.0], [3.0, 1.0], 1.0), [2.0, 1.0])
     # a point that breaks the user's constraints while x0 keeps them
     cons = [{"type": "ineq", "fun": lambda x: 0.2 - abs(x[1])}]
     kept = ps.adapters.from_scipy(
-        objectives, x0=[0.5, 0.0], bounds=[(0.1, 2), (-1, 1)], constraints=cons
+        objectives,
+        x0=[0.5, 0.0],
+        bounds=[(0.1, 2), (-1, 1)],
+        constraints=cons,
+        scalarization="linear",
     )
     assert kept.start_between([0.5, -1.0], [0.5, 1.0], 0.2) is None  # x2 = -0.6
     np.testing.assert_allclose(kept.start_between([0.5, -1.0], [0.5, 1.0], 0.5), [0.5, 0.0])
@@ -208,10 +214,93 @@ def test_zdt6_under_weighted_sums_names_the_non_convex_front() -> None:
     scalarization, rather than calling the solver stuck."""
     problems = pytest.importorskip("pymoo.problems")
     res = quiet_surf(
-        ps.adapters.from_pymoo(problems.get_problem("zdt6", n_var=6)), 11, iterations=6
+        ps.adapters.from_pymoo(problems.get_problem("zdt6", n_var=6), scalarization="linear"),
+        11,
+        iterations=6,
     )
     codes = [f.code for f in res.findings]
     assert not res.success
     assert "stuck" not in codes and "local_minima" in codes, codes
     local = next(f for f in res.findings if f.code == "local_minima")
     assert "tchebycheff" in (local.remedy or "")
+
+
+# ------------------------------------------------------------------------- scalarization="auto"
+def concave(x: FloatArray) -> FloatArray:
+    """A concave front: ``f2 = 1 - f1^2`` for ``f1 = x1`` in [0, 1] (and x2 adds to both)."""
+    return np.array([x[0] + x[1] ** 2, 1.0 - x[0] ** 2 + x[1] ** 2])
+
+
+def convex(x: FloatArray) -> FloatArray:
+    return np.array([x[0] ** 2 + x[1] ** 2, (x[0] - 1.0) ** 2 + x[1] ** 2])
+
+
+def test_auto_takes_the_weighted_sum_on_a_convex_front_and_tchebycheff_on_a_concave_one() -> None:
+    box = [(0.0, 1.0), (-1.0, 1.0)]
+    assert ps.adapters.from_scipy(convex, x0=[0.5, 0.5], bounds=box).scalarization.kind == (
+        "linear"
+    )
+    solver = ps.adapters.from_scipy(concave, x0=[0.5, 0.5], bounds=box)
+    assert solver.scalarization.kind == "tchebycheff"
+    assert "non-convex" in solver.scalarization_note
+    np.testing.assert_array_less(solver.ideal, np.full(2, 1e-12))  # below the ends
+    # the whole concave front, end to end and evenly (weighted sums reach only its ends)
+    res = quiet_surf(solver, 8, iterations=20)
+    f1, f2 = res.points.T
+    np.testing.assert_allclose(f2, 1.0 - f1**2, atol=1e-6)
+    assert f1.min() < 1e-6 and f1.max() > 1 - 1e-6
+    assert res.success, [f.line() for f in res.findings]
+    # the same problem under the weighted sum: only the ends
+    linear = quiet_surf(
+        ps.adapters.from_scipy(concave, x0=[0.5, 0.5], bounds=box, scalarization="linear"),
+        8,
+        iterations=5,
+    )
+    assert not linear.success
+
+
+def test_auto_counts_its_calls_in_the_run_and_solves_no_end_twice() -> None:
+    calls = [0]
+
+    def counted(x: FloatArray) -> FloatArray:
+        calls[0] += 1
+        return concave(x)
+
+    solver = ps.adapters.from_scipy(counted, x0=[0.5, 0.5], bounds=[(0.0, 1.0), (-1.0, 1.0)])
+    made = calls[0]
+    assert made > 10  # the ends and the chord test, when made
+    res = quiet_surf(solver, 6, iterations=4)
+    assert res.n_evaluations == calls[0] - 1  # all but objectives(x0), which checks x0
+    again = solver.solve_end(0)
+    assert again.info["objective_calls"] == 0  # found before: not solved again
+
+
+def test_auto_without_a_box_or_with_three_objectives_is_the_weighted_sum() -> None:
+    unboxed = ps.adapters.from_scipy(concave, x0=[0.5, 0.5])
+    assert unboxed.scalarization.kind == "linear" and "no finite box" in unboxed.scalarization_note
+
+    def three(x: FloatArray) -> FloatArray:
+        return np.array([x[0] ** 2, (x[0] - 1) ** 2, x[1] ** 2 + 1])
+
+    assert ps.adapters.from_scipy(three, x0=[0.5, 0.5], bounds=[(0, 1)] * 2).scalarization.kind == (
+        "linear"
+    )
+
+
+def test_auto_refuses_an_ideal_and_keeps_a_method_that_solves_no_epigraph() -> None:
+    box = [(0.0, 1.0), (-1.0, 1.0)]
+    with pytest.raises(ValueError, match="name it"):
+        ps.adapters.from_scipy(concave, x0=[0.5, 0.5], bounds=box, ideal=[-1.0, -1.0])
+    kept = ps.adapters.from_scipy(concave, x0=[0.5, 0.5], bounds=box, method="L-BFGS-B")
+    assert kept.scalarization.kind == "linear" and "L-BFGS-B" in kept.scalarization_note
+
+
+def test_zdt2_reaches_its_concave_front_with_from_pymoos_defaults() -> None:
+    problems = pytest.importorskip("pymoo.problems")
+    solver = ps.adapters.from_pymoo(problems.get_problem("zdt2", n_var=6))
+    assert solver.scalarization.kind == "tchebycheff"
+    res = quiet_surf(solver, 10, iterations=10)
+    f1, f2 = res.points.T
+    np.testing.assert_allclose(f2, 1.0 - f1**2, atol=1e-5)  # g = 1: on the front
+    assert f1.min() < 1e-5 and f1.max() > 1 - 1e-5
+    assert res.success, [f.line() for f in res.findings]

@@ -135,10 +135,11 @@ def test_the_users_ftol_still_wins(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(scipy_solver, "minimize", spy)
     x0 = np.full(N_ASSETS, 1 / N_ASSETS)
-    from_scipy(portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE).solve(0.5, None)
-    from_scipy(portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE, options={"ftol": 1e-3}).solve(
-        0.5, None
-    )
+    linear = {"scalarization": "linear"}  # ("auto" would solve the ends when made)
+    from_scipy(portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE, **linear).solve(0.5, None)
+    from_scipy(
+        portfolio, x0, bounds=BOX, constraints=SUM_TO_ONE, options={"ftol": 1e-3}, **linear
+    ).solve(0.5, None)
     from_scipy(squares, np.zeros(3)).solve(0.5, None)  # L-BFGS-B: scipy's own at w = 0.5
     from_scipy(squares, np.zeros(3)).solve(0.999, None)  # ... per the lighter coefficient
     from_scipy(squares, np.zeros(3), options={"ftol": 1e-3}).solve(0.999, None)

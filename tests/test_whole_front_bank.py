@@ -176,6 +176,20 @@ def test_flat_face_reference_and_its_weak_end():
     assert bank.get("flat_face_quadratic").weak_end == "w=0"
 
 
+def test_flat_start_reference_and_its_flat_start():
+    ref = bank.flat_start_reference()
+    d = float(np.sum((bank.FLAT_START_C2 - bank.FLAT_START_C1) ** 2))
+    p = ref.points
+    np.testing.assert_allclose(np.sqrt(p[:, 0]) + np.sqrt(p[:, 1]), np.sqrt(d), atol=1e-9)
+    # the targets themselves, reached at x = c (1 + 0.5 / |c|), are the front's ends
+    for c, end in ((bank.FLAT_START_C1, 0), (bank.FLAT_START_C2, 1)):
+        x = c * (1.0 + 0.5 / np.linalg.norm(c))
+        assert bank.flat_start_objectives(x)[end] == pytest.approx(0.0, abs=1e-12)
+    # around x0 = 0 both objectives are constant: a flat start
+    near = bank.flat_start_objectives(np.full(4, 0.1))
+    np.testing.assert_array_equal(near, bank.flat_start_objectives(np.zeros(4)))
+
+
 def test_logistic_reference_has_no_end_at_w1():
     prob = bank.logistic_problem()
     # separable: some direction classifies every point with a positive margin

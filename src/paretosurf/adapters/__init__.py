@@ -17,7 +17,10 @@ Each function here turns two minimized objectives into a warm-started, budgeted 
 Each takes ``scalarization="linear"`` (SURF's paper), ``"tchebycheff"``,
 ``"modified_tchebycheff"`` or, for weight vectors, ``"asf"`` (:class:`Scalarization`); the
 last three reach every Pareto point, also on concave fronts, where the linear one only reaches
-their convex hull. ``"asf"`` puts each solution on the ray from the ideal point along the weight
+their convex hull. :func:`from_scipy` and :func:`from_pymoo` default to ``"auto"``: with two
+objectives and a finite box they find the front's ends when made, and take the weighted sum
+unless the front is non-convex between them (then ``"tchebycheff"``; ``scalarization_note``
+says why). ``"asf"`` puts each solution on the ray from the ideal point along the weight
 vector: the layout :func:`paretosurf.surf_simplex` needs on fronts where objectives reach their
 ideal values together (DTLZ-like).
 

@@ -26,7 +26,7 @@ FloatArray = NDArray[np.float64]
 def from_pymoo(
     problem: Any,
     *,
-    scalarization: str | Scalarization = "linear",
+    scalarization: str | Scalarization = "auto",
     method: str | None = None,
     steps: int | None = None,
     ideal: ArrayLike | None = None,

@@ -83,6 +83,7 @@ from paretosurf.adapters.scalarization import (
 from paretosurf.solvers import Solution
 
 __all__ = [
+    "CHORD_TOL",
     "END_AGREE_TOL",
     "END_STARTS",
     "EPIGRAPH_FTOL",
@@ -129,6 +130,12 @@ END_SEED = 20261206
 #: each over the spread of the end solves (so that it still ranks points by the others where
 #: the end's own objective is flat, ZDT4's ``f1 = 0``; the local solves then polish the end).
 END_PROXY_WEIGHT = 0.1
+#: ``scalarization="auto"``: how close to the chord between the ends (as a share of the
+#: ranges) the weighted sum's solution at the chord's own slope may come before the front
+#: counts as non-convex. (A convex front has a point of that slope strictly below the chord;
+#: at other slopes a convex front's weighted sum may stop at an end, ZDT1's at a quarter of
+#: the way, so they tell nothing.)
+CHORD_TOL = 1e-3
 #: The most SLSQP solves of an end's second stage, each from the last one's point.
 LEXICOGRAPHIC_RESTARTS = 3
 #: How far past its limit the held objective may end, as a share of the hold's width
@@ -159,7 +166,7 @@ def from_scipy(
     objectives: Callable[[FloatArray], ArrayLike],
     x0: ArrayLike,
     *,
-    scalarization: str | Scalarization = "linear",
+    scalarization: str | Scalarization = "auto",
     method: str | None = None,
     steps: int | None = None,
     jac: Callable[[FloatArray], ArrayLike] | None = None,
@@ -181,9 +188,19 @@ def from_scipy(
     x0 : array_like of shape (n,)
         Finite starting point of every slot's first call (the cold start); it must lie within
         ``bounds``, and ``objectives(x0)`` must return finite values, one per objective.
-    scalarization : {"linear", "tchebycheff", "modified_tchebycheff", "asf"} or Scalarization
-        See :mod:`paretosurf.adapters.scalarization`. A :class:`Scalarization` instance
-        carries its own ``ideal`` and ``rho`` (then leave those keywords out). ``"asf"``
+    scalarization : str or Scalarization
+        ``"auto"``, ``"linear"``, ``"tchebycheff"``, ``"modified_tchebycheff"`` or ``"asf"``
+        (:mod:`paretosurf.adapters.scalarization`). ``"auto"`` (the default): the weighted
+        sum (``"linear"``) unless the front is non-convex between its ends, then
+        ``"tchebycheff"`` (weighted sums reach only the ends of a concave front). It decides
+        here, with two objectives and a finite box: the front's ends are found
+        (:meth:`ScipySolver.solve_end`; the run then does not solve them again, and counts
+        these calls) and the weighted sum is solved once at the chord's slope
+        (:meth:`ScipySolver._choose_scalarization`); ``scalarization_note`` says what was
+        found. That costs a few full solves when the solver is made (a global search too,
+        where an end's problem has several basins); without a box, or with three or more
+        objectives, ``"auto"`` is ``"linear"`` and costs nothing. A :class:`Scalarization`
+        instance carries its own ``ideal`` and ``rho`` (then leave those keywords out). ``"asf"``
         takes weight vectors and needs M >= 3 objectives (:func:`paretosurf.surf_simplex`);
         with two objectives it is refused: ``"modified_tchebycheff"`` solves the same
         problems for the scalar weight ``w`` that :func:`paretosurf.surf` gives.
@@ -319,7 +336,7 @@ class ScipySolver(FollowsIdealPoint):
         objectives: Callable[[FloatArray], ArrayLike],
         x0: ArrayLike,
         *,
-        scalarization: str | Scalarization = "linear",
+        scalarization: str | Scalarization = "auto",
         method: str | None = None,
         steps: int | None = None,
         jac: Callable[[FloatArray], ArrayLike] | None = None,
@@ -347,7 +364,13 @@ class ScipySolver(FollowsIdealPoint):
         ):
             raise ValueError("x0 must lie within bounds")
         self.constraints = _as_constraints(constraints)
-        sc = as_scalarization(scalarization, ideal, rho)
+        auto = isinstance(scalarization, str) and scalarization == "auto"
+        if auto and (ideal is not None or rho is not None):
+            raise ValueError(
+                "ideal and rho belong to a Tchebycheff scalarization: name it "
+                "(scalarization='tchebycheff') rather than 'auto'"
+            )
+        sc = as_scalarization("linear" if auto else scalarization, ideal, rho)
         self.method = _choose_method(
             sc.kind, method, self.bounds is not None, bool(self.constraints)
         )
@@ -381,8 +404,14 @@ class ScipySolver(FollowsIdealPoint):
             else:
                 self._ideal = IdealPoint(sc.ideal, given=True)
         self.scalarization = sc
-        #: The states of the ends :meth:`solve_end` found (per objective; None until then).
-        self._end_states: list[FloatArray | None] = [None] * h0.size
+        #: The ends :meth:`solve_end` found from ``x0`` (per objective), and the objective
+        #: calls made here and not yet reported by a solve_end (the "auto" test solves).
+        self._ends: dict[int, Solution] = {}
+        self._unreported_calls = 0
+        #: Why the scalarization is the one it is (``scalarization="auto"``; ``""`` otherwise).
+        self.scalarization_note = ""
+        if auto:
+            self._choose_scalarization(method)
 
     def solve(self, weight: float, state: ArrayLike | None) -> Solution:
         """Minimize the scalarization for ``weight`` from ``state`` (``x0`` when ``None``),
@@ -441,6 +470,8 @@ class ScipySolver(FollowsIdealPoint):
             raise ValueError(f"objective must be in 0..{m - 1}, got {objective!r}")
         k = int(objective)
         assert self.bounds is not None
+        if state is None and k in self._ends:  # found before (the "auto" test): not again
+            return self._report(self._ends[k], 0)
         rng = np.random.default_rng([END_SEED, k])
         starts = [self.x0] if state is None else [self.x0, self._as_state(state)]
         for _ in range(END_STARTS):
@@ -463,7 +494,6 @@ class ScipySolver(FollowsIdealPoint):
             calls += global_calls + polished[2]
             ends.append(polished)
         x_end, h_end, _ = _best_end(ends, k, at_x0)
-        self._end_states[k] = x_end.copy()
         info = {
             "objective_calls": calls,
             "success": bool(np.all(np.isfinite(h_end))),
@@ -474,7 +504,72 @@ class ScipySolver(FollowsIdealPoint):
                 f"from {len(starts)} starts" + (" and a global search" if searched else "")
             ),
         }
-        return Solution(h_end.copy(), state=x_end.copy(), info=info)
+        found = Solution(h_end.copy(), state=x_end.copy(), info=info)
+        if state is None:
+            self._ends[k] = found
+        return self._report(found, calls)
+
+    def _report(self, end: Solution, calls: int) -> Solution:
+        """A copy of ``end`` whose ``objective_calls`` are ``calls`` plus the calls made
+        before and not yet reported (so that a run counts each call once)."""
+        info = dict(end.info)
+        info["objective_calls"] = int(calls) + self._unreported_calls
+        self._unreported_calls = 0
+        return Solution(end.objectives.copy(), state=np.array(end.state), info=info)
+
+    def _choose_scalarization(self, method: str | None) -> None:
+        """``scalarization="auto"``: linear unless the front is non-convex between its ends.
+
+        With two objectives and a finite box the ends are found (:meth:`solve_end`, kept for
+        the run, which then does not solve them again), and the weighted sum is solved at the
+        chord's slope (the weight that values both ends alike in units of the ranges between
+        them), from the middle of the segment between the ends' states. A solution on or
+        above the chord (within :data:`CHORD_TOL` of the ranges) shows that no point of the
+        front bulges towards the ideal point at that slope: the front is concave or straight
+        there, and weighted sums reach only its ends. The solver then minimizes the
+        Tchebycheff scalarization, with its ideal point below the ends; otherwise the
+        weighted sum, as before (a front convex in the middle and non-convex elsewhere is
+        left to the run's findings). Without a box, or with three or more objectives, it is
+        the weighted sum. The calls made here are reported with the first end the run asks
+        for. ``scalarization_note`` says what was found.
+        """
+        if self.n_objectives != 2 or not self._boxed():
+            self.scalarization_note = "auto: linear (no finite box to find the ends in)"
+            return
+        if method is not None and method not in EPIGRAPH_METHODS:
+            self.scalarization_note = f"auto: linear (method {method!r} solves no epigraph form)"
+            return
+        calls = 0
+        end0, end1 = self.solve_end(1), self.solve_end(0)  # the w = 0 end, then w = 1
+        assert end0 is not None and end1 is not None
+        ends = [end0, end1]
+        calls += int(end0.info["objective_calls"]) + int(end1.info["objective_calls"])
+        low = np.minimum(ends[0].objectives, ends[1].objectives)
+        ranges = np.abs(ends[0].objectives - ends[1].objectives)
+        kind, why = "linear", "the weighted sum reached below the chord between the ends"
+        if not np.all(ranges > 1e-12 * np.maximum(1.0, np.abs(low))):
+            why = "the ends coincide"
+        else:
+            w = float(ranges[1] / (ranges[0] + ranges[1]))  # w / (1 - w) = r2 / r1
+            start = self.start_between(ends[0].state, ends[1].state, 0.5)
+            sol = self._run(Scalarization("linear"), w, self.x0 if start is None else start, None)
+            calls += int(sol.info["objective_calls"])
+            u = (sol.objectives - low) / ranges
+            if np.all(np.isfinite(u)) and float(u.sum()) >= 1.0 - CHORD_TOL:
+                kind = "tchebycheff"
+                why = (
+                    f"the weighted sum at the chord's slope, w = {w:.4g}, stopped on or above "
+                    f"the chord between the ends, at {np.round(sol.objectives, 6).tolist()}: "
+                    "the front is non-convex (or straight) there"
+                )
+        self._unreported_calls = calls
+        self.scalarization_note = f"auto: {kind} ({why})"
+        if kind == "linear":
+            return
+        self.method = _choose_method(kind, method, True, bool(self.constraints))
+        self._ideal = IdealPoint.from_corners(np.stack([ends[1].objectives, ends[0].objectives]))
+        assert self._ideal.value is not None
+        self.scalarization = as_scalarization(kind).with_ideal(self._ideal.value)
 
     def _lexicographic_end(self, k: int, start: FloatArray) -> tuple[FloatArray, FloatArray, int]:
         """Objective ``k`` minimized alone from ``start``, then the others' sum with it held
