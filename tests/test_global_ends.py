@@ -304,3 +304,38 @@ def test_zdt2_reaches_its_concave_front_with_from_pymoos_defaults() -> None:
     np.testing.assert_allclose(f2, 1.0 - f1**2, atol=1e-5)  # g = 1: on the front
     assert f1.min() < 1e-5 and f1.max() > 1 - 1e-5
     assert res.success, [f.line() for f in res.findings]
+
+
+# ------------------------------------------------------------------------- runs that cannot move
+def test_a_weighted_sum_run_whose_points_stay_put_ends_early() -> None:
+    """ZDT6 under weighted sums: from the first rounds on no point moves (ends and local
+    minima) while the weights do; the run ends with ``stop_reason="stuck"`` instead of
+    spending its 30 rounds, and still says why."""
+    problems = pytest.importorskip("pymoo.problems")
+    from paretosurf.driver import STUCK_STOP_ROUNDS
+
+    def solver() -> Any:
+        return ps.adapters.from_pymoo(problems.get_problem("zdt6", n_var=6), scalarization="linear")
+
+    res = quiet_surf(solver(), 11, iterations=30)
+    assert res.stop_reason == "stuck"
+    assert STUCK_STOP_ROUNDS <= len(res.history) < 30
+    assert "local_minima" in [f.code for f in res.findings] and not res.success
+    last = res.history[-STUCK_STOP_ROUNDS:]
+    assert all(np.array_equal(r.points, last[-1].points) for r in last)  # really frozen
+    full = quiet_surf(solver(), 11, iterations=12, early_stopping=False)
+    assert full.stop_reason == "iterations" and len(full.history) == 12
+
+
+def test_an_exact_solver_on_a_front_of_few_points_is_not_stopped_as_stuck() -> None:
+    """Three Pareto points, each the weighted sum's minimizer over a range of weights: the
+    points stay put as the weights move, but none is beaten at its weight, so the run is
+    not stuck (it stops as its own rules say)."""
+    front = np.array([[0.0, 1.0], [0.3, 0.3], [1.0, 0.0]])
+
+    def solve(w: float, state: Any) -> ps.Solution:
+        values = w * front[:, 0] + (1.0 - w) * front[:, 1]
+        return ps.Solution(front[int(np.argmin(values))], state=None)
+
+    res = quiet_surf(solve, 6, iterations=15)
+    assert res.stop_reason != "stuck"

@@ -1238,6 +1238,49 @@ NONCONVEX_REMEDY = (
 )
 
 
+def frozen_and_beaten(
+    rounds: Sequence[tuple[FloatArray, FloatArray]], *, min_move: float = STUCK_WEIGHT_MOVE
+) -> bool:
+    """Whether a weighted-sum run with two objectives can no longer change: over the
+    ``rounds`` (``(weights, points)`` pairs, oldest first, all of one shape) no point changed
+    while the weights moved (a median of at least ``min_move`` of the even spacing), and some
+    point is beaten at its own weight by another (so that the points are not an exact
+    solver's on a front of few points, each the best at its weight): the solves return the
+    points they started from, stuck or in local minima, and more rounds repeat them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.diagnostics import frozen_and_beaten
+    >>> pts = np.array([[1.0, 0.0], [0.9, 0.9], [0.8, 0.8], [0.7, 0.95], [0.0, 1.0]])
+    >>> inner = np.array([0.3, 0.5, 0.7])                # the inner points: beaten by the ends
+    >>> moving = [(np.r_[0.0, inner + 0.05 * r, 1.0], pts) for r in range(4)]
+    >>> frozen_and_beaten(moving)
+    True
+    >>> few = np.array([[1.0, 0.0], [0.3, 0.3], [0.3, 0.3], [0.0, 1.0], [0.0, 1.0]])
+    >>> frozen_and_beaten([(w, few) for w, _ in moving])   # each the best at its weight
+    False
+    """
+    if len(rounds) < 2:
+        return False
+    weights = [np.asarray(w, dtype=np.float64) for w, _ in rounds]
+    points = [np.asarray(p, dtype=np.float64) for _, p in rounds]
+    last = points[-1]
+    if last.ndim != 2 or last.shape[1] != 2 or len(last) < 3 or weights[-1].ndim != 1:
+        return False
+    shapes = zip(weights, points, strict=True)
+    if any(p.shape != last.shape or w.shape != weights[-1].shape for w, p in shapes):
+        return False
+    level = SAME_POINT * np.maximum(np.abs(last).max(axis=0), 1.0)
+    if not all(bool(np.all(np.abs(p - last) <= level)) for p in points):
+        return False
+    moved = float(np.median(np.abs(weights[-1] - weights[0])))
+    if moved < min_move / (len(last) - 1):
+        return False
+    ranges = np.ptp(last, axis=0)
+    return bool(_beaten_at_own_weight(weights[-1], last, ranges))
+
+
 def _above_chord(points: FloatArray, ranges: FloatArray) -> bool:
     """Whether no point lies below the chord between the points' ends (two objectives: the
     point best in objective 1, the least objective 2 among ties, and the other way round),

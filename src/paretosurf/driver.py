@@ -56,7 +56,7 @@ from paretosurf._validation import (
 )
 from paretosurf.basin_probes import PROBED, BasinProbes, check_probes
 from paretosurf.checkpoint import Checkpointer
-from paretosurf.diagnostics import LOCAL_ROUNDS
+from paretosurf.diagnostics import LOCAL_ROUNDS, frozen_and_beaten
 from paretosurf.executors import Executor
 from paretosurf.findings import ParetoWarning, check_target, is_quiet, spacing_target
 from paretosurf.interrupts import note_interruption, sigterm_interrupts, without_interrupt_notice
@@ -68,6 +68,7 @@ from paretosurf.run_folder import RunFolder
 from paretosurf.run_reporting import RunReporting
 from paretosurf.run_start import RunStart
 from paretosurf.run_state import run_notes
+from paretosurf.solver_findings import declared_scalarization
 from paretosurf.solvers import SolverLike, as_solver
 from paretosurf.spacing import Spacing
 from paretosurf.states import StatePool  # noqa: F401
@@ -94,6 +95,10 @@ EARLY_STOP_ROUNDS = LOCAL_ROUNDS
 #: A run whose points were one and the same point for this many rounds in a row (the basin
 #: probes had their chance in each) ends early: more rounds would not find a front.
 ONE_POINT_ROUNDS = 5
+#: A weighted-sum run whose points did not change for this many rounds in a row while its
+#: weights moved, with some point beaten at its own weight, ends early: its solves return
+#: where they started (stuck, or in local minima the basin probes did not leave).
+STUCK_STOP_ROUNDS = 8
 
 
 def stays_one_point(rounds: Sequence[Any], needed: int = ONE_POINT_ROUNDS) -> bool:
@@ -158,6 +163,21 @@ class _Runner(RunStart, RunReporting):
         target = spacing_target(self.target, surface=np.ndim(record.weights) == 2)
         return bool(record.gap_ratio <= target)
 
+    def stays_stuck(self) -> bool:
+        """Whether a weighted-sum run's last :data:`STUCK_STOP_ROUNDS` rounds kept every
+        point while the weights moved, with a point beaten at its own weight
+        (:func:`~paretosurf.diagnostics.frozen_and_beaten`): more rounds would return the
+        same points."""
+        history = self.progress.history
+        if len(history) < STUCK_STOP_ROUNDS or declared_scalarization(self.solver)[0] != "linear":
+            return False
+        return frozen_and_beaten(
+            [
+                (self.weight_map(np.array(r.weights, dtype=np.float64)), r.points)
+                for r in history[-STUCK_STOP_ROUNDS:]
+            ]
+        )
+
     def checkpoint(self, final: SurfResult | None = None) -> None:
         """Save the rounds run since the last checkpoint (see :meth:`Checkpointer.save`), the
         states of a disk-state solver still in memory into their folders first, and prune the
@@ -186,7 +206,7 @@ class _Runner(RunStart, RunReporting):
             "converged",
             "method",
             "callback",
-            *(("done", "one_point") if self.early_stopping else ()),
+            *(("done", "one_point", "stuck") if self.early_stopping else ()),
         )
         while p.stop_reason not in final:
             if iterations is not None and len(p.history) >= iterations:
@@ -215,6 +235,8 @@ class _Runner(RunStart, RunReporting):
                 [r.points for r in p.history[-ONE_POINT_ROUNDS:]]
             ):
                 p.stop_reason = "one_point"  # no front to refine: the findings say why
+            elif self.early_stopping and self.stays_stuck():
+                p.stop_reason = "stuck"  # the findings say why (stuck, local minima)
             self.checkpointer.round_ended()
             if self.checkpointer.due(len(p.history)):
                 self.checkpoint()

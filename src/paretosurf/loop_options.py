@@ -248,7 +248,11 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         and the same point for :data:`~paretosurf.driver.ONE_POINT_ROUNDS` rounds in a row
         (a constant objective, a solver that ignores the weight, a flat start that the basin
         probes could not leave): more rounds would not find a front, and the findings say
-        why.
+        why. A run of weighted sums with two objectives also ends, with
+        ``stop_reason="stuck"``, once none of its points changed for
+        :data:`~paretosurf.driver.STUCK_STOP_ROUNDS` rounds in a row while its weights
+        moved and some point is beaten at its own weight (solves that return where they
+        started, or local minima the probes did not leave).
         Resuming a run that stopped early with ``early_stopping=False`` continues it.
         ``True`` or ``False`` only.
         """,

@@ -399,7 +399,9 @@ class Result:
         Why the run ended: ``"iterations"`` (the round limit), ``"converged"``, ``"done"``
         (``early_stopping``: the points met the target and the weights settled),
         ``"one_point"`` (``early_stopping``: every slot returned one and the same point for
-        :data:`~paretosurf.driver.ONE_POINT_ROUNDS` rounds in a row),
+        :data:`~paretosurf.driver.ONE_POINT_ROUNDS` rounds in a row), ``"stuck"``
+        (``early_stopping``: no point changed for :data:`~paretosurf.driver.STUCK_STOP_ROUNDS`
+        rounds while the weights moved, and some point is beaten at its own weight),
         ``"method"`` (the method finished, e.g. Soup after its endpoint solves),
         ``"callback"``, or ``"not started"``.
     success : bool

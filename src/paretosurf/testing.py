@@ -335,7 +335,14 @@ class MethodContract:
             np.testing.assert_allclose(w.sum(axis=1), 1.0, atol=1e-12)
             assert (w >= 0).all()
         reported = res.history[-1 if res.reported_round is None else res.reported_round]
-        assert res.stop_reason in ("iterations", "method", "converged", "done", "one_point")
+        assert res.stop_reason in (
+            "iterations",
+            "method",
+            "converged",
+            "done",
+            "one_point",
+            "stuck",
+        )
         if res.stop_reason == "done":  # early_stopping: the last round met the target
             target = DEFAULT_TARGETS["curve" if m == 2 else "surface"]
             assert res.history[-1].gap_ratio <= target
