@@ -339,3 +339,26 @@ def test_an_exact_solver_on_a_front_of_few_points_is_not_stopped_as_stuck() -> N
 
     res = quiet_surf(solve, 6, iterations=15)
     assert res.stop_reason != "stuck"
+
+
+def test_an_end_start_outside_the_objectives_domain_is_skipped() -> None:
+    """The objectives are NaN where x1 > 0.8 (inside the box): an end solve from a start
+    there gives no finite end, and the ends from the other starts decide (before, comparing
+    them failed with an empty argmin). The front: x1 in [0, 0.7], x2 = 0."""
+
+    def objectives(x: FloatArray) -> FloatArray:
+        if x[0] > 0.8:
+            return np.array([np.nan, np.nan])
+        return np.array([x[0] ** 2 + x[1] ** 2, (x[0] - 0.7) ** 2 + x[1] ** 2])
+
+    solver = ps.adapters.from_scipy(objectives, x0=[0.3, 0.3], bounds=[(0, 1), (-1, 1)])
+    for k, end in ((0, [0.0, 0.49]), (1, [0.49, 0.0])):
+        sol = solver.solve_end(k)
+        # (within the hold: the end's own objective within 1e-6 of its scale, 1.8e-7 here,
+        # lets x1 = 4e-4 and moves the other by 6e-4)
+        np.testing.assert_allclose(sol.objectives, end, atol=1e-3)
+        assert sol.objectives[k] < 1e-6
+    res = quiet_surf(solver, 6, iterations=10)
+    t = np.sqrt(res.points[:, 0])  # x1 on the front
+    np.testing.assert_allclose(res.points[:, 1], (t - 0.7) ** 2, atol=1e-6)
+    assert res.success, [f.line() for f in res.findings]

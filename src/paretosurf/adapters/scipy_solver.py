@@ -477,8 +477,11 @@ class ScipySolver(FollowsIdealPoint):
         for _ in range(END_STARTS):
             starts.append(np.asarray(self.probe_start(rng), dtype=np.float64))
         at_x0 = self.evaluate(self.x0)
-        ends = [self._lexicographic_end(k, start) for start in starts]
-        calls = 1 + sum(c for _, _, c in ends)
+        solved = [self._lexicographic_end(k, start) for start in starts]
+        calls = 1 + sum(c for _, _, c in solved)
+        # ends where the objectives are not finite (a start outside their domain) compare
+        # with nothing; where none is finite, x0's stands and says so (success False)
+        ends = [e for e in solved if np.all(np.isfinite(e[1]))] or solved[:1]
         searched = False
         if not self.constraints and _ends_differ([h for _, h, _ in ends], at_x0):
             searched = True
@@ -492,8 +495,9 @@ class ScipySolver(FollowsIdealPoint):
             )
             polished = self._lexicographic_end(k, x_global)
             calls += global_calls + polished[2]
-            ends.append(polished)
-        x_end, h_end, _ = _best_end(ends, k, at_x0)
+            if np.all(np.isfinite(polished[1])):
+                ends.append(polished)
+        x_end, h_end, _ = ends[0] if len(ends) == 1 else _best_end(ends, k, at_x0)
         info = {
             "objective_calls": calls,
             "success": bool(np.all(np.isfinite(h_end))),
