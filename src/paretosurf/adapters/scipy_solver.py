@@ -477,7 +477,7 @@ class ScipySolver(FollowsIdealPoint):
         for _ in range(END_STARTS):
             starts.append(np.asarray(self.probe_start(rng), dtype=np.float64))
         at_x0 = self.evaluate(self.x0)
-        solved = [self._lexicographic_end(k, start) for start in starts]
+        solved = [self._lexicographic_end(k, start, at_x0) for start in starts]
         calls = 1 + sum(c for _, _, c in solved)
         # ends where the objectives are not finite (a start outside their domain) compare
         # with nothing; where none is finite, x0's stands and says so (success False)
@@ -493,7 +493,7 @@ class ScipySolver(FollowsIdealPoint):
                 seed=END_SEED + k,
                 evaluations=GLOBAL_EVALUATIONS_PER_VARIABLE * self.x0.size,
             )
-            polished = self._lexicographic_end(k, x_global)
+            polished = self._lexicographic_end(k, x_global, at_x0)
             calls += global_calls + polished[2]
             if np.all(np.isfinite(polished[1])):
                 ends.append(polished)
@@ -575,20 +575,23 @@ class ScipySolver(FollowsIdealPoint):
         assert self._ideal.value is not None
         self.scalarization = as_scalarization(kind).with_ideal(self._ideal.value)
 
-    def _lexicographic_end(self, k: int, start: FloatArray) -> tuple[FloatArray, FloatArray, int]:
+    def _lexicographic_end(
+        self, k: int, start: FloatArray, at_x0: FloatArray
+    ) -> tuple[FloatArray, FloatArray, int]:
         """Objective ``k`` minimized alone from ``start``, then the others' sum with it held
-        within :data:`LEXICOGRAPHIC_TOL`: ``(x, objectives, calls)``."""
+        within :data:`LEXICOGRAPHIC_TOL` of how far that moved it from ``at_x0`` (the
+        objectives at ``x0``): ``(x, objectives, calls)``."""
         assert self.bounds is not None
         m = self.n_objectives
         corner: float | FloatArray = (1.0 - k) if m == 2 else np.eye(m)[k]
         first = self._run(Scalarization("linear"), corner, start, None)
-        calls = int(first.info["objective_calls"]) + 1
+        calls = int(first.info["objective_calls"])
         x1 = np.asarray(first.state, dtype=np.float64)
         h1 = first.objectives
         top = float(h1[k])
         # the hold's width from how far the solve moved objective k from x0, the same for
         # every start (ends that agree then agree to the solver's tolerance)
-        spread = abs(float(self.evaluate(self.x0)[k]) - top)
+        spread = abs(float(at_x0[k]) - top)
         limit = top + LEXICOGRAPHIC_TOL * max(abs(top), spread, 1e-12)
         others = np.ones(m)
         others[k] = 0.0
