@@ -483,12 +483,14 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
     assert max(moves) <= budget and sum(moves) > 0
 
 
-@pytest.mark.parametrize("seed", [21, 32])
+@pytest.mark.parametrize("seed", [21, 33])
 def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: int) -> None:
     from paretosurf.kept_rounds import KEEP_ROUNDS
 
-    # distorted fronts whose last rounds swing: seed 21 max/min 2.9, 5.3, 1.7, 16.4 and 19.6
-    # in rounds 15-19; seed 32 2.5, 3.4, 2.6, 4.2 and 7.9
+    # distorted fronts whose last rounds swing: seed 21 max/min 4.3, 3.6, 1.7, 8.9 and 11.6
+    # in rounds 15-19; seed 33 1.6, 1.6, 9.5, 2.9 and 9.6 (seed 32, used before, ends on an
+    # even round since the layout's near-ties are broken by rules: FARTHEST_TIE and
+    # COCIRCULAR_ANGLE of paretosurf.surface)
     problem = QuadraticM.random(3, 5, seed=seed)
     bounds = corner_normalization(problem)
     # the paper's damping over all 20 rounds: the swings above are those of alpha = 0.3

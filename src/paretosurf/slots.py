@@ -30,6 +30,7 @@ __all__ = [
     "check_warm_start",
     "local_spacing",
     "nearest_keys",
+    "nearest_rows",
     "rescue_keys",
     "solver_scalarization",
 ]
@@ -45,6 +46,18 @@ WARM_STARTS = ("slot", "nearest", "rescue", "best")
 #: new weight by more than this share of the spread of the points' values there (ties, and
 #: a solver's last digits, keep the slot's own state).
 BEST_MARGIN = 1e-9
+#: "best": points whose values at the new weight are within this share of the spread of the
+#: least tie, and the first of them (the lowest slot) is the candidate. Mirror-image points
+#: (DTLZ7's corners e1 and e2 at the corner e3, 4e-8 of the spread apart) otherwise took turns
+#: being the least with the BLAS thread count the solver's LAPACK calls ran on, and the warm
+#: starts with them; the rule still tells apart points 1e-6 of the spread apart.
+BEST_TIE = 2e-7
+#: "nearest" (and the fallback of "best"): previous weights within this distance of the
+#: closest to a new weight count as closest, and the first of them (the lowest slot) is
+#: taken. A layout of mirror-symmetric weights puts a new weight midway between two previous
+#: ones; the solver's noise, which a nearly collapsed edge amplifies to 1e-4 in the weights,
+#: chose between them by the last bits.
+NEAREST_TIE = 1e-3
 #: A source of the solver's scalarization for "best": a Scalarization, or a function returning
 #: the current one (a Tchebycheff solver's ideal point moves over the run), or None.
 ScalarizationSource = Scalarization | Callable[[], "Scalarization | None"] | None
@@ -80,6 +93,18 @@ def best_keys(
     >>> tch = Scalarization("tchebycheff", ideal=[0.0, 0.0], rho=0.0)
     >>> best_keys([10, 11, 12], points, np.array([0.0, 0.5, 1.0]), tch)  # slot 1 on its ray
     [10, 11, 12]
+
+    At ``w = 0`` only objective 2 counts: a point lower in it by a hair but worse in
+    objective 1 (weakly Pareto-optimal, on the flat face of ``w = 0``'s minimizers) does not
+    replace the end's own solution; a point that dominates it does:
+
+    >>> weights = np.array([0.0, 0.5, 1.0])
+    >>> face = np.array([[1.0, 0.0], [1.2, -1e-6], [0.0, 1.0]])
+    >>> best_keys([10, 11, 12], face, weights, None)
+    [10, 10, 12]
+    >>> better = np.array([[1.0, 0.0], [0.9, -1e-6], [0.0, 1.0]])
+    >>> best_keys([10, 11, 12], better, weights, None)
+    [11, 11, 12]
     """
     pts = np.asarray(points, dtype=np.float64)
     sc = scoring_scalarization(scalarization, pts)
@@ -91,12 +116,35 @@ def best_keys(
             values = np.asarray(sc(pts, w), dtype=np.float64)
         except ValueError:  # a weight this scalarization does not take
             return default
-        j = int(np.argmin(values))
         spread = float(values.max() - values.min())
+        # points that score the least up to BEST_TIE of the spread tie: the first of them
+        # (the lowest slot), not the one the solver's last digits favour
+        j = int(np.flatnonzero(values <= values.min() + BEST_TIE * spread)[0])
         k = own[i]
-        if k < len(values) and values[j] < values[k] - BEST_MARGIN * spread:
-            starts[i] = keys[j]
+        if k >= len(values) or not values[j] < values[k] - BEST_MARGIN * spread:
+            continue
+        # at an end weight the scalarization ignores every objective but one, whose
+        # minimizers may form a flat face: a score there cannot tell the front's end from a
+        # weakly Pareto-optimal point beside it, so only a point that dominates the slot's
+        # own replaces it
+        if _at_corner(w) and not _dominates(pts[j], pts[k]):
+            continue
+        starts[i] = keys[j]
     return starts
+
+
+def _at_corner(weight: FloatArray) -> bool:
+    """Whether ``weight`` is an end of two objectives' weights, ``w = 0`` or ``w = 1``.
+    (Weight vectors on a surface's edges are left to the scores: the surfaces' Tchebycheff
+    kinds floor a zero component, and a slot stuck on an edge must take a better piece's
+    state.)"""
+    w = np.asarray(weight, dtype=np.float64)
+    return bool(w.ndim == 0 and w in (0.0, 1.0))
+
+
+def _dominates(a: FloatArray, b: FloatArray) -> bool:
+    """Whether point ``a`` is no worse than ``b`` in every objective and better in one."""
+    return bool(np.all(a <= b) and np.any(a < b))
 
 
 #: A method's weights count as settled (:meth:`SlotMethod.settled`, the early stop) once a
@@ -149,8 +197,25 @@ def nearest_keys(
     >>> nearest_keys([10, 11, 12], np.array([0, 0.2, 1]), np.array([0, 0.7, 1]))
     [10, 12, 12]
     """
-    nearest = weight_distances(weights, previous).argmin(axis=1)
-    return [keys[i] for i in nearest.tolist()]
+    return [keys[i] for i in nearest_rows(weights, previous)]
+
+
+def nearest_rows(new: FloatArray, old: FloatArray) -> list[int]:
+    """For each new weight, the row of the closest old weight; old weights within
+    :data:`NEAREST_TIE` of the closest count as closest too, and the first of them is taken.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.slots import nearest_rows
+    >>> nearest_rows(np.array([0.5, 0.9]), np.array([0.4, 0.6 - 1e-9, 1.0]))
+    [0, 2]
+    """
+    dist = weight_distances(new, old)
+    if dist.shape[1] == 0:
+        return [0] * dist.shape[0]
+    near = dist <= dist.min(axis=1, keepdims=True) + NEAREST_TIE
+    return np.argmax(near, axis=1).tolist()
 
 
 def weight_distances(new: FloatArray, old: FloatArray) -> FloatArray:
@@ -271,7 +336,7 @@ class SlotMethod(Method):
         ):
             fallback = None
             if self.last_weights is not None and self.best_ties_nearest:
-                fallback = weight_distances(weights, self.last_weights).argmin(axis=1).tolist()
+                fallback = nearest_rows(weights, self.last_weights)
             starts = best_keys(
                 self.keys, self.last_points, weights, self.current_scalarization(), fallback
             )

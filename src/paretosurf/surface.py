@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.spatial import Delaunay, QhullError, cKDTree
 
+from paretosurf._ties import first_of_lexicographic, near_best
 from paretosurf.simplex_weights import simplex_lattice
 
 __all__ = [
@@ -79,6 +80,25 @@ PULLBACK_CANDIDATES = 8
 #: Free generators are kept this far (a share of the way to the face's centre) inside their
 #: face, so that one pulled back onto the face's boundary still belongs to the face.
 INTERIOR_MARGIN = 1e-6
+#: Samples whose distance to the points taken is within this share of the largest such
+#: distance count as equally far (:func:`farthest_points`, an empty cell's restart in
+#: :func:`restricted_cvt`), and the one of smallest weights (lexicographically) is taken. On a
+#: symmetric surface (DTLZ7's mirrored pieces) several samples are farthest up to the inner
+#: solver's rounding (1e-7 to 1e-5 of the distance), and a plain ``argmax`` chose among them
+#: by the last bits: the same run took other weights with one BLAS thread than with two.
+#: A sample 0.1% nearer is no worse a place for a new point.
+FARTHEST_TIE = 1e-3
+#: ... and weights closer than this count as equal in that lexicographic order.
+FARTHEST_TIE_WEIGHT = 1e-6
+#: Two triangles of a face's triangulation whose opposite angles sum to pi within this many
+#: radians have their four corners on one circle, as far as the solved weights tell: both
+#: diagonals of their quadrilateral are Delaunay, and Qhull picks one by the last bits of the
+#: weights. Mirror-symmetric layouts make such quadrilaterals everywhere (every isosceles
+#: trapezoid is cyclic), and the weights carry the inner solver's rounding (1e-7 to 1e-4 on a
+#: nearly collapsed edge), so the diagonal is chosen by a rule instead (see
+#: :class:`_Triangulation`); 0.01 radian is well above that noise, and either diagonal of such
+#: a quadrilateral interpolates as well.
+COCIRCULAR_ANGLE = 1e-2
 
 
 def faces(n_objectives: int) -> list[Face]:
@@ -157,7 +177,7 @@ class FaceMap:
         self.coords = coords
         chart = weights[:, :-1]
         self._tree: cKDTree | None = None
-        self._delaunay: Delaunay | None = None
+        self._delaunay: _Triangulation | None = None
         self._pieces: tuple[FloatArray, FloatArray, cKDTree] | None = None
         self._kept: NDArray[np.bool_] | None = None
         if self.k == 2:
@@ -167,8 +187,8 @@ class FaceMap:
             #: The triangulation of the solved weights: index rows into ``weights``.
             self.simplices = np.stack([order[:-1], order[1:]], axis=1).astype(np.intp)
         else:
-            self._delaunay = _delaunay(chart)
-            self.simplices = np.asarray(self._delaunay.simplices, dtype=np.intp)
+            self._delaunay = _Triangulation(chart)
+            self.simplices = self._delaunay.simplices
 
     def locate(self, weights: FloatArray) -> tuple[IntArray, FloatArray]:
         """The simplex of :attr:`simplices` holding each face weight (-1 outside the hull)
@@ -227,6 +247,132 @@ class FaceMap:
         return self._pieces
 
 
+class _Triangulation:
+    """The Delaunay triangulation of face weights in their chart, the same for the same
+    points up to rounding.
+
+    Qhull's triangulation (:func:`_delaunay`) with, in a two-dimensional chart (faces of three
+    objectives), every pair of triangles whose four corners lie on one circle (within
+    :data:`COCIRCULAR_ANGLE`) given the diagonal of the smaller pair of point indices (flipped
+    until none is left to flip: each flip replaces an edge by a smaller one, so it ends); each
+    simplex's vertices increasing and the simplices in lexicographic order. The estimate, its
+    samples and the layout read the simplices in this order, so the same points (in the same
+    order) give the same estimate whichever diagonal Qhull chose by the last bits.
+
+    Attributes
+    ----------
+    simplices : ndarray, shape (T, k)
+        Index rows into the chart's points.
+    transform : ndarray, shape (T, k, k - 1)
+        As :attr:`scipy.spatial.Delaunay.transform`: the barycentric coordinates of ``x`` in
+        simplex ``i`` are ``c = transform[i, :d] @ (x - transform[i, d])`` and ``1 - sum(c)``
+        (``d = k - 1``; NaN for a degenerate simplex).
+    """
+
+    def __init__(self, chart: FloatArray) -> None:
+        self.chart = np.asarray(chart, dtype=np.float64)
+        self._qhull = _delaunay(self.chart)
+        simplices = np.sort(np.asarray(self._qhull.simplices, dtype=np.intp), axis=1)
+        if self.chart.shape[1] == 2:
+            simplices = _settle_cocircular(self.chart, simplices)
+        simplices = simplices[np.lexsort(simplices.T[::-1])]
+        self.simplices = np.ascontiguousarray(simplices, dtype=np.intp)
+        self.transform = _barycentric_transforms(self.chart, self.simplices)
+        index = {tuple(row): i for i, row in enumerate(self.simplices.tolist())}
+        qhull_rows = np.sort(np.asarray(self._qhull.simplices, dtype=np.intp), axis=1)
+        #: Each of Qhull's simplices as a row of :attr:`simplices` (-1 where flipped away).
+        self._from_qhull = np.array(
+            [index.get(tuple(row), -1) for row in qhull_rows.tolist()], dtype=np.intp
+        )
+        #: The simplices that replaced flipped ones.
+        self._new = np.setdiff1d(np.arange(len(self.simplices)), self._from_qhull)
+
+    def find_simplex(self, points: FloatArray) -> IntArray:
+        """The row of :attr:`simplices` holding each chart point, -1 outside the hull: Qhull's
+        walk, and where it ends in a flipped simplex, the replacing simplex in which the
+        point's smallest barycentric coordinate is largest."""
+        where = np.asarray(self._qhull.find_simplex(points), dtype=np.intp)
+        out = np.where(where >= 0, self._from_qhull[np.maximum(where, 0)], -1)
+        lost = np.flatnonzero((where >= 0) & (out < 0))
+        if lost.size:
+            d = self.chart.shape[1]
+            tf = self.transform[self._new]  # (C, d + 1, d)
+            rel = points[lost][:, None, :] - tf[None, :, d]  # (L, C, d)
+            lam = np.einsum("cij,lcj->lci", tf[:, :d], rel)
+            least = np.minimum(lam.min(axis=2), 1.0 - lam.sum(axis=2))
+            least = np.where(np.isfinite(least), least, -np.inf)
+            out[lost] = self._new[np.argmax(least, axis=1)]
+        return np.asarray(out, dtype=np.intp)
+
+
+def _barycentric_transforms(chart: FloatArray, simplices: IntArray) -> FloatArray:
+    """Barycentric transforms of the simplices, laid out as scipy's ``Delaunay.transform``."""
+    d = chart.shape[1]
+    corners = chart[simplices]  # (T, d + 1, d)
+    last = corners[:, d]
+    span = np.swapaxes(corners[:, :d] - last[:, None, :], 1, 2)  # (T, d, d): columns v_j - v_d
+    out = np.full((len(simplices), d + 1, d), np.nan)
+    if len(simplices) == 0:
+        return out
+    det = np.linalg.det(span)
+    size = np.max(np.abs(span), axis=(1, 2)) ** d
+    good = np.abs(det) > 1e-12 * np.maximum(size, 1e-300)
+    if good.any():
+        out[good, :d] = np.linalg.inv(span[good])
+        out[good, d] = last[good]
+    return out
+
+
+def _settle_cocircular(chart: FloatArray, simplices: IntArray) -> IntArray:
+    """Triangles (vertices increasing) of a planar triangulation with the diagonal of each
+    quadrilateral whose corners lie on one circle (:data:`COCIRCULAR_ANGLE`) the one with
+    the smaller pair of point indices (see :class:`_Triangulation`)."""
+    tris = [tuple(row) for row in simplices.tolist()]
+    flipped = True
+    while flipped:
+        flipped = False
+        owners: dict[tuple[int, int], list[int]] = {}
+        for n, (a, b, c) in enumerate(tris):
+            for edge in ((a, b), (a, c), (b, c)):
+                owners.setdefault(edge, []).append(n)
+        touched: set[int] = set()
+        for (p, q), pair in sorted(owners.items()):
+            if len(pair) != 2 or touched.intersection(pair):
+                continue
+            s, u = pair
+            (a,) = set(tris[s]) - {p, q}
+            (b,) = set(tris[u]) - {p, q}
+            if (min(a, b), max(a, b)) >= (p, q) or not _flippable(chart, p, q, a, b):
+                continue
+            tris[s] = tuple(sorted((a, b, p)))
+            tris[u] = tuple(sorted((a, b, q)))
+            touched.update(pair)
+            flipped = True
+    return np.array(tris, dtype=np.intp).reshape(-1, 3)
+
+
+def _flippable(chart: FloatArray, p: int, q: int, a: int, b: int) -> bool:
+    """Whether the triangles ``(p, q, a)`` and ``(p, q, b)`` have their corners on one circle
+    (the angles at ``a`` and ``b`` sum to pi within :data:`COCIRCULAR_ANGLE`) and ``p`` and
+    ``q`` lie strictly on either side of the line through ``a`` and ``b`` (the diagonal
+    ``a-b`` then splits the quadrilateral into two triangles)."""
+    P, Q, A, B = chart[p], chart[q], chart[a], chart[b]
+
+    def angle(at: FloatArray) -> float:
+        u, v = P - at, Q - at
+        return math.atan2(abs(float(u[0] * v[1] - u[1] * v[0])), float(u @ v))
+
+    if abs(angle(A) + angle(B) - math.pi) > COCIRCULAR_ANGLE:
+        return False
+    ab = B - A
+
+    def side(x: FloatArray) -> float:
+        return float(ab[0] * (x[1] - A[1]) - ab[1] * (x[0] - A[0]))
+
+    sp, sq, least = side(P), side(Q), 1e-12 * float(ab @ ab)
+    return (sp < -least and sq > least) or (sp > least and sq < -least)
+
+
 def _delaunay(chart: FloatArray) -> Delaunay:
     """Delaunay triangulation of face weights in their chart, joggled where Qhull refuses
     the data (all points on the face's boundary and collinear in the chart)."""
@@ -242,7 +388,7 @@ def triangulate(weights: FloatArray) -> IntArray:
     if weights.shape[1] == 2:
         order = np.argsort(weights[:, 0], kind="stable")
         return np.stack([order[:-1], order[1:]], axis=1).astype(np.intp)
-    return np.asarray(_delaunay(weights[:, :-1]).simplices, dtype=np.intp)
+    return _Triangulation(weights[:, :-1]).simplices
 
 
 @functools.lru_cache(maxsize=32)
@@ -250,7 +396,12 @@ def _reference_subdivision(k: int, subdivisions: int) -> tuple[FloatArray, IntAr
     """Barycentric lattice points of a standard (k-1)-simplex and its triangulation (cached;
     read-only)."""
     lattice = simplex_lattice(k, subdivisions)
-    simplices = triangulate(lattice)
+    # exact lattice points: Qhull's own triangulation is the same on every machine
+    simplices = (
+        triangulate(lattice)
+        if k == 2
+        else np.asarray(_delaunay(lattice[:, :-1]).simplices, dtype=np.intp)
+    )
     lattice.flags.writeable = False
     simplices.flags.writeable = False
     return lattice, simplices
@@ -593,7 +744,7 @@ def restricted_cvt(
             # an empty cell: restart the generator where the surface is worst covered
             gap = cKDTree(np.vstack([fixed_coords, new_coords])).query(sample_coords)[0]
             gap_w = cKDTree(np.vstack([fixed, new])).query(sample_weights)[0]
-            j = _farthest(gap, gap_w)
+            j = _farthest(gap, gap_w, sample_weights)
             if j >= 0:
                 new[g], new_coords[g] = sample_weights[j], sample_coords[j]
         step = np.linalg.norm(new_coords - free_coords, axis=1)
@@ -683,15 +834,18 @@ def quadratic_pull_back(
     return out
 
 
-def _farthest(gap: FloatArray, gap_w: FloatArray) -> int:
+def _farthest(gap: FloatArray, gap_w: FloatArray, weights: FloatArray) -> int:
     """The sample farthest from the points taken: largest ``gap`` on the surface, then (where
     the estimate maps samples onto taken points: a collapsed region) largest ``gap_w`` in
-    weight space; ``-1`` when every sample coincides with a taken weight."""
-    j = int(np.argmax(gap))
-    if gap[j] > 0:
-        return j
-    j = int(np.argmax(gap_w))
-    return j if gap_w[j] > 0 else -1
+    weight space; ``-1`` when every sample coincides with a taken weight. Samples within
+    :data:`FARTHEST_TIE` of the largest tie, and the first by their ``weights`` (compared
+    lexicographically) is taken."""
+    for dist in (gap, gap_w):
+        j = int(np.argmax(dist))
+        if dist[j] > 0:
+            near = near_best(dist, FARTHEST_TIE)
+            return first_of_lexicographic(weights, near, FARTHEST_TIE_WEIGHT)
+    return -1
 
 
 def farthest_points(
@@ -748,7 +902,7 @@ def farthest_points(
         gap_w = np.full(len(sample_weights), np.inf)
     picks: list[int] = []
     for _ in range(count):
-        j = _farthest(gap, gap_w)
+        j = _farthest(gap, gap_w, sample_weights)
         if j < 0:
             raise ValueError(
                 f"a sample of {len(sample_weights)} points holds fewer than "

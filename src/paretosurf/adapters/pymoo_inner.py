@@ -21,9 +21,13 @@ row 0, and the Soup baseline's default linear interpolation of two such states m
 row, so its row 0 is the mix of the two returned points.
 
 Randomness. Each solve draws its Latin hypercube sample and seeds its algorithm from a stream
-derived from ``seed``, the weight and the warm start's bytes (not from a call counter, which
-would differ between executors): the same solve gives the same result in any process and any
-order, and a rerun of a whole run repeats it bit for bit.
+derived from ``seed``, the weight and the warm start's returned point, both rounded to a grid
+(:data:`SEED_GRID`; not from a call counter, which would differ between executors): the same
+solve gives the same result in any process and any order, and a rerun of a whole run repeats
+it bit for bit. The rounding keeps the stream from hanging on the last bits of the weight and
+the warm start, which the polish's scipy solve leaves to its floating-point path (SLSQP's
+LAPACK calls round differently with one BLAS thread than with two): hashed as they were, every
+later solve of a run drew another stream, and the same run found other points.
 
 Budget. The global phase evaluates the objectives at most ``n_evals`` times: a generation that
 would go over the budget is not evaluated (the warm-start population is re-evaluated at the new
@@ -77,6 +81,16 @@ _POLISH_POOL = 0.25
 _POLISH_APART = 0.1
 # Largest constraint value G counted as met after the polish.
 _FEASIBLE = 1e-8
+#: The weight and the warm start's returned point (in units of the box's width per variable)
+#: are rounded to this grid before they seed a solve's random stream: far above the rounding
+#: noise a polish leaves in them (1e-16 to 1e-9 between BLAS thread counts), so that the same
+#: run draws the same streams; weights or points closer than this share a stream, which is
+#: harmless (their populations differ).
+SEED_GRID = 1e-3
+#: A polished point replaces the global phase's only where it scores lower by more than this
+#: share of the value's magnitude: a polish that gains nothing but rounding (the global phase
+#: already at the minimum) is not taken on the last bits.
+POLISH_GAIN = 1e-12
 _INSTALL = "pip install paretosurf[many]"
 
 
@@ -392,11 +406,18 @@ class PymooGlobalSolver(FollowsIdealPoint):
         return np.clip(pop, self.lower, self.upper)
 
     def _call_seed(self, w: float | FloatArray, start: FloatArray | None) -> np.random.SeedSequence:
-        """The solve's random stream: from ``seed``, the weight and the warm start's bytes
-        (hashlib, not ``hash``, which varies between processes)."""
+        """The solve's random stream: from ``seed``, the weight and the warm start's first row
+        (the point the last solve returned, in units of the box), rounded to
+        :data:`SEED_GRID`, and the warm start's number of rows (hashlib, not ``hash``, which
+        varies between processes)."""
         digest = hashlib.blake2b(digest_size=16)
-        digest.update(np.atleast_1d(np.asarray(w, dtype=np.float64)).tobytes())
-        digest.update(b"none" if start is None else start.tobytes())
+        digest.update(_grid_cells(np.atleast_1d(np.asarray(w, dtype=np.float64))).tobytes())
+        if start is None:
+            digest.update(b"none")
+        else:
+            width = np.where(self.upper > self.lower, self.upper - self.lower, 1.0)
+            digest.update(np.int64(start.shape[0]).tobytes())
+            digest.update(_grid_cells((start[0] - self.lower) / width).tobytes())
         words = np.frombuffer(digest.digest(), dtype=np.uint32)
         return np.random.SeedSequence([self.seed, *(int(v) for v in words)])
 
@@ -476,7 +497,12 @@ class PymooGlobalSolver(FollowsIdealPoint):
                 feasible = self.n_constraints == 0 or bool(
                     np.all(self._constraints(x_pol[None, :]) <= _FEASIBLE)
                 )
-                if feasible and np.all(np.isfinite(h_pol)) and float(sc(h_pol, w)) < value:
+                gain = value - float(sc(h_pol, w))
+                if (
+                    feasible
+                    and np.all(np.isfinite(h_pol))
+                    and gain > POLISH_GAIN * max(abs(value), 1e-300)
+                ):
                     best_x, h, value = x_pol, h_pol, float(sc(h_pol, w))
                     info["polished"] = True
                     # (a polish that stops on its own criteria, e.g. SLSQP's "positive
@@ -535,6 +561,25 @@ class PymooGlobalSolver(FollowsIdealPoint):
         return np.array(
             [self._run(linear, w, None, polish=self.polish).objectives for w in corners]
         )
+
+
+def _grid_cells(values: FloatArray) -> NDArray[np.int64]:
+    """``values`` rounded to :data:`SEED_GRID` (the cells' indices; non-finite values to
+    fixed markers), the same for values that differ only by rounding noise.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.adapters.pymoo_inner import _grid_cells
+    >>> _grid_cells(np.array([0.3, 0.1 + 0.2, 0.5])).tolist()
+    [300, 300, 500]
+    """
+    v = np.asarray(values, dtype=np.float64)
+    finite = np.isfinite(v)
+    cells = np.rint(np.where(finite, v, 0.0) / SEED_GRID)
+    cells = np.clip(cells, -(2.0**62), 2.0**62).astype(np.int64)
+    marker = np.where(np.isnan(v), -(2**63), np.where(v > 0, 2**63 - 1, -(2**63) + 1))
+    return np.asarray(np.where(finite, cells, marker), dtype=np.int64)
 
 
 _PROBLEM_CLASSES: dict[type, type] = {}
