@@ -37,6 +37,8 @@ pymoo's ``res.F`` (the non-dominated members of the final population).
     python benchmarks/bench_emo.py                         # 3 seeds, budgets 1x and 5x
     python benchmarks/bench_emo.py --seeds 5 --problems zdt3 --budgets 1,2,5
     python benchmarks/bench_emo.py --quick                 # 10 variables, 1 seed: a smoke run
+    python benchmarks/bench_emo.py --problems zdt4,zdt6,flat_start --budgets 1 --out DIR
+                                   # the adapters' defaults where plain local solves fail
 
 The table goes to stdout and to ``docs/results/emo/table.md`` (``--out``), rewritten after
 every seed, so an interrupted run leaves the seeds it finished; the figure of ZDT3's points at
@@ -48,6 +50,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -61,12 +64,18 @@ from numpy.typing import NDArray
 import paretosurf as ps
 from paretosurf import metrics
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from whole_front_bank import FLAT_START_C1, FLAT_START_C2, flat_start_objectives
+
 FloatArray = NDArray[np.float64]
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "emo"
 PROBLEMS = ("zdt1", "zdt2", "zdt3", "dtlz2")
-#: Problems the table does not run by default (`--problems zdt4`): ZDT4 from a random start.
-EXTRA_PROBLEMS = ("zdt4",)
+#: Problems the table does not run by default (`--problems zdt4,zdt6,flat_start`): ZDT4 from a
+#: random start, ZDT6 from the box centre (a flat spot of f1) and the whole-front bank's
+#: flat start (two targets seen through a dead zone around the start, 4 variables), all with
+#: the adapters' default scalarization ("auto").
+EXTRA_PROBLEMS = ("zdt4", "zdt6", "flat_start")
 PEERS = ("nsga2", "nsga3", "smsemoa", "moead")
 PEER_LABELS = {
     "paretosurf": "paretosurf",
@@ -80,6 +89,8 @@ PEER_LABELS = {
 ON_FRONT_TOL = 1e-3
 #: Points of the dense reference sample of a two-objective front (all pieces together).
 REFERENCE_POINTS_2D = 5000
+#: The least ``f1 = 1 - exp(-4 x1) sin(6 pi x1)^6`` of ZDT6 over ``x1`` in [0, 1].
+ZDT6_F1_MIN = 0.2807753191
 #: Das-Dennis partitions of DTLZ2's reference sample (5151 points).
 REFERENCE_PARTITIONS_3D = 100
 
@@ -96,6 +107,14 @@ def zdt4(x: FloatArray) -> FloatArray:
     ``20^(n-1)`` local fronts)."""
     g = 1.0 + 10.0 * (x.size - 1) + float(np.sum(x[1:] ** 2 - 10.0 * np.cos(4.0 * np.pi * x[1:])))
     return np.array([x[0], g * (1.0 - math.sqrt(x[0] / g))])
+
+
+def zdt6(x: FloatArray) -> FloatArray:
+    """ZDT6 at one decision vector: a concave front behind ``g``'s fourth root (unbounded
+    slope at the optimum) and an ``f1`` with a local minimum per hump of ``sin(6 pi x1)^6``."""
+    f1 = 1.0 - math.exp(-4.0 * x[0]) * math.sin(6.0 * math.pi * x[0]) ** 6
+    g = 1.0 + 9.0 * float(np.mean(x[1:])) ** 0.25
+    return np.array([f1, g * (1.0 - (f1 / g) ** 2)])
 
 
 def zdt2(x: FloatArray) -> FloatArray:
@@ -126,17 +145,23 @@ _OBJECTIVES: dict[str, Callable[[FloatArray], FloatArray]] = {
     "zdt2": zdt2,
     "zdt3": zdt3,
     "zdt4": zdt4,
+    "zdt6": zdt6,
+    "flat_start": flat_start_objectives,
     "dtlz2": dtlz2,
 }
 _SCALARIZATION = {
     "zdt1": "linear",
     "zdt2": "tchebycheff",
     "zdt3": "tchebycheff",
-    "zdt4": "linear",
+    "zdt4": "auto",
+    "zdt6": "auto",
+    "flat_start": "auto",
     "dtlz2": "asf",
 }
 #: ZDT4's box: x1 in [0, 1], the others in [-5, 5] (the rest: the unit box).
 _LOWER = {"zdt4": -5.0}
+#: Problems whose every variable has one box (the flat start: [-3, 3], its start 0).
+_WHOLE_BOX = {"flat_start": (-3.0, 3.0)}
 #: ZDT4 starts at a seeded random point of its box: the box's middle (0 in the Rastrigin
 #: variables) is its global basin, which would make the problem no test of leaving basins.
 _RANDOM_START = {"zdt4": 12345}
@@ -152,7 +177,8 @@ class Problem:
     Attributes
     ----------
     name : str
-        ``"zdt1"``, ``"zdt2"``, ``"zdt3"``, ``"zdt4"`` or ``"dtlz2"``.
+        ``"zdt1"``, ``"zdt2"``, ``"zdt3"``, ``"zdt4"``, ``"zdt6"``, ``"flat_start"`` or
+        ``"dtlz2"``.
     n_var, n_obj, n_points : int
         Decision variables, objectives, points asked of every method.
     scalarization : str
@@ -182,6 +208,8 @@ class Problem:
     def pymoo_problem(self) -> Any:
         from pymoo.problems import get_problem
 
+        if self.name in _WHOLE_BOX:
+            return _ElementwiseProblem.make(self)
         if self.n_obj == 2:
             return get_problem(self.name, n_var=self.n_var)
         return get_problem(self.name, n_var=self.n_var, n_obj=self.n_obj)
@@ -189,6 +217,9 @@ class Problem:
     def box(self) -> tuple[FloatArray, FloatArray]:
         """The decision variables' bounds: ``x1`` in [0, 1], the others in
         ``[_LOWER, 1]`` (ZDT4: [-5, 5])."""
+        if self.name in _WHOLE_BOX:
+            lo, hi = _WHOLE_BOX[self.name]
+            return np.full(self.n_var, lo), np.full(self.n_var, hi)
         low = _LOWER.get(self.name)
         lower, upper = np.zeros(self.n_var), np.ones(self.n_var)
         if low is not None:
@@ -214,6 +245,35 @@ class Problem:
         return np.asarray(np.argmin(dist, axis=0), dtype=np.int64)
 
 
+class _ElementwiseProblem:
+    """A pymoo problem evaluating a benchmark problem's objectives one decision at a time
+    (for the problems pymoo does not have)."""
+
+    @staticmethod
+    def make(problem: Problem) -> Any:
+        from pymoo.core.problem import ElementwiseProblem
+
+        lower, upper = problem.box()
+        fun = problem.objectives
+
+        class Wrapped(ElementwiseProblem):  # type: ignore[misc]
+            def __init__(self) -> None:
+                super().__init__(n_var=problem.n_var, n_obj=problem.n_obj, xl=lower, xu=upper)
+
+            def _evaluate(self, x: FloatArray, out: dict[str, Any], *args: Any, **kw: Any) -> None:
+                out["F"] = fun(np.asarray(x, dtype=np.float64))
+
+        return Wrapped()
+
+
+def flat_start_front(n: int = REFERENCE_POINTS_2D) -> FloatArray:
+    """The flat start's front ``(t^2 D, (1 - t)^2 D)``, ``D`` the targets' squared distance,
+    evenly spaced by arc length."""
+    d = float(np.sum((FLAT_START_C2 - FLAT_START_C1) ** 2))
+    t = np.linspace(0.0, 1.0, 400_001)
+    return _even_polyline(np.column_stack([t**2 * d, (1.0 - t) ** 2 * d]), n)
+
+
 def _even_polyline(curve: FloatArray, n: int) -> FloatArray:
     """``n`` points evenly spaced by arc length along the polyline ``curve``."""
     s = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(curve, axis=0), axis=1))])
@@ -222,13 +282,16 @@ def _even_polyline(curve: FloatArray, n: int) -> FloatArray:
 
 
 def zdt_front(name: str, n: int = REFERENCE_POINTS_2D) -> list[FloatArray]:
-    """The true front of ZDT1, ZDT2 or ZDT3 (``g = 1``): its connected pieces, each a
-    polyline of points evenly spaced by arc length, ``n`` points in all."""
+    """The true front of ZDT1, ZDT2, ZDT3, ZDT4 or ZDT6 (``g = 1``): its connected pieces,
+    each a polyline of points evenly spaced by arc length, ``n`` points in all."""
     # f1 = t^2 samples the steep end f1 -> 0 (where f2 ~ 1 - sqrt(f1)) as finely as the rest
     t = np.linspace(0.0, 1.0, 400_001)
     f1 = t**2
     if name in ("zdt1", "zdt4"):
         f2 = 1.0 - np.sqrt(f1)
+    elif name == "zdt6":  # f1 from its least over x1 in [0, 1] (ZDT6_F1_MIN) to 1
+        f1 = ZDT6_F1_MIN + (1.0 - ZDT6_F1_MIN) * t
+        f2 = 1.0 - f1**2
     elif name == "zdt2":
         f2 = 1.0 - f1**2
     elif name == "zdt3":
@@ -266,9 +329,12 @@ def make_problem(name: str, *, n_var: int | None = None) -> Problem:
     if name == "dtlz2":
         pieces = [dtlz2_front()]
         n_obj, n_points, default_var = 3, 91, 12
+    elif name == "flat_start":
+        pieces = [flat_start_front()]
+        n_obj, n_points, default_var = 2, 21, FLAT_START_C1.size
     else:
         pieces = zdt_front(name)
-        n_obj, n_points, default_var = 2, 21, 10 if name == "zdt4" else 30
+        n_obj, n_points, default_var = 2, 21, 10 if name in ("zdt4", "zdt6") else 30
     nv = default_var if n_var is None else int(n_var)
     if nv < n_obj:
         raise ValueError(f"n_var must be at least {n_obj} for {name}, got {nv}")
@@ -280,7 +346,7 @@ def make_problem(name: str, *, n_var: int | None = None) -> Problem:
         scalarization=_SCALARIZATION[name],
         pieces=pieces,
         reference=np.concatenate(pieces),
-        ref_point=np.full(n_obj, 1.1),
+        ref_point=1.1 * np.maximum(np.concatenate(pieces).max(axis=0), 1.0),
     )
 
 

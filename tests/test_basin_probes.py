@@ -104,6 +104,7 @@ def test_zdt4_from_a_start_off_the_centre_leaves_the_local_front() -> None:
             n_points=11,
             iterations=6,
             probes=probes,
+            warm_start="slot",  # the probes alone move the slots
         )
         for probes in (False, "auto")
     }
@@ -139,10 +140,10 @@ def test_zdt6_from_its_flat_start_finds_points_of_the_true_front() -> None:
         distinct = np.unique(res.points[on_front].round(4), axis=0)
         if probes is False:
             assert distinct.tolist() == [[1.0, 0.0]]  # one point: the start's f1
-        else:
-            assert len(distinct) >= 3  # (measured: f1 = 0.631, 0.974 and 1)
+        else:  # (measured: f1 = 0.281, f1's least, and 1: the concave front's ends)
+            assert len(distinct) >= 2 and distinct[:, 0].min() < 0.7
             assert on_front.all()
-            assert probed_rounds(res) == [0]
+            assert probed_rounds(res)[0] == 0  # the collapsed first round (then gap probes)
 
 
 # ---------------------------------------------------------------------------- without a box
@@ -190,6 +191,7 @@ def mini_solver() -> Any:
 #: resume probe.
 EVERY_ROUND = {
     "iterations": 8,
+    "warm_start": "slot",
     "weight_bounds": (1e-3, 1 - 1e-3),
     "probes": BasinProbes(share=10.0),
 }
@@ -220,7 +222,9 @@ def test_a_resumed_run_probes_as_the_uninterrupted_one(tmp_path: Path) -> None:
     ]
     probes = [line for line in lines if line.get("probe") is True]
     assert len(lines) == resumed.n_solves - end_phase(resumed, "solves")
-    assert len(probes) == 2 * len(resumed.history)  # two a round (of 7 slots), every round
+    # two fresh starts a round (of 7 slots), every round, and a neighbour probe across a
+    # wide gap in some
+    assert 2 * len(resumed.history) <= len(probes) <= 3 * len(resumed.history)
     assert {line["round"] for line in probes} == set(range(len(resumed.history)))
 
 
@@ -311,7 +315,9 @@ def test_a_users_solver_with_probe_start_is_probed_within_the_share() -> None:
     # at most
     own = res.n_evaluations - solver.probe_evaluations
     assert solver.probe_evaluations <= share * own + 2 * max(solver.probe_costs)
-    assert solver.probe_evaluations > share * own / 3  # (they did use it)
+    # (they did use it: the neighbour probes across gaps, whose starts are slots' states,
+    # take their part of the share)
+    assert solver.probe_evaluations > share * own / 10
 
 
 def test_probes_are_off_for_a_solver_without_probe_start() -> None:

@@ -163,22 +163,21 @@ def _zdt3(n_var: int) -> Any:
     return problems.get_problem("zdt3", n_var=n_var)
 
 
-def test_zdt3_estimate_follows_the_front_below_the_bad_corner_estimate() -> None:
-    """The report: from the middle of the box the corner solves give the ideal (0, 0.242)
-    where ZDT3's front reaches f2 = -0.773. A round's points go below it; after observe the
-    ideal lies below every point found, never rises, and never passes below the true
-    ideal (pymoo's front) by more than a margin."""
+def test_zdt3_estimate_starts_at_the_fronts_verified_ends() -> None:
+    """From the middle of the box the corner solves gave the ideal (0, 0.242) where ZDT3's
+    front reaches f2 = -0.773. With a box the estimate now comes from the front's ends,
+    found from several starts and globally where they disagree: below pymoo's true ideal by
+    no more than a margin from the first round on; the rounds' points stay above it and it
+    never rises."""
     problem = _zdt3(30)
     true_ideal = problem.pareto_front().min(axis=0)
     solver = from_pymoo(problem, scalarization="tchebycheff", steps=10)
-    assert solver.ideal[1] > 0.2 > true_ideal[1]
+    assert np.all(solver.ideal < true_ideal + 1e-6) and np.all(solver.ideal > true_ideal - 1e-3)
     weights = [0.0, 0.25, 0.5, 0.75, 1.0]
     ideals, rounds = run_rounds(solver, weights, [None] * len(weights), 2)
     found = np.vstack(rounds)
-    assert rounds[0][:, 1].min() < ideals[0][1] - 0.05  # below the corner estimate
-    assert ideals[1][1] < rounds[0][:, 1].min()
     assert np.all(ideals[-1] <= found.min(axis=0) - 0.5 * margin_of(found))
-    assert np.all(ideals[-1] > true_ideal - 1e-4)
+    assert np.all(ideals[-1] > true_ideal - 1e-3)
     for before, after in itertools.pairwise(ideals):
         assert np.all(after <= before)
 
@@ -207,7 +206,7 @@ def test_zdt3_process_pool_gives_the_local_ideal_bit_for_bit() -> None:
             np.testing.assert_array_equal(local.ideal, remote.ideal)
             states_l = [s.state for s in sols_l]
             states_r = [s.state for s in sols_r]
-    assert local.ideal[1] < 0.0 < 0.2 < remote_first  # it moved below the corner estimate
+    assert local.ideal[1] <= remote_first < -0.77  # from the ends: ZDT3's least f2
 
 
 def _solve(solver: Any, w: float, state: Any) -> Any:

@@ -115,7 +115,7 @@ def test_tnk_under_tchebycheff_reports_its_jumps() -> None:
         # without basin probes: at weight 0.66 a probe finds the Tchebycheff optimum across
         # the gap from slot 8's point, and SURF then moves that slot's weight onto a local
         # piece of TNK's wavy boundary, where it ends dominated (the jump is still reported)
-        res = ps.surf(solver, 10, iterations=60, probes=False)
+        res = ps.surf(solver, 10, iterations=60, probes=False, warm_start="slot")
     coords = ps.spacing.Spacing("endpoints")
     coords.fit(res.points)
     found = diagnose(

@@ -53,6 +53,7 @@ whose start is ``None`` later is skipped. Solvers that keep their states in fold
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
@@ -82,6 +83,8 @@ __all__ = [
     "ProbeTally",
     "RoundProbes",
     "check_probes",
+    "gap_pairs",
+    "offers_probe_starts",
     "probe_finding",
     "probe_hook",
     "resolve_probes",
@@ -103,6 +106,12 @@ PROBED = "probed"
 #: A first round counts as a flat start (every slot probed) when its points take at most this
 #: share of the slots' number of distinct values.
 FLAT_SHARE = 0.5
+#: A gap between two points adjacent in weight wider than this many times the round's mean
+#: gap gets neighbour probes (:func:`gap_pairs`) ...
+GAP_PROBE_FACTOR = 1.2
+#: ... at most this many a round, within a share of the run's evaluations of their own (the
+#: probes' ``share``, each expected to cost what a slot's solve costs).
+GAP_PROBES = 1
 #: Points within this share of the points' size of one another count as one point.
 DISTINCT_TOL = 1e-9
 
@@ -272,6 +281,25 @@ def resolve_probes(probes: BasinProbes | str | bool | None, solver: object) -> B
     )
 
 
+def offers_probe_starts(solver: object) -> bool:
+    """Whether ``solver`` offers fresh starts in a known box, as ``probes="auto"`` needs
+    them (see :func:`resolve_probes`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.adapters import from_scipy
+    >>> from paretosurf.basin_probes import offers_probe_starts
+    >>> def objectives(x):
+    ...     return np.array([x[0] ** 2, (x[0] - 1) ** 2])
+    >>> offers_probe_starts(from_scipy(objectives, x0=[0.5], bounds=[(0, 1)]))
+    True
+    >>> offers_probe_starts(from_scipy(objectives, x0=[0.5]))
+    False
+    """
+    return resolve_probes("auto", solver) is not None
+
+
 def _generator(seed: int, index: int, slot: int) -> np.random.Generator:
     """The generator of one probe start: seeded by the probe seed, the round and the slot
     (``-1``: the run-start check's draw)."""
@@ -296,6 +324,10 @@ class ProbeTally:
     solves: int = 0
     evaluations: int | None = 0
     moved: list[tuple[int, int]] = field(default_factory=list)
+    #: The rounds that probed across gaps (:func:`gap_pairs`), and what those probes spent
+    #: (objective evaluations, or solves where a count is missing).
+    gap_rounds: int = 0
+    gap_spent: int = 0
 
     def to_meta(self) -> dict[str, Any]:
         """The tally, JSON-able."""
@@ -304,6 +336,8 @@ class ProbeTally:
             "solves": self.solves,
             "evaluations": self.evaluations,
             "moved": [list(pair) for pair in self.moved],
+            "gap_rounds": self.gap_rounds,
+            "gap_spent": self.gap_spent,
         }
 
     @classmethod
@@ -317,6 +351,8 @@ class ProbeTally:
             int(meta.get("solves", 0)),
             None if spent is None else int(spent),
             [(int(r), int(s)) for r, s in meta.get("moved", [])],
+            int(meta.get("gap_rounds", 0)),
+            int(meta.get("gap_spent", 0)),
         )
 
 
@@ -362,6 +398,9 @@ class RoundProbes:
         self.ideal_given: Callable[[], bool] = lambda: any(
             getattr(obj, "ideal_given", False) is True for obj in (solver, users_solver(solver))
         )
+        #: The objective evaluations the run spent on the front's ends before its first
+        #: round (part of the run's own spending; set by the run).
+        self.ends_spent = 0
 
     def budget(
         self,
@@ -372,7 +411,8 @@ class RoundProbes:
         repeats: int,
     ) -> tuple[float, float, float]:
         """The probes' spending so far, the run's, and what one probe is expected to cost:
-        in objective evaluations (the ``history``'s records' and this round's ``spent``; a
+        in objective evaluations (the front's ends', the ``history``'s records' and this
+        round's ``spent``; a
         probe as the probes so far cost on average, before the first as this round's solves
         did), or in solves when an evaluation count is missing (``solves`` so far; a probe
         ``repeats`` solves)."""
@@ -382,7 +422,9 @@ class RoundProbes:
             and spent is not None
             and all(c is not None for c in counts)
         ):
-            total = sum(int(np.sum(c)) for c in counts) + sum(int(s) for s in spent)
+            total = (
+                self.ends_spent + sum(int(np.sum(c)) for c in counts) + sum(int(s) for s in spent)
+            )
             if tally.solves:
                 each = tally.evaluations * repeats / tally.solves
             else:
@@ -492,14 +534,34 @@ class RoundProbes:
         points = np.stack([s.objectives for s in sols if s is not None])
         n = len(points)
         flat = index == 0 and n >= 2 and distinct_points(points) <= FLAT_SHARE * n
-        k = self.count(
-            n, flat, *self.budget(tally, progress.history, spent, progress.n_solves, repeats)
+        used_all, total, each = self.budget(
+            tally, progress.history, spent, progress.n_solves, repeats
         )
-        if k == 0:
+        pairs: list[tuple[int, int]] = []
+        if not flat:
+            # across the widest gaps, a slot from its neighbour's state: a warm start near
+            # the answer, costing about what a slot's solve costs, on a budget of its own
+            slot_each = (
+                float(np.mean(spent))
+                if spent is not None and tally.evaluations is not None
+                else float(repeats)
+            )
+            k_gap = self.count(n, False, float(tally.gap_spent), total, slot_each)
+            pairs = gap_pairs(points, weights, tally.gap_rounds, min(k_gap, GAP_PROBES))
+        k = self.count(n, flat, used_all, total, each)
+        gap_slots = {p for p, _ in pairs}
+        chosen = [c for c in self.choose(n, k, tally) if c not in gap_slots] if k else []
+        if not pairs and not chosen:
             return outcomes, spent
-        chosen = self.choose(n, k, tally)
-        tally.rounds += 1
         probes: list[tuple[int, Any]] = []
+        for p, q in pairs:
+            neighbour = sols[q]
+            assert neighbour is not None
+            probes.append((p, copy.deepcopy(neighbour.state)))
+        if pairs:
+            tally.gap_rounds += 1
+        if chosen:
+            tally.rounds += 1
         for p in chosen:
             start = self.hook(_generator(self.settings.seed, index, slots[p]))
             if start is not None:
@@ -532,6 +594,11 @@ class RoundProbes:
             if self.better(o.solution, sols[p], points, weights[p], sc):
                 out[p] = o
                 tally.moved.append((index, int(slots[p])))
+        gap_used = [used[p] for p in gap_slots]
+        if tally.evaluations is not None and None not in gap_used:
+            tally.gap_spent += sum(int(u or 0) for u in gap_used)
+        else:
+            tally.gap_spent += repeats * len(gap_slots)
         spent = _with_probes(spent, used, tally)
         return out, spent
 
@@ -579,6 +646,52 @@ class RoundProbes:
         spread = float(np.ptp(round_values)) if np.all(np.isfinite(round_values)) else 0.0
         scale = max(abs(float(values[0])), abs(float(values[1])), spread)
         return bool(values[1] < values[0] - self.settings.margin * scale)
+
+
+def gap_pairs(
+    points: FloatArray, weights: Sequence[Weight], turn: int, limit: int
+) -> list[tuple[int, int]]:
+    """Neighbour probes across the round's wide gaps: ``(p, q)`` pairs, slot ``p`` (a
+    position in the round) to be solved at its weight from slot ``q``'s state, ``limit`` at
+    most.
+
+    With scalar weights, the points in the order of their weights, in units of each
+    objective's range: a gap wider than :data:`GAP_PROBE_FACTOR` times the mean gap may be
+    a jump of the front (no point there) or a slot stopped in a local basin on one side (ZDT6:
+    a hump of ``f1`` whose least value lies beyond the slot's weight's point), which only a
+    solve from the other side's state tells apart. The gaps take turns (``turn``: the
+    probing round), and so do the two directions across each.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.basin_probes import gap_pairs
+    >>> points = np.array([[0.0, 1.0], [0.1, 0.9], [0.2, 0.8], [0.8, 0.2], [1.0, 0.0]])
+    >>> weights = [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> gap_pairs(points, weights, 0, 1), gap_pairs(points, weights, 1, 1)
+    ([(3, 2)], [(2, 3)])
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    pts = np.asarray(points, dtype=np.float64)
+    if w.ndim != 1 or len(pts) < 3 or limit < 1:
+        return []
+    ranges = np.ptp(pts, axis=0)
+    if not np.all(np.isfinite(ranges)) or not np.any(ranges > 0):
+        return []
+    order = np.argsort(w, kind="stable")
+    scaled = pts[order] / np.where(ranges > 0, ranges, 1.0)
+    gaps = np.linalg.norm(np.diff(scaled, axis=0), axis=1)
+    wide = np.flatnonzero(gaps > GAP_PROBE_FACTOR * gaps.mean())
+    if wide.size == 0:
+        return []
+    wide = wide[np.argsort(-gaps[wide], kind="stable")]
+    pairs: list[tuple[int, int]] = []
+    for j in range(min(limit, wide.size)):
+        g = int(wide[(turn + j) % wide.size])
+        a, b = int(order[g]), int(order[g + 1])
+        forward = ((turn + j) // wide.size) % 2 == 0
+        pairs.append((b, a) if forward else (a, b))
+    return pairs
 
 
 def _add(total: int | None, solution: Solution | None) -> int | None:

@@ -228,6 +228,7 @@ def diagnose(
     aims_even: bool = True,
     scalarization: str | None = None,
     ideal: ArrayLike | None = None,
+    scales: ArrayLike | None = None,
 ) -> list[Finding]:
     """The problems of a run's final points.
 
@@ -343,6 +344,7 @@ def diagnose(
             scalarization=scalarization,
             aims_even=aims_even,
             ideal=ideal,
+            scales=scales,
         )
     still = _stuck(weights, points, ranges, history, weighted_sum)
     if still is not None:
@@ -416,7 +418,12 @@ def diagnose(
     # beside one says nothing about the front, and they are no short solves
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
     local = _local_slots(
-        weights, points, history, kind if ordered else None, ideal, running | set(ends) | set(stuck)
+        weights,
+        points,
+        history,
+        kind if ordered else None,
+        (ideal, scales),
+        running | set(ends) | set(stuck),
     )
     short_slots = set(lagging) - set(stuck) - set(local)
     short = [j for j in jumps if {j.i, j.i + 1} & short_slots]
@@ -562,7 +569,7 @@ def diagnose(
         findings.append(_jump_finding(weights, real, stuck, weighted_sum))
     if runaway:
         findings.append(_no_minimizer_finding(weights, runaway))
-    findings += _local_finding(weights, points, local, kind, ideal, history)
+    findings += _local_finding(weights, points, local, kind, (ideal, scales), history)
 
     # endpoints not found on a flat face are judged as the interior points are; points in
     # local minima are dominated for that reason (and out of order for it, below)
@@ -637,6 +644,7 @@ def diagnose_surface(
     scalarization: str | None = None,
     aims_even: bool = True,
     ideal: ArrayLike | None = None,
+    scales: ArrayLike | None = None,
 ) -> list[Finding]:
     """The problems of points spread over a surface (weight vectors, M >= 3 objectives):
     a solver stuck on one point, coincident points, corners that are only weakly
@@ -757,8 +765,10 @@ def diagnose_surface(
     if runaway:
         findings.append(_no_minimizer_finding(weights, runaway))
     kind = scalarization if scalarization is not None else "linear" if weighted_sum else None
-    local = _local_slots(weights, points, history, kind, ideal, running | set(weak_corners))
-    findings += _local_finding(weights, points, local, kind, ideal, history)
+    local = _local_slots(
+        weights, points, history, kind, (ideal, scales), running | set(weak_corners)
+    )
+    findings += _local_finding(weights, points, local, kind, (ideal, scales), history)
     findings += _dominated_findings(
         points, weak, set(weak_corners) | running, moving_average, local, history
     )
@@ -771,19 +781,19 @@ def _local_slots(
     points: FloatArray,
     history: Sequence[_Round] | None,
     kind: str | None,
-    ideal: ArrayLike | None,
+    units: tuple[ArrayLike | None, ArrayLike | None],
     said: set[int],
 ) -> list[int]:
     """The slots in local minima (:func:`local_minimum_slots`) under the solver's
-    scalarization ``kind`` (none when it is not known), less those another finding has
-    ``said``."""
+    scalarization ``kind`` (none when it is not known) with its ideal point and scales
+    (``units``), less those another finding has ``said``."""
     if kind is None:
         return []
-    return [
-        i
-        for i in local_minimum_slots(weights, points, history, scalarization=kind, ideal=ideal)
-        if i not in said
-    ]
+    ideal, scales = units
+    found = local_minimum_slots(
+        weights, points, history, scalarization=kind, ideal=ideal, scales=scales
+    )
+    return [i for i in found if i not in said]
 
 
 def _local_finding(
@@ -791,15 +801,23 @@ def _local_finding(
     points: FloatArray,
     local: Sequence[int],
     kind: str | None,
-    ideal: ArrayLike | None,
+    units: tuple[ArrayLike | None, ArrayLike | None],
     history: Sequence[_Round] | None,
 ) -> list[Finding]:
-    """The ``local_minima`` finding of the slots ``local`` (none when there are none)."""
+    """The ``local_minima`` finding of the slots ``local`` (none when there are none);
+    ``units``: the scalarization's ideal point and scales."""
     if not local:
         return []
+    ideal, scales = units
     return [
         local_minima_finding(
-            weights, points, local, scalarization=kind or "", ideal=ideal, history=history
+            weights,
+            points,
+            local,
+            scalarization=kind or "",
+            ideal=ideal,
+            scales=scales,
+            history=history,
         )
     ]
 
@@ -822,11 +840,16 @@ LOCAL_STILL = 0.5
 
 
 def _scalarizer(
-    kind: str, ideal: ArrayLike | None, points: FloatArray, history: Sequence[_Round]
+    kind: str,
+    ideal: ArrayLike | None,
+    points: FloatArray,
+    history: Sequence[_Round],
+    scales: ArrayLike | None = None,
 ) -> Scalarization:
     """The solver's scalarization, to score found points at other weights: with its ideal
     point when it has one, else (a solver that does not say) with the best values found less
-    the adapters' margin, the estimate they keep."""
+    the adapters' margin, the estimate they keep; in the solver's ``scales`` where it has
+    them (and they fit)."""
     if kind not in SCALARIZATIONS or kind == "linear":
         return Scalarization("linear")
     z = None if ideal is None else np.asarray(ideal, dtype=np.float64).reshape(-1)
@@ -839,7 +862,10 @@ def _scalarizer(
         stack = np.vstack(seen)
         best, worst = stack.min(axis=0), stack.max(axis=0)
         z = best - ideal_margin(best, worst)
-    return Scalarization(kind, ideal=z)
+    units = None if scales is None else np.asarray(scales, dtype=np.float64).reshape(-1)
+    if units is not None and (units.size != points.shape[1] or not np.all(units > 0)):
+        units = None
+    return Scalarization(kind, ideal=z, scales=units)
 
 
 def _simplex_grid(m: int) -> FloatArray:
@@ -926,7 +952,7 @@ def _relative_lags(
         moved = (np.abs(grid @ ((points - previous) / r).T) * share).max(axis=0)
         return lag, moved
     if sc.kind == "asf" and weights.ndim == 1:  # (a scalar weight cannot take asf)
-        sc = Scalarization("modified_tchebycheff", ideal=sc.ideal, rho=sc.rho, floor=sc.floor)
+        sc = sc.with_kind("modified_tchebycheff")
     lag, moved = np.zeros(p), np.zeros(p)
     for i, w in enumerate(weights):
         v = np.asarray(sc(points, w), dtype=np.float64)
@@ -945,7 +971,7 @@ def _best_at(
     """The point best at slot ``i``'s weight, and slot ``i``'s lag behind it there as a share
     of the spread of the points' values."""
     if sc.kind == "asf" and weights.ndim == 1:
-        sc = Scalarization("modified_tchebycheff", ideal=sc.ideal, rho=sc.rho, floor=sc.floor)
+        sc = sc.with_kind("modified_tchebycheff")
     v = (
         _as_vectors(weights)[i] @ points.T
         if sc.kind == "linear"
@@ -962,6 +988,7 @@ def local_minimum_slots(
     *,
     scalarization: str = "linear",
     ideal: ArrayLike | None = None,
+    scales: ArrayLike | None = None,
 ) -> list[int]:
     """Slots whose solves converged to a local minimum of the solver's scalarized problem.
 
@@ -1000,7 +1027,7 @@ def local_minimum_slots(
         return []  # no evidence that the solves converged
     if not np.array_equal(np.asarray(rounds[-1].points, dtype=np.float64), points):
         return []  # averaged estimates, not the solves' own points
-    sc = _scalarizer(scalarization, ideal, points, history or ())
+    sc = _scalarizer(scalarization, ideal, points, history or (), scales)
     lags, moves = [], []
     previous: FloatArray | None = None
     for r in rounds:
@@ -1032,13 +1059,14 @@ def local_minima_finding(
     *,
     scalarization: str = "linear",
     ideal: ArrayLike | None = None,
+    scales: ArrayLike | None = None,
     history: Sequence[_Round] | None = None,
     converged: Sequence[int] = (),
 ) -> Finding:
     """The ``local_minima`` finding of ``slots`` (:func:`local_minimum_slots`);
     ``converged``: those of them whose solves reported success."""
     p = len(points)
-    sc = _scalarizer(scalarization, ideal, points, history or ())
+    sc = _scalarizer(scalarization, ideal, points, history or (), scales)
     what = {
         "linear": "the weighted sum",
         "tchebycheff": "the Tchebycheff scalarization",

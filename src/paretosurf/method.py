@@ -119,6 +119,12 @@ class Method(ABC):
         """Every setting of the method, JSON-able. A checkpoint records them and refuses to
         resume under different ones."""
 
+    def adopt_saved(self, saved: Mapping[str, Any]) -> None:
+        """Before a resume is checked against the checkpoint's ``saved`` settings: take the
+        saved value of a setting the user left to be chosen (a default ``"auto"`` whose
+        choice has changed since the run was saved). Default: nothing."""
+        return None
+
     @abstractmethod
     def start(self, init_keys: list[int | None] | None) -> None:
         """Begin a fresh run; ``init_keys`` are the pool keys of the user's ``init_states``

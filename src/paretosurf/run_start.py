@@ -132,6 +132,14 @@ class RunStart(RunParts):
         """Make the run's basin probes ``probes`` (``None``: none)."""
         self.probes = probes
         self.solving.probes = None if probes is None else RoundProbes(probes, self.solver)
+        self.count_ends_in_probes()
+
+    def count_ends_in_probes(self) -> None:
+        """Count the evaluations the front's ends cost in the run's own spending, of which
+        the probes may spend a share."""
+        ends = getattr(self, "ends", None)
+        if self.solving.probes is not None and ends is not None:
+            self.solving.probes.ends_spent = max(int(ends.evaluations), 0)
         self._settings = None
 
     def settings(self) -> dict[str, Any]:
@@ -256,6 +264,7 @@ class RunStart(RunParts):
         self.ends = ends
         if ends is None:
             return
+        self.count_ends_in_probes()
         # the solver sees the ends before the first round's points, here as on resume (an
         # estimated ideal point then lies below them, whatever the corner solves from x0 found)
         self.observe(np.array(ends.points, dtype=np.float64))
@@ -282,6 +291,7 @@ class RunStart(RunParts):
         saved_manifest = self.folder.manifest()
         if self.probes_auto and "probes" not in saved_manifest.get("settings", {}):
             self.use_probes(None)  # probes="auto" goes on as a run saved without probes ran
+        self.method.adopt_saved(saved_manifest.get("settings", {}))
         check_same_run(saved_manifest, self.method, self.settings(), where)
         if not (force or reading):
             check_same_solver(

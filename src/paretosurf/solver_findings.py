@@ -66,6 +66,7 @@ def solver_findings(
     ideal: FloatArray | None,
     aims_even: bool,
     found: Sequence[Finding] = (),
+    scales: FloatArray | None = None,
 ) -> list[Finding]:
     """The findings about the solver.
 
@@ -122,7 +123,7 @@ def solver_findings(
     local = [
         i
         for i in local_minimum_slots(
-            weights, points, history, scalarization=scalarization, ideal=ideal
+            weights, points, history, scalarization=scalarization, ideal=ideal, scales=scales
         )
         if i not in explained
     ]
@@ -139,6 +140,7 @@ def solver_findings(
                 local,
                 scalarization=scalarization,
                 ideal=ideal,
+                scales=scales,
                 history=history,
                 converged=converged,
             )
@@ -262,6 +264,16 @@ def declared_scalarization(solver: Any) -> tuple[str, FloatArray | None]:
     return "linear", None
 
 
+def declared_scales(solver: Any) -> FloatArray | None:
+    """The units the solver's declared scalarization measures its objectives in (its
+    ``scales``: :class:`~paretosurf.adapters.Scalarization`), or ``None``."""
+    for obj in (solver, users_solver(solver)):
+        scales = getattr(getattr(obj, "scalarization", None), "scales", None)
+        if scales is not None:
+            return np.asarray(scales, dtype=np.float64)
+    return None
+
+
 def diagnose_run(
     weights: FloatArray,
     points: FloatArray,
@@ -305,6 +317,7 @@ def diagnose_run(
     # a jump shows in the history too (a slot whose point crosses a gap, round to round); a
     # point beaten at its own weight is unconverged only under weighted sums
     scalarization, ideal = declared_scalarization(solver)
+    scales = declared_scales(solver)
     findings = diagnose(
         weights,
         points,
@@ -317,6 +330,7 @@ def diagnose_run(
         aims_even=aims_even,
         scalarization=scalarization,
         ideal=ideal,
+        scales=scales,
     )
     if not any(f.code in ("constant", "stuck") for f in findings):  # (no front)
         findings += method_findings()
@@ -329,6 +343,7 @@ def diagnose_run(
         scalarization=scalarization,
         ideal=ideal,
         aims_even=aims_even,
+        scales=scales,
         found=findings,
     )
     findings = [*revise(findings, extra), *extra]

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
+from paretosurf.basin_probes import offers_probe_starts
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.driver import Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.flat_ends import EndReach, update_reach, with_end_knots
@@ -43,7 +44,7 @@ from paretosurf.solvers import SolverLike
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from typing import Unpack
 
-__all__ = ["CDFRefinement", "SurfMethod", "segments_from", "surf"]
+__all__ = ["CDFRefinement", "SurfMethod", "auto_warm_start", "segments_from", "surf"]
 
 #: ``alpha="auto"``: the damping's range, and the factor by which the CDF change must shrink
 #: from one round to the next for the damping to grow.
@@ -305,6 +306,9 @@ class SurfMethod(SlotMethod):
         #: Whether the weights follow the pieces (with warm_start="best" only: see
         #: :func:`surf`); otherwise the pieces are found and reported only.
         self.lays_out_pieces = self.warm_start == "best"
+        #: Whether the warm-start rule was chosen for the solver (``warm_start="auto"``):
+        #: a resumed run then takes the rule it was saved with.
+        self.warm_start_chosen = False
         self._ends: list[tuple[bool, bool, int, int]] = []
         self._rays: FloatArray | None = None
         self._ray_weights: FloatArray | None = None
@@ -340,6 +344,15 @@ class SurfMethod(SlotMethod):
             "alpha": self.refinement.setting(),
             "warm_start": self.warm_start,
         }
+
+    def adopt_saved(self, saved: Mapping[str, Any]) -> None:
+        """A run whose ``warm_start`` was left to ``"auto"`` resumes with the rule it was
+        saved with, where ``"auto"`` could have chosen it (runs saved before ``"auto"`` was
+        the default kept their own slots'); another rule saved must be given again."""
+        rule = saved.get("warm_start")
+        if self.warm_start_chosen and rule in AUTO_WARM_STARTS and rule != self.warm_start:
+            self.warm_start = str(rule)
+            self.lays_out_pieces = self.warm_start == "best"
 
     @property
     def cdf(self) -> ArcLengthCDF:
@@ -709,6 +722,45 @@ def segments_from(n_segments: object, n_points: object) -> int:
     return int(n_points) - 1
 
 
+#: The rules ``warm_start="auto"`` chooses from (:func:`auto_warm_start`).
+AUTO_WARM_STARTS = ("slot", "best")
+
+
+def auto_warm_start(solver: SolverLike) -> str:
+    """The warm-start rule ``warm_start="auto"`` takes for ``solver``: ``"best"`` for a
+    solver that offers fresh starts in a known box (``probe_start``) and solves a
+    Tchebycheff-type scalarization, ``"slot"`` otherwise.
+
+    A local solve of a Tchebycheff scalarization stops in the basin its start lies in, and on
+    a front whose decisions fold (ZDT6, where each hump of ``f1`` holds a basin) a slot's
+    own solution may lie in a basin that no longer holds its weight's point: the point of
+    another slot that scores lower at its weight is then the better start. Under weighted
+    sums the slots' own solutions are kept: there a neighbour's solution scores lower at
+    a slot's weight mostly by the last digits of an inexact solve, and switching to it
+    every round keeps the points from settling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.adapters import from_scipy
+    >>> def concave(x):
+    ...     return np.array([x[0], 1 - x[0] ** 2 + x[1] ** 2])
+    >>> box = [(0, 1), (-1, 1)]
+    >>> auto_warm_start(from_scipy(concave, x0=[0.5, 0.5], bounds=box))
+    'best'
+    >>> auto_warm_start(from_scipy(concave, x0=[0.5, 0.5], bounds=box, scalarization="linear"))
+    'slot'
+    >>> def bowls(x):
+    ...     return np.array([x @ x, (x - 1) @ (x - 1)])
+    >>> auto_warm_start(from_scipy(bowls, x0=[0.5, 0.5], scalarization="tchebycheff"))  # no box
+    'slot'
+    """
+    declared = solver_scalarization(solver)()
+    if declared is None or not declared.needs_ideal:
+        return "slot"
+    return "best" if offers_probe_starts(solver) else "slot"
+
+
 @document_loop_options
 def surf(
     solver: SolverLike,
@@ -719,7 +771,7 @@ def surf(
     iterations: int = 30,
     tol: float | None = None,
     init_states: Sequence[Any] | None = None,
-    warm_start: str = "slot",
+    warm_start: str = "auto",
     **options: Unpack[RunOptions],
 ) -> Result:
     """Find N+1 Pareto points evenly spaced in arc length along the front (SURF).
@@ -766,7 +818,15 @@ def surf(
         handed to the solver as given: a solver that updates its state in place changes the
         objects passed here (pass copies to keep them). One object given for several slots
         reaches the first of them itself and the others as copies.
-    warm_start : {"slot", "nearest", "rescue", "best"}
+    warm_start : {"auto", "slot", "nearest", "rescue", "best"}
+        "auto" (default): "best" for a solver of a Tchebycheff-type scalarization that
+        offers fresh starts in a known box (``probe_start``:
+        :func:`~paretosurf.adapters.from_scipy` with bounds,
+        :func:`~paretosurf.adapters.from_pymoo`), so that a slot left in a local basin of
+        its scalarization (ZDT6, whose first objective has a basin per hump) continues from
+        another slot's solution that scores lower at its weight; "slot" otherwise
+        (:func:`auto_warm_start`). The choice is recorded in ``res.settings``; a resumed
+        run keeps the rule it was saved with.
         "slot" (Algorithm 1's rule): each slot continues from its own previous solution.
         "nearest": each slot continues from the previous solution whose weight is closest to
         its new weight (a deep copy where two slots share one). It helps solvers that move
@@ -835,11 +895,15 @@ def surf(
     True
     """
     check_options(surf, options)
+    chosen = warm_start == "auto"
+    if chosen:
+        warm_start = auto_warm_start(solver)
     method = SurfMethod(
         segments_from(n_segments, n_points),
         alpha=alpha,
         warm_start=warm_start,
         scalarization=solver_scalarization(solver),
     )
+    method.warm_start_chosen = chosen
     total = check_non_negative_int(iterations, name="iterations")
     return run(method, solver, iterations=total, init_states=init_states, tol=tol, **options)

@@ -222,6 +222,11 @@ class Scalarization:
         Relative augmentation of the Tchebycheff kinds, ``>= 0`` (default ``1e-4``).
     floor : float
         Floor in ``(0, 0.5]`` of the zero coefficients at ``w = 0`` and ``w = 1``.
+    scales : array_like of shape (M,), optional
+        Positive units the Tchebycheff kinds measure each objective in: their coefficients
+        are divided by them, so that the weights, and the floor, act on objectives of
+        comparable size (the adapters take the ranges between the front's ends, largest 1,
+        where they estimate the ideal point for two objectives). ``"linear"`` ignores them.
 
     Examples
     --------
@@ -239,12 +244,16 @@ class Scalarization:
     >>> asf = Scalarization("asf", ideal=[0.0, 0.0, 0.0], rho=0.0)
     >>> asf([0.5, 0.5, 0.0], [0.5, 0.5, 0.0])      # on the ray along the weight vector: t = 1
     1.0
+    >>> scaled = Scalarization("tchebycheff", ideal=[0.0, 0.0], rho=0.0, scales=[1.0, 1e-3])
+    >>> scaled.coefficients(1.0).tolist()    # the floor on objective 2, in its own units
+    [1.0, 0.1]
     """
 
     kind: str
     ideal: FloatArray | None
     rho: float
     floor: float
+    scales: FloatArray | None
 
     def __init__(
         self,
@@ -253,6 +262,7 @@ class Scalarization:
         ideal: ArrayLike | None = None,
         rho: float = DEFAULT_RHO,
         floor: float = DEFAULT_FLOOR,
+        scales: ArrayLike | None = None,
     ) -> None:
         if not isinstance(kind, str) or kind not in SCALARIZATIONS:
             raise ValueError(f"scalarization must be one of {list(SCALARIZATIONS)}, got {kind!r}")
@@ -272,6 +282,14 @@ class Scalarization:
         ):
             raise ValueError(f"floor must lie in (0, 0.5], got {floor!r}")
         self.floor = float(floor)
+        self.scales = None
+        if scales is not None:
+            units = np.array(scales, dtype=np.float64)
+            if units.ndim != 1 or units.size < 2 or not np.all(np.isfinite(units) & (units > 0)):
+                raise ValueError(
+                    f"scales must be positive finite numbers, one per objective, got {scales!r}"
+                )
+            self.scales = units
 
     @property
     def needs_ideal(self) -> bool:
@@ -280,7 +298,15 @@ class Scalarization:
 
     def with_ideal(self, ideal: ArrayLike) -> Scalarization:
         """A copy with the ideal point ``ideal``."""
-        return Scalarization(self.kind, ideal=ideal, rho=self.rho, floor=self.floor)
+        return Scalarization(
+            self.kind, ideal=ideal, rho=self.rho, floor=self.floor, scales=self.scales
+        )
+
+    def with_kind(self, kind: str) -> Scalarization:
+        """A copy of another kind (the ideal point, augmentation, floor and scales kept)."""
+        return Scalarization(
+            kind, ideal=self.ideal, rho=self.rho, floor=self.floor, scales=self.scales
+        )
 
     def coefficients(self, w: float | ArrayLike) -> FloatArray:
         """The coefficient vector ``c(w)``: ``lam = (w, 1 - w)`` (or the weight vector) for
@@ -300,6 +326,9 @@ class Scalarization:
         >>> Scalarization("modified_tchebycheff").coefficients([0.5, 0.25, 0.25]).tolist()
         [5.0, 2.5, 2.5]
         """
+        lam = weight_vector(w)
+        if self.kind == "linear":
+            return lam
         if self.kind == "asf":
             if np.ndim(w) == 0:
                 raise ValueError(
@@ -307,16 +336,21 @@ class Scalarization:
                     "objective m is worst), not the scalar weight of objective 1: give [w, 1 - w]"
                     " or use 'modified_tchebycheff' (the same ray, oriented by w)"
                 )
-            return 1.0 / np.maximum(weight_vector(w), self.floor)
-        lam = weight_vector(w)
-        if self.kind == "linear":
-            return lam
-        if self.kind == "tchebycheff":
-            return np.maximum(lam, self.floor)
-        if lam.size == 2:
-            return 1.0 / np.maximum(lam[::-1], self.floor)
-        mu = 1.0 / np.maximum(lam, self.floor)
-        return 1.0 / np.maximum(mu / mu.sum(), self.floor)
+            coef = 1.0 / np.maximum(lam, self.floor)
+        elif self.kind == "tchebycheff":
+            coef = np.maximum(lam, self.floor)
+        elif lam.size == 2:
+            coef = 1.0 / np.maximum(lam[::-1], self.floor)
+        else:
+            mu = 1.0 / np.maximum(lam, self.floor)
+            coef = 1.0 / np.maximum(mu / mu.sum(), self.floor)
+        if self.scales is None:
+            return coef
+        if self.scales.size != coef.size:
+            raise ValueError(
+                f"the scales are for {self.scales.size} objectives, the weight for {coef.size}"
+            )
+        return np.asarray(coef / self.scales, dtype=np.float64)
 
     def combine(self, values: Any, coefficients: Any, ideal: Any = None) -> Any:
         """The scalarized value from the objectives and the coefficients (and ideal point).
@@ -350,8 +384,10 @@ class Scalarization:
 
     def __repr__(self) -> str:
         ideal = None if self.ideal is None else self.ideal.tolist()
+        scales = "" if self.scales is None else f", scales={self.scales.tolist()}"
         return (
-            f"Scalarization({self.kind!r}, ideal={ideal}, rho={self.rho:g}, floor={self.floor:g})"
+            f"Scalarization({self.kind!r}, ideal={ideal}, rho={self.rho:g}, "
+            f"floor={self.floor:g}{scales})"
         )
 
 
