@@ -60,7 +60,9 @@ def test_zdt2_with_tchebycheff_reaches_the_whole_concave_front_evenly() -> None:
     f1, f2 = res.points.T
     np.testing.assert_allclose(f2, 1 - f1**2, atol=1e-6)  # every point Pareto-optimal
     assert moocore.is_nondominated(res.points).all()
-    assert f1.min() <= 1e-6 and f1.max() >= 1 - 1e-6  # from one end to the other
+    # from one end to the other: the ends as the end solves give them, each objective within
+    # LEXICOGRAPHIC_TOL (1e-6) of how far it moved from x0 (f2: 5.45, so f1 = 1 - 2.7e-6)
+    assert f1.min() <= 1e-6 and f1.max() >= 1 - 1e-5
 
 
 def test_zdt2_with_weighted_sums_warns_that_they_cannot_cross_the_front() -> None:

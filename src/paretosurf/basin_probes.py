@@ -549,8 +549,12 @@ class RoundProbes:
             k_gap = self.count(n, False, float(tally.gap_spent), total, slot_each)
             pairs = gap_pairs(points, weights, tally.gap_rounds, min(k_gap, GAP_PROBES))
         k = self.count(n, flat, used_all, total, each)
+        # the end slots of two objectives (w = 0, 1) hold the front's ends, which the run
+        # verified before its first round (from several starts, globally where they differ)
+        ends = {p for p, w in enumerate(weights) if np.ndim(w) == 0 and float(w) in (0.0, 1.0)}
+        pairs = [(p, q) for p, q in pairs if p not in ends]
         gap_slots = {p for p, _ in pairs}
-        chosen = [c for c in self.choose(n, k, tally) if c not in gap_slots] if k else []
+        chosen = [c for c in self.choose(n, k, tally) if c not in gap_slots | ends] if k else []
         if not pairs and not chosen:
             return outcomes, spent
         probes: list[tuple[int, Any]] = []

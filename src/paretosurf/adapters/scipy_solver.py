@@ -426,6 +426,8 @@ class ScipySolver(FollowsIdealPoint):
         #: The state of the last end :meth:`solve_end` returned, per objective (see
         #: :data:`END_NUDGE`).
         self._end_states: dict[int, FloatArray] = {}
+        #: ... and its objectives.
+        self._end_values: dict[int, FloatArray] = {}
         #: The least value of each objective its end solves found (their first stage, before
         #: the others are lowered within the hold): the ideal point lies below it.
         self._least: dict[int, float] = {}
@@ -509,9 +511,28 @@ class ScipySolver(FollowsIdealPoint):
         little of the weighted objective for the other (on ZDT2, ``f1 = 0.99973`` for
         ``f1 = 1``); the front's end is what the end slot stands for."""
         k = 0 if w == 1.0 else 1
+        sc = self.scalarization
+        end = self._end_states.get(k)
+        if end is not None and np.array_equal(start, end) and k in self._end_values:
+            # an end slot warm-started at its own end (every round after the first): the end
+            # again, without the end solves (20,000 evaluations a round on 30-variable ZDT3)
+            h = self._end_values[k]
+            again: dict[str, Any] = {
+                "steps": 0,
+                "nfev": 0,
+                "success": True,
+                "message": "the front's end, solved before from this state",
+                "value": float(sc(h, w)),
+                "objective_calls": 0,
+                "non_finite": 0,
+            }
+            if sc.ideal is not None:
+                again["ideal"] = sc.ideal.tolist()
+            return Solution(h.copy(), state=start.copy(), info=again)
         at_start = self.evaluate(start)
         x, h, calls = self._lexicographic_end(k, start, at_start)
-        sc = self.scalarization
+        if np.all(np.isfinite(h)):
+            self._end_states[k], self._end_values[k] = x.copy(), h.copy()
         info: dict[str, Any] = {
             "steps": 0,
             "nfev": calls,
@@ -625,6 +646,7 @@ class ScipySolver(FollowsIdealPoint):
         }
         found = Solution(h_end.copy(), state=x_end.copy(), info=info)
         self._end_states[k] = x_end.copy()
+        self._end_values[k] = h_end.copy()
         if state is None:
             self._ends[k] = found
         return self._report(found, calls)
