@@ -511,40 +511,38 @@ class ScipySolver(FollowsIdealPoint):
         little of the weighted objective for the other (on ZDT2, ``f1 = 0.99973`` for
         ``f1 = 1``); the front's end is what the end slot stands for."""
         k = 0 if w == 1.0 else 1
-        sc = self.scalarization
         end = self._end_states.get(k)
         if end is not None and np.array_equal(start, end) and k in self._end_values:
             # an end slot warm-started at its own end (every round after the first): the end
             # again, without the end solves (20,000 evaluations a round on 30-variable ZDT3)
-            h = self._end_values[k]
-            again: dict[str, Any] = {
-                "steps": 0,
-                "nfev": 0,
-                "success": True,
-                "message": "the front's end, solved before from this state",
-                "value": float(sc(h, w)),
-                "objective_calls": 0,
-                "non_finite": 0,
-            }
-            if sc.ideal is not None:
-                again["ideal"] = sc.ideal.tolist()
-            return Solution(h.copy(), state=start.copy(), info=again)
+            message = "the front's end, solved before from this state"
+            return self._end_solution(w, start, self._end_values[k], 0, message)
         at_start = self.evaluate(start)
         x, h, calls = self._lexicographic_end(k, start, at_start)
         if np.all(np.isfinite(h)):
             self._end_states[k], self._end_values[k] = x.copy(), h.copy()
+        message = f"objective {k + 1} alone, then the other within {LEXICOGRAPHIC_TOL:g}"
+        return self._end_solution(w, x, h, calls + 1, message)
+
+    def _end_solution(
+        self, w: float, x: FloatArray, h: FloatArray, calls: int, message: str
+    ) -> Solution:
+        """A corner solve's solution at ``x`` with objectives ``h``, ``calls`` objective
+        calls spent on it."""
+        sc = self.scalarization
+        finite = bool(np.all(np.isfinite(h)))
         info: dict[str, Any] = {
             "steps": 0,
-            "nfev": calls,
-            "success": bool(np.all(np.isfinite(h))),
-            "message": f"objective {k + 1} alone, then the other within {LEXICOGRAPHIC_TOL:g}",
+            "nfev": max(calls - 1, 0),
+            "success": finite,
+            "message": message,
             "value": float(sc(h, w)),
-            "objective_calls": calls + 1,
-            "non_finite": 0 if np.all(np.isfinite(h)) else 1,
+            "objective_calls": calls,
+            "non_finite": 0 if finite else 1,
         }
         if sc.ideal is not None:
             info["ideal"] = sc.ideal.tolist()
-        return Solution(h.copy(), state=x.copy(), info=info)
+        return Solution(h.copy(), state=np.array(x, dtype=np.float64), info=info)
 
     def _nudged(self, start: FloatArray, w: float | FloatArray) -> FloatArray:
         """``start``, or :data:`END_NUDGE` of the way from it toward the other ends' states
