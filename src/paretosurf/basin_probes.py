@@ -499,6 +499,7 @@ class RoundProbes:
         progress: Any,
         tally: ProbeTally,
         solve: SolveProbes,
+        suspects: Sequence[int] = (),
     ) -> tuple[list[SolveOutcome], list[int] | None]:
         """Probe round ``index`` after its solves.
 
@@ -521,6 +522,10 @@ class RoundProbes:
             The probes' own bookkeeping, updated.
         solve : callable
             Solves probe tasks (``solve(tasks, round, call)``), logging them.
+        suspects : sequence of int, optional
+            Chords (in weight order) the method took for gaps of the front after its last
+            round (:meth:`~paretosurf.method.Method.suspected_gaps`): probed across as the
+            wide gaps are.
 
         Returns
         -------
@@ -547,7 +552,7 @@ class RoundProbes:
                 else float(repeats)
             )
             k_gap = self.count(n, False, float(tally.gap_spent), total, slot_each)
-            pairs = gap_pairs(points, weights, tally.gap_rounds, min(k_gap, GAP_PROBES))
+            pairs = gap_pairs(points, weights, tally.gap_rounds, min(k_gap, GAP_PROBES), suspects)
         k = self.count(n, flat, used_all, total, each)
         # the end slots of two objectives (w = 0, 1) hold the front's ends, which the run
         # verified before its first round (from several starts, globally where they differ)
@@ -653,7 +658,11 @@ class RoundProbes:
 
 
 def gap_pairs(
-    points: FloatArray, weights: Sequence[Weight], turn: int, limit: int
+    points: FloatArray,
+    weights: Sequence[Weight],
+    turn: int,
+    limit: int,
+    suspects: Sequence[int] = (),
 ) -> list[tuple[int, int]]:
     """Neighbour probes across the round's wide gaps: ``(p, q)`` pairs, slot ``p`` (a
     position in the round) to be solved at its weight from slot ``q``'s state, ``limit`` at
@@ -663,8 +672,11 @@ def gap_pairs(
     objective's range: a gap wider than :data:`GAP_PROBE_FACTOR` times the mean gap may be
     a jump of the front (no point there) or a slot stopped in a local basin on one side (ZDT6:
     a hump of ``f1`` whose least value lies beyond the slot's weight's point), which only a
-    solve from the other side's state tells apart. The gaps take turns (``turn``: the
-    probing round), and so do the two directions across each.
+    solve from the other side's state tells apart. So are the ``suspects``, chords the
+    method took for gaps (a slot in a local basin stays off its weight's Tchebycheff ray as
+    the end of a piece does, however even the layout within the pieces). The gaps take
+    turns (``turn``: the probing round), the widest first, and so do the two directions
+    across each.
 
     Examples
     --------
@@ -686,6 +698,8 @@ def gap_pairs(
     scaled = pts[order] / np.where(ranges > 0, ranges, 1.0)
     gaps = np.linalg.norm(np.diff(scaled, axis=0), axis=1)
     wide = np.flatnonzero(gaps > GAP_PROBE_FACTOR * gaps.mean())
+    named = [int(i) for i in suspects if 0 <= int(i) < gaps.size]
+    wide = np.union1d(wide, np.asarray(named, dtype=np.intp)).astype(np.intp)
     if wide.size == 0:
         return []
     wide = wide[np.argsort(-gaps[wide], kind="stable")]

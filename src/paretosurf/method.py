@@ -174,6 +174,14 @@ class Method(ABC):
         added to the diagnosis of its points (default: nothing)."""
         return []
 
+    def suspected_gaps(self) -> list[int]:
+        """The chords (``i``: between the ``i``-th and ``i + 1``-th point of its last round,
+        in weight order) that the method took for gaps of the front (SURF: the breaks between
+        its pieces). A slot stopped in a local basin beside a chord looks the same as a gap,
+        so basin probes solve across them (:func:`~paretosurf.basin_probes.gap_pairs`);
+        default none."""
+        return []
+
     def weight_change(self) -> float:
         """How far the next round's weights move from this round's (``nan`` if the notion
         does not apply); ``tol`` compares with it unless :meth:`convergence_change` says

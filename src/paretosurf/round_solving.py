@@ -268,6 +268,7 @@ class RoundSolver:
                 progress=progress,
                 tally=progress.probes,
                 solve=self.run_probes,
+                suspects=method.suspected_gaps(),
             )
             sols = [o.solution for o in outcomes if o.solution is not None]
             states = [s.state for s in sols]

@@ -492,6 +492,11 @@ class SurfMethod(SlotMethod):
             np.arange(self.n_segments + 1) / self.n_segments, self.last_weights
         )
 
+    def suspected_gaps(self) -> list[int]:
+        """The breaks between the pieces its last round found (see
+        :meth:`~paretosurf.method.Method.suspected_gaps`)."""
+        return list(self._breaks)
+
     def tell(self, outcome: RoundOutcome, pool: StatePool) -> None:
         """Find where the round's points break into pieces (see :mod:`paretosurf.pieces`),
         then learn from the round as every slot method does."""

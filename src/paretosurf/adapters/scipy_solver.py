@@ -183,6 +183,14 @@ BOUND_SNAP = 1e-6
 #: stationary point of that objective, and where the other objective depends on the decision
 #: only through the first there (ZDT6) a local solve cannot leave it.
 END_NUDGE = 0.05
+#: A full solve that ends where it started (within this share of the bounds' widths) may
+#: have started at a stationary point that is not a minimum: the free variables are each
+#: moved by :data:`STILL_STEP` of their widths, both ways, and the solve starts again from
+#: the lowest of those points where one is lower than the start (ZDT6: a slot left at the
+#: bottom of a hump of ``f1``, where ``f1``'s slope is zero, wants a larger ``f1`` at its new
+#: weight; finite differences see no slope there). Two evaluations per free variable.
+STILL_TOL = 1e-6
+STILL_STEP = 0.01
 
 _CACHE_SIZE = 4
 
@@ -886,10 +894,15 @@ class ScipySolver(FollowsIdealPoint):
         2. a solve that reports failure is restarted from its point, at most
            :data:`SOLVE_RESTARTS` times, while that lowers the scalarization (one that
            finds nothing lower is converged there);
-        3. variables within :data:`BOUND_SNAP` of a bound are put on it where that is no
+        3. a solve that ends where it started (a stationary point, which may be no
+           minimum: the bottom of one of ZDT6's humps at a weight that wants a larger
+           ``f1``) goes on from the lowest of small moves along each free variable
+           (:data:`STILL_STEP`), where one is lower;
+        4. variables within :data:`BOUND_SNAP` of a bound are put on it where that is no
            higher;
-        4. the start is kept where every solve ended higher (a solve never makes a warm
-           start worse).
+        5. the start is kept where every solve ended higher (a solve never makes a warm
+           start worse), and the held solve's end where releasing the variables found
+           nothing lower.
 
         ``info`` says ``held`` (variables held in step 1) and ``restarts``; ``steps``,
         ``nfev`` and ``objective_calls`` count every part.
@@ -919,11 +932,17 @@ class ScipySolver(FollowsIdealPoint):
                 continue
             best.info["success"] = True
             best.info["message"] += "; a restart from its point found nothing lower"
+        if held is not None and _score(parts[0]) < _score(best):
+            best = parts[0]  # releasing the held variables found nothing lower
         # a step overshot into a higher basin (not merely a solver's tolerance above it)
         if _score(best) > _score(at_start) + TRUST_TRIGGER * abs(_score(at_start)):
             near = self._trust_boxed(sc, w, at_start, ev, parts, held)
             if _score(near) < _score(best):
                 best = near
+        if self.bounds is not None and _still(best.state, start, self.bounds):
+            moved = self._from_stationary(sc, w, at_start, ev, parts)
+            if _score(moved) < _score(best):
+                best = moved
         snapped = self._snapped(sc, w, best, ev)
         if snapped is not None:
             best = snapped
@@ -994,6 +1013,39 @@ class ScipySolver(FollowsIdealPoint):
             if np.all(inside):
                 break
         return best
+
+    def _from_stationary(
+        self,
+        sc: Scalarization,
+        w: float | FloatArray,
+        at_start: Solution,
+        ev: _Evaluator,
+        parts: list[Solution],
+    ) -> Solution:
+        """Solves from the lowest of the points :data:`STILL_STEP` of the widths from the
+        start along each variable inside its bounds, where that point scores lower than the
+        start: the start was a stationary point (a solve ended there) but not a minimum.
+        The solves stay near that point (:meth:`_trust_boxed`, the variables on a bound held
+        there for the first). ``at_start`` where no move is lower; the solves are added to
+        ``parts``."""
+        assert self.bounds is not None
+        lb, ub = self.bounds
+        x0 = np.asarray(at_start.state, dtype=np.float64)
+        step = STILL_STEP * (ub - lb)
+        best = at_start
+        for i in np.flatnonzero((x0 > lb) & (x0 < ub)):
+            for sign in (-1.0, 1.0):
+                x = x0.copy()
+                x[i] = float(np.clip(x0[i] + sign * step[i], lb[i], ub[i]))
+                trial = self._scored(sc, w, x, ev, {"success": True, "message": ""})
+                if _score(trial) < _score(best) - _SCORE_TOL * abs(_score(best)):
+                    best = trial
+        if best is at_start:
+            return at_start
+        # within the small box about that point (a full solve from it overshot into other
+        # humps of ZDT6's f1, or onto its flat top, in 9 of 16 weights)
+        near = self._trust_boxed(sc, w, best, ev, parts, _held_at_bounds(best.state, self.bounds))
+        return near if _score(near) < _score(best) else best
 
     def _snapped(
         self, sc: Scalarization, w: float | FloatArray, sol: Solution, ev: _Evaluator
@@ -1140,6 +1192,13 @@ def _score(sol: Solution) -> float:
     """A part of a solve's scalarization at its end (``inf``: not finite or infeasible)."""
     value = float(sol.info["value"])
     return value if sol.info.get(_FEASIBLE, True) and np.isfinite(value) else np.inf
+
+
+def _still(x: FloatArray, start: FloatArray, bounds: tuple[FloatArray, FloatArray]) -> bool:
+    """Whether a solve ended at ``x`` where it started (within :data:`STILL_TOL` of each
+    variable's width)."""
+    lb, ub = bounds
+    return bool(np.all(np.abs(x - start) <= STILL_TOL * np.maximum(ub - lb, 1e-300)))
 
 
 def _held_at_bounds(
