@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf.adapters.scalarization import SCALARIZATIONS, Scalarization, ideal_margin
+from paretosurf.degenerate import degenerate_finding
 from paretosurf.findings import Finding, SurfWarning
 
 __all__ = [
@@ -647,8 +648,10 @@ def diagnose_surface(
     scales: ArrayLike | None = None,
 ) -> list[Finding]:
     """The problems of points spread over a surface (weight vectors, M >= 3 objectives):
-    a solver stuck on one point, coincident points, corners that are only weakly
-    Pareto-optimal or whose scalarized problem has no minimizer (with the ``history``),
+    a solver stuck on one point, a front of lower dimension than M - 1 (``degenerate``:
+    :func:`paretosurf.degenerate.degenerate_finding`), coincident points, corners that are
+    only weakly Pareto-optimal or whose scalarized problem has no minimizer (with the
+    ``history``),
     solves stopped in local minima (with the ``history``) and dominated points.
     ``weighted_sum``, ``scalarization``, ``aims_even`` and ``ideal`` are as for
     :func:`diagnose`.
@@ -674,6 +677,9 @@ def diagnose_surface(
     stuck = _stuck(weights, points, ranges, history, weighted_sum)
     if stuck is not None:
         return [stuck]
+    degenerate = degenerate_finding(points)
+    if degenerate is not None:  # the cause of what follows (collapsed, uneven), said first
+        findings.append(degenerate)
     runaway = _runaway_ends(weights, points, ranges, history)
     running = {r.slot for r in runaway}
     pairs = coincident_pairs(coords)

@@ -70,6 +70,7 @@ TITLES = {
     "non_finite": "objectives were NaN or inf inside solves",
     "local_minima": "solves stopped in local minima",
     "oscillating": "the spacing swings from round to round",
+    "degenerate": "the front has fewer dimensions than the objectives allow",
 }
 
 
@@ -100,7 +101,8 @@ class Finding:
         ``"jump"``, ``"endpoint"``, ``"dominated"``, ``"noisy"``, ``"reversed"``,
         ``"unconverged"``, ``"precision"``, ``"unsuccessful"``, ``"unsettled"``,
         ``"uneven"``, ``"ideal"``, ``"stuck"``, ``"no_minimizer"``, ``"non_finite"``,
-        ``"local_minima"``, ``"coverage"``,
+        ``"local_minima"``, ``"coverage"``, ``"degenerate"`` (a front of lower dimension
+        than M - 1: :mod:`paretosurf.degenerate`),
         ``"oscillating"`` (the spacing swings from round to round instead of settling:
         :func:`oscillating_finding`), or one a method adds itself (OLS's ``"fewer"``).
     message : str
