@@ -24,7 +24,13 @@ results (the round the run reports) have a max/min nearest-neighbour ratio of at
 largest ratio among the results, how many runs have a median max/min of at most 3 over their
 last five rounds, the mean nearest-neighbour CV over the last five rounds and of the results,
 and the closest pair over the mean spacing (smallest over the runs), for the last rounds and
-the results.
+the results; and the settling of each run: the largest nearest-neighbour CV of rounds 15 to
+the last over the smallest (a layout that contracts stays within 2x), with how many runs
+stay within 2x. The runs go to their last round (no early stop). ``--normalize endpoints``
+leaves the runs their default normalization (their own corners) instead of the exact one;
+the figures are measured in the exact one either way.
+
+    python benchmarks/bench_surf_simplex.py --held-out --iterations 40 --normalize endpoints
 
 ``--units`` runs SURF-simplex twice on each random quadratic of seeds 16 to 30 (the raw
 objectives' ranges differ by factors of 1.2 to 22): with ``normalize="endpoints"`` (the
@@ -125,22 +131,39 @@ def surf_2d_rounds(seeds: range, iterations: int, alpha: float | str) -> list[in
     return out
 
 
-def held_out(seeds: range, points: int, iterations: int, alpha: float | str) -> None:
-    """SURF-simplex on random quadratics of ``seeds``: the figures of ``--held-out``."""
+#: The first round of the settling window of ``--held-out``: from here to the last round
+#: a settled layout's nearest-neighbour CV stays within :data:`SETTLE_FACTOR` of its best.
+SETTLE_FROM = 15
+SETTLE_FACTOR = 2.0
+
+
+def held_out(
+    seeds: range, points: int, iterations: int, alpha: float | str, normalize: str = "fixed"
+) -> None:
+    """SURF-simplex on random quadratics of ``seeds``: the figures of ``--held-out``.
+
+    ``normalize="fixed"`` gives the run the exact corner solutions' normalization;
+    ``"endpoints"`` leaves the run its default (its own corners, moving as it finds them).
+    Every figure is measured in the exact normalization either way."""
     last: list[dict[str, float]] = []
     reported: list[dict[str, float]] = []
     median5: list[float] = []
     cv5: list[float] = []
+    swings: list[float] = []
     for s in seeds:
         problem = QuadraticM.random(3, 5, seed=s)
         ideal, scale = normalizer(problem)
+        options: dict[str, Any] = {}
+        if normalize == "fixed":
+            options["normalize"] = (ideal, ideal + scale)
         res = ps.surf_simplex(
             problem.solver(),
             points,
             3,
             iterations=iterations,
             alpha=alpha,
-            normalize=(ideal, ideal + scale),
+            early_stopping=False,
+            **options,
         )
 
         def spread(
@@ -158,17 +181,26 @@ def held_out(seeds: range, points: int, iterations: int, alpha: float | str) -> 
         reported.append(spread(res.points))
         median5.append(float(np.median([f["ratio"] for f in five])))
         cv5.append(float(np.mean([f["cv"] for f in five])))
+        # settling: the CV of every round from SETTLE_FROM on, against the best of them
+        window = [spread(r.points)["cv"] for r in res.history[SETTLE_FROM:]]
+        swings.append(max(window) / min(window) if window and min(window) > 0 else np.nan)
     n = len(seeds)
+    settled = sum(bool(w <= SETTLE_FACTOR) for w in swings)
     print(
         f"random quadratics, seeds {seeds[0]} to {seeds[-1]} ({points} points, {iterations} "
-        f"rounds): max/min <= 3 in {sum(r['ratio'] <= 3 for r in last)} of {n} last rounds "
+        f"rounds, normalize={normalize!r}): max/min <= 3 in "
+        f"{sum(r['ratio'] <= 3 for r in last)} of {n} last rounds "
         f"and {sum(r['ratio'] <= 3 for r in reported)} of {n} results (largest "
         f"{max(r['ratio'] for r in reported):.2f}); median max/min of the last five rounds "
         f"<= 3 in {sum(m <= 3 for m in median5)} of {n}; nn CV: last five rounds "
         f"{np.mean(cv5):.3f} (worst run {max(cv5):.3f}), results "
         f"{np.mean([r['cv'] for r in reported]):.3f}; closest pair / mean spacing: last "
         f"rounds {min(r['closest'] for r in last):.2f}, results "
-        f"{min(r['closest'] for r in reported):.2f}",
+        f"{min(r['closest'] for r in reported):.2f}; settling (rounds {SETTLE_FROM} to "
+        f"{iterations - 1}: largest CV over the smallest): within {SETTLE_FACTOR:g}x in "
+        f"{settled} of {n} (worst {np.nanmax(swings) if swings else np.nan:.2f}x, per seed "
+        + ", ".join(f"{w:.2f}" for w in swings)
+        + ")",
         flush=True,
     )
 
@@ -441,6 +473,13 @@ def main() -> None:
         default=3,
         help="--timing: timings per size, current and baseline in turn",
     )
+    parser.add_argument(
+        "--normalize",
+        choices=("fixed", "endpoints"),
+        default="fixed",
+        help="--held-out: the exact corners' normalization given to the run, or the run's "
+        "default (its own corners)",
+    )
     parser.add_argument("--timing-one", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     alpha: float | str = args.alpha if args.alpha == "auto" else float(args.alpha)
@@ -454,7 +493,7 @@ def main() -> None:
     if args.held_out or args.units or args.timing:
         if args.held_out:
             for seeds in (range(5, 16), range(16, 31)):
-                held_out(seeds, args.points, iterations, alpha)
+                held_out(seeds, args.points, iterations, alpha, args.normalize)
         if args.units:
             units(range(16, 31), args.points, iterations, alpha, not args.no_save)
         if args.timing:

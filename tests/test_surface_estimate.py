@@ -149,3 +149,22 @@ def test_simplex_volumes_are_gram_determinants() -> None:
     pts = np.array([[0.0, 0, 0], [3, 0, 0], [0, 4, 0], [0, 0, 5]])
     assert simplex_volumes(pts, np.array([[0, 1, 2, 3]]))[0] == pytest.approx(10.0)
     assert simplex_volumes(pts, np.array([[0, 1, 2]]))[0] == pytest.approx(6.0)
+
+
+def test_a_sliver_of_points_a_rounding_error_off_an_edge_interpolates_along_it() -> None:
+    """A face's points on its edge ``w2 = 0`` and one a rounding error inside it (6.7e-13,
+    as a solver's weight there) make a triangle of no area in the chart, whose barycentric
+    coordinates are undefined: the estimate there was NaN, and SURF-simplex's layout failed
+    on it (``data must be finite``). Along the edge, objectives equal to the weights are
+    interpolated exactly."""
+    w = np.array(
+        [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0.242666641, 6.71513351e-13, 0], [0.1399599, 0, 0],
+         [0.3, 0.3, 0.4]]
+    )  # fmt: skip
+    w[:, 2] = 1.0 - w[:, :2].sum(axis=1)
+    fmap = FaceMap(w, w.copy())
+    transforms = fmap._delaunay.transform.reshape(len(fmap.simplices), -1)
+    assert not np.all(np.isfinite(transforms))  # the sliver is there
+    q = np.array([[0.18613986, 0.0, 0.0], [0.2, 0.0, 0.0], [0.5, 0.0, 0.0], [0.2, 0.3, 0.0]])
+    q[:, 2] = 1.0 - q[:, :2].sum(axis=1)
+    np.testing.assert_allclose(fmap(q), q, atol=1e-9)

@@ -213,12 +213,32 @@ class FaceMap:
             )
         where, bary = self.locate(weights)
         out = np.einsum("qi,qik->qk", bary, self.coords[self.simplices[np.maximum(where, 0)]])
+        sliver = (where >= 0) & ~np.all(np.isfinite(bary), axis=1)
+        if sliver.any():
+            out[sliver] = self._along_longest_edge(weights[sliver], where[sliver])
         bad = where < 0
         if bad.any():
             if self._tree is None:
                 self._tree = cKDTree(self.weights[:, :-1])
             out[bad] = self.coords[self._tree.query(weights[bad, :-1])[1]]
         return np.asarray(out, dtype=np.float64)
+
+    def _along_longest_edge(self, weights: FloatArray, where: IntArray) -> FloatArray:
+        """The estimate at face weights that lie in simplices of no area in the chart
+        (slivers: points a rounding error off an edge of the face, whose barycentric
+        coordinates are undefined): interpolated linearly along each sliver's longest edge,
+        at the weight's projection onto it."""
+        chart = self.weights[:, :-1]
+        out = np.empty((len(weights), self.coords.shape[1]), dtype=np.float64)
+        for row, (q, s) in enumerate(zip(weights[:, :-1], where, strict=True)):
+            verts = self.simplices[s]
+            pairs = [(a, b) for i, a in enumerate(verts) for b in verts[i + 1 :]]
+            a, b = max(pairs, key=lambda ab: float(np.sum((chart[ab[0]] - chart[ab[1]]) ** 2)))
+            span = chart[b] - chart[a]
+            length2 = float(span @ span)
+            t = float(np.clip((q - chart[a]) @ span / length2, 0.0, 1.0)) if length2 > 0 else 0.0
+            out[row] = (1.0 - t) * self.coords[a] + t * self.coords[b]
+        return out
 
     def measure(self) -> float:
         """The length, area, ... of the estimated surface: the sum of its mapped simplices'
