@@ -49,7 +49,7 @@ def test_a_curve_on_which_every_pair_conflicts_is_found_by_its_shape() -> None:
     assert conflict_free_pairs(f) == []
     assert curve_share(f) == pytest.approx(1.0)
     finding = degenerate_finding(f)
-    assert finding is not None and finding.summary == "the front is a curve"
+    assert finding is not None and finding.summary == "the points lie on a curve"
     assert not finding.fatal  # the cause; the symptoms (uneven, collapsed) fail the run
 
 
@@ -72,7 +72,7 @@ def test_four_objectives_with_two_pairs_that_move_together() -> None:
     assert finding is not None
     assert "objectives 1 and 2 do not conflict" in finding.message
     assert "objectives 3 and 4 do not conflict" in finding.message
-    assert "a curve in 4 objectives" in finding.message
+    assert "lie on a curve in 4 objectives" in finding.message  # one parameter, t
 
 
 def test_a_surf_simplex_run_on_a_curve_names_it() -> None:
@@ -87,7 +87,7 @@ def test_a_surf_simplex_run_on_a_curve_names_it() -> None:
     assert "degenerate" in codes
     (finding,) = [f for f in res.findings if f.code == "degenerate"]
     assert "objectives 1 and 2 do not conflict" in finding.message
-    assert finding.summary.startswith("the front is a curve")
+    assert finding.summary.startswith("the points lie on a curve")
     surface = ps.problems.many.DTLZ2(n_objectives=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.ParetoWarning)
@@ -102,3 +102,25 @@ def test_diagnose_surface_says_the_cause_first() -> None:
     f = np.array([curve_solver(row, None).objectives for row in w])
     codes = [x.code for x in diagnose_surface(w.astype(float), f, f)]
     assert codes[0] == "degenerate"
+
+
+def test_an_objective_that_varies_by_rounding_only_is_constant_not_a_direction() -> None:
+    """DTLZ4 from its default start: the solves reach objective values of ``1e-30`` in one
+    objective (``x^100`` of a variable stuck at 0.5); divided by that range they would look
+    like a direction of the set and make pairs that never conflict."""
+    rng = np.random.default_rng(3)
+    t = rng.random(12) * np.pi / 2
+    f = np.c_[np.cos(t), np.sin(t), rng.random(12) * 1e-30]
+    assert conflict_free_pairs(f) == []
+    finding = degenerate_finding(f)  # the points do lie on a curve, by their shape
+    assert finding is not None and finding.summary == "the points lie on a curve"
+
+
+def test_four_objectives_on_a_surface_name_its_dimension() -> None:
+    u, v = (a.ravel() for a in np.meshgrid(np.linspace(0, 1, 5), np.linspace(0, 1, 5)))
+    keep = u + v <= 1.0
+    u, v = u[keep], v[keep]
+    f = np.c_[u, 2 * u, v, 1.0 - u - v]  # objectives 1 and 2 move together
+    finding = degenerate_finding(f)
+    assert finding is not None
+    assert "lie on a set of dimension 2 in 4 objectives" in finding.message

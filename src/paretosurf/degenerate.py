@@ -15,7 +15,8 @@ module names the cause:
   direction (a local principal-component test), for curves on which every pair of
   objectives conflicts;
 - :func:`degenerate_finding`: the ``degenerate`` finding, with the objectives that do not
-  conflict where that is the cause.
+  conflict where that is the cause. Points on a curve may also be the reach of stuck
+  solves on a surface (DTLZ4's variables on their flat spot), and the finding says both.
 
 Examples
 --------
@@ -40,6 +41,7 @@ from paretosurf.findings import Finding
 
 __all__ = [
     "CONFLICT_TOL",
+    "CONSTANT_SHARE",
     "CURVE_RATIO",
     "CURVE_SHARE",
     "MIN_POINTS",
@@ -64,15 +66,21 @@ CURVE_SHARE = 0.9
 MIN_POINTS = 6
 
 
+#: An objective whose range over the points is below this share of the largest range is
+#: constant (DTLZ4 from its default start: ``1e-30`` against 1), not a direction of the set.
+CONSTANT_SHARE = 1e-9
+
+
 def _distinct_scaled(points: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The distinct finite rows of ``points`` divided by each objective's range (a range of
-    0 kept as 1), and those ranges."""
+    """The distinct finite rows of ``points`` divided by each objective's range, and those
+    ranges (0 for a constant objective, :data:`CONSTANT_SHARE`, whose column is 0)."""
     x = np.asarray(points, dtype=np.float64)
     x = x[np.all(np.isfinite(x), axis=1)]
     if not len(x):
         return x, np.ones(np.shape(points)[1])
     ranges = np.ptp(x, axis=0)
-    scaled = x / np.where(ranges > 0, ranges, 1.0)
+    ranges = np.where(ranges > CONSTANT_SHARE * ranges.max(), ranges, 0.0)
+    scaled = np.where(ranges > 0, x / np.where(ranges > 0, ranges, 1.0), 0.0)
     # rows that coincide to the tolerance are one point
     keys = np.round(scaled / CONFLICT_TOL).astype(np.int64)
     _, first = np.unique(keys, axis=0, return_index=True)
@@ -148,9 +156,10 @@ def curve_share(points: FloatArray, neighbours: int = 4) -> float:
 
 def degenerate_finding(points: FloatArray) -> Finding | None:
     """The ``degenerate`` finding where the points of M >= 3 objectives lie on a set of lower
-    dimension than M - 1: two objectives that do not conflict (:func:`conflict_free_pairs`),
-    or, in three objectives, points along a curve (:func:`curve_share` at least
-    :data:`CURVE_SHARE`); ``None`` otherwise.
+    dimension than M - 1 (the front's own shape, or the reach of stuck solves): two
+    objectives that do not conflict (:func:`conflict_free_pairs`), or, in three objectives,
+    points along a curve (:func:`curve_share` at least :data:`CURVE_SHARE`); ``None``
+    otherwise.
 
     Examples
     --------
@@ -158,7 +167,7 @@ def degenerate_finding(points: FloatArray) -> Finding | None:
     >>> from paretosurf.degenerate import degenerate_finding
     >>> t = np.linspace(0, 1, 10)
     >>> print(degenerate_finding(np.c_[t, t**2, 1 - t]).summary)
-    the front is a curve: objectives 1 and 2 do not conflict
+    the points lie on a curve: objectives 1 and 2 do not conflict
     >>> degenerate_finding(np.eye(3)) is None                  # too few points to tell
     True
     """
@@ -176,10 +185,11 @@ def degenerate_finding(points: FloatArray) -> Finding | None:
             groups = [g for g in groups if g not in joined] + [merged]
         named = "; ".join(_objectives(sorted(g)) + " do not conflict" for g in groups)
         dimension = m - 1 - sum(len(g) - 1 for g in groups)
-        shape = "a curve" if dimension == 1 else f"of dimension {max(dimension, 0)}"
+        shape = "a curve" if dimension == 1 else f"a set of dimension {max(dimension, 0)}"
         cause = (
             f"{named}: wherever one of them is lower over the points, so is the other, so the "
-            f"front is {shape} in {m} objectives, not a surface of dimension {m - 1}"
+            f"points lie on {shape} in {m} objectives, not on a surface of dimension "
+            f"{m - 1}"
         )
     elif m == 3 and curve_share(x) >= CURVE_SHARE:
         shape = "a curve"
@@ -191,16 +201,19 @@ def degenerate_finding(points: FloatArray) -> Finding | None:
         return None
     return Finding(
         "degenerate",
-        f"the front is degenerate: {cause}. SURF-simplex lays its weights out over a "
-        f"simplex of dimension {m - 1}, so whole bands of weights reach one stretch of the "
-        "front and no layout spaces the points evenly along it",
+        f"the points are degenerate: {cause}. Either the front itself is {shape} "
+        "(objectives that never conflict, as DTLZ5's first two) or the solves reach only "
+        f"{shape} of it (variables stuck on a flat spot). SURF-simplex lays its weights out "
+        f"over a simplex of dimension {m - 1}, so on such a front whole bands of weights "
+        "reach one stretch of it and no layout spaces the points evenly along it",
         remedy=(
-            "solve the objectives that conflict as a problem of fewer objectives (the "
-            "objectives that do not conflict summed into one) with ps.surf, whose "
-            "arc-length spacing is even along a curve; or take the points as they are"
+            "where the front is of lower dimension, solve the objectives that conflict as a "
+            "problem of fewer objectives (those that do not conflict summed into one) with "
+            "ps.surf, whose arc-length spacing is even along a curve; where the solves are "
+            "stuck, other starts or a global inner solver"
         ),
         fatal=False,
-        summary=f"the front is {shape}" + (f": {named}" if pairs else ""),
+        summary=f"the points lie on {shape}" + (f": {named}" if pairs else ""),
     )
 
 
