@@ -34,14 +34,24 @@ def test_best_reaches_every_piece_where_nearest_stays_on_one(runs) -> None:  # t
     assert _pieces_reached(best.points, front) == {0, 1, 2, 3}
 
 
-def test_no_point_is_beaten_at_its_own_weight_under_the_solvers_scalarization(runs) -> None:  # type: ignore[no-untyped-def]
+def test_no_point_is_beaten_at_its_own_weight_by_a_start_it_could_take(runs) -> None:  # type: ignore[no-untyped-def]
+    """What "best" guarantees: each slot starts from the solution that scores best at its
+    new weight among those the run kept, and a solve never ends higher than its start, so
+    no final point is beaten at its own weight by a point of the round before (its
+    candidates), under the solver's Tchebycheff value. (A point another slot found in the
+    same round was no candidate: with two BLAS threads one such point beats one other by
+    0.7% of the spread.)"""
     res, solver, _ = runs["best"]
     sc = solver.scalarization  # type: ignore[attr-defined]
-    # each final point against every other at its weight, by the Tchebycheff value
-    values = np.array([[float(sc(p, w)) for p in res.points] for w in res.weights])
-    lag = np.diag(values) - values.min(axis=1)
-    spread = values.max(axis=1) - values.min(axis=1)
-    assert np.all(lag <= 1e-6 * np.maximum(spread, 1e-300))
+    before = np.asarray(res.history[-2].points)
+    own = np.array([float(sc(p, w)) for p, w in zip(res.points, res.weights, strict=True)])
+    candidates = np.array([[float(sc(p, w)) for p in before] for w in res.weights])
+    spread = candidates.max(axis=1) - candidates.min(axis=1)
+    assert np.all(own <= candidates.min(axis=1) + 1e-6 * np.maximum(spread, 1e-300))
+    # and most are beaten by no point of their own round either
+    final = np.array([[float(sc(p, w)) for p in res.points] for w in res.weights])
+    beaten = own > final.min(axis=1) + 1e-6 * (final.max(axis=1) - final.min(axis=1))
+    assert beaten.sum() <= 0.1 * len(own)
 
 
 def test_best_scores_with_the_declared_scalarization() -> None:
