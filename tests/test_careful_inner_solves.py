@@ -161,6 +161,23 @@ def test_a_solve_started_at_a_minimum_stays_there() -> None:
     assert sc(sol.objectives, w) <= sc(zdt6(start), w) + 1e-12
 
 
+def test_a_variable_without_a_finite_box_is_not_moved_to_infinity() -> None:
+    """A solve that ends where it started tries moves of a share of each variable's width;
+    a variable bounded on one side only has no width, and is neither moved (the objectives
+    never see an infinite value) nor judged still by an infinite tolerance."""
+    seen: list[FloatArray] = []
+
+    def objectives(x: FloatArray) -> FloatArray:
+        seen.append(np.array(x))
+        return np.array([(x[0] - 1.0) ** 2 + (x[1] - 3.0) ** 2 * 0.0, (x[0] + 1.0) ** 2])
+
+    solver = ps.adapters.from_scipy(objectives, x0=[0.5, 0.5], bounds=[(-2, 2), (0, None)])
+    sol = solver.solve(0.5, np.array([0.0, 1.0]))  # the optimum in x0: the solve stays
+    assert all(np.all(np.isfinite(x)) for x in seen)
+    np.testing.assert_allclose(sol.objectives, [1.0, 1.0], atol=1e-9)
+    assert scipy_solver._still(np.array([0.0, 1.5]), np.array([0.0, 1.0]), solver.bounds) is False
+
+
 def test_variables_near_a_bound_are_put_on_it() -> None:
     """``f2 = x2^(1/4)``: finite differences stop a solve short of ``x2 = 0``, where the slope
     is unbounded; the end is put on the bound where that is lower (here: exactly 0)."""

@@ -1033,7 +1033,8 @@ class ScipySolver(FollowsIdealPoint):
         x0 = np.asarray(at_start.state, dtype=np.float64)
         step = STILL_STEP * (ub - lb)
         best = at_start
-        for i in np.flatnonzero((x0 > lb) & (x0 < ub)):
+        # (a variable without a finite box has no width to take a share of: not moved)
+        for i in np.flatnonzero((x0 > lb) & (x0 < ub) & np.isfinite(ub - lb)):
             for sign in (-1.0, 1.0):
                 x = x0.copy()
                 x[i] = float(np.clip(x0[i] + sign * step[i], lb[i], ub[i]))
@@ -1196,9 +1197,12 @@ def _score(sol: Solution) -> float:
 
 def _still(x: FloatArray, start: FloatArray, bounds: tuple[FloatArray, FloatArray]) -> bool:
     """Whether a solve ended at ``x`` where it started (within :data:`STILL_TOL` of each
-    variable's width)."""
+    variable's width, or of its size where it has no finite box)."""
     lb, ub = bounds
-    return bool(np.all(np.abs(x - start) <= STILL_TOL * np.maximum(ub - lb, 1e-300)))
+    width = ub - lb
+    # a variable without a finite box: the share of its own size
+    scale = np.where(np.isfinite(width), width, np.maximum(1.0, np.abs(start)))
+    return bool(np.all(np.abs(x - start) <= STILL_TOL * np.maximum(scale, 1e-300)))
 
 
 def _held_at_bounds(
