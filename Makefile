@@ -20,13 +20,14 @@ endif
 THREAD_ENV ?= OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 TEST_ENV = $(NUMERIC_ENV) $(THREAD_ENV)
 
-.PHONY: help venv install install-dev install-docs demo test test-slow test-row lint docs docs-serve bench clean
+.PHONY: help venv install install-dev install-docs demo test test-slow test-row test-py310 lint docs docs-serve bench clean
 
 help:
 	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
 	@echo "make test       install with the dev, rl, ray and llm extras, run the test suite"
 	@echo "make test-slow  run the slow tests (Table 1 figures, minutes)"
 	@echo "make test-row   run the full MO-MountainCar row (8 seeds, about 45 minutes)"
+	@echo "make test-py310 the default suite on Python 3.10 (a second venv, without the extras)"
 	@echo "make lint       ruff format --check, ruff check, mypy"
 	@echo "make docs       build the documentation site into build/site (warnings are errors)"
 	@echo "make bench      run the benchmarks under benchmarks/"
@@ -58,6 +59,20 @@ test-slow: install-dev
 test-row: install-dev
 	$(TEST_ENV) $(BIN)/python -m pytest -q -m row
 
+# Python 3.10, the oldest the package declares: the default suite in a second venv with the
+# dev extra only (torch, Ray and the LLM stack are tested on the main Python; their tests skip
+# here). Where no python3.10 is installed (on PATH or under pyenv) it says so and stops.
+PYTHON310 ?= $(shell for p in python3.10 $${PYENV_ROOT:-$$HOME/.pyenv}/versions/3.10.*/bin/python3.10; do $$p -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null && { command -v $$p; break; }; done)
+VENV310 ?= .venv310
+
+test-py310:
+	@if [ -z "$(PYTHON310)" ]; then echo "make test-py310: no python3.10 on this machine, not run"; exit 0; fi; \
+	set -e; \
+	[ -x $(VENV310)/bin/python ] || $(PYTHON310) -m venv $(VENV310); \
+	$(VENV310)/bin/pip install --quiet --upgrade pip; \
+	$(VENV310)/bin/pip install --quiet --constraint constraints.txt -e ".[dev]"; \
+	$(TEST_ENV) $(VENV310)/bin/python -m pytest -n 2 -q
+
 lint: install-dev
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/ruff check src tests benchmarks
@@ -74,4 +89,4 @@ bench: install-dev
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(NUMERIC_ENV) $(BIN)/python $$f || exit 1; done
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) bench-output build/site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(VENV310) $(DEMO_OUT) bench-output build/site .pytest_cache .mypy_cache .ruff_cache

@@ -39,7 +39,7 @@ TASKS = ("dst", "dst-convex", "fishwood", "gear")
 ALPHAS: tuple[float | str, ...] = (0.3, 1.0, "auto")
 
 
-def rounds_to(result: ps.SurfResult, threshold: float) -> int | None:
+def rounds_to(result: ps.Result, threshold: float) -> int | None:
     for i, record in enumerate(result.history):
         if record.cv <= threshold:
             return i + 1
@@ -54,7 +54,7 @@ def run(
     previous_step: bool = False,
     seed: int = 0,
     steps: int | None = None,
-) -> tuple[ps.SurfResult, float]:
+) -> tuple[ps.Result, float]:
     task = get_task(task_name)
     if steps is not None:
         task = dataclasses.replace(task, steps=steps)
@@ -67,7 +67,7 @@ def run(
     solver = task.solver(problem, kind)
     init, _ = task.initial_states(problem, solver, kind, task.n_segments, seed)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = ps.surf(
             solver,
             task.n_segments,
@@ -100,7 +100,7 @@ def endpoint_cv(points: np.ndarray) -> float:
 SAME_WEIGHT_CALLS = 20
 
 
-def same_weights_cv(task: Any, result: ps.SurfResult, weights: np.ndarray) -> float:
+def same_weights_cv(task: Any, result: ps.Result, weights: np.ndarray) -> float:
     """CV (the records' coordinates) of the K-step points at ``weights`` after
     ``SAME_WEIGHT_CALLS`` more calls from ``result``'s final states: where that run's solver
     states lead at the same weights for every run, whatever damping brought them there."""

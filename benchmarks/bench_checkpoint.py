@@ -174,7 +174,7 @@ class SolveLogClock:
 
     def __init__(self, off: bool = False) -> None:
         from paretosurf import run_folder
-        from paretosurf.checkpoint import Checkpointer
+        from paretosurf.run_checkpoints import Checkpointer
 
         #: Seconds appending, seconds syncing, and the lines written (the run's attempts).
         self.appending = self.syncing = 0.0

@@ -48,7 +48,7 @@ class TimedSolver:
 
 def timed_run(
     task_name: str, kind: str, warm_start: str | None = None
-) -> tuple[ps.SurfResult, float, float]:
+) -> tuple[ps.Result, float, float]:
     """One SURF run with the task's protocol; returns (result, wall seconds, solver seconds)."""
     task = get_task(task_name)
     problem = task.make_problem()
@@ -70,7 +70,7 @@ def timed_run(
 class ReplaySolver:
     """Returns a recorded run's points instantly: times the outer loop without any solver."""
 
-    def __init__(self, result: ps.SurfResult) -> None:
+    def __init__(self, result: ps.Result) -> None:
         self.points = [r.points for r in result.history]
         self.calls = 0
 

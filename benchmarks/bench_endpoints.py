@@ -101,7 +101,7 @@ def main() -> None:
         for label, inner, options in remedies:
             start = time.perf_counter()
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ps.SurfWarning)
+                warnings.simplefilter("ignore", ps.ParetoWarning)
                 res = ps.surf(inner, 20, iterations=30, **options)
             seconds = time.perf_counter() - start
             solves = res.n_solves + (2 * len(res.history) if label.startswith("lexi") else 0)

@@ -72,7 +72,7 @@ def main() -> None:
                 for seed in range(args.seeds):
                     solver = NoisySolver(prob, level * length, seed)
                     with warnings.catch_warnings():
-                        warnings.simplefilter("ignore", ps.SurfWarning)
+                        warnings.simplefilter("ignore", ps.ParetoWarning)
                         res = ps.surf(
                             solver,
                             args.n,

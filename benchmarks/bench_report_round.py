@@ -52,7 +52,7 @@ def one_seed(seed: int, episodes: int) -> dict[str, Any]:
     solver = task.solver(problem, "gradient", seed=seed)
     method = LastStatesSurf(task.n_segments, alpha=task.alpha, warm_start=task.warm_start)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = run(
             method,
             solver,

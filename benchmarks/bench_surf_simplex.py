@@ -105,7 +105,7 @@ def figures(points: np.ndarray, reference: np.ndarray, hv_ref: np.ndarray) -> di
     }
 
 
-def settle_round(result: ps.SurfResult, share: float = 0.9) -> int:
+def settle_round(result: ps.Result, share: float = 0.9) -> int:
     """Rounds until the CV has made ``share`` of its improvement from round 0 to the end
     (the median of the last five rounds): a convergence time comparable between methods
     whose final CVs differ."""
@@ -484,7 +484,7 @@ def main() -> None:
     args = parser.parse_args()
     alpha: float | str = args.alpha if args.alpha == "auto" else float(args.alpha)
     iterations = 10 if args.quick else args.iterations
-    warnings.simplefilter("ignore", ps.SurfWarning)
+    warnings.simplefilter("ignore", ps.ParetoWarning)
     if args.timing_one is not None:  # one timing, for --timing's baseline subprocess
         import json
 

@@ -68,7 +68,7 @@ class BoundedWeights:
         return self.inner.solve(self.eps + (1.0 - 2.0 * self.eps) * w, state)
 
 
-def surf_task(name: str, kind: str, rule: str, seed: int) -> ps.SurfResult:
+def surf_task(name: str, kind: str, rule: str, seed: int) -> ps.Result:
     task = get_task(name)
     problem = task.make_problem()
     solver = task.solver(problem, kind)
@@ -84,7 +84,7 @@ def surf_task(name: str, kind: str, rule: str, seed: int) -> ps.SurfResult:
     )
 
 
-def row(label: str, results: dict[str, list[ps.SurfResult]]) -> str:
+def row(label: str, results: dict[str, list[ps.Result]]) -> str:
     cells = []
     for rule in RULES:
         cv = np.mean([r.cv for r in results[rule]])

@@ -15,6 +15,7 @@ import io
 import json
 import math
 import os
+import pathlib
 import shutil
 import signal
 import sys
@@ -29,7 +30,7 @@ import numpy as np
 
 import paretosurf as ps
 from paretosurf import run_folder
-from paretosurf.checkpoint import Checkpointer
+from paretosurf.run_checkpoints import Checkpointer
 
 ROOT = math.sqrt(9.0)
 
@@ -173,7 +174,7 @@ class Config:
     iterations: int = 4
     alpha: float | str = "auto"
     period: float | str = 0
-    #: Keywords of the run's :class:`~paretosurf.checkpoint.Checkpointer` (its schedule's
+    #: Keywords of the run's :class:`~paretosurf.run_checkpoints.Checkpointer` (its schedule's
     #: timings); ``every``: a checkpoint every ``every`` rounds instead (and at the end).
     patches: dict[str, Any] = field(default_factory=dict)
     every: int | None = None
@@ -241,7 +242,7 @@ def run_config(
     executor: Any = None,
     callback: Any = None,
     **options: Any,
-) -> ps.SurfResult:
+) -> ps.Result:
     """Run the configuration ``name`` (``folder=None``: without a run folder, the truth)."""
     config = CONFIGS[name]
     return ps.surf(
@@ -273,7 +274,7 @@ def _cdf(cdf: Any) -> tuple[bytes | None, ...] | None:
     return tuple(_bytes(np.asarray(v, dtype=np.float64)) for v in cdf.to_dict().values())
 
 
-def fingerprint(res: ps.SurfResult, solver: Any = None) -> dict[str, Any]:
+def fingerprint(res: ps.Result, solver: Any = None) -> dict[str, Any]:
     """Everything a resumed run must reproduce to the last bit (not timings): weights,
     points, each record's weights, points, CDF and counters, the final CDF, n_solves,
     n_steps, stop_reason, and the final states (read from their folders with ``solver``)."""
@@ -398,6 +399,19 @@ def install_write_fault(k: int, how: str) -> None:
     run_folder._write_bytes = faulty
 
 
+def _set_deletes(
+    unlink: Callable[..., None], remove: Callable[..., None], rmdir: Callable[..., None]
+) -> None:
+    """Put ``unlink``/``remove``/``rmdir`` where the library's deletions call them: ``os``, and
+    on Python 3.10 pathlib's accessor too (``Path.unlink`` bound ``os.unlink`` when pathlib
+    was imported; from 3.11 on it calls ``os.unlink``)."""
+    os.unlink, os.remove, os.rmdir = unlink, remove, rmdir
+    accessor = getattr(pathlib, "_NormalAccessor", None)
+    if accessor is not None:  # pragma: no cover - Python 3.10
+        accessor.unlink = staticmethod(unlink)
+        accessor.rmdir = staticmethod(rmdir)
+
+
 def install_delete_fault(k: int) -> None:
     """Make the ``k``-th deletion (``os.unlink``/``os.rmdir``, which ``Path.unlink`` and
     ``shutil.rmtree`` use) in this process kill it before it happens."""
@@ -413,7 +427,7 @@ def install_delete_fault(k: int) -> None:
 
         return faulty
 
-    os.unlink, os.remove, os.rmdir = wrap(unlink), wrap(unlink), wrap(rmdir)
+    _set_deletes(wrap(unlink), wrap(unlink), wrap(rmdir))
 
 
 def count_deletes() -> tuple[list[int], Callable[[], None]]:
@@ -428,10 +442,10 @@ def count_deletes() -> tuple[list[int], Callable[[], None]]:
 
         return counting
 
-    os.unlink, os.remove, os.rmdir = wrap(unlink), wrap(remove), wrap(rmdir)
+    _set_deletes(wrap(unlink), wrap(remove), wrap(rmdir))
 
     def undo() -> None:
-        os.unlink, os.remove, os.rmdir = unlink, remove, rmdir
+        _set_deletes(unlink, remove, rmdir)
 
     return n, undo
 

@@ -16,6 +16,7 @@ from scipy.optimize import NonlinearConstraint
 import paretosurf as ps
 from paretosurf.adapters import Scalarization, from_pymoo, from_scipy, from_torch
 from paretosurf.states import encode_states
+from support import needs_scipy_116_slsqp
 
 # -- test problems (module level, so that solvers built on them pickle) --------------------
 
@@ -689,12 +690,13 @@ def test_asf_needs_a_weight_vector() -> None:
     )
 
 
+@needs_scipy_116_slsqp
 def test_asf_spreads_points_over_dtlz1_where_weighted_sums_collapse() -> None:
     """DTLZ1's front is the triangle sum f = 1/2, whose objectives reach 0 together: weighted
     sums reach only its corners, the achievement scalarization every point."""
     problems = pytest.importorskip("pymoo.problems")
     dtlz1 = problems.get_problem("dtlz1", n_var=5, n_obj=3)
-    with pytest.warns(ps.SurfWarning) as caught:
+    with pytest.warns(ps.ParetoWarning) as caught:
         linear = ps.surf_simplex(from_pymoo(dtlz1), 15, 3, iterations=2)
     assert not linear.success and "collapsed" in linear.message
     assert any("scalarization='asf'" in str(w.message) for w in caught)

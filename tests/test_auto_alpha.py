@@ -15,14 +15,14 @@ from paretosurf.bench import get_task
 from paretosurf.surf import AUTO_ALPHA_FLOOR, AUTO_ALPHA_MAX, AUTO_ALPHA_MIN
 
 
-def rounds_to(result: ps.SurfResult, threshold: float) -> int | None:
+def rounds_to(result: ps.Result, threshold: float) -> int | None:
     for i, record in enumerate(result.history):
         if record.cv <= threshold:
             return i + 1
     return None
 
 
-def exact_run(task_name: str, alpha: float | str, iterations: int = 30) -> ps.SurfResult:
+def exact_run(task_name: str, alpha: float | str, iterations: int = 30) -> ps.Result:
     task = get_task(task_name)
     problem = task.make_problem()
     # every round of the schedule (no early stop): the tests compare rounds and their CVs
@@ -123,7 +123,7 @@ def test_auto_works_with_noisy_estimates_and_the_moving_average() -> None:
     import warnings
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)  # noisy points may be out of order
+        warnings.simplefilter("ignore", ps.ParetoWarning)  # noisy points may be out of order
         auto = ps.surf(NoisyGear(0.003), 10, alpha="auto", iterations=15, moving_average=0.5)
         even = uniform(NoisyGear(0.003), 10, iterations=2)
     alphas = [r.alpha for r in auto.history]

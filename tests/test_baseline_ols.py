@@ -110,7 +110,7 @@ def test_ols_recovers_the_discrete_ccs_and_visits_its_corners(seed: int) -> None
     assert true_corners.size == k - 1
 
     solver = DiscreteSolver(cands)
-    with pytest.warns(ps.SurfWarning, match=f"found {k} of the 101 points asked for"):
+    with pytest.warns(ps.ParetoWarning, match=f"found {k} of the 101 points asked for"):
         res = ols(solver, 100)
     assert res.converged
     # exactly the supported points, in weight order, each found where it is optimal
@@ -135,7 +135,7 @@ def test_ols_recovers_the_discrete_ccs_and_visits_its_corners(seed: int) -> None
 def test_ols_visits_corners_in_order_of_the_lp_priority() -> None:
     cands = random_candidates(3)
     solver = DiscreteSolver(cands)
-    with pytest.warns(ps.SurfWarning, match="points asked for"):
+    with pytest.warns(ps.ParetoWarning, match="points asked for"):
         res = ols(solver, 100)
     visited = [w for w, _ in solver.calls]
     assert visited[:2] == [0.0, 1.0]
@@ -200,7 +200,7 @@ class ChainSolver:
 def test_budget_counts_calls_and_warm_starts_chain(max_solves: int | None, expected: int) -> None:
     solver = ChainSolver()
     budget_cut = (
-        pytest.warns(ps.SurfWarning, match="budget")
+        pytest.warns(ps.ParetoWarning, match="budget")
         if expected < 15
         else (contextlib.nullcontext())
     )
@@ -234,7 +234,7 @@ def test_inexact_gradient_solver_with_calls_per_solve() -> None:
 def test_n_segments_one_and_degenerate_front() -> None:
     res = ols(lambda w, s: ps.Solution([1 - w, w]), 1)
     assert res.weights.tolist() == [0.0, 1.0] and res.n_solves == 2 and res.success
-    with pytest.warns(ps.SurfWarning, match="the same point for every weight"):
+    with pytest.warns(ps.ParetoWarning, match="the same point for every weight"):
         flat = ols(lambda w, s: ps.Solution([1.0, 2.0]), 5)  # a single-point "front"
     assert flat.n_solves == 2 and flat.stop_reason == "method"
     assert not flat.converged and not flat.success  # a collapsed front never converges
@@ -294,7 +294,7 @@ def test_result_with_growing_point_set_saves_and_loads(tmp_path) -> None:
 
     res = ols(Quadratic1D(1.0, 0.0, 3.0, 1.0).solver(), 6)
     res.save(tmp_path / "ols")
-    back = ps.SurfResult.load(tmp_path / "ols")
+    back = ps.Result.load(tmp_path / "ols")
     assert len(back.history) == len(res.history)
     for a, b in zip(back.history, res.history, strict=True):
         np.testing.assert_array_equal(a.points, b.points)
@@ -306,7 +306,7 @@ def test_fewer_points_than_asked_say_so():
         x = 1.0 if w < 0.5 else 0.0
         return ps.Solution([x, 1 - x * x], x)
 
-    with pytest.warns(ps.SurfWarning, match="found 2 of the 7 points asked for"):
+    with pytest.warns(ps.ParetoWarning, match="found 2 of the 7 points asked for"):
         res = ols(concave, 6)
     assert [f.code for f in res.findings] == ["fewer"]
     assert res.success and res.converged  # advice: the CCS itself is complete
@@ -314,7 +314,7 @@ def test_fewer_points_than_asked_say_so():
 
 def test_budget_cut_says_so_and_a_full_front_does_not():
     solver = Quadratic(np.eye(2), [1.0, 0.0], np.diag([1.0, 4.0]), [0.0, 1.0]).solver()
-    with pytest.warns(ps.SurfWarning, match="max_solves"):
+    with pytest.warns(ps.ParetoWarning, match="max_solves"):
         cut = ols(solver, 8, max_solves=4)
     assert len(cut.points) < 9 and [
         f.code for f in cut.findings if f.fatal or f.code != "uneven"

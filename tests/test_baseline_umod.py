@@ -11,8 +11,6 @@ import pytest
 from scipy.optimize import brentq, minimize
 
 import paretosurf as ps
-from conftest import gear_curve as curve
-from conftest import gear_x
 from paretosurf.baselines.umod import (
     _softmin_and_gradient,
     angles_to_weights,
@@ -21,6 +19,8 @@ from paretosurf.baselines.umod import (
     umod,
     weights_to_angles,
 )
+from paretosurf.testing import gear_curve as curve
+from support import gear_x
 
 HALF_PI = math.pi / 2
 HAS_TORCH = importlib.util.find_spec("torch") is not None
@@ -215,7 +215,7 @@ def test_one_segment_and_callback_stop(tmp_path) -> None:
     res = umod(GearSolver(), 4, iterations=10, callback=stop_after_two)
     assert seen == [0, 1, 2] and res.n_solves == 15
     res.save(tmp_path / "umod")
-    back = ps.SurfResult.load(tmp_path / "umod")
+    back = ps.Result.load(tmp_path / "umod")
     assert np.array_equal(back.weights, res.weights) and back.n_solves == 15
 
 

@@ -220,7 +220,7 @@ def test_pruned_cdf_is_a_cdf_and_its_inverse_round_trips() -> None:
 # ------------------------------------------------------------------ SURF itself
 def surf_runs(
     alpha: float | str, n: int, iterations: int, monkeypatch: pytest.MonkeyPatch
-) -> tuple[ps.SurfResult, ps.SurfResult]:
+) -> tuple[ps.Result, ps.Result]:
     """The same SURF run with pruning and without, every round of it (no early stop)."""
     kw = {"alpha": alpha, "iterations": iterations, "early_stopping": False}
     pruned = ps.surf(GearToy(5).solver(), n, **kw)
@@ -230,7 +230,7 @@ def surf_runs(
     return pruned, exact
 
 
-def cdf_of(record: ps.SurfResult | IterationRecord) -> ArcLengthCDF:
+def cdf_of(record: ps.Result | IterationRecord) -> ArcLengthCDF:
     assert record.cdf is not None
     return record.cdf
 

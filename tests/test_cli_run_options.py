@@ -1,6 +1,6 @@
 """``paretosurf run`` and ``bench``: options that would be ignored are refused, messages speak
 the command line's terms, the resume command reproduces every option, and
-``SurfResult.load`` says what it looked for."""
+``Result.load`` says what it looked for."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from types import SimpleNamespace
 import pytest
 
 import paretosurf as ps
-from conftest import call_cli as call
 from paretosurf import cli
 from paretosurf.bench.tasks import TASKS, Task
 from paretosurf.checkpoint import CheckpointError
 from paretosurf.problems import GearToy
 from paretosurf.run_folder import RunFolder
+from support import call_cli as call
 
 GEAR = ["run", "gear", "--no-plots"]
 
@@ -276,16 +276,16 @@ def test_resuming_with_the_printed_command_keeps_the_output_choices(
     assert (out / "results.json").exists() and not list(out.glob("*.png"))
 
 
-# ---------------------------------------------------------------------------- SurfResult.load
+# ---------------------------------------------------------------------------- Result.load
 def test_load_of_a_missing_path_says_what_it_looked_for(tmp_path) -> None:
     missing = tmp_path / "nothing" / "path"
     with pytest.raises(FileNotFoundError) as exc:
-        ps.SurfResult.load(missing)
+        ps.Result.load(missing)
     message = str(exc.value)
     assert message.startswith(f"no run folder or saved result at {missing}: ")
     assert f"no folder {missing}" in message and f"no file {missing}.json" in message
     with pytest.raises(FileNotFoundError, match=r"^no saved result at .*path\.json$"):
-        ps.SurfResult.load(f"{missing}.json")
+        ps.Result.load(f"{missing}.json")
 
 
 def test_load_of_a_run_output_folder_says_how_to_get_a_result(tmp_path, capsys) -> None:
@@ -293,14 +293,14 @@ def test_load_of_a_run_output_folder_says_how_to_get_a_result(tmp_path, capsys) 
     assert call([*GEAR, "--iterations", "2", "--out", str(out)], capsys)[0] == 0
     assert (out / "results.json").exists()
     with pytest.raises(CheckpointError) as exc:
-        ps.SurfResult.load(out)
+        ps.Result.load(out)
     message = str(exc.value)
     assert f"{out} holds no run" in message and "results.json" in message
     assert "--checkpoint DIR" in message
     # with --checkpoint the same folder is a run folder, which loads
     folder = tmp_path / "run"
     assert call([*GEAR, "--iterations", "2", "--checkpoint", str(folder)], capsys)[0] == 0
-    assert len(ps.SurfResult.load(folder).history) == 2
+    assert len(ps.Result.load(folder).history) == 2
 
 
 # ---------------------------------------------------------------------------- --device

@@ -1,6 +1,6 @@
-"""Degenerate fronts (``paretosurf.degenerate``): points of three objectives on a curve are
-named ``degenerate``, with the objectives that do not conflict where that is the cause, and
-surfaces are not.
+"""Degenerate fronts (``paretosurf.findings.degenerate_finding``): points of three objectives
+on a curve are named ``degenerate``, with the objectives that do not conflict where that is
+the cause, and surfaces are not.
 
 Truth comes from the fronts' definitions: a DTLZ5-like curve whose first two objectives are
 equal (so never conflict), a curve on which every pair of objectives conflicts, and DTLZ2's
@@ -14,8 +14,12 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from paretosurf.degenerate import conflict_free_pairs, curve_share, degenerate_finding
-from paretosurf.diagnostics import diagnose_surface
+from paretosurf.findings import (
+    conflict_free_pairs,
+    curve_share,
+    degenerate_finding,
+    diagnose_surface,
+)
 
 
 def dtlz5_curve(t: np.ndarray) -> np.ndarray:

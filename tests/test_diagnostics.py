@@ -1,4 +1,4 @@
-"""Honest results: each degenerate case raises its SurfWarning with the remedy, fails
+"""Honest results: each degenerate case raises its ParetoWarning with the remedy, fails
 ``success``, and never reports convergence on a collapsed front; valid cases do not warn."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, gear_curve, gear_solver, gear_x
 from paretosurf.baselines import ols, umod, uniform
-from paretosurf.diagnostics import diagnose
+from paretosurf.findings import diagnose
 from paretosurf.problems import GearToy, Quadratic
 from paretosurf.spacing_options import solver_weights
+from paretosurf.testing import GearKStep, gear_curve
+from support import gear_solver, gear_x
 
 
 def concave(w: float, state: Any) -> ps.Solution:
@@ -50,7 +51,7 @@ def test_valid_runs_do_not_warn_and_succeed() -> None:
 
 
 def test_a_concave_front_collapses_onto_a_jump_and_never_converges() -> None:
-    with pytest.warns(ps.SurfWarning) as caught:
+    with pytest.warns(ps.ParetoWarning) as caught:
         res = ps.surf(concave, 19, iterations=30, tol=1e-6)
     codes = {f.code for f in res.findings}
     assert {"collapsed", "jump"} <= codes
@@ -61,7 +62,7 @@ def test_a_concave_front_collapses_onto_a_jump_and_never_converges() -> None:
 
 
 def test_a_weakly_pareto_endpoint_is_named_and_weight_bounds_remove_it() -> None:
-    with pytest.warns(ps.SurfWarning) as caught:
+    with pytest.warns(ps.ParetoWarning) as caught:
         res = ps.surf(zdt1_like, 20, iterations=30)
     assert any(
         "w = 1 is only weakly Pareto" in str(w.message) and "weight_bounds" in str(w.message)
@@ -83,7 +84,7 @@ def test_dominated_points_are_named() -> None:
         point = gear_curve(gear_x(w))
         return ps.Solution(point + (0.2 if abs(w - 0.5) < 1e-9 else 0.0))
 
-    with pytest.warns(ps.SurfWarning) as caught:
+    with pytest.warns(ps.ParetoWarning) as caught:
         res = uniform(bad_slot, 4, iterations=1)
     assert any("1 of 5 points are dominated by others (slots 2)" in str(w.message) for w in caught)
     assert not res.success
@@ -95,7 +96,7 @@ def test_noisy_estimates_point_to_the_moving_average() -> None:
     def noisy(w: float, state: Any) -> ps.Solution:
         return ps.Solution(gear_curve(gear_x(w)) + 0.02 * rng.standard_normal(2))
 
-    with pytest.warns(ps.SurfWarning) as caught:
+    with pytest.warns(ps.ParetoWarning) as caught:
         res = ps.surf(noisy, 20, iterations=10)
     assert "noisy" in {f.code for f in res.findings}
     assert any("moving_average=0.2" in str(w.message) for w in caught)
@@ -103,7 +104,7 @@ def test_noisy_estimates_point_to_the_moving_average() -> None:
 
 
 def test_constant_objectives_are_named() -> None:
-    with pytest.warns(ps.SurfWarning, match=r"objective 1 \(= 3\) does not vary"):
+    with pytest.warns(ps.ParetoWarning, match=r"objective 1 \(= 3\) does not vary"):
         res = ps.surf(lambda w, s: ps.Solution([3.0, w]), 4, iterations=2)
     assert not res.success and not res.converged
 
@@ -112,7 +113,7 @@ def test_badly_scaled_raw_objectives_advise_normalizing() -> None:
     def lopsided(w: float, state: Any) -> ps.Solution:
         return ps.Solution(gear_curve(gear_x(w)) * [1.0, 1e4])
 
-    with pytest.warns(ps.SurfWarning, match="normalize='endpoints'"):
+    with pytest.warns(ps.ParetoWarning, match="normalize='endpoints'"):
         res = ps.surf(lopsided, 8, iterations=10, normalize="none")
     assert res.success  # advice: the raw coordinates were asked for
     with warnings.catch_warnings():
@@ -121,16 +122,16 @@ def test_badly_scaled_raw_objectives_advise_normalizing() -> None:
 
 
 def test_result_keeps_success_and_findings_through_save_and_load(tmp_path) -> None:
-    with pytest.warns(ps.SurfWarning):
+    with pytest.warns(ps.ParetoWarning):
         res = ps.surf(concave, 9, iterations=10, checkpoint=tmp_path / "run")
-    for back in (ps.SurfResult.load(tmp_path / "run"), _saved(res, tmp_path / "file")):
+    for back in (ps.Result.load(tmp_path / "run"), _saved(res, tmp_path / "file")):
         assert back.success is False and back.message == res.message
         assert [f.code for f in back.findings] == [f.code for f in res.findings]
 
 
-def _saved(res: ps.SurfResult, path: Any) -> ps.SurfResult:
+def _saved(res: ps.Result, path: Any) -> ps.Result:
     res.save(path)
-    return ps.SurfResult.load(path)
+    return ps.Result.load(path)
 
 
 def test_diagnose_on_hand_made_points() -> None:
@@ -151,7 +152,7 @@ def test_moving_average_brings_noisy_weights_closer_to_even_spacing() -> None:
     """With noisy objective estimates, averaging them across rounds spaces the true points
     more evenly (measured on the noise-free front at the final weights, over 4 seeds)."""
 
-    def true_cv(res: ps.SurfResult) -> float:
+    def true_cv(res: ps.Result) -> float:
         return ps.metrics.cv(gear_curve(gear_x(res.weights)))
 
     def run(rate: float | None, seed: int) -> float:
@@ -161,7 +162,7 @@ def test_moving_average_brings_noisy_weights_closer_to_even_spacing() -> None:
             return ps.Solution(gear_curve(gear_x(w)) + 0.01 * rng.standard_normal(2))
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ps.SurfWarning)
+            warnings.simplefilter("ignore", ps.ParetoWarning)
             return true_cv(
                 ps.surf(noisy, 20, alpha=1.0, iterations=30, moving_average=rate, normalize="none")
             )
@@ -186,7 +187,7 @@ def test_moving_average_keeps_raw_estimates_in_the_history_and_resumes(tmp_path)
     np.testing.assert_array_equal(back.points, full.points)
 
 
-def _states_of(record: ps.IterationRecord, res: ps.SurfResult) -> list[float]:
+def _states_of(record: ps.IterationRecord, res: ps.Result) -> list[float]:
     """The decision x of each point of a gear-toy record, from its objective h2 = x^2."""
     return list(np.sqrt(record.points[:, 1]))
 
@@ -214,7 +215,7 @@ def test_maximizing_or_swapped_solver_is_reported_as_reversed_not_noisy():
         return ps.Solution([1 - (1 - w) ** 2, 1 - w**2], w)
 
     for solver in (swapped, maximizing):
-        with pytest.warns(ps.SurfWarning, match="maximizes"):
+        with pytest.warns(ps.ParetoWarning, match="maximizes"):
             res = ps.surf(solver, 6, iterations=5)
         assert [f.code for f in res.findings] == ["reversed"]
         assert not res.success
@@ -235,7 +236,7 @@ def test_weights_crowded_by_objective_scales_are_resolved_not_collapsed():
         x = (1 - w) * b / (w * a + (1 - w) * b)
         return ps.Solution([a * x**2, b * (1 - x) ** 2], x)
 
-    with pytest.warns(ps.SurfWarning, match="floating-point resolution"):
+    with pytest.warns(ps.ParetoWarning, match="floating-point resolution"):
         res = ps.surf(solver, 10, iterations=30)
     assert [f.code for f in res.findings] == ["precision"]
     assert res.success  # advice only
@@ -270,7 +271,7 @@ def test_noisy_solver_endpoints_are_not_flagged():
 def test_with_moving_averages_the_averaged_estimates_are_diagnosed():
     # exact solutions, noisy evaluations: averaging is the remedy the noise check names,
     # so with it the check must look at the averages, not at one round's noise
-    def run(seed: int, rate: float | None) -> ps.SurfResult:
+    def run(seed: int, rate: float | None) -> ps.Result:
         rng = np.random.default_rng(seed)
 
         def solver(w: float, state: Any) -> ps.Solution:
@@ -278,7 +279,7 @@ def test_with_moving_averages_the_averaged_estimates_are_diagnosed():
             return ps.Solution(np.array([(1 - x) ** 2, x**2]) + 0.003 * rng.standard_normal(2), x)
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ps.SurfWarning)
+            warnings.simplefilter("ignore", ps.ParetoWarning)
             return ps.surf(solver, 20, iterations=30, moving_average=rate)
 
     raw = sum(run(seed, None).success for seed in range(10))
@@ -294,7 +295,7 @@ def test_a_gap_next_to_an_unconverged_point_is_not_called_a_jump():
     # 20 Adam steps a call leave points that others beat at their own weights
     dst = ps.problems.deep_sea_treasure()
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         # the paper's damping: its small steps leave the 20-step solves behind the weights
         short = ps.surf(dst.gradient_solver(steps=20), 8, alpha=0.3, iterations=10)
     codes = [f.code for f in short.findings]
@@ -314,7 +315,7 @@ def test_a_dominated_endpoint_is_reported():
 
 
 def test_noisy_surface_corners_are_not_called_flat_faces():
-    from paretosurf.diagnostics import diagnose_surface
+    from paretosurf.findings import diagnose_surface
 
     anchors = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     w = np.array(

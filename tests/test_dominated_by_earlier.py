@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from paretosurf.diagnostics import EARLIER_MARGIN, diagnose
+from paretosurf.findings import EARLIER_MARGIN, diagnose
 
 W = np.linspace(0.0, 1.0, 9)
 FRONT = np.c_[1.0 - W, W]  # the straight front f1 + f2 = 1, in weight order

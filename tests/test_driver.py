@@ -12,13 +12,15 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, Interrupt, gear_solver, interrupt_after
 from paretosurf import method
 from paretosurf.baselines import uniform
-from paretosurf.checkpoint import Checkpointer, CheckpointError
+from paretosurf.checkpoint import CheckpointError
 from paretosurf.driver import Method, Round, RoundOutcome, RunOptions, StatePool, run
 from paretosurf.loop_options import LOOP_OPTION_DOCS, LOOP_OPTIONS
+from paretosurf.run_checkpoints import Checkpointer
 from paretosurf.run_folder import RunFolder
+from paretosurf.testing import GearKStep, Interrupt, interrupt_after
+from support import gear_solver
 
 
 class Bisection(Method):
@@ -276,7 +278,7 @@ def test_a_run_stopped_between_amortized_checkpoints_resumes_from_the_last(tmp_p
     )
     assert again.calls == 5 * 5  # rounds 1 to 5, solved again from round 1
     np.testing.assert_array_equal(resumed.points, full.points)
-    np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
+    np.testing.assert_array_equal(ps.Result.load(tmp_path).points, full.points)
 
 
 def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(tmp_path, capsys) -> None:
@@ -307,7 +309,7 @@ def test_a_run_stopped_before_its_first_checkpoint_starts_again_on_resume(tmp_pa
     )
     assert again.calls == 6 * 5  # every round solved again
     np.testing.assert_array_equal(resumed.points, full.points)
-    np.testing.assert_array_equal(ps.SurfResult.load(tmp_path).points, full.points)
+    np.testing.assert_array_equal(ps.Result.load(tmp_path).points, full.points)
     # the log keeps the stopped run's attempts (rounds 0-2) before the resumed run's
     assert [e["round"] for e in folder.solves()] == [
         r for r in [0, 1, 2, *range(6)] for _ in range(5)
@@ -350,7 +352,7 @@ def test_a_corrupt_history_line_is_reported(tmp_path) -> None:
     lines[2] = lines[2][: len(lines[2]) // 2]  # (line 1 is the header)
     history.write_text("\n".join(lines) + "\n")
     with pytest.raises(CheckpointError, match=r"history\.jsonl line 3 is corrupt"):
-        ps.SurfResult.load(tmp_path)
+        ps.Result.load(tmp_path)
 
 
 def test_checkpoint_must_be_a_folder(tmp_path) -> None:
@@ -410,7 +412,9 @@ def test_resuming_with_fewer_iterations_than_saved_says_so(tmp_path: Any) -> Non
 
 def test_the_warning_is_named_pareto_warning_and_the_old_name_is_the_same_class() -> None:
     assert ps.ParetoWarning.__name__ == "ParetoWarning"
-    assert ps.SurfWarning is ps.ParetoWarning and issubclass(ps.ParetoWarning, UserWarning)
-    with pytest.warns(ps.SurfWarning) as caught:  # the old name still catches it
+    with pytest.warns(DeprecationWarning):
+        old = ps.SurfWarning
+    assert old is ps.ParetoWarning and issubclass(ps.ParetoWarning, UserWarning)
+    with pytest.warns(old) as caught:  # the old name still catches it
         ps.baselines.uniform(lambda w, s: ps.Solution([0.0, 0.0]), 2, iterations=1)
     assert {type(w.message).__name__ for w in caught} == {"ParetoWarning"}

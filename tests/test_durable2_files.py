@@ -27,11 +27,12 @@ import pytest
 
 import faults_helpers as fh
 import paretosurf as ps
-from conftest import GearKStep, call_cli
 from faults_helpers import CHILD_ENV, faulty_writes
 from paretosurf import locking, run_folder
 from paretosurf.checkpoint import CheckpointError
 from paretosurf.run_folder import CheckpointWriteError, RunFolder
+from paretosurf.testing import GearKStep
+from support import call_cli
 
 N = 4
 TESTS = Path(__file__).resolve().parent
@@ -39,7 +40,7 @@ ENV = CHILD_ENV
 GEAR = ["run", "gear", "--no-plots", "--iterations", "2"]
 
 
-def run(folder: Path, name: str = "p0", **options: Any) -> ps.SurfResult:
+def run(folder: Path, name: str = "p0", **options: Any) -> ps.Result:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return fh.run_config(name, folder, **options)
@@ -193,7 +194,7 @@ def test_users_files_named_like_temporary_files_survive_start_resume_and_overwri
     check(folder, files, "a start")
     run(folder, resume=True)
     check(folder, files, "a resume")
-    assert len(ps.SurfResult.load(folder).history) == fh.CONFIGS["p0"].iterations
+    assert len(ps.Result.load(folder).history) == fh.CONFIGS["p0"].iterations
     run(folder, overwrite=True)
     check(folder, files, "overwrite=True")
     RunFolder(folder).clear()
@@ -241,7 +242,7 @@ def test_a_start_killed_writing_its_first_file_leaves_nothing_behind(tmp_path) -
     run(folder, resume=True)
     assert not (folder / left[0]).exists()
     check(folder, files, "the next start")
-    assert len(ps.SurfResult.load(folder).history) == fh.CONFIGS["p0"].iterations
+    assert len(ps.Result.load(folder).history) == fh.CONFIGS["p0"].iterations
 
 
 def test_result_files_are_written_through_temporary_files_of_their_own(tmp_path) -> None:

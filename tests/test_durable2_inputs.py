@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import call_cli as call
 from paretosurf import cli
 from paretosurf._validation import check_objective_sizes
 from paretosurf.baselines import uniform
-from paretosurf.checkpoint import Checkpointer, CheckpointError
+from paretosurf.checkpoint import CheckpointError
+from paretosurf.run_checkpoints import Checkpointer
+from support import call_cli as call
 
 
 class Counting:
@@ -77,10 +78,10 @@ def test_load_refuses_allow_pickle_as_a_string_and_never_unpickles(tmp_path: Pat
     res.save(tmp_path / "res")
     for value in ("False", "no", "0", 1):
         with pytest.raises(TypeError, match="allow_pickle must be True or False"):
-            ps.SurfResult.load(tmp_path / "res", allow_pickle=value)  # type: ignore[arg-type]
+            ps.Result.load(tmp_path / "res", allow_pickle=value)  # type: ignore[arg-type]
     meta, arrays = res.to_parts()
     with pytest.raises(TypeError, match="allow_pickle"):
-        ps.SurfResult.from_parts(meta, arrays, allow_pickle="False")  # type: ignore[arg-type]
+        ps.Result.from_parts(meta, arrays, allow_pickle="False")  # type: ignore[arg-type]
 
 
 def _touch(path: str) -> None:
@@ -103,10 +104,10 @@ def test_a_pickled_state_is_not_run_with_allow_pickle_false_as_a_string(tmp_path
     res.states = [Mark(witness), None, None]
     res.save(tmp_path / "untrusted")
     with pytest.raises(CheckpointError, match="allow_pickle=True"):
-        ps.SurfResult.load(tmp_path / "untrusted", allow_pickle=False)
+        ps.Result.load(tmp_path / "untrusted", allow_pickle=False)
     for value in ("False", "no"):
         with pytest.raises(TypeError, match="allow_pickle must be True or False"):
-            ps.SurfResult.load(tmp_path / "untrusted", allow_pickle=value)  # type: ignore[arg-type]
+            ps.Result.load(tmp_path / "untrusted", allow_pickle=value)  # type: ignore[arg-type]
     assert not witness.exists()  # the pickle never ran
 
 

@@ -24,10 +24,11 @@ from typing import Any
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, call_cli
 from faults_helpers import CHILD_ENV
 from paretosurf.locking import FileLock, LockedError, try_lock, unlock
 from paretosurf.run_folder import FolderInUseError, RunFolder
+from paretosurf.testing import GearKStep
+from support import call_cli
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "fork") or not hasattr(signal, "SIGKILL"), reason="POSIX processes"
@@ -59,7 +60,8 @@ import sys, warnings
 warnings.simplefilter("ignore")
 sys.path.insert(0, {tests!r})
 import paretosurf as ps
-from conftest import GearKStep, call_cli
+from paretosurf.testing import GearKStep
+from support import call_cli
 from paretosurf.run_folder import FolderInUseError
 try:
     ps.surf(GearKStep(), {n}, iterations=50, checkpoint=sys.argv[1], resume=True)
@@ -160,7 +162,7 @@ def test_a_run_whose_callback_backs_its_folder_up_refuses_a_second_process(tmp_p
     )
     assert len(seen) == 1 and seen[0].startswith("refused:"), seen
     assert f"process {os.getpid()} on host" in seen[0]
-    loaded = ps.SurfResult.load(folder)
+    loaded = ps.Result.load(folder)
     assert len(loaded.history) == len(res.history) == 4
     assert loaded.n_solves == res.n_solves
     solves = RunFolder(folder).solves()
@@ -200,7 +202,7 @@ def test_the_command_line_refuses_a_folder_whose_run_backs_itself_up(
     (done,) = seen
     assert done.returncode == 2, done.stderr[-3000:]
     assert f"is in use by process {os.getpid()}" in done.stderr, done.stderr[-3000:]
-    assert len(ps.SurfResult.load(folder).history) == 3
+    assert len(ps.Result.load(folder).history) == 3
 
 
 # ---------------------------------------------------------------------------- forked children

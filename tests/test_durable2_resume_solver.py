@@ -71,7 +71,7 @@ def interrupted(solver: Any, folder: Path, rounds: int = 2) -> None:
         )
 
 
-def resume(solver: Any, folder: Path, **options: Any) -> ps.SurfResult:
+def resume(solver: Any, folder: Path, **options: Any) -> ps.Result:
     return ps.surf(
         solver, N, iterations=6, checkpoint=folder, resume=True, early_stopping=False, **options
     )

@@ -17,13 +17,13 @@ def solver(w: float, state: object) -> ps.Solution:
 
 
 @pytest.fixture(scope="module")
-def result() -> ps.SurfResult:
+def result() -> ps.Result:
     return uniform(solver, 4, iterations=1)
 
 
 @pytest.mark.parametrize("mine", [("report.json",), ("report.npz",), ("report.json", "report.npz")])
 def test_save_refuses_to_write_over_a_users_files(
-    result: ps.SurfResult, tmp_path: Path, mine: tuple[str, ...]
+    result: ps.Result, tmp_path: Path, mine: tuple[str, ...]
 ) -> None:
     for name in mine:
         (tmp_path / name).write_text(f"my {name}")
@@ -39,7 +39,7 @@ def test_save_refuses_to_write_over_a_users_files(
 
 
 def test_save_refuses_to_write_over_a_result_saved_before(
-    result: ps.SurfResult, tmp_path: Path
+    result: ps.Result, tmp_path: Path
 ) -> None:
     first = uniform(solver, 6, iterations=1)
     first.save(tmp_path / "r")
@@ -47,23 +47,23 @@ def test_save_refuses_to_write_over_a_result_saved_before(
     with pytest.raises(FileExistsError, match=r"holds a result saved there before.*overwrite=True"):
         result.save(tmp_path / "r")
     assert ((tmp_path / "r.json").read_bytes(), (tmp_path / "r.npz").read_bytes()) == before
-    np.testing.assert_array_equal(ps.SurfResult.load(tmp_path / "r").points, first.points)
+    np.testing.assert_array_equal(ps.Result.load(tmp_path / "r").points, first.points)
 
 
-def test_overwrite_true_replaces_them(result: ps.SurfResult, tmp_path: Path) -> None:
+def test_overwrite_true_replaces_them(result: ps.Result, tmp_path: Path) -> None:
     (tmp_path / "report.json").write_text("{}")
     (tmp_path / "report.npz").write_text("not an archive")
     assert result.save(tmp_path / "report", overwrite=True) == (
         tmp_path / "report.json",
         tmp_path / "report.npz",
     )
-    np.testing.assert_array_equal(ps.SurfResult.load(tmp_path / "report").points, result.points)
+    np.testing.assert_array_equal(ps.Result.load(tmp_path / "report").points, result.points)
     result.save(tmp_path / "report", overwrite=True)  # and again
     with pytest.raises(TypeError, match="overwrite must be True or False"):
         result.save(tmp_path / "report", overwrite="yes")  # type: ignore[arg-type]
 
 
-def test_a_new_name_saves_as_before(result: ps.SurfResult, tmp_path: Path) -> None:
+def test_a_new_name_saves_as_before(result: ps.Result, tmp_path: Path) -> None:
     json_path, npz_path = result.save(tmp_path / "fresh")
     assert json_path.is_file() and npz_path.is_file()
 

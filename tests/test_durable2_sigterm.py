@@ -20,9 +20,9 @@ import pytest
 import faults_helpers as fh
 import paretosurf as ps
 import paretosurf.bench
-from conftest import call_cli
-from paretosurf.checkpoint import Checkpointer
 from paretosurf.interrupts import Terminated, exit_status, sigterm_interrupts
+from paretosurf.run_checkpoints import Checkpointer
+from support import call_cli
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGTERM"), reason="needs SIGTERM")
 
@@ -57,7 +57,7 @@ print("finished")
 """
 
 
-def steps_run(folder: Path | None, **options: Any) -> ps.SurfResult:
+def steps_run(folder: Path | None, **options: Any) -> ps.Result:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ps.surf(fh.Steps(), N, iterations=ROUNDS, alpha=0.3, checkpoint=folder, **options)

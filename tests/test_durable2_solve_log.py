@@ -20,7 +20,7 @@ import pytest
 import faults_helpers as fh
 import paretosurf as ps
 from paretosurf import run_folder
-from paretosurf.checkpoint import Checkpointer
+from paretosurf.run_checkpoints import Checkpointer
 from paretosurf.run_folder import RunFolder
 
 TESTS = Path(__file__).resolve().parent
@@ -37,7 +37,7 @@ import warnings
 warnings.simplefilter("ignore")
 import paretosurf as ps
 import faults_helpers as fh
-from paretosurf.checkpoint import Checkpointer
+from paretosurf.run_checkpoints import Checkpointer
 
 folder, count, every, kill_at = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 calls = [0]
@@ -74,7 +74,7 @@ def counted_steps(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
-def steps_run(folder: Path | None, **options: Any) -> ps.SurfResult:
+def steps_run(folder: Path | None, **options: Any) -> ps.Result:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ps.surf(fh.Steps(), N, iterations=ROUNDS, alpha=0.3, checkpoint=folder, **options)

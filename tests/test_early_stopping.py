@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import Interrupt, gear_solver
 from paretosurf.problems import GearToy
+from paretosurf.testing import Interrupt
+from support import gear_solver
 
 N = 10
 CAP = 30

@@ -25,7 +25,6 @@ import pytest
 
 import paretosurf as ps
 import test_executors
-from conftest import GearKStep
 from paretosurf.executors import ExecutorLostError, SolveTask, execute
 from paretosurf.locking import holder_of
 from paretosurf.tempdirs import (
@@ -34,7 +33,7 @@ from paretosurf.tempdirs import (
     remove_owned_tempdir,
     sweep_stale,
 )
-from paretosurf.testing import assert_same_result
+from paretosurf.testing import GearKStep, assert_same_result
 from test_executors import same_outcomes, tasks_for
 
 TESTS = Path(__file__).resolve().parent
@@ -109,7 +108,7 @@ class BatchHangAt(HangAt):
         return [self.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
 
 
-def surf(solver: Any, executor: Any = None, **kwargs: Any) -> ps.SurfResult:
+def surf(solver: Any, executor: Any = None, **kwargs: Any) -> ps.Result:
     return ps.surf(solver, N, iterations=4, executor=executor, **kwargs)
 
 

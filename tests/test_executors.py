@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import CountingSolver, GearKStep, gear_curve
 from paretosurf.executors import SolveOutcome, SolveTask, execute
-from paretosurf.testing import assert_same_result
+from paretosurf.testing import GearKStep, assert_same_result, gear_curve
+from support import CountingSolver
 
 TESTS = Path(__file__).resolve().parent
 N = 6
@@ -160,7 +160,7 @@ def alive(pid: int) -> bool:
     return True
 
 
-def surf(solver: Any, executor: Any = None, **kwargs: Any) -> ps.SurfResult:
+def surf(solver: Any, executor: Any = None, **kwargs: Any) -> ps.Result:
     return ps.surf(solver, N, iterations=4, executor=executor, **kwargs)
 
 
@@ -544,7 +544,7 @@ def test_ray_executor_starts_and_stops_its_own_instance() -> None:
 
     code = (
         "import sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
-        "from conftest import GearKStep;"
+        "from paretosurf.testing import GearKStep;"
         "ex = ps.RayExecutor();"
         "res = ps.surf(GearKStep(), 4, iterations=2, executor=ex);"
         "print(res.n_solves, ray.is_initialized());"

@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, Interrupt, gear_curve, gear_solver, interrupt_after
-from paretosurf.checkpoint import Checkpointer, CheckpointError
+from paretosurf.checkpoint import CheckpointError
 from paretosurf.driver import Method, Round, RoundOutcome, StatePool, run
+from paretosurf.run_checkpoints import Checkpointer
 from paretosurf.run_folder import RunFolder
 from paretosurf.states import StateFolder
+from paretosurf.testing import GearKStep, Interrupt, gear_curve, interrupt_after
+from support import gear_solver
 
 N = 6
 
@@ -261,7 +263,7 @@ def test_array_and_dataclass_states_need_no_pickle(tmp_path) -> None:
     solver = ps.problems.GearToy(4).gradient_solver(steps=3)
     res = ps.surf(solver, N, iterations=3)
     res.save(tmp_path / "res")
-    back = ps.SurfResult.load(tmp_path / "res")  # allow_pickle stays False
+    back = ps.Result.load(tmp_path / "res")  # allow_pickle stays False
     for a, b in zip(back.states, res.states, strict=True):
         np.testing.assert_array_equal(a.params, b.params)
         np.testing.assert_array_equal(a.m, b.m)
@@ -274,8 +276,8 @@ def test_pickled_states_load_only_with_allow_pickle(tmp_path) -> None:
     res = ps.surf(opaque_solver, N, iterations=3, checkpoint=tmp_path / "run")
     res.save(tmp_path / "res")
     with pytest.raises(CheckpointError, match="allow_pickle=True"):
-        ps.SurfResult.load(tmp_path / "res")
-    assert ps.SurfResult.load(tmp_path / "res", allow_pickle=True).states == res.states
+        ps.Result.load(tmp_path / "res")
+    assert ps.Result.load(tmp_path / "res", allow_pickle=True).states == res.states
     with pytest.raises(CheckpointError, match="allow_pickle=True"):
         ps.surf(opaque_solver, N, iterations=4, checkpoint=tmp_path / "run", resume=True)
     more = ps.surf(
@@ -354,7 +356,7 @@ def test_a_run_folder_without_its_manifest_names_the_missing_file(tmp_path: Path
     ps.surf(gear_solver, 4, iterations=2, checkpoint=folder)
     (folder / "run.json").unlink()
     with pytest.raises(CheckpointError, match=r"not its run\.json"):
-        ps.SurfResult.load(folder)
+        ps.Result.load(folder)
     with pytest.raises(CheckpointError, match=r"not its run\.json"):
         ps.surf(gear_solver, 4, iterations=3, checkpoint=folder, resume=True)
 
@@ -366,7 +368,7 @@ def test_solves_that_report_failure_in_their_info_are_named() -> None:
             [1 - w, w**2], None, {"success": ok, "message": "" if ok else "line search failed"}
         )
 
-    with pytest.warns(ps.SurfWarning, match="line search failed"):
+    with pytest.warns(ps.ParetoWarning, match="line search failed"):
         # alpha=0.3: the middle weight moves from 0.5 to about 0.53, still in the failing band
         res = ps.surf(solver, 4, alpha=0.3, iterations=2)
     assert 0.4 < res.weights[2] < 0.6

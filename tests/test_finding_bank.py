@@ -59,7 +59,7 @@ class Expect:
     one_of: frozenset[str] = frozenset()
     may: frozenset[str] = field(default_factory=lambda: frozenset(ADVICE))
 
-    def check(self, res: ps.SurfResult, name: str) -> None:
+    def check(self, res: ps.Result, name: str) -> None:
         kinds = {f.kind for f in res.findings}
         where = f"{name}: {res.message}"
         assert self.must <= kinds, where
@@ -321,7 +321,7 @@ BAD_2D = {2, 5, 6}
 # ------------------------------------------------------------------------- how each method runs
 def run_2d(
     method: str, solver: Any, init: list[Any] | None = None, rounds: int = ROUNDS
-) -> ps.SurfResult:
+) -> ps.Result:
     if method == "surf":
         return ps.surf(solver, N, iterations=rounds, init_states=init)
     if method == "uniform":
@@ -548,7 +548,7 @@ BANK_2D: dict[str, tuple[Callable[[], Any], dict[str, Expect]]] = {
 def test_two_objective_bank(front: str, method: str) -> None:
     make, methods = BANK_2D[front]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = run_2d(method, make(), rounds=30 if "pieces" in front else ROUNDS)
     methods[method].check(res, f"{front} / {method}")
     remedies = " ".join(f"{f.message} {f.remedy_text()}" for f in res.findings)
@@ -583,7 +583,7 @@ LOCAL_2D = all_methods(
 def test_local_minima_bank(method: str) -> None:
     init = [np.array([0.5, y]) for y in BASINS_2D]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = run_2d(method, Basins(), init)
     LOCAL_2D[method].check(res, f"local minima / {method}")
     found = [f for f in res.findings if f.kind == "local_minima"]
@@ -639,7 +639,7 @@ def near_sphere(w: Any, state: Any) -> ps.Solution:
     return ps.Solution(f, None)
 
 
-def run_3d(method: str, solver: Any, init: list[Any] | None = None) -> ps.SurfResult:
+def run_3d(method: str, solver: Any, init: list[Any] | None = None) -> ps.Result:
     if method == "surf_simplex":
         return ps.surf_simplex(
             solver, 10, 3, iterations=ROUNDS, init_states=init, warm_start="slot"
@@ -707,7 +707,7 @@ BANK_3D: dict[str, tuple[Callable[[], Any], dict[str, Expect]]] = {
 def test_three_objective_bank(front: str, method: str) -> None:
     make, methods = BANK_3D[front]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = run_3d(method, make())
     methods[method].check(res, f"{front} / {method}")
 
@@ -717,7 +717,7 @@ def test_three_objective_local_minima(method: str) -> None:
     solver = Basins(three=True)
     init = [solver.start(y) for y in BASINS_3D]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = run_3d(method, solver, init)
     expect(False, {"local_minima"}, may={"dominated"}).check(res, f"local minima / {method}")
     (found,) = [f for f in res.findings if f.kind == "local_minima"]

@@ -67,7 +67,7 @@ def test_zdt2_with_tchebycheff_reaches_the_whole_concave_front_evenly() -> None:
 
 def test_zdt2_with_weighted_sums_warns_that_they_cannot_cross_the_front() -> None:
     solver = ps.adapters.from_scipy(zdt2, np.full(N_VARS, 0.5), bounds=BOX, scalarization="linear")
-    with pytest.warns(ps.SurfWarning) as caught:
+    with pytest.warns(ps.ParetoWarning) as caught:
         res = ps.surf(solver, 20, iterations=30)
     messages = " ".join(str(w.message) for w in caught)
     assert "weighted sums cannot reach" in messages and "tchebycheff" in messages

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import gear_curve, gear_x
-from paretosurf.diagnostics import Finding, diagnose
+from paretosurf.findings import Finding, diagnose
+from paretosurf.testing import gear_curve
+from support import gear_x
 
 #: The front x -> (x^2, (1 - x)^2) with x in [0, 0.4] and [0.6, 1]: a penalty dominates the
 #: points in between, so the front is disconnected, and weighted sums jump across at w = 0.5.
@@ -36,7 +37,7 @@ def test_a_slot_flipping_across_a_gap_from_round_to_round_is_a_jump() -> None:
     # SURF cannot fill the gap: the slot nearest it flips between w < 0.5 and w > 0.5
     # every round; one round alone shows a gap 1.9 times the median, 19% of the front
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = ps.surf(disconnected, 10, iterations=30)
     last = diagnose(res.weights, res.points, res.points, normalize="none")
     assert "jump" not in codes(last)  # one round does not show it
@@ -54,7 +55,7 @@ def test_the_run_reports_the_jump_its_history_shows() -> None:
     """``ps.surf`` diagnoses with its history: the run is not a success, and it does not
     advise more rounds, which cannot settle a slot that flips across the gap."""
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ps.SurfWarning)
+        warnings.simplefilter("always", ps.ParetoWarning)
         res = ps.surf(disconnected, 10, iterations=30)
     assert codes(res.findings) == ["jump"] and not res.success
     assert "more rounds will not settle it" in next(
@@ -95,7 +96,7 @@ def test_smooth_and_noisy_fronts_show_no_jump_with_their_history() -> None:
         noisy,
     ]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         for solver in solvers:
             for alpha in (0.3, 1.0):
                 res = ps.surf(solver, 20, iterations=15, alpha=alpha)
@@ -111,7 +112,7 @@ def test_tnk_under_tchebycheff_reports_its_jumps() -> None:
 
     solver = ps.adapters.from_pymoo(get_problem("tnk"), scalarization="tchebycheff")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)  # (the driver does not pass both)
+        warnings.simplefilter("ignore", ps.ParetoWarning)  # (the driver does not pass both)
         # without basin probes: at weight 0.66 a probe finds the Tchebycheff optimum across
         # the gap from slot 8's point, and SURF then moves that slot's weight onto a local
         # piece of TNK's wavy boundary, where it ends dominated (the jump is still reported)
@@ -134,7 +135,7 @@ def test_tnk_under_tchebycheff_reports_its_jumps() -> None:
     # laid out by pieces ("best"), the run reports them: each gap the finding names lies
     # between two of them
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         laid = ps.surf(solver, 10, iterations=60, warm_start="best")
     assert laid.pieces is not None and len(laid.pieces) >= 2
     seen = diagnose(
@@ -190,7 +191,7 @@ def test_zdt2_under_weighted_sums_leads_with_tchebycheff() -> None:
     from pymoo.problems import get_problem
 
     solver = ps.adapters.from_pymoo(get_problem("zdt2", n_var=5), scalarization="linear")
-    with pytest.warns(ps.SurfWarning):
+    with pytest.warns(ps.ParetoWarning):
         res = ps.surf(solver, 10, iterations=30, weight_bounds=(1e-3, 1 - 1e-3))
     assert "jump" in codes(res.findings) and "unconverged" not in codes(res.findings)
     assert_collapse_refers_to_present_findings(res.findings)

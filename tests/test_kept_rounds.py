@@ -84,7 +84,7 @@ class NoisyArc:
         return ps.Solution(exact + self.noise * rng.normal(size=2), np.array([w, float(calls)]))
 
 
-def check_reports_most_even(res: ps.SurfResult) -> None:
+def check_reports_most_even(res: ps.Result) -> None:
     """The result is the round of the lowest recorded gap ratio among the last rounds (the
     later one on a tie), with its weights, points and states."""
     n = len(res.history)
@@ -108,9 +108,9 @@ def check_reports_most_even(res: ps.SurfResult) -> None:
     assert np.all(states[:, 1] == best)
 
 
-def quiet(run: Any, *args: Any, **kwargs: Any) -> ps.SurfResult:
+def quiet(run: Any, *args: Any, **kwargs: Any) -> ps.Result:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         return run(*args, **kwargs)
 
 
@@ -180,7 +180,7 @@ def test_resuming_keeps_the_candidates(tmp_path: Path) -> None:
     check_reports_most_even(resumed)
     assert resumed.reported_round == straight.reported_round
     np.testing.assert_array_equal(resumed.points, straight.points)
-    loaded = ps.SurfResult.load(tmp_path / "run")
+    loaded = ps.Result.load(tmp_path / "run")
     assert loaded.reported_round == straight.reported_round
     np.testing.assert_array_equal(loaded.points, straight.points)
     with pytest.raises(ValueError, match="report"):

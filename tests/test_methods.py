@@ -17,12 +17,18 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, Interrupt, interrupt_after
 from paretosurf.checkpoint import CheckpointError
 from paretosurf.methods import METHODS as REGISTRY
 from paretosurf.methods import method_names
 from paretosurf.run_folder import RunFolder
-from paretosurf.testing import Candidate, MethodContract, assert_same_result
+from paretosurf.testing import (
+    Candidate,
+    GearKStep,
+    Interrupt,
+    MethodContract,
+    assert_same_result,
+    interrupt_after,
+)
 
 N = 6
 ROUNDS = 5

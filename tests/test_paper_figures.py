@@ -15,7 +15,7 @@ from paretosurf.bench import get_task
 pytest.importorskip("mo_gymnasium")
 
 
-def run(task_name: str, kind: str, warm_start: str | None = None) -> ps.SurfResult:
+def run(task_name: str, kind: str, warm_start: str | None = None) -> ps.Result:
     task = get_task(task_name)
     problem = task.make_problem()
     solver = task.solver(problem, kind)

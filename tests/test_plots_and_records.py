@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import no_rounds
 from paretosurf.plotting import (
     NN_SUFFIX,
     UNIFORMITY_LABELS,
@@ -32,6 +31,7 @@ from paretosurf.plotting import (
 from paretosurf.problems.quadratic import GearToy
 from paretosurf.result import IterationRecord
 from paretosurf.simplex_weights import simplex_lattice
+from support import no_rounds
 
 pytestmark = pytest.mark.usefixtures("close_figures")
 
@@ -54,7 +54,7 @@ def gaps_measures(points: np.ndarray) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def gear_pair() -> tuple[ps.SurfResult, ps.SurfResult]:
+def gear_pair() -> tuple[ps.Result, ps.Result]:
     """SURF and SURF-simplex (M = 2, the same warm start) on the gear toy p = 9."""
     scalar = GearToy(9).solver()
 
@@ -69,7 +69,7 @@ def gear_pair() -> tuple[ps.SurfResult, ps.SurfResult]:
 
 
 @pytest.fixture(scope="module")
-def surface_run() -> ps.SurfResult:
+def surface_run() -> ps.Result:
     return ps.surf_simplex(quad(3), 10, 3, iterations=2)
 
 

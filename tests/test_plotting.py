@@ -21,7 +21,6 @@ from matplotlib import colormaps
 from matplotlib.colors import to_rgba
 
 import paretosurf as ps
-from conftest import no_rounds
 from paretosurf.baselines import uniform
 from paretosurf.plotting import (
     CHORD_POSITION_LABEL,
@@ -34,6 +33,7 @@ from paretosurf.plotting import (
     save_figure,
     weights_cluster,
 )
+from support import no_rounds
 
 ROOT_P = 3.0  # sqrt of the gear parameter p = 9
 
@@ -148,7 +148,7 @@ def test_front_draws_into_given_axes(surf_run) -> None:
         ({"ok": [[0, 1], [1, 0]]}, {"reference_front": np.ones((4, 3))}, ValueError, "M = 3"),
         ({"ok": [[0, 1], [1, 0]]}, {"objective_names": ("x",)}, ValueError, "objective_names"),
         ({"nan": [[0, np.nan], [1, 0]]}, {}, ValueError, "finite"),
-        ({"obj": object()}, {}, TypeError, "SurfResult"),
+        ({"obj": object()}, {}, TypeError, "Result"),
     ],
 )
 def test_front_rejects_bad_input(results, kwargs, error, match) -> None:
@@ -550,7 +550,7 @@ def test_cdf_history_rejects_bad_input(surf_run, kwargs, error, match) -> None:
 
 
 def test_cdf_history_rejects_non_result() -> None:
-    with pytest.raises(TypeError, match="SurfResult"):
+    with pytest.raises(TypeError, match="Result"):
         plot_cdf_history(np.zeros((4, 2)))
 
 
@@ -592,7 +592,7 @@ def test_uniformity_into_given_axes(surf_run) -> None:
     ("results", "kwargs", "error", "match"),
     [
         ({}, {}, ValueError, "at least one method"),
-        ({"x": np.zeros((3, 2))}, {}, TypeError, "SurfResult"),
+        ({"x": np.zeros((3, 2))}, {}, TypeError, "Result"),
         ({"SURF": None}, {"ax": "ab"}, TypeError, "pair"),
     ],
 )

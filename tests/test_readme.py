@@ -58,7 +58,7 @@ def test_own_solver_example_runs(tmp_path, monkeypatch) -> None:
     assert res.success
     assert ps.metrics.cv(res.points) < 0.01 and ps.metrics.gap_ratio(res.points) < 1.05
     assert (tmp_path / "my-run.json").exists() and (tmp_path / "my-run.npz").exists()
-    back = ps.SurfResult.load("my-run")
+    back = ps.Result.load("my-run")
     np.testing.assert_array_equal(back.points, res.points)
 
 

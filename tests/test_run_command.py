@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import call_cli as call
 from paretosurf import cli
 from paretosurf.run_folder import RunFolder
+from support import call_cli as call
 
 pytest.importorskip("mo_gymnasium")
 
@@ -56,7 +56,7 @@ HOLD = """
 import signal, sys
 from pathlib import Path
 from paretosurf import cli
-from paretosurf.checkpoint import Checkpointer
+from paretosurf.run_checkpoints import Checkpointer
 after, rounds, ready = int(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 save = Checkpointer.save
 def held(self, records, *args, **kwargs):
@@ -106,16 +106,16 @@ def start_and_stop(
 
 
 @pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory) -> ps.SurfResult:
+def uninterrupted(tmp_path_factory) -> ps.Result:
     folder = tmp_path_factory.mktemp("full")
     assert cli.main(command(folder)[3:]) == 0
-    return ps.SurfResult.load(folder)
+    return ps.Result.load(folder)
 
 
 def check_log(folder: Path, stopped_round: int) -> None:
     """Every round's slots were solved successfully exactly once, except the stopped round,
     which may have been solved again after the resume."""
-    n = ps.SurfResult.load(folder).n_segments + 1
+    n = ps.Result.load(folder).n_segments + 1
     solved = Counter(
         (e["round"], e["slot"]) for e in RunFolder(folder).solves() if e["error"] is None
     )
@@ -134,7 +134,7 @@ def test_a_run_killed_with_sigkill_resumes_to_the_same_result(
     assert stopped.returncode == -signal.SIGKILL
     at = RunFolder(folder).n_rounds()  # the round being solved when it was killed
     assert cli.main(command(folder, "--resume")[3:]) == 0
-    resumed = ps.SurfResult.load(folder)
+    resumed = ps.Result.load(folder)
     np.testing.assert_array_equal(resumed.weights, uninterrupted.weights)
     np.testing.assert_array_equal(resumed.points, uninterrupted.points)
     assert resumed.n_solves == uninterrupted.n_solves
@@ -154,7 +154,7 @@ def test_ctrl_c_leaves_a_checkpoint_and_prints_the_resume_command(tmp_path, unin
     resume = stopped.stderr.split("Resume it with:")[1].split()
     assert resume[:2] == ["paretosurf", "run"] and resume[-1] == "--resume"
     assert cli.main([*resume[1:], "--no-plots"]) == 0
-    resumed = ps.SurfResult.load(folder)
+    resumed = ps.Result.load(folder)
     np.testing.assert_array_equal(resumed.points, uninterrupted.points)
 
 
@@ -216,7 +216,7 @@ def test_run_reports_the_round_it_is_asked_for(tmp_path) -> None:
             )
             == 0
         )
-        res = ps.SurfResult.load(folder)
+        res = ps.Result.load(folder)
         assert res.settings["report"] == report
         ratios = [r.gap_ratio for r in res.history]
         best = min(range(1, 6), key=lambda i: (ratios[i], -i))
@@ -233,7 +233,7 @@ def test_run_on_worker_processes_matches_the_local_run(tmp_path) -> None:
     base = ["run", "fishwood", "--iterations", "4", "--no-plots"]
     assert cli.main([*base, "--checkpoint", str(local)]) == 0
     assert cli.main([*base, "--checkpoint", str(pool), "--executor", "processes"]) == 0
-    a, b = ps.SurfResult.load(local), ps.SurfResult.load(pool)
+    a, b = ps.Result.load(local), ps.Result.load(pool)
     np.testing.assert_array_equal(a.points, b.points)
     pids = {e["pid"] for e in RunFolder(pool).solves()}
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
@@ -266,7 +266,7 @@ def test_a_checkpoint_records_the_command_line_settings(tmp_path, capsys) -> Non
     assert (
         call([*GEAR, "--iterations", "3", "--checkpoint", str(folder), "--resume"], capsys)[0] == 0
     )
-    assert rounds_saved(folder) == 3 and len(ps.SurfResult.load(folder).history) == 3
+    assert rounds_saved(folder) == 3 and len(ps.Result.load(folder).history) == 3
 
 
 def test_resume_refuses_other_command_line_settings(tmp_path, capsys) -> None:

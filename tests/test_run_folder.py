@@ -22,15 +22,15 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import GearKStep, Interrupt, interrupt_after
 from paretosurf.checkpoint import CheckpointError
 from paretosurf.locking import FileLock, LockedError
 from paretosurf.run_folder import FolderInUseError, RunFolder
+from paretosurf.testing import GearKStep, Interrupt, interrupt_after
 
 N = 5
 
 
-def same_points(a: ps.SurfResult, b: ps.SurfResult) -> None:
+def same_points(a: ps.Result, b: ps.Result) -> None:
     np.testing.assert_array_equal(a.weights, b.weights)
     np.testing.assert_array_equal(a.points, b.points)
     assert (a.n_solves, a.n_steps, len(a.history)) == (b.n_solves, b.n_steps, len(b.history))
@@ -159,7 +159,7 @@ def test_consecutive_checkpoints_never_overwrite_the_newest_state(tmp_path) -> N
 
 def test_checkpoints_a_few_rounds_apart_alternate(tmp_path, monkeypatch) -> None:
     from paretosurf import driver
-    from paretosurf.checkpoint import Checkpointer
+    from paretosurf.run_checkpoints import Checkpointer
 
     saved: list[int] = []
     original = driver._Runner.checkpoint
@@ -200,7 +200,7 @@ def test_deleted_state_files_are_refused_not_started_again(tmp_path) -> None:
         (tmp_path / name).unlink(missing_ok=True)
     for call in (
         lambda: ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True),
-        lambda: ps.SurfResult.load(tmp_path),
+        lambda: ps.Result.load(tmp_path),
     ):
         with pytest.raises(CheckpointError, match=r"state files .* are gone"):
             call()
@@ -215,7 +215,7 @@ def test_a_state_file_of_another_run_is_refused_naming_it(tmp_path) -> None:
     with pytest.raises(CheckpointError, match=r"state\.1 belongs to another run"):
         ps.surf(GearKStep(), N, iterations=5, checkpoint=a, resume=True)
     with pytest.raises(CheckpointError, match=r"delete it to continue from state\.0"):
-        ps.SurfResult.load(a)
+        ps.Result.load(a)
     (a / "state.1").unlink()
     shutil.copy(b / "history.jsonl", a / "history.jsonl")
     with pytest.raises(CheckpointError, match=r"history\.jsonl belongs to another run"):
@@ -330,7 +330,7 @@ def test_loading_imports_no_module_a_file_names(tmp_path, monkeypatch) -> None:
     entries[key] = {"dataclass": "evil_state_module:S", "fields": {"x": {"value": 1.0}}}
     write_state(newest, header, blob)
     for call in (
-        lambda: ps.SurfResult.load(tmp_path),
+        lambda: ps.Result.load(tmp_path),
         lambda: ps.surf(GearKStep(), N, iterations=3, checkpoint=tmp_path, resume=True),
     ):
         with pytest.raises(
@@ -353,7 +353,7 @@ def test_state_folders_outside_the_run_folder_are_refused(tmp_path, folder: str)
     entries[key] = {"folder": folder, "relative": not folder.startswith("/")}
     write_state(newest, header, blob)
     with pytest.raises(CheckpointError, match=r"outside the run folder|leads out of the run"):
-        ps.SurfResult.load(run)
+        ps.Result.load(run)
 
 
 @ps.states.register_state_class
@@ -410,7 +410,7 @@ def test_a_folder_of_the_previous_format_is_read_and_upgraded_on_resume(tmp_path
             callback=interrupt_after(3),
         )
     as_version_2(tmp_path)
-    assert len(ps.SurfResult.load(tmp_path).history) == 3
+    assert len(ps.Result.load(tmp_path).history) == 3
     resumed = ps.surf(GearKStep(), N, iterations=5, checkpoint=tmp_path, resume=True)
     same_points(resumed, full)
     manifest = json.loads((tmp_path / "run.json").read_text())
@@ -420,7 +420,7 @@ def test_a_folder_of_the_previous_format_is_read_and_upgraded_on_resume(tmp_path
         json.loads((tmp_path / "history.jsonl").read_text().splitlines()[0])["run_id"]
         == manifest["run_id"]
     )
-    same_points(ps.SurfResult.load(tmp_path), full)
+    same_points(ps.Result.load(tmp_path), full)
 
 
 def test_a_warm_start_folder_elsewhere_is_copied_into_the_run_folder(tmp_path) -> None:

@@ -84,7 +84,7 @@ def truth(name: str) -> dict[str, Any]:
     return _TRUTH[name]
 
 
-def assert_equal_to_truth(res: ps.SurfResult, name: str, what: str) -> None:
+def assert_equal_to_truth(res: ps.Result, name: str, what: str) -> None:
     got = fh.fingerprint(res, fh.solver_of(name))
     diff = fh.differences(got, truth(name))
     assert not diff, f"{what}: differs from the uninterrupted run in {diff}"
@@ -126,7 +126,7 @@ def check_tidy(folder: Path, user: set[str] = frozenset()) -> None:
 
 def resume_and_check(
     name: str, folder: Path, *, executor: Any = None, what: str = "", user: set[str] = frozenset()
-) -> ps.SurfResult:
+) -> ps.Result:
     """Resume the run in ``folder`` (in this process) and check it against the truth, as
     returned and as loaded back from the folder."""
     with warnings.catch_warnings(record=True) as caught:
@@ -135,7 +135,7 @@ def resume_and_check(
     damaged = [str(w.message) for w in caught if "damaged" in str(w.message)]
     assert not damaged, f"{what}: a kill damaged a state file: {damaged}"
     assert_equal_to_truth(res, name, f"{what}: resumed")
-    assert_equal_to_truth(ps.SurfResult.load(folder), name, f"{what}: loaded back")
+    assert_equal_to_truth(ps.Result.load(folder), name, f"{what}: loaded back")
     check_tidy(folder, user)
     return res
 
@@ -758,12 +758,12 @@ def test_a_second_process_is_refused_and_the_first_run_is_untouched(scripts, tmp
         with pytest.raises(FolderInUseError, match=holder):
             RunFolder(folder).clear()
         # a reader is not a writer: the saved rounds can be read meanwhile
-        assert len(ps.SurfResult.load(folder).history) == 2
+        assert len(ps.Result.load(folder).history) == 2
         assert fh.folder_bytes(folder) == before  # the refused calls wrote nothing
         Path(f"{folder}.go").touch()
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0 and "done" in out, err[-3000:]
-    assert_equal_to_truth(ps.SurfResult.load(folder), name, "the first run")
+    assert_equal_to_truth(ps.Result.load(folder), name, "the first run")
     check_tidy(folder)
 
 
@@ -792,7 +792,7 @@ def refusals(name: str, folder: Path) -> list[str]:
     out = []
     for call in (
         lambda: fh.run_config(name, folder, resume=True),
-        lambda: ps.SurfResult.load(folder),
+        lambda: ps.Result.load(folder),
     ):
         with pytest.raises(CheckpointError) as info:
             call()
@@ -835,7 +835,7 @@ def test_a_log_of_another_run_is_refused(tmp_path, other, log) -> None:
     assert "put this run's own file back" in str(info.value)
     if log == "history.jsonl":
         with pytest.raises(CheckpointError, match=f"{a / log} belongs to another run"):
-            ps.SurfResult.load(a)
+            ps.Result.load(a)
     assert fh.folder_bytes(a) == before
 
 
@@ -1167,7 +1167,7 @@ def crafted(tmp_path: Path, name: str, entry: dict[str, Any]) -> Path:
 
 def test_a_state_naming_a_class_of_a_module_not_imported_imports_nothing(tmp_path, scripts) -> None:
     """Checked in a fresh interpreter (nothing imported by earlier tests), for
-    ``SurfResult.load`` and for a resume."""
+    ``Result.load`` and for a resume."""
     marker = tmp_path / "imported"
     (tmp_path / f"{EVIL}.py").write_text(
         f"open({str(marker)!r}, 'w').write('imported')\n"
@@ -1185,7 +1185,7 @@ def test_a_state_naming_a_class_of_a_module_not_imported_imports_nothing(tmp_pat
         "import paretosurf as ps, faults_helpers as fh\n"
         "from paretosurf.checkpoint import CheckpointError\n"
         "for folder in sys.argv[1:]:\n"
-        "    for call in (lambda: ps.SurfResult.load(folder),\n"
+        "    for call in (lambda: ps.Result.load(folder),\n"
         "                 lambda: fh.run_config('p0', folder, resume=True)):\n"
         "        try:\n"
         "            call()\n"
@@ -1260,7 +1260,7 @@ def test_an_array_of_python_objects_is_refused_without_unpickling(
     monkeypatch.setattr(pickle, "load", never)
     for call in (
         lambda: fh.run_config("p0", folder, resume=True),
-        lambda: ps.SurfResult.load(folder),
+        lambda: ps.Result.load(folder),
     ):
         with pytest.raises(ValueError):
             call()
@@ -1272,7 +1272,7 @@ def test_an_array_of_python_objects_is_refused_naming_the_file(tmp_path, where) 
     object_dtype(folder, where)
     for call in (
         lambda: fh.run_config("p0", folder, resume=True),
-        lambda: ps.SurfResult.load(folder),
+        lambda: ps.Result.load(folder),
     ):
         with pytest.raises(CheckpointError) as info:
             call()

@@ -24,8 +24,8 @@ def test_names_with_dots_keep_their_files_apart(tmp_path: Path) -> None:
         "alpha0.5.json",
         "alpha0.5.npz",
     ]
-    assert ps.SurfResult.load(tmp_path / "alpha0.3").settings["alpha"] == 0.3
-    assert len(ps.SurfResult.load(tmp_path / "alpha0.5.json").history) == 5
+    assert ps.Result.load(tmp_path / "alpha0.3").settings["alpha"] == 0.3
+    assert len(ps.Result.load(tmp_path / "alpha0.5.json").history) == 5
     # an extension of its own is still dropped first
     assert [p.name for p in low.save(tmp_path / "v1.2.json")] == ["v1.2.json", "v1.2.npz"]
 
@@ -53,7 +53,7 @@ def test_a_0d_array_in_a_state_keeps_its_shape_through_a_resume(
     resumed = ps.surf(ScalarStates(), 4, iterations=5, checkpoint=tmp_path, resume=True)
     assert [s["count"].shape for s in resumed.states] == [()] * 5
     assert [int(s["count"]) for s in resumed.states] == [int(s["count"]) for s in whole.states]
-    loaded = ps.SurfResult.load(tmp_path)
+    loaded = ps.Result.load(tmp_path)
     assert [s["count"].shape for s in loaded.states] == [()] * 5
 
 
@@ -100,4 +100,4 @@ def test_resumed_states_can_be_updated_in_place(tmp_path: Path) -> None:
     ps.surf(InPlace(), 4, iterations=2, checkpoint=tmp_path, checkpoint_period=0.0)
     resumed = ps.surf(InPlace(), 4, iterations=4, checkpoint=tmp_path, resume=True)
     assert [s.tolist() for s in resumed.states] == [s.tolist() for s in whole.states]
-    assert all(s.flags.writeable for s in ps.SurfResult.load(tmp_path).states)
+    assert all(s.flags.writeable for s in ps.Result.load(tmp_path).states)

@@ -31,7 +31,7 @@ def spread() -> dict[tuple[int, str], tuple[float, float]]:
     """(seed, normalize) -> nn CV and max/min of the result, in that run's coordinates."""
     out = {}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         for seed in SEEDS:
             problem = QuadraticM.random(3, 5, seed=seed)
             corners = problem.front(np.eye(3))

@@ -17,19 +17,24 @@ import pytest
 
 import paretosurf as ps
 from paretosurf.baselines import uniform
-from paretosurf.diagnostics import diagnose, diagnose_surface, local_minimum_slots
-from paretosurf.findings import Finding
-from paretosurf.solver_findings import revise, solver_findings
+from paretosurf.findings import (
+    Finding,
+    diagnose,
+    diagnose_surface,
+    local_minimum_slots,
+    revise,
+    solver_findings,
+)
 from test_finding_bank import BAD_2D, BASINS_2D, Basins, C, GridCurve, Logistic, kinked
 
 
-def kinds(res: ps.SurfResult | list[Finding]) -> list[str]:
-    return [f.kind for f in (res.findings if isinstance(res, ps.SurfResult) else res)]
+def kinds(res: ps.Result | list[Finding]) -> list[str]:
+    return [f.kind for f in (res.findings if isinstance(res, ps.Result) else res)]
 
 
-def quiet(run: Any, *args: Any, **kwargs: Any) -> ps.SurfResult:
+def quiet(run: Any, *args: Any, **kwargs: Any) -> ps.Result:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         return run(*args, **kwargs)
 
 
@@ -52,7 +57,7 @@ def test_a_solver_that_takes_no_steps_is_stuck_not_told_to_check_its_objectives(
     solver = ps.adapters.from_torch(
         [theta], losses, steps=5, optimizer=lambda params: torch.optim.SGD(params, lr=0.0)
     )
-    with pytest.warns(ps.SurfWarning, match="returned the same point for every weight"):
+    with pytest.warns(ps.ParetoWarning, match="returned the same point for every weight"):
         res = ps.surf(solver, 6, iterations=3)
     assert res.points.tolist() == [[1.0, 1.0]] * 7
     assert kinds(res) == ["stuck"] and not res.success and not res.converged
@@ -136,7 +141,7 @@ def test_logistic_loss_on_separable_data_has_no_minimizer_at_w_1() -> None:
         z = yt * (xt @ theta)
         return torch.stack([torch.nn.functional.softplus(-z).mean(), (theta**2).sum()])
 
-    def run(**kwargs: Any) -> ps.SurfResult:
+    def run(**kwargs: Any) -> ps.Result:
         theta = torch.zeros(2, dtype=torch.float64, requires_grad=True)
         solver = ps.adapters.from_torch([theta], losses, steps=20, lr=0.1)
         return quiet(uniform, solver, 6, iterations=8, **kwargs)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import gear_solver
 from paretosurf.baselines import umod, uniform
 from paretosurf.problems import Quadratic
 from paretosurf.spacing import Spacing
+from support import gear_solver
 
 
 def scaled(problem: Quadratic, factor: float) -> Any:

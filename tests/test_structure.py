@@ -151,3 +151,42 @@ def test_importing_the_package_imports_no_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def root_imports(path: Path, source: str | None = None) -> list[str]:
+    """The lines of ``path`` (or of ``source``) that import the package root itself: ``import
+    paretosurf`` (``as ps``) or ``from paretosurf import NAME`` where ``NAME`` is not a
+    subpackage or module (a submodule imported through the root is fine: Python binds it
+    either way)."""
+    tree = ast.parse(path.read_text() if source is None else source)
+    submodules = {p.stem for p in ROOT.glob("*.py")} | {
+        p.parent.name for p in ROOT.glob("*/__init__.py")
+    }
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [f"import {a.name}" for a in node.names if a.name == PACKAGE]
+        elif isinstance(node, ast.ImportFrom) and node.module == PACKAGE and not node.level:
+            out += [
+                f"from {PACKAGE} import {a.name}" for a in node.names if a.name not in submodules
+            ]
+    return out
+
+
+def test_the_root_import_check_sees_a_planted_import() -> None:
+    path = ROOT / "metrics.py"
+    assert root_imports(path, "def f():\n    import paretosurf as ps\n") == ["import paretosurf"]
+    assert root_imports(path, "from paretosurf import Result, metrics\n") == [
+        "from paretosurf import Result"
+    ]
+    assert root_imports(path, "from paretosurf import metrics\nimport numpy\n") == []
+
+
+def test_no_module_imports_the_package_root() -> None:
+    # a module that imports the root depends on every layer: the root re-exports them all
+    found = {
+        name: lines
+        for name, path in modules().items()
+        if name != PACKAGE and (lines := root_imports(path))
+    }
+    assert found == {}

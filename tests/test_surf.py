@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from conftest import CountingSolver, Interrupt, P, gear_phi, gear_solver, gear_x
 from paretosurf.baselines import uniform, uniform_random
+from paretosurf.testing import Interrupt
+from support import CountingSolver, P, gear_phi, gear_solver, gear_x
 
 
 def test_surf_reaches_even_spacing_on_gear_toy() -> None:
@@ -140,7 +141,7 @@ def test_save_and_load_round_trip(tmp_path) -> None:
     res = ps.surf(gear_solver, 6, iterations=5, early_stopping=False)  # a record per round
     json_path, npz_path = res.save(tmp_path / "run")
     assert json_path.exists() and npz_path.exists()
-    back = ps.SurfResult.load(tmp_path / "run.json")
+    back = ps.Result.load(tmp_path / "run.json")
     np.testing.assert_array_equal(back.weights, res.weights)
     np.testing.assert_array_equal(back.points, res.points)
     assert back.cdf == res.cdf and back.states == res.states
@@ -272,7 +273,7 @@ class StuckSolver:
 
 def test_rescue_warm_start_frees_a_slot_stuck_off_the_front() -> None:
     starts = [(0.5, 0.0)] * 3 + [(0.5, 5.0)] + [(0.5, 0.0)] * 2
-    with pytest.warns(ps.SurfWarning) as caught:
+    with pytest.warns(ps.ParetoWarning) as caught:
         stuck = ps.surf(StuckSolver(), 5, iterations=4, init_states=starts, warm_start="slot")
     assert any("dominated by others (slots 3)" in str(c.message) for c in caught)
     assert stuck.states[3][1] == 5.0  # the slot never leaves its poor optimum

@@ -117,7 +117,7 @@ def test_a_run_stopped_before_its_target_fails_and_says_how_many_more_rounds():
     # the paper's damping, whose rate of progress the estimate below is measured on: the
     # excess of the gap ratio over 1 shrinks by a factor fitted over the rounds (7.45, 3.85,
     # 2.55: about 0.49 a round)
-    short = ps.surf(solver, 20, alpha=0.3, iterations=3)  # no SurfWarning: the suite errors
+    short = ps.surf(solver, 20, alpha=0.3, iterations=3)  # no ParetoWarning: the suite errors
     (uneven,) = short.findings
     assert uneven.code == "uneven" and not short.success and short.gap_ratio > 2
     assert "gap ratio 2.55 > target 2 after 3 rounds; ~1 more" in short.message
@@ -134,7 +134,7 @@ def test_a_run_stopped_before_its_target_fails_and_says_how_many_more_rounds():
 
 def test_a_run_stopped_with_its_weights_still_moving_says_so_without_warning():
     solver = GearToy(9).solver()
-    short = ps.surf(solver, 20, alpha=0.3, iterations=5)  # no SurfWarning: the suite errors
+    short = ps.surf(solver, 20, alpha=0.3, iterations=5)  # no ParetoWarning: the suite errors
     assert [f.code for f in short.findings] == ["unsettled"]
     assert short.success and "still moving" in short.message
     assert "alpha='auto'" in short.findings[0].remedy_text()  # the remedy a fixed alpha has

@@ -41,7 +41,7 @@ def normalized(points: np.ndarray, bounds: tuple[np.ndarray, np.ndarray]) -> np.
 
 
 @pytest.fixture(scope="module")
-def dtlz_run() -> tuple[InvertedDTLZ2, ps.SurfResult]:
+def dtlz_run() -> tuple[InvertedDTLZ2, ps.Result]:
     problem = InvertedDTLZ2(3, radii=(1.0, 2.0, 5.0))
     res = ps.surf_simplex(
         problem.solver(), 91, 3, iterations=15, alpha=1.0, normalize=corner_normalization(problem)
@@ -93,7 +93,7 @@ def test_each_rounds_damping_is_recorded() -> None:
     assert auto.alpha == alphas[-1]
 
 
-def test_each_edge_gets_surfs_points(dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult]) -> None:
+def test_each_edge_gets_surfs_points(dtlz_run: tuple[InvertedDTLZ2, ps.Result]) -> None:
     """On the edge w_3 = 0 of the convex DTLZ-style front, objective 3 is constant, so the
     edge is the two-objective front of (h_1, h_2): its points must be SURF's there."""
     problem, res = dtlz_run
@@ -116,7 +116,7 @@ def test_each_edge_gets_surfs_points(dtlz_run: tuple[InvertedDTLZ2, ps.SurfResul
 
 # ---------------------------------------------------------------------------- invariants
 def test_weights_are_simplex_vectors_with_every_corner(
-    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+    dtlz_run: tuple[InvertedDTLZ2, ps.Result],
 ) -> None:
     problem, res = dtlz_run
     w = res.weights
@@ -132,7 +132,7 @@ def test_weights_are_simplex_vectors_with_every_corner(
 
 
 def test_records_measure_nearest_neighbour_spacing(
-    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+    dtlz_run: tuple[InvertedDTLZ2, ps.Result],
 ) -> None:
     problem, res = dtlz_run
     coords = normalized(res.history[-1].points, corner_normalization(problem))
@@ -142,7 +142,7 @@ def test_records_measure_nearest_neighbour_spacing(
 
 
 def test_round_zero_is_the_das_dennis_lattice(
-    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+    dtlz_run: tuple[InvertedDTLZ2, ps.Result],
 ) -> None:
     _, res = dtlz_run
     lattice = simplex_lattice(3, 12)
@@ -152,7 +152,7 @@ def test_round_zero_is_the_das_dennis_lattice(
 
 # ---------------------------------------------------------------------------- uniformity
 def test_even_spread_on_the_convex_dtlz_front(
-    dtlz_run: tuple[InvertedDTLZ2, ps.SurfResult],
+    dtlz_run: tuple[InvertedDTLZ2, ps.Result],
 ) -> None:
     problem, res = dtlz_run
     bounds = corner_normalization(problem)
@@ -209,7 +209,7 @@ def test_resume_reaches_the_same_result(tmp_path: Path) -> None:
     )
     np.testing.assert_array_equal(resumed.weights, whole.weights)
     np.testing.assert_array_equal(resumed.points, whole.points)
-    loaded = ps.SurfResult.load(tmp_path / "run")
+    loaded = ps.Result.load(tmp_path / "run")
     np.testing.assert_array_equal(loaded.weights, whole.weights)
     with pytest.raises(ValueError, match="n_points"):
         ps.surf_simplex(
@@ -249,7 +249,7 @@ def test_moving_average_runs_with_noisy_objectives() -> None:
         return ps.Solution(sol.objectives + rng.normal(scale=1e-3, size=3))
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = ps.surf_simplex(noisy, 21, 3, iterations=6, moving_average=0.3)
     assert res.history[-1].cv < res.history[0].cv
 
@@ -261,7 +261,7 @@ def test_concave_front_is_reported_as_collapsed() -> None:
         # minimize w . f over the octant of the unit sphere (DTLZ2): a corner e_k
         return ps.Solution(1.0 * (np.arange(3) != int(np.argmin(w))))
 
-    with pytest.warns(ps.SurfWarning, match="collapsed"):
+    with pytest.warns(ps.ParetoWarning, match="collapsed"):
         res = ps.surf_simplex(concave, 10, 3, iterations=2)
     assert not res.success and "collapsed" in res.message
 
@@ -410,7 +410,7 @@ def test_a_slot_stuck_where_another_point_is_restarts_from_a_healthy_neighbour(
     first = res.history[0].points
     assert np.sum(np.all(np.abs(first - [0.0, 0.0, 1.0]) < 1e-12, axis=1)) >= 3
     # the choice of warm starts survives a resume
-    with pytest.warns(ps.SurfWarning, match="collapsed"):  # after round 0, as above
+    with pytest.warns(ps.ParetoWarning, match="collapsed"):  # after round 0, as above
         ps.surf_simplex(sticky, 28, 3, iterations=1, checkpoint=tmp_path / "run")
     resumed = ps.surf_simplex(sticky, 28, 3, iterations=4, checkpoint=tmp_path / "run", resume=True)
     np.testing.assert_array_equal(resumed.weights, res.weights)
@@ -470,7 +470,7 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
         lost.append(len(method._thinned))
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         run(method, problem.solver(), iterations=12, callback=keep_counts)
     budget = max(1, round(REALLOCATION_SHARE * 91))
     # the counts include the edge points the round before thinned (they go again): the
@@ -522,7 +522,7 @@ def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: in
         problem.solver(), 91, 3, iterations=20, checkpoint=tmp_path / "run", resume=True, **paper
     )
     np.testing.assert_array_equal(resumed.points, res.points)
-    loaded = ps.SurfResult.load(tmp_path / "run")
+    loaded = ps.Result.load(tmp_path / "run")
     np.testing.assert_array_equal(loaded.points, res.points)
     assert len(loaded.states) == 91
 

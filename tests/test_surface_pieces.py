@@ -13,6 +13,7 @@ import paretosurf as ps
 from dtlz7_runs import dtlz7_run, true_piece
 from paretosurf.plotting import plot_surface, plot_surface_result
 from paretosurf.surface_pieces import SurfacePiece, surface_pieces
+from support import needs_scipy_116_slsqp
 
 matplotlib.use("Agg")
 
@@ -84,6 +85,7 @@ def dtlz7_result() -> ps.Result:
     return dtlz7_run("best")[0]
 
 
+@needs_scipy_116_slsqp
 def test_dtlz7_reports_its_four_pieces(dtlz7_result: ps.Result) -> None:
     res = dtlz7_result
     assert res.pieces is not None and len(res.pieces) == 4
@@ -112,6 +114,7 @@ def test_surface_pieces_saved_and_loaded(dtlz7_result: ps.Result, tmp_path: obje
     assert [r.pieces for r in back.history] == [r.pieces for r in dtlz7_result.history]
 
 
+@needs_scipy_116_slsqp
 def test_plots_draw_the_pieces_apart(dtlz7_result: ps.Result) -> None:
     fig = plot_surface_result(dtlz7_result)
     surface = fig.axes[0]
@@ -134,8 +137,7 @@ def test_an_evenly_covered_surface_of_pieces_is_no_jump() -> None:
     """The reported round's pieces of a surface reach the curve-only ``jump`` check when the
     points are even: it leaves the findings alone instead of reading curve pieces' slots
     (a surface run that ended evenly on its pieces used to fail there)."""
-    from paretosurf.findings import Finding
-    from paretosurf.solver_findings import pieces_jump
+    from paretosurf.findings import Finding, pieces_jump
 
     pieces = [SurfacePiece((0, 2), 1.0, 2), SurfacePiece((1, 3), 1.0, 2)]
     uneven = Finding("uneven", "nn max/min 4 > target 3")

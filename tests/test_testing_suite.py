@@ -74,13 +74,14 @@ def test_the_registry_names_every_method_once() -> None:
 
 
 def test_new_names_are_the_old_classes() -> None:
-    assert ps.Result is ps.SurfResult and ps.ParetoWarning is ps.SurfWarning
-    with pytest.warns(ps.SurfWarning):
+    with pytest.warns(DeprecationWarning):
+        assert ps.Result is ps.SurfResult and ps.ParetoWarning is ps.SurfWarning
+    with pytest.warns(ps.ParetoWarning):
         import warnings
 
         warnings.warn("x", ps.ParetoWarning, stacklevel=1)
     res = ps.surf(lambda w, s: ps.Solution([1 - w, w]), n_points=5, iterations=1)
-    assert isinstance(res, ps.SurfResult) and len(res.points) == 5
+    assert isinstance(res, ps.Result) and len(res.points) == 5
     with pytest.raises(TypeError, match="not both"):
         ps.surf(lambda w, s: ps.Solution([1 - w, w]), 4, n_points=5)
     with pytest.raises(ValueError, match="n_points"):

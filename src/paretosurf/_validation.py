@@ -6,6 +6,7 @@ import inspect
 import math
 import numbers
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -153,6 +154,9 @@ def check_torch_device(device: object, *, numpy_backend: bool = True) -> str:
     )
     if not isinstance(device, str):
         raise TypeError(f"device must be {allowed}, got {device!r}")
+    if re.fullmatch(r"(cpu|cuda)(:[0-9]+)?", device) is None:
+        # named wrongly whether torch is installed or not: said so before asking for torch
+        raise ValueError(f"device must be {allowed}, got {device!r}")
     try:
         import torch
     except ImportError as exc:
@@ -306,7 +310,7 @@ def check_checkpoint_period(checkpoint_period: Any, *, has_folder: bool) -> None
     how often the run is saved in ``checkpoint``, so without one it would do nothing.
 
     ``checkpoint_period`` is the option as given, or the
-    :class:`~paretosurf.checkpoint.Checkpointer` made from it (one whose ``period`` and
+    :class:`~paretosurf.run_checkpoints.Checkpointer` made from it (one whose ``period`` and
     ``every`` are both ``None`` is "auto").
     """
     if has_folder:
@@ -394,7 +398,7 @@ def check_iterations(iterations: object, *, resume: bool | str) -> int | None:
     if checked == 0 and not resume:
         raise ValueError(
             "iterations must be at least 1 (0 would solve nothing; to read a "
-            "saved run, use SurfResult.load)"
+            "saved run, use Result.load)"
         )
     return checked
 

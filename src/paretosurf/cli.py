@@ -1010,19 +1010,17 @@ def _add_executor_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _executor(args: argparse.Namespace) -> Any:
-    import paretosurf as ps
+    from paretosurf import executors
 
     _check_executor_options(args, workers=False)
     timeout = args.solve_timeout
     if args.executor == "processes":
-        return ps.ProcessExecutor(
+        return executors.ProcessExecutor(
             DEFAULT_WORKERS if args.workers is None else args.workers, solve_timeout=timeout
         )
     if args.executor == "ray":
-        from paretosurf import executors
-
         return executors.RayExecutor(address=args.address, solve_timeout=timeout)
-    return ps.LocalExecutor(solve_timeout=timeout)
+    return executors.LocalExecutor(solve_timeout=timeout)
 
 
 #: Where ``paretosurf run --checkpoint DIR`` records the command-line settings the run was
@@ -1622,7 +1620,7 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args.task, args.methods, args.solver
     ('gear', ['surf', 'ols'], 'gradient')
     """
-    from paretosurf import __version__
+    from paretosurf._version import __version__
 
     parser = argparse.ArgumentParser(
         prog="paretosurf",

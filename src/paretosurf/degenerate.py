@@ -1,43 +1,17 @@
-"""Degenerate fronts: points of M >= 3 objectives that lie on a set of lower dimension than
-M - 1, a curve in three objectives (DTLZ5, DTLZ6, or any problem where two objectives do not
-conflict).
+"""Moved: the ``degenerate`` finding is :mod:`paretosurf.findings` now (``degenerate_finding``,
+``conflict_free_pairs``, ``curve_share``). This module re-exports the names it had, with a
+:class:`DeprecationWarning`, until paretosurf 0.2."""
 
-SURF-simplex lays its weights out over a simplex of dimension M - 1 and spaces its points
-as if they covered a surface of that dimension. On a curve, whole bands of weights reach
-one stretch of it, and no layout of the simplex spaces the points evenly along it: the run
-reports them ``collapsed`` or ``uneven``, which names the symptom, not the cause. This
-module names the cause:
-
-- :func:`conflict_free_pairs`: pairs of objectives that never conflict among the points
-  (wherever one is smaller, so is the other, up to a tolerance): on the front they move
-  together, so it has at most M - 2 dimensions;
-- :func:`curve_share`: the share of the points whose nearest neighbours lie along one
-  direction (a local principal-component test), for curves on which every pair of
-  objectives conflicts;
-- :func:`degenerate_finding`: the ``degenerate`` finding, with the objectives that do not
-  conflict where that is the cause. Points on a curve may also be the reach of stuck
-  solves on a surface (DTLZ4's variables on their flat spot), and the finding says both.
-
-Examples
---------
-A curve of DTLZ5's kind (objectives 1 and 2 equal on the front):
-
->>> import numpy as np
->>> from paretosurf.degenerate import conflict_free_pairs, degenerate_finding
->>> t = np.linspace(0.0, np.pi / 2, 15)
->>> f = np.c_[np.cos(t) / np.sqrt(2), np.cos(t) / np.sqrt(2), np.sin(t)]
->>> conflict_free_pairs(f)
-[(0, 1)]
->>> degenerate_finding(f).code
-'degenerate'
-"""
-
-from __future__ import annotations
-
-import numpy as np
-from numpy.typing import NDArray
-
-from paretosurf.findings import Finding
+from paretosurf._renamed import warn_moved
+from paretosurf.findings import Finding, conflict_free_pairs, curve_share, degenerate_finding
+from paretosurf.findings._degenerate import (
+    CONFLICT_TOL,
+    CONSTANT_SHARE,
+    CURVE_RATIO,
+    CURVE_SHARE,
+    MIN_POINTS,
+    FloatArray,
+)
 
 __all__ = [
     "CONFLICT_TOL",
@@ -45,179 +19,11 @@ __all__ = [
     "CURVE_RATIO",
     "CURVE_SHARE",
     "MIN_POINTS",
+    "Finding",
+    "FloatArray",
     "conflict_free_pairs",
     "curve_share",
     "degenerate_finding",
 ]
 
-FloatArray = NDArray[np.float64]
-
-#: Differences in an objective below this share of its range over the points are ties: two
-#: objectives conflict only where one is better by more than this and the other worse by
-#: more than this (solves stop a tolerance from the front).
-CONFLICT_TOL = 1e-3
-#: A point's neighbourhood is one-dimensional where the second singular value of its
-#: nearest neighbours' offsets is below this share of the first.
-CURVE_RATIO = 0.25
-#: ... and the points lie on a curve where at least this share of them has such a
-#: neighbourhood.
-CURVE_SHARE = 0.9
-#: The fewest distinct points from which the shape of the points is judged.
-MIN_POINTS = 6
-
-
-#: An objective whose range over the points is below this share of the largest range is
-#: constant (DTLZ4 from its default start: ``1e-30`` against 1), not a direction of the set.
-CONSTANT_SHARE = 1e-9
-
-
-def _distinct_scaled(points: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The distinct finite rows of ``points`` divided by each objective's range, and those
-    ranges (0 for a constant objective, :data:`CONSTANT_SHARE`, whose column is 0)."""
-    x = np.asarray(points, dtype=np.float64)
-    x = x[np.all(np.isfinite(x), axis=1)]
-    if not len(x):
-        return x, np.ones(np.shape(points)[1])
-    ranges = np.ptp(x, axis=0)
-    ranges = np.where(ranges > CONSTANT_SHARE * ranges.max(), ranges, 0.0)
-    scaled = np.where(ranges > 0, x / np.where(ranges > 0, ranges, 1.0), 0.0)
-    # rows that coincide to the tolerance are one point
-    keys = np.round(scaled / CONFLICT_TOL).astype(np.int64)
-    _, first = np.unique(keys, axis=0, return_index=True)
-    return np.asarray(scaled[np.sort(first)], dtype=np.float64), ranges
-
-
-def conflict_free_pairs(points: FloatArray) -> list[tuple[int, int]]:
-    """Pairs ``(i, j)``, ``i < j``, of objectives that do not conflict among the ``points``:
-    both vary, and no two points have one better by more than :data:`CONFLICT_TOL` of its
-    range while the other is worse by more than that. Empty with fewer than
-    :data:`MIN_POINTS` distinct points (too few to tell).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from paretosurf.degenerate import conflict_free_pairs
-    >>> t = np.linspace(0, 1, 8)
-    >>> conflict_free_pairs(np.c_[t, 2 * t**2, 1 - t])      # objectives 1 and 2 agree
-    [(0, 1)]
-    >>> u, v = np.meshgrid(t, t)
-    >>> conflict_free_pairs(np.c_[u.ravel(), v.ravel(), 2 - u.ravel() - v.ravel()])
-    []
-    """
-    x, ranges = _distinct_scaled(points)
-    if len(x) < MIN_POINTS or x.ndim != 2:
-        return []
-    m = x.shape[1]
-    diff = x[:, None, :] - x[None, :, :]  # (P, P, M): row a minus row b per objective
-    better = diff < -CONFLICT_TOL
-    worse = diff > CONFLICT_TOL
-    out = []
-    for i in range(m):
-        for j in range(i + 1, m):
-            if ranges[i] <= 0 or ranges[j] <= 0:
-                continue
-            if not np.any((better[:, :, i] & worse[:, :, j]) | (worse[:, :, i] & better[:, :, j])):
-                out.append((i, j))
-    return out
-
-
-def curve_share(points: FloatArray, neighbours: int = 4) -> float:
-    """The share of the distinct ``points`` (in units of each objective's range) whose
-    ``neighbours`` nearest other points lie along one direction: the second singular value
-    of their offsets from the point is below :data:`CURVE_RATIO` of the first. About 1 for
-    points along a curve, about 0 for points spread over a surface; ``nan`` with fewer
-    than :data:`MIN_POINTS` distinct points.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from paretosurf.degenerate import curve_share
-    >>> t = np.linspace(0, 1, 12)
-    >>> curve_share(np.c_[np.cos(t), np.sin(t), t])            # a helix's arc
-    1.0
-    >>> u, v = np.meshgrid(t, t)
-    >>> curve_share(np.c_[u.ravel(), v.ravel(), 2 - u.ravel() - v.ravel()]) < 0.1
-    True
-    """
-    x, _ = _distinct_scaled(points)
-    if len(x) < MIN_POINTS:
-        return float("nan")
-    from scipy.spatial import cKDTree
-
-    k = min(neighbours, len(x) - 1)
-    _, idx = cKDTree(x).query(x, k=k + 1)
-    linear = 0
-    for row, near in enumerate(idx):
-        offsets = x[near[1:]] - x[row]
-        s = np.linalg.svd(offsets, compute_uv=False)
-        linear += bool(s[0] > 0 and (len(s) < 2 or s[1] < CURVE_RATIO * s[0]))
-    return linear / len(x)
-
-
-def degenerate_finding(points: FloatArray) -> Finding | None:
-    """The ``degenerate`` finding where the points of M >= 3 objectives lie on a set of lower
-    dimension than M - 1 (the front's own shape, or the reach of stuck solves): two
-    objectives that do not conflict (:func:`conflict_free_pairs`), or, in three objectives,
-    points along a curve (:func:`curve_share` at least :data:`CURVE_SHARE`); ``None``
-    otherwise.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from paretosurf.degenerate import degenerate_finding
-    >>> t = np.linspace(0, 1, 10)
-    >>> print(degenerate_finding(np.c_[t, t**2, 1 - t]).summary)
-    the points lie on a curve: objectives 1 and 2 do not conflict
-    >>> degenerate_finding(np.eye(3)) is None                  # too few points to tell
-    True
-    """
-    x = np.asarray(points, dtype=np.float64)
-    if x.ndim != 2 or x.shape[1] < 3:
-        return None
-    m = x.shape[1]
-    pairs = conflict_free_pairs(x)
-    if pairs:
-        # the objectives that move together, as groups (a pair chains into a group)
-        groups: list[set[int]] = []
-        for i, j in pairs:
-            joined = [g for g in groups if i in g or j in g]
-            merged = {i, j}.union(*joined)
-            groups = [g for g in groups if g not in joined] + [merged]
-        named = "; ".join(_objectives(sorted(g)) + " do not conflict" for g in groups)
-        dimension = m - 1 - sum(len(g) - 1 for g in groups)
-        shape = "a curve" if dimension == 1 else f"a set of dimension {max(dimension, 0)}"
-        cause = (
-            f"{named}: wherever one of them is lower over the points, so is the other, so the "
-            f"points lie on {shape} in {m} objectives, not on a surface of dimension "
-            f"{m - 1}"
-        )
-    elif m == 3 and curve_share(x) >= CURVE_SHARE:
-        shape = "a curve"
-        cause = (
-            "the points lie along a curve (each point's nearest neighbours lie along one "
-            "direction), not over a surface of dimension 2"
-        )
-    else:
-        return None
-    return Finding(
-        "degenerate",
-        f"the points are degenerate: {cause}. Either the front itself is {shape} "
-        "(objectives that never conflict, as DTLZ5's first two) or the solves reach only "
-        f"{shape} of it (variables stuck on a flat spot). SURF-simplex lays its weights out "
-        f"over a simplex of dimension {m - 1}, so on such a front whole bands of weights "
-        "reach one stretch of it and no layout spaces the points evenly along it",
-        remedy=(
-            "where the front is of lower dimension, solve the objectives that conflict as a "
-            "problem of fewer objectives (those that do not conflict summed into one) with "
-            "ps.surf, whose arc-length spacing is even along a curve; where the solves are "
-            "stuck, other starts or a global inner solver"
-        ),
-        fatal=False,
-        summary=f"the points lie on {shape}" + (f": {named}" if pairs else ""),
-    )
-
-
-def _objectives(indices: list[int]) -> str:
-    """``objectives 1 and 2`` (1-based) for 0-based ``indices``."""
-    names = [str(i + 1) for i in indices]
-    return "objectives " + (", ".join(names[:-1]) + " and " + names[-1])
+warn_moved(__name__, "paretosurf.findings")

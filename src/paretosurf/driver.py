@@ -21,13 +21,13 @@ method adds to its records and result comes through :meth:`Method.record_extras`
   round's record, the round the result reports, the result and what a checkpoint saves;
 - :class:`~paretosurf.round_solving.RoundSolver`: a round's solves through the executor,
   retries, the budget counts, and the points in the run's coordinates;
-- :class:`~paretosurf.checkpoint.Checkpointer`: when the run saves itself (after every round,
+- :class:`~paretosurf.run_checkpoints.Checkpointer`: when the run saves itself (after every round,
   or amortized over rounds too short to save each one), and the saving;
 - :class:`~paretosurf.states.StatePool` (the states, by key: methods hold keys) and
   :class:`~paretosurf.states.DiskStates` (a disk-state solver's folders);
 - :mod:`paretosurf.spacing_options`: ``weight_bounds`` and ``moving_average``;
 - :mod:`paretosurf.run_state`: the run's bookkeeping, what its checkpoints hold and how it
-  resumes, and its result (with :func:`paretosurf.solver_findings.diagnose_run`'s findings);
+  resumes, and its result (with :func:`paretosurf.findings.diagnose_run`'s findings);
 - :mod:`paretosurf.interrupts`: what an interrupted run says about resuming it;
 - :mod:`paretosurf._validation` and :mod:`paretosurf.loop_options`: the checks, and the
   loop options (:class:`RunOptions`) with their one description.
@@ -55,20 +55,26 @@ from paretosurf._validation import (
     check_weight_bounds,
 )
 from paretosurf.basin_probes import PROBED, BasinProbes, check_probes
-from paretosurf.checkpoint import Checkpointer
-from paretosurf.diagnostics import LOCAL_ROUNDS, frozen_and_beaten
 from paretosurf.executors import Executor
-from paretosurf.findings import ParetoWarning, check_target, is_quiet, spacing_target
+from paretosurf.findings import (
+    LOCAL_ROUNDS,
+    ParetoWarning,
+    check_target,
+    declared_scalarization,
+    frozen_and_beaten,
+    is_quiet,
+    spacing_target,
+)
 from paretosurf.interrupts import note_interruption, sigterm_interrupts, without_interrupt_notice
 from paretosurf.kept_rounds import ReportedFront, check_report
 from paretosurf.loop_options import Callback, RunOptions, document_loop_options
 from paretosurf.method import Method, Round, RoundOutcome
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.result import IterationRecord, Result
+from paretosurf.run_checkpoints import Checkpointer
 from paretosurf.run_folder import RunFolder
 from paretosurf.run_reporting import RunReporting
 from paretosurf.run_start import RunStart
 from paretosurf.run_state import run_notes
-from paretosurf.solver_findings import declared_scalarization
 from paretosurf.solvers import SolverLike, as_solver
 from paretosurf.spacing import Spacing
 from paretosurf.states import StatePool  # noqa: F401
@@ -166,7 +172,7 @@ class _Runner(RunStart, RunReporting):
     def stays_stuck(self) -> bool:
         """Whether a weighted-sum run's last :data:`STUCK_STOP_ROUNDS` rounds kept every
         point while the weights moved, with a point beaten at its own weight
-        (:func:`~paretosurf.diagnostics.frozen_and_beaten`): more rounds would return the
+        (:func:`~paretosurf.findings.frozen_and_beaten`): more rounds would return the
         same points."""
         history = self.progress.history
         if len(history) < STUCK_STOP_ROUNDS or declared_scalarization(self.solver)[0] != "linear":
@@ -178,7 +184,7 @@ class _Runner(RunStart, RunReporting):
             ]
         )
 
-    def checkpoint(self, final: SurfResult | None = None) -> None:
+    def checkpoint(self, final: Result | None = None) -> None:
         """Save the rounds run since the last checkpoint (see :meth:`Checkpointer.save`), the
         states of a disk-state solver still in memory into their folders first, and prune the
         folders no longer needed. Without a run folder only the state folders are looked
@@ -190,7 +196,7 @@ class _Runner(RunStart, RunReporting):
             saved=lambda: self.disk.checkpointed(self.pool),
         )
 
-    def finish(self, result: SurfResult | None) -> None:
+    def finish(self, result: Result | None) -> None:
         """Without a run folder, states on disk lived in a temporary folder: load the final
         ones into the result (if there is one) and delete it."""
         states = self.disk.finish(None if result is None else result.states)
@@ -274,7 +280,7 @@ def run(
     target: float | None = None,
     early_stopping: bool = True,
     probes: BasinProbes | str | bool | None = "auto",
-) -> SurfResult:
+) -> Result:
     """Run ``method`` with ``solver`` until it finishes, converges, is stopped, or has done
     ``iterations`` rounds.
 
@@ -296,8 +302,8 @@ def run(
 
     Returns
     -------
-    SurfResult
-        With ``success`` and ``message``; each problem :func:`paretosurf.diagnostics.diagnose`
+    Result
+        With ``success`` and ``message``; each problem :func:`paretosurf.findings.diagnose`
         finds in the final points is also raised as a :class:`ParetoWarning`.
 
     Notes
@@ -381,7 +387,7 @@ def _run_holding(
     init_states: Sequence[Any] | None,
     resume: bool | Literal["force"],
     overwrite: bool,
-) -> SurfResult:
+) -> Result:
     """:func:`run` once its options are checked and its run folder (if any) is held."""
     method, folder = runner.method, runner.folder
     runner.begin(init_states, resume=resume, overwrite=overwrite, iterations=iterations)
@@ -408,8 +414,9 @@ def _run_holding(
         bar.close()
         if folder is not None:
             folder.close()
-        if started:
-            runner.executor.close()
+        close = getattr(runner.executor, "close", None)
+        if started and callable(close):  # a start without a close has nothing to release
+            close()
     if folder is not None and runner.progress.history:
         with folder.writing("the solver's state folders (states/)"):
             runner.disk.persist(runner.pool)  # the result's states are then the run's folders

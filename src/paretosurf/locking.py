@@ -57,7 +57,11 @@ try:  # POSIX
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["FileLock", "LockedError", "holder_of", "try_lock", "unlock"]
+__all__ = ["ENFORCED", "FileLock", "LockedError", "holder_of", "try_lock", "unlock"]
+
+#: Whether the operating system enforces the locks (POSIX ``flock``); elsewhere taking a lock
+#: always succeeds and nothing can tell whether another process holds one.
+ENFORCED = fcntl is not None
 
 #: ``errno`` values of an ``flock`` refused because another open file holds the lock.
 _TAKEN = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES}

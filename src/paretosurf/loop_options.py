@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, TypeVar
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from paretosurf.basin_probes import BasinProbes
-    from paretosurf.checkpoint import Checkpointer
     from paretosurf.executors import Executor
     from paretosurf.result import IterationRecord
+    from paretosurf.run_checkpoints import Checkpointer
 
 __all__ = [
     "FLAG_OPTIONS",
@@ -202,10 +202,10 @@ LOOP_OPTION_DOCS: dict[str, tuple[str, str]] = {
         ``"auto"`` without ``checkpoint`` is refused); 0 saves after every round. ``"auto"`` keeps
         checkpoints to about 1% of the run: every round when solves take a second or more,
         every few rounds when they take milliseconds (see
-        :data:`paretosurf.checkpoint.CHECKPOINT_SHARE`; the first comes half a second into
-        the run, see :data:`~paretosurf.checkpoint.FIRST_CHECKPOINT_SECONDS`), so that a
+        :data:`paretosurf.run_checkpoints.CHECKPOINT_SHARE`; the first comes half a second into
+        the run, see :data:`~paretosurf.run_checkpoints.FIRST_CHECKPOINT_SECONDS`), so that a
         killed run loses about that share of its solving. A
-        :class:`~paretosurf.checkpoint.Checkpointer` sets the schedule in full (period,
+        :class:`~paretosurf.run_checkpoints.Checkpointer` sets the schedule in full (period,
         share, every k rounds, clock). The last round is always saved.
         """,
     ),

@@ -195,7 +195,7 @@ class Method(ABC):
         return {}
 
     def result_extras(self) -> dict[str, Any]:
-        """What the method adds to its result: keyword arguments of :class:`SurfResult`
+        """What the method adds to its result: keyword arguments of :class:`Result`
         (SURF: its CDF ``cdf``); default none."""
         return {}
 

@@ -8,7 +8,7 @@ pieces of one round and lays out the next round's weights:
 
 - :func:`find_breaks`: the chords between consecutive points (in weight order) that cross a
   gap. A chord is a gap when the diagnostics call it a jump
-  (:func:`paretosurf.diagnostics.jump_gaps`, the criterion of the ``jump`` finding), when it
+  (:func:`paretosurf.findings.jump_gaps`, the criterion of the ``jump`` finding), when it
   is long and follows points that coincide (several weights reaching one end of a piece, then
   the next piece), or, for a solver that declares a Tchebycheff scalarization, when a point
   beside it is a *corner* solution: the minimizer of a Tchebycheff scalarization lies on the
@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf.diagnostics import JUMP_GAP, jump_gaps
+from paretosurf.findings._jumps import JUMP_GAP, jump_gaps
 
 __all__ = [
     "DUPLICATE_TOL",

@@ -1,5 +1,5 @@
-"""What every method returns: :class:`Result` (also named ``SurfResult``, its earlier name),
-with one :class:`IterationRecord` per round.
+"""What every method returns: :class:`Result`, with one :class:`IterationRecord` per round.
+``SurfResult``, its earlier name, still works with a :class:`DeprecationWarning`.
 
 SURF and every baseline return the same result type, built by the driver
 (:mod:`paretosurf.driver`) from the method's final points and the run's bookkeeping. A result
@@ -20,11 +20,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf import metrics
-from paretosurf._validation import check_flag
+from paretosurf._renamed import renamed_attributes
 from paretosurf.cdf import ArcLengthCDF
 from paretosurf.checkpoint import FORMAT, pair_stem, read_pair, with_extension, write_pair
 from paretosurf.findings import Finding
 from paretosurf.front_ends import FrontEnds
+from paretosurf.loop_options import check_flag
 from paretosurf.pieces import Piece
 from paretosurf.run_folder import MANIFEST, RunFolder
 from paretosurf.states import decode_states, encode_states
@@ -33,7 +34,6 @@ from paretosurf.surface_pieces import SurfacePiece
 __all__ = [
     "IterationRecord",
     "Result",
-    "SurfResult",
     "history_from_parts",
     "measures_nearest_neighbours",
 ]
@@ -406,7 +406,7 @@ class Result:
         ``"callback"``, or ``"not started"``.
     success : bool
         Whether the points are what was asked for: none of the problems
-        :func:`paretosurf.diagnostics.diagnose` checks for (dominated or collapsed points, a
+        :func:`paretosurf.findings.diagnose` checks for (dominated or collapsed points, a
         weakly Pareto-optimal endpoint, a jump that weighted sums cannot cross, noisy
         estimates, constant objectives) was found. Each problem is also raised as a
         :class:`~paretosurf.SurfWarning` when the run ends.
@@ -819,8 +819,8 @@ class Result:
         )
 
 
-#: The earlier name of :class:`Result` (the same class: ``isinstance`` works with either).
-SurfResult = Result
+#: ``SurfResult``: the earlier name of :class:`Result` (the same class), with a warning.
+__getattr__ = renamed_attributes(__name__, {"SurfResult": ("Result", lambda: Result)})
 
 
 def piece_from_dict(data: Mapping[str, Any]) -> Piece | SurfacePiece:

@@ -5,7 +5,7 @@ and the round's points measured in the run's coordinates.
 it turns a method's :class:`~paretosurf.method.Round` into solve tasks (``repeats`` calls per
 slot, each warm-started from the last), retries failed solves (but not those a retry would
 fail the same way: :func:`not_retried`), logs every attempt through the
-:class:`~paretosurf.checkpoint.Checkpointer` as the solves return, counts solves, steps and
+:class:`~paretosurf.run_checkpoints.Checkpointer` as the solves return, counts solves, steps and
 objective evaluations, checks the points and hands back a
 :class:`~paretosurf.method.RoundOutcome`.
 With basin probes (the ``probes`` option), a few slots are then solved again from fresh
@@ -25,9 +25,9 @@ from numpy.typing import NDArray
 
 from paretosurf._validation import check_objective_sizes
 from paretosurf.basin_probes import RoundProbes
-from paretosurf.checkpoint import Checkpointer
 from paretosurf.executors import SolveOutcome, SolveTask, raise_for
 from paretosurf.method import Method, Round, RoundOutcome, check_points, check_round
+from paretosurf.run_checkpoints import Checkpointer
 from paretosurf.run_state import Progress
 from paretosurf.solvers import add_evaluations, as_weight, count_steps, users_solver
 from paretosurf.spacing import Spacing

@@ -68,14 +68,14 @@ from numpy.typing import NDArray
 from paretosurf.checkpoint import (
     FORMAT,
     CheckpointError,
-    _check_format,
-    _dump_json,
-    _pack,
-    _read_json,
-    _unpack,
     atomic_write,
+    check_format,
+    dump_json,
     from_json_floats,
+    pack_arrays,
+    read_json,
     to_json_floats,
+    unpack_arrays,
 )
 from paretosurf.locking import FileLock, LockedError, holder_of
 
@@ -479,8 +479,8 @@ class RunFolder:
                     "neither resumed nor read; put the file back, or use another folder"
                 )
             raise CheckpointError(f"{self.path} holds no run")
-        meta = from_json_floats(_read_json(path))
-        _check_format(meta, path, RUN_FOLDER_VERSION)
+        meta = from_json_floats(read_json(path))
+        check_format(meta, path, RUN_FOLDER_VERSION)
         version = int(meta.get("version", 0))
         if version >= 3 and not isinstance(meta.get("run_id"), str):
             raise CheckpointError(f"{path} has no run id: it is damaged or was edited")
@@ -603,7 +603,7 @@ class RunFolder:
         return None
 
     def _write_manifest(self, manifest: Mapping[str, Any]) -> None:
-        text = _dump_json(to_json_floats(dict(manifest)))
+        text = dump_json(to_json_floats(dict(manifest)))
         with self.writing(MANIFEST):
             atomic_write(
                 self.path / MANIFEST,
@@ -765,7 +765,7 @@ class RunFolder:
             at = self._handle(_ROUND_ARRAYS, "ab").tell()
         blobs, lines = [], []
         for offset, (scalars, arrays) in enumerate(rounds):
-            blob, index_of = _pack(arrays)
+            blob, index_of = pack_arrays(arrays)
             lines.append(
                 _with_crc(
                     _json_line(
@@ -840,7 +840,7 @@ class RunFolder:
         """Save the state after ``n_rounds`` rounds in place of the older state file: written
         to a temporary file, flushed, then renamed, so that a kill at any moment leaves both
         the newest complete state and the one before it intact."""
-        blob, index = _pack(arrays)
+        blob, index = pack_arrays(arrays)
         header = _json_line(
             {
                 "format": FORMAT,
@@ -1018,7 +1018,7 @@ class RunFolder:
             return "damaged (unreadable header)"
         if not isinstance(header, dict) or "n_rounds" not in header:
             return "damaged (unreadable header)"
-        _check_format(header, path, RUN_FOLDER_VERSION)
+        check_format(header, path, RUN_FOLDER_VERSION)
         return header, body[8 + head :]
 
     def _newest_state(self) -> tuple[tuple[dict[str, Any], bytes], dict[str, Any] | None] | None:
@@ -1101,7 +1101,7 @@ class RunFolder:
         (header, blob), fallback = found
         n_rounds = int(header["n_rounds"])
         assert self._newest is not None
-        arrays = _unpack(blob, header.pop("arrays_index"), self.path / self._newest)
+        arrays = unpack_arrays(blob, header.pop("arrays_index"), self.path / self._newest)
         history = self.path / _HISTORY
         try:
             lines = history.read_bytes().split(b"\n")
@@ -1174,5 +1174,5 @@ class RunFolder:
                     "match their CRC; restore the file from a backup, or start again with "
                     "overwrite=True"
                 )
-            records.append((scalars, _unpack(blob_at, layout, round_path)))
+            records.append((scalars, unpack_arrays(blob_at, layout, round_path)))
         return SavedRun(manifest, header, arrays, records, fallback)

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from paretosurf.front_ends import coverage_finding
 from paretosurf.kept_rounds import ReportedFront
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.result import IterationRecord, Result
 from paretosurf.run_state import RunParts, run_parts, run_result
 from paretosurf.spacing_options import anchor_rows
 
@@ -110,7 +110,7 @@ class RunReporting(RunParts):
         keys = self.method.live_keys()
         return [*keys, *self.keeper.keys()] if self.reports_most_even() else keys
 
-    def result(self) -> SurfResult:
+    def result(self) -> Result:
         reported = self.reported_front()
         weights, points, coords, keys = self.front(reported)
         averaged = (
@@ -151,7 +151,7 @@ class RunReporting(RunParts):
         return [] if finding is None else [finding]
 
     def state_parts(
-        self, final: SurfResult | None = None
+        self, final: Result | None = None
     ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         """The run's state as a checkpoint saves it (see :func:`~paretosurf.run_state.
         run_parts`)."""

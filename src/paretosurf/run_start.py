@@ -20,7 +20,6 @@ from numpy.typing import NDArray
 
 from paretosurf._validation import check_checkpoint_period, check_init_states, check_not_a_class
 from paretosurf.basin_probes import BasinProbes, RoundProbes, resolve_probes
-from paretosurf.checkpoint import Checkpointer
 from paretosurf.executors import LocalExecutor, solves_in
 from paretosurf.findings import ParetoWarning
 from paretosurf.front_ends import FrontEnds, find_ends
@@ -29,6 +28,7 @@ from paretosurf.loop_options import FORCE
 from paretosurf.method import Method
 from paretosurf.result import history_from_parts
 from paretosurf.round_solving import RoundSolver
+from paretosurf.run_checkpoints import Checkpointer
 from paretosurf.run_folder import RunFolder
 from paretosurf.run_state import Progress, RunParts, check_same_run, load_method_state, manifest
 from paretosurf.solver_identity import check_same_solver, check_state_shapes, solver_identity

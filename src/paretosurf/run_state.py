@@ -10,7 +10,7 @@ folder stores and back, and into the run's :class:`~paretosurf.result.Result`:
 - :func:`run_parts`: the run's state as a checkpoint saves it (the method's, the pool's, the
   bookkeeping, and a view of the result so far that :meth:`Result.load` reads);
 - :func:`load_method_state`: the method's (and the reported-round candidates') state back;
-- :func:`run_result`: the result, with its findings (:func:`~paretosurf.solver_findings.
+- :func:`run_result`: the result, with its findings (:func:`~paretosurf.findings.
   diagnose_run`), ``success`` and ``message``;
 - :func:`run_notes`: the notes a front end records with the runs it starts.
 """
@@ -29,18 +29,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.basin_probes import ProbeTally, probe_finding
-from paretosurf.findings import STRUCTURAL, Finding, success_and_message
+from paretosurf.findings import STRUCTURAL, Finding, diagnose_run, success_and_message
 from paretosurf.front_ends import FrontEnds
 from paretosurf.kept_rounds import ReportedFront, RoundKeeper
 from paretosurf.method import Method
 from paretosurf.result import IterationRecord, Result, view_extras
-from paretosurf.solver_findings import diagnose_run
 from paretosurf.solver_identity import solver_settings as identify_settings
 from paretosurf.solvers import solver_name
 from paretosurf.states import StatePool
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    from paretosurf.checkpoint import Checkpointer
+    from paretosurf.run_checkpoints import Checkpointer
     from paretosurf.run_folder import RunFolder
     from paretosurf.spacing import Spacing
     from paretosurf.spacing_options import MovingAverage, WeightMap

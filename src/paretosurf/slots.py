@@ -18,8 +18,9 @@ from paretosurf.adapters.scalarization import (
     scoring_scalarization,
     solver_scalarization,
 )
-from paretosurf.diagnostics import WEIGHT_TOL
-from paretosurf.driver import Method, Round, RoundOutcome, StatePool
+from paretosurf.driver import Method, Round, RoundOutcome
+from paretosurf.findings import WEIGHT_TOL
+from paretosurf.states import StatePool
 
 __all__ = [
     "RESOLVED_SPACING",
@@ -153,7 +154,7 @@ def _dominates(a: FloatArray, b: FloatArray) -> bool:
 SETTLED_SPACING = 0.02
 #: Weights closer than this to their nearest other weight are at the limit of what floating
 #: point (and a solver computing ``1 - w``) resolves (the ``precision`` finding's tolerance,
-#: :data:`paretosurf.diagnostics.WEIGHT_TOL`): :meth:`SlotMethod.settle_share` leaves them
+#: :data:`paretosurf.findings.WEIGHT_TOL`): :meth:`SlotMethod.settle_share` leaves them
 #: out, as their moves are rounding.
 RESOLVED_SPACING = WEIGHT_TOL
 

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from paretosurf._validation import check_alpha, check_n_segments, check_non_negative_int
 from paretosurf.basin_probes import offers_probe_starts
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.driver import Round, RoundOutcome, RunOptions, StatePool, run
+from paretosurf.driver import Round, RoundOutcome, RunOptions, run
 from paretosurf.flat_ends import EndReach, update_reach, with_end_knots
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.pieces import (
@@ -40,6 +40,7 @@ from paretosurf.pieces import (
 from paretosurf.result import IterationRecord, Result
 from paretosurf.slots import ScalarizationSource, SlotMethod, solver_scalarization
 from paretosurf.solvers import SolverLike
+from paretosurf.states import StatePool
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from typing import Unpack

@@ -88,13 +88,14 @@ from scipy.spatial import cKDTree
 
 from paretosurf._validation import check_non_negative_int
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.diagnostics import coincident_pairs
-from paretosurf.driver import Round, RoundOutcome, RunOptions, StatePool, run
+from paretosurf.driver import Round, RoundOutcome, RunOptions, run
+from paretosurf.findings import coincident_pairs
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.result import IterationRecord, Result
 from paretosurf.simplex_weights import lattice_partitions, simplex_lattice
 from paretosurf.slots import ScalarizationSource, SlotMethod, solver_scalarization
 from paretosurf.solvers import SolverLike
+from paretosurf.states import StatePool
 from paretosurf.surf import CDFRefinement
 from paretosurf.surface import (
     ZERO_WEIGHT,

@@ -255,7 +255,7 @@ def sweep_stale(
                     shutil.rmtree(folder, ignore_errors=True)
                     removed.append(folder)
                 continue
-            if locking.fcntl is None:  # locks are not enforced here: cannot tell
+            if not locking.ENFORCED:  # locks are not enforced here: cannot tell
                 continue
             fd = try_lock(lock)
             if fd is None:  # held: in use

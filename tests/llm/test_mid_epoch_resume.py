@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("trl")
 
 import paretosurf as ps
-from paretosurf.diagnostics import SurfWarning
+from paretosurf.findings import ParetoWarning
 from paretosurf.llm import AdapterState, load_adapter
 from paretosurf.llm import solver as solver_module
 from paretosurf.llm.training_log import SolveFolder
@@ -253,7 +253,7 @@ def test_a_run_killed_mid_solve_resumes_from_the_checkpoint(
         )
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SurfWarning)
+        warnings.simplefilter("ignore", ParetoWarning)
         resumed = ps.surf(solver(work), 1, iterations=1, checkpoint=run, resume=True)
         whole = ps.surf(
             solver(tmp_path / "work-whole"), 1, iterations=1, checkpoint=tmp_path / "whole"

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from paretosurf.diagnostics import SurfWarning
+from paretosurf.findings import ParetoWarning
 from paretosurf.llm.config import LLMConfig
 from paretosurf.llm.rewards import WordCount
 
@@ -102,17 +102,17 @@ def config(lm_dir: Path, posts: Path, records: Path, executor: dict[str, Any]) -
     )
 
 
-def run(cfg: LLMConfig, workdir: Path, executor: Any = None) -> ps.SurfResult:
+def run(cfg: LLMConfig, workdir: Path, executor: Any = None) -> ps.Result:
     solver = cfg.build_solver(workdir)
     with warnings.catch_warnings():  # two points of a random policy: findings expected
-        warnings.simplefilter("ignore", SurfWarning)
+        warnings.simplefilter("ignore", ParetoWarning)
         return ps.surf(solver, 1, iterations=1, executor=executor)
 
 
 @pytest.fixture(scope="module")
 def sequential(
     lm_dir: Path, posts: Path, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[ps.SurfResult, dict[int, set[str | None]]]:
+) -> tuple[ps.Result, dict[int, set[str | None]]]:
     """The run on :class:`~paretosurf.LocalExecutor`, and what its reward saw."""
     root = tmp_path_factory.mktemp("sequential")
     cfg = config(lm_dir, posts, root / "records", {"kind": "local"})

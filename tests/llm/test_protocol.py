@@ -265,7 +265,7 @@ def test_the_papers_protocol_budget() -> None:
         Protocol(reuse_uniform=1)  # type: ignore[arg-type]
 
 
-@pytest.mark.filterwarnings("ignore::paretosurf.SurfWarning")  # random policies: any front
+@pytest.mark.filterwarnings("ignore::paretosurf.ParetoWarning")  # random policies: any front
 def test_reuse_on_the_tiny_llm_equals_training_again(tmp_path, fast_solver) -> None:
     """LLMSolver on the tiny offline model (deterministic on the CPU): SURF's first round
     taken from Uniform-w gives the adapters and points that training it again gives."""

@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("trl")
 
 import paretosurf as ps
-from paretosurf.diagnostics import SurfWarning
+from paretosurf.findings import ParetoWarning
 from paretosurf.llm import (
     AdapterState,
     LLMSolver,
@@ -312,7 +312,7 @@ def test_surf_keeps_adapter_folders_and_resumes_from_them(fast_solver: Any, tmp_
             raise Stop
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SurfWarning)  # a tiny model's front is noise
+        warnings.simplefilter("ignore", ParetoWarning)  # a tiny model's front is noise
         with pytest.raises(Stop):
             ps.surf(solver, 2, iterations=2, checkpoint=run_dir, callback=stop_after_first_round)
         folders = sorted(p.relative_to(run_dir).as_posix() for p in run_dir.glob("states/*/*"))
@@ -337,7 +337,7 @@ def test_surf_keeps_adapter_folders_and_resumes_from_them(fast_solver: Any, tmp_
 def test_soup_mixes_adapter_folders(fast_solver: Any, tmp_path: Path) -> None:
     solver = fast_solver(steps=2)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SurfWarning)
+        warnings.simplefilter("ignore", ParetoWarning)
         res = ps.baselines.soup(solver, 2, iterations=1, checkpoint=tmp_path / "soup")
     ends = [load_adapter(res.states[0]), load_adapter(res.states[2])]
     middle = res.states[1]
@@ -348,7 +348,7 @@ def test_soup_mixes_adapter_folders(fast_solver: Any, tmp_path: Path) -> None:
         )
     np.testing.assert_array_equal(res.points[1], solver.evaluate(middle))
     # the mixture is checkpointed as arrays, not pickled
-    saved = ps.SurfResult.load(tmp_path / "soup").states[1]
+    saved = ps.Result.load(tmp_path / "soup").states[1]
     assert isinstance(saved, AdapterState) and same_adapter(saved, middle)
 
 
@@ -360,7 +360,7 @@ def test_a_solver_pickles_without_its_model_and_solves_in_a_worker(fast_solver: 
     twin = pickle.loads(blob)
     assert np.array_equal(twin.solve(0.5, None).objectives, local.objectives)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SurfWarning)
+        warnings.simplefilter("ignore", ParetoWarning)
         with ps.ProcessExecutor(1) as pool:
             res = ps.surf(solver, 1, iterations=1, executor=pool)
         here = ps.surf(solver, 1, iterations=1)

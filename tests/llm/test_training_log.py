@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("trl")
 
 import paretosurf as ps
-from paretosurf.diagnostics import SurfWarning
+from paretosurf.findings import ParetoWarning
 from paretosurf.llm.training_log import (
     TRAIN_LOG,
     plot_training_curves,
@@ -58,7 +58,7 @@ def test_logs_are_read_back_per_slot_and_round_and_plotted(
     second round continues the first's step count."""
     solver = fast_solver(steps=2, workdir=tmp_path / "run" / "work")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SurfWarning)
+        warnings.simplefilter("ignore", ParetoWarning)
         ps.surf(solver, 2, iterations=2, checkpoint=tmp_path / "run" / "surf")
     logs = read_training_logs(tmp_path / "run")
     assert [(s.slot, s.round) for s in logs] == [(k, r) for k in range(3) for r in range(2)]

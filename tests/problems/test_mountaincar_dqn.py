@@ -179,7 +179,7 @@ def test_surf_runs_end_to_end_with_the_dqn() -> None:
 
     solver = small(episodes=4, n_envs=4, eval_episodes=8)
     with warnings.catch_warnings():  # so small a budget leaves the estimates unconverged
-        warnings.simplefilter("ignore", ps.SurfWarning)
+        warnings.simplefilter("ignore", ps.ParetoWarning)
         res = ps.surf(solver, 2, iterations=2, moving_average=0.5)
     assert res.points.shape == (3, 2) and np.all(np.isfinite(res.points))
     assert res.weights[0] == 0.0 and res.weights[-1] == 1.0

@@ -1,4 +1,4 @@
-"""Baselines to compare SURF with, all returning :class:`~paretosurf.SurfResult`.
+"""Baselines to compare SURF with, all returning :class:`~paretosurf.Result`.
 
 - :func:`uniform` (Uniform-w) and :func:`uniform_random` (Random-w): fixed weights.
 - :func:`ols`: Optimistic Linear Support, corner weights of the value envelope.

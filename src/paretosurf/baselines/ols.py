@@ -50,11 +50,11 @@ from numpy.typing import ArrayLike, NDArray
 
 from paretosurf._validation import check_n_segments, check_positive_int
 from paretosurf.baselines._endpoints import endpoint_keys
-from paretosurf.diagnostics import Finding
 from paretosurf.driver import RunOptions, run
+from paretosurf.findings import Finding
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.method import Method, Round, RoundOutcome
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import SolverLike
 from paretosurf.states import StatePool
 
@@ -362,7 +362,7 @@ def ols(
     calls_per_solve: int = 1,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Optimistic Linear Support: up to N + 1 supported points, visiting corner weights.
 
     See the module docstring for the envelope, corner weights and optimistic priority.
@@ -403,7 +403,7 @@ def ols(
 
     Returns
     -------
-    SurfResult
+    Result
         ``weights`` are the weights at which the accepted points were found (increasing, from 0
         to 1) and ``points`` those points in the same order; ``states`` their solver states.
         ``res.n_segments`` is ``len(res.points) - 1``: below N when the CCS has fewer vertices

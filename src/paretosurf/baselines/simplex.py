@@ -21,7 +21,7 @@ from paretosurf._validation import check_non_negative_int
 from paretosurf.baselines.uniform import FixedWeightsMethod
 from paretosurf.driver import RunOptions, run
 from paretosurf.loop_options import check_options, document_loop_options
-from paretosurf.result import SurfResult
+from paretosurf.result import Result
 from paretosurf.simplex_weights import (
     check_simplex_weights,
     energy_weights,
@@ -88,7 +88,7 @@ def fixed_simplex(
     iterations: int = 30,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Solve at the given weight vectors for ``iterations`` warm-started rounds.
 
     With an exact solver ``iterations=1`` suffices. Its runs are recorded as method
@@ -141,7 +141,7 @@ def das_dennis(
     iterations: int = 30,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Das-Dennis: solve at the simplex lattice of ``n_points`` weights (a lattice size, see
     :func:`paretosurf.simplex_weights.lattice_partitions`; 91 for three objectives and 12
     partitions).
@@ -192,7 +192,7 @@ def random_simplex(
     seed: int | None = None,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Random weights: the corners, then weights drawn uniformly on the simplex from ``seed``
     (:func:`paretosurf.simplex_weights.random_simplex_weights`).
 
@@ -240,7 +240,7 @@ def energy(
     seed: int = 1,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Riesz s-energy weights (pymoo's "energy" reference directions, the ``many`` extra):
     ``n_points`` weights spread evenly over the simplex.
 

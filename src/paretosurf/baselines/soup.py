@@ -27,7 +27,7 @@ from paretosurf.baselines._endpoints import endpoint_keys
 from paretosurf.driver import RunOptions, run
 from paretosurf.loop_options import check_options, document_loop_options
 from paretosurf.method import Method, Round, RoundOutcome
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import InnerSolverError, SolverLike
 from paretosurf.states import StatePool
 
@@ -212,7 +212,7 @@ def soup(
     interpolator: Any = None,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Soup: solve ``w = 0`` and ``w = 1``, then interpolate the solutions at ``w = n / N``.
 
     Parameters
@@ -243,7 +243,7 @@ def soup(
 
     Returns
     -------
-    SurfResult
+    Result
         ``weights = n / N``; ``points[0]`` and ``points[N]`` are the solver's endpoint
         objectives, ``points[n]`` for ``0 < n < N`` is ``evaluate(interpolate(u_0, u_1, n / N))``;
         ``states`` are the corresponding states. ``history`` has one record per round of

@@ -58,7 +58,7 @@ from paretosurf._validation import (
 )
 from paretosurf.driver import RunOptions, run
 from paretosurf.loop_options import check_options, document_loop_options
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.result import IterationRecord, Result
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import Solution, SolverLike, as_solver
 
@@ -626,7 +626,7 @@ def umod(
     tol: float | None = None,
     warm_start: str = "slot",
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """UMOD baseline: max-min preference design through a surrogate of the front.
 
     Parameters
@@ -675,7 +675,7 @@ def umod(
 
     Returns
     -------
-    SurfResult
+    Result
         ``weights`` are the LS weights solved at in the last round (increasing from 0 to 1);
         ``history[t].weights`` the weights of round ``t``; ``cdf`` is ``None``.
 

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from paretosurf._validation import check_n_segments, check_non_negative_int
 from paretosurf.driver import RunOptions, run
 from paretosurf.loop_options import check_options, document_loop_options
-from paretosurf.result import IterationRecord, SurfResult
+from paretosurf.result import IterationRecord, Result
 from paretosurf.slots import SlotMethod
 from paretosurf.solvers import SolverLike
 
@@ -127,7 +127,7 @@ def uniform(
     iterations: int = 30,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Uniform-w: solve at ``w_n = n / N`` for ``iterations`` warm-started rounds.
 
     There is no CDF to refine, so no ``alpha``, ``tol`` or ``warm_start``; ``result.cdf`` is
@@ -181,7 +181,7 @@ def uniform_random(
     seed: int | np.random.Generator | None = None,
     init_states: Sequence[Any] | None = None,
     **options: Unpack[RunOptions],
-) -> SurfResult:
+) -> Result:
     """Random-w: solve at :func:`random_weights` (drawn once from ``seed``) for ``iterations``
     rounds. Its runs are recorded as method ``"random"``.
 

@@ -34,7 +34,7 @@ from paretosurf import metrics
 from paretosurf._validation import check_alpha, check_positive_int
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
 from paretosurf.cdf import ArcLengthCDF
-from paretosurf.result import SurfResult
+from paretosurf.result import Result
 
 __all__ = [
     "ABLATION_ALPHAS",
@@ -74,13 +74,13 @@ _PANEL_TITLES = {
 
 # ------------------------------------------------------------------------------- pieces
 def cdf_error_curve(
-    result: SurfResult, true_cdf: Callable[[FloatArray], ArrayLike], *, n_grid: int = CDF_GRID
+    result: Result, true_cdf: Callable[[FloatArray], ArrayLike], *, n_grid: int = CDF_GRID
 ) -> FloatArray:
     """``||Phi_t - Phi||_inf`` for ``t = 0..T``: the identity ``Phi_0``, then each iteration's CDF.
 
     Parameters
     ----------
-    result : SurfResult
+    result : Result
         A SURF run; ``result.history[t].cdf`` is ``Phi_{t+1}``.
     true_cdf : callable
         The true CDF ``Phi`` (vectorised on [0, 1]).
@@ -101,8 +101,8 @@ def cdf_error_curve(
     >>> curve.shape, bool(curve[-1] < curve[0])
     ((4,), True)
     """
-    if not isinstance(result, SurfResult):
-        raise TypeError(f"result must be a SurfResult, got {type(result).__name__}")
+    if not isinstance(result, Result):
+        raise TypeError(f"result must be a Result, got {type(result).__name__}")
     if not callable(true_cdf):
         raise TypeError(f"true_cdf must be a callable CDF, got {type(true_cdf).__name__}")
     cdfs = [ArcLengthCDF.identity(), *(record.cdf for record in result.history)]
@@ -158,7 +158,7 @@ class AblationCurve:
         ``||Phi_t - Phi||_inf`` for ``t = 0..T`` (``errors[0]``: the identity ``Phi_0``).
     seconds : float
         Wall time of the run.
-    result : SurfResult
+    result : Result
         The run itself (not serialised).
     """
 
@@ -168,7 +168,7 @@ class AblationCurve:
     solver_kind: str
     errors: FloatArray
     seconds: float
-    result: SurfResult | None = field(default=None, repr=False, compare=False)
+    result: Result | None = field(default=None, repr=False, compare=False)
 
     @property
     def final_error(self) -> float:
@@ -187,7 +187,7 @@ class AblationCurve:
         }
 
 
-def _n_solves(result: SurfResult | None) -> int | None:
+def _n_solves(result: Result | None) -> int | None:
     return None if result is None else int(result.n_solves)
 
 

@@ -27,8 +27,8 @@ from paretosurf import metrics
 from paretosurf._validation import as_front_points
 from paretosurf.bench.figures import FIGURE_NAMES, task_figures
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
-from paretosurf.diagnostics import SurfWarning
 from paretosurf.driver import RunOptions
+from paretosurf.findings import ParetoWarning
 from paretosurf.methods import METHODS as ALL_METHODS
 from paretosurf.methods import MethodInfo, method_names
 from paretosurf.result import Result
@@ -354,7 +354,7 @@ def run_task(
             with warnings.catch_warnings():
                 # a baseline's clumped or dominated points are what the table measures; the
                 # result's success and message record them (results.json, per seed)
-                warnings.simplefilter("ignore", SurfWarning)
+                warnings.simplefilter("ignore", ParetoWarning)
                 info = METHODS[name]
                 result = run_method(
                     info,

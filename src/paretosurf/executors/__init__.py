@@ -34,12 +34,17 @@ one (:mod:`paretosurf.tempdirs`). :class:`RayExecutor` raises :class:`ExecutorLo
 a message naming the cluster and the unfinished tasks, when its Ray cluster goes away during
 a round.
 
-Executors that hold resources (worker processes, a Ray connection) start them in ``start()``
-and release them in ``close()``; they are context managers, and a run closes the executor it
-started. Each says where its solves run (``solves_in``: ``"process"``, ``"machine"`` or
-``"cluster"``), which decides how a disk-state solver's states reach them. The
-:class:`Executor` protocol is the whole contract: an executor of your own needs only
-``solve`` (:class:`BaseExecutor` gives the defaults of the rest).
+The :class:`Executor` protocol is ``solve`` alone: an executor of your own needs nothing
+else, and ``isinstance(obj, Executor)`` holds for any object with it (its solves are then
+taken to run on this machine). The :class:`ManagedExecutor` protocol adds the rest, which the
+library's executors have: resources (worker processes, a Ray connection) acquired in
+``start()`` and released in ``close()`` (a run starts its executor and closes it at its end
+when that start acquired them; they are context managers too), and where the solves run
+(``solves_in``: ``"process"``, ``"machine"`` or ``"cluster"``), which decides how a
+disk-state solver's states reach them.
+:class:`BaseExecutor` gives the defaults of the managed part, and
+:class:`paretosurf.testing.ExecutorContract` is the pytest suite that checks an executor of
+your own keeps the contract.
 
 Modules: :mod:`~paretosurf.executors.base` (tasks, outcomes, :func:`execute`, the in-process
 executor), :mod:`~paretosurf.executors.process`, :mod:`~paretosurf.executors.ray_executor`.
@@ -51,6 +56,7 @@ from paretosurf.executors.base import (
     Executor,
     ExecutorLostError,
     LocalExecutor,
+    ManagedExecutor,
     OnDone,
     SolveOutcome,
     SolveTask,
@@ -69,6 +75,7 @@ __all__ = [
     "Executor",
     "ExecutorLostError",
     "LocalExecutor",
+    "ManagedExecutor",
     "OnDone",
     "ProcessExecutor",
     "RayExecutor",

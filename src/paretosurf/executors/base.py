@@ -40,6 +40,7 @@ __all__ = [
     "Executor",
     "ExecutorLostError",
     "LocalExecutor",
+    "ManagedExecutor",
     "OnDone",
     "SolveOutcome",
     "SolveTask",
@@ -143,26 +144,65 @@ SOLVES_IN = ("process", "machine", "cluster")
 class Executor(Protocol):
     """Runs a round's solve tasks and returns their outcomes in task order.
 
-    ``solve`` is all an executor must have; :class:`BaseExecutor` gives the rest their
-    defaults, and the run reads them so (see :func:`solves_in`) from an executor without
-    them.
+    ``solve`` is the whole protocol: an object with only ``solve`` is an executor, and a run
+    uses it as it is (its solves are taken to run on this machine, see :func:`solves_in`,
+    and there is nothing to start or close). An executor that holds resources (worker
+    processes, a Ray connection) or whose solves run elsewhere than in other processes of
+    this machine is a :class:`ManagedExecutor` as well; :class:`BaseExecutor` gives the
+    defaults of the rest.
+    :class:`paretosurf.testing.ExecutorContract` checks an executor of your own.
 
-    Attributes
-    ----------
-    solves_in : {"process", "machine", "cluster"}
-        Where the solves run (:data:`SOLVES_IN`): the run keeps a disk-state solver's states
-        in memory between checkpoints only for ``"process"``, and, for ``"cluster"``, needs
-        a run folder that every node sees. Default ``"machine"``.
+    Examples
+    --------
+    >>> from paretosurf.executors import Executor, LocalExecutor, ManagedExecutor, execute
+    >>> class SolveOnly:
+    ...     def solve(self, solver, tasks, on_done=None):
+    ...         return execute(solver, tasks, on_done)
+    >>> isinstance(SolveOnly(), Executor), isinstance(SolveOnly(), ManagedExecutor)
+    (True, False)
+    >>> isinstance(LocalExecutor(), Executor), isinstance(LocalExecutor(), ManagedExecutor)
+    (True, True)
     """
-
-    solves_in: str
 
     def solve(
         self, solver: Any, tasks: Sequence[SolveTask], on_done: OnDone | None = None
     ) -> list[SolveOutcome]:  # pragma: no cover
         """Run ``tasks`` and return one :class:`SolveOutcome` per task, in order (a failed
         solve is an outcome with its error, never an exception); ``on_done(outcome)``, when
-        given, is called as each task finishes."""
+        given, is called once per task, as it finishes."""
+        ...
+
+
+@runtime_checkable
+class ManagedExecutor(Executor, Protocol):
+    """An :class:`Executor` with resources to start and close, that says where its solves
+    run.
+
+    A run calls :meth:`start` before its first round and, when that call returned ``True``,
+    :meth:`close` at its end (an executor started beforehand, say as a context manager
+    around several runs, stays open). :class:`LocalExecutor`,
+    :class:`~paretosurf.executors.ProcessExecutor` and
+    :class:`~paretosurf.executors.RayExecutor` are managed executors; :class:`BaseExecutor`
+    gives the defaults (nothing to start, ``solves_in="machine"``).
+
+    Attributes
+    ----------
+    solves_in : {"process", "machine", "cluster"}
+        Where the solves run (:data:`SOLVES_IN`): the run keeps a disk-state solver's states
+        in memory between checkpoints only for ``"process"``, and, for ``"cluster"``, needs
+        a run folder that every node sees. A class attribute or a read-only property.
+
+    Examples
+    --------
+    >>> from paretosurf.executors import ManagedExecutor, ProcessExecutor
+    >>> pool = ProcessExecutor(2)
+    >>> isinstance(pool, ManagedExecutor), pool.solves_in
+    (True, 'machine')
+    """
+
+    @property
+    def solves_in(self) -> str:  # pragma: no cover
+        """Where the solves run: one of :data:`SOLVES_IN`."""
         ...
 
     def start(self) -> bool:  # pragma: no cover
@@ -171,13 +211,18 @@ class Executor(Protocol):
         ...
 
     def close(self) -> None:  # pragma: no cover
-        """Release what :meth:`start` acquired."""
+        """Release what :meth:`start` acquired (a second call does nothing)."""
         ...
 
 
 def solves_in(executor: object) -> str:
-    """Where ``executor``'s solves run (its ``solves_in``; ``"machine"`` for an executor
-    that does not say).
+    """Where ``executor``'s solves run: the ``solves_in`` of a :class:`ManagedExecutor`, and
+    ``"machine"`` for an executor that does not say (one with only ``solve``).
+
+    Raises
+    ------
+    ValueError
+        If its ``solves_in`` is not one of :data:`SOLVES_IN`.
 
     Examples
     --------
@@ -539,11 +584,11 @@ def raise_for(outcome: SolveOutcome, attempt: int) -> None:
 
 
 class BaseExecutor:
-    """A base for executors: ``start``/``close`` (which do nothing here), the
-    context-manager protocol, and ``solves_in`` (``"machine"``); subclasses define
-    ``solve``."""
+    """A base for executors: the rest of a :class:`ManagedExecutor` given its defaults,
+    ``start``/``close`` (which do nothing here) and ``solves_in`` (``"machine"``), and the
+    context-manager protocol; subclasses define ``solve``."""
 
-    #: Where the solves run (see :class:`Executor`).
+    #: Where the solves run (see :class:`ManagedExecutor`).
     solves_in: str = "machine"
 
     def start(self) -> bool:

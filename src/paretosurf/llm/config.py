@@ -264,7 +264,7 @@ class LLMConfig:
         ProcessExecutor(max_workers=4, max_retries=2, threads_per_worker=None, solve_timeout=None, gpus_per_worker=1, devices=['0', '1', '2', '3'])
         (('0',), ('1',))
         """  # noqa: E501
-        import paretosurf as ps
+        from paretosurf import executors
         from paretosurf.executors.process import visible_devices
 
         spec = self.executor_settings(kind=kind, workers=workers, gpus_per_slot=gpus_per_slot)
@@ -279,12 +279,12 @@ class LLMConfig:
                     "in this process: use kind = 'processes' or 'ray' "
                     "(--executor), or drop gpus_per_slot"
                 )
-            return ps.LocalExecutor(**spec)
+            return executors.LocalExecutor(**spec)
         if kind == "processes":
             if n_workers is None and gpus:
                 devices = spec.get("devices") or visible_devices() or ()
                 n_workers = max(1, len(devices) // int(gpus))
-            return ps.ProcessExecutor(
+            return executors.ProcessExecutor(
                 DEFAULT_WORKERS if n_workers is None else n_workers,
                 gpus_per_worker=int(gpus) or None,
                 **spec,
@@ -294,7 +294,7 @@ class LLMConfig:
                 "[executor] kind = 'ray' needs Ray, which is not installed: "
                 "pip install 'paretosurf[llm,ray]'"
             )
-        return ps.RayExecutor(num_gpus=gpus, **spec)
+        return executors.RayExecutor(num_gpus=gpus, **spec)
 
     def build_prompts(self) -> tuple[Any, Any]:
         """Training and evaluation prompts."""

@@ -49,7 +49,7 @@ from paretosurf._validation import (
     check_non_negative_int,
     check_positive_int,
 )
-from paretosurf.result import SurfResult
+from paretosurf.result import Result
 from paretosurf.solvers import Solution
 from paretosurf.states import StateFolder, load_state, save_state
 from paretosurf.surf import CDFRefinement
@@ -427,7 +427,7 @@ def _rounds_saved(folder: Path) -> int:
     return run.n_rounds() if run.holds_run() else 0
 
 
-def _keep_round(solver: Any, result: SurfResult, folder: Path, epoch: int) -> bool:
+def _keep_round(solver: Any, result: Result, folder: Path, epoch: int) -> bool:
     """Keep Uniform-w's states and objectives after ``epoch`` rounds in ``folder`` (with the
     solver's settings and a ``done`` mark); False, keeping nothing, if ``result`` is of
     another round (a run folder already further on)."""
@@ -484,7 +484,7 @@ def _known_solves(
     ]
 
 
-def _stage(run: Callable[..., SurfResult], folder: Path, **options: Any) -> SurfResult:
+def _stage(run: Callable[..., Result], folder: Path, **options: Any) -> Result:
     """A method's run in ``folder``, resumed if it was started; every round is saved (a round
     is N + 1 fine-tunings). A stage goes on with the solver it is given, even one with other
     settings than it started with (``resume="force"``): the protocol tells changed settings

@@ -86,7 +86,7 @@ def _front_entry(
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
         raise TypeError(
-            f"results[{name!r}] must be a SurfResult (with .weights and .points) or an "
+            f"results[{name!r}] must be a Result (with .weights and .points) or an "
             f"(N+1, M) array of points, got {type(value).__name__}"
         ) from None
     return None, as_front_points(arr, name=f"results[{name!r}]", min_points=1)

@@ -122,7 +122,7 @@ def plot_front(
     Parameters
     ----------
     results : mapping
-        Method name to a :class:`~paretosurf.SurfResult` (or any object with ``weights`` of
+        Method name to a :class:`~paretosurf.Result` (or any object with ``weights`` of
         shape (N+1,) and ``points`` of shape (N+1, 2)), or to an (N+1, 2) array of points in
         weight order. Weight vectors of shape (N+1, 2), as :func:`paretosurf.surf_simplex`
         gives for M = 2, stand for their first component, the weight on objective 1 (the
@@ -248,7 +248,7 @@ def _panel_entries(results: object) -> list[tuple[str, FloatArray | None, FloatA
         label = getattr(value, "label", None)
         if not isinstance(label, str):
             raise TypeError(
-                f"results[{i}] must be a SurfResult (with a str .label, .weights and "
+                f"results[{i}] must be a Result (with a str .label, .weights and "
                 f".points), got {type(value).__name__}; pass a mapping from name "
                 f"to result to name other objects"
             )
@@ -322,7 +322,7 @@ def plot_fronts(
     Parameters
     ----------
     results : mapping or sequence
-        Method name to a :class:`~paretosurf.SurfResult` (or any object with increasing
+        Method name to a :class:`~paretosurf.Result` (or any object with increasing
         ``weights`` of shape (P,) and ``points`` of shape (P, 2)) or to a (P, 2) array of points
         in weight order; or a sequence of results, each titled by its ``label``. Weight
         vectors of shape (P, 2) (:func:`paretosurf.surf_simplex` with M = 2) stand for their

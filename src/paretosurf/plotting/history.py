@@ -32,9 +32,7 @@ CDF_ERROR_GRID = 1001
 def _history_of(result: object, name: str = "result") -> list[Any]:
     history = getattr(result, "history", None)
     if not isinstance(history, Sequence):
-        raise TypeError(
-            f"{name} must be a SurfResult (with a history), got {type(result).__name__}"
-        )
+        raise TypeError(f"{name} must be a Result (with a history), got {type(result).__name__}")
     return list(history)
 
 
@@ -85,7 +83,7 @@ def plot_cdf_history(
 
     Parameters
     ----------
-    result : SurfResult
+    result : Result
         A SURF run (any object with a ``history`` of records holding ``cdf``). Results of
         the baselines have no CDF history and are refused.
     true_cdf : callable, optional
@@ -273,7 +271,7 @@ def plot_uniformity(
     Parameters
     ----------
     results : mapping
-        Method name to :class:`~paretosurf.SurfResult` (``history[t].cv`` and
+        Method name to :class:`~paretosurf.Result` (``history[t].cv`` and
         ``history[t].gap_ratio`` are drawn). Each needs at least one iteration.
     ax : pair of matplotlib Axes, optional
         Axes for the CV and the gap ratio panels (default: a new figure with two panels).
