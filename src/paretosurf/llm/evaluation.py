@@ -4,6 +4,10 @@ One completion is sampled for each of ``eval_batches * eval_batch_size`` evaluat
 fixed seeded draw, :func:`eval_rows`), scored by the two rewards, and its sequence KL to the base
 model measured (:func:`score_batch`, :func:`completion_logps`); :func:`estimates` turns them into
 the objectives ``-(mean r_m - beta*KL)`` with standard errors, overall and per batch.
+
+The functions take the solver's settings as a resolved
+:class:`~paretosurf.llm.LLMSolverConfig` (:meth:`~paretosurf.llm.LLMSolverConfig.resolved`), and
+its rewards and training prompts as arguments; they know nothing of the solver itself.
 """
 
 from __future__ import annotations
@@ -16,11 +20,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from paretosurf.llm._checks import _is_conversation
-from paretosurf.llm.generation import merged_adapter
+from paretosurf.llm._streams import stream_seed
+from paretosurf.llm.generation import merged_adapter, samples_merged
+from paretosurf.llm.model_loading import templated_prompts
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
+    from collections.abc import Callable, Sequence
+
     from paretosurf.llm.model_cache import _Session
-    from paretosurf.llm.solver import LLMSolver
+    from paretosurf.llm.solver_config import LLMSolverConfig
 
 __all__ = ["completion_logps", "estimates", "eval_rows", "evaluate_model", "score_batch"]
 
@@ -30,51 +38,63 @@ FloatArray = np.ndarray
 EVAL_STREAM = 0x5EED
 
 
-def eval_rows(solver: LLMSolver, tokenizer: Any = None) -> list[dict[str, Any]]:
+def eval_rows(
+    config: LLMSolverConfig, prompts: Sequence[Any], tokenizer: Any = None
+) -> list[dict[str, Any]]:
     """The evaluation's prompts (rows with the dataset's other columns): a seeded draw of
-    ``eval_batches * eval_batch_size``, every prompt once before any repeats."""
-    source = solver.prompts if solver.eval_prompts is None else solver.eval_prompts
-    n = solver.eval_batches * solver.eval_batch_size
-    rng = np.random.default_rng([solver.seed, EVAL_STREAM])
+    ``eval_batches * eval_batch_size`` from ``config.eval_prompts`` (or, without them, the
+    training ``prompts``), every prompt once before any repeats, through the chat template
+    when it applies (:func:`~paretosurf.llm.model_loading.templated_prompts`)."""
+    source = prompts if config.eval_prompts is None else config.eval_prompts
+    n = config.eval_batches * config.eval_batch_size
+    rng = np.random.default_rng([config.seed, EVAL_STREAM])
     order = np.concatenate([rng.permutation(len(source)) for _ in range(-(-n // len(source)))])[:n]
     if isinstance(source[0], dict):  # a dataset's rows, with all its columns
         rows = [dict(source[int(i)]) for i in order]
     else:
         rows = [{"prompt": source[int(i)]} for i in order]
-    return solver._templated(rows, tokenizer)
+    return templated_prompts(rows, tokenizer, config.chat_template)
 
 
-def evaluate_model(solver: LLMSolver, sess: _Session) -> dict[str, Any]:
-    """Sample one completion per evaluation prompt from ``sess.peft`` and estimate the
-    objectives, with standard errors."""
+def evaluate_model(
+    config: LLMSolverConfig,
+    sess: _Session,
+    *,
+    rewards: Sequence[Callable[..., Any]],
+    prompts: Sequence[Any],
+) -> dict[str, Any]:
+    """Sample one completion per evaluation prompt (:func:`eval_rows`) from ``sess.peft``,
+    score it with the two ``rewards`` and estimate the objectives, with standard errors."""
     import torch
 
     model, tok = sess.peft, sess.tokenizer
-    rows = eval_rows(solver, tok)
-    rewards = np.full((len(rows), 2), np.nan)
+    rows = eval_rows(config, prompts, tok)
+    scores = np.full((len(rows), 2), np.nan)
     kl = np.zeros(len(rows))
     eos = _eos_ids(model, tok)
     devices = [torch.device(sess.device)] if sess.device.startswith("cuda") else []
+    merged = samples_merged(config.merged_generation, sess.base.model)
     was_training = model.training
     model.eval()
     try:
         with torch.random.fork_rng(devices=devices):
-            for b in range(solver.eval_batches):
-                lo = b * solver.eval_batch_size
-                batch = rows[lo : lo + solver.eval_batch_size]
-                torch.manual_seed(solver._seed(EVAL_STREAM, b))
+            for b in range(config.eval_batches):
+                lo = b * config.eval_batch_size
+                batch = rows[lo : lo + config.eval_batch_size]
+                torch.manual_seed(stream_seed(config.seed, EVAL_STREAM, b))
                 out = score_batch(
-                    solver, model, tok, batch, eos, sess.device, merged=solver._merged(sess)
+                    config, rewards, model, tok, batch, eos, sess.device, merged=merged
                 )
-                rewards[lo : lo + len(batch)] = out[0]
+                scores[lo : lo + len(batch)] = out[0]
                 kl[lo : lo + len(batch)] = out[1]
     finally:
         model.train(was_training)
-    return estimates(rewards, kl, solver.beta, solver.eval_batch_size)
+    return estimates(scores, kl, config.beta, config.eval_batch_size)
 
 
 def score_batch(
-    solver: LLMSolver,
+    config: LLMSolverConfig,
+    rewards: Sequence[Callable[..., Any]],
     model: Any,
     tok: Any,
     batch: list[dict[str, Any]],
@@ -83,8 +103,9 @@ def score_batch(
     *,
     merged: bool = True,
 ) -> tuple[FloatArray, FloatArray]:
-    """Sample one completion per row of ``batch`` from ``model`` and return the rewards
-    (len(batch), 2) and the completions' sequence KLs to the base model (len(batch),)."""
+    """Sample one completion per row of ``batch`` from ``model`` and return the two
+    ``rewards`` of each (len(batch), 2) and the completions' sequence KLs to the base model
+    (len(batch),)."""
     import torch
     from transformers import GenerationConfig
 
@@ -105,22 +126,22 @@ def score_batch(
             prompt_ids[i, width - len(x) :] = torch.tensor(x)
             prompt_mask[i, width - len(x) :] = 1
     prompt_ids, prompt_mask = prompt_ids.to(device), prompt_mask.to(device)
-    config = GenerationConfig(
-        max_new_tokens=solver.max_new_tokens,
-        min_new_tokens=solver.min_new_tokens,
+    sampling = GenerationConfig(
+        max_new_tokens=config.max_new_tokens,
+        min_new_tokens=config.min_new_tokens,
         do_sample=True,
-        temperature=solver.temperature,
+        temperature=config.temperature,
         top_p=1.0,
         top_k=0,
         pad_token_id=pad,
         bos_token_id=tok.bos_token_id,
         eos_token_id=eos,
-        **{k: v for k, v in (solver.trainer_args.get("generation_kwargs") or {}).items()},
+        **{k: v for k, v in ((config.trainer_args or {}).get("generation_kwargs") or {}).items()},
     )
     merging = merged_adapter(model) if merged else contextlib.nullcontext()
     with torch.no_grad(), merging:
         full = model.generate(
-            input_ids=prompt_ids, attention_mask=prompt_mask, generation_config=config
+            input_ids=prompt_ids, attention_mask=prompt_mask, generation_config=sampling
         )
     completion = full[:, width:]
     is_eos = torch.isin(completion, torch.tensor(eos, device=completion.device))
@@ -139,9 +160,9 @@ def score_batch(
     completions: list[Any] = (
         [[{"role": "assistant", "content": t}] for t in texts] if conversational else texts
     )
-    logps = completion_logps(solver, model, prompt_ids, prompt_mask, completion, completion_mask)
+    logps = completion_logps(config, model, prompt_ids, prompt_mask, completion, completion_mask)
     with model.disable_adapter():
-        ref = completion_logps(solver, model, prompt_ids, prompt_mask, completion, completion_mask)
+        ref = completion_logps(config, model, prompt_ids, prompt_mask, completion, completion_mask)
     kl = ((logps - ref) * completion_mask).sum(1).double().cpu().numpy()
     columns = {
         k: [row[k] for row in batch]
@@ -149,7 +170,7 @@ def score_batch(
         if k not in ("prompt", "completion", "completion_ids")
     }
     scores = np.empty((len(batch), 2))
-    for m, func in enumerate(solver.rewards):
+    for m, func in enumerate(rewards):
         values = list(
             func(
                 prompts=prompts,
@@ -170,7 +191,7 @@ def score_batch(
 
 
 def completion_logps(
-    solver: LLMSolver,
+    config: LLMSolverConfig,
     model: Any,
     prompt_ids: Any,
     prompt_mask: Any,
@@ -181,13 +202,14 @@ def completion_logps(
     sampling temperature, in chunks of ``micro_batch_size`` rows."""
     import torch
 
+    micro = config.micro_batch_size or config.mini_batch_size  # its default, if not resolved
     input_ids = torch.cat([prompt_ids, completion], dim=1)
     attention = torch.cat([prompt_mask, completion_mask], dim=1)
     keep = completion.size(1)
     out = []
     with torch.no_grad():
-        for lo in range(0, input_ids.size(0), solver.micro_batch_size):
-            rows = slice(lo, lo + solver.micro_batch_size)
+        for lo in range(0, input_ids.size(0), micro):
+            rows = slice(lo, lo + micro)
             try:
                 logits = model(
                     input_ids=input_ids[rows],
@@ -198,7 +220,7 @@ def completion_logps(
                 logits = model(input_ids=input_ids[rows], attention_mask=attention[rows]).logits[
                     :, -(keep + 1) :
                 ]
-            logits = logits[:, :-1].float() / solver.temperature
+            logits = logits[:, :-1].float() / config.temperature
             out.append(
                 torch.log_softmax(logits, dim=-1)
                 .gather(-1, completion[rows].unsqueeze(-1))

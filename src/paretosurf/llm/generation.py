@@ -12,7 +12,8 @@ The policy sampled is the same; only its dropout differs: TRL samples in trainin
 unmerged adapter with ``lora_dropout > 0`` samples from a dropped-out adapter, while a merged
 one samples from the adapter itself, the policy that is evaluated.
 
-:func:`rloo_trainer_class` gives ``trl.RLOOTrainer`` or its subclass that generates this way.
+:func:`rloo_trainer_class` gives ``trl.RLOOTrainer`` or its subclass that generates this way,
+and :func:`samples_merged` says whether a solver samples merged (training and evaluation alike).
 TRL is imported only when it is called.
 """
 
@@ -22,7 +23,9 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["merged_adapter", "rloo_trainer_class"]
+from paretosurf.llm.model_loading import is_quantized
+
+__all__ = ["merged_adapter", "rloo_trainer_class", "samples_merged"]
 
 
 @contextlib.contextmanager
@@ -62,6 +65,12 @@ def merged_adapter(peft_model: Any) -> Iterator[Any]:
         peft_model.unmerge_adapter()  # PEFT's bookkeeping (merged flags, DoRA norm caches)
         for layer, weight in zip(layers, saved, strict=True):
             layer.get_base_layer().weight.data.copy_(weight)
+
+
+def samples_merged(merged_generation: bool, base_model: Any) -> bool:
+    """Whether to sample with the adapter merged: as ``merged_generation`` (the solver's
+    setting) says, but never into the quantized weights of ``base_model``."""
+    return merged_generation and not is_quantized(base_model)
 
 
 _CLASSES: dict[bool, type] = {}

@@ -33,6 +33,7 @@ __all__ = [
     "is_model_object",
     "load_base_model",
     "load_tokenizer",
+    "templated_prompts",
     "uses_chat_template",
 ]
 
@@ -352,3 +353,25 @@ def as_chat(prompt: Any) -> Any:
     if isinstance(prompt, str):
         return [{"role": "user", "content": prompt}]
     return prompt
+
+
+def templated_prompts(prompts: list[Any], tokenizer: Any, chat_template: bool | str) -> list[Any]:
+    """``prompts`` (strings, conversations, or rows: dicts with a ``"prompt"``) with their
+    string prompts made user turns (:func:`as_chat`) when the chat template applies
+    (:func:`uses_chat_template`; never without a tokenizer), else ``prompts`` themselves.
+
+    Examples
+    --------
+    >>> class Chat:
+    ...     chat_template = "{{ messages }}"
+    >>> templated_prompts(["hi", {"prompt": "yo", "id": 3}], Chat(), "auto")
+    [[{'role': 'user', 'content': 'hi'}], {'prompt': [{'role': 'user', 'content': 'yo'}], 'id': 3}]
+    >>> templated_prompts(["hi"], Chat(), False)
+    ['hi']
+    """
+    if tokenizer is None or not uses_chat_template(tokenizer, chat_template):
+        return prompts
+    return [
+        {**p, "prompt": as_chat(p["prompt"])} if isinstance(p, dict) else as_chat(p)
+        for p in prompts
+    ]

@@ -9,9 +9,11 @@ keeps its warm starts as folders and no model-sized object is pickled.
 
 The solver's settings are one dataclass, :class:`~paretosurf.llm.LLMSolverConfig`
 (:mod:`paretosurf.llm.solver_config`, as TRL's ``RLOOConfig`` beside its trainer), also taken
-as keywords; the process's cache of base models is :mod:`paretosurf.llm.model_cache`, the
-estimate of an adapter's objectives :mod:`paretosurf.llm.evaluation`, and the checks of the
-inputs ``paretosurf.llm._checks``.
+as keywords, which checks itself; the process's cache of base models is
+:mod:`paretosurf.llm.model_cache`, the estimate of an adapter's objectives
+:mod:`paretosurf.llm.evaluation` (plain functions of the settings), the checks of the other
+inputs ``paretosurf.llm._checks``, and the seeds of its random streams
+``paretosurf.llm._streams``.
 
 torch, transformers, peft, trl and datasets (the ``llm`` extra) are imported when a solver
 first trains or evaluates, not when this module is imported.
@@ -35,15 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from paretosurf._validation import check_non_negative_int, check_positive, check_positive_int
 from paretosurf.llm import evaluation, model_loading
-from paretosurf.llm._checks import (
-    _check_device,
-    _check_dtype,
-    _check_prompts,
-    _check_real,
-    _check_rewards,
-)
+from paretosurf.llm._checks import _check_prompts, _check_real, _check_rewards
+from paretosurf.llm._streams import stream_seed
 from paretosurf.llm.adapter_state import (
     AdapterState,
     adapter_digest,
@@ -75,33 +71,13 @@ FloatArray = np.ndarray
 #: Modules of the ``llm`` extra the solver needs.
 LLM_MODULES = ("torch", "transformers", "peft", "trl", "datasets", "accelerate", "safetensors")
 
-#: RLOOConfig fields the solver sets from its own arguments (``trainer_args`` may not).
-_RESERVED = frozenset(
-    {
-        "output_dir",
-        "reward_weights",
-        "beta",
-        "num_generations",
-        "per_device_train_batch_size",
-        "gradient_accumulation_steps",
-        "generation_batch_size",
-        "steps_per_generation",
-        "num_iterations",
-        "max_completion_length",
-        "learning_rate",
-        "max_steps",
-        "num_train_epochs",
-        "temperature",
-        "seed",
-        "use_cpu",
-        "model_init_kwargs",
-        "report_to",
-        "save_steps",
-        "save_strategy",
-        "save_total_limit",
-        "resume_from_checkpoint",
-        "run_name",
-    }
+#: The settings a solver keeps as attributes of the same names: LLMSolverConfig's fields but
+#: the shorthands that resolving folds into others (the quantization is kept as
+#: ``quantization``).
+_KEPT = tuple(
+    f.name
+    for f in dataclasses.fields(LLMSolverConfig)
+    if f.name not in ("quantization_config", "load_in_4bit", "torch_dtype")
 )
 #: RLOOConfig defaults of the solver, which ``trainer_args`` may change.
 _DEFAULTS: dict[str, Any] = {
@@ -228,6 +204,47 @@ class LLMSolver:
     >>> sol.objectives, sol.info["kl"], sol.state       # doctest: +SKIP
     """
 
+    # What a solver keeps (and pickles): its checked inputs, and its settings as
+    # LLMSolverConfig.resolved() gives them, under the same names (``quantization`` is the
+    # resolved ``quantization_config``).
+    model: Any
+    rewards: tuple[Callable[..., Any], Callable[..., Any]]
+    prompts: list[Any]
+    beta: float
+    steps: int | None
+    epochs: float | None
+    adapter: str
+    rank: int
+    lora_alpha: float | int
+    lora_dropout: float
+    target_modules: str | list[str]
+    learning_rate: float
+    batch_size: int
+    mini_batch_size: int
+    num_generations: int
+    num_iterations: int
+    min_new_tokens: int
+    max_new_tokens: int
+    temperature: float
+    eval_prompts: list[Any] | None
+    eval_batches: int
+    eval_batch_size: int
+    seed: int
+    workdir: str
+    tokenizer: Any
+    device: str | None
+    dtype: str
+    micro_batch_size: int
+    trainer_args: dict[str, Any]
+    trust_remote_code: bool
+    merged_generation: bool
+    peft_config: Any
+    attn_implementation: str | None
+    quantization: dict[str, Any] | None
+    chat_template: bool | str
+    report_to: str | list[str]
+    save_steps: int | None
+
     def __init__(
         self,
         model: Any,
@@ -238,237 +255,46 @@ class LLMSolver:
         **settings: Any,
     ) -> None:
         require_llm("LLMSolver")
-        cfg = solver_config(config, settings)
-        self._configure(
-            model,
-            rewards,
-            prompts,
-            **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(cfg)},
-        )
+        self._configure(model, rewards, prompts, solver_config(config, settings))
 
     def _configure(
         self,
         model: Any,
         rewards: Sequence[Callable[..., Any]],
         prompts: Any,
-        *,
-        beta: float,
-        steps: int | None,
-        epochs: float | None,
-        adapter: str,
-        rank: int,
-        lora_alpha: float,
-        lora_dropout: float,
-        target_modules: str | Sequence[str],
-        learning_rate: float,
-        batch_size: int,
-        mini_batch_size: int,
-        num_generations: int,
-        num_iterations: int,
-        min_new_tokens: int,
-        max_new_tokens: int,
-        temperature: float,
-        eval_prompts: Any,
-        eval_batches: int,
-        eval_batch_size: int,
-        seed: int,
-        workdir: str | os.PathLike[str] | None,
-        tokenizer: Any,
-        device: str | None,
-        dtype: Any,
-        micro_batch_size: int | None,
-        trainer_args: Mapping[str, Any] | None,
-        trust_remote_code: bool,
-        merged_generation: bool,
-        peft_config: Any,
-        torch_dtype: Any,
-        attn_implementation: str | None,
-        quantization_config: Any,
-        load_in_4bit: bool,
-        chat_template: bool | str,
-        report_to: str | Sequence[str],
-        save_steps: int | None,
+        config: LLMSolverConfig,
     ) -> None:
-        """Check the settings and keep them as the solver's attributes (what it pickles)."""
+        """Check the inputs and keep them, with the resolved settings, as the solver's
+        attributes (what it pickles)."""
         self.model = model_loading.check_model(model)
         self.rewards = _check_rewards(rewards)
         self.prompts = _check_prompts(prompts, name="prompts")
-        self.beta = _check_real(beta, name="beta", low=0.0)
-        if (steps is None) == (epochs is None):
-            raise ValueError(
-                "give exactly one of steps (RL optimizer steps per call) and "
-                f"epochs (passes over the prompts per call); got steps={steps!r}, "
-                f"epochs={epochs!r}"
-            )
-        self.steps = None if steps is None else check_positive_int(steps, name="steps")
-        self.epochs = None if epochs is None else check_positive(epochs, name="epochs")
-        if adapter not in ("lora", "dora"):
-            raise ValueError(f"adapter must be 'lora' or 'dora', got {adapter!r}")
-        self.adapter = adapter
-        self.rank = check_positive_int(rank, name="rank")
-        alpha = check_positive(lora_alpha, name="lora_alpha")
-        self.lora_alpha: float | int = int(alpha) if alpha.is_integer() else alpha
-        self.lora_dropout = _check_real(
-            lora_dropout, name="lora_dropout", low=0.0, high=1.0, high_open=True
-        )
-        if isinstance(target_modules, str):
-            if not target_modules:
-                raise ValueError("target_modules must not be empty")
-            self.target_modules: str | list[str] = target_modules
-        elif (
-            isinstance(target_modules, Sequence)
-            and target_modules
-            and all(isinstance(t, str) and t for t in target_modules)
-        ):
-            self.target_modules = list(target_modules)
-        else:
-            raise TypeError(
-                "target_modules must be 'all-linear' or a non-empty list of module "
-                f"names, got {target_modules!r}"
-            )
-        self.learning_rate = check_positive(learning_rate, name="learning_rate")
-        self.batch_size = check_positive_int(batch_size, name="batch_size")
-        self.mini_batch_size = check_positive_int(mini_batch_size, name="mini_batch_size")
-        self.num_generations = check_positive_int(num_generations, name="num_generations")
-        self.num_iterations = check_positive_int(num_iterations, name="num_iterations")
-        if self.num_generations < 2:
-            raise ValueError(
-                "num_generations must be >= 2 (RLOO's baseline is the mean of the "
-                f"other completions of a prompt), got {self.num_generations}"
-            )
-        if self.batch_size % self.num_generations:
-            raise ValueError(
-                f"batch_size ({self.batch_size}) must be a multiple of "
-                f"num_generations ({self.num_generations})"
-            )
-        if self.batch_size % self.mini_batch_size:
-            raise ValueError(
-                f"batch_size ({self.batch_size}) must be a multiple of "
-                f"mini_batch_size ({self.mini_batch_size})"
-            )
-        self.micro_batch_size = (
-            self.mini_batch_size
-            if micro_batch_size is None
-            else check_positive_int(micro_batch_size, name="micro_batch_size")
-        )
-        if self.mini_batch_size % self.micro_batch_size:
-            raise ValueError(
-                f"mini_batch_size ({self.mini_batch_size}) must be a multiple of "
-                f"micro_batch_size ({self.micro_batch_size})"
-            )
-        per_round = self.batch_size // self.num_generations
+        settings = config.resolved()
+        per_round = settings.batch_size // settings.num_generations
         if len(self.prompts) < per_round:
             raise ValueError(
                 f"prompts holds {len(self.prompts)} prompts, fewer than one generation round "
                 f"takes (batch_size / num_generations = {per_round})"
             )
-        self.max_new_tokens = check_positive_int(max_new_tokens, name="max_new_tokens")
-        self.min_new_tokens = check_non_negative_int(min_new_tokens, name="min_new_tokens")
-        if self.min_new_tokens > self.max_new_tokens:
-            raise ValueError(
-                f"min_new_tokens ({self.min_new_tokens}) must not exceed "
-                f"max_new_tokens ({self.max_new_tokens})"
-            )
-        self.temperature = check_positive(temperature, name="temperature")
-        self.eval_prompts = (
-            None if eval_prompts is None else _check_prompts(eval_prompts, name="eval_prompts")
-        )
-        self.eval_batches = check_positive_int(eval_batches, name="eval_batches")
-        self.eval_batch_size = check_positive_int(eval_batch_size, name="eval_batch_size")
-        self.seed = check_non_negative_int(seed, name="seed")
-        if workdir is None or not isinstance(workdir, (str, os.PathLike)) or not os.fspath(workdir):
-            raise TypeError(f"workdir must be a folder path, got {workdir!r}")
-        self.workdir = os.fspath(workdir)
-        if (
-            tokenizer is not None
-            and not isinstance(tokenizer, (str, os.PathLike))
-            and not (callable(tokenizer) and hasattr(tokenizer, "batch_decode"))
-        ):
-            raise TypeError(
-                "tokenizer must be a tokenizer, a folder or a hub name, got "
-                f"{type(tokenizer).__name__}"
-            )
-        self.tokenizer = os.fspath(tokenizer) if isinstance(tokenizer, os.PathLike) else tokenizer
-        self.device = _check_device(device)
-        if torch_dtype is not None and dtype is not None:
-            raise ValueError("give dtype or torch_dtype (its older name), not both")
-        self.dtype = _check_dtype(dtype if torch_dtype is None else torch_dtype)
-        self.attn_implementation = model_loading.check_attn_implementation(attn_implementation)
-        self.quantization = model_loading.check_quantization(quantization_config, load_in_4bit)
         if model_loading.is_model_object(self.model) and (
-            self.quantization is not None
-            or self.attn_implementation is not None
-            or dtype is not None
-            or torch_dtype is not None
+            settings.quantization_config is not None
+            or settings.attn_implementation is not None
+            or config.dtype is not None
+            or config.torch_dtype is not None
         ):
             raise ValueError(
                 "dtype, attn_implementation and quantization apply to a model "
                 "loaded by name; a model object is used as it was loaded"
             )
-        self.peft_config = None
-        if peft_config is not None:
-            given = {
-                "adapter": adapter != "lora",
-                "rank": rank != 16,
-                "lora_alpha": lora_alpha != 32,
-                "lora_dropout": lora_dropout != 0.05,
-                "target_modules": target_modules != "all-linear",
-            }
-            clash = [k for k, v in given.items() if v]
-            if clash:
-                raise ValueError(
-                    f"peft_config replaces the adapter keywords; leave "
-                    f"{', '.join(clash)} at their defaults"
-                )
-            self.peft_config = model_loading.check_peft_config(peft_config)
-            self.adapter = "dora" if self.peft_config.use_dora else "lora"
-            self.rank = int(self.peft_config.r)
-            self.lora_alpha = self.peft_config.lora_alpha
-            self.lora_dropout = float(self.peft_config.lora_dropout)
-            modules: Any = self.peft_config.target_modules
-            targets = modules if isinstance(modules, str) or modules is None else sorted(modules)
-            self.target_modules = targets  # type: ignore[assignment]
-        self.chat_template = model_loading.check_chat_template(chat_template)
-        if isinstance(report_to, str):
-            self.report_to: str | list[str] = report_to
-        elif isinstance(report_to, Sequence) and all(isinstance(r, str) for r in report_to):
-            self.report_to = list(report_to)
-        else:
-            raise TypeError(
-                "report_to must be a name ('none', 'tensorboard', 'trackio', "
-                f"'wandb', 'all') or a list of names, got {report_to!r}"
-            )
-        self.save_steps = (
-            None if save_steps is None else check_positive_int(save_steps, name="save_steps")
+        self.__dict__.update({name: getattr(settings, name) for name in _KEPT})
+        self.quantization = settings.quantization_config
+
+    def _config(self) -> LLMSolverConfig:
+        """The solver's settings (its attributes, as they are now) as a resolved config."""
+        return LLMSolverConfig(
+            **{name: getattr(self, name) for name in _KEPT},
+            quantization_config=self.quantization,
         )
-        if trainer_args is None:
-            trainer_args = {}
-        if not isinstance(trainer_args, Mapping) or not all(
-            isinstance(k, str) for k in trainer_args
-        ):
-            raise TypeError(
-                "trainer_args must be a mapping of RLOOConfig field names to "
-                f"values, got {type(trainer_args).__name__}"
-            )
-        clash = sorted(set(trainer_args) & _RESERVED)
-        if clash:
-            raise ValueError(
-                f"trainer_args sets {', '.join(clash)}, which LLMSolver sets from "
-                "its own arguments (batch_size, mini_batch_size, steps, ...)"
-            )
-        kwargs = trainer_args.get("generation_kwargs") or {}
-        if not isinstance(kwargs, Mapping) or {"min_new_tokens", "max_new_tokens"} & set(kwargs):
-            raise ValueError(
-                "trainer_args['generation_kwargs'] must be a mapping without "
-                "min_new_tokens and max_new_tokens (the solver's arguments)"
-            )
-        self.trainer_args = dict(trainer_args)
-        if not isinstance(trust_remote_code, bool):
-            raise TypeError(f"trust_remote_code must be a bool, got {trust_remote_code!r}")
-        self.trust_remote_code = trust_remote_code
-        if not isinstance(merged_generation, bool):
-            raise TypeError(f"merged_generation must be a bool, got {merged_generation!r}")
-        self.merged_generation = merged_generation
 
     def __repr__(self) -> str:
         budget = f"steps={self.steps}" if self.steps is not None else f"epochs={self.epochs}"
@@ -527,9 +353,6 @@ class LLMSolver:
         return interpolate_adapters(a, b, t)
 
     # ------------------------------------------------------------------ solving
-    def _seed(self, *stream: int) -> int:
-        return int(np.random.SeedSequence([self.seed, *stream]).generate_state(1)[0] >> 1)
-
     def solve(self, weight: float, state: Any) -> Solution:
         """Train the adapter ``state`` (``None``: a fresh one) on ``weight*r1 + (1-weight)*r2
         - beta*KL`` for one call's budget; return its objectives and the trained adapter.
@@ -543,7 +366,7 @@ class LLMSolver:
         start = self._adapter(state)
         calls = 0 if start is None else start.calls
         start_steps = 0 if start is None else start.steps
-        seed = self._seed(calls)
+        seed = stream_seed(self.seed, calls)
         identity: dict[str, Any] = {
             "weight": w,
             "call": calls,
@@ -648,7 +471,7 @@ class LLMSolver:
             import torch
             from peft import get_peft_model
 
-            torch.manual_seed(self._seed(0))
+            torch.manual_seed(stream_seed(self.seed, 0))
             sess.peft = get_peft_model(sess.base.model, self._peft_config())
             if adapter is not None:
                 load_adapter_into(sess.peft, adapter)
@@ -769,22 +592,10 @@ class LLMSolver:
     def _train_dataset(self, tokenizer: Any = None) -> Any:
         from datasets import Dataset
 
-        prompts = self._templated(self.prompts, tokenizer)
+        prompts = model_loading.templated_prompts(self.prompts, tokenizer, self.chat_template)
         if isinstance(prompts[0], dict):  # a dataset's rows, with all its columns
             return Dataset.from_list(prompts)
         return Dataset.from_dict({"prompt": prompts})
-
-    def _templated(self, prompts: list[Any], tokenizer: Any) -> list[Any]:
-        """``prompts`` (strings, conversations or rows), their string prompts made user turns
-        when the chat template applies (:func:`model_loading.uses_chat_template`)."""
-        if tokenizer is None or not model_loading.uses_chat_template(tokenizer, self.chat_template):
-            return prompts
-        return [
-            {**p, "prompt": model_loading.as_chat(p["prompt"])}
-            if isinstance(p, dict)
-            else model_loading.as_chat(p)
-            for p in prompts
-        ]
 
     def _trainer(
         self, sess: _Session, weight: float, seed: int, outdir: Path, *, name: str = "solve"
@@ -792,7 +603,7 @@ class LLMSolver:
         from transformers.trainer_callback import PrinterCallback, ProgressCallback
         from trl import RLOOConfig
 
-        from paretosurf.llm.generation import rloo_trainer_class
+        from paretosurf.llm.generation import rloo_trainer_class, samples_merged
 
         fields = {f.name for f in RLOOConfig.__dataclass_fields__.values()}
         unknown = sorted(set(self.trainer_args) - fields)
@@ -842,7 +653,7 @@ class LLMSolver:
             "num_train_epochs": 1.0 if self.epochs is None else self.epochs,
         }
         config = RLOOConfig(**args)
-        trainer = rloo_trainer_class(self._merged(sess))(
+        trainer = rloo_trainer_class(samples_merged(self.merged_generation, sess.base.model))(
             model=sess.base.model,
             reward_funcs=list(self.rewards),
             args=config,
@@ -860,18 +671,16 @@ class LLMSolver:
             raise RuntimeError("RLOOTrainer built a reference other than the base model")
         return trainer
 
-    def _merged(self, sess: _Session) -> bool:
-        """Whether to sample with the adapter merged (never into quantized weights)."""
-        return self.merged_generation and not model_loading.is_quantized(sess.base.model)
-
     # ------------------------------------------------------------------ evaluation
     def _eval_rows(self, tokenizer: Any = None) -> list[dict[str, Any]]:
         """The evaluation's prompts (:func:`paretosurf.llm.evaluation.eval_rows`)."""
-        return evaluation.eval_rows(self, tokenizer)
+        return evaluation.eval_rows(self._config(), self.prompts, tokenizer)
 
     def _evaluate_model(self, sess: _Session) -> dict[str, Any]:
         """The objectives of ``sess.peft`` (:func:`paretosurf.llm.evaluation.evaluate_model`)."""
-        return evaluation.evaluate_model(self, sess)
+        return evaluation.evaluate_model(
+            self._config(), sess, rewards=self.rewards, prompts=self.prompts
+        )
 
 
 def _train_log(history: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:

@@ -3,7 +3,10 @@
 
 ``LLMSolver(model, rewards, prompts, config=LLMSolverConfig(steps=20, workdir="runs/a"))`` is
 the same solver as ``LLMSolver(model, rewards, prompts, steps=20, workdir="runs/a")``; keywords
-given beside a config override its fields. The solver checks the settings when it is built.
+given beside a config override its fields. The config checks itself
+(:meth:`LLMSolverConfig.resolved`, which the solver calls when it is built); what depends on the
+model and the prompts as well (enough prompts for a generation round, load options only for a
+model loaded by name) the solver checks.
 """
 
 from __future__ import annotations
@@ -14,7 +17,40 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from paretosurf._validation import check_non_negative_int, check_positive, check_positive_int
+from paretosurf.llm import model_loading
+from paretosurf.llm._checks import _check_device, _check_dtype, _check_prompts, _check_real
+
 __all__ = ["LLMSolverConfig"]
+
+#: RLOOConfig fields the solver sets from its own settings (``trainer_args`` may not).
+RESERVED_TRAINER_ARGS = frozenset(
+    {
+        "output_dir",
+        "reward_weights",
+        "beta",
+        "num_generations",
+        "per_device_train_batch_size",
+        "gradient_accumulation_steps",
+        "generation_batch_size",
+        "steps_per_generation",
+        "num_iterations",
+        "max_completion_length",
+        "learning_rate",
+        "max_steps",
+        "num_train_epochs",
+        "temperature",
+        "seed",
+        "use_cpu",
+        "model_init_kwargs",
+        "report_to",
+        "save_steps",
+        "save_strategy",
+        "save_total_limit",
+        "resume_from_checkpoint",
+        "run_name",
+    }
+)
 
 
 @dataclass(kw_only=True)
@@ -140,6 +176,12 @@ class LLMSolverConfig:
     (0.1, 16, 64)
     >>> LLMSolverConfig(steps=20).with_settings(beta=0.2).beta
     0.2
+    >>> config.resolved().micro_batch_size   # checked, defaults filled in
+    16
+    >>> LLMSolverConfig(steps=20, beta=-1, workdir="runs/a").resolved()
+    Traceback (most recent call last):
+    ...
+    ValueError: beta must lie in [0.0, inf), got -1.0
     """
 
     beta: float = 0.05
@@ -190,6 +232,76 @@ class LLMSolverConfig:
             )
         return dataclasses.replace(self, **settings) if settings else self
 
+    def resolved(self) -> LLMSolverConfig:
+        """This config checked, with its values in the form a solver keeps them.
+
+        The checks are every one :class:`~paretosurf.llm.LLMSolver` makes of its settings, with
+        the same errors, but those that need the model or the prompts too. The values come back
+        as the solver's attributes of the same names hold them: numbers as ``int`` and
+        ``float``, ``lora_alpha`` an ``int`` when whole, ``target_modules`` and ``report_to``
+        a string or a list, ``micro_batch_size`` defaulted to ``mini_batch_size``,
+        ``eval_prompts`` a list (a dataset's rows as dicts), ``workdir`` and a tokenizer folder
+        strings, ``trainer_args`` a dict, ``dtype`` a name (``torch_dtype`` folded into it and
+        ``None``), ``quantization_config`` a dict of its fields (``load_in_4bit`` expanded into
+        it and ``False``), and with ``peft_config`` (a checked ``LoraConfig``) the adapter
+        fields read from it.
+
+        It is a one-way step: give :class:`~paretosurf.llm.LLMSolver` configs as written (a
+        resolved config repeats the adapter fields of its ``peft_config``, which a config as
+        written may not).
+
+        Raises
+        ------
+        TypeError, ValueError
+            Naming the first setting that is wrong, as the solver does.
+        ImportError
+            For a quantized base without ``bitsandbytes``.
+        """
+        out: dict[str, Any] = {"beta": _check_real(self.beta, name="beta", low=0.0)}
+        out.update(_budget(self.steps, self.epochs))
+        out.update(_adapter(self))
+        out["learning_rate"] = check_positive(self.learning_rate, name="learning_rate")
+        out.update(_batches(self))
+        out.update(_lengths(self.min_new_tokens, self.max_new_tokens))
+        out["temperature"] = check_positive(self.temperature, name="temperature")
+        out["eval_prompts"] = (
+            None
+            if self.eval_prompts is None
+            else _check_prompts(self.eval_prompts, name="eval_prompts")
+        )
+        out["eval_batches"] = check_positive_int(self.eval_batches, name="eval_batches")
+        out["eval_batch_size"] = check_positive_int(self.eval_batch_size, name="eval_batch_size")
+        out["seed"] = check_non_negative_int(self.seed, name="seed")
+        out["workdir"] = _workdir(self.workdir)
+        out["tokenizer"] = _tokenizer(self.tokenizer)
+        out["device"] = _check_device(self.device)
+        if self.torch_dtype is not None and self.dtype is not None:
+            raise ValueError("give dtype or torch_dtype (its older name), not both")
+        out["dtype"] = _check_dtype(self.dtype if self.torch_dtype is None else self.torch_dtype)
+        out["torch_dtype"] = None
+        out["attn_implementation"] = model_loading.check_attn_implementation(
+            self.attn_implementation
+        )
+        out["quantization_config"] = model_loading.check_quantization(
+            self.quantization_config, self.load_in_4bit
+        )
+        out["load_in_4bit"] = False
+        if self.peft_config is not None:
+            out.update(_from_peft_config(self))
+        out["chat_template"] = model_loading.check_chat_template(self.chat_template)
+        out["report_to"] = _report_to(self.report_to)
+        out["save_steps"] = (
+            None
+            if self.save_steps is None
+            else check_positive_int(self.save_steps, name="save_steps")
+        )
+        out["trainer_args"] = _trainer_args(self.trainer_args)
+        for name in ("trust_remote_code", "merged_generation"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, got {value!r}")
+        return dataclasses.replace(self, **out)
+
 
 def solver_config(config: object, settings: Mapping[str, Any]) -> LLMSolverConfig:
     """The settings of one solver: ``config`` (default: all defaults) with the keywords given
@@ -199,3 +311,175 @@ def solver_config(config: object, settings: Mapping[str, Any]) -> LLMSolverConfi
     elif not isinstance(config, LLMSolverConfig):
         raise TypeError(f"config must be an LLMSolverConfig, got {type(config).__name__}")
     return config.with_settings(**settings)
+
+
+# ---------------------------------------------------------------------------- the checks
+# Each takes settings as written and returns them resolved. LLMSolverConfig.resolved checks the
+# settings in the order LLMSolver always has, so a config with several wrong settings names the
+# same one first.
+def _budget(steps: object, epochs: object) -> dict[str, Any]:
+    if (steps is None) == (epochs is None):
+        raise ValueError(
+            "give exactly one of steps (RL optimizer steps per call) and "
+            f"epochs (passes over the prompts per call); got steps={steps!r}, "
+            f"epochs={epochs!r}"
+        )
+    return {
+        "steps": None if steps is None else check_positive_int(steps, name="steps"),
+        "epochs": None if epochs is None else check_positive(epochs, name="epochs"),
+    }
+
+
+def _adapter(config: LLMSolverConfig) -> dict[str, Any]:
+    """The LoRA keywords (``adapter``, ``rank``, ``lora_alpha``, ``lora_dropout``,
+    ``target_modules``)."""
+    if config.adapter not in ("lora", "dora"):
+        raise ValueError(f"adapter must be 'lora' or 'dora', got {config.adapter!r}")
+    rank = check_positive_int(config.rank, name="rank")
+    alpha = check_positive(config.lora_alpha, name="lora_alpha")
+    dropout = _check_real(
+        config.lora_dropout, name="lora_dropout", low=0.0, high=1.0, high_open=True
+    )
+    targets: str | list[str]
+    modules = config.target_modules
+    if isinstance(modules, str):
+        if not modules:
+            raise ValueError("target_modules must not be empty")
+        targets = modules
+    elif (
+        isinstance(modules, Sequence) and modules and all(isinstance(t, str) and t for t in modules)
+    ):
+        targets = list(modules)
+    else:
+        raise TypeError(
+            "target_modules must be 'all-linear' or a non-empty list of module "
+            f"names, got {modules!r}"
+        )
+    return {
+        "adapter": config.adapter,
+        "rank": rank,
+        "lora_alpha": int(alpha) if alpha.is_integer() else alpha,
+        "lora_dropout": dropout,
+        "target_modules": targets,
+    }
+
+
+def _batches(config: LLMSolverConfig) -> dict[str, int]:
+    """``batch_size``, ``mini_batch_size``, ``num_generations``, ``num_iterations`` and
+    ``micro_batch_size``, which must divide one another."""
+    batch = check_positive_int(config.batch_size, name="batch_size")
+    mini = check_positive_int(config.mini_batch_size, name="mini_batch_size")
+    generations = check_positive_int(config.num_generations, name="num_generations")
+    iterations = check_positive_int(config.num_iterations, name="num_iterations")
+    if generations < 2:
+        raise ValueError(
+            "num_generations must be >= 2 (RLOO's baseline is the mean of the "
+            f"other completions of a prompt), got {generations}"
+        )
+    if batch % generations:
+        raise ValueError(
+            f"batch_size ({batch}) must be a multiple of num_generations ({generations})"
+        )
+    if batch % mini:
+        raise ValueError(f"batch_size ({batch}) must be a multiple of mini_batch_size ({mini})")
+    micro = (
+        mini
+        if config.micro_batch_size is None
+        else check_positive_int(config.micro_batch_size, name="micro_batch_size")
+    )
+    if mini % micro:
+        raise ValueError(
+            f"mini_batch_size ({mini}) must be a multiple of micro_batch_size ({micro})"
+        )
+    return {
+        "batch_size": batch,
+        "mini_batch_size": mini,
+        "num_generations": generations,
+        "num_iterations": iterations,
+        "micro_batch_size": micro,
+    }
+
+
+def _lengths(min_new_tokens: object, max_new_tokens: object) -> dict[str, int]:
+    longest = check_positive_int(max_new_tokens, name="max_new_tokens")
+    shortest = check_non_negative_int(min_new_tokens, name="min_new_tokens")
+    if shortest > longest:
+        raise ValueError(f"min_new_tokens ({shortest}) must not exceed max_new_tokens ({longest})")
+    return {"max_new_tokens": longest, "min_new_tokens": shortest}
+
+
+def _workdir(workdir: object) -> str:
+    if workdir is None or not isinstance(workdir, (str, os.PathLike)) or not os.fspath(workdir):
+        raise TypeError(f"workdir must be a folder path, got {workdir!r}")
+    return os.fspath(workdir)
+
+
+def _tokenizer(tokenizer: object) -> Any:
+    if (
+        tokenizer is not None
+        and not isinstance(tokenizer, (str, os.PathLike))
+        and not (callable(tokenizer) and hasattr(tokenizer, "batch_decode"))
+    ):
+        raise TypeError(
+            f"tokenizer must be a tokenizer, a folder or a hub name, got {type(tokenizer).__name__}"
+        )
+    return os.fspath(tokenizer) if isinstance(tokenizer, os.PathLike) else tokenizer
+
+
+def _from_peft_config(config: LLMSolverConfig) -> dict[str, Any]:
+    """The checked ``peft_config`` and the adapter fields read from it (the LoRA keywords
+    must be left at their defaults)."""
+    defaults = {f.name: f.default for f in dataclasses.fields(LLMSolverConfig)}
+    clash = [
+        name for name in model_loading.ADAPTER_KEYWORDS if getattr(config, name) != defaults[name]
+    ]
+    if clash:
+        raise ValueError(
+            f"peft_config replaces the adapter keywords; leave {', '.join(clash)} at their defaults"
+        )
+    peft = model_loading.check_peft_config(config.peft_config)
+    modules: Any = peft.target_modules
+    return {
+        "peft_config": peft,
+        "adapter": "dora" if peft.use_dora else "lora",
+        "rank": int(peft.r),
+        "lora_alpha": peft.lora_alpha,
+        "lora_dropout": float(peft.lora_dropout),
+        "target_modules": modules
+        if isinstance(modules, str) or modules is None
+        else sorted(modules),
+    }
+
+
+def _report_to(report_to: object) -> str | list[str]:
+    if isinstance(report_to, str):
+        return report_to
+    if isinstance(report_to, Sequence) and all(isinstance(r, str) for r in report_to):
+        return list(report_to)
+    raise TypeError(
+        "report_to must be a name ('none', 'tensorboard', 'trackio', "
+        f"'wandb', 'all') or a list of names, got {report_to!r}"
+    )
+
+
+def _trainer_args(trainer_args: object) -> dict[str, Any]:
+    if trainer_args is None:
+        trainer_args = {}
+    if not isinstance(trainer_args, Mapping) or not all(isinstance(k, str) for k in trainer_args):
+        raise TypeError(
+            "trainer_args must be a mapping of RLOOConfig field names to "
+            f"values, got {type(trainer_args).__name__}"
+        )
+    clash = sorted(set(trainer_args) & RESERVED_TRAINER_ARGS)
+    if clash:
+        raise ValueError(
+            f"trainer_args sets {', '.join(clash)}, which LLMSolver sets from "
+            "its own arguments (batch_size, mini_batch_size, steps, ...)"
+        )
+    kwargs = trainer_args.get("generation_kwargs") or {}
+    if not isinstance(kwargs, Mapping) or {"min_new_tokens", "max_new_tokens"} & set(kwargs):
+        raise ValueError(
+            "trainer_args['generation_kwargs'] must be a mapping without "
+            "min_new_tokens and max_new_tokens (the solver's arguments)"
+        )
+    return dict(trainer_args)
