@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from paretosurf import cli
 from paretosurf._validation import check_objective_sizes
 from paretosurf.baselines import uniform
 from paretosurf.checkpoint import CheckpointError
@@ -201,12 +200,12 @@ def test_run_refuses_an_empty_folder_option(option: str, capsys, tmp_path, monke
 def test_ray_client_address_without_ray_client_is_a_usage_error(
     capsys, tmp_path, monkeypatch
 ) -> None:
-    monkeypatch.setattr(cli, "_installed", lambda module: module != "grpc")
+    monkeypatch.setattr("paretosurf.cli._options._installed", lambda module: module != "grpc")
     argv = ["run", "gear", "--iterations", "1", "--no-plots", "--out", str(tmp_path / "o")]
     status, _, err = call([*argv, "--executor", "ray", "--address", "ray://head:10001"], capsys)
     assert status == 2 and "Traceback" not in err
     assert "--address ray://head:10001" in err and "pip install 'ray[client]'" in err
-    monkeypatch.setattr(cli, "_installed", lambda module: False)
+    monkeypatch.setattr("paretosurf.cli._options._installed", lambda module: False)
     status, _, err = call([*argv, "--executor", "ray"], capsys)
     assert status == 2 and "--executor ray needs Ray" in err and "paretosurf[ray]" in err
     assert not (tmp_path / "o").exists()

@@ -7,7 +7,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,161 @@ from numpy.typing import ArrayLike, NDArray
 from paretosurf.loop_options import check_flag, check_resume
 
 FloatArray = NDArray[np.float64]
+
+
+# ---------------------------------------------------------------------------- options in messages
+def python_spelling(name: str, value: Any) -> str:
+    """An option as a Python call writes it: ``resume=True``, ``alpha='auto'``; a bare name
+    for a value of ``None`` (``iterations``).
+
+    Examples
+    --------
+    >>> from paretosurf._validation import python_spelling
+    >>> python_spelling("resume", True), python_spelling("alpha", "auto")
+    ('resume=True', "alpha='auto'")
+    >>> python_spelling("iterations", None)
+    'iterations'
+    """
+    return name if value is None else f"{name}={value!r}"
+
+
+def spell_options(
+    template: str,
+    options: Mapping[str, Any],
+    spell: Callable[[str, Any], str] = python_spelling,
+) -> str:
+    """``template`` with each ``{name}`` field of an option in ``options`` written as
+    ``spell(name, value)``; every other character, braces included, is kept as it is (a
+    path or a value shown in the message needs no escaping).
+
+    Examples
+    --------
+    >>> from paretosurf._validation import spell_options
+    >>> spell_options("{a} is not {b}; pass {overwrite}", {"overwrite": True})
+    '{a} is not {b}; pass overwrite=True'
+    >>> spell_options("pass {overwrite}", {"overwrite": True}, lambda n, v: "--" + n)
+    'pass --overwrite'
+    """
+    out: list[str] = []
+    start = 0
+    while (opening := template.find("{", start)) >= 0:
+        closing = template.find("}", opening)
+        name = template[opening + 1 : closing] if closing >= 0 else ""
+        if name in options:
+            out += [template[start:opening], spell(name, options[name])]
+            start = closing + 1
+        else:
+            out.append(template[start : opening + 1])
+            start = opening + 1
+    out.append(template[start:])
+    return "".join(out)
+
+
+def _rebuilt(cls: type[BaseException], args: tuple[Any, ...]) -> BaseException:
+    """An exception of class ``cls`` with ``args``, made without calling its ``__init__`` (for
+    unpickling; its attributes come back with its state)."""
+    error = cls.__new__(cls, *args)
+    error.args = args
+    return error
+
+
+class OptionError(ValueError):
+    """A :class:`ValueError` about options of a call, whose message names them as fields, so
+    that each front end spells them in its own terms (a Python call's ``overwrite=True``, the
+    command line's ``--overwrite``) with no rewriting of text.
+
+    ``str(error)`` spells them as a Python call writes them (:func:`python_spelling`), and
+    :meth:`text` as a front end does.
+
+    Parameters
+    ----------
+    template : str
+        The message, each option it names written as a ``{name}`` field (other braces are
+        text: see :func:`spell_options`).
+    **options
+        The options the message names, with their values (``None``: the option's name alone),
+        the one the error is about first.
+
+    Attributes
+    ----------
+    option : str
+        The option the error is about: its keyword name.
+    value : object
+        Its value, as the message shows it.
+    options : dict
+        Every option the message names, with its value.
+    template : str
+        The message with its fields.
+
+    Examples
+    --------
+    >>> from paretosurf._validation import OptionError
+    >>> err = OptionError("the folder holds a run; pass {resume} to continue it", resume=True)
+    >>> str(err), err.option, err.value
+    ('the folder holds a run; pass resume=True to continue it', 'resume', True)
+    >>> err.text(lambda name, value: "--" + name)
+    'the folder holds a run; pass --resume to continue it'
+    """
+
+    def __init__(self, template: str, /, **options: Any) -> None:
+        if not options:
+            raise TypeError("an OptionError names at least one option")
+        self.template = template
+        self.options: dict[str, Any] = dict(options)
+        self.option: str = next(iter(self.options))
+        self.value: Any = self.options[self.option]
+        super().__init__(self.text())
+
+    def text(self, spell: Callable[[str, Any], str] = python_spelling) -> str:
+        """The message with its options spelled by ``spell(name, value)`` (default: as a
+        Python call writes them)."""
+        return spell_options(self.template, self.options, spell)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # by its state: a subclass's __init__ takes other arguments than its message
+        return (_rebuilt, (type(self), self.args), self.__dict__)
+
+
+class SettingsMismatchError(OptionError):
+    """Settings that differ from those a saved run was started with: an :class:`OptionError`
+    whose fields are the names of the settings that differ (each spelled with its value
+    ``None``: the name alone), about the first of them.
+
+    Parameters
+    ----------
+    opening : str
+        The start of the message (what cannot be done, and where), up to ``"differing: "``.
+    differing : mapping
+        Each setting that differs, by name: its value in the checkpoint and the one given
+        (``"(unset)"`` where one has none), in the order the message lists them.
+
+    Attributes
+    ----------
+    differing : dict
+        As given.
+    value : object
+        The value given for :attr:`option`, the first setting that differs.
+
+    Examples
+    --------
+    >>> from paretosurf._validation import SettingsMismatchError
+    >>> err = SettingsMismatchError("cannot resume the run here; ", {"alpha": (0.3, 0.5)})
+    >>> str(err)
+    'cannot resume the run here; differing: alpha: 0.3 in the checkpoint, 0.5 now'
+    >>> err.option, err.value
+    ('alpha', 0.5)
+    >>> err.text(lambda name, value: f"{name} (--{name})")
+    'cannot resume the run here; differing: alpha (--alpha): 0.3 in the checkpoint, 0.5 now'
+    """
+
+    def __init__(self, opening: str, differing: Mapping[str, tuple[Any, Any]]) -> None:
+        self.differing = {name: (saved, given) for name, (saved, given) in differing.items()}
+        listed = "; ".join(
+            f"{{{name}}}: {saved!r} in the checkpoint, {given!r} now"
+            for name, (saved, given) in self.differing.items()
+        )
+        super().__init__(f"{opening}differing: {listed}", **dict.fromkeys(self.differing))
+        self.value = self.differing[self.option][1]
 
 
 def check_n_segments(n_segments: object, *, name: str = "n_segments") -> int:

@@ -63,7 +63,7 @@ def measures_nearest_neighbours(weights: Any) -> bool:
 
 
 def _pair_paths(path: Path) -> tuple[Path | None, Path | None]:
-    """The ``.json`` and ``.npz`` that ``SurfResult.save(path)`` writes (None for a path
+    """The ``.json`` and ``.npz`` that ``Result.save(path)`` writes (None for a path
     without a name, such as ``.``)."""
     stem = pair_stem(path)
     if not stem.name:
@@ -158,7 +158,7 @@ class IterationRecord:
         Objective evaluations each of the round's solves spent (in the order of
         ``weights``), as the solver reports them in ``Solution.info["objective_calls"]``
         (the adapters of :mod:`paretosurf.adapters`) or ``info["nfev"]``; ``None`` when
-        a solve reports neither. :attr:`SurfResult.n_evaluations` sums them over the run.
+        a solve reports neither. :attr:`Result.n_evaluations` sums them over the run.
     pieces : list of Piece or None
         SURF on a front that breaks into pieces (:mod:`paretosurf.pieces`): the pieces of this
         round's points, in weight order; ``cv`` and ``gap_ratio`` then measure the gaps
@@ -409,12 +409,13 @@ class Result:
         :func:`paretosurf.findings.diagnose` checks for (dominated or collapsed points, a
         weakly Pareto-optimal endpoint, a jump that weighted sums cannot cross, noisy
         estimates, constant objectives) was found. Each problem is also raised as a
-        :class:`~paretosurf.SurfWarning` when the run ends.
+        :class:`~paretosurf.ParetoWarning` when the run ends.
     message : str
         A summary: the method, the number of points, CV and gap ratio, and every problem found
         with its remedy.
     findings : list of Finding
-        The problems found (``code``, ``message``, ``fatal``).
+        The problems found, each a :class:`~paretosurf.findings.Finding` (``code``,
+        ``message``, ``fatal``, ``remedy``, ``slots``).
     pieces : list of Piece, list of SurfacePiece, or None
         SURF on a front that breaks into pieces: the pieces of the reported points (each
         with its ``first`` and ``last`` slot, arc ``length`` and ``share`` of the points),
@@ -736,8 +737,8 @@ class Result:
         ...     e = pathlib.Path(tmp) / "e"
         ...     run = ps.surf(solver, 4, iterations=2, checkpoint=e)     # the run folder e/
         ...     _ = ps.baselines.uniform(solver, 4, iterations=1).save(e)  # e.json, e.npz
-        ...     methods = (ps.SurfResult.load(e / "run.json").method,
-        ...                ps.SurfResult.load(f"{e}.json").method)
+        ...     methods = (ps.Result.load(e / "run.json").method,
+        ...                ps.Result.load(f"{e}.json").method)
         >>> methods
         ('surf', 'uniform')
         """
@@ -751,7 +752,7 @@ class Result:
                     raise ValueError(
                         f"{path} is ambiguous: {p} is a run folder holding "
                         f"{RunFolder(p).describe()}, and {json_path} and {npz_path} hold a "
-                        f"result saved by SurfResult.save({str(path)!r}); pass "
+                        f"result saved by Result.save({str(path)!r}); pass "
                         f"{str(json_path)!r} to load the saved result, or "
                         f"{str(p / MANIFEST)!r} to load the run"
                     )
@@ -765,9 +766,9 @@ class Result:
                 if (p / "results.json").is_file():
                     raise CheckpointError(
                         f"{p} holds no run{beside}: its results.json is the table data "
-                        "written by paretosurf run or bench, not a result SurfResult.load "
+                        "written by paretosurf run or bench, not a result Result.load "
                         "reads; run `paretosurf run ... --checkpoint DIR` to get a run folder "
-                        "it reads, or save a result with SurfResult.save"
+                        "it reads, or save a result with Result.save"
                     )
                 raise CheckpointError(f"{p} holds no run (no {MANIFEST}){beside}")
             p = json_path

@@ -132,6 +132,11 @@ _REMEDIES = {
 }
 
 
+def _keyword(name: str, value: Any) -> str:
+    """A setting as a keyword argument passes it: ``name=value``."""
+    return f"{name}={value!r}"
+
+
 class FolderInUseError(LockedError):
     """Another process (or thread) is writing the run folder."""
 
@@ -518,8 +523,10 @@ class RunFolder:
         found = self._newest_state()
         return 0 if found is None else int(found[0][0]["n_rounds"])
 
-    def describe(self) -> str:
-        """A short description of the run in the folder, for messages."""
+    def describe(self, spell: Callable[[str, Any], str] = _keyword) -> str:
+        """A short description of the run in the folder, for messages: its method, its
+        settings, each written as ``spell(name, value)`` (default: ``name=value``, as a Python
+        call passes it), and its rounds."""
         try:
             manifest = self.manifest()
         except CheckpointError as exc:
@@ -528,7 +535,7 @@ class RunFolder:
             rounds = self.n_rounds()
         except CheckpointError:
             rounds = 0
-        settings = ", ".join(f"{k}={v!r}" for k, v in manifest.get("settings", {}).items())
+        settings = ", ".join(spell(k, v) for k, v in manifest.get("settings", {}).items())
         return (
             f"a {manifest.get('label', manifest.get('method'))} run ({settings}) with "
             f"{rounds} round(s) saved"

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paretosurf._validation import OptionError, SettingsMismatchError
 from paretosurf.basin_probes import ProbeTally, probe_finding
 from paretosurf.findings import STRUCTURAL, Finding, diagnose_run, success_and_message
 from paretosurf.front_ends import FrontEnds
@@ -147,6 +148,14 @@ def check_same_run(
     """Refuse to resume the run of manifest ``saved`` as ``method`` with ``settings``
     unless both are the saved ones, naming each difference.
 
+    Raises
+    ------
+    OptionError
+        For another method (its remedy names ``overwrite``).
+    SettingsMismatchError
+        For other settings: an :class:`~paretosurf._validation.OptionError` naming each
+        setting that differs, with both values in its ``differing``.
+
     Examples
     --------
     >>> from paretosurf.baselines import FixedWeightsMethod
@@ -156,25 +165,24 @@ def check_same_run(
     ...                {"n_segments": 4}, "here")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: cannot resume the Uniform-w run in here with other settings; differing: ...
+    paretosurf._validation.SettingsMismatchError: cannot resume the Uniform-w run in here ...
     """
     if saved.get("method") != method.name:
-        raise ValueError(
+        raise OptionError(
             f"{where} holds a {saved.get('label', saved.get('method'))} run; cannot "
-            f"resume it as {method.label} (use another folder, or overwrite=True)"
+            f"resume it as {method.label} (use another folder, or {{overwrite}})",
+            overwrite=True,
         )
     # runs saved before the report option existed reported as "auto" does
     before = {"report": "auto", **saved.get("settings", {})}
-    diffs = [
-        f"{key}: {before.get(key, '(unset)')!r} in the checkpoint, "
-        f"{settings.get(key, '(unset)')!r} now"
+    differing = {
+        key: (before.get(key, "(unset)"), settings.get(key, "(unset)"))
         for key in sorted(set(before) | set(settings))
         if before.get(key) != settings.get(key)
-    ]
-    if diffs:
-        raise ValueError(
-            f"cannot resume the {method.label} run in {where} with other settings; "
-            "differing: " + "; ".join(diffs)
+    }
+    if differing:
+        raise SettingsMismatchError(
+            f"cannot resume the {method.label} run in {where} with other settings; ", differing
         )
 
 

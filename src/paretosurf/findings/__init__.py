@@ -32,6 +32,7 @@ paretosurf 0.2; ``SurfWarning``, the earlier name of :class:`ParetoWarning`, too
 """
 
 from paretosurf._renamed import renamed_attributes
+from paretosurf._validation import python_spelling
 from paretosurf.findings._collapse import WEIGHT_TOL, coincident_pairs
 from paretosurf.findings._degenerate import conflict_free_pairs, curve_share, degenerate_finding
 from paretosurf.findings._diagnose import diagnose, diagnose_surface
@@ -45,7 +46,6 @@ from paretosurf.findings._finding import (
     Finding,
     ParetoWarning,
     is_quiet,
-    python_spelling,
     success_and_message,
 )
 from paretosurf.findings._jumps import JUMP_GAP, jump_gaps

@@ -206,23 +206,8 @@ def diagnose(
         return []
     if scalarization is not None:
         weighted_sum = scalarization == "linear"
-    if weights.ndim == 2:
-        surface = SurfaceEvidence(
-            weights=weights,
-            points=points,
-            coords=coords,
-            normalize=normalize,
-            moving_average=moving_average,
-            ordered=ordered,
-            history=history,
-            weighted_sum=weighted_sum,
-            aims_even=aims_even,
-            scalarization=scalarization,
-            ideal=ideal,
-            scales=scales,
-        )
-        return run_checks(surface, OBJECTIVE_CHECKS, SURFACE_CHECKS)
-    curve = CurveEvidence(
+    kind = SurfaceEvidence if weights.ndim == 2 else CurveEvidence
+    evidence = kind(
         weights=weights,
         points=points,
         coords=coords,
@@ -236,7 +221,9 @@ def diagnose(
         ideal=ideal,
         scales=scales,
     )
-    return run_checks(curve, OBJECTIVE_CHECKS, CURVE_CHECKS)
+    if isinstance(evidence, SurfaceEvidence):
+        return run_checks(evidence, OBJECTIVE_CHECKS, SURFACE_CHECKS)
+    return run_checks(evidence, OBJECTIVE_CHECKS, CURVE_CHECKS)
 
 
 def diagnose_surface(

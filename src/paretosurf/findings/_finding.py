@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from paretosurf._validation import python_spelling
+
 #: The longest message a result carries (its findings' details are in ``res.findings``), and
 #: the longest line a finding takes in it.
 MESSAGE_LIMIT = 300
@@ -59,12 +61,6 @@ class ParetoWarning(UserWarning):
     """A result is not what was asked for (dominated or collapsed points, a front that
     weighted sums cannot cross, noisy estimates, badly scaled objectives); the message names
     the remedy. Every method warns with it."""
-
-
-def python_spelling(name: str, value: Any) -> str:
-    """An option as a Python call writes it: ``resume=True``, ``alpha='auto'``; a bare name
-    for a value of ``None`` (``iterations``)."""
-    return name if value is None else f"{name}={value!r}"
 
 
 @dataclass(frozen=True)
