@@ -14,7 +14,10 @@ from paretosurf.cli._common import Command, UsageError, _check_output_folder, _p
 from paretosurf.cli._options import (
     _add_device_option,
     _add_executor_options,
+    _add_plots_option,
     _add_report_option,
+    _add_steps_option,
+    _add_task_argument,
     _check_executor_options,
     _check_method_options,
     _check_solver_options,
@@ -38,14 +41,9 @@ BENCH_SEEDS = 8
 
 def _configure_bench(parser: argparse.ArgumentParser) -> None:
     from paretosurf.bench.runner import METHODS
-    from paretosurf.bench.tasks import SOLVER_KINDS, TASKS
+    from paretosurf.bench.tasks import SOLVER_KINDS
 
-    parser.add_argument(
-        "task",
-        metavar="TASK",
-        choices=list(TASKS),
-        help=f"benchmark task, one of: {', '.join(TASKS)}",
-    )
+    _add_task_argument(parser)
     parser.add_argument(
         "--methods",
         type=_name_list("method", _method_names, _method_name),
@@ -84,14 +82,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
         "budget; mountaincar: the soft DQN) or the exact one (default: "
         "%(default)s)",
     )
-    parser.add_argument(
-        "--steps",
-        type=_int_at_least(1),
-        default=None,
-        metavar="K",
-        help="the gradient solver's budget per call: Adam steps, or training "
-        "episodes for mountaincar's DQN (default: the task's K)",
-    )
+    _add_steps_option(parser)
     _add_device_option(parser)
     parser.add_argument(
         "--alpha",
@@ -109,7 +100,7 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
         help="output folder (default: bench-output/TASK-SOLVER, with "
         "--ablation bench-output/TASK-ablation[-exact])",
     )
-    parser.add_argument("--no-plots", dest="plots", action="store_false", help="skip the figures")
+    _add_plots_option(parser)
     _add_executor_options(parser)
     parser.add_argument(
         "--ablation",

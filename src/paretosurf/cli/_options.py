@@ -19,6 +19,35 @@ EXECUTORS = ("local", "processes", "ray")
 DEFAULT_WORKERS = 2
 
 
+def _add_task_argument(parser: argparse.ArgumentParser) -> None:
+    """The benchmark task, the first argument of ``run`` and ``bench``."""
+    from paretosurf.bench.tasks import TASKS
+
+    parser.add_argument(
+        "task",
+        metavar="TASK",
+        choices=list(TASKS),
+        help=f"benchmark task, one of: {', '.join(TASKS)}",
+    )
+
+
+def _add_steps_option(parser: argparse.ArgumentParser) -> None:
+    """``--steps``: the gradient solver's budget per call."""
+    parser.add_argument(
+        "--steps",
+        type=_int_at_least(1),
+        default=None,
+        metavar="K",
+        help="the gradient solver's budget per call: Adam steps, or training "
+        "episodes for mountaincar's DQN (default: the task's K)",
+    )
+
+
+def _add_plots_option(parser: argparse.ArgumentParser) -> None:
+    """``--no-plots``."""
+    parser.add_argument("--no-plots", dest="plots", action="store_false", help="skip the figures")
+
+
 def _add_device_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--device",

@@ -14,7 +14,10 @@ from paretosurf.cli._common import Command, UsageError, _check_output_folder, _p
 from paretosurf.cli._options import (
     _add_device_option,
     _add_executor_options,
+    _add_plots_option,
     _add_report_option,
+    _add_steps_option,
+    _add_task_argument,
     _check_executor_options,
     _check_method_options,
     _check_solver_options,
@@ -45,14 +48,9 @@ __all__ = ["COMMAND"]
 
 
 def _configure_run(parser: argparse.ArgumentParser) -> None:
-    from paretosurf.bench.tasks import SOLVER_KINDS, TASKS
+    from paretosurf.bench.tasks import SOLVER_KINDS
 
-    parser.add_argument(
-        "task",
-        metavar="TASK",
-        choices=list(TASKS),
-        help=f"benchmark task, one of: {', '.join(TASKS)}",
-    )
+    _add_task_argument(parser)
     parser.add_argument(
         "--method",
         type=_method_name,
@@ -67,14 +65,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
         help="inner solver: the task's K-step gradient solver or the exact "
         "one (default: %(default)s)",
     )
-    parser.add_argument(
-        "--steps",
-        type=_int_at_least(1),
-        default=None,
-        metavar="K",
-        help="the gradient solver's budget per call: Adam steps, or training "
-        "episodes for mountaincar's DQN (default: the task's K)",
-    )
+    _add_steps_option(parser)
     _add_device_option(parser)
     parser.add_argument(
         "--n",
@@ -152,7 +143,7 @@ def _configure_run(parser: argparse.ArgumentParser) -> None:
         "folder 'output' in --checkpoint, else run-output/TASK-METHOD); "
         "files there that paretosurf did not write are never replaced",
     )
-    parser.add_argument("--no-plots", dest="plots", action="store_false", help="skip the figures")
+    _add_plots_option(parser)
 
 
 def _check_report_folder(out: Path) -> None:
