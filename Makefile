@@ -13,14 +13,14 @@ endif
 # The thread counts are pinned as the kernels are: BLAS and LAPACK split their sums by thread,
 # so an inner solver's points (scipy's SLSQP calls LAPACK) differ in their last bits between
 # one thread and two. The suite passes with either (the layout breaks its near-ties by rules;
-# tests/test_blas_threads.py runs one run with both), but a test marked `golden` (pytest -m
+# tests/loop/test_blas_threads.py runs one run with both), but a test marked `golden` (pytest -m
 # golden) compares whole trajectories to the last digit, and the figures in the docs were
 # measured pinned. Pinning is not what makes the suite pass. The variables must be set before
 # numpy loads its BLAS, hence here rather than in tests/conftest.py.
 THREAD_ENV ?= OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 TEST_ENV = $(NUMERIC_ENV) $(THREAD_ENV)
 
-.PHONY: help venv install install-dev install-docs demo test test-slow test-row test-py310 lint docs docs-serve bench clean
+.PHONY: help venv install install-dev install-docs demo test test-slow test-row test-py310 lint docs docs-serve bench bench-smoke clean
 
 help:
 	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
@@ -30,7 +30,8 @@ help:
 	@echo "make test-py310 the default suite on Python 3.10 (a second venv, without the extras)"
 	@echo "make lint       ruff format --check, ruff check, mypy"
 	@echo "make docs       build the documentation site into build/site (warnings are errors)"
-	@echo "make bench      run the benchmarks under benchmarks/"
+	@echo "make bench      run the benchmarks under benchmarks/ (outputs in $(BENCH_OUT)/NAME/)"
+	@echo "make bench-smoke  every benchmark's --smoke mode (tiny sizes, seconds each)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -85,8 +86,18 @@ docs: install-docs
 docs-serve: install-docs
 	$(BIN)/mkdocs serve
 
+# Each benchmark writes into $(BENCH_OUT)/NAME (bench_NAME.py), never into docs/: the published
+# files under docs/results are rewritten only by a benchmark's --write-docs (see
+# benchmarks/_bench_io.py).
+BENCH_OUT ?= bench-output
+
 bench: install-dev
-	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(NUMERIC_ENV) $(BIN)/python $$f || exit 1; done
+	@for f in benchmarks/bench_*.py; do n=$$(basename $$f .py); echo "== $$f"; \
+	  $(NUMERIC_ENV) $(BIN)/python $$f --out $(BENCH_OUT)/$${n#bench_} || exit 1; done
+
+bench-smoke: install-dev
+	@for f in benchmarks/bench_*.py; do n=$$(basename $$f .py); echo "== $$f --smoke"; \
+	  $(TEST_ENV) $(BIN)/python $$f --smoke --out $(BENCH_OUT)/smoke/$${n#bench_} || exit 1; done
 
 clean:
 	rm -rf $(VENV) $(VENV310) $(DEMO_OUT) bench-output build/site .pytest_cache .mypy_cache .ruff_cache

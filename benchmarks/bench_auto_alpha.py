@@ -19,7 +19,8 @@ and, for K = 85 to 105 steps per call (lr 0.05, 4 seeds), whether the K-step map
 weight settles at a point (period 1) or alternates between two (period 2), with the final CV
 of alpha = 0.3 and "auto" at that K.
 
-    python benchmarks/bench_auto_alpha.py [--seeds 16] [--first-seed 0]
+    python benchmarks/bench_auto_alpha.py [--seeds 16] [--first-seed 0] [--out DIR]
+    python benchmarks/bench_auto_alpha.py --smoke    # the gear toy, 2 seeds, 3 rounds a run
 """
 
 from __future__ import annotations
@@ -30,12 +31,20 @@ import time
 import warnings
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 
 import paretosurf as ps
 from paretosurf.bench import get_task
 
 TASKS = ("dst", "dst-convex", "fishwood", "gear")
+#: Most rounds of a run (``--smoke``: 3).
+ROUNDS = 30
+#: The fixed alphas and the K of the Fishwood section (``--smoke``: fewer).
+ORBIT_ALPHAS: tuple[float | str, ...] = (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0, "auto")
+ORBIT_STEPS = (85, 90, 95, 100, 105)
+#: The tasks of the final-CV comparison (``--smoke``: Fishwood alone).
+FINAL_TASKS = ("dst", "fishwood")
 ALPHAS: tuple[float | str, ...] = (0.3, 1.0, "auto")
 
 
@@ -50,7 +59,7 @@ def run(
     task_name: str,
     kind: str,
     alpha: float | str,
-    iterations: int = 30,
+    iterations: int | None = None,
     previous_step: bool = False,
     seed: int = 0,
     steps: int | None = None,
@@ -72,7 +81,7 @@ def run(
             solver,
             task.n_segments,
             alpha=alpha,
-            iterations=iterations,
+            iterations=ROUNDS if iterations is None else iterations,
             init_states=init,
             warm_start=task.warm_start,
         )
@@ -134,11 +143,11 @@ def solver_period(steps: int, weight: float = 0.0, calls: int = 40) -> tuple[int
 def print_fishwood_orbit(seeds: range) -> None:
     """Fishwood's K-step final CV at other fixed alphas, and against the solver's period."""
     print(
-        f"\nFishwood K-step, final CV after 30 rounds at other fixed alphas, seeds "
+        f"\nFishwood K-step, final CV after {ROUNDS} rounds at other fixed alphas, seeds "
         f"{seeds[0]}-{seeds[-1]} (mean):"
     )
     cells = []
-    for alpha in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0, "auto"):
+    for alpha in ORBIT_ALPHAS:
         cv = np.mean([run("fishwood", "gradient", alpha, seed=s)[0].history[-1].cv for s in seeds])
         cells.append(f"{alpha}: {cv:.5f}")
     print("  " + ",  ".join(cells), flush=True)
@@ -148,7 +157,7 @@ def print_fishwood_orbit(seeds: range) -> None:
         f"a point, 2: alternates between two, 0: neither; distance of its last two points), "
         f"and the final CV, seeds {few[0]}-{few[-1]} (mean)"
     )
-    for steps in (85, 90, 95, 100, 105):
+    for steps in ORBIT_STEPS:
         period, step = solver_period(steps)
         cv = {
             a: np.mean(
@@ -175,9 +184,15 @@ def main() -> None:
         help="first seed of the final-CV comparison (default 0; e.g. 16 for "
         "seeds not used to tune the schedule)",
     )
+    bench_io.add_options(parser, "auto_alpha", smoke="the gear toy, 2 seeds, 3 rounds a run")
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        global TASKS, ROUNDS, ORBIT_ALPHAS, ORBIT_STEPS, SAME_WEIGHT_CALLS, FINAL_TASKS
+        TASKS, ROUNDS, ORBIT_ALPHAS, ORBIT_STEPS = ("gear",), 3, (0.3, "auto"), (100,)
+        SAME_WEIGHT_CALLS, FINAL_TASKS, args.seeds = 2, ("fishwood",), 2
     seeds, first = args.seeds, args.first_seed
-    print("rounds to CV <= 0.05 / CV <= 0.02 (final CV after 30 rounds), seed 0")
+    print(f"rounds to CV <= 0.05 / CV <= 0.02 (final CV after {ROUNDS} rounds), seed 0")
     head = f"{'task':<12}{'solver':<10}" + "".join(f"{'alpha ' + str(a):>22}" for a in ALPHAS)
     print(head)
     print("-" * len(head))
@@ -208,11 +223,11 @@ def main() -> None:
         print(f"{name:<12}{'gradient':<10}" + "".join(f"{c:>22}" for c in cells), flush=True)
 
     print(
-        f"\nfinal CV after 30 rounds, K-step solver, seeds {first}-{first + seeds - 1}: the "
+        f"\nfinal CV after {ROUNDS} rounds, K-step solver, seeds {first}-{first + seeds - 1}: the "
         "K-step points (mean), auto minus 0.3 (paired: mean, t), and the exact points at the "
         "final weights"
     )
-    for name in ("dst", "fishwood"):
+    for name in FINAL_TASKS:
         task = get_task(name)
         exact = task.solver(task.make_problem(), "exact")
         final = {
@@ -257,14 +272,14 @@ def main() -> None:
     auto, auto_s = run("dst", "gradient", "auto")
     k = rounds_to(auto, 0.02)
     if k is None:
-        print("\nDST K-step, alpha='auto' did not reach CV 0.02 in 30 rounds")
+        print(f"\nDST K-step, alpha='auto' did not reach CV 0.02 in {ROUNDS} rounds")
         return
     # the auto run's time until the round that reached CV 0.02: its share of the run's rounds
     per_round = sum(r.seconds for r in auto.history)
     until = auto_s - per_round + sum(r.seconds for r in auto.history[:k])
     print(
-        f"\nDST K-step: today's 30 rounds at alpha 0.3 (previous step) {today_s:.2f} s, final "
-        f"CV {today.history[-1].cv:.4f}; alpha='auto' reaches CV <= 0.02 in round {k} after "
+        f"\nDST K-step: today's {ROUNDS} rounds at alpha 0.3 (previous step) {today_s:.2f} s, "
+        f"final CV {today.history[-1].cv:.4f}; alpha='auto' reaches CV <= 0.02 in round {k} after "
         f"{until:.2f} s: {today_s / until:.1f}x less wall time"
     )
 

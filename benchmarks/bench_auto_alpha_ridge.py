@@ -15,6 +15,7 @@ the final gap ratio, for ``alpha="auto"`` and ``alpha=0.3``; then a summary line
 total rounds, seeds where auto needs more rounds than 0.3).
 
     python benchmarks/bench_auto_alpha_ridge.py [--seeds 12] [--n-points 21] [--iterations 40]
+    python benchmarks/bench_auto_alpha_ridge.py --smoke    # 2 seeds, 6 points, 5 rounds
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import warnings
 
+import _bench_io as bench_io
 import numpy as np
 from numpy.typing import NDArray
 
@@ -91,7 +93,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=12)
     parser.add_argument("--n-points", type=int, default=21)
     parser.add_argument("--iterations", type=int, default=40)
+    bench_io.add_options(parser, "auto_alpha_ridge", smoke="2 seeds, 6 points, 5 rounds")
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        args.seeds, args.n_points, args.iterations = 2, 6, 5
     print(
         f"SURF on {args.seeds} exact ridge paths, {args.n_points} points, at most "
         f"{args.iterations} rounds: rounds to the stop, stop reason, final gap ratio"

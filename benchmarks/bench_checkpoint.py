@@ -29,9 +29,10 @@ what the loop itself costs over a long run: SURF for 300 rounds at N = 1000 with
 costs nothing (points on the closed-form front of ``Quadratic1D(1, 1, 4, 0)``), no checkpoint.
 It prints the driver's own time per round (``seconds - solve_seconds``), median over rounds
 1-30 and 271-300, their ratio (target: within 1.2) and the CDF's knots at the end, with the
-CDF's knot pruning (:data:`paretosurf.cdf.KNOT_PRUNE_TOL`) and without it, side by side.
+CDF's knot pruning (:data:`paretosurf.curves._cdf.KNOT_PRUNE_TOL`) and without it, side by side.
 
-    python benchmarks/bench_checkpoint.py [--repeats 3] [--solve-log | --loop]
+    python benchmarks/bench_checkpoint.py [--repeats 3] [--solve-log | --loop] [--out DIR]
+    python benchmarks/bench_checkpoint.py --smoke   # every section: 3 rounds, 1 repeat, N = 50
 """
 
 from __future__ import annotations
@@ -43,12 +44,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 from numpy.typing import NDArray
 
 import paretosurf as ps
-from paretosurf import cdf as cdf_module
 from paretosurf.bench import get_task
+from paretosurf.curves import _cdf as cdf_module
 from paretosurf.problems.quadratic import Quadratic1D
 from paretosurf.solvers import GradientState
 
@@ -57,6 +59,10 @@ LOOP_ROUNDS = 300
 LOOP_SEGMENTS = 1000
 LOOP_BLOCK = 30
 LOOP_TARGET = 1.2
+#: Rounds of the Deep Sea Treasure runs (None: the task's 30; ``--smoke``: 3), and the
+#: exact runs' repeats per K-step run's (``--smoke``: 1).
+ROUNDS: int | None = None
+EXACT_REPEATS = 5
 
 
 class FolderStates:
@@ -102,7 +108,8 @@ class CheckpointClock:
     checkpoint (the last one included)."""
 
     def __init__(self) -> None:
-        from paretosurf import driver, run_folder
+        from paretosurf.loop import _driver as driver
+        from paretosurf.storage import _run_folder as run_folder
 
         self.seconds = 0.0
         self._patched = [(driver._Runner, "checkpoint"), (run_folder.RunFolder, "create")]
@@ -140,7 +147,7 @@ def dst_run(kind: str, on_disk: bool, checkpointed: bool, period: float | str) -
             inner,
             task.n_segments,
             alpha=task.alpha,
-            iterations=task.iterations,
+            iterations=task.iterations if ROUNDS is None else ROUNDS,
             init_states=init,
             warm_start=task.warm_start,
             normalize=task.normalize,
@@ -173,8 +180,8 @@ class SolveLogClock:
     made a no-op instead (then there is nothing to sync either)."""
 
     def __init__(self, off: bool = False) -> None:
-        from paretosurf import run_folder
-        from paretosurf.run_checkpoints import Checkpointer
+        from paretosurf.loop._checkpointing import Checkpointer
+        from paretosurf.storage import _run_folder as run_folder
 
         #: Seconds appending, seconds syncing, and the lines written (the run's attempts).
         self.appending = self.syncing = 0.0
@@ -210,7 +217,8 @@ def solve_log_section(repeats: int) -> None:
     """The solve log's cost on the K-step run (default checkpoint schedule): the log as it is
     against the log made a no-op, the two taking turns."""
     print(
-        f"\nthe solve log, written as the solves return: Deep Sea Treasure, N = 15, 30 rounds, "
+        f"\nthe solve log, written as the solves return: Deep Sea Treasure, N = 15, "
+        f"{ROUNDS or 30} rounds, "
         f"K-step solver, checkpoint_period='auto' (median of {repeats} runs each, taking turns)"
     )
     print(
@@ -314,7 +322,15 @@ def main() -> None:
         action="store_true",
         help="only the loop section (300 rounds at N = 1000, under a minute)",
     )
+    bench_io.add_options(
+        parser, "checkpoint", smoke="every section: DST 3 rounds, 1 repeat; the loop N = 50"
+    )
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        global ROUNDS, LOOP_ROUNDS, LOOP_SEGMENTS, LOOP_BLOCK, EXACT_REPEATS
+        ROUNDS, LOOP_ROUNDS, LOOP_SEGMENTS, LOOP_BLOCK, EXACT_REPEATS = 3, 20, 50, 5, 1
+        args.repeats = 1
     if args.loop:
         loop_section()
         return
@@ -322,8 +338,9 @@ def main() -> None:
         solve_log_section(args.repeats)
         return
     print(
-        "checkpoint cost on Deep Sea Treasure, N = 15, 30 rounds (median of "
-        f"{5 * args.repeats} exact and {args.repeats} K-step runs, modes interleaved)"
+        f"checkpoint cost on Deep Sea Treasure, N = 15, {ROUNDS or 30} rounds (median of "
+        f"{EXACT_REPEATS * args.repeats} exact and {args.repeats} K-step runs, modes "
+        "interleaved)"
     )
     print(
         "overhead: against the same run without a checkpoint (for 'disk, no checkpoint': "
@@ -338,7 +355,7 @@ def main() -> None:
         modes = tuple(MODES)
         # the modes take turns within each repeat, so that a drift of the machine's speed
         # falls on all of them; the exact runs are short, so they get five times the repeats
-        repeats = args.repeats * (5 if kind == "exact" else 1)
+        repeats = args.repeats * (EXACT_REPEATS if kind == "exact" else 1)
         runs: dict[str, list[float]] = {m: [] for m in modes}
         shares: dict[str, list[float]] = {m: [] for m in modes}
         for _ in range(repeats):

@@ -4,7 +4,7 @@ A user who keeps the defaults (``alpha="auto"``, ``early_stopping=True``, ``iter
 cap) should pay for the rounds the front needs, not for a fixed schedule. This prints, side
 by side in one run, for each problem:
 
-* **one sweep**: ``ps.baselines.uniform(solver, N, iterations=1)``, the N + 1 evenly spaced
+* **one sweep**: ``ps.methods.uniform(solver, N, iterations=1)``, the N + 1 evenly spaced
   weights solved once with the same adapter: the unit of the evaluation counts;
 * **defaults**: ``ps.surf(solver, n_points=N + 1)``;
 * **defaults, warm_start="best"**: each slot starts from the previous solution that scores
@@ -28,6 +28,7 @@ Problems (30 variables for ZDT, 21 points):
   ("torch-gtol": the inner budget then follows the weights' change).
 
     python benchmarks/bench_default_budget.py [--problems zdt1,zdt2,torch,torch-gtol] [--seeds 1]
+    python benchmarks/bench_default_budget.py --smoke   # ZDT1 and torch, 5 variables, 6 points
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import _bench_io as bench_io
 import moocore
 import numpy as np
 
@@ -47,6 +49,8 @@ import paretosurf as ps
 N_VARS = 30
 N_POINTS = 21
 TARGET_GAP = 1.1
+#: Rounds of the paper's protocol (``--smoke``: 3).
+PAPER_ROUNDS = 30
 
 
 def zdt1(x: np.ndarray) -> np.ndarray:
@@ -153,7 +157,7 @@ def bench(problem: Problem, seed: int) -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.process_time()
-        sweep_res = ps.baselines.uniform(
+        sweep_res = ps.methods.uniform(
             problem.make_solver(seed), N_POINTS - 1, iterations=1, **problem.options
         )
         sweep = sweep_res.n_evaluations or 1
@@ -181,12 +185,18 @@ def bench(problem: Problem, seed: int) -> list[str]:
             problem.make_solver(seed),
             n_points=N_POINTS,
             alpha=0.3,
-            iterations=30,
+            iterations=PAPER_ROUNDS,
             early_stopping=False,
             **problem.options,
         )
         rows.append(
-            row("30 rounds, alpha 0.3", paper, sweep, problem.front, time.process_time() - started)
+            row(
+                f"{PAPER_ROUNDS} rounds, alpha 0.3",
+                paper,
+                sweep,
+                problem.front,
+                time.process_time() - started,
+            )
         )
     return rows
 
@@ -197,7 +207,15 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1)
     parser.add_argument("--torch-steps", type=int, default=50)
     parser.add_argument("--torch-gtol", type=float, default=1e-6)
+    bench_io.add_options(
+        parser, "default_budget", smoke="ZDT1 and torch, 5 variables, 6 points, 5 Adam steps"
+    )
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        global N_VARS, N_POINTS, PAPER_ROUNDS
+        N_VARS, N_POINTS, PAPER_ROUNDS = 5, 6, 3
+        args.problems, args.seeds, args.torch_steps = "zdt1,torch", 1, 5
     for name in args.problems.split(","):
         if name == "torch":
             problem = torch_problem(args.torch_steps)

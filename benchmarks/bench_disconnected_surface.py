@@ -21,6 +21,7 @@ SURF ``success`` and its findings.
     python benchmarks/bench_disconnected_surface.py               # 28 points, local solves
     python benchmarks/bench_disconnected_surface.py --solvers scipy,pymoo    # ~15 minutes
     python benchmarks/bench_disconnected_surface.py --variants   # 9 DTLZ7 variants, ~4 minutes
+    python benchmarks/bench_disconnected_surface.py --smoke      # 10 points, 3 rounds, tiny peers
 
 ``--variants`` runs Tchebycheff local solves with ``warm_start="best"`` on DTLZ7 with 2, 5 and
 10 distance variables and 28, 36 and 45 points, and prints per run the IGD, the points per
@@ -34,6 +35,7 @@ import argparse
 import time
 import warnings
 
+import _bench_io as bench_io
 import moocore
 import numpy as np
 from numpy.typing import NDArray
@@ -41,7 +43,7 @@ from scipy.spatial import cKDTree
 
 import paretosurf as ps
 from paretosurf.problems import DTLZ7
-from paretosurf.simplex_weights import lattice_partitions
+from paretosurf.surfaces._weights import lattice_partitions
 
 FloatArray = NDArray[np.float64]
 #: A point this close to the front's sample counts as on the front.
@@ -51,6 +53,10 @@ ON_FRONT_TOL = 1e-2
 FRONT_GRID = 1001
 #: DTLZ7's pieces split each position objective at about 0.44 (between 0.2514 and 0.6316).
 PIECE_SPLIT = 0.44
+#: Most rounds of a paretosurf run (None: the library's default; ``--smoke``: 3).
+ROUNDS: int | None = None
+#: Most evaluations of a peer (None: as many as paretosurf spent; ``--smoke``: 200).
+PEER_EVALS: int | None = None
 
 
 def measure(points: FloatArray, front: FloatArray) -> dict[str, object]:
@@ -105,7 +111,13 @@ def run_surf(
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = ps.surf_simplex(solver, n_points, problem.n_objectives, warm_start=warm_start)
+        res = ps.surf_simplex(
+            solver,
+            n_points,
+            problem.n_objectives,
+            warm_start=warm_start,
+            **({} if ROUNDS is None else {"iterations": ROUNDS}),
+        )
     return res, calls[0], time.process_time() - start
 
 
@@ -172,7 +184,19 @@ def main() -> None:
     parser.add_argument("--pymoo-evals", type=int, default=500)
     parser.add_argument("--seeds", type=int, default=1, help="seeds of the peers")
     parser.add_argument("--variants", action="store_true", help="the nine DTLZ7 variants")
+    bench_io.add_options(
+        parser,
+        "disconnected_surface",
+        smoke="10 points, 2 distance variables, 3 rounds, Tchebycheff and 'nearest' only, "
+        "200 evaluations a peer",
+    )
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        global ROUNDS, FRONT_GRID, PEER_EVALS
+        ROUNDS, FRONT_GRID, PEER_EVALS = 3, 101, 200
+        args.n_points, args.n_distance, args.scalarizations = 10, 2, "tchebycheff"
+        args.solvers, args.warm_starts, args.variants = "scipy", "nearest", False
     if args.variants:
         variants()
         return
@@ -200,7 +224,7 @@ def main() -> None:
                 label = f"paretosurf, {scalarization}, {kind}, {rule}"
                 print(_row(label, evals, cpu, measure(res.points, front), notes), flush=True)
             # the peers at the largest budget the rules spent
-            evals = max(spent)
+            evals = max(spent) if PEER_EVALS is None else min(max(spent), PEER_EVALS)
             for peer in ("sms", "nsga3"):
                 for seed in range(args.seeds):
                     points, peer_cpu = run_peer(peer, problem, args.n_points, evals, seed)

@@ -11,6 +11,7 @@ the mean regret after the fifth call.
         [--settings default,keep_best,target_8,target_250,polyak,updates_4]
 
 One torch thread; about 2.5 minutes per setting and two seeds (``updates_4`` twice that).
+``--smoke``: the default setting, one seed, 3 weights, 5 calls of 2 episodes.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import time
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 import torch
 
@@ -33,11 +35,14 @@ SETTINGS: dict[str, dict[str, Any]] = {
     "updates_4": {"updates_per_step": 4},
 }
 WEIGHTS = np.array([0.0, 0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
+#: Episodes of a call (``--smoke``: 2, with 2 environments, 2 evaluation episodes and a small
+#: network).
+CALL: dict[str, Any] = {"episodes": 100}
 
 
 def trajectory(options: dict[str, Any], seed: int, calls: int) -> np.ndarray:
     """Objectives (calls, weights, 2) of one learner per weight after each call."""
-    solver = SoftDQNSolver(episodes=100, seed=seed, **options)
+    solver = SoftDQNSolver(**CALL, seed=seed, **options)
     states: list[Any] = [None] * len(WEIGHTS)
     out = []
     for _ in range(calls):
@@ -52,7 +57,18 @@ def main() -> None:
     parser.add_argument("--seeds", default="0,1")
     parser.add_argument("--calls", type=int, default=10)
     parser.add_argument("--settings", default="default,keep_best")
+    bench_io.add_options(
+        parser,
+        "dqn_settings",
+        smoke="the default setting, 1 seed, 3 weights, 5 calls of 2 episodes",
+    )
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        global WEIGHTS, CALL
+        WEIGHTS = np.array([0.0, 0.5, 1.0])
+        CALL = {"episodes": 2, "n_envs": 2, "eval_episodes": 2, "hidden": 16, "batch_size": 16}
+        args.seeds, args.calls, args.settings = "0", 5, "default"
     torch.set_num_threads(1)
     seeds = [int(s) for s in args.seeds.split(",")]
     names = args.settings.split(",")
@@ -73,7 +89,7 @@ def main() -> None:
     best = np.min([v.min(axis=(0, 1)) for v in values.values()], axis=0)  # per weight
     print(
         f"\nRegret of w h1 + (1 - w) h2 against the best found per weight (seeds {seeds}, "
-        f"{args.calls} calls of 100 episodes)"
+        f"{args.calls} calls of {CALL['episodes']} episodes)"
     )
     header = f"{'setting':<12} {'seconds':>8} {'last 3':>8} {'median':>8} {'p90':>8} {'call 5':>8}"
     print(header + "   per weight (last 3) " + " ".join(f"{w:>5.1f}" for w in WEIGHTS))

@@ -36,13 +36,17 @@ pymoo's ``res.F`` (the non-dominated members of the final population).
 
     python benchmarks/bench_emo.py                         # 3 seeds, budgets 1x and 5x
     python benchmarks/bench_emo.py --seeds 5 --problems zdt3 --budgets 1,2,5
-    python benchmarks/bench_emo.py --quick                 # 10 variables, 1 seed: a smoke run
-    python benchmarks/bench_emo.py --problems zdt4,zdt6,flat_start --budgets 1 --out DIR
+    python benchmarks/bench_emo.py --quick                 # 10 variables, 1 seed
+    python benchmarks/bench_emo.py --smoke                 # ZDT1, 4 variables, NSGA-II
+    python benchmarks/bench_emo.py --problems zdt4,zdt6,flat_start --budgets 1
                                    # the adapters' defaults where plain local solves fail
 
-The table goes to stdout and to ``docs/results/emo/table.md`` (``--out``), rewritten after
-every seed, so an interrupted run leaves the seeds it finished; the figure of ZDT3's points at
-1x (seed 0) to ``fronts.png`` beside it.
+The table goes to stdout and to ``table.md`` in ``--out`` (default: a folder under the system's
+temporary folder, see ``benchmarks/_bench_io.py``), rewritten after every seed, so an
+interrupted run leaves the seeds it finished; the figure of ZDT3's points at 1x (seed 0) to
+``fronts.png`` beside it. ``--write-docs`` also writes them to ``docs/results/emo/``, the
+published files: ``table.md`` and ``fronts.png`` for the default problems, and
+``defaults-extra.md`` for ``--problems zdt4,zdt6,flat_start``.
 """
 
 from __future__ import annotations
@@ -65,11 +69,11 @@ import paretosurf as ps
 from paretosurf import metrics
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench_io as bench_io
 from whole_front_bank import FLAT_START_C1, FLAT_START_C2, flat_start_objectives
 
 FloatArray = NDArray[np.float64]
 
-OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "emo"
 PROBLEMS = ("zdt1", "zdt2", "zdt3", "dtlz2")
 #: Problems the table does not run by default (`--problems zdt4,zdt6,flat_start`): ZDT4 from a
 #: random start, ZDT6 from the box centre (a flat spot of f1) and the whole-front bank's
@@ -646,8 +650,26 @@ def main(argv: Sequence[str] | None = None) -> str:
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated")
     parser.add_argument("--budgets", type=_int_list, default=[1, 5], help="factors of E")
     parser.add_argument("--quick", action="store_true", help="10 (DTLZ2: 7) variables, 1 seed")
-    parser.add_argument("--out", type=Path, default=OUT, help="folder of table.md, fronts.png")
+    bench_io.add_options(
+        parser,
+        "emo",
+        docs="emo",
+        smoke="ZDT1, 4 variables, NSGA-II, budget 1x, 1 seed",
+    )
     args = parser.parse_args(argv)
+    bench_io.start(args, parser)
+    if args.smoke:
+        args.problems, args.peers, args.budgets, args.quick = "zdt1", "nsga2", [1], True
+    docs = bench_io.docs_dir(args)
+    extra = sorted(p.strip() for p in args.problems.split(",")) == sorted(EXTRA_PROBLEMS)
+    if docs is not None and sorted(p.strip() for p in args.problems.split(",")) not in (
+        sorted(PROBLEMS),
+        sorted(EXTRA_PROBLEMS),
+    ):
+        parser.error(
+            "--write-docs publishes the default problems or --problems "
+            f"{','.join(EXTRA_PROBLEMS)} alone"
+        )
     names = [p.strip() for p in args.problems.split(",") if p.strip()]
     peer_names = [p.strip() for p in args.peers.split(",") if p.strip()]
     for p in peer_names:
@@ -656,8 +678,10 @@ def main(argv: Sequence[str] | None = None) -> str:
     seeds = 1 if args.quick else args.seeds
     if seeds < 1:
         parser.error("--seeds must be at least 1")
+    quick_vars = {"dtlz2": 7} if not args.smoke else {"dtlz2": 5}
     problems = [
-        make_problem(n, n_var=(7 if n == "dtlz2" else 10) if args.quick else None) for n in names
+        make_problem(n, n_var=quick_vars.get(n, 4 if args.smoke else 10) if args.quick else None)
+        for n in names
     ]
 
     ours: dict[str, Run] = {}
@@ -680,8 +704,16 @@ def main(argv: Sequence[str] | None = None) -> str:
                     flush=True,
                 )
         text = report(problems, ours, peers, args.budgets, seed + 1)
-        args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "table.md").write_text(text)
+        if docs is not None and extra:
+            given = sys.argv[1:] if argv is None else argv
+            command = "python benchmarks/bench_emo.py " + " ".join(given)
+            (docs / "defaults-extra.md").write_text(
+                f"<!-- {command} (the adapters' defaults; pinned kernels, one BLAS thread) -->\n"
+                + text
+            )
+        elif docs is not None:
+            (docs / "table.md").write_text(text)
         zdt3 = next((p for p in problems if p.name == "zdt3"), None)
         if seed == 0 and zdt3 is not None:
             first = [
@@ -689,7 +721,8 @@ def main(argv: Sequence[str] | None = None) -> str:
                 for r in peers
                 if r.problem == "zdt3" and r.seed == 0 and r.budget == ours["zdt3"].evaluations
             ]
-            plot_fronts(zdt3, [ours["zdt3"], *first], args.out / "fronts.png")
+            for folder in bench_io.published(args):
+                plot_fronts(zdt3, [ours["zdt3"], *first], folder / "fronts.png")
     print(text)
     return text
 

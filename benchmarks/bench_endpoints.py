@@ -11,15 +11,18 @@ on an L1-penalized logistic regression (torch, Adam, 20 steps per call):
 * lexicographic refinement: an endpoint is solved at its weight, then once more at
   ``eps`` (or ``1 - eps``) from that solution (one extra solve per endpoint and round).
 
-    python benchmarks/bench_endpoints.py
+    python benchmarks/bench_endpoints.py [--out DIR]
+    python benchmarks/bench_endpoints.py --smoke     # 5 variables, N = 5, 3 rounds, 5 Adam steps
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 import warnings
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 
 import paretosurf as ps
@@ -65,33 +68,40 @@ def torch_l1_model(steps: int) -> Any:
     return ps.adapters.from_torch(model, objectives, steps=steps, lr=0.05)
 
 
-def cases() -> list[tuple[str, Any]]:
-    box = [(0.0, 1.0)] * 30
+def cases(n_var: int = 30, torch_steps: int = 20) -> list[tuple[str, Any]]:
+    box = [(0.0, 1.0)] * n_var
     return [
         (
             "ZDT1, L-BFGS-B to convergence",
-            ps.adapters.from_scipy(zdt1, np.full(30, 0.5), bounds=box),
+            ps.adapters.from_scipy(zdt1, np.full(n_var, 0.5), bounds=box),
         ),
         (
             "ZDT1, L-BFGS-B 5 iterations",
-            ps.adapters.from_scipy(zdt1, np.full(30, 0.5), bounds=box, steps=5),
+            ps.adapters.from_scipy(zdt1, np.full(n_var, 0.5), bounds=box, steps=5),
         ),
-        ("L1 logistic regression, Adam 20 steps", torch_l1_model(20)),
+        (f"L1 logistic regression, Adam {torch_steps} steps", torch_l1_model(torch_steps)),
     ]
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    bench_io.add_options(
+        parser, "endpoints", smoke="ZDT1 of 5 variables, N = 5, 3 rounds, 5 Adam steps"
+    )
+    args = parser.parse_args()
+    bench_io.start(args, parser)
+    n_var, n, rounds, steps = (5, 5, 3, 5) if args.smoke else (30, 20, 30, 20)
     header = (
         f"{'problem':<38} {'remedy':<22} {'CV':>8} {'gap ratio':>10} {'solves':>7} "
         f"{'seconds':>8}  findings"
     )
     print(
-        "SURF, N = 20, defaults, at most 30 rounds (CV and gap ratio in endpoint-normalized "
-        "coordinates)"
+        f"SURF, N = {n}, defaults, at most {rounds} rounds (CV and gap ratio in "
+        "endpoint-normalized coordinates)"
     )
     print(header)
     print("-" * len(header))
-    for name, solver in cases():
+    for name, solver in cases(n_var, steps):
         remedies: list[tuple[str, Any, dict[str, Any]]] = [
             ("none", solver, {}),
             ("weight_bounds 1e-3", solver, {"weight_bounds": (1e-3, 1 - 1e-3)}),
@@ -102,7 +112,7 @@ def main() -> None:
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ps.ParetoWarning)
-                res = ps.surf(inner, 20, iterations=30, **options)
+                res = ps.surf(inner, n, iterations=rounds, **options)
             seconds = time.perf_counter() - start
             solves = res.n_solves + (2 * len(res.history) if label.startswith("lexi") else 0)
             codes = ",".join(f.code for f in res.findings) or "-"

@@ -26,12 +26,14 @@ machine's ceiling is measured: how many times one process's plain CPU work 2 pro
 done at that moment (2.00x on 2 idle cores); on a shared machine it shows what was left.
 
     python benchmarks/bench_executors.py [--rounds 6] [--repeats 3] [--workers 2]
-        [--longer-steps 200,400]
+        [--longer-steps 200,400] [--no-ray] [--out DIR]
+    python benchmarks/bench_executors.py --smoke   # 1 round of 4 short solves; no Ray
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import math
 import os
@@ -40,6 +42,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -355,7 +358,20 @@ def main() -> None:
         default=[200, 400],
         help="also time DST with these K (comma-separated; '' for none)",
     )
+    parser.add_argument(
+        "--no-ray", action="store_true", help="skip RayExecutor (a local instance starts slowly)"
+    )
+    bench_io.add_options(
+        parser,
+        "executors",
+        smoke="1 round of 4 DST solves of 10 steps, torch MLP of 5 steps, Ray skipped",
+    )
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    # slots of each round, DST's and the MLP's steps per solve (--smoke: a few short ones)
+    slots, dst_steps, mlp_steps = (4, 10, 5) if args.smoke else (None, None, 60)
+    if args.smoke:
+        args.rounds, args.repeats, args.longer_steps, args.no_ray = 1, 1, [], True
     cores = usable_cpus()
     before = capacity(args.workers)
     print(
@@ -367,15 +383,21 @@ def main() -> None:
     # -- DST, K-step gradient solver, slot by slot
     task = get_task("dst")
     problem = task.make_problem()
+    if dst_steps is not None:
+        task = dataclasses.replace(task, steps=dst_steps)
     inner = task.solver(problem, "gradient")
     init, _ = task.initial_states(problem, inner, "gradient", task.n_segments, seed=0)
     assert init is not None
     weights = np.linspace(0.0, 1.0, task.n_segments + 1)
+    if slots is not None:
+        init, weights = list(init)[:slots], weights[:slots]
     local = ps.LocalExecutor()
     pool, pool_start = timed(
         lambda: ps.ProcessExecutor(args.workers, threads_per_worker=1).__enter__()
     )
     try:
+        if args.no_ray:
+            raise ImportError("--no-ray")
         import ray
 
         def start_ray() -> Any:  # a local instance of exactly --workers CPUs
@@ -388,7 +410,11 @@ def main() -> None:
         ray_ex, ray_start = timed(start_ray)
     except ImportError:
         ray_ex, ray_start = None, 0.0
-        print("Ray is not installed (pip install 'paretosurf[ray]'): its rows are skipped")
+        print(
+            "Ray's rows are skipped ("
+            + ("--no-ray" if args.no_ray else "Ray is not installed: pip install 'paretosurf[ray]'")
+            + ")"
+        )
     print(
         f"start-up: ProcessExecutor({args.workers}) {pool_start:.2f} s, "
         f"RayExecutor (local instance) {ray_start:.2f} s"
@@ -463,8 +489,8 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
-    steps = 60
-    t_weights = np.linspace(0.0, 1.0, 16)
+    steps = mlp_steps
+    t_weights = np.linspace(0.0, 1.0, 16 if slots is None else slots)
     t_execs: dict[str, Any] = {"LocalExecutor": local, f"ProcessExecutor({args.workers})": pool}
     ship_ms: dict[str, float] = {}
     for title, solver in (

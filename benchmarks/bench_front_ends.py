@@ -13,7 +13,8 @@ Every figure is measured against the front's closed form, never against the run'
 - ZDT1 as the README runs it (30 variables): the share of the run's evaluations that the end
   solves took.
 
-Run: ``python benchmarks/bench_front_ends.py`` (about a minute).
+Run: ``python benchmarks/bench_front_ends.py`` (about a minute); ``--smoke``: 4 variables, 6
+points, 3 rounds.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 from whole_front_bank import RidgeProblem
 
@@ -66,11 +68,15 @@ class RawBounds:
         return self.solver.solve(mapped, state)
 
 
+#: Points and most rounds of a run, and ZDT1's variables (``--smoke``: 6, 3 and 4).
+N_POINTS, ROUNDS, N_VAR, README_N_VAR = 21, 30, 10, 30
+
+
 def run(solver: Any, true_range: np.ndarray, **options: Any) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         started = time.perf_counter()
-        res = ps.surf(solver, n_points=21, iterations=30, **options)
+        res = ps.surf(solver, n_points=N_POINTS, iterations=ROUNDS, **options)
         seconds = time.perf_counter() - started
     cover = np.ptp(res.points, axis=0) / (true_range[1] - true_range[0])
     ends = res.front_ends
@@ -96,13 +102,19 @@ def table(rows: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    bench_io.add_options(parser, "front_ends", smoke="4 variables, 6 points, 3 rounds")
+    args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        global N_POINTS, ROUNDS, N_VAR, README_N_VAR
+        N_POINTS, ROUNDS, N_VAR, README_N_VAR = 6, 3, 4, 4
     rows: list[dict[str, Any]] = []
-    objectives, front_range = zdt1(1000.0, 10)
-    box = [(0.0, 1.0)] * 10
+    objectives, front_range = zdt1(1000.0, N_VAR)
+    box = [(0.0, 1.0)] * N_VAR
 
     def scipy_solver() -> Any:
-        return ps.adapters.from_scipy(objectives, np.full(10, 0.5), bounds=box)
+        return ps.adapters.from_scipy(objectives, np.full(N_VAR, 0.5), bounds=box)
 
     ridge = Ridge(cond=1e3)
     for name, make, true_range in [
@@ -131,20 +143,21 @@ def main() -> None:
     )
 
     # what the end solves cost on a front that needs no remedy (the README's ZDT1)
-    readme, _ = zdt1(1.0, 30)
-    solver = ps.adapters.from_scipy(readme, np.full(30, 0.5), bounds=[(0.0, 1.0)] * 30)
+    readme, _ = zdt1(1.0, README_N_VAR)
+    box = [(0.0, 1.0)] * README_N_VAR
+    solver = ps.adapters.from_scipy(readme, np.full(README_N_VAR, 0.5), bounds=box)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = ps.surf(solver, n_points=21, iterations=30)
+        res = ps.surf(solver, n_points=N_POINTS, iterations=ROUNDS)
     assert res.front_ends is not None and res.n_evaluations is not None
-    sweep = ps.baselines.uniform(
-        ps.adapters.from_scipy(readme, np.full(30, 0.5), bounds=[(0.0, 1.0)] * 30),
-        20,
+    sweep = ps.methods.uniform(
+        ps.adapters.from_scipy(readme, np.full(README_N_VAR, 0.5), bounds=box),
+        N_POINTS - 1,
         iterations=1,
     )
     assert sweep.n_evaluations is not None
     print(
-        f"\nZDT1 (30 variables, 21 points, no bounds): success={res.success}, "
+        f"\nZDT1 ({README_N_VAR} variables, {N_POINTS} points, no bounds): success={res.success}, "
         f"{res.n_evaluations} evaluations = {res.n_evaluations / sweep.n_evaluations:.2f}x one "
         f"sweep of weights; the end solves took {res.front_ends.evaluations} "
         f"({100 * res.front_ends.evaluations / res.n_evaluations:.1f}%)"

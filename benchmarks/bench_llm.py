@@ -31,9 +31,14 @@ so far. On a GPU (Qwen2.5-0.5B from a local folder or, online, the hub)::
         --rewards paper --steps 20 --repeats 3 --out bench-output/llm
 
 or with a random policy of Qwen2.5-0.5B's shape (no hub): ``--shape qwen2.5-0.5b``.
-CPU check, tiny offline models (a few minutes)::
+CPU check, tiny offline models (a few minutes; what ``--device auto``, the default, runs where
+no CUDA device is found)::
 
     python benchmarks/bench_llm.py --tiny --device cpu
+
+``--smoke`` runs that CPU check at its smallest: one generation round, one timed training.
+Results go to ``--out`` (default: a folder under the system's temporary folder):
+``results.json``, and ``report.txt`` with everything printed.
 
 A generation probe (``--probe``) also times ``model.generate`` alone: the bare base model, the
 unmerged and the merged adapter.
@@ -54,6 +59,9 @@ import time
 import traceback
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench_io as bench_io
 
 #: The variants; "trl" ones build plain ``trl.RLOOTrainer``s with these RLOOConfig fields on
 #: top of the workload's (``None``: TRL's default, left unset).
@@ -629,13 +637,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--models", type=Path, default=None, help="folder of the random models (built if missing)"
     )
-    parser.add_argument(
-        "--out", type=Path, default=None, help="write results.json and report.txt here"
+    bench_io.add_options(
+        parser, "llm", smoke="--tiny on the CPU, one generation round, one timed training"
     )
     parser.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--adapter", default="lora", help=argparse.SUPPRESS)
     parser.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.worker is None:
+        bench_io.start(args, parser)
+        if args.smoke:
+            args.tiny, args.steps, args.repeats, args.prompts = True, 1, 1, 16
+            args.device = "cpu" if args.device == "auto" else args.device
+        elif args.device == "auto" and not args.tiny and args.model is None:
+            if _device("auto") == "cpu":
+                print(
+                    "no CUDA device: the CPU check (--tiny) instead; --device cpu runs the "
+                    "paper's sizes on the CPU (hours)",
+                    flush=True,
+                )
+                args.tiny = True
     small = {
         "batch_size": 16,
         "mini_batch_size": 8,
@@ -673,7 +694,7 @@ def main(argv: list[str] | None = None) -> int:
         args.result.write_text(json.dumps(row, indent=1))
         return 0
 
-    if args.steps < 20 or args.repeats < 3:
+    if not args.smoke and (args.steps < 20 or args.repeats < 3):
         parser.error("--steps must be at least 20 and --repeats at least 3 (an honest median)")
     if args.batch_size % args.mini_batch_size or args.batch_size % args.num_generations:
         parser.error(
@@ -694,8 +715,7 @@ def main(argv: list[str] | None = None) -> int:
     if not set(adapters) <= {"lora", "dora"}:
         parser.error("--adapters takes lora, dora or lora,dora")
     args.policy_label = f"policy {args.model}" if args.model else f"random {args.shape} policy"
-    out = args.out or Path(tempfile.mkdtemp(prefix="bench-llm-"))
-    out.mkdir(parents=True, exist_ok=True)
+    out = args.out
     models_dir = args.models or out / f"models-{args.shape}-{args.rewards}"
     if not (models_dir / "models.json").exists():
         tic = time.perf_counter()
@@ -711,7 +731,6 @@ def main(argv: list[str] | None = None) -> int:
     )
     text = report(rows, probes, args)
     print("\n" + text, flush=True)
-    (out / "report.txt").write_text(text + "\n")
     (out / "results.json").write_text(
         json.dumps(
             {

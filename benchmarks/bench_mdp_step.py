@@ -15,7 +15,8 @@ Prints, in one process (interleaved repeats, medians):
   warm-start protocol) with the previous and the new step: wall times, the ratio, and the
   largest difference between the two runs' final points (the trajectories agree to rounding).
 
-    python benchmarks/bench_mdp_step.py [--repeats 5] [--runs 3]
+    python benchmarks/bench_mdp_step.py [--repeats 5] [--runs 3] [--out DIR]
+    python benchmarks/bench_mdp_step.py --smoke     # 1 repeat, 1 run of 3 rounds
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import time
 import types
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 from scipy.linalg import lapack
 from scipy.special import log_softmax
@@ -115,6 +117,9 @@ def use_previous_step(problem: Any) -> Any:
 
 
 STEPS = {"older": previous_policy_gradients, "previous": today_policy_gradients}
+#: Steps per timing of the gradient step, and the Adam steps of the torch-against-numpy
+#: solve (``--smoke``: 5 and 10).
+STEP_CALLS, SOLVE_STEPS = 50, 100
 
 
 def step_seconds(problem: Any, slots: int, repeats: int) -> tuple[dict[str, float], float]:
@@ -131,9 +136,9 @@ def step_seconds(problem: Any, slots: int, repeats: int) -> tuple[dict[str, floa
     for _ in range(repeats):
         for name, f in steps.items():
             tic = time.perf_counter()
-            for _ in range(50):
+            for _ in range(STEP_CALLS):
                 f(logits, rewards)
-            times[name].append((time.perf_counter() - tic) / 50)
+            times[name].append((time.perf_counter() - tic) / STEP_CALLS)
     return {name: float(np.median(t)) for name, t in times.items()}, diff
 
 
@@ -148,14 +153,14 @@ def torch_against_numpy(repeats: int = 3) -> None:
     from paretosurf.problems.mdp.solvers import MDPGradientSolver
 
     torch.set_num_threads(1)
-    print("\nsolve_many, 16 slots x 100 steps (median of interleaved repeats)")
+    print(f"\nsolve_many, 16 slots x {SOLVE_STEPS} steps (median of interleaved repeats)")
     print(f"{'problem':<10}{'numpy ms':>10}{'torch-cpu ms':>14}{'torch/numpy':>13}")
     for name in ("dst", "fishwood"):
         problem = get_task(name).make_problem()
         w = np.linspace(0, 1, 16)
         solvers = {
-            "numpy": MDPGradientSolver(problem, steps=100),
-            "torch": MDPGradientSolver(problem, steps=100, device="cpu"),
+            "numpy": MDPGradientSolver(problem, steps=SOLVE_STEPS),
+            "torch": MDPGradientSolver(problem, steps=SOLVE_STEPS, device="cpu"),
         }
         times: dict[str, list[float]] = {k: [] for k in solvers}
         for _ in range(repeats + 1):  # the first round warms up
@@ -171,7 +176,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--runs", type=int, default=3)
+    bench_io.add_options(parser, "mdp_step", smoke="1 repeat, 1 DST run of 3 rounds")
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    rounds = 3 if args.smoke else None  # the whole run's rounds (None: the task's)
+    if args.smoke:
+        global STEP_CALLS, SOLVE_STEPS
+        args.repeats, args.runs, STEP_CALLS, SOLVE_STEPS = 1, 1, 5, 10
     try:
         from threadpoolctl import threadpool_limits
 
@@ -192,7 +203,7 @@ def main() -> None:
             f"{t['older'] / t['new']:>10.2f}x{diff:>12.1e}"
         )
 
-    torch_against_numpy()
+    torch_against_numpy(1 if args.smoke else 3)
 
     task = get_task("dst")
     make = task.make_problem
@@ -204,14 +215,15 @@ def main() -> None:
     for _ in range(args.runs):  # interleaved
         for key, tk in (("previous", previous), ("new", task)):
             tic = time.perf_counter()
-            report = run_task(tk, methods=["surf"], seeds=1)
+            report = run_task(tk, methods=["surf"], seeds=1, iterations=rounds)
             seconds[key].append(time.perf_counter() - tic)
             points[key] = report.results["surf"][0].points
     old, new = (float(np.median(seconds[k])) for k in ("previous", "new"))
     diff = float(np.max(np.abs(points["previous"] - points["new"])))
     ratios = [a / b for a, b in zip(seconds["previous"], seconds["new"], strict=True)]
     print(
-        f"\nDST SURF, K = 100, N = 15, 30 rounds (median of {args.runs} interleaved runs): "
+        f"\nDST SURF, K = 100, N = 15, {rounds or task.iterations} rounds at most (median of "
+        f"{args.runs} interleaved runs): "
         f"previous {old:.2f} s, new {new:.2f} s, speed-up {old / new:.2f}x "
         f"(per pair {min(ratios):.2f}x-{max(ratios):.2f}x); largest difference between "
         f"the final points {diff:.1e}"

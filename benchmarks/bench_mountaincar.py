@@ -17,6 +17,7 @@ one's best rate, their ratio, and the range of the paired ratios.
 Run ``python benchmarks/bench_mountaincar.py`` (1 torch thread; about three minutes). With
 ``--device cuda`` the batched simulator, acting and solver run on the GPU, while the plain loops
 stay on the CPU (MO-Gymnasium steps one environment in Python, so a GPU cannot help them).
+``--smoke``: 200 plain steps, 2 slots x 1 seed x 2 environments, 2 episodes a call.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import math
 import time
 import warnings
 
+import _bench_io as bench_io
 import numpy as np
 import torch
 
@@ -226,11 +228,22 @@ def main() -> None:
         help="where the batched runs go: cpu (default) or cuda[:N]; the plain "
         "loops always run on the CPU",
     )
+    bench_io.add_options(
+        parser, "mountaincar", smoke="200 plain steps, 2 slots x 1 seed x 2 environments"
+    )
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    # the solver's episodes a call and its evaluation episodes; the batched acting's steps
+    calls = {"episodes": 20, "eval_episodes": 4}
+    acting_steps = 200
+    if args.smoke:
+        args.steps, args.slots, args.seeds, args.envs, args.repeats = 200, 2, 1, 2, 1
+        calls = {"episodes": 2, "eval_episodes": 2, "n_envs": 2, "batch_size": 16, "hidden": 16}
+        acting_steps = 20
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore", message=".*precision lowered")  # gymnasium's Box
-    solver = SoftDQNSolver(seed=0, episodes=20, eval_episodes=4, device=args.device)
-    plain_solver = SoftDQNSolver(seed=0, episodes=20, eval_episodes=4)
+    solver = SoftDQNSolver(seed=0, **calls, device=args.device)
+    plain_solver = SoftDQNSolver(seed=0, **calls)
     nets = args.slots * args.seeds
     n_batch = nets * args.envs
     per_step = solver.updates_per_step / args.envs  # gradient steps per env step and slot
@@ -243,7 +256,7 @@ def main() -> None:
         (
             "acting (soft policy + step)",
             lambda: gym_loop_acting(args.steps // 2, plain_solver),
-            lambda: batched_acting(nets, args.envs, 200, solver),
+            lambda: batched_acting(nets, args.envs, acting_steps, solver),
         ),
         (
             f"training ({per_step:.2g} gradient steps per env step)",

@@ -7,7 +7,8 @@ the final weights (how evenly the weights place the true points, what the user g
 policies are evaluated well) for the moving-average rates None (off), 0.5, 0.2 and 0.1, at
 several noise levels and damping factors.
 
-    python benchmarks/bench_noisy.py [--seeds 8] [--n 20] [--iterations 30]
+    python benchmarks/bench_noisy.py [--seeds 8] [--n 20] [--iterations 30] [--out DIR]
+    python benchmarks/bench_noisy.py --smoke     # 1 seed, N = 5, 4 rounds
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import argparse
 import warnings
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 
 import paretosurf as ps
@@ -50,7 +52,11 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=8)
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--iterations", type=int, default=30)
+    bench_io.add_options(parser, "noisy", smoke="1 seed, N = 5, 4 rounds")
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        args.seeds, args.n, args.iterations = 1, 5, 4
     prob = problem()
     length = float(np.sum(ps.metrics.segment_lengths(prob.reference_front(1001))))
     exact = ps.surf(prob.solver(), args.n, iterations=args.iterations, normalize="none")

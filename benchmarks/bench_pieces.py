@@ -10,6 +10,7 @@ or more), distinct points within 1e-3 of the front, ``success``, evaluations.
     python benchmarks/bench_pieces.py --n-var 10 --problems zdt3 --smsemoa
     python benchmarks/bench_pieces.py --problems zdt3 --rules pymoo-best \
         --normalize endpoints,none --smsemoa
+    python benchmarks/bench_pieces.py --smoke     # ZDT3, 4 variables, rule slot, 3 rounds
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import moocore
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench_io as bench_io
 from bench_emo import _RUN_OPTIONS, ON_FRONT_TOL, make_problem
 
 import paretosurf as ps
@@ -123,7 +125,14 @@ def main() -> None:
         help="the runs' normalize options, comma-separated (endpoints: the default; none: "
         "spaced in the raw objectives, where IGD and the piece CV are measured)",
     )
+    bench_io.add_options(
+        parser, "pieces", smoke="ZDT3, 4 variables, rule slot, 3 rounds, SMS-EMOA at 300"
+    )
     args = parser.parse_args()
+    bench_io.start(args, parser)
+    if args.smoke:
+        args.n_var, args.problems, args.rules, args.iterations = 4, "zdt3", "slot", 3
+        args.normalize, args.smsemoa = "endpoints", True
     print(
         "problem  rule        normalize  IGD     piece-CV  distinct-on-front  success  "
         "evaluations  rounds  pieces (shares)  findings"
@@ -142,9 +151,11 @@ def main() -> None:
                 flush=True,
             )
             if args.smsemoa:
-                ref = smsemoa_igd(problem, evals)
+                peer_evals = min(evals, 300) if args.smoke else evals
+                ref = smsemoa_igd(problem, peer_evals)
                 print(
-                    f"{'':8} SMS-EMOA IGD {ref:.4g} at {evals} evaluations: ratio {igd / ref:.2f}"
+                    f"{'':8} SMS-EMOA IGD {ref:.4g} at {peer_evals} evaluations: ratio "
+                    f"{igd / ref:.2f}"
                 )
 
 

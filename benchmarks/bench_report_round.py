@@ -10,23 +10,27 @@ are printed side by side, as recorded and as evaluated afresh.
 
     python benchmarks/bench_report_round.py [--seeds 8] [--episodes 256] [--workers 2]
 
-One torch thread per worker; about 8 minutes with 2 workers.
+One torch thread per worker; about 8 minutes with 2 workers (``--workers 1``: the seeds run in
+this process). ``--smoke``: 1 seed, N = 2, 2 rounds of 2 episodes, 2 fresh episodes.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 
 import paretosurf as ps
 from paretosurf import metrics
-from paretosurf.bench.tasks import get_task
-from paretosurf.driver import RoundOutcome, StatePool, run
-from paretosurf.surf import SurfMethod
+from paretosurf.bench import get_task
+from paretosurf.loop import RoundOutcome, run
+from paretosurf.methods import SurfMethod
+from paretosurf.storage import StatePool
 
 #: Added to the seed for the fresh evaluation's episodes (starts and action draws).
 FRESH_SEED = 9000
@@ -43,11 +47,13 @@ class LastStatesSurf(SurfMethod):
         self.last_states = [pool.get(key) for key in outcome.keys]
 
 
-def one_seed(seed: int, episodes: int) -> dict[str, Any]:
+def one_seed(seed: int, episodes: int, smoke: bool = False) -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(1)
     task = get_task("mountaincar")
+    if smoke:
+        task = dataclasses.replace(task, steps=2, iterations=2, n_segments=2)
     problem = task.make_problem()
     solver = task.solver(problem, "gradient", seed=seed)
     method = LastStatesSurf(task.n_segments, alpha=task.alpha, warm_start=task.warm_start)
@@ -66,6 +72,7 @@ def one_seed(seed: int, episodes: int) -> dict[str, Any]:
     return {
         "seed": seed,
         "reported_round": last if res.reported_round is None else res.reported_round,
+        "last_round": last,
         "recorded": {"last": res.history[-1].points, "reported": res.points},
         "fresh": {
             "last": np.array([a["objectives"] for a in fresh.assess(method.last_states)]),
@@ -83,13 +90,28 @@ def main() -> None:
         default=256,
         help="fresh evaluation episodes per policy (default 256)",
     )
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="1: the seeds run in this process")
+    bench_io.add_options(
+        parser, "report_round", smoke="1 seed, N = 2, 2 rounds of 2 episodes, 2 fresh episodes"
+    )
     args = parser.parse_args()
-    with ProcessPoolExecutor(args.workers) as pool:
-        runs = list(pool.map(one_seed, range(args.seeds), [args.episodes] * args.seeds))
+    bench_io.start(args, parser)
+    if args.smoke:
+        args.seeds, args.episodes, args.workers = 1, 2, 1
+    seeds, episodes, smoke = (
+        range(args.seeds),
+        [args.episodes] * args.seeds,
+        [args.smoke] * args.seeds,
+    )
+    if args.workers <= 1:
+        runs = list(map(one_seed, seeds, episodes, smoke))
+    else:
+        with ProcessPoolExecutor(args.workers) as pool:
+            runs = list(pool.map(one_seed, seeds, episodes, smoke))
     print(
         f"MO-MountainCar, SURF, {args.seeds} seeds: reported rounds "
-        f"{[r['reported_round'] for r in runs]} (9 = the last)"
+        f"{[r['reported_round'] for r in runs]} (the last: "
+        f"{', '.join(str(r['last_round']) for r in runs)})"
     )
     print(f"{'round':<10}{'evaluated on':<24}{'CV':>8}{'gap ratio':>12}{'median gap':>12}")
     for source, label in (

@@ -9,11 +9,14 @@ hypervolume, all in coordinates normalized by the exact corner solutions (ideal 
 per objective); for SURF-simplex also the median of each figure over the last five rounds
 (the layout still moves a little from round to round), and the rounds until the CV has made
 90% of its improvement, next to the same count for two-objective SURF on two-objective
-quadratics of the same kind. The tables and a figure per problem go to
-``docs/results/many/``.
+quadratics of the same kind. The tables and a figure per problem go to ``--out`` (default: a
+folder under the system's temporary folder, see ``benchmarks/_bench_io.py``) and, with
+``--write-docs``, to ``docs/results/many/`` (the published files); ``--no-save`` writes neither.
 
     python benchmarks/bench_surf_simplex.py                  # 91 points, 20 rounds
+    python benchmarks/bench_surf_simplex.py --write-docs     # the same, published
     python benchmarks/bench_surf_simplex.py --quick          # 3 quadratics + DTLZ, 10 rounds
+    python benchmarks/bench_surf_simplex.py --smoke          # 1 quadratic + DTLZ, 10 points
     python benchmarks/bench_surf_simplex.py --held-out       # random quadratics 5-15, 16-30
     python benchmarks/bench_surf_simplex.py --units          # normalized and raw, 16-30
     python benchmarks/bench_surf_simplex.py --timing         # the method's own time against N
@@ -63,28 +66,41 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import _bench_io as bench_io
 import numpy as np
 
 import paretosurf as ps
 from paretosurf import metrics, plotting
-from paretosurf.baselines import das_dennis, energy, random_simplex
-from paretosurf.driver import run
+from paretosurf.loop._driver import run
+from paretosurf.methods import das_dennis, energy, random_simplex
+from paretosurf.methods._surf_simplex import SurfSimplexMethod
 from paretosurf.problems import DTLZ2, InvertedDTLZ2, QuadraticM, deep_sea_treasure_pressure
-from paretosurf.surf_simplex import SurfSimplexMethod
 
-OUT = Path(__file__).resolve().parent.parent / "docs" / "results" / "many"
+#: The folders the tables and figures go to: ``--out`` and, with ``--write-docs``,
+#: ``docs/results/many`` (set by :func:`main`).
+FOLDERS: list[Path] = []
 
 
-def problems(quick: bool) -> dict[str, Callable[[], Any]]:
-    seeds = range(3) if quick else range(5)
+def write_csv(name: str, rows: list[dict[str, Any]], keys: list[str] | None = None) -> None:
+    """``rows`` as ``name`` in every folder of :data:`FOLDERS`."""
+    for folder in FOLDERS:
+        with open(folder / name, "w", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=keys or list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+
+
+def problems(quick: bool, smoke: bool = False) -> dict[str, Callable[[], Any]]:
+    seeds = range(1) if smoke else range(3) if quick else range(5)
     out: dict[str, Callable[[], Any]] = {
         f"quadratic-{s}": functools.partial(QuadraticM.random, 3, 5, seed=s) for s in seeds
     }
     out["dtlz"] = lambda: InvertedDTLZ2(3, radii=(1.0, 2.0, 5.0))
     # concave: weighted sums reach only its corners; its solver is the achievement
     # scalarization (scalarization="asf"), which reaches every point
-    out["dtlz2-concave"] = lambda: DTLZ2(3, radii=(1.0, 2.0, 5.0))
-    if not quick:
+    if not smoke:
+        out["dtlz2-concave"] = lambda: DTLZ2(3, radii=(1.0, 2.0, 5.0))
+    if not quick and not smoke:
         out["dst-pressure"] = deep_sea_treasure_pressure
     return out
 
@@ -209,8 +225,8 @@ def thinness(problem: Any, coords: Callable[[np.ndarray], np.ndarray]) -> float:
     """Face area over the squared longest edge of the exact front in ``coords`` (from a
     lattice of 60 partitions): an equilateral flat face has 0.43, a band narrower than its
     length much less."""
-    from paretosurf.simplex_weights import simplex_lattice
-    from paretosurf.surface import FaceMap, on_face
+    from paretosurf.surfaces._estimate import FaceMap, on_face
+    from paretosurf.surfaces._weights import simplex_lattice
 
     w = simplex_lattice(3, 60)
     pts = coords(problem.front(w))
@@ -288,11 +304,7 @@ def units(seeds: range, points: int, iterations: int, alpha: float | str, save: 
         flush=True,
     )
     if save:
-        OUT.mkdir(parents=True, exist_ok=True)
-        with open(OUT / "units.csv", "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv("units.csv", rows)
 
 
 class _Timed(SurfSimplexMethod):
@@ -434,11 +446,7 @@ def timing(
         if old is not None:
             old.close()
     if save:
-        OUT.mkdir(parents=True, exist_ok=True)
-        with open(OUT / "timing.csv", "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        write_csv("timing.csv", rows)
 
 
 def main() -> None:
@@ -481,7 +489,19 @@ def main() -> None:
         "default (its own corners)",
     )
     parser.add_argument("--timing-one", type=int, default=None, help=argparse.SUPPRESS)
+    bench_io.add_options(
+        parser,
+        "surf_simplex",
+        docs="many",
+        smoke="one quadratic and DTLZ, 10 points, 6 rounds",
+    )
     args = parser.parse_args()
+    if args.timing_one is None:  # (a --timing baseline's subprocess prints one line)
+        bench_io.start(args, parser)
+        FOLDERS[:] = bench_io.published(args)
+    if args.smoke:
+        args.points, args.iterations, args.quick = 10, 6, False
+        args.held_out = args.units = args.timing = False
     alpha: float | str = args.alpha if args.alpha == "auto" else float(args.alpha)
     iterations = 10 if args.quick else args.iterations
     warnings.simplefilter("ignore", ps.ParetoWarning)
@@ -508,7 +528,7 @@ def main() -> None:
         return
     rows: list[dict[str, Any]] = []
     settle: dict[str, int] = {}
-    for name, make in problems(args.quick).items():
+    for name, make in problems(args.quick, args.smoke).items():
         problem = make()
         ideal, scale = normalizer(problem)
         reference = (problem.reference_front(0.005) - ideal) / scale
@@ -543,15 +563,15 @@ def main() -> None:
                 row["seconds"] = surf_seconds
                 settle[name] = settle_round(res)
                 if not args.no_save:
-                    OUT.mkdir(parents=True, exist_ok=True)
                     shown = type(
                         "Shown",
                         (),
                         {"weights": res.weights, "points": pts, "label": f"SURF-simplex, {name}"},
                     )()
-                    plotting.plot_surface_result(
-                        shown, reference=reference, path=OUT / f"{name}.png"
-                    )
+                    for folder in FOLDERS:
+                        plotting.plot_surface_result(
+                            shown, reference=reference, path=folder / f"{name}.png"
+                        )
             rows.append(row)
     header = (
         f"{'problem':15s} {'method':13s} {'nn CV':>7s} {'max/min':>8s} {'min/mean':>9s} "
@@ -582,7 +602,7 @@ def main() -> None:
             if r["method"] == "SURF-simplex"
         ),
     )
-    seeds = range(3) if args.quick else range(5)
+    seeds = range(1) if args.smoke else range(3) if args.quick else range(5)
     two = surf_2d_rounds(seeds, iterations, alpha)
     print(
         f"rounds until the CV has made 90% of its improvement, alpha={alpha}: SURF-simplex "
@@ -590,15 +610,11 @@ def main() -> None:
         f"kind, seeds {list(seeds)}: {two}"
     )
     if not args.no_save:
-        OUT.mkdir(parents=True, exist_ok=True)
         keys = sorted(
             {k for row in rows for k in row}, key=lambda k: (k != "problem", k != "method", k)
         )
-        with open(OUT / "table.csv", "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(rows)
-        print(f"tables and figures in {OUT}")
+        write_csv("table.csv", rows, keys)
+        print(f"tables and figures in {', '.join(map(str, FOLDERS))}")
 
 
 if __name__ == "__main__":

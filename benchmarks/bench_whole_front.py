@@ -24,12 +24,14 @@ coordinates normalized by the reference's ideal and nadir:
   ``error``: the run raised.
 
 The table goes to stdout, one row per run as it finishes, then ``false successes: K of N``;
-the rows go to ``whole_front.csv`` in ``--out`` (default: a new temporary folder, printed).
+the rows go to ``whole_front.csv`` in ``--out`` (default: a folder under the system's temporary
+folder, printed; see ``benchmarks/_bench_io.py``).
 
     python benchmarks/bench_whole_front.py
     python benchmarks/bench_whole_front.py --weight-bounds none auto 0.001,0.999
     python benchmarks/bench_whole_front.py --problems zdt1,welded_beam --scalarization tchebycheff
-    python benchmarks/bench_whole_front.py --quick              # 11 points, 8 rounds: a smoke run
+    python benchmarks/bench_whole_front.py --quick              # 11 points, 8 rounds
+    python benchmarks/bench_whole_front.py --smoke              # 2 exact problems, 6 points
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ import csv
 import dataclasses
 import math
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Sequence
@@ -53,6 +54,7 @@ from numpy.typing import NDArray
 import paretosurf as ps
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _bench_io as bench_io
 import whole_front_bank as bank
 
 FloatArray = NDArray[np.float64]
@@ -295,16 +297,23 @@ def main(argv: Sequence[str] | None = None) -> list[Row]:
         default="auto",
         help="given to the adapters, 'auto' their default (exact solvers ignore it)",
     )
-    parser.add_argument("--quick", action="store_true", help="11 points, 8 rounds: a smoke run")
-    parser.add_argument("--out", type=Path, default=None, help="folder of whole_front.csv")
+    parser.add_argument("--quick", action="store_true", help="11 points, 8 rounds")
+    bench_io.add_options(
+        parser,
+        "whole_front",
+        smoke="ridge_ill_conditioned and flat_face_quadratic, 6 points, 3 rounds",
+    )
     args = parser.parse_args(argv)
+    out = bench_io.start(args, parser)
+    if args.smoke:
+        args.problems = "ridge_ill_conditioned,flat_face_quadratic"
     names = [p.strip() for p in args.problems.split(",") if p.strip()]
     for name in names:
         if name not in bank.bank():
             parser.error(f"--problems: unknown {name!r} (one of {', '.join(bank.bank())})")
-    n_points, iterations = (11, 8) if args.quick else (args.n_points, args.iterations)
-    out = args.out if args.out is not None else Path(tempfile.mkdtemp(prefix="whole_front_"))
-    out.mkdir(parents=True, exist_ok=True)
+    n_points, iterations = (
+        (6, 3) if args.smoke else (11, 8) if args.quick else (args.n_points, args.iterations)
+    )
 
     print(
         f"ps.surf, n_points={n_points}, iterations={iterations}, scalarization="

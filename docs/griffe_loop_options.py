@@ -1,7 +1,7 @@
 """Griffe extension for the docs build: entry functions' loop options, as Python sees them.
 
 An entry function's docstring holds a ``<loop options>`` line that
-``paretosurf.loop_options.document_loop_options`` replaces, at import, by the shared
+``paretosurf.loop._options.document_loop_options`` replaces, at import, by the shared
 description of every loop option. Griffe reads the source, not the imported function, so for
 such a function this extension takes the docstring of the imported one instead: the API pages
 show what ``help(ps.surf)`` shows, and the shared text stays written once.

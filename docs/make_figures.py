@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> None:
     problem = ps.problems.GearToy(9)
-    uniform = ps.baselines.uniform(problem.solver(), 20, iterations=1)
+    uniform = ps.methods.uniform(problem.solver(), 20, iterations=1)
     surf = ps.surf(problem.solver(), 20, iterations=30, normalize="none")
     ref = problem.reference_front(501)
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))

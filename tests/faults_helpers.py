@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 import paretosurf as ps
-from paretosurf import run_folder
-from paretosurf.run_checkpoints import Checkpointer
+from paretosurf.loop._checkpointing import Checkpointer
+from paretosurf.storage import _run_folder as run_folder
 
 ROOT = math.sqrt(9.0)
 
@@ -174,7 +174,7 @@ class Config:
     iterations: int = 4
     alpha: float | str = "auto"
     period: float | str = 0
-    #: Keywords of the run's :class:`~paretosurf.run_checkpoints.Checkpointer` (its schedule's
+    #: Keywords of the run's :class:`~paretosurf.loop._checkpointing.Checkpointer` (its schedule's
     #: timings); ``every``: a checkpoint every ``every`` rounds instead (and at the end).
     patches: dict[str, Any] = field(default_factory=dict)
     every: int | None = None
@@ -280,7 +280,7 @@ def fingerprint(res: ps.Result, solver: Any = None) -> dict[str, Any]:
     n_steps, stop_reason, and the final states (read from their folders with ``solver``)."""
     states = []
     for st in res.states:
-        if isinstance(st, ps.states.StateFolder):
+        if isinstance(st, ps.storage.StateFolder):
             st = solver.load_state(Path(st.path))
         states.append(_bytes(np.asarray(st, dtype=np.float64)) if st is not None else None)
     return {

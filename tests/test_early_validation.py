@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 import paretosurf as ps
-from paretosurf.baselines import (
+from paretosurf.llm.config import LLMConfig
+from paretosurf.llm.protocol import Protocol, run_protocol
+from paretosurf.methods import (
     das_dennis,
     energy,
     fixed_simplex,
@@ -26,8 +28,6 @@ from paretosurf.baselines import (
     uniform,
     uniform_random,
 )
-from paretosurf.llm.config import LLMConfig
-from paretosurf.llm.protocol import Protocol, run_protocol
 from paretosurf.problems import GearToy, deep_sea_treasure
 from paretosurf.problems.mdp import MDPGradientSolver
 

@@ -34,7 +34,7 @@ def run(task_name: str, kind: str, warm_start: str | None = None) -> ps.Result:
 def test_dst_exact_solver() -> None:
     res = run("dst", "exact")
     assert res.cv <= 0.02 and res.gap_ratio <= 1.10
-    uniform = ps.baselines.uniform(get_task("dst").make_problem().solver(), 15, iterations=1)
+    uniform = ps.methods.uniform(get_task("dst").make_problem().solver(), 15, iterations=1)
     assert uniform.cv > 1.0  # evenly spaced weights clump badly on DST
 
 

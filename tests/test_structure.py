@@ -4,8 +4,10 @@ by ``import paretosurf``."""
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import paretosurf
@@ -93,7 +95,8 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
     # the package's own __init__ re-exports everything; a submodule importing a sibling
     # through it (``from paretosurf import metrics``) is resolved to the sibling above
     graph[PACKAGE] = set()
-    assert "paretosurf.driver" in graph["paretosurf.surf"]  # the parser sees real imports
+    # the parser sees real imports
+    assert "paretosurf.loop" in graph["paretosurf.methods._surf"]
     assert find_cycle(graph) is None, f"import cycle: {' -> '.join(find_cycle(graph) or [])}"
 
 
@@ -101,18 +104,18 @@ def test_no_module_imports_one_that_imports_it_back() -> None:
 #: loop options' descriptions) imports nothing that imports the driver, so that the driver
 #: can import them and a method module needs only them and ``run``.
 BELOW_DRIVER = (
-    "paretosurf.method",
-    "paretosurf.run_state",
-    "paretosurf.loop_options",
-    "paretosurf.checkpoint",
-    "paretosurf.states",
-    "paretosurf.spacing_options",
-    "paretosurf.kept_rounds",
-    "paretosurf.round_solving",
-    "paretosurf.run_reporting",
-    "paretosurf.run_start",
-    "paretosurf.interrupts",
-    "paretosurf.flat_ends",
+    "paretosurf.loop._method",
+    "paretosurf.loop._state",
+    "paretosurf.loop._options",
+    "paretosurf.storage._files",
+    "paretosurf.storage._states",
+    "paretosurf.loop._spacing_options",
+    "paretosurf.loop._kept_rounds",
+    "paretosurf.loop._solving",
+    "paretosurf.loop._reporting",
+    "paretosurf.loop._start",
+    "paretosurf.loop._interrupts",
+    "paretosurf.curves._flat_ends",
 )
 
 
@@ -136,16 +139,16 @@ def test_the_method_interface_and_the_run_state_sit_below_the_driver() -> None:
     graph = {name: imports_of(name, path, known) for name, path in mods.items()}
     graph[PACKAGE] = set()
     for name in BELOW_DRIVER:
-        assert "paretosurf.driver" not in reachable(graph, name), name
-    assert {"paretosurf.method", "paretosurf.run_state"} <= graph["paretosurf.driver"]
-    # the loop options' descriptions import nothing of the package: the driver documents
-    # run() with them
-    assert graph["paretosurf.loop_options"] == set()
+        assert "paretosurf.loop._driver" not in reachable(graph, name), name
+    assert {"paretosurf.loop._method", "paretosurf.loop._state"} <= graph["paretosurf.loop._driver"]
+    # the loop options' descriptions import nothing of the package but its shared checks:
+    # the driver documents run() with them
+    assert graph["paretosurf.loop._options"] <= {"paretosurf._utils.validation"}
 
 
 def test_importing_the_package_imports_no_extra() -> None:
     code = (
-        "import sys, paretosurf, paretosurf.driver, paretosurf.baselines, paretosurf.bench;"
+        "import sys, paretosurf, paretosurf.loop, paretosurf.methods, paretosurf.bench;"
         "print(sorted(m for m in ('torch', 'gymnasium', 'mo_gymnasium', 'ray', "
         "'transformers', 'matplotlib') if m in sys.modules))"
     )
@@ -196,66 +199,32 @@ def test_no_module_imports_the_package_root() -> None:
 #: own layer or of layers below. Every module and subpackage at the package's top level has a
 #: layer here, so that a new one is placed on purpose.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # utilities
-    (
-        "_validation",
-        "_progress",
-        "_monotone",
-        "_ties",
-        "_renamed",
-        "_version",
-        "loop_options",
-        "spacing",
-        "spacing_options",
-        "kept_rounds",
-        "flat_ends",
-        "locking",
-    ),
-    # solvers and storage
-    (
-        "solvers",
-        "adapters",
-        "metrics",
-        "checkpoint",
-        "run_folder",
-        "states",
-        "tempdirs",
-        "solver_identity",
-    ),
-    # curves and surfaces
-    ("cdf", "rules", "pieces", "simplex_weights", "surface", "surface_pieces", "surface_rays"),
+    # utilities: argument checks, the progress bar, ties, the earlier names and paths
+    ("_utils", "_version"),
+    # bytes on disk
+    ("storage",),
+    # the inner-solver contract, the scalarizations and adapters, the metrics
+    ("solvers", "adapters", "metrics"),
+    # the geometry of fronts (two objectives) and surfaces (three or more)
+    ("curves", "surfaces"),
     # findings (and the old paths of its modules)
     ("findings", "diagnostics", "solver_findings", "degenerate"),
-    # the result
-    ("front_ends", "result"),
+    ("result",),
     ("executors",),
-    # the loop
-    (
-        "method",
-        "driver",
-        "run_start",
-        "run_state",
-        "round_solving",
-        "run_reporting",
-        "run_checkpoints",
-        "basin_probes",
-        "interrupts",
-        "slots",
-    ),
-    # methods
-    ("surf", "surf_simplex", "baselines", "methods"),
+    ("loop",),
+    # methods (and the old path of the baselines)
+    ("methods", "baselines"),
     # applications
     ("problems", "plotting", "bench", "llm", "testing"),
     # front ends
     ("cli", "__main__"),
 )
 
-#: Imports that still run upward, each with its reason (the next moves of the re-layout).
-UPWARD_ALLOWED = {
-    # the jump criterion of the findings decides where a curve breaks into pieces; it belongs
-    # with the curves
-    ("pieces", "findings"),
-}
+#: Imports that still run upward, each with its reason.
+UPWARD_ALLOWED: set[tuple[str, str]] = set()
+
+#: Modules left at an earlier path, which re-export private names of their new home.
+OLD_PATHS = ("paretosurf.diagnostics", "paretosurf.solver_findings", "paretosurf.degenerate")
 
 
 def layer_of() -> dict[str, int]:
@@ -300,3 +269,81 @@ def test_no_module_imports_a_layer_above_its_own() -> None:
     upward = upward_imports(graph, layer_of())
     assert upward - UPWARD_ALLOWED == set()
     assert UPWARD_ALLOWED <= upward, "an allowed upward import is gone: remove it from the list"
+
+
+def top_level(name: str) -> str:
+    """The subpackage (or top-level module) of the package that module ``name`` is in."""
+    return name.split(".")[1] if "." in name else name
+
+
+def private_imports(name: str, path: Path, source: str | None = None) -> list[str]:
+    """The imports of ``name`` (at ``path``, or ``source``) that reach a private module or a
+    private name of another subpackage (``from paretosurf.loop._state import RunState`` in
+    ``paretosurf.methods._surf``; ``from paretosurf.findings import _short``). The shared
+    utilities (``paretosurf._utils``) are private to the package, not to a subpackage."""
+    tree = ast.parse(path.read_text() if source is None else source)
+    own = top_level(name)
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            parts = node.module.split(".")
+            targets = [(parts, a.name) for a in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [(a.name.split("."), "") for a in node.names]
+        else:
+            continue
+        for parts, imported in targets:
+            if parts[0] != PACKAGE or len(parts) < 2 or parts[1] in ("_utils", "_version"):
+                continue
+            if parts[1] == own:
+                continue
+            if any(p.startswith("_") for p in parts[2:]) or imported.startswith("_"):
+                out.append(".".join(parts) + (f" import {imported}" if imported else ""))
+    return out
+
+
+def test_the_private_import_check_sees_a_planted_import() -> None:
+    path = ROOT / "methods" / "_surf.py"
+    name = "paretosurf.methods._surf"
+    planted = "from paretosurf.loop._state import RunState\n"
+    assert private_imports(name, path, planted) == ["paretosurf.loop._state import RunState"]
+    assert private_imports(name, path, "from paretosurf.findings import _short\n") == [
+        "paretosurf.findings import _short"
+    ]
+    assert private_imports(name, path, "from paretosurf.methods._slots import SlotMethod\n") == []
+    assert private_imports(name, path, "from paretosurf._utils.validation import x\n") == []
+
+
+def test_no_module_imports_private_names_of_another_subpackage() -> None:
+    found = {
+        name: lines
+        for name, path in modules().items()
+        if name not in OLD_PATHS and (lines := private_imports(name, path))
+    }
+    assert found == {}
+
+
+def test_no_public_module_is_shadowed_by_a_name_of_its_package() -> None:
+    # ``paretosurf.surf`` was a module and the function it defined: the function, bound
+    # on the package, hid the module (``paretosurf.surf.SurfMethod`` failed)
+    shadowed = []
+    for name in sorted(modules()):
+        parent, _, leaf = name.rpartition(".")
+        if not parent or leaf.startswith("_"):
+            continue
+        value = importlib.import_module(parent).__dict__.get(leaf)
+        if value is not None and not isinstance(value, types.ModuleType):
+            shadowed.append(name)
+    assert shadowed == []
+
+
+def test_the_subpackages_modules_are_private() -> None:
+    # the layers laid out as subpackages show their public surface in their __init__
+    public = [
+        name
+        for name in modules()
+        if name.count(".") >= 2
+        and top_level(name) in ("storage", "solvers", "curves", "surfaces", "loop", "methods")
+        and not name.rpartition(".")[2].startswith("_")
+    ]
+    assert public == []

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from paretosurf._validation import check_torch_device
+from paretosurf._utils.validation import check_torch_device
 
 
 @pytest.fixture

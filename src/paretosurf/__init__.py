@@ -22,11 +22,11 @@ of their dependencies (matplotlib, torch, pytest).
 import importlib
 from typing import TYPE_CHECKING
 
-from paretosurf import adapters, baselines, executors, metrics, problems, states
-from paretosurf._renamed import renamed_attributes
+from paretosurf import adapters, executors, metrics, problems
+from paretosurf._utils.moved import MOVED_MODULES
+from paretosurf._utils.renamed import install_moved_modules, renamed_attributes
 from paretosurf._version import __version__
-from paretosurf.cdf import ArcLengthCDF
-from paretosurf.driver import Method, Round, RunOptions, run
+from paretosurf.curves import ArcLengthCDF, Piece, SpeedCDF, weights_from_front, weights_from_speed
 from paretosurf.executors import (
     Executor,
     ExecutorLostError,
@@ -36,23 +36,31 @@ from paretosurf.executors import (
     RayExecutor,
 )
 from paretosurf.findings import Finding, ParetoWarning
-from paretosurf.method import RoundOutcome
-from paretosurf.pieces import Piece
+from paretosurf.loop import Method, Round, RoundOutcome, RunOptions, run
+from paretosurf.methods import SlotMethod, surf, surf_simplex
 from paretosurf.result import IterationRecord, Result
-from paretosurf.rules import SpeedCDF, weights_from_front, weights_from_speed
-from paretosurf.slots import SlotMethod
 from paretosurf.solvers import GradientSolver, InnerSolver, InnerSolverError, Solution
-from paretosurf.states import StatePool
-from paretosurf.surf import surf
-from paretosurf.surf_simplex import surf_simplex
-from paretosurf.surface_pieces import SurfacePiece
+from paretosurf.storage import StatePool
+from paretosurf.surfaces import SurfacePiece
+
+install_moved_modules(MOVED_MODULES)
 
 if TYPE_CHECKING:  # pragma: no cover - the lazy subpackages, for type checkers
-    from paretosurf import bench, llm, methods, plotting, testing
+    from paretosurf import bench, llm, plotting, testing
 
 
 #: Subpackages imported at first access (their dependencies are optional or heavy).
-LAZY_SUBPACKAGES = ("bench", "llm", "methods", "plotting", "testing")
+LAZY_SUBPACKAGES = ("bench", "llm", "plotting", "testing")
+
+#: Layers of the package that are attributes of it (imported with it).
+SUBPACKAGES = ("curves", "findings", "loop", "methods", "solvers", "storage", "surfaces")
+
+#: The stand-ins of the modules that moved, by their earlier name in this package.
+MOVED_MODULES_STANDINS = {
+    old.rpartition(".")[2]: importlib.import_module(old)
+    for old in MOVED_MODULES
+    if old.count(".") == 1
+}
 
 _renamed = renamed_attributes(
     __name__,
@@ -65,8 +73,11 @@ _renamed = renamed_attributes(
 
 def __getattr__(name: str) -> object:
     """The lazy subpackages (:data:`LAZY_SUBPACKAGES`) and the earlier names."""
-    if name in LAZY_SUBPACKAGES:
+    if name in LAZY_SUBPACKAGES or name == "baselines":
         return importlib.import_module(f"{__name__}.{name}")
+    if f"{__name__}.{name}" in MOVED_MODULES:
+        # a module that moved into a subpackage: its stand-in warns at each name read from it
+        return MOVED_MODULES_STANDINS[name]
     return _renamed(name)
 
 
@@ -101,18 +112,22 @@ __all__ = [
     "SurfacePiece",
     "__version__",
     "adapters",
-    "baselines",
     "bench",
+    "curves",
     "executors",
+    "findings",
     "llm",
+    "loop",
     "methods",
     "metrics",
     "plotting",
     "problems",
     "run",
-    "states",
+    "solvers",
+    "storage",
     "surf",
     "surf_simplex",
+    "surfaces",
     "testing",
     "weights_from_front",
     "weights_from_speed",

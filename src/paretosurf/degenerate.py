@@ -2,7 +2,7 @@
 ``conflict_free_pairs``, ``curve_share``). This module re-exports the names it had, with a
 :class:`DeprecationWarning`, until paretosurf 0.2."""
 
-from paretosurf._renamed import warn_moved
+from paretosurf._utils.renamed import warn_moved
 from paretosurf.findings import Finding, conflict_free_pairs, curve_share, degenerate_finding
 from paretosurf.findings._degenerate import (
     CONFLICT_TOL,

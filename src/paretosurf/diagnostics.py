@@ -2,7 +2,16 @@
 ``diagnose_surface``, ...). This module re-exports the names it had, with a
 :class:`DeprecationWarning`, until paretosurf 0.2."""
 
-from paretosurf._renamed import renamed_attributes, warn_moved
+from paretosurf._utils.renamed import renamed_attributes, warn_moved
+from paretosurf.curves import (
+    JUMP_CROSSING_RATE,
+    JUMP_FACTOR,
+    JUMP_NARROW,
+    JUMP_NEAR,
+    JUMP_RATE,
+    JUMP_ROUNDS,
+    RESOLVED_GAP,
+)
 from paretosurf.findings import (
     EARLIER_MARGIN,
     JUMP_GAP,
@@ -20,19 +29,11 @@ from paretosurf.findings import (
     local_minima_finding,
     local_minimum_slots,
 )
-from paretosurf.findings._collapse import RELATIVE_TOL, RESOLVED_GAP
+from paretosurf.findings._collapse import RELATIVE_TOL
 from paretosurf.findings._common import FloatArray
 from paretosurf.findings._dominated import TIE_TOL
 from paretosurf.findings._ends import RUNAWAY_RATE, RUNAWAY_ROUNDS, RUNAWAY_SHARE
-from paretosurf.findings._jumps import (
-    JUMP_CROSSING_RATE,
-    JUMP_FACTOR,
-    JUMP_NARROW,
-    JUMP_NEAR,
-    JUMP_RATE,
-    JUMP_ROUNDS,
-    STUCK_TOL,
-)
+from paretosurf.findings._jumps import STUCK_TOL
 from paretosurf.findings._local_minima import (
     LOCAL_MARGIN,
     LOCAL_REMEDY,

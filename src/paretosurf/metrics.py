@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.spatial import cKDTree
 
-from paretosurf._validation import as_front_points, check_positive_int
+from paretosurf._utils.validation import as_front_points, check_positive_int
 
 __all__ = [
     "cdf_error",

@@ -2,7 +2,7 @@
 ``SurfResult``, its earlier name, still works with a :class:`DeprecationWarning`.
 
 SURF and every baseline return the same result type, built by the driver
-(:mod:`paretosurf.driver`) from the method's final points and the run's bookkeeping. A result
+(:mod:`paretosurf.loop`) from the method's final points and the run's bookkeeping. A result
 saves itself as a file pair (:meth:`Result.save`) and loads from such a pair or from a run's
 checkpoint folder (:meth:`Result.load`).
 """
@@ -20,16 +20,22 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf import metrics
-from paretosurf._renamed import renamed_attributes
-from paretosurf.cdf import ArcLengthCDF
-from paretosurf.checkpoint import FORMAT, pair_stem, read_pair, with_extension, write_pair
-from paretosurf.findings import Finding
-from paretosurf.front_ends import FrontEnds
-from paretosurf.loop_options import check_flag
-from paretosurf.pieces import Piece
-from paretosurf.run_folder import MANIFEST, RunFolder
-from paretosurf.states import decode_states, encode_states
-from paretosurf.surface_pieces import SurfacePiece
+from paretosurf._utils.renamed import renamed_attributes
+from paretosurf._utils.validation import ExistingFileError, check_flag
+from paretosurf.curves import ArcLengthCDF, Piece
+from paretosurf.findings import Finding, FrontEnds
+from paretosurf.storage import (
+    FORMAT,
+    MANIFEST,
+    RunFolder,
+    decode_states,
+    encode_states,
+    pair_stem,
+    read_pair,
+    with_extension,
+    write_pair,
+)
+from paretosurf.surfaces import SurfacePiece
 
 __all__ = [
     "IterationRecord",
@@ -88,16 +94,18 @@ def _refuse_existing(json_path: Path, npz_path: Path) -> None:
     if not existing:
         return
     if json_path in existing and _saved_result(json_path):
-        raise FileExistsError(
+        raise ExistingFileError(
             f"{json_path} holds a result saved there before; save() does not write over it: "
-            "save under another name, or pass overwrite=True to replace it"
+            "save under another name, or pass {overwrite} to replace it",
+            overwrite=True,
         )
     one = len(existing) == 1
-    raise FileExistsError(
+    raise ExistingFileError(
         f"{' and '.join(str(p) for p in existing)} {'exists' if one else 'exist'}, and "
         f"paretosurf did not write {'it' if one else 'them'} (not a saved result); save() "
         "never writes over files of yours: save under another name, or pass "
-        f"overwrite=True to replace {'it' if one else 'them'}"
+        f"{{overwrite}} to replace {'it' if one else 'them'}",
+        overwrite=True,
     )
 
 
@@ -160,10 +168,10 @@ class IterationRecord:
         (the adapters of :mod:`paretosurf.adapters`) or ``info["nfev"]``; ``None`` when
         a solve reports neither. :attr:`Result.n_evaluations` sums them over the run.
     pieces : list of Piece or None
-        SURF on a front that breaks into pieces (:mod:`paretosurf.pieces`): the pieces of this
+        SURF on a front that breaks into pieces (:mod:`paretosurf.curves`): the pieces of this
         round's points, in weight order; ``cv`` and ``gap_ratio`` then measure the gaps
         within the pieces (the gaps between them hold no Pareto point). With three or more
-        objectives (:func:`paretosurf.surf_simplex`), the :class:`~paretosurf.surface_pieces.
+        objectives (:func:`paretosurf.surf_simplex`), the :class:`~paretosurf.surfaces.
         SurfacePiece` groups of a surface that breaks into pieces (:mod:`paretosurf.
         surface_pieces`); ``cv`` and ``gap_ratio`` then measure each point's nearest
         neighbour within its piece (a piece of one point has none). ``None``: one piece.
@@ -383,7 +391,8 @@ class Result:
     cdf : ArcLengthCDF or None
         SURF: its estimate ``Phi_T`` of the arc-length CDF after the last update
         (``cdf.quantile_weights(N)`` are the weights a further round would use). ``None`` for
-        the baselines, which do not estimate it.
+        the baselines, which do not estimate it. :attr:`extras` holds it with the other
+        extras of the method.
     history : list of IterationRecord
         One record per round.
     n_solves : int
@@ -399,8 +408,8 @@ class Result:
         Why the run ended: ``"iterations"`` (the round limit), ``"converged"``, ``"done"``
         (``early_stopping``: the points met the target and the weights settled),
         ``"one_point"`` (``early_stopping``: every slot returned one and the same point for
-        :data:`~paretosurf.driver.ONE_POINT_ROUNDS` rounds in a row), ``"stuck"``
-        (``early_stopping``: no point changed for :data:`~paretosurf.driver.STUCK_STOP_ROUNDS`
+        :data:`~paretosurf.loop._driver.ONE_POINT_ROUNDS` rounds in a row), ``"stuck"``
+        (``early_stopping``: no point changed for :data:`~paretosurf.loop._driver.STUCK_STOP_ROUNDS`
         rounds while the weights moved, and some point is beaten at its own weight),
         ``"method"`` (the method finished, e.g. Soup after its endpoint solves),
         ``"callback"``, or ``"not started"``.
@@ -419,10 +428,10 @@ class Result:
     pieces : list of Piece, list of SurfacePiece, or None
         SURF on a front that breaks into pieces: the pieces of the reported points (each
         with its ``first`` and ``last`` slot, arc ``length`` and ``share`` of the points),
-        in weight order; ``None`` when the front is one piece (see :mod:`paretosurf.pieces`).
+        in weight order; ``None`` when the front is one piece (see :mod:`paretosurf.curves`).
         With three or more objectives, the groups of points of a surface that breaks into
-        pieces (:class:`~paretosurf.surface_pieces.SurfacePiece`: ``members``, ``extent``,
-        ``share``; see :mod:`paretosurf.surface_pieces`).
+        pieces (:class:`~paretosurf.surfaces.SurfacePiece`: ``members``, ``extent``,
+        ``share``; see :mod:`paretosurf.surfaces`).
     reported_round : int or None
         The index in ``history`` of the round whose weights, points and states the result
         holds, when it is not the last one (:func:`paretosurf.surf_simplex` reports the most
@@ -480,7 +489,7 @@ class Result:
         self.reported_round = reported_round
         self.pieces = None if pieces is None else list(pieces)
         #: The front's ends the run found before its first round (two objectives: see
-        #: :mod:`paretosurf.front_ends`), or ``None``.
+        #: :mod:`paretosurf.findings`), or ``None``.
         self.front_ends = front_ends
 
     @property
@@ -496,6 +505,29 @@ class Result:
         if isinstance(value, str):
             return self.history[-1].alpha if self.history else math.nan
         return float(value)
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        """What the method adds to the results every method gives, by name: for SURF and
+        SURF-simplex ``"cdf"`` (:attr:`cdf`, the estimate a further round would use) and
+        ``"alpha"`` (:attr:`alpha`, the damping); empty for the baselines, which estimate no
+        CDF and do not damp.
+
+        Examples
+        --------
+        >>> import paretosurf as ps
+        >>> solver = lambda w, s: ps.Solution([(1 - w) ** 2, w ** 2])
+        >>> sorted(ps.surf(solver, 4, iterations=2).extras)
+        ['alpha', 'cdf']
+        >>> ps.methods.uniform(solver, 4, iterations=1).extras
+        {}
+        """
+        out: dict[str, Any] = {}
+        if self.cdf is not None:
+            out["cdf"] = self.cdf
+        if "alpha" in self.settings:
+            out["alpha"] = self.alpha
+        return out
 
     @property
     def n_evaluations(self) -> int | None:
@@ -526,7 +558,7 @@ class Result:
     # ------------------------------------------------------------------ files
     def to_parts(self) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
         """The result as JSON-able metadata and named arrays (solver states as
-        :func:`paretosurf.states.encode_states` stores them)."""
+        :func:`paretosurf.storage.encode_states` stores them)."""
         meta, arrays = self.summary_parts()
         meta["history"] = [r.scalars() for r in self.history]
         states_meta, states_arrays = encode_states(
@@ -664,7 +696,7 @@ class Result:
         --------
         >>> import tempfile, pathlib
         >>> import paretosurf as ps
-        >>> res = ps.baselines.uniform(lambda w, s: ps.Solution([1 - w, w]), 4, iterations=1)
+        >>> res = ps.methods.uniform(lambda w, s: ps.Solution([1 - w, w]), 4, iterations=1)
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     report = pathlib.Path(tmp) / "report"
         ...     _ = pathlib.Path(f"{report}.json").write_text("{}")   # a file of yours
@@ -724,7 +756,7 @@ class Result:
             for).
         ValueError
             If ``path`` names both a run folder and a saved result (see above).
-        paretosurf.checkpoint.CheckpointError
+        paretosurf.storage.CheckpointError
             If the files are corrupt, truncated or of another format, or ``path`` is a folder
             that holds no run and has no saved result beside it.
 
@@ -736,7 +768,7 @@ class Result:
         >>> with tempfile.TemporaryDirectory() as tmp:
         ...     e = pathlib.Path(tmp) / "e"
         ...     run = ps.surf(solver, 4, iterations=2, checkpoint=e)     # the run folder e/
-        ...     _ = ps.baselines.uniform(solver, 4, iterations=1).save(e)  # e.json, e.npz
+        ...     _ = ps.methods.uniform(solver, 4, iterations=1).save(e)  # e.json, e.npz
         ...     methods = (ps.Result.load(e / "run.json").method,
         ...                ps.Result.load(f"{e}.json").method)
         >>> methods
@@ -758,7 +790,7 @@ class Result:
                     )
                 return cls._load_run(p, allow_pickle=allow_pickle)
             if not saved or json_path is None:
-                from paretosurf.checkpoint import CheckpointError
+                from paretosurf.storage import CheckpointError
 
                 beside = (
                     "" if json_path is None else f" and no result saved beside it as {json_path}"
@@ -825,8 +857,8 @@ __getattr__ = renamed_attributes(__name__, {"SurfResult": ("Result", lambda: Res
 
 
 def piece_from_dict(data: Mapping[str, Any]) -> Piece | SurfacePiece:
-    """A piece of a curve (:class:`~paretosurf.pieces.Piece`) or of a surface
-    (:class:`~paretosurf.surface_pieces.SurfacePiece`) from its ``to_dict`` form."""
+    """A piece of a curve (:class:`~paretosurf.curves.Piece`) or of a surface
+    (:class:`~paretosurf.surfaces.SurfacePiece`) from its ``to_dict`` form."""
     if "members" in data:
         return SurfacePiece.from_dict(data)
     return Piece.from_dict(data)
@@ -834,7 +866,7 @@ def piece_from_dict(data: Mapping[str, Any]) -> Piece | SurfacePiece:
 
 def view_extras(extras: Mapping[str, Any], history: Sequence[IterationRecord]) -> dict[str, Any]:
     """The result file's entries of a method's result extras
-    (:meth:`paretosurf.driver.Method.result_extras`): its CDF (``None`` without one) as
+    (:meth:`paretosurf.loop.Method.result_extras`): its CDF (``None`` without one) as
     ``"last record"`` when the history's last record holds it (rebuilt from the history,
     which stores it compactly), else as a dict."""
     cdf = extras.get("cdf")

@@ -2,7 +2,7 @@
 (``solver_findings``, ``diagnose_run``, ...). This module re-exports the names it had, with a
 :class:`DeprecationWarning`, until paretosurf 0.2."""
 
-from paretosurf._renamed import warn_moved
+from paretosurf._utils.renamed import warn_moved
 from paretosurf.findings import (
     STRUCTURAL,
     Finding,

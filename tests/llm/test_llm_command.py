@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paretosurf.run_folder import RunFolder
+from paretosurf.storage._run_folder import RunFolder
 
 from .tiny import synthetic_texts
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from paretosurf.llm.protocol import (
     run_protocol,
     same_state,
 )
-from paretosurf.states import StateFolder
+from paretosurf.storage._states import StateFolder
 
 
 class Stop(Exception):
@@ -252,13 +253,28 @@ def test_a_protocol_over_budget_is_refused(settings: dict[str, Any], match: str)
 
 
 def test_the_papers_protocol_budget() -> None:
-    # SURF: 4 interior slots x 7 rounds = 28 slot-epochs, the first round's 4 reused
-    assert Protocol().gpu_epochs() == {"warm start": 10, "Uniform-w": 72, "SURF": 24, "Soup": 0}
-    assert Protocol().reused_epochs() == {"SURF": 4}
-    assert Protocol().budget_text() == (
-        "warm start 10, Uniform-w 72, SURF 24 (+ 4 reused "
-        "from Uniform-w's epoch 6), Soup 0 (total 106 trained)"
-    )
+    # the paper's protocol: 6 slots (4 interior), a 10-epoch warm start, 12 Uniform-w epochs
+    # at every slot, 7 SURF rounds at the interior slots from the epoch-5 adapters; SURF's
+    # first round is Uniform-w's epoch 6 at those slots (reused, not trained)
+    slots, interior, warm, uniform, rounds, first = 6, 4, 10, 12, 7, 6
+    trained = {
+        "warm start": warm,
+        "Uniform-w": slots * uniform,
+        "SURF": interior * rounds - interior,
+        "Soup": 0,
+    }
+    assert Protocol().gpu_epochs() == trained
+    assert Protocol().reused_epochs() == {"SURF": interior}
+    # the one-line budget carries those facts: each stage's count, in order; SURF's reused
+    # epochs and where from; the total trained
+    text = Protocol().budget_text()
+    stages = re.findall(r"(warm start|Uniform-w|SURF|Soup) (\d+)", text)
+    assert [(stage, int(n)) for stage, n in stages] == list(trained.items())
+    reused = re.findall(r"SURF \d+ \(\+ (\d+) reused from Uniform-w's epoch (\d+)\)", text)
+    assert [(int(n), int(epoch)) for n, epoch in reused] == [(interior, first)]
+    assert "reused" not in text.replace(f"(+ {interior} reused", "", 1)  # and nowhere else
+    (total,) = re.findall(r"\(total (\d+) trained\)", text)
+    assert int(total) == warm + slots * uniform + interior * (rounds - 1)
     assert Protocol(reuse_uniform=False).gpu_epochs()["SURF"] == 28
     assert Protocol(reuse_uniform=False).reused_epochs() == {"SURF": 0}
     with pytest.raises(TypeError, match="reuse_uniform"):

@@ -26,7 +26,7 @@ from paretosurf.llm import (
     model_cache,
     require_llm,
 )
-from paretosurf.states import StateFolder
+from paretosurf.storage._states import StateFolder
 
 
 def same_adapter(a: AdapterState, b: AdapterState) -> bool:
@@ -338,7 +338,7 @@ def test_soup_mixes_adapter_folders(fast_solver: Any, tmp_path: Path) -> None:
     solver = fast_solver(steps=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ParetoWarning)
-        res = ps.baselines.soup(solver, 2, iterations=1, checkpoint=tmp_path / "soup")
+        res = ps.methods.soup(solver, 2, iterations=1, checkpoint=tmp_path / "soup")
     ends = [load_adapter(res.states[0]), load_adapter(res.states[2])]
     middle = res.states[1]
     assert isinstance(middle, AdapterState)

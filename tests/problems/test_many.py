@@ -28,7 +28,7 @@ from paretosurf.problems import (
 )
 from paretosurf.problems.many import weight_rows
 from paretosurf.problems.sampling import _lattice_simplices
-from paretosurf.simplex_weights import simplex_lattice
+from paretosurf.surfaces._weights import simplex_lattice
 
 
 # --------------------------------------------------------------------------------- helpers

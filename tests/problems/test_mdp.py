@@ -16,9 +16,9 @@ from scipy.linalg import null_space
 from scipy.special import logsumexp, softmax
 
 import paretosurf as ps
+from paretosurf.curves._rules import SpeedCDF
 from paretosurf.problems.mdp import MDPAssumptionReport, RegularizedMDP
 from paretosurf.problems.mdp.policy_iteration import soft_policy_iteration
-from paretosurf.rules import SpeedCDF
 from paretosurf.solvers import GradientState
 
 

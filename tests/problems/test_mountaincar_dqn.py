@@ -136,7 +136,7 @@ def test_solve_many_trains_each_weight_on_its_own_objective() -> None:
 
 
 def test_state_is_stored_without_pickle_and_resumes_identically() -> None:
-    from paretosurf.states import decode_states, encode_states
+    from paretosurf.storage._states import decode_states, encode_states
 
     solver = small()
     state = solver.solve(0.5, None).state

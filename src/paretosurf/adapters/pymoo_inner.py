@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import Bounds
 from scipy.stats import qmc
 
-from paretosurf._validation import check_positive_int
+from paretosurf._utils.validation import check_positive_int
 from paretosurf.adapters.pymoo_solver import count_of, from_pymoo
 from paretosurf.adapters.scalarization import (
     FollowsIdealPoint,

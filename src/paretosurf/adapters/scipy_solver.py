@@ -69,7 +69,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import Bounds, LinearConstraint, NonlinearConstraint, minimize
 
-from paretosurf._validation import check_positive_int
+from paretosurf._utils.validation import check_positive_int
 from paretosurf.adapters.global_search import global_minimum
 from paretosurf.adapters.scalarization import (
     IDEAL_MARGIN_ABS,
@@ -574,7 +574,7 @@ class ScipySolver(FollowsIdealPoint):
         within :data:`LEXICOGRAPHIC_TOL` of its minimum (SLSQP), so that a flat face of
         minimizers gives its Pareto-optimal end (ZDT1 at ``w = 1``: ``f1 = 0`` whatever the
         other variables, and ``f2`` at its least there). The run calls it before its first
-        round (:mod:`paretosurf.front_ends`).
+        round (:mod:`paretosurf.findings`).
 
         The end is solved from ``x0``, from ``state`` and from :data:`END_STARTS` seeded
         starts drawn from the box, the best kept (the end's own objective first, then the
@@ -799,7 +799,7 @@ class ScipySolver(FollowsIdealPoint):
         )
 
     def probe_start(self, rng: np.random.Generator) -> FloatArray | None:
-        """A fresh start for a basin probe (:mod:`paretosurf.basin_probes`): a point drawn
+        """A fresh start for a basin probe (:mod:`paretosurf.loop`): a point drawn
         uniformly from the box of ``bounds`` with ``rng`` (a Latin hypercube of one point),
         the same for the same generator state.
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import check_positive, check_positive_int
+from paretosurf._utils.validation import check_positive, check_positive_int
 from paretosurf.adapters.scalarization import (
     FollowsIdealPoint,
     IdealPoint,
@@ -385,10 +385,10 @@ def _to_numpy(tensor: Any) -> NDArray[Any]:
 
 # States are numpy arrays, not tensors: they cross process boundaries about a hundred times
 # faster (a small model's tensors cost ~1.5 ms to pickle, its arrays ~0.01 ms), and checkpoints
-# store them without pickle (see paretosurf.states).
+# store them without pickle (see paretosurf.storage).
 def _optimizer_to_numpy(state: dict[str, Any]) -> dict[str, Any]:
     """An optimizer's ``state_dict`` with numpy arrays for tensors and string keys (so that
-    :mod:`paretosurf.states` stores it without pickle)."""
+    :mod:`paretosurf.storage` stores it without pickle)."""
     torch = _import_torch()
 
     def convert(obj: Any) -> Any:

@@ -1,38 +1,13 @@
-"""Baselines to compare SURF with, all returning :class:`~paretosurf.Result`.
+"""Moved: the baselines are :mod:`paretosurf.methods` now, beside SURF (``uniform``, ``ols``,
+``umod``, ``soup``, ``das_dennis``, ...). Each name read from here still works, with a
+:class:`DeprecationWarning`, until paretosurf 0.2."""
 
-- :func:`uniform` (Uniform-w) and :func:`uniform_random` (Random-w): fixed weights.
-- :func:`ols`: Optimistic Linear Support, corner weights of the value envelope.
-- :func:`umod`: UMOD, preference angles pushed apart through a surrogate of the front.
-- :func:`soup`: solve the endpoints only and interpolate their solutions.
+from collections.abc import Callable
 
-For three or more objectives (the baselines of :func:`paretosurf.surf_simplex`):
+from paretosurf._utils.renamed import renamed_attributes
 
-- :func:`das_dennis` (simplex-lattice weights), :func:`random_simplex` (random weights) and
-  :func:`energy` (Riesz s-energy weights), or :func:`fixed_simplex` for any weight vectors.
-"""
-
-from paretosurf.baselines.ols import OLSMethod, corner_priorities, ols
-from paretosurf.baselines.simplex import (
-    FixedSimplexMethod,
-    FixedSimplexWeights,
-    das_dennis,
-    energy,
-    fixed_simplex,
-    random_simplex,
-)
-from paretosurf.baselines.soup import Interpolable, SoupMethod, linear_interpolate, soup
-from paretosurf.baselines.umod import UMODMethod, umod
-from paretosurf.baselines.uniform import (
-    FixedWeights,
-    FixedWeightsMethod,
-    RandomWeights,
-    RandomWeightsMethod,
-    random_weights,
-    uniform,
-    uniform_random,
-)
-
-__all__ = [
+#: The names this package had; each now lives in :mod:`paretosurf.methods`.
+MOVED_NAMES = (
     "FixedSimplexMethod",
     "FixedSimplexWeights",
     "FixedWeights",
@@ -55,4 +30,24 @@ __all__ = [
     "umod",
     "uniform",
     "uniform_random",
-]
+)
+
+
+def _from_methods(name: str) -> Callable[[], object]:
+    """A getter of ``paretosurf.methods.<name>`` (imported at access: the methods sit above)."""
+
+    def get() -> object:
+        import paretosurf.methods
+
+        return getattr(paretosurf.methods, name)
+
+    return get
+
+
+__getattr__ = renamed_attributes(
+    __name__, {name: (f"paretosurf.methods.{name}", _from_methods(name)) for name in MOVED_NAMES}
+)
+
+
+def __dir__() -> list[str]:
+    return sorted(MOVED_NAMES)

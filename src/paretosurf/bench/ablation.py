@@ -31,9 +31,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf import metrics
-from paretosurf._validation import check_alpha, check_positive_int
+from paretosurf._utils.validation import check_alpha, check_positive_int
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
-from paretosurf.cdf import ArcLengthCDF
+from paretosurf.curves import ArcLengthCDF
 from paretosurf.result import Result
 
 __all__ = [
@@ -357,7 +357,7 @@ def run_ablation(
         if key in cache:
             return cache[key]
         t = task if steps is None or steps == task.steps else dataclasses.replace(task, steps=steps)
-        from paretosurf.surf import surf
+        from paretosurf.methods import surf
 
         clock = time.perf_counter()
         solver = t.solver(problem, kind)
@@ -458,7 +458,7 @@ def plot_ablation(report: AblationReport) -> Any:
     final error against N (exact solver, log-log) with the reference ``C * N^-2``."""
     from paretosurf import plotting
 
-    plt = plotting._pyplot()
+    plt = plotting.pyplot()
     from matplotlib.ticker import NullFormatter
 
     fig, axes = plt.subplots(1, 4, figsize=(18.0, 4.0))
@@ -532,7 +532,7 @@ def write_ablation(
 
         fig = plot_ablation(report)
         written.append(plotting.save_figure(fig, root / "ablation.png"))
-        plotting._pyplot().close(fig)
+        plotting.pyplot().close(fig)
     if stream is not None:
         stream.write(table + "\n")
     return written

@@ -27,7 +27,7 @@ def task_figures(report: Any, root: Path) -> list[Path]:
     """
     from paretosurf import plotting
 
-    plt = plotting._pyplot()
+    plt = plotting.pyplot()
     firsts = {runs[0].label: runs[0] for runs in report.results.values()}
     title = (
         f"{report.task.title}: N = {report.n_segments}, {report.iterations} iterations, "
@@ -90,7 +90,7 @@ def plot_state_visitation(problem: Any, results: dict[str, Any], *, max_panels: 
     """
     from paretosurf import plotting
 
-    plt = plotting._pyplot()
+    plt = plotting.pyplot()
     model = problem.model
     cells = _grid_cells(model)
     if cells is None:

@@ -24,15 +24,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from paretosurf import metrics
-from paretosurf._validation import as_front_points
+from paretosurf._utils.validation import as_front_points
 from paretosurf.bench.figures import FIGURE_NAMES, task_figures
 from paretosurf.bench.tasks import SOLVER_KINDS, Task
-from paretosurf.driver import RunOptions
 from paretosurf.findings import ParetoWarning
+from paretosurf.loop import RunOptions, Spacing
 from paretosurf.methods import METHODS as ALL_METHODS
 from paretosurf.methods import MethodInfo, method_names
 from paretosurf.result import Result
-from paretosurf.spacing import Spacing
 
 __all__ = [
     "HV_MARGIN",
@@ -289,7 +288,7 @@ def run_task(
     progress : callable, optional
         Called with a line of text after each run.
     loop : dict, optional
-        Loop options for every run (see :class:`paretosurf.driver.RunOptions`: executor,
+        Loop options for every run (see :class:`paretosurf.loop.RunOptions`: executor,
         checkpoint, resume, callback, progress...); the task's ``normalize`` always applies.
     steps : int, optional
         Override the inner solver's budget per call (the task's K: gradient steps, or

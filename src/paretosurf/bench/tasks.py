@@ -55,7 +55,7 @@ class Task:
         Warm-start rule of the methods whose weights move (SURF, UMOD); see
         :func:`paretosurf.surf`.
     normalize : str
-        The coordinates every method measures distances in (see :mod:`paretosurf.spacing`);
+        The coordinates every method measures distances in (see :mod:`paretosurf.loop`);
         ``"none"`` (the raw objectives) keeps the tables comparable with the paper's.
     objective_names : tuple of str
         Axis labels.
@@ -75,7 +75,7 @@ class Task:
     reset_optimizer : bool
         The K-step solver starts every call with fresh Adam moments.
     report : {"auto", "last", "most-even"}
-        Which round every method's result reports; see :func:`paretosurf.driver.run`.
+        Which round every method's result reports; see :func:`paretosurf.loop.run`.
     device : str, optional
         The torch device of the "gradient" solver (``"cpu"``, ``"cuda"``, ``"cuda:N"``), for
         the tasks whose solver has a torch backend: the MDPs (the K-step solver's torch step,
@@ -374,7 +374,7 @@ def _mountaincar_solver(problem: Any, steps: int, seed: int, device: str | None 
 # reference point beyond the worst value of either objective and IGD the non-dominated union
 # of every method's points. Every method reports the most even of its last 5 rounds: the DQN's
 # policies swing from call to call, and choosing among them holds up on fresh evaluation
-# episodes (see paretosurf.kept_rounds).
+# episodes (see paretosurf.loop).
 register_task(
     Task(
         "mountaincar",

@@ -112,7 +112,7 @@ def run_demo(
             "the demo runs every method with"
         )
     if alpha is not None:
-        from paretosurf._validation import check_alpha
+        from paretosurf._utils.validation import check_alpha
 
         a = check_alpha(alpha)
         chosen = [dataclasses.replace(task, alpha=a) for task in chosen]

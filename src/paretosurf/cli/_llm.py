@@ -88,17 +88,21 @@ def _run_llm_command(args: argparse.Namespace) -> int:
         solver = config.build_solver(out / "work")
     except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
         raise UsageError(f"{args.config}: {exc}") from None
+    from paretosurf.loop import without_interrupt_notice
+
     try:
-        report = run_protocol(
-            solver,
-            out,
-            protocol=protocol,
-            executor=executor,
-            log=_progress_to_stderr,
-            progress=sys.stderr.isatty(),
-        )
+        # the command prints its own resume command, not the library's notice (a Python call's)
+        with without_interrupt_notice():
+            report = run_protocol(
+                solver,
+                out,
+                protocol=protocol,
+                executor=executor,
+                log=_progress_to_stderr,
+                progress=sys.stderr.isatty(),
+            )
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM during a run with a checkpoint
-        from paretosurf.interrupts import Terminated, exit_status
+        from paretosurf.loop import Terminated, exit_status
 
         how = "terminated (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
         print(

@@ -60,7 +60,7 @@ def _add_device_option(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_report_option(parser: argparse.ArgumentParser) -> None:
-    from paretosurf.kept_rounds import REPORT_CHOICES
+    from paretosurf.loop import REPORT_CHOICES
 
     parser.add_argument(
         "--report",
@@ -158,7 +158,7 @@ def _check_solver_options(args: argparse.Namespace, task: Any) -> None:
             "--device applies to the MDP tasks (dst, dst-convex, fishwood) and "
             "mountaincar"
         )
-    from paretosurf._validation import check_torch_device
+    from paretosurf._utils.validation import check_torch_device
 
     try:
         check_torch_device(device, numpy_backend=False)

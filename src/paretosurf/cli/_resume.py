@@ -66,8 +66,7 @@ def _run_settings(args: argparse.Namespace, task: Any) -> dict[str, Any]:
 def _read_run_settings(folder: Path) -> dict[str, Any] | None:
     """The command-line settings recorded with the run in ``folder`` (``None``: none, a
     folder of Python code or of a version that recorded none)."""
-    from paretosurf.checkpoint import CheckpointError
-    from paretosurf.run_folder import RunFolder
+    from paretosurf.storage import CheckpointError, RunFolder
 
     try:
         notes = RunFolder(folder).manifest().get("notes") or {}
@@ -190,8 +189,7 @@ def _prepare_checkpoint(args: argparse.Namespace, task: Any) -> tuple[bool, int]
     resumed). Raises :class:`UsageError` for a folder that holds a run without ``--resume``
     or ``--overwrite``, a damaged one, or one started with other settings.
     """
-    from paretosurf.checkpoint import CheckpointError
-    from paretosurf.run_folder import RunFolder
+    from paretosurf.storage import CheckpointError, RunFolder
 
     path: Path = args.checkpoint
     _check_output_folder(path, "--checkpoint")
@@ -216,8 +214,7 @@ def _prepare_checkpoint(args: argparse.Namespace, task: Any) -> tuple[bool, int]
 
 def _rounds_kept(path: Path) -> int:
     """Rounds saved in the run folder ``path`` (0 if none, or if it cannot be read)."""
-    from paretosurf.checkpoint import CheckpointError
-    from paretosurf.run_folder import RunFolder
+    from paretosurf.storage import CheckpointError, RunFolder
 
     folder = RunFolder(path)
     try:

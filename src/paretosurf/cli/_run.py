@@ -163,8 +163,8 @@ def _check_report_folder(out: Path) -> None:
 def _run_run_command(args: argparse.Namespace) -> int:
     from paretosurf.bench import get_task, run_task, write_report
     from paretosurf.bench.runner import METHODS
-    from paretosurf.checkpoint import CheckpointError
     from paretosurf.solvers import InnerSolverError
+    from paretosurf.storage import CheckpointError
 
     if args.resume and args.checkpoint is None:
         raise UsageError("--resume needs --checkpoint")
@@ -215,9 +215,9 @@ def _run_run_command(args: argparse.Namespace) -> int:
         loop["target"] = args.target
     if not terminal:
         loop["callback"] = report_round
-    from paretosurf.driver import run_notes, without_interrupt_notice
     from paretosurf.executors import ExecutorLostError
-    from paretosurf.run_folder import CheckpointWriteError, FolderInUseError
+    from paretosurf.loop import run_notes, without_interrupt_notice
+    from paretosurf.storage import CheckpointWriteError, FolderInUseError
 
     notes = {} if args.checkpoint is None else {RUN_NOTES_KEY: _run_settings(args, task)}
     try:
@@ -233,7 +233,7 @@ def _run_run_command(args: argparse.Namespace) -> int:
                 steps=args.steps,
             )
     except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM during a run with --checkpoint
-        from paretosurf.interrupts import Terminated, exit_status
+        from paretosurf.loop import Terminated, exit_status
 
         how = "terminated (SIGTERM)" if isinstance(stop, Terminated) else "interrupted"
         if args.checkpoint is not None:

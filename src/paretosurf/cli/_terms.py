@@ -2,9 +2,11 @@
 (``resume=True``, ``alpha=0.5``) spelled as the command's (``--resume``, ``--alpha 0.5``).
 
 What names options carries them: a finding's remedy (:meth:`~paretosurf.findings.Finding.
-remedy_text`), an :class:`~paretosurf._validation.OptionError` (:meth:`~paretosurf.
-_validation.OptionError.text`), a run folder's description
-(:meth:`~paretosurf.run_folder.RunFolder.describe`); each is spelled here from its options,
+remedy_text`), a library error that names them (an :class:`~paretosurf._utils.validation.
+OptionError`, a :class:`~paretosurf.storage.CheckpointError`..., each a
+:class:`~paretosurf._utils.validation.NamesOptions`: :meth:`~paretosurf._utils.validation.
+NamesOptions.text`), a run folder's description
+(:meth:`~paretosurf.storage.RunFolder.describe`); each is spelled here from its options,
 with no rewriting of its text.
 """
 
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from paretosurf._validation import OptionError, python_spelling
+from paretosurf._utils.validation import FORCE, NamesOptions, python_spelling
 
 #: How the command line names the settings a run is saved with, where a refusal to resume it
 #: names the ones that differ (``alpha (--alpha)``); the budget settings of OLS and Soup are
@@ -29,21 +31,25 @@ _SETTING_FLAGS = {
 }
 
 
-def _error_spelling(name: str, value: Any) -> str:
+def _error_spelling(name: str, value: Any) -> str | None:
     """An option that a library error names, on the command line: ``--resume`` and
     ``--overwrite``; a saved run's setting (named alone) with its flag, ``alpha (--alpha)``;
-    any other as the Python API writes it.
+    ``None`` for ``resume='force'``, which the command line lacks (an error's hint through it
+    is left out, and a message that names it shows it as the Python API writes it); any
+    other as the Python API writes it.
 
     Examples
     --------
     >>> from paretosurf.cli._terms import _error_spelling
     >>> _error_spelling("overwrite", True), _error_spelling("n_segments", None)
     ('--overwrite', 'n_segments (--n)')
-    >>> _error_spelling("resume", "force"), _error_spelling("lr", None)
-    ("resume='force'", 'lr')
+    >>> _error_spelling("resume", "force") is None, _error_spelling("lr", None)
+    (True, 'lr')
     """
     if name in ("resume", "overwrite") and value is True:
         return f"--{name}"
+    if name == "resume" and value == FORCE:
+        return None
     flag = _SETTING_FLAGS.get(name)
     if flag is not None and value is None:
         return f"{name} ({flag})"
@@ -52,7 +58,7 @@ def _error_spelling(name: str, value: Any) -> str:
 
 def _setting_spelling(name: str, value: Any) -> str:
     """A saved run's setting in the description of its folder
-    (:meth:`~paretosurf.run_folder.RunFolder.describe`): its budget of rounds as the
+    (:meth:`~paretosurf.storage.RunFolder.describe`): its budget of rounds as the
     command's ``--iterations N``, the others as the method's keywords (``alpha=0.3``)."""
     if name == "iterations" and isinstance(value, int) and not isinstance(value, bool):
         return f"--iterations {value}"
@@ -62,37 +68,35 @@ def _setting_spelling(name: str, value: Any) -> str:
 def _in_cli_terms(error: BaseException | str) -> str:
     """A library error about a run folder or its settings, in command-line terms.
 
-    An :class:`~paretosurf._validation.OptionError` spells the options it names
-    (:func:`_error_spelling`). Any other error, or a message, has its mentions of the Python
-    API's ``resume=True`` and ``overwrite=True`` replaced by ``--resume`` and
-    ``--overwrite``, and the hints about ``resume="force"``, which the command line lacks
-    (:data:`~paretosurf.solver_identity.FORCE_HINT`), dropped. Results' findings need neither:
-    their remedies are spelled per front end (see :func:`_result_lines`).
+    An error whose message names options (a
+    :class:`~paretosurf._utils.validation.NamesOptions`: an
+    :class:`~paretosurf._utils.validation.OptionError`, a
+    :class:`~paretosurf.storage.CheckpointError`...) spells them as the command line does
+    (:func:`_error_spelling`: ``--resume``, ``--overwrite``), and leaves out its hint through
+    ``resume='force'``, which the command line lacks. Any other error, or a message, is shown
+    as it is. Results' findings are spelled per front end too (see :func:`_result_lines`).
 
     Examples
     --------
-    >>> from paretosurf._validation import OptionError
+    >>> from paretosurf._utils.validation import Hint, OptionError
     >>> from paretosurf.cli._terms import _in_cli_terms
     >>> _in_cli_terms(OptionError("use another folder, or {overwrite}", overwrite=True))
     'use another folder, or --overwrite'
-    >>> _in_cli_terms("pass resume=True to continue it")
-    'pass --resume to continue it'
+    >>> force = Hint(" (or {resume})", {"resume": "force"})
+    >>> err = OptionError("start a new run with {overwrite}", force, overwrite=True)
+    >>> str(err), _in_cli_terms(err)
+    ("start a new run with overwrite=True (or resume='force')", 'start a new run with --overwrite')
     """
-    if isinstance(error, OptionError):
+    if isinstance(error, NamesOptions):
         return error.text(_error_spelling)
-    from paretosurf.solver_identity import FORCE_HINT, SHAPE_FORCE_HINT
-
-    message = str(error)
-    # the command line has no resume="force"
-    message = message.replace(FORCE_HINT, "").replace(SHAPE_FORCE_HINT, "")
-    return message.replace("resume=True", "--resume").replace("overwrite=True", "--overwrite")
+    return str(error)
 
 
 def _damaged(exc: Exception) -> str:
-    """The message of a :class:`~paretosurf.checkpoint.CheckpointError`, in CLI terms, with
+    """The message of a :class:`~paretosurf.storage.CheckpointError`, in CLI terms, with
     the remedy of a new run where it names none."""
     message = _in_cli_terms(exc)
-    if "--overwrite" not in message:
+    if not (isinstance(exc, NamesOptions) and "overwrite" in exc.options):
         message += " (start a new run there with --overwrite, or use another folder)"
     return message
 

@@ -30,7 +30,7 @@ if it has not returned two seconds later.
 
 Worker processes of :class:`ProcessExecutor` die with the process that started them, however
 it ends (SIGKILL included), and the temporary folders of a killed run are removed by the next
-one (:mod:`paretosurf.tempdirs`). :class:`RayExecutor` raises :class:`ExecutorLostError`, with
+one (:mod:`paretosurf.storage`). :class:`RayExecutor` raises :class:`ExecutorLostError`, with
 a message naming the cluster and the unfinished tasks, when its Ray cluster goes away during
 a round.
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from paretosurf._utils.validation import NamesOptions
 from paretosurf.solvers import (
     InnerSolverError,
     Solution,
@@ -32,7 +33,7 @@ from paretosurf.solvers import (
     as_weight,
     format_weight,
 )
-from paretosurf.states import load_state, save_state
+from paretosurf.storage import load_state, save_state
 
 __all__ = [
     "SOLVES_IN",
@@ -76,10 +77,10 @@ class SolveTask:
         shape (M,) on the simplex.
     state : object
         The warm start: a state, ``None`` (cold start), or a
-        :class:`~paretosurf.states.StateFolder` that the solver's ``load_state`` reads.
+        :class:`~paretosurf.storage.StateFolder` that the solver's ``load_state`` reads.
     save_to : str, optional
         With a solver that keeps its states on disk: the folder to save the new state into
-        (the outcome's solution then holds a :class:`~paretosurf.states.StateFolder`).
+        (the outcome's solution then holds a :class:`~paretosurf.storage.StateFolder`).
     """
 
     slot: int
@@ -238,13 +239,16 @@ def solves_in(executor: object) -> str:
     return str(where)
 
 
-class ExecutorLostError(RuntimeError):
+class ExecutorLostError(NamesOptions, RuntimeError):
     """The executor lost the machines its solves run on (a Ray cluster that went away), so
     the round cannot finish.
 
     Not a failed solve: retrying the round cannot help until the machines are back. A run
     with a run folder keeps its last checkpoint, and the same call with ``resume=True``
-    continues it then.
+    continues it then. The options its message names (``{resume}``) are keywords, after
+    ``address`` and ``slots``: ``str(error)`` spells them as a Python call writes them, and
+    ``error.text(spell)`` as a front end does (see
+    :class:`~paretosurf._utils.validation.NamesOptions`).
 
     Attributes
     ----------
@@ -263,9 +267,14 @@ class ExecutorLostError(RuntimeError):
     """
 
     def __init__(
-        self, message: str, *, address: str | None = None, slots: Sequence[int] = ()
+        self,
+        message: str,
+        *,
+        address: str | None = None,
+        slots: Sequence[int] = (),
+        **options: Any,
     ) -> None:
-        super().__init__(message)
+        super().__init__(self._name_options(message, options))
         self.address = address
         self.slots = tuple(slots)
 

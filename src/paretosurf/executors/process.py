@@ -27,7 +27,7 @@ lost are run again without charge.
 Workers die with the process that started them, however it ends: on Linux the kernel sends
 them SIGKILL when it dies (``PR_SET_PDEATHSIG``), and on every platform a thread in each
 worker ends it within about half a second of finding its parent gone. The folder of the pickled
-solver is one of :mod:`paretosurf.tempdirs`: the folder of a run that was killed is removed by
+solver is one of :mod:`paretosurf.storage`: the folder of a run that was killed is removed by
 the next :meth:`ProcessExecutor.start` on the machine.
 
 With ``gpus_per_worker``, each worker process gets GPUs of its own: worker ``i`` (in the order
@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from paretosurf._validation import check_non_negative_int, check_positive_int
+from paretosurf._utils.validation import check_non_negative_int, check_positive_int
 from paretosurf.executors.base import (
     BaseExecutor,
     OnDone,
@@ -75,7 +75,7 @@ from paretosurf.executors.base import (
     overrun_text,
     usable_cpus,
 )
-from paretosurf.tempdirs import make_owned_tempdir, remove_owned_tempdir, sweep_stale
+from paretosurf.storage import make_owned_tempdir, remove_owned_tempdir, sweep_stale
 
 __all__ = ["CUDA_VARIABLE", "ProcessExecutor", "device_groups", "visible_devices"]
 
@@ -445,7 +445,7 @@ class ProcessExecutor(BaseExecutor):
     kernel on Linux (``PR_SET_PDEATHSIG``, for workers forked by the main thread), and a
     watchdog thread in each worker that ends it within about half a second of its parent's
     end. The pickled solver lives in a folder ``paretosurf-solver-*`` of the temporary folder
-    that this process holds locked (:mod:`paretosurf.tempdirs`); :meth:`start` removes those
+    that this process holds locked (:mod:`paretosurf.storage`); :meth:`start` removes those
     of processes that are gone (a run killed by SIGKILL or SIGTERM cannot remove its own).
 
     Examples

@@ -55,7 +55,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from paretosurf._validation import check_non_negative_int
+from paretosurf._utils.validation import check_non_negative_int
 from paretosurf.executors.base import (
     BaseExecutor,
     ExecutorLostError,
@@ -676,9 +676,10 @@ class RayExecutor(BaseExecutor):
         return ExecutorLostError(
             f"{what} was lost: {why}. The solves of slots {unfinished} had not finished. "
             "The run folder (checkpoint=) keeps the run's last checkpoint: once the cluster is "
-            "back, the same call with resume=True continues it",
+            "back, the same call with {resume} continues it",
             address=gcs or self.address,
             slots=[tasks[i].slot for i in slots],
+            resume=True,
         )
 
     def __repr__(self) -> str:

@@ -17,7 +17,7 @@ The families:
 - points that are not distinct (``collapsed``, ``precision``; :func:`coincident_pairs`);
 - the front's ends (``endpoint``, ``no_minimizer``);
 - jumps of the front (``jump``, ``unconverged``; :func:`jump_gaps`, the criterion
-  :mod:`paretosurf.pieces` splits a front by);
+  :mod:`paretosurf.curves` splits a front by);
 - local minima of the solver's problem (``local_minima``; :func:`local_minimum_slots`);
 - dominated points (``dominated``);
 - fronts of lower dimension than M - 1 (``degenerate``; :func:`degenerate_finding`).
@@ -31,8 +31,9 @@ earlier homes of these names, still import with a :class:`DeprecationWarning` un
 paretosurf 0.2; ``SurfWarning``, the earlier name of :class:`ParetoWarning`, too.
 """
 
-from paretosurf._renamed import renamed_attributes
-from paretosurf._validation import python_spelling
+from paretosurf._utils.renamed import renamed_attributes
+from paretosurf._utils.validation import python_spelling
+from paretosurf.curves import JUMP_GAP, jump_gaps
 from paretosurf.findings._collapse import WEIGHT_TOL, coincident_pairs
 from paretosurf.findings._degenerate import conflict_free_pairs, curve_share, degenerate_finding
 from paretosurf.findings._diagnose import diagnose, diagnose_surface
@@ -48,7 +49,7 @@ from paretosurf.findings._finding import (
     is_quiet,
     success_and_message,
 )
-from paretosurf.findings._jumps import JUMP_GAP, jump_gaps
+from paretosurf.findings._front_ends import FrontEnds, coverage_finding, find_ends
 from paretosurf.findings._local_minima import (
     LOCAL_ROUNDS,
     local_minima_finding,
@@ -102,11 +103,13 @@ __all__ = [
     "UNSETTLED_SHARE",
     "WEIGHT_TOL",
     "Finding",
+    "FrontEnds",
     "ParetoWarning",
     "check_target",
     "coincident_pairs",
     "conflict_free_pairs",
     "contraction_rate",
+    "coverage_finding",
     "curve_share",
     "declared_scalarization",
     "degenerate_finding",
@@ -114,6 +117,7 @@ __all__ = [
     "diagnose_run",
     "diagnose_surface",
     "dominated_in_local_minima",
+    "find_ends",
     "frozen_and_beaten",
     "ideal_beaten_finding",
     "is_quiet",

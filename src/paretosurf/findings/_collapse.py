@@ -19,9 +19,6 @@ if TYPE_CHECKING:
 WEIGHT_TOL = 1e-9
 #: Distances below this fraction of the front's extent are zero (rounding, not geometry).
 RELATIVE_TOL = 1e-9
-#: Points of weights closer than WEIGHT_TOL that lie at least this fraction of the mean gap
-#: apart are resolved (objectives of very different scales), not collapsed.
-RESOLVED_GAP = 0.01
 
 
 def check_collapsed(ev: CurveEvidence) -> list[Finding]:

@@ -3,10 +3,10 @@ history, the remedies that name a Tchebycheff scalarization, and how a finding l
 
 from __future__ import annotations
 
-from typing import Protocol
-
 import numpy as np
 from numpy.typing import NDArray
+
+from paretosurf.curves import RoundLike
 
 FloatArray = NDArray[np.float64]
 
@@ -22,15 +22,8 @@ _TCHEBYCHEFF_IDEAL = (
 )
 
 
-class _Round(Protocol):
-    """One round of a run's history (a :class:`~paretosurf.result.IterationRecord`): the
-    weights solved at and the objectives found."""
-
-    @property
-    def weights(self) -> FloatArray: ...
-
-    @property
-    def points(self) -> FloatArray: ...
+#: One round of a run's history, as the checks read it.
+_Round = RoundLike
 
 
 def _short(indices: list[int]) -> str:

@@ -7,7 +7,7 @@ warnings. It is an ordered list of checks
 (:data:`OBJECTIVE_CHECKS`, then :data:`CURVE_CHECKS` or :data:`SURFACE_CHECKS`), each a
 function of one :class:`~paretosurf.findings._evidence.Evidence`, which computes what several
 checks share once; a check marked ``final`` that finds something ends the diagnosis. The
-checks, in the coordinates the run measured distances in (see :mod:`paretosurf.spacing`) and
+checks, in the coordinates the run measured distances in (see :mod:`paretosurf.loop`) and
 with tolerances relative to the front's extent, one module per family:
 
 - ``constant``: an objective does not vary over the points;

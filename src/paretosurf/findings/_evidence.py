@@ -16,11 +16,12 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf.findings._collapse import RELATIVE_TOL, RESOLVED_GAP, WEIGHT_TOL, _distinct
+from paretosurf.curves import RESOLVED_GAP, Jump, find_jumps
+from paretosurf.findings._collapse import RELATIVE_TOL, WEIGHT_TOL, _distinct
 from paretosurf.findings._common import FloatArray, _Round
 from paretosurf.findings._dominated import _weakly_dominated
 from paretosurf.findings._ends import _flat_ends, _Runaway, _runaway_ends, _tied_and_beaten
-from paretosurf.findings._jumps import STUCK_TOL, _Jump, _jumps, _local_minima_of_front
+from paretosurf.findings._jumps import STUCK_TOL, _local_minima_of_front
 from paretosurf.findings._local_minima import _local_slots
 from paretosurf.findings._order import ORDER_TOL, SEPARATED_WEIGHTS, _out_of_order
 from paretosurf.findings._stuck import _beaten_at_own_weight
@@ -142,11 +143,13 @@ class CurveEvidence(Evidence):
         return self.distinct < self.p or self.close_weights > 0
 
     @cached_property
-    def gap_jumps(self) -> list[_Jump]:
+    def gap_jumps(self) -> list[Jump]:
         """Every gap the jump criterion calls a jump
-        (:func:`~paretosurf.findings._jumps._jumps`), before the ends and the short solves
+        (:func:`~paretosurf.curves.find_jumps`), before the ends and the short solves
         are told apart from the front's jumps."""
-        return _jumps(self.weights, self.gaps, self.extent, self.points, self.ranges, self.history)
+        return find_jumps(
+            self.weights, self.gaps, self.extent, self.points, self.ranges, self.history
+        )
 
     @cached_property
     def resolved_close(self) -> int:
@@ -203,7 +206,7 @@ class CurveEvidence(Evidence):
         return sorted((set(ends) | set(self.flat)) - self.running)
 
     @cached_property
-    def jumps(self) -> list[_Jump]:
+    def jumps(self) -> list[Jump]:
         """The gaps the front jumps across, less those beside a :attr:`flat` end or an end
         running away."""
         p, said = self.p, set(self.flat) | self.running
@@ -239,14 +242,14 @@ class CurveEvidence(Evidence):
         return _local_slots(self.weights, self.points, self.history, kind, self.units, said)
 
     @cached_property
-    def short(self) -> list[_Jump]:
+    def short(self) -> list[Jump]:
         """The :attr:`jumps` beside a point that stopped short: :attr:`lagging`, but neither
         one of the :attr:`front_minima` nor :attr:`local`."""
         stopped = set(self.lagging) - set(self.front_minima) - set(self.local)
         return [j for j in self.jumps if {j.i, j.i + 1} & stopped]
 
     @cached_property
-    def real(self) -> list[_Jump]:
+    def real(self) -> list[Jump]:
         """The front's jumps: the :attr:`jumps` other than the :attr:`short` ones and those
         beside a point in a local minimum."""
         local = set(self.local)

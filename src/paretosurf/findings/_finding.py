@@ -24,14 +24,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paretosurf._validation import python_spelling
+from paretosurf._utils.validation import python_spelling
 
 #: The longest message a result carries (its findings' details are in ``res.findings``), and
 #: the longest line a finding takes in it.
 MESSAGE_LIMIT = 300
 LINE_LIMIT = 90
 
-#: A short line per kind, for findings that give none of their own.
+#: The registry of finding codes: every code a result can carry, with its one-line
+#: description (the line of a finding that gives none of its own). The findings guide's
+#: table lists the same codes and lines (``tests/findings`` checks both).
 TITLES = {
     "constant": "an objective does not vary: no trade-off",
     "scale": "objective ranges differ by over 1e3",
@@ -54,6 +56,8 @@ TITLES = {
     "local_minima": "solves stopped in local minima",
     "oscillating": "the spacing swings from round to round",
     "degenerate": "the front has fewer dimensions than the objectives allow",
+    "coverage": "the points do not reach an end of the front",
+    "probed": "basin probes moved slots to lower-scoring solutions",
 }
 
 
@@ -77,8 +81,8 @@ class Finding:
         ``"local_minima"``, ``"coverage"``, ``"degenerate"`` (a front of lower dimension
         than M - 1: :func:`~paretosurf.findings.degenerate_finding`),
         ``"oscillating"`` (the spacing swings from round to round instead of settling:
-        :func:`~paretosurf.findings.oscillating_finding`), or one a method adds itself (OLS's
-        ``"fewer"``).
+        :func:`~paretosurf.findings.oscillating_finding`), ``"probed"`` (basin probes moved
+        slots), or one a method adds itself (OLS's ``"fewer"``); :data:`TITLES` lists them.
     message : str
         The details: what was found, where, and why it matters.
     fatal : bool

@@ -445,7 +445,7 @@ def pieces_jump(
     findings: Sequence[Finding], pieces: Sequence[Any] | None, even: bool
 ) -> list[Finding]:
     """``findings`` told about the pieces the run identified (``pieces``: the reported
-    round's :class:`~paretosurf.pieces.Piece` records) when it covers each of them evenly
+    round's :class:`~paretosurf.curves.Piece` records) when it covers each of them evenly
     (``even``: the spacing within the pieces, the record's gap ratio, which leaves out the
     gaps between pieces, is finite and meets the target).
 
@@ -459,7 +459,7 @@ def pieces_jump(
     Examples
     --------
     >>> from paretosurf.findings import Finding
-    >>> from paretosurf.pieces import Piece
+    >>> from paretosurf.curves._pieces import Piece
     >>> jump = Finding("jump", "the front jumps between weights 0.4 and 0.41", slots=(3, 4))
     >>> pieces = [Piece(0, 3, 1.0, 4), Piece(4, 7, 1.0, 4)]
     >>> [f.fatal for f in pieces_jump([jump], pieces, True)]
@@ -470,15 +470,15 @@ def pieces_jump(
     [True]
     >>> [(f.code, f.fatal, f.slots) for f in pieces_jump([], pieces, True)]
     [('jump', False, (3, 4))]
-    >>> from paretosurf.surface_pieces import SurfacePiece
+    >>> from paretosurf.surfaces._pieces import SurfacePiece
     >>> pieces_jump([], [SurfacePiece((0, 1), 1.0, 2), SurfacePiece((2,), 0.0, 1)], True)
     []
     """
-    # (imported here: paretosurf.pieces splits fronts by the jump criterion of this package)
-    from paretosurf.pieces import Piece
+    # (imported here: paretosurf.curves splits fronts by the jump criterion of this package)
+    from paretosurf.curves import Piece
 
     out = list(findings)
-    # (a surface's pieces, paretosurf.surface_pieces, group points that no weight order
+    # (a surface's pieces, paretosurf.surfaces, group points that no weight order
     # strings together: the jump finding is about curves)
     if not pieces or len(pieces) < 2 or not even or not all(isinstance(p, Piece) for p in pieces):
         return out

@@ -361,7 +361,7 @@ def uneven_finding(
 #: than this share of the even spacing 1 / N is reported as not settled.
 UNSETTLED_SHARE = 0.25
 #: ... or would move a weight by this share of its own spacing or more (the distance to its
-#: nearest other weight; :data:`paretosurf.slots.SETTLED_SPACING`, SURF's early stop).
+#: nearest other weight; :data:`paretosurf.methods.SETTLED_SPACING`, SURF's early stop).
 UNSETTLED_OWN_SHARE = 0.02
 
 
@@ -379,7 +379,7 @@ def unsettled_finding(
     The weights are still moving when a full step (``change``, the largest move of a weight)
     would move one by more than :data:`UNSETTLED_SHARE` of the even spacing ``1 / (P - 1)``,
     or when it would move one by :data:`UNSETTLED_OWN_SHARE` or more of its own spacing
-    (``share``: the method's :meth:`~paretosurf.method.Method.settle_share`, the measure of
+    (``share``: the method's :meth:`~paretosurf.loop.Method.settle_share`, the measure of
     SURF's early stop), which a step small against the even spacing may be where the weights
     crowd at an end (objectives of very different scales, an ill-conditioned problem).
 

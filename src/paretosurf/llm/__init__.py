@@ -23,7 +23,7 @@ reward models, ``RewardModel.summary_quality()`` and ``RewardModel.faithfulness(
     prompts = load_prompts("posts.jsonl", n=256)
     solver = LLMSolver("Qwen/Qwen2.5-0.5B-Instruct", [WordCount("apple"), WordCount("berry")],
                        prompts, steps=20, num_generations=4, workdir="runs/words")
-    result = ps.surf(solver, n_segments=4, iterations=3, moving_average=0.2)
+    result = ps.surf(solver, n_points=5, iterations=3, moving_average=0.2)
 """
 
 from paretosurf.llm.adapter_state import (

@@ -71,7 +71,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from paretosurf._validation import check_positive_int
+from paretosurf._utils.validation import check_positive_int
 from paretosurf.llm.rewards import RewardModel, WordCount
 
 __all__ = ["EXECUTOR_KINDS", "LLMConfig", "load_config"]

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from paretosurf._validation import check_non_negative_int, check_positive_int
+from paretosurf._utils.validation import check_non_negative_int, check_positive_int
 from paretosurf.llm.templates import template_fields
 
 if TYPE_CHECKING:

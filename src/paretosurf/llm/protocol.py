@@ -43,16 +43,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf import metrics
-from paretosurf._validation import (
+from paretosurf._utils.validation import (
     check_moving_average,
     check_n_segments,
     check_non_negative_int,
     check_positive_int,
 )
+from paretosurf.methods import CDFRefinement
 from paretosurf.result import Result
 from paretosurf.solvers import Solution
-from paretosurf.states import StateFolder, load_state, save_state
-from paretosurf.surf import CDFRefinement
+from paretosurf.storage import StateFolder, load_state, save_state
 
 __all__ = [
     "KnownSolve",
@@ -421,7 +421,7 @@ def _warm_start(solver: Any, protocol: Protocol, folder: Path, log: Callable[[st
 
 def _rounds_saved(folder: Path) -> int:
     """Rounds saved in the run folder ``folder`` (0 if it holds no run yet)."""
-    from paretosurf.run_folder import RunFolder
+    from paretosurf.storage import RunFolder
 
     run = RunFolder(folder)
     return run.n_rounds() if run.holds_run() else 0
@@ -521,8 +521,7 @@ def run_protocol(
     progress : bool
         Progress bars for the methods' rounds.
     """
-    from paretosurf.baselines import uniform
-    from paretosurf.surf import surf
+    from paretosurf.methods import surf, uniform
 
     p = protocol or Protocol()
     root = Path(out)
@@ -541,7 +540,7 @@ def run_protocol(
             uniform,
             root / "uniform",
             solver=solver,
-            n_segments=n,
+            n_points=n + 1,
             iterations=first,
             init_states=init,
             **loop,
@@ -558,7 +557,12 @@ def run_protocol(
         if _rounds_saved(root / "uniform") <= first + 1:
             say(f"Uniform-w: epoch {first + 1} (SURF's first round reuses it)")
             then = _stage(
-                uniform, root / "uniform", solver=solver, n_segments=n, iterations=first + 1, **loop
+                uniform,
+                root / "uniform",
+                solver=solver,
+                n_points=n + 1,
+                iterations=first + 1,
+                **loop,
             )
             _keep_round(solver, then, following, first + 1)
         else:  # a run folder of a run that did not keep it (older, or without reuse)
@@ -568,7 +572,12 @@ def run_protocol(
             )
     say(f"Uniform-w: epochs {first + 1}..{p.uniform_epochs}")
     uni = _stage(
-        uniform, root / "uniform", solver=solver, n_segments=n, iterations=p.uniform_epochs, **loop
+        uniform,
+        root / "uniform",
+        solver=solver,
+        n_points=n + 1,
+        iterations=p.uniform_epochs,
+        **loop,
     )
 
     known = (
@@ -584,7 +593,7 @@ def run_protocol(
         surf,
         root / "surf",
         solver=reuse,
-        n_segments=n,
+        n_points=n + 1,
         alpha=p.alpha,
         iterations=p.surf_rounds,
         init_states=surf_init,
@@ -723,7 +732,7 @@ def _write(report: ProtocolReport, root: Path, objective_names: tuple[str, ...])
     (root / "table.md").write_text(format_table(report) + "\n")
     from paretosurf import plotting
 
-    plt = plotting._pyplot()
+    plt = plotting.pyplot()
     fig = plotting.plot_fronts(
         {label: np.asarray(m["points"]) for label, m in report.methods.items()},
         objective_names=objective_names,

@@ -75,7 +75,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from paretosurf._validation import check_positive_int
+from paretosurf._utils.validation import check_positive_int
 from paretosurf.llm.templates import template_fields
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from paretosurf._validation import check_non_negative_int, check_positive, check_positive_int
+from paretosurf._utils.validation import check_non_negative_int, check_positive, check_positive_int
 from paretosurf.llm import model_loading
 from paretosurf.llm._checks import _check_device, _check_dtype, _check_prompts, _check_real
 

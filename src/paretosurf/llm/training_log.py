@@ -109,7 +109,7 @@ class SolveFolder:
     ) -> SolveFolder:
         """The folder ``workdir/solves/<tag>``, created and locked; if another process
         holds it, a private folder beside it."""
-        from paretosurf.locking import try_lock
+        from paretosurf.storage import try_lock
 
         root = Path(workdir) / "solves"
         path = root / tag
@@ -423,9 +423,9 @@ def plot_training_curves(
         )
     from matplotlib import colormaps
 
-    from paretosurf.plotting import _pyplot, save_figure
+    from paretosurf.plotting import pyplot, save_figure
 
-    plt = _pyplot()
+    plt = pyplot()
     cols = min(len(chosen), 3)
     rows = -(-len(chosen) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)

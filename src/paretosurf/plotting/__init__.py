@@ -40,7 +40,7 @@ from paretosurf.plotting._backend import (
     MARKERS as MARKERS,
 )
 from paretosurf.plotting._backend import (
-    _pyplot as _pyplot,
+    pyplot as pyplot,
 )
 from paretosurf.plotting._backend import (
     save_figure,

@@ -28,8 +28,9 @@ def _no_display() -> bool:
     return False
 
 
-def _pyplot() -> Any:
-    """Import pyplot, selecting the Agg backend first when there is no display."""
+def pyplot() -> Any:
+    """matplotlib.pyplot, imported at the first call, with the Agg backend selected first when
+    there is no display: the one place the package imports pyplot."""
     import matplotlib
 
     if (

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import as_front_points, as_weights
+from paretosurf._utils.validation import as_front_points, as_weights
 
 FloatArray = NDArray[np.float64]
 
@@ -54,7 +54,7 @@ def _scalar_weights(raw: ArrayLike, name: str, plot: str) -> FloatArray:
             f"surface; draw them with {SURFACE_PLOTS}"
         )
     if arr.ndim == 2 and arr.shape[1] == 2:
-        from paretosurf.simplex_weights import check_simplex_weights
+        from paretosurf.surfaces import check_simplex_weights
 
         return check_simplex_weights(arr, 2, name=name)[:, 0].copy()
     return as_weights(raw, name=name, span_unit_interval=False)

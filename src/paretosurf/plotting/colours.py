@@ -70,7 +70,7 @@ def weights_cluster(weights: ArrayLike, /) -> bool:
     """
     w = np.asarray(weights, dtype=np.float64)
     if w.ndim == 2 and w.shape[1] == 2:
-        from paretosurf.simplex_weights import check_simplex_weights
+        from paretosurf.surfaces import check_simplex_weights
 
         w = check_simplex_weights(w, 2, name="weights")[:, 0]
     if w.ndim != 1:
@@ -188,7 +188,7 @@ def weight_colors(weights: ArrayLike, /) -> FloatArray:
     >>> weight_colors([[0.25, 0.25, 0.0, 0.5]]).tolist()      # M = 4: first three rescaled
     [[0.5, 0.5, 0.0]]
     """
-    from paretosurf.simplex_weights import check_simplex_weights
+    from paretosurf.surfaces import check_simplex_weights
 
     w = check_simplex_weights(weights, name="weights")
     if w.shape[1] < 3:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from paretosurf.plotting._backend import _axes_figure, _method_style, _pyplot
+from paretosurf.plotting._backend import _axes_figure, _method_style, pyplot
 from paretosurf.plotting._checks import (
     FloatArray,
     _check_objective_names,
@@ -187,7 +187,7 @@ def plot_front(
     from matplotlib.lines import Line2D
 
     if ax is None:
-        fig, ax = _pyplot().subplots(figsize=(6.0, 4.8), layout="constrained")
+        fig, ax = pyplot().subplots(figsize=(6.0, 4.8), layout="constrained")
     else:
         fig = _axes_figure(ax)
     colour_map = colormaps[cmap] if isinstance(cmap, str) else cmap
@@ -376,7 +376,7 @@ def plot_fronts(
     --------
     >>> import numpy as np
     >>> import paretosurf as ps
-    >>> from paretosurf.baselines import uniform
+    >>> from paretosurf.methods import uniform
     >>> from paretosurf.plotting import plot_fronts
     >>> solver = lambda w, s: ps.Solution([1 - w, w ** 2])
     >>> runs = [ps.surf(solver, 8, iterations=5), uniform(solver, 8, iterations=1)]
@@ -416,7 +416,7 @@ def plot_fronts(
 
     created = ax is None
     if ax is None:
-        fig, grid = _pyplot().subplots(
+        fig, grid = pyplot().subplots(
             rows,
             cols,
             squeeze=False,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf.plotting._backend import _axes_figure, _method_style, _pyplot, _truncated
+from paretosurf.plotting._backend import _axes_figure, _method_style, _truncated, pyplot
 from paretosurf.plotting._checks import FloatArray, _check_results
 from paretosurf.plotting.colours import WEIGHT_LABEL
 from paretosurf.result import measures_nearest_neighbours
@@ -113,7 +113,7 @@ def plot_cdf_history(
         If ``result`` has no ``history``.
     ValueError
         If the result has no CDF history of SURF's: a record of the history holds no CDF
-        (``cdf`` is None), as with every method but SURF (e.g. ``ps.baselines.uniform`` or
+        (``cdf`` is None), as with every method but SURF (e.g. ``ps.methods.uniform`` or
         :func:`paretosurf.surf_simplex`), or no round was run and the result has no CDF
         (``result.cdf`` is None: nothing, not even ``Phi_0``, to draw). The message names the
         result's method. A SURF run of no rounds draws ``Phi_0``, the identity.
@@ -146,7 +146,7 @@ def plot_cdf_history(
             f"CDF per iteration. Plot other methods with plot_front, plot_fronts or "
             f"plot_uniformity."
         )
-    from paretosurf.cdf import ArcLengthCDF
+    from paretosurf.curves import ArcLengthCDF
     from paretosurf.metrics import cdf_error
 
     cdfs: list[Any] = [ArcLengthCDF.identity()] + [rec.cdf for rec in history]
@@ -168,7 +168,7 @@ def plot_cdf_history(
     from matplotlib.colors import Normalize
 
     if ax is None:
-        plt = _pyplot()
+        plt = pyplot()
         if want_error and error_ax is None:
             fig, (ax, error_ax) = plt.subplots(1, 2, figsize=(11.0, 4.5), layout="constrained")
         else:
@@ -304,7 +304,7 @@ def plot_uniformity(
         nearest[name] = measures_nearest_neighbours(getattr(history[0], "weights", ()))
     kind = "mixed" if len(set(nearest.values())) > 1 else "nn" if all(nearest.values()) else "gaps"
     if ax is None:
-        fig, (cv_ax, gap_ax) = _pyplot().subplots(1, 2, figsize=(11.0, 4.2), layout="constrained")
+        fig, (cv_ax, gap_ax) = pyplot().subplots(1, 2, figsize=(11.0, 4.2), layout="constrained")
     else:
         if isinstance(ax, (str, bytes)) or not isinstance(ax, Sequence) or len(ax) != 2:
             raise TypeError("ax must be a pair of matplotlib Axes (CV panel, gap ratio panel)")

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from paretosurf._validation import as_front_points
-from paretosurf.plotting._backend import _axes_figure, _method_style, _pyplot, save_figure
+from paretosurf._utils.validation import as_front_points
+from paretosurf.plotting._backend import _axes_figure, _method_style, pyplot, save_figure
 from paretosurf.plotting.colours import weight_colors
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -93,7 +93,7 @@ def plot_surface(
         A dense sample of the true front, drawn as a light grey cloud under the points.
     pieces : sequence of SurfacePiece, optional
         The pieces of a disconnected surface (``res.pieces`` of
-        :func:`paretosurf.surf_simplex`, :mod:`paretosurf.surface_pieces`): with two or
+        :func:`paretosurf.surf_simplex`, :mod:`paretosurf.surfaces`): with two or
         more, each piece is drawn apart, its points ringed in a colour of its own and
         labelled ``"piece k (n points)"`` in a legend.
 
@@ -114,7 +114,7 @@ def plot_surface(
     Examples
     --------
     >>> from paretosurf.plotting import plot_surface
-    >>> from paretosurf.simplex_weights import simplex_lattice
+    >>> from paretosurf.surfaces._weights import simplex_lattice
     >>> w = simplex_lattice(3, 4)
     >>> ax = plot_surface(w ** 2, w, title="sphere-like front")
     >>> ax.name, len(ax.collections[0].get_offsets())
@@ -128,7 +128,7 @@ def plot_surface(
         )
     colours: Any = SURFACE_POINT_COLOR
     if weights is not None:
-        from paretosurf.simplex_weights import check_simplex_weights
+        from paretosurf.surfaces import check_simplex_weights
 
         w = check_simplex_weights(weights, m, name="weights")
         if w.shape[0] != pts.shape[0]:
@@ -143,7 +143,7 @@ def plot_surface(
     groups = _piece_rows(pieces, len(pts))
 
     if ax is None:
-        fig = _pyplot().figure(figsize=(6.0, 5.2), layout="constrained")
+        fig = pyplot().figure(figsize=(6.0, 5.2), layout="constrained")
         ax = fig.add_subplot(projection="3d")
     else:
         _check_3d_axes(ax)
@@ -253,14 +253,14 @@ def plot_simplex_weights(
     Examples
     --------
     >>> from paretosurf.plotting import plot_simplex_weights
-    >>> from paretosurf.simplex_weights import simplex_lattice
+    >>> from paretosurf.surfaces._weights import simplex_lattice
     >>> ax = plot_simplex_weights(simplex_lattice(3, 4))
     >>> len(ax.collections[0].get_offsets())
     15
     >>> [t.get_text() for t in ax.texts]
     ['objective 1', 'objective 2', 'objective 3']
     """
-    from paretosurf.simplex_weights import check_simplex_weights
+    from paretosurf.surfaces import check_simplex_weights
 
     w = check_simplex_weights(weights, name="weights")
     if w.shape[1] != 3:
@@ -273,7 +273,7 @@ def plot_simplex_weights(
     colours: Any = weight_colors(w) if color is None else color
 
     if ax is None:
-        _, ax = _pyplot().subplots(figsize=(5.0, 4.6), layout="constrained")
+        _, ax = pyplot().subplots(figsize=(5.0, 4.6), layout="constrained")
     else:
         _axes_figure(ax)
         if getattr(ax, "name", None) == "3d":
@@ -361,7 +361,7 @@ def plot_surface_result(
     --------
     >>> from types import SimpleNamespace
     >>> from paretosurf.plotting import plot_surface_result
-    >>> from paretosurf.simplex_weights import simplex_lattice
+    >>> from paretosurf.surfaces._weights import simplex_lattice
     >>> w = simplex_lattice(3, 5)
     >>> fig = plot_surface_result(SimpleNamespace(weights=w, points=1 - w, label="toy"))
     >>> [a.name for a in fig.axes], fig.get_suptitle()
@@ -369,7 +369,7 @@ def plot_surface_result(
     """
     if not (hasattr(result, "weights") and hasattr(result, "points")):
         raise TypeError(f"result must have .weights and .points, got {type(result).__name__}")
-    from paretosurf.simplex_weights import check_simplex_weights
+    from paretosurf.surfaces import check_simplex_weights
 
     shape = np.shape(result.weights)
     if len(shape) == 1 or (len(shape) == 2 and shape[1] == 2):
@@ -387,7 +387,7 @@ def plot_surface_result(
         )
     label = getattr(result, "label", None)
 
-    fig = _pyplot().figure(figsize=(11.0, 5.0), layout="constrained")
+    fig = pyplot().figure(figsize=(11.0, 5.0), layout="constrained")
     surface_ax = fig.add_subplot(1, 2, 1, projection="3d")
     simplex_ax = fig.add_subplot(1, 2, 2)
     plot_surface(

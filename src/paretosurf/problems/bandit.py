@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax, rel_entr
 
-from paretosurf._validation import check_positive, check_positive_int
+from paretosurf._utils.validation import check_positive, check_positive_int
 from paretosurf.problems._simplex import check_simplex
 from paretosurf.problems.base import BiObjectiveProblem, InitParams, as_weight_array
 from paretosurf.solvers import GradientSolver, GradientState

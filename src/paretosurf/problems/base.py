@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import as_weight_array, check_n_segments
-from paretosurf.rules import CDFLike, SpeedCDF, speed_from_front
+from paretosurf._utils.validation import as_weight_array, check_n_segments
+from paretosurf.curves import CDFLike, SpeedCDF, speed_from_front
 from paretosurf.solvers import GradientSolver, GradientState, InnerSolver, Solution
 
 __all__ = ["BiObjectiveProblem", "ExactSolver", "InitParams", "as_weight_array"]

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._monotone import QuantileMixin, check_quantiles, solve_increasing
-from paretosurf._validation import check_positive
+from paretosurf._utils.monotone import QuantileMixin, check_quantiles, solve_increasing
+from paretosurf._utils.validation import check_positive
 from paretosurf.problems.base import BiObjectiveProblem, InitParams, as_weight_array
 from paretosurf.solvers import GradientSolver
 

@@ -20,8 +20,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import check_positive
-from paretosurf.simplex_weights import simplex_lattice
+from paretosurf._utils.validation import check_positive
+from paretosurf.surfaces import simplex_lattice
 
 __all__ = ["dense_front_sample"]
 
@@ -37,7 +37,7 @@ _DEFAULT_DIVISIONS = {2: 32, 3: 12, 4: 6, 5: 4}
 
 
 def _lattice_simplices(n_objectives: int, divisions: int) -> tuple[FloatArray, IntArray]:
-    """The Das-Dennis lattice (:func:`~paretosurf.simplex_weights.simplex_lattice`) and a
+    """The Das-Dennis lattice (:func:`~paretosurf.surfaces.simplex_lattice`) and a
     triangulation of the simplex by its points.
 
     In cumulative coordinates ``y_j = k_0 + ... + k_{j-1}`` (``j = 1..M-1``) the lattice is the

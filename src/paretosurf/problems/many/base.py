@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import (
+from paretosurf._utils.validation import (
     as_weight_array,
 )
 from paretosurf.adapters.scalarization import Scalarization

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import minimize_scalar
 
-from paretosurf._validation import check_positive, check_positive_int
+from paretosurf._utils.validation import check_positive, check_positive_int
 from paretosurf.problems.many.base import FloatArray, ManyObjectiveProblem, unit_box_points
 
 __all__ = ["DTLZ7"]

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial import cKDTree
 
-from paretosurf._validation import (
+from paretosurf._utils.validation import (
     check_positive,
     check_positive_int,
 )

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from paretosurf._validation import (
+from paretosurf._utils.validation import (
     check_non_negative_int,
     check_positive,
     check_positive_int,

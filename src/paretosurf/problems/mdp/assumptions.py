@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from paretosurf._validation import check_positive
+from paretosurf._utils.validation import check_positive
 from paretosurf.problems.mdp.front_speed import curvature_of_policies
 from paretosurf.problems.mdp.model import MDPModel
 from paretosurf.problems.mdp.policy_iteration import solve_weights

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from paretosurf._validation import check_positive
+from paretosurf._utils.validation import check_positive
 from paretosurf.problems.base import as_weight_array
 from paretosurf.problems.mdp.model import MDPModel
 from paretosurf.problems.mdp.policy_iteration import solve_weights

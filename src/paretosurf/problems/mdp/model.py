@@ -30,7 +30,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 from scipy.special import log_softmax
 
-from paretosurf._validation import check_positive
+from paretosurf._utils.validation import check_positive
 from paretosurf.problems._simplex import check_simplex
 from paretosurf.problems.base import BiObjectiveProblem, as_weight_array
 from paretosurf.solvers import GradientState

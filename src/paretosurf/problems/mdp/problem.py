@@ -20,11 +20,11 @@ from numpy.typing import ArrayLike, NDArray
 import paretosurf.problems.mdp.assumptions as assumptions
 import paretosurf.problems.mdp.front_speed as front_speed
 import paretosurf.problems.mdp.policy_iteration as policy_iteration
+from paretosurf.curves import PiecewiseChebyshev, SpeedCDF
 from paretosurf.problems.base import InitParams, as_weight_array
 from paretosurf.problems.mdp.assumptions import MDPAssumptionReport
 from paretosurf.problems.mdp.model import MDPModel
 from paretosurf.problems.mdp.solvers import MDPExactSolver, MDPGradientSolver
-from paretosurf.rules import PiecewiseChebyshev, SpeedCDF
 
 __all__ = ["RegularizedMDP"]
 

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
 
-from paretosurf._validation import check_positive_int, check_torch_device
+from paretosurf._utils.validation import check_positive_int, check_torch_device
 from paretosurf.problems.base import InitParams, as_initial_params, as_weight_array
 from paretosurf.problems.mdp.model import MDPModel
 from paretosurf.problems.mdp.policy_iteration import solve_with_iters

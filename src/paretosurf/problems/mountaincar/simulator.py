@@ -69,7 +69,7 @@ try:
 except ImportError:  # the rl extra is missing: the module imports, its entry points explain
     torch = None  # type: ignore[assignment]
 
-from paretosurf._validation import check_positive_int
+from paretosurf._utils.validation import check_positive_int
 
 __all__ = [
     "FORCE",

@@ -1,0 +1,98 @@
+"""Three or more objectives: the geometry of a surface.
+
+Weights on the simplex (lattices, energy, farthest points), the estimated surface over the
+simplex, its pieces (:class:`SurfacePiece`) and the rays from the ideal point that lay points
+out on it.
+"""
+
+from paretosurf.surfaces._estimate import (
+    ZERO_WEIGHT,
+    Face,
+    FaceMap,
+    FaceSamples,
+    allocate_points,
+    embed,
+    face_mesh,
+    face_samples,
+    faces,
+    farthest_points,
+    interior_of,
+    on_face,
+    quadratic_pull_back,
+    restricted_cvt,
+    simplex_volumes,
+)
+from paretosurf.surfaces._pieces import (
+    LINK_SPACINGS,
+    SurfacePiece,
+    pieces_of_labels,
+    surface_pieces,
+)
+from paretosurf.surfaces._rays import (
+    ARCHIVE_ROUNDS,
+    BEST_SHARE,
+    BRIDGE_SPACINGS,
+    EXPLORE_ROUNDS,
+    LAYOUT_KINDS,
+    MISS_SPACINGS,
+    RAY_KINDS,
+    RIM_SPREAD,
+    RayLayout,
+    current_coordinates,
+    off_ray,
+    ray_directions,
+    ray_layout,
+    ray_weights,
+)
+from paretosurf.surfaces._weights import (
+    SUM_TOLERANCE,
+    check_simplex_weights,
+    energy_weights,
+    lattice_partitions,
+    lattice_size,
+    random_simplex_weights,
+    simplex_lattice,
+)
+
+__all__ = [
+    "ARCHIVE_ROUNDS",
+    "BEST_SHARE",
+    "BRIDGE_SPACINGS",
+    "EXPLORE_ROUNDS",
+    "LAYOUT_KINDS",
+    "LINK_SPACINGS",
+    "MISS_SPACINGS",
+    "RAY_KINDS",
+    "RIM_SPREAD",
+    "SUM_TOLERANCE",
+    "ZERO_WEIGHT",
+    "Face",
+    "FaceMap",
+    "FaceSamples",
+    "RayLayout",
+    "SurfacePiece",
+    "allocate_points",
+    "check_simplex_weights",
+    "current_coordinates",
+    "embed",
+    "energy_weights",
+    "face_mesh",
+    "face_samples",
+    "faces",
+    "farthest_points",
+    "interior_of",
+    "lattice_partitions",
+    "lattice_size",
+    "off_ray",
+    "on_face",
+    "pieces_of_labels",
+    "quadratic_pull_back",
+    "random_simplex_weights",
+    "ray_directions",
+    "ray_layout",
+    "ray_weights",
+    "restricted_cvt",
+    "simplex_lattice",
+    "simplex_volumes",
+    "surface_pieces",
+]
