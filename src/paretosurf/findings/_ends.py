@@ -27,7 +27,10 @@ RUNAWAY_ROUNDS = 3
 #: per round well below 1 (0.75 to 0.85 for the slow 3-step gradient solver of the gear toy),
 #: where one running along a problem without a minimizer does not (Adam on logistic loss
 #: moves the weights' norm by a constant amount per round: 1.0; gradient descent by amounts
-#: that shrink like 1 / t: 0.93 and rising);
+#: that shrink like 1 / t: 0.93 and rising); a ratio below 1 must also not fall over those
+#: rounds: a slow solver converging linearly, or faster, keeps it steady or lowers it (the
+#: 1-step gradient solver of the gear toy: 0.94, 0.92, 0.91), where steps shrinking like 1 / t
+#: raise it towards 1 (0.81, 0.91, 0.94, ..., 0.975 on logistic loss);
 RUNAWAY_RATE = 0.9
 #: ... and the worsening objective grew over those rounds by at least this share of its range
 #: over the points (a drift that makes up the front, not solver noise).
@@ -137,8 +140,10 @@ def _runaway_ends(
     minimizer: their own objective fell and another rose in each of ``RUNAWAY_ROUNDS`` or
     more consecutive rounds (a run, possibly followed by rounds that left the point where it
     was: the solver's tolerance), the rises shrinking by a factor of ``RUNAWAY_RATE`` or more
-    a round (median of the last four ratios; geometric convergence shrinks them faster) and
-    adding up to ``RUNAWAY_SHARE`` of that objective's range over ``points``."""
+    a round (median of the last four ratios; geometric convergence shrinks them faster), that
+    factor 1 or more or rising over those rounds (a slow solver converging linearly keeps it
+    steady or lowers it), and the rises adding up to ``RUNAWAY_SHARE`` of that objective's
+    range over ``points``."""
     if not history:
         return []
     m = points.shape[1]
@@ -174,9 +179,13 @@ def _runaway_ends(
         if length < RUNAWAY_ROUNDS:
             continue
         rises = d[t - length : t, other]
-        rate = float(np.median((rises[1:] / rises[:-1])[-4:]))
+        ratios = (rises[1:] / rises[:-1])[-4:]
+        rate = float(np.median(ratios))
         growth = float(x[t, other] - x[t - length, other])
-        if rate < RUNAWAY_RATE or growth < RUNAWAY_SHARE * float(ranges[other]):
+        # steps shrinking by a steady or falling ratio below 1 converge (geometrically, if
+        # slowly); a runaway's ratio is 1 or more, or rises towards 1
+        slowing = rate >= 1.0 or float(ratios[-1]) > float(ratios[0])
+        if rate < RUNAWAY_RATE or not slowing or growth < RUNAWAY_SHARE * float(ranges[other]):
             continue
         out.append(
             _Runaway(
@@ -206,14 +215,14 @@ def _no_minimizer_finding(weights: FloatArray, runaway: list[_Runaway]) -> Findi
         shrink = (
             "did not shrink"
             if r.rate >= 1.0
-            else f"shrank by a factor of only {r.rate:.2f} a round"
+            else f"shrank by a factor of only {r.rate:.2f} a round, rising towards 1"
         )
         part = (
             f"at {where} objective {r.own + 1} improved in each of {r.rounds} consecutive "
             f"rounds (from {r.start[0]:.4g} to {r.end[0]:.4g}) while objective "
             f"{r.other + 1} rose (from {r.start[1]:.4g} to {r.end[1]:.4g}) by steps that "
             f"{shrink}, where a solve converging to a minimizer takes steps that shrink "
-            "geometrically"
+            "geometrically, by a steady or falling factor"
         )
         if r.settled:
             part += (

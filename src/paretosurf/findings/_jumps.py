@@ -5,6 +5,7 @@ splits a front by."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,10 +19,14 @@ from paretosurf.findings._common import (
 )
 from paretosurf.findings._finding import Finding
 from paretosurf.findings._order import SEPARATED_WEIGHTS
+from paretosurf.findings._ranges import SCALE_RATIO
 
 if TYPE_CHECKING:
     from paretosurf.findings._evidence import CurveEvidence
 
+#: A gap within this many times the balance weight of an end (``squeezed_balance``) lies in
+#: the sliver of weights that objectives of disparate ranges squeeze the front into.
+SQUEEZE = 10.0
 #: A point another point beats at its own weight that lies within this fraction of the
 #: front's extent of a point another weight reaches optimally is a local minimum (the solver
 #: converged, to the wrong one of the minima of a non-convex front), not a short solve.
@@ -58,11 +63,78 @@ def check_unconverged(ev: CurveEvidence) -> list[Finding]:
 
 def check_jumps(ev: CurveEvidence) -> list[Finding]:
     """``jump``: the gaps the front jumps across, other than those beside a short solve or a
-    point in a local minimum, or at an end that left the front or runs away."""
+    point in a local minimum, or at an end that left the front or runs away. Gaps that lie
+    where the objectives' disparate ranges squeeze the front (:func:`squeezed_balance`) are
+    named as such, with ``weight_bounds="auto"`` for remedy."""
     real = ev.real
     if not real:
         return []
+    if ev.weighted_sum and ev.points.shape[1] == 2:
+        balance = squeezed_balance(ev.weights, ev.ranges, real)
+        if balance is not None:
+            return [_squeezed_finding(ev.weights, ev.ranges, real, balance)]
     return [_jump_finding(ev.weights, real, ev.front_minima, ev.weighted_sum)]
+
+
+def squeezed_balance(
+    weights: FloatArray, ranges: FloatArray, jumps: Sequence[Jump]
+) -> float | None:
+    """The weight at which a weighted sum of the raw objectives weighs both alike, when the
+    objectives' ranges differ by more than :data:`SCALE_RATIO` and every gap of ``jumps``
+    lies within :data:`SQUEEZE` times that weight of the end it is near; else ``None``.
+
+    With ranges ``r1`` and ``r2``, ``w * f1 + (1 - w) * f2`` trades the objectives evenly near
+    ``w = r2 / (r1 + r2)``: objectives in units a million apart squeeze the whole front into
+    weights within a millionth of one end, where a run laid out in weights cannot tell its
+    points apart and leaves gaps that are no jump of the front.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w = np.array([0.0, 5e-9, 0.1, 0.5, 1.0])
+    >>> gaps = [Jump(0, 0.24)]
+    >>> float(squeezed_balance(w, np.array([4000.0, 3e-4]), gaps))  # doctest: +ELLIPSIS
+    7.4999...e-08
+    >>> squeezed_balance(w, np.array([1.0, 2.0]), gaps) is None  # ranges alike
+    True
+    """
+    r1, r2 = (float(r) for r in ranges)
+    if min(r1, r2) <= 0 or max(r1, r2) <= SCALE_RATIO * min(r1, r2):
+        return None
+    balance = r2 / (r1 + r2)
+    for jump in jumps:
+        low, high = float(weights[jump.i]), float(weights[jump.i + 1])
+        near_zero = high <= SQUEEZE * balance
+        near_one = low >= 1.0 - SQUEEZE * (1.0 - balance)
+        if not (near_zero if balance < 0.5 else near_one):
+            return None
+    return balance
+
+
+def _squeezed_finding(
+    weights: FloatArray, ranges: FloatArray, jumps: Sequence[Jump], balance: float
+) -> Finding:
+    """The ``jump`` finding for gaps that the objectives' ranges squeeze into a sliver of
+    weights (:func:`squeezed_balance`): its remedy is weights in the run's units."""
+    where = " and ".join(
+        f"{_between(weights[j.i], weights[j.i + 1])} ({j.share:.0%} of its length)" for j in jumps
+    )
+    r1, r2 = (float(r) for r in ranges)
+    side = f"below about {balance:.3g}" if balance < 0.5 else f"above about {balance:.6g}"
+    return Finding(
+        "jump",
+        f"the front jumps {where}, where the objectives' ranges ({r1:.3g} and {r2:.3g}, a "
+        f"factor of {max(r1, r2) / min(r1, r2):.3g} apart) squeeze the whole front into "
+        f"weights {side}: weighted sums of the raw objectives reach that stretch only at "
+        "weights too close together to lay points out by, so the gap need not be a jump of "
+        "the front; spread the weights in the run's units (weight_bounds='auto': each objective "
+        "divided by its range before the weights apply), or give the objectives comparable "
+        "units",
+        remedy="{weight_bounds}",
+        options={"weight_bounds": "auto"},
+        summary=f"the front squeezed into weights {side} by the objectives' units",
+        slots=tuple(j for jump in jumps for j in (jump.i, jump.i + 1)),
+    )
 
 
 def _local_minima_of_front(
