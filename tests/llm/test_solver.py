@@ -97,7 +97,7 @@ def test_objectives_are_minus_rewards_plus_the_kl_term(endpoint_solves: dict[str
     log = info["train_log"]
     assert [row["step"] for row in log] == list(range(1, 21))
     # generation rounds of 16 completions, 2 optimizer steps each: rewards every other step
-    assert all("rewards/r1/mean" in row and "kl" in row for row in log[::2])
+    assert all("rewards/count_apple/mean" in row and "kl" in row for row in log[::2])
     assert all(row["completions/min_length"] >= 6 for row in log[::2])  # min_new_tokens
     assert isinstance(sol.state, AdapterState)
     assert (sol.state.calls, sol.state.steps) == (1, 20)

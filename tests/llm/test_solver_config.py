@@ -176,7 +176,7 @@ def test_a_solver_keeps_the_resolved_config(
     small = {"steps": 2, "batch_size": 8, "mini_batch_size": 4, "workdir": tmp_path / "w"}
     for options in (
         {"tokenizer": tokenizer, "lora_alpha": 8.0, "target_modules": ("q_proj", "v_proj")},
-        {"epochs": 1.5, "steps": None, "micro_batch_size": 2, "report_to": ("tensorboard",)},
+        {"epochs": 1.5, "steps": None, "micro_batch_size": 2, "report_to": ("all",)},
         {"torch_dtype": "bfloat16", "tokenizer": lm_dir, "eval_prompts": ["x y"] * 3},
         {"eval_prompts": Dataset.from_dict({"prompt": ["x y", "z"], "post": ["p", "q"]})},
         {"peft_config": LoraConfig(r=3, lora_alpha=6, target_modules=["v_proj", "q_proj"])},

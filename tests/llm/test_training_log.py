@@ -38,7 +38,13 @@ def test_a_solve_logs_every_step_as_json_lines(fast_solver: Any) -> None:
     for key in ("loss", "learning_rate", "grad_norm", "entropy"):
         assert all(np.isfinite(e[key]) for e in steps), key
     generated = steps[::2]  # 2 optimizer steps per generation round
-    for key in ("reward", "rewards/r1/mean", "rewards/r2/mean", "kl", "completions/mean_length"):
+    for key in (
+        "reward",
+        "rewards/count_apple/mean",  # the rewards' own names
+        "rewards/count_berry/mean",
+        "kl",
+        "completions/mean_length",
+    ):
         assert all(key in e for e in generated), key
     assert all(e["learning_rate"] == 0.05 for e in steps)
     # ... the same numbers as Solution.info["train_log"]
@@ -76,13 +82,18 @@ def test_logs_are_read_back_per_slot_and_round_and_plotted(
     fig = plot_training_curves(tmp_path / "run", path=out)
     assert out.stat().st_size > 10_000
     titles = [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()]
-    assert titles == ["reward", "rewards/r1/mean", "rewards/r2/mean", "kl", "loss"]
-    kl_axes = fig.axes[titles.index("loss")]
+    metrics = ["reward", "rewards/count_apple/mean", "rewards/count_berry/mean", "kl", "loss"]
+    assert titles == [f"SURF: {m}" for m in metrics]  # the run folder's method
+    kl_axes = fig.axes[titles.index("SURF: loss")]
     assert len([ln for ln in kl_axes.get_lines() if len(ln.get_xdata()) > 1]) == 6
-    legend = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert legend == ["slot 0 (w=0)", "slot 1 (w=0.5)", "slot 2 (w=1)"]
+    legend = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+    assert legend == [
+        "slot 0: w 0.00 (2 rounds)",
+        "slot 1: w 0.50 -> 0.68",  # SURF moved it
+        "slot 2: w 1.00 (2 rounds)",
+    ]
     fig2 = plot_training_curves(tmp_path / "run", metrics=["learning_rate"])
-    assert [ax.get_title() for ax in fig2.axes if ax.get_visible()] == ["learning_rate"]
+    assert [ax.get_title() for ax in fig2.axes if ax.get_visible()] == ["SURF: learning_rate"]
     import matplotlib.pyplot as plt
 
     plt.close("all")

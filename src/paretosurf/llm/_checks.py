@@ -9,6 +9,8 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from paretosurf.llm.reward_inputs import adapt_reward
+
 #: The base model's dtypes the solver accepts (by name, or as a torch dtype).
 _DTYPES = ("float32", "bfloat16", "float16", "auto")
 
@@ -105,7 +107,8 @@ def _check_rewards(rewards: object) -> tuple[Callable[..., Any], Callable[..., A
                 "TRL's reward signature f(prompts, completions, **kwargs) -> list[float] that "
                 "scores texts with it"
             )
-    return funcs[0], funcs[1]
+    # a reward written for strings gets strings under a chat template (reward_inputs)
+    return adapt_reward(funcs[0]), adapt_reward(funcs[1])
 
 
 def _check_device(device: object) -> str | None:

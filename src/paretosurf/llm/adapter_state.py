@@ -41,6 +41,7 @@ __all__ = [
     "AdapterState",
     "adapter_digest",
     "adapter_from_model",
+    "canonical_safetensors",
     "interpolate_adapters",
     "load_adapter",
     "load_adapter_into",
@@ -301,12 +302,60 @@ def _safetensors_numpy() -> Any:
     return safetensors.numpy
 
 
+def canonical_safetensors(data: bytes) -> bytes:
+    """A safetensors file's bytes with its header in one fixed order, so that equal tensors
+    and metadata give equal bytes.
+
+    safetensors writes the metadata (``__metadata__``) from a hash map, in an order that
+    changes from call to call; the tensors it orders itself (by alignment, then name). This
+    rewrites the header with the metadata keys sorted, the tensors' entries as they were, and
+    the padding safetensors uses (spaces, to a multiple of 8 bytes); the tensor data is
+    untouched.
+
+    Raises
+    ------
+    ValueError
+        If ``data`` is not a safetensors file.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import safetensors.numpy
+    >>> from paretosurf.llm.adapter_state import canonical_safetensors
+    >>> tensors = {"w": np.ones(2, np.float32)}
+    >>> meta = {"b": "1", "a": "2", "c": "3"}
+    >>> files = {canonical_safetensors(safetensors.numpy.save(tensors, metadata=meta))
+    ...          for _ in range(10)}
+    >>> len(files)
+    1
+    >>> safetensors.numpy.load(files.pop())["w"].tolist()
+    [1.0, 1.0]
+    """
+    if len(data) < 8:
+        raise ValueError("not a safetensors file: shorter than its 8-byte header size")
+    size = int.from_bytes(data[:8], "little")
+    try:
+        header = json.loads(data[8 : 8 + size])
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a safetensors file: its header is not JSON ({exc})") from None
+    if not isinstance(header, dict):
+        raise ValueError("not a safetensors file: its header is not a JSON object")
+    meta = header.pop("__metadata__", None)
+    ordered = {} if meta is None else {"__metadata__": dict(sorted(meta.items()))}
+    ordered.update(header)
+    text = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False).encode()
+    text += b" " * (-len(text) % 8)
+    return len(text).to_bytes(8, "little") + text + data[8 + size :]
+
+
 def save_adapter(state: AdapterState, folder: str | os.PathLike[str]) -> Path:
     """Write ``state`` into ``folder`` in the PEFT format.
 
     ``folder/adapter_model.safetensors`` holds the tensors (its metadata also records
     ``calls`` and ``steps``) and ``folder/adapter_config.json`` the configuration; the folder
-    is created if needed. ``PeftModel.from_pretrained(base_model, folder)`` loads it.
+    is created if needed. ``PeftModel.from_pretrained(base_model, folder)`` loads it. Equal
+    states give byte-identical files (:func:`canonical_safetensors`): two identical runs
+    write identical adapters.
 
     Returns
     -------
@@ -329,11 +378,11 @@ def save_adapter(state: AdapterState, folder: str | os.PathLike[str]) -> Path:
         raise TypeError(f"state must be an AdapterState, got {type(state).__name__}")
     target = Path(folder)
     target.mkdir(parents=True, exist_ok=True)
-    _safetensors_numpy().save_file(
+    data = _safetensors_numpy().save(
         dict(state.weights),
-        target / ADAPTER_WEIGHTS,
         metadata={"format": "pt", _META_CALLS: str(state.calls), _META_STEPS: str(state.steps)},
     )
+    (target / ADAPTER_WEIGHTS).write_bytes(canonical_safetensors(data))
     (target / ADAPTER_CONFIG).write_text(state.config_json + "\n")
     return target
 

@@ -56,7 +56,9 @@ Reward kinds: ``summary_quality`` and ``faithfulness`` (the paper's pair; ``path
 model), ``model`` (any sequence classifier: ``path``, ``score``, ``template``), ``word_count``
 (counts of ``word`` in the completion: a toy reward for trying the pipeline on a CPU) and
 ``python`` (``function = "module:name"``, a callable with TRL's reward signature, or a class
-whose instance is one, built with the table ``options``).
+whose instance is one, built with the table ``options``). Every reward takes a ``name``: the
+name it is logged under (in ``train_log.jsonl``, the trackers and the figures; default: the
+reward's own, ``count_apple``, ``summary_quality``, a function's name).
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ from pathlib import Path
 from typing import Any
 
 from paretosurf._utils.validation import check_positive_int
-from paretosurf.llm.rewards import RewardModel, WordCount
+from paretosurf.llm.rewards import NamedReward, RewardModel, WordCount
 
 __all__ = ["EXECUTOR_KINDS", "LLMConfig", "load_config"]
 
@@ -313,11 +315,21 @@ class LLMConfig:
         return data.select(range(n)), data.select(range(n, len(data)))
 
     def build_solver(self, workdir: Path) -> Any:
-        from paretosurf.llm.solver import LLMSolver
+        """The solver of the ``[solver]`` table, on the prompts and the rewards.
 
-        train, evaluation = self.build_prompts()
+        Raises
+        ------
+        ValueError, TypeError, ImportError
+            On a bad ``[solver]`` setting (an unknown or missing tracker in ``report_to``,
+            say), before the prompts are read.
+        """
+        from paretosurf.llm.solver import LLMSolver
+        from paretosurf.llm.solver_config import solver_config
+
         options = dict(self.solver)
         options.setdefault("epochs", 1)
+        solver_config(None, {**options, "workdir": workdir}).resolved()  # checked first
+        train, evaluation = self.build_prompts()
         return LLMSolver(
             self.model,
             self.reward_functions(),
@@ -346,9 +358,23 @@ def _gpus_per_slot(value: object, kind: str) -> float:
 
 
 def _reward(spec: Mapping[str, Any], index: int) -> Callable[..., list[float]]:
+    """The reward of ``spec``, under its ``name`` when the spec gives one."""
     options = dict(spec)
-    kind = options.pop("kind", None)
+    name = options.pop("name", None)
     where = f"rewards[{index}]"
+    if name is None:
+        return _unnamed_reward(options, where)
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"{where}: name must be a non-empty string, got {name!r}")
+    if options.get("kind") in ("summary_quality", "faithfulness", "model"):
+        reward = _unnamed_reward({**options, "name": name.strip()}, where)
+    else:
+        reward = NamedReward(_unnamed_reward(options, where), name)
+    return reward
+
+
+def _unnamed_reward(options: dict[str, Any], where: str) -> Callable[..., list[float]]:
+    kind = options.pop("kind", None)
     if kind == "word_count":
         _no_other_keys(options, {"word"}, where)
         return WordCount(options.get("word", ""))

@@ -20,6 +20,15 @@ Every final adapter is then assessed on the same evaluation prompts, and ``table
 ``results.json`` and ``front.png`` are written: HV, CV and gap ratio with and without the KL
 term, mean +- std over the evaluation batches.
 
+Every job that needs the model runs where the executor runs solves: the warm start's epochs
+(solves at ``w = 0.5``, saved into ``warm/``), the methods' solves, and the assessment of the
+final adapters (all of them at once, each a task of its own whose "solve" is the assessment).
+With worker processes or Ray the driver process only moves adapters between folders (Soup's
+mixtures are computed there, from the adapters' arrays) and never loads the model; with
+:class:`~paretosurf.executors.LocalExecutor` (or no executor) everything runs in this process.
+The protocol starts the executor once for all its stages (workers keep their loaded model
+from one stage to the next) and closes it at the end if it started it.
+
 The solver is any inner solver with one epoch per call, ``save_state``/``load_state`` (its
 states are adapter folders), ``evaluate(state)`` and ``interpolate(state0, state1, t)``;
 :class:`paretosurf.llm.LLMSolver` is one. If it also has ``assess(state) -> dict`` (keys
@@ -49,9 +58,16 @@ from paretosurf._utils.validation import (
     check_non_negative_int,
     check_positive_int,
 )
+from paretosurf.executors import (
+    LocalExecutor,
+    ManagedExecutor,
+    SolveOutcome,
+    SolveTask,
+    SolveTraceback,
+)
 from paretosurf.methods import CDFRefinement
 from paretosurf.result import Result
-from paretosurf.solvers import Solution
+from paretosurf.solvers import InnerSolverError, Solution
 from paretosurf.storage import StateFolder, load_state, save_state
 
 __all__ = [
@@ -404,14 +420,100 @@ class ProtocolReport:
         }
 
 
-def _warm_start(solver: Any, protocol: Protocol, folder: Path, log: Callable[[str], None]) -> Any:
-    """The shared warm start: ``warm_epochs`` solves at ``w = 0.5``, each saved (resumable)."""
+#: Tries of a warm-start epoch or of an adapter's assessment whose job failed (as the methods'
+#: default ``retries=1``: one more try); an executor also reruns a job whose worker died.
+_JOB_TRIES = 2
+
+
+def _run_jobs(
+    executor: Any, solver: Any, tasks: Sequence[SolveTask], names: Sequence[str]
+) -> list[Solution]:
+    """The solutions of ``tasks``, run by ``executor`` where it runs solves (this process,
+    its worker processes and their GPUs, Ray tasks), all at once; a failed task is tried
+    again, up to :data:`_JOB_TRIES` tries in all.
+
+    Raises
+    ------
+    InnerSolverError
+        Naming the job (its entry in ``names``), the attempt and the error, with the traceback from
+        where it ran as its ``__cause__``, if a task failed every try.
+    """
+    solutions: dict[int, Solution] = {}
+    todo = list(range(len(tasks)))
+    failed: list[tuple[int, SolveOutcome]] = []
+    for _ in range(_JOB_TRIES):
+        outcomes = executor.solve(solver, [tasks[i] for i in todo])
+        failed = []
+        for i, outcome in zip(todo, outcomes, strict=True):
+            if outcome.solution is not None:
+                solutions[i] = outcome.solution
+            else:
+                failed.append((i, outcome))
+        todo = [i for i, _ in failed]
+        if not todo:
+            return [solutions[i] for i in range(len(tasks))]
+    i, outcome = failed[0]
+    how = "was killed" if outcome.killed else "failed"
+    error = InnerSolverError(
+        f"{names[i]} {how} on attempt {_JOB_TRIES}: {outcome.error}",
+        slot=outcome.slot,
+        weight=outcome.weight,
+    )
+    if outcome.traceback:
+        raise error from SolveTraceback(
+            f"the job's traceback (host {outcome.host}, pid {outcome.pid}):\n"
+            f"{outcome.traceback.rstrip()}"
+        )
+    raise error
+
+
+class _Assessment:
+    """A solver whose ``solve(weight, state)`` trains nothing: it assesses the adapter
+    ``state`` with ``solver.assess`` (``solver.evaluate`` for a solver without it), so that an
+    executor runs the assessment where it runs solves (a worker's GPU, a Ray GPU task). The
+    solution holds the assessment in ``info["assessment"]`` and no state (nothing to send
+    back); its objectives are the assessed ones with non-finite values replaced by 0 (the
+    executor's check of a solve's objectives is not for an assessment, which reports them as
+    they are)."""
+
+    def __init__(self, solver: Any) -> None:
+        self.solver = solver
+
+    def solve(self, weight: float, state: Any) -> Solution:
+        row = _assessment(self.solver, state)
+        objectives = np.nan_to_num(np.asarray(row["objectives"], dtype=np.float64))
+        return Solution(objectives, None, {"assessment": row})
+
+    def save_state(self, state: Any, folder: Path) -> None:
+        self.solver.save_state(state, folder)
+
+    def load_state(self, folder: Path) -> Any:
+        return self.solver.load_state(folder)
+
+
+def _assessment(solver: Any, state: Any) -> dict[str, Any]:
+    """``solver.assess(state)``, or the objectives of ``solver.evaluate(state)``."""
+    if callable(getattr(solver, "assess", None)):
+        return dict(solver.assess(state))
+    return {"objectives": np.asarray(solver.evaluate(state), dtype=np.float64)}
+
+
+def _warm_start(
+    solver: Any,
+    protocol: Protocol,
+    folder: Path,
+    log: Callable[[str], None],
+    executor: Any,
+) -> Any:
+    """The shared warm start: ``warm_epochs`` solves at ``w = 0.5``, each run by ``executor``
+    and saved (resumable)."""
     folder.mkdir(parents=True, exist_ok=True)
     done = sorted(p for p in folder.glob("epoch-*") if p.is_dir())
     state = StateFolder(done[-1]) if done else None
     for epoch in range(len(done), protocol.warm_epochs):
-        sol = solver.solve(0.5, load_state(solver, state))
-        state = save_state(solver, sol.state, folder / f"epoch-{epoch + 1:03d}")
+        task = SolveTask(0, 0.5, state, save_to=str(folder / f"epoch-{epoch + 1:03d}"))
+        (sol,) = _run_jobs(executor, solver, [task], [f"the warm start's epoch {epoch + 1}"])
+        state = sol.state
         log(
             f"warm start: epoch {epoch + 1}/{protocol.warm_epochs}, objectives "
             f"{np.round(sol.objectives, 4).tolist()}"
@@ -515,20 +617,52 @@ def run_protocol(
     protocol : Protocol, optional
         The settings (default: the paper's).
     executor : object, optional
-        Where the solves run (``ps.RayExecutor(num_gpus=1)``: one GPU per solve).
+        Where every job that needs the model runs: the warm start's epochs, the methods'
+        solves and the assessment of the final adapters (``ps.RayExecutor(num_gpus=1)``: one
+        GPU per job; ``ps.ProcessExecutor(8, gpus_per_worker=1)``: one per worker process).
+        With one that runs solves elsewhere than in this process, this process loads no
+        model. Started once for the whole protocol (and closed at its end if this call
+        started it). Default: this process (:class:`~paretosurf.executors.LocalExecutor`).
     log : callable, optional
         Called with a line of text at each milestone.
     progress : bool
         Progress bars for the methods' rounds.
     """
+    place = LocalExecutor() if executor is None else executor
+    started = place.start() if isinstance(place, ManagedExecutor) else False
+    try:
+        return _run_stages(
+            solver,
+            Path(out),
+            protocol or Protocol(),
+            executor,
+            place,
+            log or (lambda line: None),
+            progress,
+        )
+    finally:
+        if started and isinstance(place, ManagedExecutor):
+            place.close()
+
+
+def _run_stages(
+    solver: Any,
+    root: Path,
+    p: Protocol,
+    executor: Any,
+    place: Any,
+    say: Callable[[str], None],
+    progress: bool,
+) -> ProtocolReport:
+    """:func:`run_protocol`'s stages, with ``executor`` given to the methods as it was given
+    (``None``: their default) and ``place`` (the same, started; a
+    :class:`~paretosurf.executors.LocalExecutor` for ``None``) running the warm start and the
+    assessment."""
     from paretosurf.methods import surf, uniform
 
-    p = protocol or Protocol()
-    root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    say = log or (lambda line: None)
     n = p.n_segments
-    warm = _warm_start(solver, p, root / "warm", say)
+    warm = _warm_start(solver, p, root / "warm", say, place)
     init = None if warm is None else [warm] * (n + 1)
     loop = {"executor": executor, "progress": progress}
 
@@ -617,11 +751,31 @@ def run_protocol(
     report = ProtocolReport(
         gpu_epochs=trained, reused_epochs={"SURF": reused}, reused_from=first + 1
     )
+    jobs: list[tuple[str, int]] = []
+    tasks: list[SolveTask] = []
     for label, (weights, states) in finals.items():
-        say(f"assessing {label}'s {len(states)} adapters")
         for slot, state in enumerate(states):
-            save_state(solver, state, root / "adapters" / label / f"slot-{slot:02d}")
-        report.methods[label] = _assess(solver, np.asarray(weights, dtype=np.float64), states)
+            folder = save_state(solver, state, root / "adapters" / label / f"slot-{slot:02d}")
+            tasks.append(SolveTask(len(jobs), float(weights[slot]), folder))
+            jobs.append((label, slot))
+    say(
+        f"assessing {len(tasks)} adapters ("
+        + ", ".join(f"{label} {len(states)}" for label, (_, states) in finals.items())
+        + ")"
+    )
+    assessed = _run_jobs(
+        place,
+        _Assessment(solver),
+        tasks,
+        [f"the assessment of {label}'s slot {slot}" for label, slot in jobs],
+    )
+    for label, (weights, _) in finals.items():
+        rows = [
+            sol.info["assessment"]
+            for (of, _), sol in zip(jobs, assessed, strict=True)
+            if of == label
+        ]
+        report.methods[label] = _assess(np.asarray(weights, dtype=np.float64), rows)
     _score(report)
     names = getattr(solver, "objective_names", None)
     _write(
@@ -633,13 +787,9 @@ def run_protocol(
     return report
 
 
-def _assess(solver: Any, weights: FloatArray, states: Sequence[Any]) -> dict[str, Any]:
-    rows = []
-    for state in states:
-        if callable(getattr(solver, "assess", None)):
-            rows.append(solver.assess(state))
-        else:
-            rows.append({"objectives": np.asarray(solver.evaluate(state), dtype=np.float64)})
+def _assess(weights: FloatArray, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A method's entry of the report: its weights and its adapters' assessments (``rows``,
+    one per slot, from :func:`_assessment`)."""
     out: dict[str, Any] = {
         "weights": weights.tolist(),
         "points": np.stack([r["objectives"] for r in rows]).tolist(),
@@ -728,15 +878,15 @@ def format_table(report: ProtocolReport) -> str:
 
 
 def _write(report: ProtocolReport, root: Path, objective_names: tuple[str, ...]) -> None:
-    (root / "results.json").write_text(json.dumps(report.to_json(), indent=1) + "\n")
-    (root / "table.md").write_text(format_table(report) + "\n")
-    from paretosurf import plotting
+    """``results.json`` (with the objectives' names), ``table.md`` (naming the objectives
+    below the table) and ``front.png`` (:func:`paretosurf.llm._figures.plot_front`: the
+    methods overlaid, error bars, weights, the CV as the table writes it)."""
+    results = {**report.to_json(), "objective_names": list(objective_names)}
+    (root / "results.json").write_text(json.dumps(results, indent=1) + "\n")
+    named = "; ".join(f"{i + 1} = {name}" for i, name in enumerate(objective_names))
+    (root / "table.md").write_text(format_table(report) + f"\n\nObjectives (minimized): {named}.\n")
+    from paretosurf.llm._figures import plot_front
+    from paretosurf.plotting import pyplot
 
-    plt = plotting.pyplot()
-    fig = plotting.plot_fronts(
-        {label: np.asarray(m["points"]) for label, m in report.methods.items()},
-        objective_names=objective_names,
-        title="LLM policies: SURF, Uniform-w and Soup",
-    )
-    plotting.save_figure(fig, root / "front.png")
-    plt.close(fig)
+    fig = plot_front(report, objective_names, cell=_cell, path=root / "front.png")
+    pyplot().close(fig)

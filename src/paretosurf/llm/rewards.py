@@ -84,9 +84,11 @@ if TYPE_CHECKING:
 __all__ = [
     "FAITHFULNESS_MODEL",
     "SUMMARY_QUALITY_MODEL",
+    "NamedReward",
     "RewardFunction",
     "RewardModel",
     "WordCount",
+    "reward_log_names",
     "reward_name",
 ]
 
@@ -133,6 +135,71 @@ def reward_name(reward: Callable[..., Any]) -> str:
     while isinstance(reward, functools.partial):
         reward = reward.func
     return str(getattr(reward, "__name__", type(reward).__name__))
+
+
+def reward_log_names(rewards: Sequence[Callable[..., Any]]) -> tuple[str, ...]:
+    """The names the rewards are logged under (``rewards/<name>/mean`` in TRL's logs, the
+    training logs, the trackers and the figures): each one's :func:`reward_name`, with ``/``
+    replaced by ``_`` (it separates a metric's parts), and numbered ``_1``, ``_2``, ... where
+    two would be the same (their metrics would overwrite each other).
+
+    Examples
+    --------
+    >>> from paretosurf.llm.rewards import NamedReward, WordCount, reward_log_names
+    >>> reward_log_names([WordCount("apple"), WordCount("berry")])
+    ('count_apple', 'count_berry')
+    >>> reward_log_names([WordCount("apple"), WordCount("apple")])
+    ('count_apple_1', 'count_apple_2')
+    >>> reward_log_names([NamedReward(WordCount("apple"), "fruit/apple"), WordCount("pear")])
+    ('fruit_apple', 'count_pear')
+    """
+    names = [
+        reward_name(r).replace("/", "_").strip() or f"reward{i + 1}" for i, r in enumerate(rewards)
+    ]
+    return tuple(
+        f"{name}_{i + 1}" if names.count(name) > 1 else name for i, name in enumerate(names)
+    )
+
+
+class NamedReward:
+    """A reward under a name of your choosing: calls ``reward`` as it is, and is logged (by
+    TRL, the training logs, the trackers and the figures) as ``name``.
+
+    Pickles when ``reward`` does (for worker processes). A config file gives the same with a
+    reward's ``name`` key (:mod:`paretosurf.llm.config`). ``reward`` is called synchronously;
+    one that takes text (:mod:`paretosurf.llm.reward_inputs`) still gets text.
+
+    Parameters
+    ----------
+    reward : callable
+        A reward with TRL's signature ``reward(prompts, completions, **kwargs)``.
+    name : str
+        The name it is logged under.
+
+    Examples
+    --------
+    >>> from paretosurf.llm.rewards import NamedReward, WordCount, reward_name
+    >>> fruit = NamedReward(WordCount("apple"), "fruitiness")
+    >>> reward_name(fruit), fruit(["p"], ["an apple a day"])
+    ('fruitiness', [1.0])
+    """
+
+    def __init__(self, reward: Callable[..., Any], name: str) -> None:
+        if not callable(reward):
+            raise TypeError(f"reward must be callable, got {type(reward).__name__}")
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"name must be a non-empty string, got {name!r}")
+        from paretosurf.llm.reward_inputs import adapt_reward
+
+        # a reward written for text keeps getting text (its annotations are hidden in here)
+        self.reward = adapt_reward(reward)
+        self.__name__ = name.strip()
+
+    def __call__(self, prompts: list[Any], completions: list[Any], **kwargs: Any) -> Any:
+        return self.reward(prompts, completions, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"NamedReward({self.reward!r}, {self.__name__!r})"
 
 
 class WordCount:

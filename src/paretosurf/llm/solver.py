@@ -27,6 +27,8 @@ import dataclasses
 import gc
 import importlib.util
 import json
+import logging
+import math
 import numbers
 import os
 import time
@@ -40,6 +42,7 @@ import numpy as np
 from paretosurf.llm import evaluation, model_loading
 from paretosurf.llm._checks import _check_prompts, _check_real, _check_rewards
 from paretosurf.llm._streams import stream_seed
+from paretosurf.llm._trackers import run_group, tracking
 from paretosurf.llm.adapter_state import (
     AdapterState,
     adapter_digest,
@@ -59,14 +62,16 @@ from paretosurf.llm.model_cache import (
     _strip,
     clear_model_cache,
 )
-from paretosurf.llm.rewards import reward_name
+from paretosurf.llm.rewards import reward_log_names, reward_name
 from paretosurf.llm.solver_config import LLMSolverConfig, solver_config
-from paretosurf.llm.training_log import SolveFolder, digest, log_callback
+from paretosurf.llm.training_log import SolveFolder, digest, log_callback, prune_callback
 from paretosurf.solvers import Solution
 
 __all__ = ["LLMSolver", "LLMSolverConfig", "clear_model_cache", "require_llm"]
 
 FloatArray = np.ndarray
+
+_LOG = logging.getLogger(__name__)
 
 #: Modules of the ``llm`` extra the solver needs.
 LLM_MODULES = ("torch", "transformers", "peft", "trl", "datasets", "accelerate", "safetensors")
@@ -173,8 +178,9 @@ class LLMSolver:
     - ``"batch_objectives"``, ``"batch_objectives_no_kl"``: the objectives per evaluation
       batch (``eval_batches`` lists of two; the paper's mean +- std are over these);
     - ``"train_log"``: one dict per optimizer step, the metrics the trainer logged: ``loss``,
-      ``reward`` (the weighted reward without the KL term), ``rewards/r1/mean``,
-      ``rewards/r2/mean``, ``kl`` (TRL's mean *per-token* log-ratio), ``entropy``,
+      ``reward`` (the weighted reward without the KL term), ``rewards/<name>/mean`` for each
+      reward (its name: :func:`~paretosurf.llm.rewards.reward_log_names`, e.g.
+      ``rewards/count_apple/mean``), ``kl`` (TRL's mean *per-token* log-ratio), ``entropy``,
       completion lengths... (the reward and KL metrics on the steps that generated);
     - ``"seconds"``: wall time of the call's parts;
     - ``"solve_dir"``: the solve's folder in ``workdir`` (``solves/<tag>``), which keeps its
@@ -243,7 +249,7 @@ class LLMSolver:
     quantization: dict[str, Any] | None
     chat_template: bool | str
     report_to: str | list[str]
-    save_steps: int | None
+    save_steps: int | str | None
 
     def __init__(
         self,
@@ -376,22 +382,39 @@ class LLMSolver:
         }
         identity["key"] = digest({**identity, "settings": self._fingerprint()})
         tag = f"e{calls:03d}-w{w:.4f}-{identity['key'][:12]}"
+        planned, save_every = self._save_plan()
+        identity.update(  # recorded in solve.json, not part of the key
+            rewards=list(reward_log_names(self.rewards)),
+            planned_steps=planned,
+            save_steps=save_every,
+        )
         seconds: dict[str, float] = {}
         with self._session() as sess:
             tic = time.perf_counter()
             folder = SolveFolder.open(self.workdir, identity, tag=tag)
             try:
                 resume = folder.last_checkpoint()
-                trainer = self._trainer(sess, w, seed, folder.path, name=tag)
-                sess.peft = trainer.accelerator.unwrap_model(trainer.model)
-                if start is not None:
-                    load_adapter_into(sess.peft, start)
-                folder.start_log(None if resume is None else resume[0])
-                trainer.add_callback(log_callback(folder.path / "train_log.jsonl", identity))
-                seconds["setup"] = time.perf_counter() - tic
-                tic = time.perf_counter()
-                trainer.train(resume_from_checkpoint=None if resume is None else str(resume[1]))
-                seconds["train"] = time.perf_counter() - tic
+                with tracking(  # one tracker group per run, a tracker run per solve
+                    self.report_to,
+                    group=run_group(self.workdir),
+                    tags={"epoch": calls + 1, "w": f"{w:.4g}"},
+                    logging_dir=folder.path / "runs",
+                    trainer_args=self.trainer_args,
+                ) as extra:
+                    trainer = self._trainer(
+                        sess, w, seed, folder.path, name=tag, save_every=save_every, extra=extra
+                    )
+                    sess.peft = trainer.accelerator.unwrap_model(trainer.model)
+                    if start is not None:
+                        load_adapter_into(sess.peft, start)
+                    folder.start_log(None if resume is None else resume[0])
+                    _say_start(folder, identity, tag, resume, self._steps_per_epoch())
+                    trainer.add_callback(log_callback(folder.path / "train_log.jsonl", identity))
+                    trainer.add_callback(prune_callback(folder, keep=2))
+                    seconds["setup"] = time.perf_counter() - tic
+                    tic = time.perf_counter()
+                    trainer.train(resume_from_checkpoint=None if resume is None else str(resume[1]))
+                    seconds["train"] = time.perf_counter() - tic
                 steps = int(trainer.state.global_step)
                 log = _train_log(trainer.state.log_history)
                 trained = adapter_from_model(sess.peft, calls=calls + 1, steps=start_steps + steps)
@@ -597,8 +620,47 @@ class LLMSolver:
             return Dataset.from_list(prompts)
         return Dataset.from_dict({"prompt": prompts})
 
+    def _steps_per_epoch(self) -> int:
+        """Optimizer steps of one pass over the prompts, as TRL counts them: whole
+        generation rounds of ``batch_size / num_generations`` prompts (a last partial one is
+        dropped), ``batch_size / mini_batch_size * num_iterations`` steps each."""
+        per_round = self.batch_size // self.mini_batch_size * self.num_iterations
+        rounds = len(self.prompts) * self.num_generations // self.batch_size
+        return max(rounds, 1) * per_round
+
+    def _save_plan(self) -> tuple[int, int | None]:
+        """``(steps, save_every)``: the optimizer steps of one call, and the checkpoint
+        interval in steps (whole generation rounds) or ``None`` (no checkpoints); see
+        ``save_steps`` in :class:`~paretosurf.llm.LLMSolverConfig`."""
+        per_round = self.batch_size // self.mini_batch_size * self.num_iterations
+        epoch = self._steps_per_epoch()
+        call = self.steps if self.steps is not None else math.ceil((self.epochs or 1.0) * epoch)
+        if self.save_steps is None:
+            return call, None
+        if self.save_steps == "auto":
+            every = max(min(min(call, epoch) // 2, 200) // per_round * per_round, per_round)
+            return call, (every if every < call else None)  # none for a one-round solve
+        every = -(-int(self.save_steps) // per_round) * per_round
+        if every >= call:
+            warnings.warn(
+                f"save_steps={self.save_steps} is not below the {call} optimizer steps of a "
+                "solve: no checkpoint is written before a solve ends, and a solve killed "
+                "midway starts over; save_steps='auto' (the default) fits the epoch",
+                UserWarning,
+                stacklevel=3,
+            )
+        return call, every
+
     def _trainer(
-        self, sess: _Session, weight: float, seed: int, outdir: Path, *, name: str = "solve"
+        self,
+        sess: _Session,
+        weight: float,
+        seed: int,
+        outdir: Path,
+        *,
+        name: str = "solve",
+        save_every: int | str | None = "plan",
+        extra: Mapping[str, Any] | None = None,
     ) -> Any:
         from transformers.trainer_callback import PrinterCallback, ProgressCallback
         from trl import RLOOConfig
@@ -622,16 +684,15 @@ class LLMSolver:
             )
             options.pop("gradient_checkpointing", None)
         micro = self.micro_batch_size
-        per_round = self.batch_size // self.mini_batch_size * self.num_iterations
+        if save_every == "plan":
+            save_every = self._save_plan()[1]
         saving: dict[str, Any] = {"save_strategy": "no"}
-        if self.save_steps is not None:  # whole generation rounds: a resume regenerates
-            saving = {
-                "save_strategy": "steps",
-                "save_total_limit": 2,
-                "save_steps": -(-self.save_steps // per_round) * per_round,
-            }
+        if save_every is not None:  # whole generation rounds: a resume regenerates
+            # the newest two are kept by the solve's prune_callback, not save_total_limit
+            saving = {"save_strategy": "steps", "save_steps": save_every}
         args = {
             **options,
+            **(extra or {}),
             **saving,
             "report_to": self.report_to,
             "run_name": name,
@@ -663,7 +724,8 @@ class LLMSolver:
         )
         for callback in (PrinterCallback, ProgressCallback):
             trainer.remove_callback(callback)
-        trainer.reward_func_names = ["r1", "r2"]  # log names that never collide
+        # the rewards' own names (``rewards/<name>/mean``), made distinct
+        trainer.reward_func_names = list(reward_log_names(self.rewards))
         model = trainer.accelerator.unwrap_model(trainer.model)
         # the KL must be measured against the base model: TRL's reference is the model with
         # its adapters disabled, never a copied "ref" adapter nor a separate model
@@ -681,6 +743,39 @@ class LLMSolver:
         return evaluation.evaluate_model(
             self._config(), sess, rewards=self.rewards, prompts=self.prompts
         )
+
+
+def _say_start(
+    folder: SolveFolder,
+    identity: Mapping[str, Any],
+    tag: str,
+    resume: tuple[int, Path] | None,
+    epoch_steps: int,
+) -> None:
+    """Say where a solve starts: its plan of steps and checkpoints, or the checkpoint it
+    resumes from (the ``paretosurf.llm.solver`` logger, and a line of ``train_log.jsonl``)."""
+    planned, every = identity["planned_steps"], identity["save_steps"]
+    saving = "no checkpoints" if every is None else f"a checkpoint every {every} steps"
+    if resume is None:
+        _LOG.info("solve %s: %d optimizer steps, %s (%s)", tag, planned, saving, folder.path)
+        folder.note("start", 0, planned_steps=planned, save_steps=every)
+        return
+    step = resume[0]
+    epoch = step / epoch_steps
+    _LOG.warning(
+        "solve %s resumed from %s: optimizer step %d of %d (epoch %.2f of the solve; the "
+        "adapter's slot-epoch %d), %s",
+        tag,
+        resume[1].name,
+        step,
+        planned,
+        epoch,
+        int(identity["call"]) + 1,
+        saving,
+    )
+    folder.note(
+        "resumed", step, checkpoint=resume[1].name, planned_steps=planned, epoch=round(epoch, 4)
+    )
 
 
 def _train_log(history: Sequence[Mapping[str, Any]]) -> list[dict[str, float]]:

@@ -20,6 +20,7 @@ from typing import Any
 from paretosurf._utils.validation import check_non_negative_int, check_positive, check_positive_int
 from paretosurf.llm import model_loading
 from paretosurf.llm._checks import _check_device, _check_dtype, _check_prompts, _check_real
+from paretosurf.llm._trackers import check_report_to
 
 __all__ = ["LLMSolverConfig"]
 
@@ -122,8 +123,8 @@ class LLMSolverConfig:
         Further ``trl.RLOOConfig`` fields, e.g. ``{"bf16": True}``,
         ``{"gradient_checkpointing": True}``, ``{"use_vllm": True}``, or
         ``{"lr_scheduler_type": "linear"}``. The solver's defaults: no mixed precision, no
-        gradient checkpointing, a constant learning rate, a log entry every step, no
-        checkpoints, no reporting. Fields the arguments above set are refused.
+        gradient checkpointing, a constant learning rate, a log entry every step (and
+        ``save_steps``, ``report_to`` below). Fields the arguments above set are refused.
     trust_remote_code : bool
         Passed to ``from_pretrained``.
     merged_generation : bool, default True
@@ -157,16 +158,27 @@ class LLMSolverConfig:
         already formatted). Conversations always use the template.
     report_to : str or list of str, default "none"
         Where TRL also reports its logs (``"tensorboard"``, ``"trackio"``, ``"wandb"``, ...,
-        or ``"all"``: the installed ones), as ``RLOOConfig(report_to=...)``. TensorBoard
-        writes into the solve folder's ``runs/``; each solve is a run named after its folder.
-        The JSON-lines log (below) is always written.
-    save_steps : int or None, default 200
+        or ``"all"``: the installed ones), as ``RLOOConfig(report_to=...)``. Checked here: a
+        name TRL does not know is a ``ValueError`` and a tracker that is not installed an
+        ``ImportError``, both naming the installed ones. Each solve is a tracker run named
+        after its folder, in one group per run folder (the workdir's, or its parent's when
+        the workdir is called ``work``), tagged with its slot-epoch and weight (wandb's group
+        and tags, trackio's project, mlflow's experiment and tags); TensorBoard writes into
+        the solve folder's ``runs/``. The JSON-lines log (below) is always written.
+    save_steps : int, "auto" or None, default "auto"
         Save a checkpoint (adapter, optimizer, scheduler, RNG state: TRL's own) every
         ``save_steps`` optimizer steps, rounded up to whole generation rounds
         (``batch_size / mini_batch_size * num_iterations`` steps), so that a solve killed
         midway continues from its last checkpoint when it is run again with the same inputs
-        (a resumed run, a retried solve), and gives the same adapter. ``None``: no
-        checkpoints. A finished solve removes them.
+        (a resumed run, a retried solve), and gives the same adapter. ``"auto"``: half an
+        epoch's optimizer steps (of the call's, when shorter), rounded down to whole
+        generation rounds, at most 200: at least two checkpoints an epoch (the one at a
+        solve's last step is not written: the finished solve supersedes it), none for a
+        solve of one generation round. ``None``: no checkpoints. A finished solve removes
+        them.
+        Each solve says at its start how many steps it trains and where it checkpoints
+        (the ``paretosurf.llm`` logger, and ``solve.json``); a ``save_steps`` that leaves a
+        solve without a checkpoint gets a warning.
 
     Examples
     --------
@@ -219,7 +231,7 @@ class LLMSolverConfig:
     load_in_4bit: bool = False
     chat_template: bool | str = "auto"
     report_to: str | Sequence[str] = "none"
-    save_steps: int | None = 200
+    save_steps: int | str | None = "auto"
 
     def with_settings(self, **settings: Any) -> LLMSolverConfig:
         """A copy with ``settings`` (field names) replaced; an unknown name is refused."""
@@ -289,12 +301,8 @@ class LLMSolverConfig:
         if self.peft_config is not None:
             out.update(_from_peft_config(self))
         out["chat_template"] = model_loading.check_chat_template(self.chat_template)
-        out["report_to"] = _report_to(self.report_to)
-        out["save_steps"] = (
-            None
-            if self.save_steps is None
-            else check_positive_int(self.save_steps, name="save_steps")
-        )
+        out["report_to"] = check_report_to(self.report_to)
+        out["save_steps"] = _save_steps(self.save_steps)
         out["trainer_args"] = _trainer_args(self.trainer_args)
         for name in ("trust_remote_code", "merged_generation"):
             value = getattr(self, name)
@@ -451,15 +459,17 @@ def _from_peft_config(config: LLMSolverConfig) -> dict[str, Any]:
     }
 
 
-def _report_to(report_to: object) -> str | list[str]:
-    if isinstance(report_to, str):
-        return report_to
-    if isinstance(report_to, Sequence) and all(isinstance(r, str) for r in report_to):
-        return list(report_to)
-    raise TypeError(
-        "report_to must be a name ('none', 'tensorboard', 'trackio', "
-        f"'wandb', 'all') or a list of names, got {report_to!r}"
-    )
+def _save_steps(save_steps: object) -> int | str | None:
+    if save_steps is None:
+        return None
+    if save_steps == "auto":
+        return "auto"
+    if isinstance(save_steps, str):
+        raise ValueError(
+            "save_steps must be 'auto' (checkpoints that fit the epoch), an integer >= 1 or "
+            f"None (no checkpoints), got {save_steps!r}"
+        )
+    return check_positive_int(save_steps, name="save_steps")
 
 
 def _trainer_args(trainer_args: object) -> dict[str, Any]:
