@@ -214,8 +214,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loop",),
     # methods (and the old path of the baselines)
     ("methods", "baselines"),
-    # applications
-    ("problems", "plotting", "bench", "llm", "testing"),
+    # applications (jobs: runs driven by ask and tell)
+    ("problems", "plotting", "bench", "llm", "testing", "jobs"),
     # front ends
     ("cli", "__main__"),
 )

@@ -10,6 +10,8 @@ The types a run hands its user are here too: :class:`Finding` (``res.findings``)
 :class:`Piece` and :class:`SurfacePiece` (``res.pieces``), :class:`RoundOutcome` and
 :class:`StatePool` (what a :class:`Method` is told), :class:`SlotMethod` (the base of the
 slot-based methods), :class:`Executor` and :class:`ManagedExecutor` (the executor protocols).
+:class:`Study` runs any method whose solves run outside, by asking for them and telling their
+results (:mod:`paretosurf.jobs`).
 The subpackages :mod:`~paretosurf.plotting`, :mod:`~paretosurf.methods`,
 :mod:`~paretosurf.testing`, :mod:`~paretosurf.llm` and :mod:`~paretosurf.bench` are
 attributes of the package, imported at first use, so that ``import paretosurf`` imports none
@@ -36,6 +38,7 @@ from paretosurf.executors import (
     RayExecutor,
 )
 from paretosurf.findings import Finding, ParetoWarning
+from paretosurf.jobs import Study
 from paretosurf.loop import Method, Round, RoundOutcome, RunOptions, run
 from paretosurf.methods import SlotMethod, surf, surf_simplex
 from paretosurf.result import IterationRecord, Result
@@ -53,7 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover - the lazy subpackages, for type checkers
 LAZY_SUBPACKAGES = ("bench", "llm", "plotting", "testing")
 
 #: Layers of the package that are attributes of it (imported with it).
-SUBPACKAGES = ("curves", "findings", "loop", "methods", "solvers", "storage", "surfaces")
+SUBPACKAGES = ("curves", "findings", "jobs", "loop", "methods", "solvers", "storage", "surfaces")
 
 #: The stand-ins of the modules that moved, by their earlier name in this package.
 MOVED_MODULES_STANDINS = {
@@ -109,6 +112,7 @@ __all__ = [
     "Solution",
     "SpeedCDF",
     "StatePool",
+    "Study",
     "SurfacePiece",
     "__version__",
     "adapters",
@@ -116,6 +120,7 @@ __all__ = [
     "curves",
     "executors",
     "findings",
+    "jobs",
     "llm",
     "loop",
     "methods",

@@ -57,6 +57,7 @@ WRITES = {
     "bench_surf_simplex": ("table.csv", "quadratic-0.png", "dtlz.png"),
     "bench_table1": ("table1.md", "dst-gradient/results.json", "dst-gradient/table.md"),
     "bench_whole_front": ("whole_front.csv",),
+    "bench_warm_start": ("results.json", "table.md"),
 }
 
 

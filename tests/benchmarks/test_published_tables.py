@@ -6,7 +6,9 @@ under ``docs/results`` (with ``--write-docs``), so that a stale figure fails her
 - each task's ``table.md`` holds its ``results.json``'s means and spreads, under a header that
   names the run's protocol;
 - the tables of ``docs/results/many/README.md`` hold the figures of ``table.csv`` and
-  ``units.csv`` to their printed digits.
+  ``units.csv`` to their printed digits, and its timing paragraph those of ``timing.csv``;
+- the warm-start guide's table is ``docs/results/warm-start/table.md``, and that file is what
+  ``benchmarks/bench_warm_start.py`` builds from its ``results.json``.
 """
 
 from __future__ import annotations
@@ -25,16 +27,29 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "results"
+#: The folder of ``bench_warm_start.py``'s published files (not a ``paretosurf bench`` run).
+WARM_START = RESULTS / "warm-start"
 TASK_FOLDERS = sorted(
-    p.parent.name for p in RESULTS.glob("*/results.json") if (p.parent / "table.md").exists()
+    p.parent.name
+    for p in RESULTS.glob("*/results.json")
+    if (p.parent / "table.md").exists() and p.parent != WARM_START
 )
+
+
+def _benchmark(name: str) -> Iterator[ModuleType]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(ROOT / "benchmarks"))
+        yield importlib.import_module(name)
 
 
 @pytest.fixture(scope="module")
 def table1() -> Iterator[ModuleType]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.syspath_prepend(str(ROOT / "benchmarks"))
-        yield importlib.import_module("bench_table1")
+    yield from _benchmark("bench_table1")
+
+
+@pytest.fixture(scope="module")
+def warm_start() -> Iterator[ModuleType]:
+    yield from _benchmark("bench_warm_start")
 
 
 def tables(text: str) -> list[list[str]]:
@@ -204,3 +219,53 @@ def test_units_table_is_units_csv() -> None:
             row[1:], (cv.mean(), ratio.mean(), cv.max(), ratio.max()), strict=True
         ):
             assert within_print(printed, float(value)), (mode, printed, value)
+
+
+def test_timing_prose_is_timing_csv() -> None:
+    """The figures of the timing paragraph (own time per round and over 12ae654's, over
+    N log N, the baseline's swings, the solves' time and the own share) are ``timing.csv``'s."""
+    text = (RESULTS / "many" / "README.md").read_text()
+    start = text.index("`--timing` prints")
+    paragraph = " ".join(text[start : text.index("\n\n", start)].split())
+    rows = {int(r["n_points"]): {k: float(v) for k, v in r.items()} for r in _csv("timing.csv")}
+    quoted = re.findall(r"(\d+) points (\S+) ms \(([\d.]+)x\)", paragraph)
+    assert sorted(int(n) for n, _, _ in quoted) == sorted(rows), quoted
+    for n, own, ratio in quoted:
+        assert within_print(own, rows[int(n)]["own_ms"]), (n, own)
+        assert within_print(ratio, rows[int(n)]["own_ratio"]), (n, ratio)
+    per = re.search(r"over N log N: ([\d, and]+) us", paragraph)
+    assert per is not None
+    printed = re.split(r",? and |, ", per.group(1))
+    for value, n in zip(printed, sorted(rows), strict=True):
+        assert within_print(value, rows[n]["own_per_nlogn_us"]), (n, value)
+    base = re.search(r"own time is (\S+) ms at (\d+) points and (\S+) ms at (\d+)", paragraph)
+    assert base is not None
+    for value, n in (base.group(1, 2), base.group(3, 4)):
+        assert within_print(value, rows[int(n)]["baseline_own_ms"]), (n, value)
+    solves = re.search(r"solves take (\S+) ms \((\d+) points\) to (\S+) ms \((\d+)", paragraph)
+    assert solves is not None
+    for value, n in (solves.group(1, 2), solves.group(3, 4)):
+        assert within_print(value, rows[int(n)]["solves_ms"]), (n, value)
+    share = re.search(r"own share of the loop of (\S+) to (\S+);", paragraph)
+    assert share is not None
+    shares = [r["own_share"] for r in rows.values()]
+    assert within_print(share.group(1), min(shares)) and within_print(share.group(2), max(shares))
+
+
+# ---------------------------------------------------------------------------- warm starts
+def test_warm_start_guide_table_is_the_published_file() -> None:
+    published = tables((WARM_START / "table.md").read_text())[0]
+    guide = table_after(
+        ROOT / "docs" / "guide" / "warm-starts.md",
+        '# Warm starts: "slot", "nearest", "rescue" or "best"',
+    )
+    assert guide == published, (
+        "docs/guide/warm-starts.md's table is not docs/results/warm-start/table.md's: copy the "
+        "file's table into it (python benchmarks/bench_warm_start.py --write-docs writes it)"
+    )
+
+
+def test_warm_start_table_is_what_the_benchmark_builds(warm_start: ModuleType) -> None:
+    """``table.md`` is built from ``results.json`` (a hand-edited figure fails here)."""
+    results = json.loads((WARM_START / "results.json").read_text())
+    assert (WARM_START / "table.md").read_text() == warm_start.table(results)

@@ -385,7 +385,7 @@ def test_registry_adds_a_subcommand(monkeypatch, capsys) -> None:
         cli.register(cli.Command("demo", "again", configure, run))
     with pytest.raises(TypeError, match="Command"):
         cli.register("bench")  # type: ignore[arg-type]
-    assert list(cli.COMMANDS) == ["demo", "bench", "run", "llm", "hello"]
+    assert list(cli.COMMANDS) == ["demo", "bench", "run", "llm", "ask", "tell", "status", "hello"]
 
 
 def test_console_script_and_module() -> None:

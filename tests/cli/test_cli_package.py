@@ -139,9 +139,10 @@ def test_no_module_of_the_command_uses_regexes() -> None:
 
 # ---------------------------------------------------------------------------- the package
 def test_each_subcommand_is_a_module_of_its_own() -> None:
-    from paretosurf.cli import _bench, _demo, _llm, _run
+    from paretosurf.cli import _ask, _bench, _demo, _llm, _run, _status, _tell
 
     modules = {"demo": _demo, "bench": _bench, "run": _run, "llm": _llm}
+    modules.update(ask=_ask, tell=_tell, status=_status)
     assert {name: cli.COMMANDS[name] for name in modules} == {
         name: module.COMMAND for name, module in modules.items()
     }

@@ -1,5 +1,6 @@
-"""The size of a run: ``n_points`` for every method, ``n_segments`` (positional or by name)
-of the two-objective methods the same run, the size given once."""
+"""The size of a run: ``n_points`` for every method, the positional N of the two-objective
+methods the same run, the earlier keyword ``n_segments=`` working with a warning, and the
+size given once."""
 
 from __future__ import annotations
 
@@ -56,13 +57,26 @@ def test_n_points_is_the_positional_size_plus_one(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", TWO_OBJECTIVE)
-def test_the_size_by_name_and_the_solver_by_keyword(name: str) -> None:
-    # the library's own LLM protocol passes the solver by keyword
+def test_the_earlier_keyword_warns_and_runs_the_same(name: str) -> None:
+    # the solver by keyword too, as the library's own LLM protocol passes it
     info = METHODS[name]
+    entry = info.entry.__name__
+    warned = rf"{entry}\(n_segments=4\) is now {entry}\(n_points=5\)"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.ParetoWarning)
-        res = info.entry(solver=Line(), n_segments=4, **info.budget(2, 5), **SEEDED.get(name, {}))
+        with pytest.warns(DeprecationWarning, match=warned):
+            res = info.entry(
+                solver=Line(), n_segments=4, **info.budget(2, 5), **SEEDED.get(name, {})
+            )
     np.testing.assert_array_equal(res.weights, run(name, n_points=5).weights)
+
+
+@pytest.mark.parametrize("name", TWO_OBJECTIVE)
+def test_the_positional_size_and_n_points_do_not_warn(name: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        run(name, 4)
+        run(name, n_points=5)
 
 
 @pytest.mark.parametrize("name", TWO_OBJECTIVE)

@@ -13,11 +13,12 @@ benchmark tasks (:data:`DEMO_TASKS`) through the benchmark runner and writes, pe
 SURF ablation (:func:`paretosurf.bench.ablation.run_ablation`). All scoring, tables and figures
 live in :mod:`paretosurf.bench`.
 
-One module per subcommand (``_demo``, ``_bench``, ``_run``, ``_llm``), over the options and
+One module per subcommand (``_demo``, ``_bench``, ``_run``, ``_llm``, and ``_ask``, ``_tell``,
+``_status``, which drive a :class:`~paretosurf.Study` from a shell), over the options and
 checks they share (``_types``: the options' types; ``_options``: the options of ``bench`` and
-``run``; ``_common``; ``_resume``: ``run``'s run folders) and the spelling of the library's
-messages in command-line terms (``_terms``: from the options each error names, with no
-rewriting of text).
+``run``; ``_common``; ``_resume``: ``run``'s run folders; ``_studies``: a study's folder and
+errors) and the spelling of the library's messages in command-line terms (``_terms``: from
+the options each error names, with no rewriting of text).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from paretosurf.cli import _bench, _demo, _llm, _run
+from paretosurf.cli import _ask, _bench, _demo, _llm, _run, _status, _tell
 from paretosurf.cli._bench import BENCH_SEEDS as BENCH_SEEDS
 from paretosurf.cli._common import Command, UsageError
 from paretosurf.cli._demo import DEMO_METHODS, DEMO_TASKS, demo_summary, run_demo
@@ -71,6 +72,9 @@ register(_demo.COMMAND)
 register(_bench.COMMAND)
 register(_run.COMMAND)
 register(_llm.COMMAND)
+register(_ask.COMMAND)
+register(_tell.COMMAND)
+register(_status.COMMAND)
 
 
 def build_parser() -> argparse.ArgumentParser:

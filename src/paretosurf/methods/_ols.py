@@ -60,7 +60,7 @@ from paretosurf.loop import (
     run,
 )
 from paretosurf.methods._endpoints import endpoint_keys
-from paretosurf.methods._size import segments_from
+from paretosurf.methods._size import segments_from, size_keyword
 from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import SolverLike
 from paretosurf.storage import StatePool
@@ -359,6 +359,7 @@ class OLSMethod(Method):
         self._converged = bool(meta["converged"])
 
 
+@size_keyword
 @document_loop_options
 def ols(
     solver: SolverLike,
@@ -383,7 +384,8 @@ def ols(
     n_segments : int
         N >= 1: stop once N + 1 points (the two endpoints included) are accepted.
     n_points : int, optional
-        N + 1, instead of ``n_segments`` (as for :func:`~paretosurf.surf`).
+        N + 1, instead of the positional N (as for :func:`~paretosurf.surf`; ``n_segments=``
+        by name warns).
     epsilon : float
         Absolute threshold >= 0, in objective units: a corner is visited only if its priority
         exceeds ``epsilon``, and a new point is accepted only if it lowers the envelope at the

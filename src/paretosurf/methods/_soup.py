@@ -33,7 +33,7 @@ from paretosurf.loop import (
     run,
 )
 from paretosurf.methods._endpoints import endpoint_keys
-from paretosurf.methods._size import segments_from
+from paretosurf.methods._size import segments_from, size_keyword
 from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import InnerSolverError, SolverLike
 from paretosurf.storage import StatePool
@@ -208,6 +208,7 @@ class SoupMethod(Method):
         self.points = np.asarray(arrays["points"], dtype=np.float64) if "points" in arrays else None
 
 
+@size_keyword
 @document_loop_options
 def soup(
     solver: SolverLike,
@@ -230,7 +231,8 @@ def soup(
     n_segments : int
         N >= 1: the result has N + 1 points, at ``w_n = n / N``.
     n_points : int, optional
-        N + 1, instead of ``n_segments`` (as for :func:`~paretosurf.surf`).
+        N + 1, instead of the positional N (as for :func:`~paretosurf.surf`; ``n_segments=``
+        by name warns).
     iterations : int
         Warm-started inner-solver calls for each endpoint (>= 1): the per-slot budget of an
         ``iterations``-round SURF run. The whole run makes ``2 * iterations`` calls.

@@ -44,7 +44,7 @@ from paretosurf.loop import (
     offers_probe_starts,
     run,
 )
-from paretosurf.methods._size import segments_from
+from paretosurf.methods._size import segments_from, size_keyword
 from paretosurf.methods._slots import ScalarizationSource, SlotMethod, solver_scalarization
 from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import SolverLike
@@ -752,6 +752,7 @@ def auto_warm_start(solver: SolverLike) -> str:
     return "best" if offers_probe_starts(solver) else "slot"
 
 
+@size_keyword
 @document_loop_options
 def surf(
     solver: SolverLike,
@@ -778,9 +779,10 @@ def surf(
     n_segments : int
         N >= 1; the run returns N + 1 points, slot 0 at ``w = 0`` and slot N at ``w = 1``.
     n_points : int, optional
-        N + 1 >= 2, instead of ``n_segments`` (the size argument every method shares with
+        N + 1 >= 2, instead of the positional N (the size argument every method shares with
         :func:`~paretosurf.surf_simplex`): ``surf(solver, n_points=11)`` is
-        ``surf(solver, 10)``.
+        ``surf(solver, 10)``. The size given by name as ``n_segments=10`` works, with a
+        :class:`DeprecationWarning`, until 0.2.
     alpha : float or "auto", default "auto"
         Damping factor in (0, 1] of ``Phi_{t+1} = alpha * Phi~_t + (1 - alpha) * Phi_t``
         (the paper's protocol: ``alpha=0.3``), or ``"auto"``: a safeguarded choice per
@@ -880,7 +882,7 @@ def surf(
     >>> bool(ps.metrics.cv(res.points) < 0.01 < res.history[0].cv)
     True
 
-    ``n_points=11`` is the same run as ``n_segments=10``:
+    ``n_points=11`` is the same run as the positional ``10``:
 
     >>> ps.surf(solver, n_points=11, iterations=30).weights.tolist() == res.weights.tolist()
     True

@@ -57,7 +57,7 @@ from paretosurf._utils.validation import (
     check_positive,
 )
 from paretosurf.loop import RunOptions, check_options, document_loop_options, run
-from paretosurf.methods._size import segments_from
+from paretosurf.methods._size import segments_from, size_keyword
 from paretosurf.methods._slots import SlotMethod
 from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import Solution, SolverLike, as_solver
@@ -609,6 +609,7 @@ class UMODMethod(SlotMethod):
             self.model = _SplineSurrogate()  # refitted from the data every round
 
 
+@size_keyword
 @document_loop_options
 def umod(
     solver: SolverLike | None,
@@ -639,7 +640,8 @@ def umod(
         N >= 1: N + 1 preferences, slot 0 at ``theta = 0`` (``w = 0``), slot N at
         ``theta = pi/2`` (``w = 1``). Initial angles are evenly spaced.
     n_points : int, optional
-        N + 1, instead of ``n_segments`` (as for :func:`~paretosurf.surf`).
+        N + 1, instead of the positional N (as for :func:`~paretosurf.surf`; ``n_segments=``
+        by name warns).
     iterations : int
         Rounds; each solves every slot once (``iterations * (N + 1)`` solves, the budget of
         SURF with the same ``iterations``).

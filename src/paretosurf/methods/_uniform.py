@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from paretosurf._utils.validation import check_n_segments, check_non_negative_int
 from paretosurf.loop import RunOptions, check_options, document_loop_options, run
-from paretosurf.methods._size import segments_from
+from paretosurf.methods._size import segments_from, size_keyword
 from paretosurf.methods._slots import SlotMethod
 from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import SolverLike
@@ -119,6 +119,7 @@ def random_weights(n_segments: int, *, seed: int | np.random.Generator | None = 
     return np.concatenate([[0.0], inner, [1.0]])
 
 
+@size_keyword
 @document_loop_options
 def uniform(
     solver: SolverLike,
@@ -141,7 +142,8 @@ def uniform(
     n_segments : int
         N >= 1: N + 1 points, at ``w_n = n / N``.
     n_points : int, optional
-        N + 1, instead of ``n_segments`` (as for :func:`~paretosurf.surf`).
+        N + 1, instead of the positional N (as for :func:`~paretosurf.surf`; ``n_segments=``
+        by name warns).
     iterations : int
         Rounds; each solves every slot once, warm-started from the slot's last solution.
     init_states : sequence, optional
@@ -176,6 +178,7 @@ def uniform(
     )
 
 
+@size_keyword
 @document_loop_options
 def uniform_random(
     solver: SolverLike,

@@ -36,6 +36,7 @@ __all__ = [
     "FORCE_HINT",
     "NOT_SETTINGS",
     "SHAPE_FORCE_HINT",
+    "TOLD_SOLVER",
     "check_same_solver",
     "check_state_shapes",
     "solver_identity",
@@ -58,6 +59,11 @@ NOT_SETTINGS = frozenset(
         "logger",
     }
 )
+
+#: The solver a run driven by ask and tell (:class:`paretosurf.Study`) records: its results
+#: were computed outside, by whatever the user ran, so such a run continues with any solver,
+#: and a run of any solver continues as one (:func:`check_same_solver` lets both pass).
+TOLD_SOLVER = "paretosurf.jobs:ToldResults"
 
 #: Lists and dicts longer than this are not read as settings.
 MAX_ITEMS = 64
@@ -204,7 +210,8 @@ def check_same_solver(
     """Refuse to resume the run of manifest ``saved`` with the solver of ``identity``
     (:func:`solver_identity`) unless it is the saved one: the same name, and the same value
     of each setting that both record (a run saved before settings were recorded is compared
-    by name only).
+    by name only). A run driven by ask and tell (:data:`TOLD_SOLVER`, saved or now) passes:
+    its results came from outside, whatever computed them.
 
     Raises
     ------
@@ -227,6 +234,8 @@ def check_same_solver(
     """
     name = identity.get("solver")
     before = saved.get("solver")
+    if TOLD_SOLVER in (name, before):
+        return  # results told from outside: whatever computed them, any solver goes on
     advice = (
         "resume it with the solver it was saved with, or start a new run with "
         "{overwrite} or in another folder"

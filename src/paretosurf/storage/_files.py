@@ -87,6 +87,7 @@ def atomic_write(
     *,
     sync: bool = True,
     tag: str | None = None,
+    exclusive: bool = False,
 ) -> None:
     """Write ``target`` through a temporary file in the same folder, then rename it: a reader,
     or a process killed at any moment, sees either the old file or the complete new one.
@@ -96,7 +97,28 @@ def atomic_write(
     The temporary file is ``.<name>.<tag>.tmp``. Without ``tag`` it is a random one and this
     process's id, and the file is made anew (a file of that name, a user's, is never written
     over or deleted); a ``tag`` names files of the caller's own (a run folder's: its run id
-    and this process's id, see :mod:`paretosurf.storage`)."""
+    and this process's id, see :mod:`paretosurf.storage`).
+
+    ``exclusive``: never replace a file: the complete file is linked into place only where
+    no file of that name exists, else :class:`FileExistsError` is raised and nothing is
+    written; of several processes writing one name at once, exactly one succeeds (a told
+    result of :class:`paretosurf.Study`). On a filesystem without hard links the name is
+    first reserved by an empty file, then replaced: a reader of such files takes an empty
+    one for one being written.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from paretosurf.storage._files import atomic_write
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     target = pathlib.Path(tmp) / "once.txt"
+    ...     atomic_write(target, lambda fh: fh.write("first"), "w", exclusive=True)
+    ...     try:
+    ...         atomic_write(target, lambda fh: fh.write("second"), "w", exclusive=True)
+    ...     except FileExistsError:
+    ...         print("refused:", target.read_text())
+    refused: first
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     while True:
         name = f"{uuid.uuid4().hex[:12]}.{os.getpid()}" if tag is None else tag
@@ -112,11 +134,31 @@ def atomic_write(
             if sync:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        if exclusive:
+            _link_new(tmp, target)
+        else:
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)  # ours: made (or, with a tag, named) by this call
         raise
+
+
+def _link_new(tmp: Path, target: Path) -> None:
+    """Put the complete file ``tmp`` at ``target`` only if no file is there
+    (:class:`FileExistsError` otherwise): a hard link, which fails on an existing name, then
+    ``tmp`` removed; without hard links, the name reserved by an empty file made with
+    ``O_EXCL``, then replaced."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
+        raise
+    except OSError:  # no hard links on this filesystem
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+        os.replace(tmp, target)
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(tmp)
 
 
 def _npz_bytes(arrays: Mapping[str, NDArray[Any]]) -> bytes:
