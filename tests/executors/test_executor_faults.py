@@ -39,6 +39,7 @@ from paretosurf.testing import GearKStep, assert_same_result
 
 TESTS = Path(__file__).resolve().parents[1]
 SRC = TESTS.parent / "src"
+HERE = Path(__file__).resolve().parent
 N = 6
 LINUX = sys.platform.startswith("linux")
 #: The module-scoped local Ray instance of test_executors (2 CPUs, workers import tests/).
@@ -143,7 +144,7 @@ def script(
 ) -> subprocess.Popen[str]:
     """Run ``code`` in a new Python process that imports this folder's modules (with
     ``tmpdir`` as its temporary folder, ``TMPDIR``, when given)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), str(SRC)])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), str(TESTS), str(SRC)])}
     if tmpdir is not None:
         env["TMPDIR"] = str(tmpdir)
     return subprocess.Popen(

@@ -25,6 +25,9 @@ from paretosurf.testing import GearKStep, assert_same_result, gear_curve
 from support import CountingSolver
 
 TESTS = Path(__file__).resolve().parents[1]
+#: What a Ray worker or a child process imports from: this folder (this module's solvers) and
+#: the tests' root (``support``, which it imports).
+IMPORT_PATH = os.pathsep.join([str(Path(__file__).resolve().parent), str(TESTS)])
 N = 6
 
 
@@ -174,7 +177,7 @@ def ray_instance() -> Iterator[Any]:
         num_cpus=2,
         include_dashboard=False,
         logging_level=logging.ERROR,
-        runtime_env={"env_vars": {"PYTHONPATH": str(TESTS)}},
+        runtime_env={"env_vars": {"PYTHONPATH": IMPORT_PATH}},
     )
     yield ray
     ray.shutdown()
@@ -543,7 +546,7 @@ def test_ray_executor_starts_and_stops_its_own_instance() -> None:
     import subprocess
 
     code = (
-        "import sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
+        "import os, sys, ray, paretosurf as ps; sys.path[:0] = sys.argv[1].split(os.pathsep);"
         "from paretosurf.testing import GearKStep;"
         "ex = ps.RayExecutor();"
         "res = ps.surf(GearKStep(), 4, iterations=2, executor=ex);"
@@ -553,7 +556,7 @@ def test_ray_executor_starts_and_stops_its_own_instance() -> None:
         "except ValueError as exc: print('refused:', exc, ray.is_initialized())"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, str(TESTS)],
+        [sys.executable, "-c", code, IMPORT_PATH],
         capture_output=True,
         text=True,
         check=True,
@@ -773,7 +776,8 @@ def test_ray_gives_each_gpu_solve_a_fresh_worker_and_its_own_gpu(tmp_path: Path)
     import subprocess
 
     code = (
-        "import json, logging, sys, ray, paretosurf as ps; sys.path.insert(0, sys.argv[1]);"
+        "import json, logging, os, sys, ray, paretosurf as ps;"
+        "sys.path[:0] = sys.argv[1].split(os.pathsep);"
         "from pathlib import Path;"
         "from test_executors import DeviceReporter;"
         "from paretosurf.executors import SolveTask;"
@@ -786,7 +790,7 @@ def test_ray_gives_each_gpu_solve_a_fresh_worker_and_its_own_gpu(tmp_path: Path)
         "print(json.dumps([o.solution.info for o in out]))"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code, str(TESTS), str(tmp_path / "marks")],
+        [sys.executable, "-c", code, IMPORT_PATH, str(tmp_path / "marks")],
         capture_output=True,
         text=True,
         timeout=300,
