@@ -797,3 +797,21 @@ def check_resume(resume: object) -> bool | str:
             f"resume must be True, False or {FORCE!r}, got {resume!r} ({type(resume).__name__})"
         )
     return bool(resume)
+
+
+def add_note(exc: BaseException, note: str) -> None:
+    """``exc.add_note(note)`` (Python 3.11+); on Python 3.10, which has no such method, the
+    note is kept in ``exc.__notes__`` alike (tracebacks of 3.10 do not print it).
+
+    Examples
+    --------
+    >>> err = ValueError("bad")
+    >>> add_note(err, "while reading the run folder")
+    >>> err.__notes__
+    ['while reading the run folder']
+    """
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:  # pragma: no cover - Python 3.10
+        notes = getattr(exc, "__notes__", None) or []
+        exc.__notes__ = [*notes, note]

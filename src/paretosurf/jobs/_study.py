@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from paretosurf._utils.validation import NamesOptions
+from paretosurf._utils.validation import NamesOptions, add_note
 from paretosurf.adapters import Scalarization
 from paretosurf.jobs._answers import Answers, Asked, AskedTask, ToldExecutor, ToldResults
 from paretosurf.jobs._files import (
@@ -539,9 +539,10 @@ class Study:
         except Asked as asked:
             return list(asked.tasks)
         except InnerSolverError as exc:
-            exc.add_note(
+            add_note(
+                exc,
                 f"a solve told failed stopped the run in {self.path}: study.retry_round() "
-                "(paretosurf ask DIR --retry-round) asks its round again, every slot afresh"
+                "(paretosurf ask DIR --retry-round) asks its round again, every slot afresh",
             )
             raise
         self._finished(result)

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-from paretosurf._utils.validation import Spelling, python_spelling, spell_options
+from paretosurf._utils.validation import Spelling, add_note, python_spelling, spell_options
 from paretosurf.executors import ExecutorLostError
 
 __all__ = [
@@ -208,4 +208,4 @@ def note_interruption(exc: BaseException, label: str, folder: str, saved_rounds:
     if isinstance(exc, KeyboardInterrupt) and _INTERRUPT_NOTICE.get():
         sys.stderr.write(f"\n{interrupt_notice(exc, label, folder, saved_rounds)}\n")
     elif isinstance(exc, ExecutorLostError):
-        exc.add_note(f"{label}'s run in {folder} {_saved(saved_rounds)}")
+        add_note(exc, f"{label}'s run in {folder} {_saved(saved_rounds)}")
