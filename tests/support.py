@@ -87,6 +87,30 @@ def no_rounds(res: ps.Result) -> ps.Result:
     )
 
 
+def interrupted_surf(solver: Any, folder: Any, n: int = 4, rounds: int = 2) -> None:
+    """A SURF run of ``solver`` in ``folder`` (N = ``n``, at most 6 rounds) stopped after
+    ``rounds`` rounds, its checkpoint written every round."""
+    from paretosurf.testing import Interrupt, interrupt_after
+
+    with pytest.raises(Interrupt):
+        ps.surf(
+            solver,
+            n,
+            iterations=6,
+            checkpoint=folder,
+            checkpoint_period=0,
+            callback=interrupt_after(rounds),
+            early_stopping=False,
+        )
+
+
+def resumed_surf(solver: Any, folder: Any, n: int = 4, **options: Any) -> ps.Result:
+    """The run of :func:`interrupted_surf` in ``folder`` resumed with ``solver``."""
+    return ps.surf(
+        solver, n, iterations=6, checkpoint=folder, resume=True, early_stopping=False, **options
+    )
+
+
 def call_cli(argv: list[str], capsys: Any) -> tuple[int, str, str]:
     """``paretosurf.cli.main(argv)``'s exit status (argparse's too), stdout and stderr."""
     from paretosurf import cli

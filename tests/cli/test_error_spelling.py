@@ -22,8 +22,9 @@ from paretosurf.executors import ExecutorLostError, SolveTask
 from paretosurf.loop._interrupts import interrupt_notice, without_interrupt_notice
 from paretosurf.solvers._identity import FORCE_HINT, SHAPE_FORCE_HINT
 from paretosurf.storage import CheckpointError, CheckpointWriteError
-from paretosurf.testing import Interrupt, interrupt_after
 from support import call_cli
+from support import interrupted_surf as interrupted
+from support import resumed_surf as resume
 
 N = 4
 
@@ -56,26 +57,6 @@ def quadratic_solver(size: int) -> ps.GradientSolver:
         steps=5,
         lr=0.2,
         optimizer="sgd",
-    )
-
-
-def interrupted(solver: Any, folder: Path, rounds: int = 2) -> None:
-    """A run of ``solver`` in ``folder`` stopped after ``rounds`` rounds."""
-    with pytest.raises(Interrupt):
-        ps.surf(
-            solver,
-            N,
-            iterations=6,
-            checkpoint=folder,
-            checkpoint_period=0,
-            callback=interrupt_after(rounds),
-            early_stopping=False,
-        )
-
-
-def resume(solver: Any, folder: Path, **options: Any) -> ps.Result:
-    return ps.surf(
-        solver, N, iterations=6, checkpoint=folder, resume=True, early_stopping=False, **options
     )
 
 

@@ -17,7 +17,7 @@ pytest.importorskip("safetensors")
 from paretosurf.llm import AdapterState
 from paretosurf.llm._figures import front_series, plot_front, score_cell
 from paretosurf.llm.adapter_state import adapter_digest, save_adapter
-from paretosurf.llm.protocol import _cell, run_protocol
+from paretosurf.llm.protocol import run_protocol
 from paretosurf.llm.training_log import (
     TRAIN_LOG,
     default_metrics,
@@ -218,7 +218,7 @@ def test_front_png_overlays_the_methods_with_the_tables_cvs(tmp_path: Path) -> N
     table = (tmp_path / "table.md").read_text()
     cvs = _table_cvs(table)
     assert set(cvs) == {"with KL", "without KL"}
-    series = front_series(report, cell=_cell)
+    series = front_series(report, cell=score_cell)
     assert [(s.kind, s.method) for s in series] == [
         (kind, m) for kind in ("with KL", "without KL") for m in ("Uniform-w", "SURF", "Soup")
     ]
@@ -284,7 +284,7 @@ def test_a_tiny_llm_protocols_pictures(tmp_path: Path, fast_solver: Any) -> None
     fig = plot_training_curves(tmp_path / "work", path=tmp_path / "training.png")
     assert "rewards/count_apple/mean" in fig.axes[1].get_title()
     cvs = _table_cvs((tmp_path / "table.md").read_text())
-    assert {s.cv for s in front_series(report, cell=_cell) if s.kind == "with KL"} == set(
+    assert {s.cv for s in front_series(report, cell=score_cell) if s.kind == "with KL"} == set(
         cvs["with KL"].values()
     )
     names = json.loads((tmp_path / "results.json").read_text())["objective_names"]

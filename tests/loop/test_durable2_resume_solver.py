@@ -16,7 +16,8 @@ import paretosurf as ps
 from paretosurf import cli
 from paretosurf.problems import GearToy
 from paretosurf.solvers._identity import FORCE_HINT, SHAPE_FORCE_HINT, solver_settings
-from paretosurf.testing import Interrupt, interrupt_after
+from support import interrupted_surf as interrupted
+from support import resumed_surf as resume
 
 N = 4
 
@@ -56,25 +57,6 @@ class Settled:
         x = 0.5 if state is None else float(state[0])
         x += self.rate * (w - x)
         return ps.Solution([(1 - x) ** 2, x**2], state=np.array([x]))
-
-
-def interrupted(solver: Any, folder: Path, rounds: int = 2) -> None:
-    with pytest.raises(Interrupt):
-        ps.surf(
-            solver,
-            N,
-            iterations=6,
-            checkpoint=folder,
-            checkpoint_period=0,
-            callback=interrupt_after(rounds),
-            early_stopping=False,
-        )
-
-
-def resume(solver: Any, folder: Path, **options: Any) -> ps.Result:
-    return ps.surf(
-        solver, N, iterations=6, checkpoint=folder, resume=True, early_stopping=False, **options
-    )
 
 
 # ---------------------------------------------------------------------------- another solver

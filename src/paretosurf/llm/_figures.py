@@ -22,6 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from paretosurf.llm._scores import score_cell
+
 __all__ = ["FrontSeries", "front_series", "objective_without_kl", "plot_front", "score_cell"]
 
 FloatArray = NDArray[np.float64]
@@ -79,23 +81,6 @@ def _as_json(report: Any) -> Mapping[str, Any]:
             f"got {type(report).__name__}"
         )
     return data
-
-
-def score_cell(score: Mapping[str, float]) -> str:
-    """A score as ``table.md`` writes it: ``"mean +- std"`` over the evaluation batches where
-    the score has them, else its value (the default ``cell`` of :func:`front_series`; the
-    protocol passes its table's own formatter).
-
-    Examples
-    --------
-    >>> from paretosurf.llm._figures import score_cell
-    >>> score_cell({"value": 0.8, "mean": 0.79051, "std": 0.0704}), score_cell({"value": 1.25})
-    ('0.7905 +- 0.07', '1.25')
-    """
-    mean = score.get("mean")
-    if mean is not None and math.isfinite(mean):
-        return f"{mean:.4g} +- {score['std']:.2g}"
-    return f"{score['value']:.4g}"
 
 
 def front_series(report: Any, *, cell: Callable[[Any], str] = score_cell) -> list[FrontSeries]:

@@ -50,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from paretosurf.llm._scores import score_rows
 from paretosurf.llm.protocol_run import FrontPoint, ProtocolRun, folder_digest
 from paretosurf.llm.reward_inputs import message_text
 
@@ -467,12 +468,7 @@ def format_assessment(assessment: Assessment) -> str:
     if assessment.scores:
         labels = list(assessment.scores)
         lines += ["", "| front | " + " | ".join(labels) + " |", "|" + "---|" * (len(labels) + 1)]
-        for kind in ("with KL", "without KL"):
-            for name, title in (("hv", "HV"), ("cv", "CV"), ("gap_ratio", "gap ratio")):
-                cells = [_score_cell(assessment.scores[m].get(kind, {}).get(name)) for m in labels]
-                if all(c == "-" for c in cells):
-                    continue
-                lines.append(f"| {title} ({kind}) | " + " | ".join(cells) + " |")
+        lines += score_rows(labels, lambda m, kind: assessment.scores[m].get(kind), _score_cell)
         lines.append("")
         lines.append(
             "Front scores of the assessed objectives (HV against the run's reference point, "

@@ -65,6 +65,7 @@ from paretosurf.executors import (
     SolveTask,
     SolveTraceback,
 )
+from paretosurf.llm._scores import score_rows
 from paretosurf.methods import CDFRefinement
 from paretosurf.result import Result
 from paretosurf.solvers import InnerSolverError, Solution
@@ -844,28 +845,12 @@ def _score(report: ProtocolReport) -> None:
             entry.setdefault("scores", {})[kind] = scores
 
 
-def _cell(score: dict[str, float]) -> str:
-    if "mean" in score and math.isfinite(score["mean"]):
-        return f"{score['mean']:.4g} +- {score['std']:.2g}"
-    return f"{score['value']:.4g}"
-
-
 def format_table(report: ProtocolReport) -> str:
     """The Table 2 block as Markdown: per method, HV, CV and gap ratio with and without the
     KL term (mean +- std over the evaluation batches when the solver gives them)."""
     labels = list(report.methods)
     lines = ["| metric | " + " | ".join(labels) + " |", "|" + "---|" * (len(labels) + 1)]
-    for kind in ("with KL", "without KL"):
-        for name, title in (("hv", "HV"), ("cv", "CV"), ("gap_ratio", "gap ratio")):
-            cells = [
-                _cell(report.methods[m]["scores"][kind][name])
-                if kind in report.methods[m].get("scores", {})
-                else "-"
-                for m in labels
-            ]
-            if all(c == "-" for c in cells):
-                continue
-            lines.append(f"| {title} ({kind}) | " + " | ".join(cells) + " |")
+    lines += score_rows(labels, lambda m, kind: report.methods[m].get("scores", {}).get(kind))
     lines.append("")
     lines.append(
         "HV reference point: the worst point of every method plus 10% of the spread "
@@ -888,5 +873,5 @@ def _write(report: ProtocolReport, root: Path, objective_names: tuple[str, ...])
     from paretosurf.llm._figures import plot_front
     from paretosurf.plotting import pyplot
 
-    fig = plot_front(report, objective_names, cell=_cell, path=root / "front.png")
+    fig = plot_front(report, objective_names, path=root / "front.png")
     pyplot().close(fig)
