@@ -24,7 +24,7 @@ TEST_ENV = $(NUMERIC_ENV) $(THREAD_ENV)
 
 help:
 	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
-	@echo "make test       install with the dev, rl, ray and llm extras, run the test suite"
+	@echo "make test       install with the dev, rl, ray, llm and slurm extras, run the test suite"
 	@echo "make test-slow  run the slow tests (Table 1 figures, minutes)"
 	@echo "make test-row   run the full MO-MountainCar row (8 seeds, about 45 minutes)"
 	@echo "make test-py310 the default suite on Python 3.10 (a second venv, without the extras)"
@@ -43,7 +43,7 @@ install: venv
 	$(PIP) --quiet -e .
 
 install-dev: venv
-	$(PIP) --quiet -e ".[dev,rl,ray,llm]"
+	$(PIP) --quiet -e ".[dev,rl,ray,llm,slurm]"
 
 install-docs: venv
 	$(PIP) --quiet -e ".[docs]"

@@ -40,13 +40,18 @@ pymoo's ``res.F`` (the non-dominated members of the final population).
     python benchmarks/bench_emo.py --smoke                 # ZDT1, 4 variables, NSGA-II
     python benchmarks/bench_emo.py --problems zdt4,zdt6,flat_start --budgets 1
                                    # the adapters' defaults where plain local solves fail
+    python benchmarks/bench_emo.py --problems dtlz5 --budgets 1,5
+                                   # a front that is a curve in three objectives
 
 The table goes to stdout and to ``table.md`` in ``--out`` (default: a folder under the system's
 temporary folder, see ``benchmarks/_bench_io.py``), rewritten after every seed, so an
 interrupted run leaves the seeds it finished; the figure of ZDT3's points at 1x (seed 0) to
 ``fronts.png`` beside it. ``--write-docs`` also writes them to ``docs/results/emo/``, the
 published files: ``table.md`` and ``fronts.png`` for the default problems, and
-``defaults-extra.md`` for ``--problems zdt4,zdt6,flat_start``.
+``defaults-extra.md`` for ``--problems zdt4,zdt6,flat_start``, ``degenerate.md`` for
+``--problems dtlz5`` (DTLZ5, 28 points: evenness is the nearest-neighbour CV in the raw
+objectives, while paretosurf spaces its points in the objectives normalized by their ranges,
+where objectives 1 and 2 span 0.71 of objective 3's range).
 """
 
 from __future__ import annotations
@@ -80,6 +85,9 @@ PROBLEMS = ("zdt1", "zdt2", "zdt3", "dtlz2")
 #: flat start (two targets seen through a dead zone around the start, 4 variables), all with
 #: the adapters' default scalarization ("auto").
 EXTRA_PROBLEMS = ("zdt4", "zdt6", "flat_start")
+#: A front of lower dimension (`--problems dtlz5`): DTLZ5's quarter circle in three objectives,
+#: 28 points, ``"asf"``; published as ``degenerate.md``.
+DEGENERATE_PROBLEMS = ("dtlz5",)
 PEERS = ("nsga2", "nsga3", "smsemoa", "moead")
 PEER_LABELS = {
     "paretosurf": "paretosurf",
@@ -142,6 +150,17 @@ def dtlz2(x: FloatArray) -> FloatArray:
     return np.array([r * math.cos(a) * math.cos(b), r * math.cos(a) * math.sin(b), r * math.sin(a)])
 
 
+def dtlz5(x: FloatArray) -> FloatArray:
+    """DTLZ5 with three objectives at one decision vector: on its front (``g = 0``) the
+    second angle is pi / 4, objectives 1 and 2 are equal and the front is a quarter circle,
+    a curve in three objectives (a degenerate front)."""
+    g = float(np.sum((x[2:] - 0.5) ** 2))
+    a = 0.5 * math.pi * x[0]
+    b = math.pi / (4.0 * (1.0 + g)) * (1.0 + 2.0 * g * x[1])
+    r = 1.0 + g
+    return np.array([r * math.cos(a) * math.cos(b), r * math.cos(a) * math.sin(b), r * math.sin(a)])
+
+
 # The closed forms above are evaluated one decision at a time, as the inner solver calls them;
 # pymoo's vectorised problems would add their per-call overhead to paretosurf's CPU time.
 _OBJECTIVES: dict[str, Callable[[FloatArray], FloatArray]] = {
@@ -152,6 +171,7 @@ _OBJECTIVES: dict[str, Callable[[FloatArray], FloatArray]] = {
     "zdt6": zdt6,
     "flat_start": flat_start_objectives,
     "dtlz2": dtlz2,
+    "dtlz5": dtlz5,
 }
 _SCALARIZATION = {
     "zdt1": "linear",
@@ -161,6 +181,7 @@ _SCALARIZATION = {
     "zdt6": "auto",
     "flat_start": "auto",
     "dtlz2": "asf",
+    "dtlz5": "asf",
 }
 #: ZDT4's box: x1 in [0, 1], the others in [-5, 5] (the rest: the unit box).
 _LOWER = {"zdt4": -5.0}
@@ -182,7 +203,7 @@ class Problem:
     ----------
     name : str
         ``"zdt1"``, ``"zdt2"``, ``"zdt3"``, ``"zdt4"``, ``"zdt6"``, ``"flat_start"`` or
-        ``"dtlz2"``.
+        ``"dtlz2"`` or ``"dtlz5"``.
     n_var, n_obj, n_points : int
         Decision variables, objectives, points asked of every method.
     scalarization : str
@@ -325,6 +346,14 @@ def dtlz2_front(partitions: int = REFERENCE_PARTITIONS_3D) -> FloatArray:
     return np.asarray(w / np.linalg.norm(w, axis=1, keepdims=True), dtype=np.float64)
 
 
+def dtlz5_front(n: int = REFERENCE_POINTS_2D) -> FloatArray:
+    """DTLZ5's front (three objectives), ``(cos t / sqrt 2, cos t / sqrt 2, sin t)`` for ``t``
+    in [0, pi / 2]: ``n`` points evenly spaced by arc length along the quarter circle."""
+    t = np.linspace(0.0, 0.5 * math.pi, n)
+    c = np.cos(t) / math.sqrt(2.0)
+    return np.column_stack([c, c, np.sin(t)])
+
+
 def make_problem(name: str, *, n_var: int | None = None) -> Problem:
     """The benchmark problem ``name`` with ``n_var`` variables (default 30 for ZDT, 12 for
     DTLZ2)."""
@@ -333,6 +362,9 @@ def make_problem(name: str, *, n_var: int | None = None) -> Problem:
     if name == "dtlz2":
         pieces = [dtlz2_front()]
         n_obj, n_points, default_var = 3, 91, 12
+    elif name == "dtlz5":
+        pieces = [dtlz5_front()]
+        n_obj, n_points, default_var = 3, 28, 12
     elif name == "flat_start":
         pieces = [flat_start_front()]
         n_obj, n_points, default_var = 2, 21, FLAT_START_C1.size
@@ -661,14 +693,15 @@ def main(argv: Sequence[str] | None = None) -> str:
     if args.smoke:
         args.problems, args.peers, args.budgets, args.quick = "zdt1", "nsga2", [1], True
     docs = bench_io.docs_dir(args)
-    extra = sorted(p.strip() for p in args.problems.split(",")) == sorted(EXTRA_PROBLEMS)
-    if docs is not None and sorted(p.strip() for p in args.problems.split(",")) not in (
-        sorted(PROBLEMS),
-        sorted(EXTRA_PROBLEMS),
-    ):
+    asked = sorted(p.strip() for p in args.problems.split(","))
+    published_as = {
+        tuple(sorted(EXTRA_PROBLEMS)): "defaults-extra.md",
+        tuple(sorted(DEGENERATE_PROBLEMS)): "degenerate.md",
+    }.get(tuple(asked))
+    if docs is not None and asked != sorted(PROBLEMS) and published_as is None:
         parser.error(
-            "--write-docs publishes the default problems or --problems "
-            f"{','.join(EXTRA_PROBLEMS)} alone"
+            "--write-docs publishes the default problems, --problems "
+            f"{','.join(EXTRA_PROBLEMS)} or --problems {','.join(DEGENERATE_PROBLEMS)} alone"
         )
     names = [p.strip() for p in args.problems.split(",") if p.strip()]
     peer_names = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -678,7 +711,7 @@ def main(argv: Sequence[str] | None = None) -> str:
     seeds = 1 if args.quick else args.seeds
     if seeds < 1:
         parser.error("--seeds must be at least 1")
-    quick_vars = {"dtlz2": 7} if not args.smoke else {"dtlz2": 5}
+    quick_vars = {"dtlz2": 7, "dtlz5": 7} if not args.smoke else {"dtlz2": 5, "dtlz5": 5}
     problems = [
         make_problem(n, n_var=quick_vars.get(n, 4 if args.smoke else 10) if args.quick else None)
         for n in names
@@ -705,10 +738,10 @@ def main(argv: Sequence[str] | None = None) -> str:
                 )
         text = report(problems, ours, peers, args.budgets, seed + 1)
         (args.out / "table.md").write_text(text)
-        if docs is not None and extra:
+        if docs is not None and published_as is not None:
             given = sys.argv[1:] if argv is None else argv
             command = "python benchmarks/bench_emo.py " + " ".join(given)
-            (docs / "defaults-extra.md").write_text(
+            (docs / published_as).write_text(
                 f"<!-- {command} (the adapters' defaults; pinned kernels, one BLAS thread) -->\n"
                 + text
             )

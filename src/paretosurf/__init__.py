@@ -36,6 +36,7 @@ from paretosurf.executors import (
     ManagedExecutor,
     ProcessExecutor,
     RayExecutor,
+    SlurmExecutor,
 )
 from paretosurf.findings import Finding, ParetoWarning
 from paretosurf.jobs import Study
@@ -109,6 +110,7 @@ __all__ = [
     "RoundOutcome",
     "RunOptions",
     "SlotMethod",
+    "SlurmExecutor",
     "Solution",
     "SpeedCDF",
     "StatePool",

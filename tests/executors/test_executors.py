@@ -21,7 +21,7 @@ import pytest
 
 import paretosurf as ps
 from paretosurf.executors import SolveOutcome, SolveTask, execute
-from paretosurf.testing import GearKStep, assert_same_result, gear_curve
+from paretosurf.testing import DiskGearKStep, GearKStep, assert_same_result, gear_curve
 from support import CountingSolver
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -108,16 +108,6 @@ class WaitAt(GearKStep):
                 time.sleep(0.005)
             Path(self.folder, "finished").touch()
         return super().solve(w, state)
-
-
-class DiskGear(GearKStep):
-    """:class:`GearKStep` keeping its states on disk (``save_state``/``load_state``)."""
-
-    def save_state(self, state: float, folder: Path) -> None:
-        np.save(Path(folder) / "x.npy", np.array([state]))
-
-    def load_state(self, folder: Path) -> float:
-        return float(np.load(Path(folder) / "x.npy")[0])
 
 
 class PidRecorder:
@@ -245,15 +235,15 @@ def test_a_slow_slot_does_not_hold_back_the_others(tmp_path: Path) -> None:
 
 
 def test_disk_states_are_written_by_the_workers(tmp_path: Path) -> None:
-    local = surf(DiskGear(), checkpoint=tmp_path / "local")
-    remote = surf(DiskGear(), ps.ProcessExecutor(2), checkpoint=tmp_path / "pool")
+    local = surf(DiskGearKStep(), checkpoint=tmp_path / "local")
+    remote = surf(DiskGearKStep(), ps.ProcessExecutor(2), checkpoint=tmp_path / "pool")
     np.testing.assert_array_equal(remote.points, local.points)
     assert any((tmp_path / "pool").rglob("x.npy"))
 
 
 def test_ray_workers_read_and_write_disk_states(tmp_path: Path, ray_instance: Any) -> None:
-    local = surf(DiskGear(), checkpoint=tmp_path / "local")
-    remote = surf(DiskGear(), ps.RayExecutor(num_cpus=1), checkpoint=tmp_path / "ray")
+    local = surf(DiskGearKStep(), checkpoint=tmp_path / "local")
+    remote = surf(DiskGearKStep(), ps.RayExecutor(num_cpus=1), checkpoint=tmp_path / "ray")
     np.testing.assert_array_equal(remote.points, local.points)
     assert any((tmp_path / "ray").rglob("x.npy"))
 

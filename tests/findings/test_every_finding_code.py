@@ -154,11 +154,12 @@ def jump(provoked: bool) -> ps.Result:
 
 def unconverged(provoked: bool) -> ps.Result:
     """Deep Sea Treasure (the paper's DST) under SURF's damping alpha = 0.3: 20 gradient steps
-    a call leave points behind their moving weights; the twin is the problem's exact
-    solver."""
+    a call leave points behind their moving weights (from cold starts: the solver's own
+    start-up of the paper's protocol would warm the ends up first); the twin is the
+    problem's exact solver."""
     dst = ps.problems.deep_sea_treasure()
     solver = dst.gradient_solver(steps=20) if provoked else dst.solver()
-    res = quiet(ps.surf, solver, 8, alpha=0.3, iterations=10)
+    res = quiet(ps.surf, solver, 8, alpha=0.3, iterations=10, init_states=[None] * 9)
     # the truth: the exact minimizers at the run's weights, from the problem's front
     exact = dst.front(res.weights)
     w = np.c_[res.weights, 1 - res.weights]

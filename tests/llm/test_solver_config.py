@@ -5,6 +5,7 @@ solver: it takes the settings and plain functions, never the solver."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 import subprocess
 import sys
@@ -108,6 +109,19 @@ BAD_SETTINGS: list[tuple[dict[str, Any], type[Exception], str]] = [
     ),
     ({"merged_generation": None}, TypeError, "merged_generation must be a bool, got None"),
 ]
+if importlib.util.find_spec("vllm") is None:
+    BAD_SETTINGS.append(
+        (
+            {"trainer_args": {"use_vllm": True}},
+            ImportError,
+            "trainer_args={'use_vllm': True} samples completions with vLLM, which is not "
+            "installed: pip install vllm (it needs a CUDA GPU). TRL then runs vLLM inside each "
+            "slot's training process (vllm_mode='colocate', its default) and loads the "
+            "adapter's merged weights into it after every optimizer step. Without use_vllm "
+            "the solver samples with transformers' generate, the adapter merged into the base "
+            "weights (merged_generation=True)",
+        )
+    )
 
 #: What a solver has always kept as attributes (and pickles, and a protocol run fingerprints).
 SOLVER_ATTRIBUTES = {

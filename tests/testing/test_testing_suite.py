@@ -109,6 +109,7 @@ def test_the_testing_package_keeps_its_public_names() -> None:
     assert sorted(testing.__all__) == [
         "BowlKStep",
         "Candidate",
+        "DiskGearKStep",
         "ExecutorContract",
         "FailingSolver",
         "GearKStep",

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from paretosurf.problems.base import BiObjectiveProblem
-from paretosurf.solvers import GradientState
+from paretosurf.solvers import check_interior_start, gradient_starts
 
 __all__ = ["SOLVER_KINDS", "TASKS", "Task", "get_task", "register_task"]
 
@@ -165,37 +165,28 @@ class Task:
 
         Exact solvers start cold. K-step solvers start from the solver's initial parameters
         perturbed with ``init_noise``, the endpoints warmed up with ``warmup_steps`` steps, and
-        interior slots optionally from the ``w = 1`` endpoint (see :attr:`interior_start`).
+        interior slots optionally from the ``w = 1`` endpoint (see :attr:`interior_start`):
+        the start-up of :func:`paretosurf.solvers.gradient_starts`, which the MDPs' K-step
+        solver also makes for a run given no warm starts
+        (:meth:`paretosurf.problems.mdp.MDPGradientSolver.initial_states`), here seeded.
         """
         if kind == "exact" or self.make_solver is not None or not hasattr(solver, "initial_state"):
             return None, 0
-        rng = np.random.default_rng(seed)
-
-        def perturbed(weight: float) -> GradientState:
-            base = solver.initial_state(weight)
-            params = base.params + self.init_noise * rng.standard_normal(base.params.shape)
-            return GradientState(params, np.zeros_like(params), np.zeros_like(params), 0)
-
-        states: list[Any] = [perturbed(n / n_segments) for n in range(n_segments + 1)]
-        spent = 0
+        check_interior_start(self.interior_start)
+        warm = None
         if self.warmup_steps > 0:
             warm = problem.gradient_solver(
                 steps=self.warmup_steps, lr=self.lr, optimizer=self.optimizer
             )
-            states[0] = warm.solve(0.0, states[0]).state
-            states[-1] = warm.solve(1.0, states[-1]).state
-            spent = 2 * self.warmup_steps
-        if self.interior_start == "endpoint1":
-            end = states[-1]
-            for n in range(1, n_segments):
-                states[n] = GradientState(
-                    end.params.copy(), np.zeros_like(end.params), np.zeros_like(end.params), 0
-                )
-        elif self.interior_start != "default":
-            raise ValueError(
-                f"interior_start must be 'default' or 'endpoint1', got {self.interior_start!r}"
-            )
-        return states, spent
+        start = gradient_starts(
+            solver.initial_state,
+            [n / n_segments for n in range(n_segments + 1)],
+            warm_up=warm,
+            interior_start=self.interior_start,
+            noise=self.init_noise,
+            rng=np.random.default_rng(seed),
+        )
+        return start.states, start.steps
 
 
 TASKS: dict[str, Task] = {}

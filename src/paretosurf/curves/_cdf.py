@@ -214,15 +214,21 @@ class ArcLengthCDF(QuantileMixin):
         """``Phi'`` at the knots (read-only copy)."""
         return self._d.copy()
 
-    def _evaluate(self, w: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """``(Phi(w), Phi'(w))`` at weights already known to lie in [0, 1]."""
-        x, y, d = self._x, self._y, self._d
-        k = np.searchsorted(x, w, side="right") - 1
-        k = np.minimum(np.maximum(k, 0), x.size - 2)
+    def _locate(self, w: FloatArray) -> tuple[NDArray[np.intp], FloatArray, FloatArray]:
+        """For weights in [0, 1]: the knot interval ``k`` each lies in, its place ``t`` in
+        [0, 1] within it and the interval's width ``h``."""
+        x = self._x
+        k = np.minimum(np.maximum(np.searchsorted(x, w, side="right") - 1, 0), x.size - 2)
         x0 = x[k]
         h = x[k + 1] - x0
-        t = (w - x0) / h
-        y0, y1, d0, d1 = y[k], y[k + 1], d[k], d[k + 1]
+        return k, (w - x0) / h, h
+
+    def _evaluate(self, w: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """``(Phi(w), Phi'(w))`` at weights already known to lie in [0, 1]."""
+        y, d = self._y, self._d
+        k, t, h = self._locate(w)
+        k1 = k + 1
+        y0, y1, d0, d1 = y[k], y[k1], d[k], d[k1]
         u = 1.0 - t
         tu = t * u
         value = y0 + t * t * (3.0 - 2.0 * t) * (y1 - y0) + tu * h * (u * d0 - t * d1)
@@ -230,7 +236,17 @@ class ArcLengthCDF(QuantileMixin):
         return value, slope
 
     def _value(self, w: FloatArray) -> FloatArray:
-        return self._evaluate(w)[0]
+        """``Phi(w)`` at weights already known to lie in [0, 1]: the value of
+        :meth:`_evaluate`, the same arithmetic, without the slope."""
+        y, d = self._y, self._d
+        k, t, h = self._locate(w)
+        k1 = k + 1
+        y0, d0, d1 = y[k], d[k], d[k1]
+        u = 1.0 - t
+        return np.asarray(
+            y0 + t * t * (3.0 - 2.0 * t) * (y[k1] - y0) + t * u * h * (u * d0 - t * d1),
+            dtype=np.float64,
+        )
 
     def _slope(self, w: FloatArray) -> FloatArray:
         return self._evaluate(w)[1]
@@ -331,22 +347,18 @@ class ArcLengthCDF(QuantileMixin):
             return other
         # Each side is known exactly at its own knots; evaluate it only at the other's knots.
         b = 1.0 - a
-        n_self = self._x.size
         x = np.concatenate((self._x, other._x))
-        yd = np.empty((x.size, 2))
         other_y, other_d = other._evaluate(self._x)
         self_y, self_d = self._evaluate(other._x)
-        yd[:n_self, 0] = b * self._y + a * other_y
-        yd[:n_self, 1] = b * self._d + a * other_d
-        yd[n_self:, 0] = b * self_y + a * other._y
-        yd[n_self:, 1] = b * self_d + a * other._d
+        y = np.concatenate((b * self._y + a * other_y, b * self_y + a * other._y))
+        d = np.concatenate((b * self._d + a * other_d, b * self_d + a * other._d))
         order = np.argsort(x, kind="stable")
         x = x[order]
         keep = merge_mask(x)
-        x, yd = x[keep], yd[order[keep]]
-        x[-1], yd[0, 0], yd[-1, 0] = 1.0, 0.0, 1.0
-        np.maximum(yd[:, 1], 0.0, out=yd[:, 1])
-        y, d = yd[:, 0], yd[:, 1]
+        order = order[keep]
+        x, y, d = x[keep], y[order], d[order]
+        x[-1], y[0], y[-1] = 1.0, 0.0, 1.0
+        np.maximum(d, 0.0, out=d)
         if KNOT_PRUNE_TOL > 0.0:
             x, y, d = prune_knots(x, y, d, a * KNOT_PRUNE_TOL)
         return ArcLengthCDF._trusted(x, y, d)
@@ -389,7 +401,7 @@ def merge_mask(x: FloatArray) -> NDArray[np.bool_]:
     predecessor (so 0 stays; the last kept knot is then set to exactly 1 by the caller)."""
     keep = np.empty(x.size, dtype=bool)
     keep[0] = True
-    keep[1:] = np.diff(x) >= _KNOT_MERGE_TOL
+    np.greater_equal(x[1:] - x[:-1], _KNOT_MERGE_TOL, out=keep[1:])
     return keep
 
 
@@ -480,8 +492,8 @@ def pchip_slopes(x: FloatArray, y: FloatArray) -> FloatArray:
     >>> pchip_slopes(np.array([0.0, 0.5, 1.0]), np.array([0.0, 0.25, 1.0])).tolist()
     [0.0, 0.75, 2.0]
     """
-    h = np.diff(x)
-    delta = np.diff(y) / h
+    h = x[1:] - x[:-1]
+    delta = (y[1:] - y[:-1]) / h
     if x.size == 2:
         return np.array([delta[0], delta[0]])
     slopes = np.empty(x.size)

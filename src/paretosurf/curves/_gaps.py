@@ -39,8 +39,10 @@ __all__ = [
     "RESOLVED_GAP",
     "Jump",
     "RoundLike",
+    "chord_lengths",
     "find_jumps",
     "jump_gaps",
+    "median_of",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -95,6 +97,53 @@ class Jump:
     i: int
     share: float
     crossing: tuple[int, float, float] | None = None
+
+
+def chord_lengths(points: FloatArray) -> FloatArray:
+    """The lengths of the chords between consecutive rows of ``points`` (P, M): exactly
+    ``np.linalg.norm(np.diff(points, axis=0), axis=1)``, the same sums of squares, without
+    ``norm``'s and ``diff``'s overhead.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.curves import chord_lengths
+    >>> chord_lengths(np.array([[0.0, 0.0], [3.0, 4.0], [3.0, 5.0]])).tolist()
+    [5.0, 1.0]
+    """
+    x = np.asarray(points, dtype=np.float64)
+    d = x[1:] - x[:-1]
+    if d.ndim != 2 or not 0 < d.shape[1] < 8:
+        return np.asarray(np.sqrt(np.add.reduce(d * d, axis=1)), dtype=np.float64)
+    # (a sum over fewer than 8 columns adds them in order, as numpy's reduction does; a
+    # reduction over the short last axis costs far more than these column operations)
+    squares = d[:, 0] * d[:, 0]
+    for j in range(1, d.shape[1]):
+        squares += d[:, j] * d[:, j]
+    return np.asarray(np.sqrt(squares), dtype=np.float64)
+
+
+def median_of(values: FloatArray) -> float:
+    """``float(np.median(values))`` of a 1-D float array, to the last bit, without
+    ``np.median``'s overhead (which is most of its cost on the loop's short arrays): the
+    middle element of the sorted values, or the mean ``(a + b) / 2`` of the middle two, as
+    ``np.median`` computes it. Empty arrays and arrays with a NaN go to ``np.median``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.curves._gaps import median_of
+    >>> median_of(np.array([3.0, 1.0, 2.0])), median_of(np.array([4.0, 1.0, 2.0, np.inf]))
+    (2.0, 3.0)
+    """
+    ordered = np.sort(values)
+    n = ordered.size
+    if n == 0 or ordered[-1] != ordered[-1]:  # (NaN sorts last)
+        return float(np.median(values))
+    half = n // 2
+    if n % 2:
+        return float(ordered[half])
+    return float((ordered[half - 1] + ordered[half]) / 2.0)
 
 
 def jump_gaps(
@@ -155,8 +204,9 @@ def find_jumps(
     if gaps.size < 2 or extent <= 0:
         return []
     p = gaps.size + 1
-    dw = np.diff(weights)
-    median = float(np.median(gaps))
+    w = np.asarray(weights)
+    dw = w[1:] - w[:-1]
+    median = median_of(gaps)
     out: dict[int, Jump] = {}
     i = int(np.argmax(gaps))
     if (
@@ -171,10 +221,10 @@ def find_jumps(
         return [out[k] for k in sorted(out)]
     with np.errstate(divide="ignore", invalid="ignore"):
         rates = np.where(dw > 0, gaps / np.where(dw > 0, dw, 1.0), np.inf)
-    rate = float(np.median(rates))
+    rate = median_of(rates)
     if not math.isfinite(rate):
         return [out[k] for k in sorted(out)]
-    narrow = dw <= JUMP_NARROW * float(np.median(dw))
+    narrow = dw <= JUMP_NARROW * median_of(dw)
     for j in (int(v) for v in np.flatnonzero(gaps >= JUMP_GAP * median)):
         if j in out:
             continue

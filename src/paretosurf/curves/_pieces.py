@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf.curves._gaps import JUMP_GAP, jump_gaps
+from paretosurf.curves._gaps import JUMP_GAP, chord_lengths, jump_gaps, median_of
 
 __all__ = [
     "DUPLICATE_TOL",
@@ -252,12 +252,17 @@ def nondominated(points: FloatArray) -> FloatArray:
     [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]
     """
     x = np.asarray(points, dtype=np.float64).reshape(-1, 2)
-    x = x[np.all(np.isfinite(x), axis=1)]
+    finite = np.isfinite(x)
+    if not finite.all():
+        x = x[finite[:, 0] & finite[:, 1]]
     if not len(x):
         return x
     x = x[np.lexsort((x[:, 1], x[:, 0]))]
-    best = np.minimum.accumulate(x[:, 1])
-    keep = np.r_[True, x[1:, 1] < best[:-1]]
+    second = x[:, 1]
+    best = np.minimum.accumulate(second)
+    keep = np.empty(len(x), dtype=bool)
+    keep[0] = True
+    np.less(second[1:], best[:-1], out=keep[1:])
     return np.asarray(x[keep], dtype=np.float64)
 
 
@@ -306,6 +311,7 @@ def find_breaks(
     offsets: FloatArray | None = None,
     points: FloatArray | None = None,
     seen: FloatArray | None = None,
+    chords: FloatArray | None = None,
 ) -> list[int]:
     """The chords ``i`` (between points ``i`` and ``i + 1``, in weight order) that cross a
     gap of the front: a jump, a long chord after points that coincide, a point off its
@@ -323,6 +329,8 @@ def find_breaks(
     points, seen : ndarray, shape (P, 2) and (K, 2), optional
         The points' objectives, and objectives found before (earlier rounds): a chord whose
         box holds one of them (or another of ``points``) crosses no gap.
+    chords : ndarray, shape (P - 1,), optional
+        The chords' lengths in ``coords`` (:func:`chord_lengths`), where the caller has them.
 
     Returns
     -------
@@ -346,33 +354,31 @@ def find_breaks(
     p = len(w)
     if p < 3 or x.ndim != 2:
         return []
-    chords = np.linalg.norm(np.diff(x, axis=0), axis=1)
+    if chords is None:
+        chords = chord_lengths(x)
     extent = float(chords.sum())
     if not np.isfinite(extent) or extent <= 0:
         return []
     ranges = x.max(axis=0) - x.min(axis=0)
     out = set(jump_gaps(w, chords, extent, x, ranges))
     same = chords <= DUPLICATE_TOL * extent
-    apart = chords[~same]
-    median = float(np.median(apart)) if apart.size else 0.0
-    # each chord's nearest chord of non-zero length on either side (-1, len: none): points
-    # that coincide at an end of the whole front are its end, not evidence of a gap
+    # each chord's nearest chord of non-zero length on either side: points that coincide at
+    # an end of the whole front are its end, not evidence of a gap
     apart_at = np.flatnonzero(~same)
-    for n, i in enumerate(apart_at.tolist()):
+    if apart_at.size > 1:
+        median = median_of(chords[apart_at])
         # points that coincide (weights reaching one end of a piece), then a long chord
-        left = n > 0 and apart_at[n - 1] < i - 1
-        right = n + 1 < apart_at.size and apart_at[n + 1] > i + 1
-        beside = left or right
-        if beside and chords[i] >= JUMP_GAP * median and np.count_nonzero(~same) > 1:
-            out.add(i)
+        beside = np.zeros(apart_at.size, dtype=bool)
+        beside[1:] = apart_at[:-1] < apart_at[1:] - 1  # coinciding points before it
+        beside[:-1] |= apart_at[1:] > apart_at[:-1] + 1  # ... or after it
+        long = chords[apart_at] >= JUMP_GAP * median
+        out.update(apart_at[beside & long].tolist())
     if offsets is not None:
         off = np.asarray(offsets, dtype=np.float64)
-        for i in range(len(chords)):
-            if same[i]:
-                continue
-            # point i ends a piece (its weight's ray passes after it), or point i + 1 starts one
-            if (off[i] > RAY_TOL and i > 0) or (off[i + 1] < -RAY_TOL and i + 1 < p - 1):
-                out.add(i)
+        inner = np.arange(len(chords))
+        # point i ends a piece (its weight's ray passes after it), or point i + 1 starts one
+        ends = ((off[:-1] > RAY_TOL) & (inner > 0)) | ((off[1:] < -RAY_TOL) & (inner + 1 < p - 1))
+        out.update(np.flatnonzero(ends & ~same).tolist())
     if out and points is not None and np.shape(points) == (p, 2):
         known = np.asarray(points, dtype=np.float64)
         if seen is not None and np.size(seen):

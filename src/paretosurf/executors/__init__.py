@@ -17,6 +17,10 @@ when it has one), checks the results, and saves new states to disk.
   killed by a signal or the out-of-memory killer is replaced and its task resubmitted.
 - :class:`RayExecutor` (the ``ray`` extra): Ray tasks on this machine or a cluster, each with
   its own CPUs or GPU; Ray reruns a task whose worker died.
+- :class:`SlurmExecutor` (the ``slurm`` extra, on submitit): each round a SLURM job array,
+  one job per solve with its own CPUs, GPUs, memory and time limit; a job that ended without a
+  result is submitted again. Jobs outlive the driver: a driver started again over the same
+  folder collects them instead of submitting them again.
 
 Every executor takes ``solve_timeout`` (seconds; ``None``, the default, for no limit): a
 solve that runs longer comes back as a failed outcome whose error starts
@@ -26,7 +30,8 @@ any failed solve (its ``retries``). A ``solve_many`` call of k tasks may run k t
 POSIX system; code stuck in C cannot be interrupted so); :class:`ProcessExecutor` interrupts
 it in its worker and kills the worker if it has not returned two seconds later;
 :class:`RayExecutor` interrupts it in its Ray worker and cancels the Ray task (``force=True``)
-if it has not returned two seconds later.
+if it has not returned two seconds later; :class:`SlurmExecutor` interrupts it in its job and
+cancels the job (``scancel``) if it has not returned two seconds later.
 
 Worker processes of :class:`ProcessExecutor` die with the process that started them, however
 it ends (SIGKILL included), and the temporary folders of a killed run are removed by the next
@@ -47,7 +52,8 @@ disk-state solver's states reach them.
 your own keeps the contract.
 
 Modules: :mod:`~paretosurf.executors.base` (tasks, outcomes, :func:`execute`, the in-process
-executor), :mod:`~paretosurf.executors.process`, :mod:`~paretosurf.executors.ray_executor`.
+executor), :mod:`~paretosurf.executors.process`, :mod:`~paretosurf.executors.ray_executor`,
+:mod:`~paretosurf.executors.slurm`.
 """
 
 from paretosurf.executors.base import (
@@ -68,6 +74,7 @@ from paretosurf.executors.base import (
 )
 from paretosurf.executors.process import ProcessExecutor
 from paretosurf.executors.ray_executor import RayExecutor
+from paretosurf.executors.slurm import SlurmExecutor
 
 __all__ = [
     "SOLVES_IN",
@@ -79,6 +86,7 @@ __all__ = [
     "OnDone",
     "ProcessExecutor",
     "RayExecutor",
+    "SlurmExecutor",
     "SolveOutcome",
     "SolveTask",
     "SolveTimeoutError",

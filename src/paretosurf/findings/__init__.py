@@ -35,7 +35,13 @@ from paretosurf._utils.renamed import renamed_attributes
 from paretosurf._utils.validation import python_spelling
 from paretosurf.curves import JUMP_GAP, jump_gaps
 from paretosurf.findings._collapse import WEIGHT_TOL, coincident_pairs
-from paretosurf.findings._degenerate import conflict_free_pairs, curve_share, degenerate_finding
+from paretosurf.findings._degenerate import (
+    CURVE_ROUNDS,
+    conflict_free_pairs,
+    curve_share,
+    degenerate_finding,
+    lies_on_curve,
+)
 from paretosurf.findings._diagnose import diagnose, diagnose_surface
 from paretosurf.findings._dominated import EARLIER_MARGIN, dominated_in_local_minima
 from paretosurf.findings._finding import (
@@ -87,6 +93,7 @@ __all__ = [
     "CONTRACTION_CONFIDENCE",
     "CONTRACTION_MAX",
     "CONTRACTION_ROUNDS",
+    "CURVE_ROUNDS",
     "DEFAULT_TARGETS",
     "EARLIER_MARGIN",
     "JUMP_GAP",
@@ -122,6 +129,7 @@ __all__ = [
     "ideal_beaten_finding",
     "is_quiet",
     "jump_gaps",
+    "lies_on_curve",
     "local_minima_finding",
     "local_minimum_slots",
     "oscillating_finding",

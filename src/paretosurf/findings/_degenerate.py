@@ -56,6 +56,9 @@ CURVE_RATIO = 0.25
 #: ... and the points lie on a curve where at least this share of them has such a
 #: neighbourhood.
 CURVE_SHARE = 0.9
+#: :func:`paretosurf.surf_simplex` lays its points out along a curve once the points of this
+#: many rounds in a row lie on one (:func:`lies_on_curve`).
+CURVE_ROUNDS = 3
 #: The fewest distinct points from which the shape of the points is judged.
 MIN_POINTS = 6
 
@@ -171,12 +174,7 @@ def degenerate_finding(points: FloatArray) -> Finding | None:
     m = x.shape[1]
     pairs = conflict_free_pairs(x)
     if pairs:
-        # the objectives that move together, as groups (a pair chains into a group)
-        groups: list[set[int]] = []
-        for i, j in pairs:
-            joined = [g for g in groups if i in g or j in g]
-            merged = {i, j}.union(*joined)
-            groups = [g for g in groups if g not in joined] + [merged]
+        groups = _conflict_free_groups(pairs)
         named = "; ".join(_objectives(sorted(g)) + " do not conflict" for g in groups)
         dimension = m - 1 - sum(len(g) - 1 for g in groups)
         shape = "a curve" if dimension == 1 else f"a set of dimension {max(dimension, 0)}"
@@ -193,22 +191,80 @@ def degenerate_finding(points: FloatArray) -> Finding | None:
         )
     else:
         return None
+    if shape == "a curve":
+        layout = (
+            "SURF-simplex then spaces its points by arc length along the curve (once the points "
+            f"of {CURVE_ROUNDS} rounds in a row lie on it), between the weights "
+            "that reached its ends; layouts of the whole weight simplex (the other methods) "
+            "send whole bands of weights to one stretch of it"
+        )
+        remedy = (
+            "where the front should be a surface, the solves are stuck: other starts or a "
+            "global inner solver; where it is a curve, nothing (with ps.surf_simplex), or the "
+            "objectives that conflict solved as a problem of fewer objectives"
+        )
+    else:
+        layout = (
+            f"SURF-simplex lays its weights out over a simplex of dimension {m - 1}, so on "
+            "such a front whole bands of weights reach one stretch of it and no layout spaces "
+            "the points evenly over it"
+        )
+        remedy = (
+            "where the front is of lower dimension, solve the objectives that conflict as a "
+            "problem of fewer objectives (those that do not conflict summed into one); where "
+            "the solves are stuck, other starts or a global inner solver"
+        )
     return Finding(
         "degenerate",
         f"the points are degenerate: {cause}. Either the front itself is {shape} "
         "(objectives that never conflict, as DTLZ5's first two) or the solves reach only "
-        f"{shape} of it (variables stuck on a flat spot). SURF-simplex lays its weights out "
-        f"over a simplex of dimension {m - 1}, so on such a front whole bands of weights "
-        "reach one stretch of it and no layout spaces the points evenly along it",
-        remedy=(
-            "where the front is of lower dimension, solve the objectives that conflict as a "
-            "problem of fewer objectives (those that do not conflict summed into one) with "
-            "ps.surf, whose arc-length spacing is even along a curve; where the solves are "
-            "stuck, other starts or a global inner solver"
-        ),
+        f"{shape} of it (variables stuck on a flat spot). {layout}",
+        remedy=remedy,
         fatal=False,
         summary=f"the points lie on {shape}" + (f": {named}" if pairs else ""),
     )
+
+
+def _conflict_free_groups(pairs: list[tuple[int, int]]) -> list[set[int]]:
+    """The objectives that move together, as groups: a pair chains into a group."""
+    groups: list[set[int]] = []
+    for i, j in pairs:
+        joined = [g for g in groups if i in g or j in g]
+        merged = {i, j}.union(*joined)
+        groups = [g for g in groups if g not in joined] + [merged]
+    return groups
+
+
+def lies_on_curve(points: FloatArray) -> bool:
+    """Whether points of M >= 3 objectives lie on a curve: the objectives that do not
+    conflict (:func:`conflict_free_pairs`) leave one dimension, or each point's nearest
+    neighbours lie along one direction (:func:`curve_share` at least :data:`CURVE_SHARE`).
+    ``False`` with fewer than :data:`MIN_POINTS` distinct points or fewer than three
+    objectives, and where an objective does not vary over the points: solves that leave an
+    objective at its best (DTLZ4's variables at their flat start) reach a curve of the
+    front's boundary, not a front that is a curve.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.findings import lies_on_curve
+    >>> t = np.linspace(0, 1, 10)
+    >>> lies_on_curve(np.c_[t, t**2, 1 - t]), lies_on_curve(np.c_[t, t**2, 1 - t, t[::-1] ** 3])
+    (True, True)
+    >>> u, v = np.meshgrid(t, t)
+    >>> lies_on_curve(np.c_[u.ravel(), v.ravel(), 2 - u.ravel() - v.ravel()])
+    False
+    """
+    x = np.asarray(points, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] < 3:
+        return False
+    if np.any(_distinct_scaled(x)[1] == 0.0):
+        return False
+    pairs = conflict_free_pairs(x)
+    if pairs and x.shape[1] - 1 - sum(len(g) - 1 for g in _conflict_free_groups(pairs)) <= 1:
+        return True
+    share = curve_share(x)
+    return bool(share >= CURVE_SHARE)  # NaN (too few points) compares False
 
 
 def check_degenerate(ev: Evidence) -> list[Finding]:

@@ -122,7 +122,10 @@ class LLMSolverConfig:
     trainer_args : mapping, optional
         Further ``trl.RLOOConfig`` fields, e.g. ``{"bf16": True}``,
         ``{"gradient_checkpointing": True}``, ``{"use_vllm": True}``, or
-        ``{"lr_scheduler_type": "linear"}``. The solver's defaults: no mixed precision, no
+        ``{"lr_scheduler_type": "linear"}``. ``use_vllm`` samples with vLLM inside each
+        slot's training process (TRL's ``vllm_mode="colocate"``; vLLM and a CUDA GPU
+        needed, refused with an ``ImportError`` that says so where vLLM is not installed).
+        The solver's defaults: no mixed precision, no
         gradient checkpointing, a constant learning rate, a log entry every step (and
         ``save_steps``, ``report_to`` below). Fields the arguments above set are refused.
     trust_remote_code : bool
@@ -486,6 +489,18 @@ def _trainer_args(trainer_args: object) -> dict[str, Any]:
             f"trainer_args sets {', '.join(clash)}, which LLMSolver sets from "
             "its own arguments (batch_size, mini_batch_size, steps, ...)"
         )
+    if trainer_args.get("use_vllm"):
+        import importlib.util
+
+        if importlib.util.find_spec("vllm") is None:
+            raise ImportError(
+                "trainer_args={'use_vllm': True} samples completions with vLLM, which is not "
+                "installed: pip install vllm (it needs a CUDA GPU). TRL then runs vLLM "
+                "inside each slot's training process (vllm_mode='colocate', its default) and "
+                "loads the adapter's merged weights into it after every optimizer step. "
+                "Without use_vllm the solver samples with transformers' generate, the adapter "
+                "merged into the base weights (merged_generation=True)"
+            )
     kwargs = trainer_args.get("generation_kwargs") or {}
     if not isinstance(kwargs, Mapping) or {"min_new_tokens", "max_new_tokens"} & set(kwargs):
         raise ValueError(

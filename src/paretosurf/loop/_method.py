@@ -262,7 +262,9 @@ def check_round(rnd: Round, label: str) -> FloatArray:
     n_weights = weights.shape[0] if weights.ndim else 0
     if weights.ndim not in (1, 2) or len(rnd.starts) != n_weights or n_weights == 0:
         raise ValueError(f"{label} proposed {n_weights} weights with {len(rnd.starts)} warm starts")
-    if not (np.all(np.isfinite(weights)) and np.all((weights >= 0) & (weights <= 1))):
+    # (the least at least 0 and the largest at most 1: every weight finite and in [0, 1],
+    # as a NaN or an infinity fails one of the two)
+    if not (weights.min() >= 0 and weights.max() <= 1):
         raise ValueError(f"{label} proposed weights outside [0, 1]: {weights.tolist()}")
     if weights.ndim == 2 and np.any(np.abs(weights.sum(axis=1) - 1.0) > 1e-9):
         raise ValueError(

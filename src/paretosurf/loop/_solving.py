@@ -231,17 +231,25 @@ class RoundSolver:
         start = time.perf_counter()
         outcomes: list[SolveOutcome] = []
         spent: list[int] | None = [0] * len(slots)
+        # the weights the solver receives (as_weight: Python floats for scalar weights, a
+        # copy of each weight vector for each call)
+        scalar = solve_at.ndim == 1
+        given = solve_at.tolist() if scalar else [as_weight(w) for w in solve_at]
+        disk = self.disk
         for call in range(rnd.repeats):
             last = call == rnd.repeats - 1
-            tasks = [
-                SolveTask(
-                    slot,
-                    as_weight(w),
-                    state,
-                    self.disk.save_to(index, slot, call, last, long_rounds),
-                )
-                for slot, w, state in zip(slots, solve_at, states, strict=True)
-            ]
+            if call and not scalar:
+                given = [as_weight(w) for w in solve_at]
+            if disk.enabled:
+                tasks = [
+                    SolveTask(slot, w, state, disk.save_to(index, slot, call, last, long_rounds))
+                    for slot, w, state in zip(slots, given, states, strict=True)
+                ]
+            else:  # (states in memory: nowhere to save them)
+                tasks = [
+                    SolveTask(slot, w, state, None)
+                    for slot, w, state in zip(slots, given, states, strict=True)
+                ]
             outcomes = self.run_tasks(tasks, index, call)
             solutions = [o.solution for o in outcomes if o.solution is not None]
             states = [s.state for s in solutions]
@@ -263,7 +271,7 @@ class RoundSolver:
             outcomes, spent = self.probes.probe(
                 index=index,
                 slots=slots,
-                weights=[as_weight(w) for w in solve_at],
+                weights=solve_at.tolist() if scalar else [as_weight(w) for w in solve_at],
                 outcomes=outcomes,
                 spent=spent,
                 repeats=rnd.repeats,

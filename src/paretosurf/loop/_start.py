@@ -230,12 +230,32 @@ class RunStart(RunParts):
             self.folder.create(manifest)
         self.method.start(warm_start_keys(self.pool, self.disk, init_states))
 
+    def start_up(self, n_segments: int) -> list[Any] | None:
+        """The solver's own start-up of the run's slots, at the first round's places
+        ``i / n_segments`` in [0, 1]: its ``initial_states(weights)`` (a
+        :class:`~paretosurf.solvers.StartUp`, run in this process; its solves and steps count
+        in the run's), or ``None`` where it has no such method or declines (every slot then
+        starts cold)."""
+        initial_states = getattr(users_solver(self.solver), "initial_states", None)
+        if not callable(initial_states):
+            return None
+        start = initial_states([i / n_segments for i in range(n_segments + 1)])
+        if start is None:
+            return None
+        self.progress.n_solves += int(start.solves)
+        self.progress.n_steps += int(start.steps)
+        return list(start.states)
+
     def find_ends(self, init_states: Sequence[Any] | None) -> Sequence[Any] | None:
         """Find the front's ends before the first round (:func:`~paretosurf.findings.
         find_ends`; its solves run in this process and count in the run's solves), and set
         the run's units and bounds from them. Returns the first round's warm starts: the
-        user's, else the ends' states for the end slots where the solver posed its ends."""
+        user's; else the solver's start-up (:meth:`start_up`), the ends' states for the end
+        slots where the solver posed or approached its ends."""
         n_segments = int(getattr(self.method, "n_segments", 1))
+        started = None if init_states is not None else self.start_up(n_segments)
+        if started is not None:
+            init_states = started
 
         def solve_weights(weights: Sequence[float], states: Sequence[Any]) -> list[Any]:
             return [self.solver.solve(float(w), s) for w, s in zip(weights, states, strict=True)]
@@ -252,8 +272,11 @@ class RunStart(RunParts):
         if ends is None:
             return init_states
         self.progress.n_solves += ends.solves
-        if init_states is None and all(s is not None for s in ends.states):
-            return [ends.states[0], *self.starts_between(ends, n_segments), ends.states[1]]
+        if all(s is not None for s in ends.states):
+            if started is not None:  # the ends approached from the start-up's ends
+                return [ends.states[0], *started[1:-1], ends.states[1]]
+            if init_states is None:
+                return [ends.states[0], *self.starts_between(ends, n_segments), ends.states[1]]
         return init_states
 
     def starts_between(self, ends: FrontEnds, n_segments: int) -> list[Any]:

@@ -26,6 +26,7 @@ from paretosurf.curves import (
     EndReach,
     Piece,
     allocate,
+    chord_lengths,
     find_breaks,
     limit_end_weight,
     nondominated,
@@ -97,6 +98,19 @@ END_CLOSE = 0.05
 
 FloatArray = NDArray[np.float64]
 
+#: The grids of ``alpha="auto"`` made so far, by size (:data:`AUTO_GRID`).
+_GRIDS: dict[int, FloatArray] = {}
+
+
+def _auto_grid() -> FloatArray:
+    """``np.linspace(0, 1, AUTO_GRID)``, made once (read-only)."""
+    grid = _GRIDS.get(AUTO_GRID)
+    if grid is None:
+        grid = np.linspace(0.0, 1.0, AUTO_GRID)
+        grid.setflags(write=False)
+        _GRIDS[AUTO_GRID] = grid
+    return grid
+
 
 class CDFRefinement:
     """SURF's estimate of one arc-length CDF, refined round by round: ``Phi_{t+1} = alpha *
@@ -159,7 +173,7 @@ class CDFRefinement:
         (:func:`paretosurf.curves.find_breaks`), which count as no arc length."""
         # Chord lengths, and the new CDF from them: weights come from quantile_weights and
         # points were checked finite, so the public constructor's validation is skipped.
-        gaps = np.sqrt(np.sum(np.diff(coordinates, axis=0) ** 2, axis=1))
+        gaps = chord_lengths(coordinates)
         if len(breaks):
             gaps[np.asarray(breaks, dtype=np.intp)] = 0.0
         self.estimate = ArcLengthCDF._from_chords(weights, gaps)
@@ -190,10 +204,12 @@ class CDFRefinement:
         """
         # (on a grid and at the round's weights: where weights crowd, as within 1e-8 of an
         # end on an ill-conditioned problem, a grid alone misses the change)
-        grid = np.linspace(0.0, 1.0, AUTO_GRID)
+        # (the largest difference over the grid and the weights; the union of the two would
+        # only sort the points and drop the repeated ones, which changes no maximum)
+        grid = _auto_grid()
         if weights is not None:
-            grid = np.union1d(grid, np.clip(np.asarray(weights, dtype=np.float64), 0.0, 1.0))
-        residual = float(np.max(np.abs(estimate(grid) - self.cdf(grid))))
+            grid = np.concatenate((grid, np.clip(np.asarray(weights, dtype=np.float64), 0.0, 1.0)))
+        residual = float(np.abs(estimate._value(grid) - self.cdf._value(grid)).max())
         previous, self._residual = self._residual, residual
         before, self._before = self._before, previous
         if not math.isfinite(previous):  # the first update: the estimate replaces Phi_0
@@ -511,9 +527,11 @@ class SurfMethod(SlotMethod):
         then learn from the round as every slot method does."""
         assert outcome.coordinates is not None
         weights = np.asarray(outcome.weights, dtype=np.float64)
+        coords = outcome.coordinates
+        chords = chord_lengths(coords)
         offsets = None
         if weights.ndim == 1 and outcome.points.shape[1] == 2:
-            offsets = self._ray_offsets(weights, outcome.points, outcome.infos, outcome.coordinates)
+            offsets = self._ray_offsets(weights, outcome.points, outcome.infos, coords)
             self._rays = self._ray_weights
         else:
             self._rays = None
@@ -521,15 +539,13 @@ class SurfMethod(SlotMethod):
         if weights.ndim == 1 and outcome.points.shape[1] == 2:
             points = np.asarray(outcome.points, dtype=np.float64)
             self._breaks = find_breaks(
-                weights, outcome.coordinates, offsets=offsets, points=points, seen=self._seen
+                weights, coords, offsets=offsets, points=points, seen=self._seen, chords=chords
             )
             # (what every round found: a chord whose box holds a point is no gap)
-            self._seen = nondominated(np.vstack([self._seen, points]))
+            self._seen = nondominated(np.concatenate((self._seen, points)))
         else:
             self._breaks = []
-        coords = outcome.coordinates
-        chords = np.linalg.norm(np.diff(coords, axis=0), axis=1)
-        same = chords <= DUPLICATE_TOL * max(float(np.sum(chords)), 1e-300)
+        same = chords <= DUPLICATE_TOL * max(float(chords.sum()), 1e-300)
         if weights.ndim == 1 and len(weights) >= 2:
             # (what a solver whose scalarization follows its ideal point showed before the
             # point moved no longer holds)

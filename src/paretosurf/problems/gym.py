@@ -58,8 +58,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from paretosurf._utils.validation import check_positive_int
 from paretosurf.problems._simplex import check_simplex
 from paretosurf.problems.mdp import RegularizedMDP
+from paretosurf.solvers import check_interior_start
 
 __all__ = [
     "DST_MAPS",
@@ -475,6 +477,12 @@ class TabularMDP(RegularizedMDP):
         ``model.R[m]``) and ``rho``; kept as the attribute ``model``.
     gamma, beta, ref_policy, scale
         As for :class:`~paretosurf.problems.mdp.RegularizedMDP` (``ref_policy=None``: uniform).
+    warmup_steps : int
+        The start-up of the K-step solver's runs (see
+        :class:`~paretosurf.problems.mdp.RegularizedMDP`): the end slots' warm-up steps
+        (default 0: none).
+    interior_start : {"default", "endpoint1"}
+        Where the interior slots start: the reference policy, or the warmed-up ``w = 1`` end.
     """
 
     def __init__(
@@ -485,11 +493,17 @@ class TabularMDP(RegularizedMDP):
         ref_policy: ArrayLike | None = None,
         *,
         scale: str = "normalized",
+        warmup_steps: int = 0,
+        interior_start: str = "default",
     ) -> None:
         if not isinstance(model, TabularModel):
             raise TypeError(f"model must be a TabularModel, got {type(model).__name__}")
         super().__init__(model.P, model.R, gamma, model.rho, beta, ref_policy, scale=scale)
         self.model = model
+        self.warmup_steps = (
+            0 if warmup_steps == 0 else check_positive_int(warmup_steps, name="warmup_steps")
+        )
+        self.interior_start = check_interior_start(interior_start)
 
 
 def deep_sea_treasure(
@@ -502,6 +516,17 @@ def deep_sea_treasure(
     cost), ``h_m = E[sum_t gamma^t (-r_m + beta * KL(pi(.|s_t) || uniform))]``, multiplied by
     ``1 - gamma`` with the default ``scale="normalized"``; ``w`` weighs the treasure. The
     :class:`TabularModel` is kept as ``.model``.
+
+    Its K-step solver (``.gradient_solver(steps=K)``) starts a run as the paper's protocol
+    does (``warmup_steps=500``, ``interior_start="endpoint1"``): both ends first solved with
+    500 steps, the interior slots from the treasure-seeking end, from which K steps reach
+    every trade-off (from the uniform policy they stall for thousands of steps on the
+    plateau of the nearest treasure). So the shortest call reaches an even front:
+
+    >>> import paretosurf as ps
+    >>> res = ps.surf(deep_sea_treasure().gradient_solver(steps=100), 15)  # doctest: +SKIP
+    >>> res.success                                                        # doctest: +SKIP
+    True
 
     Parameters
     ----------
@@ -524,7 +549,7 @@ def deep_sea_treasure(
     True
     """
     model = tabular_deep_sea_treasure(map)
-    return TabularMDP(model, gamma, beta, scale=scale)
+    return TabularMDP(model, gamma, beta, scale=scale, warmup_steps=500, interior_start="endpoint1")
 
 
 def fishwood(

@@ -1,7 +1,8 @@
 """The inner-solver contract: what a single-objective solver gives and receives.
 
 :class:`Solution`, the :class:`InnerSolver` protocol, :class:`GradientSolver`,
-:func:`as_solver`, and the identity of a solver that a resumed run checks.
+:func:`as_solver`, the identity of a solver that a resumed run checks, and how a K-step
+solver starts a run's slots (:func:`gradient_starts`, :class:`StartUp`).
 """
 
 from paretosurf.solvers._identity import (
@@ -34,9 +35,16 @@ from paretosurf.solvers._protocol import (
     users_solver,
     weight_to_json,
 )
+from paretosurf.solvers._start import (
+    INTERIOR_STARTS,
+    StartUp,
+    check_interior_start,
+    gradient_starts,
+)
 
 __all__ = [
     "FORCE_HINT",
+    "INTERIOR_STARTS",
     "NOT_SETTINGS",
     "SHAPE_FORCE_HINT",
     "TOLD_SOLVER",
@@ -47,16 +55,19 @@ __all__ = [
     "InnerSolverError",
     "Solution",
     "SolverLike",
+    "StartUp",
     "StepRule",
     "Weight",
     "add_evaluations",
     "as_solution",
     "as_solver",
     "as_weight",
+    "check_interior_start",
     "check_same_solver",
     "check_state_shapes",
     "count_steps",
     "format_weight",
+    "gradient_starts",
     "solver_identity",
     "solver_name",
     "solver_settings",

@@ -107,20 +107,24 @@ class Solution:
     info: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        raw = np.asarray(self.objectives)
-        if raw.dtype.kind not in "biuf" and not (
-            raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat)
-        ):
-            # numpy would turn "1.5" into 1.5 and an object array into whatever it holds
-            raise TypeError(
-                f"Solution.objectives must be numbers (a vector of floats), got "
-                f"{self.objectives!r} (dtype {raw.dtype})"
-            )
-        self.objectives = np.atleast_1d(np.asarray(raw, dtype=np.float64))
-        if self.objectives.ndim != 1:
-            raise ValueError(
-                f"Solution.objectives must be a 1-D vector, got shape {self.objectives.shape}"
-            )
+        raw = self.objectives
+        # (a float vector, the common case, is kept as it is, as np.asarray would keep it:
+        # its checks are skipped, which a round of N + 1 solves pays N + 1 times)
+        if not (type(raw) is np.ndarray and raw.dtype == np.float64 and raw.ndim == 1):
+            raw = np.asarray(raw)
+            if raw.dtype.kind not in "biuf" and not (
+                raw.dtype.kind == "O" and all(isinstance(v, numbers.Real) for v in raw.flat)
+            ):
+                # numpy would turn "1.5" into 1.5 and an object array into whatever it holds
+                raise TypeError(
+                    f"Solution.objectives must be numbers (a vector of floats), got "
+                    f"{self.objectives!r} (dtype {raw.dtype})"
+                )
+            self.objectives = np.atleast_1d(np.asarray(raw, dtype=np.float64))
+            if self.objectives.ndim != 1:
+                raise ValueError(
+                    f"Solution.objectives must be a 1-D vector, got shape {self.objectives.shape}"
+                )
         if not isinstance(self.info, dict):
             if not isinstance(self.info, Mapping):
                 raise TypeError(f"Solution.info must be a dict, got {type(self.info).__name__}")
@@ -154,6 +158,12 @@ class InnerSolver(Protocol):
       keep a probe whose point scores lower at the slot's weight. A solver without it, or
       whose ``probe_start`` returns ``None`` at the run's start, is not probed.
       :class:`~paretosurf.adapters.ScipySolver` draws a point of its box;
+    - ``initial_states(weights) -> StartUp | None``: the first round's warm starts for a
+      two-objective run given no ``init_states`` (``weights``: the first round's places
+      ``i / N`` in [0, 1]), made before the first round, with the solves and steps that
+      cost (:class:`~paretosurf.solvers.StartUp`, counted in the run's); ``None`` starts
+      every slot cold. The MDP gradient solvers warm the ends up as the paper's protocol
+      does (:func:`~paretosurf.solvers.gradient_starts`);
     - ``save_state(state, folder)`` and ``load_state(folder)``: states kept as folders
       (:mod:`paretosurf.storage`);
     - ``observe(points)``: the round's points, after each round (an ideal point that

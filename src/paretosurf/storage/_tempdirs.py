@@ -39,6 +39,7 @@ import threading
 import time
 from pathlib import Path
 
+from paretosurf._utils.processes import process_alive
 from paretosurf.storage import _locking as locking
 from paretosurf.storage._locking import FileLock, LockedError, try_lock, unlock
 
@@ -186,13 +187,7 @@ def _pid_alive_here(info: dict[str, object]) -> bool:
     pid = info.get("pid")
     if info.get("host") != socket.gethostname() or not isinstance(pid, int) or pid <= 0:
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+    return process_alive(pid)
 
 
 def sweep_stale(

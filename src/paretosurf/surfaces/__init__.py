@@ -1,10 +1,17 @@
 """Three or more objectives: the geometry of a surface.
 
 Weights on the simplex (lattices, energy, farthest points), the estimated surface over the
-simplex, its pieces (:class:`SurfacePiece`) and the rays from the ideal point that lay points
-out on it.
+simplex, its pieces (:class:`SurfacePiece`), the rays from the ideal point that lay points
+out on it, and the ends and segments of weights along fronts that are curves (:func:`curve_ends`).
 """
 
+from paretosurf.surfaces._curve import (
+    CURVE_TIE,
+    curve_ends,
+    curve_positions,
+    segment_parameter,
+    segment_weights,
+)
 from paretosurf.surfaces._estimate import (
     ZERO_WEIGHT,
     Face,
@@ -58,6 +65,7 @@ __all__ = [
     "ARCHIVE_ROUNDS",
     "BEST_SHARE",
     "BRIDGE_SPACINGS",
+    "CURVE_TIE",
     "EXPLORE_ROUNDS",
     "LAYOUT_KINDS",
     "LINK_SPACINGS",
@@ -74,6 +82,8 @@ __all__ = [
     "allocate_points",
     "check_simplex_weights",
     "current_coordinates",
+    "curve_ends",
+    "curve_positions",
     "embed",
     "energy_weights",
     "face_mesh",
@@ -92,6 +102,8 @@ __all__ = [
     "ray_layout",
     "ray_weights",
     "restricted_cvt",
+    "segment_parameter",
+    "segment_weights",
     "simplex_lattice",
     "simplex_volumes",
     "surface_pieces",

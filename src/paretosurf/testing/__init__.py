@@ -65,6 +65,7 @@ from paretosurf.testing._same_result import assert_same_result
 from paretosurf.testing._solvers import GEAR as GEAR
 from paretosurf.testing._solvers import (
     BowlKStep,
+    DiskGearKStep,
     FailingSolver,
     GearKStep,
     Interrupt,
@@ -76,6 +77,7 @@ from paretosurf.testing._solvers import (
 __all__ = [
     "BowlKStep",
     "Candidate",
+    "DiskGearKStep",
     "ExecutorContract",
     "FailingSolver",
     "GearKStep",

@@ -4,7 +4,9 @@ must not be called, a closed-form solver for executors, and a simulated kill."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,6 +64,28 @@ class GearKStep:
 
     def interpolate(self, state0: float, state1: float, t: float) -> float:
         return (1 - t) * float(state0) + t * float(state1)
+
+
+class DiskGearKStep(GearKStep):
+    """:class:`GearKStep` keeping its states on disk (``save_state``/``load_state``): a solver
+    whose states a run keeps as folders (:mod:`paretosurf.storage`), for executor tests.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from paretosurf.testing import DiskGearKStep
+    >>> solver = DiskGearKStep()
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     solver.save_state(0.25, folder)
+    ...     solver.load_state(folder)
+    0.25
+    """
+
+    def save_state(self, state: float, folder: str | os.PathLike[str]) -> None:
+        np.save(Path(folder) / "x.npy", np.array([state]))
+
+    def load_state(self, folder: str | os.PathLike[str]) -> float:
+        return float(np.load(Path(folder) / "x.npy")[0])
 
 
 class BowlKStep:

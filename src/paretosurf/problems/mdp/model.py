@@ -213,7 +213,7 @@ class MDPModel(BiObjectiveProblem):
         """``I - gamma P_pi`` for a batch of policies (B, S, A) -> (B, S, S)."""
         n = self.n_states
         # a dense product (one matrix multiplication) beats scattering the non-zeros here
-        flow = np.einsum("bsa,sat->bst", pi, self.P, optimize=True)
+        flow = pair_einsum("bsa,sat->bst", pi, self.P)
         flow *= -self.gamma
         flow.reshape(-1, n * n)[:, :: n + 1] += 1.0
         return np.asarray(flow, dtype=np.float64)
@@ -239,6 +239,8 @@ class MDPModel(BiObjectiveProblem):
 
     @staticmethod
     def _safe_log(pi: FloatArray) -> FloatArray:
+        if pi.size and pi.min() > 0:  # (no zero to take the log of: nothing to silence)
+            return np.asarray(np.log(pi), dtype=np.float64)
         with np.errstate(divide="ignore"):
             return np.asarray(np.log(pi), dtype=np.float64)
 
@@ -289,7 +291,11 @@ class MDPModel(BiObjectiveProblem):
     def objectives_many(self, policies: ArrayLike) -> FloatArray:
         """Objective vectors (B, M) of a batch of policies (B, S, A)."""
         pi = self._check_policy(policies, name="policies")
-        pi = pi.reshape(-1, self.n_states, self.n_actions)
+        return self._objectives_of(pi.reshape(-1, self.n_states, self.n_actions))
+
+    def _objectives_of(self, pi: FloatArray) -> FloatArray:
+        """:meth:`objectives_many` of policies (B, S, A) the library made itself (valid
+        distributions, float64), unchecked."""
         log_pi = self._safe_log(pi)
         flow = self._flow_matrices(pi)
         rewards = np.broadcast_to(self.R, (pi.shape[0], *self.R.shape))
@@ -459,6 +465,79 @@ def _reduce_actions(x: FloatArray, op: Any) -> FloatArray:
     for i in range(2, n):
         op(out, x[..., i], out=out)
     return np.asarray(out, dtype=np.float64)
+
+
+_einsumfunc: Any
+try:  # NumPy >= 2.4: einsum contracts two operands with bmm_einsum, after einsum_path
+    import numpy._core.einsumfunc as _einsumfunc
+except ImportError:  # pragma: no cover - older NumPy: np.einsum as it is
+    _einsumfunc = None
+_bmm_einsum: Any = getattr(_einsumfunc, "bmm_einsum", None)
+_einsum_path: Any = getattr(_einsumfunc, "einsum_path", None)
+
+#: The contraction ``np.einsum(subscripts, a, b, optimize=True)`` makes, by subscripts and
+#: shapes: the operands' order and the pairwise equation, or ``None`` (use ``np.einsum``).
+_CONTRACTIONS: dict[tuple[str, tuple[int, ...], tuple[int, ...]], Any] = {}
+
+
+def pair_einsum(subscripts: str, a: FloatArray, b: FloatArray) -> FloatArray:
+    """``np.einsum(subscripts, a, b, optimize=True)``, the very same contraction (NumPy's own
+    pairwise ``bmm_einsum``, as ``einsum`` calls it), with ``einsum``'s search for the path
+    made once per shapes instead of at every call: on the exact solver's small batches that
+    search costs more than the product. The first call of each shapes checks that the two
+    agree to the last bit, and falls back to ``np.einsum`` for good where they do not (or
+    where NumPy contracts otherwise)."""
+    key = (subscripts, a.shape, b.shape)
+    plan = _CONTRACTIONS.get(key, False)
+    if plan is False:
+        plan = _CONTRACTIONS[key] = _pair_plan(subscripts, a, b)
+    if plan is None:
+        return np.asarray(np.einsum(subscripts, a, b, optimize=True), dtype=np.float64)
+    swap, equation = plan
+    return np.asarray(
+        _bmm_einsum(equation, b, a) if swap else _bmm_einsum(equation, a, b), dtype=np.float64
+    )
+
+
+def _pair_plan(subscripts: str, a: FloatArray, b: FloatArray) -> tuple[bool, str] | None:
+    """How ``einsum`` contracts ``a`` and ``b``: whether it swaps them, and the equation it
+    hands ``bmm_einsum``; ``None`` where that cannot be read or does not reproduce
+    ``np.einsum`` exactly."""
+    if _bmm_einsum is None or _einsum_path is None:
+        return None
+    try:
+        _, contractions = _einsum_path(subscripts, a, b, optimize=True, einsum_call=True)
+        if len(contractions) != 1 or sorted(contractions[0][0]) != [0, 1]:
+            return None
+        order, equation = tuple(contractions[0][0]), str(contractions[0][1])
+        swap = order == (1, 0)  # (einsum pops the operands in this order)
+        got = _bmm_einsum(equation, b, a) if swap else _bmm_einsum(equation, a, b)
+        want = np.einsum(subscripts, a, b, optimize=True)
+        same = (
+            isinstance(got, np.ndarray)
+            and got.dtype == want.dtype
+            and got.shape == want.shape
+            and np.array_equal(got, want)
+        )
+    except Exception:  # (NumPy's internals changed: its own einsum, as before)
+        return None
+    return (swap, equation) if same else None
+
+
+def exact_log_softmax(x: FloatArray) -> FloatArray:
+    """``scipy.special.log_softmax(x, axis=-1)`` to the last bit, faster on the short action
+    axis: :func:`_log_softmax` where that is the same arithmetic (fewer than 8 actions, where
+    sums over actions add them in order as numpy's do, and finite maxima, which scipy would
+    replace by 0), scipy's otherwise."""
+    if x.shape[-1] >= SLICE_REDUCE_MAX:
+        return np.asarray(log_softmax(x, axis=-1), dtype=np.float64)
+    top = _reduce_actions(x, np.maximum)
+    if not np.isfinite(top).all():
+        return np.asarray(log_softmax(x, axis=-1), dtype=np.float64)
+    shifted = x - top[..., None]
+    return np.asarray(
+        shifted - np.log(_reduce_actions(np.exp(shifted), np.add))[..., None], dtype=np.float64
+    )
 
 
 def _log_softmax(x: FloatArray) -> FloatArray:

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
 
-from paretosurf.problems.mdp.model import MDPModel
+from paretosurf.problems.mdp.model import MDPModel, exact_log_softmax, pair_einsum
 
 __all__ = ["soft_policy_iteration", "solve_weights", "solve_with_iters"]
 
@@ -82,8 +82,8 @@ def soft_policy_iteration(
         p, lp, r = pi[active], log_pi[active], rewards[active]
         flow = mdp._flow_matrices(p)
         u, _ = mdp._soft_values_centered(p, lp, r[:, None], flow)
-        q = r + mdp.gamma * np.einsum("sat,bt->bsa", mdp.P, u[:, 0], optimize=True)
-        lp_new = log_softmax(mdp._log_ref + q / mdp.beta, axis=-1)
+        q = r + mdp.gamma * pair_einsum("sat,bt->bsa", mdp.P, u[:, 0])
+        lp_new = exact_log_softmax(mdp._log_ref + q / mdp.beta)
         p_new = np.exp(lp_new)
         delta = np.max(np.abs(p_new - p), axis=(1, 2))
         stalled = (delta <= floor) & (delta > 0.25 * deltas[active])
@@ -106,10 +106,25 @@ def _initial_log_policies(mdp: MDPModel, batch: int, states: Sequence[Any] | Non
         return log_pi
     if len(states) != batch:
         raise ValueError(f"states must hold one entry per weight ({batch}), got {len(states)}")
-    for i, st in enumerate(states):
-        if st is not None:
-            pi = mdp._check_policy(st, name=f"states[{i}]")
-            log_pi[i] = mdp._safe_log(pi)
+    given = [i for i, st in enumerate(states) if st is not None]
+    if not given:
+        return log_pi
+    # the warm starts checked and logged together, when they are (S, A) policies (the
+    # exact solver's own states); otherwise, or if one fails the check, one by one, so that
+    # the message names it
+    shape = (mdp.n_states, mdp.n_actions)
+    if all(np.shape(states[i]) == shape for i in given):
+        stacked = np.array([states[i] for i in given], dtype=np.float64)
+        try:
+            pi = mdp._check_policy(stacked, name="states")
+        except ValueError:
+            pass
+        else:
+            log_pi[given] = mdp._safe_log(pi)
+            return log_pi
+    for i in given:
+        pi = mdp._check_policy(states[i], name=f"states[{i}]")
+        log_pi[i] = mdp._safe_log(pi)
     return log_pi
 
 

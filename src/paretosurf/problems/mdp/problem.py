@@ -70,6 +70,14 @@ class RegularizedMDP(MDPModel):
         Validated float64 copies.
     default_lr, default_optimizer
         :meth:`gradient_solver` defaults: 0.02, Adam.
+    warmup_steps, interior_start
+        How :meth:`gradient_solver`'s runs start their slots when given no warm starts
+        (:meth:`MDPGradientSolver.initial_states`): the end slots first solved with
+        ``warmup_steps`` steps each, the interior slots from the solver's default start
+        (``"default"``) or from the warmed-up ``w = 1`` end (``"endpoint1"``). Default 0 and
+        ``"default"`` (every slot from the reference policy);
+        :func:`~paretosurf.problems.deep_sea_treasure` sets the paper's 500 and
+        ``"endpoint1"``.
 
     Examples
     --------
@@ -96,6 +104,8 @@ class RegularizedMDP(MDPModel):
 
     default_lr: ClassVar[float] = 0.02
     default_optimizer: ClassVar[str] = "adam"
+    warmup_steps: int = 0
+    interior_start: str = "default"
 
     # ------------------------------------------------------------------ exact solves
     def solve_weights(self, weights: ArrayLike, states: Sequence[Any] | None = None) -> FloatArray:
@@ -246,10 +256,14 @@ class RegularizedMDP(MDPModel):
 
         The signature and parameters are those of :meth:`BiObjectiveProblem.gradient_solver`;
         defaults ``lr = 0.02``, Adam; ``init`` is logits of shape (S, A) (or ``init(w)``
-        returning them), default ``log pi_ref``. See :class:`MDPGradientSolver`, whose
-        constructor also takes Adam's ``betas`` and ``eps`` and ``device``, the torch backend
-        (``MDPGradientSolver(problem, steps=K, device="cuda")``): this method keeps the
-        signature every problem shares.
+        returning them), default ``log pi_ref``. A run given no warm starts starts as the
+        paper's protocol for the problem does (:attr:`warmup_steps`, :attr:`interior_start`;
+        :meth:`MDPGradientSolver.initial_states`), so that ``ps.surf(deep_sea_treasure()
+        .gradient_solver(steps=100), 15)`` reaches the whole front. See
+        :class:`MDPGradientSolver`, whose constructor also takes Adam's ``betas`` and
+        ``eps``, the start-up's ``warmup_steps`` and ``interior_start``, and ``device``, the
+        torch backend (``MDPGradientSolver(problem, steps=K, device="cuda")``): this method
+        keeps the signature every problem shares.
         """
         self._require_two("gradient_solver")
         return MDPGradientSolver(

@@ -8,13 +8,19 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import log_softmax
 
 from paretosurf._utils.validation import check_positive_int, check_torch_device
 from paretosurf.problems.base import InitParams, as_initial_params, as_weight_array
-from paretosurf.problems.mdp.model import MDPModel
+from paretosurf.problems.mdp.model import MDPModel, exact_log_softmax
 from paretosurf.problems.mdp.policy_iteration import solve_with_iters
-from paretosurf.solvers import GradientState, Solution, StepRule
+from paretosurf.solvers import (
+    GradientState,
+    Solution,
+    StartUp,
+    StepRule,
+    check_interior_start,
+    gradient_starts,
+)
 
 __all__ = ["MDPExactSolver", "MDPGradientSolver"]
 
@@ -50,7 +56,7 @@ class MDPExactSolver:
     def solve_many(self, weights: ArrayLike, states: Sequence[Any]) -> list[Solution]:
         w = np.asarray(weights, dtype=np.float64).ravel()
         pis, _, iters = solve_with_iters(self.problem, w, list(states))
-        objs = self.problem.objectives_many(pis)
+        objs = self.problem._objectives_of(pis)
         return [
             Solution(objs[i], state=pis[i], info={"steps": 1, "policy_iterations": int(iters[i])})
             for i in range(w.size)
@@ -86,6 +92,14 @@ class MDPGradientSolver:
     reset_optimizer : bool
         Start every call with fresh Adam moments, as the paper's code does (default: carry a
         slot's moments over from its previous call).
+    warmup_steps : int, optional
+        The run's start-up (:meth:`initial_states`): the end slots are first solved with this
+        many steps each (0: no warm-up). Default: the problem's ``warmup_steps`` (the paper's
+        protocol for it: 500 on Deep Sea Treasure, 0 elsewhere).
+    interior_start : {"default", "endpoint1"}, optional
+        The start-up of the interior slots: the default initial state, or the warmed-up
+        ``w = 1`` end's logits (fresh moments). Default: the problem's ``interior_start``
+        (``"endpoint1"`` on Deep Sea Treasure, ``"default"`` elsewhere).
     device : str, optional
         Run the steps in torch (the ``rl`` extra) on this device, ``"cpu"`` or ``"cuda"``
         (``"cuda:N"``: the N-th GPU): the same step in float64 (batched LU factorization),
@@ -130,6 +144,8 @@ class MDPGradientSolver:
         eps: float = 1e-8,
         init: InitParams | None = None,
         reset_optimizer: bool = False,
+        warmup_steps: int | None = None,
+        interior_start: str | None = None,
         device: str | None = None,
     ) -> None:
         self.problem = problem
@@ -142,12 +158,62 @@ class MDPGradientSolver:
         self._init: FloatArray | Callable[[float], FloatArray] = as_initial_params(
             init, problem._log_ref.copy()
         )
+        warmup = getattr(problem, "warmup_steps", 0) if warmup_steps is None else warmup_steps
+        self.warmup_steps = 0 if warmup == 0 else check_positive_int(warmup, name="warmup_steps")
+        self.interior_start = check_interior_start(
+            getattr(problem, "interior_start", "default")
+            if interior_start is None
+            else interior_start
+        )
 
     def initial_state(self, weight: float) -> GradientState:
         """The state a slot starts from when it has no warm start."""
         start = self._init(weight) if callable(self._init) else self._init
         params = start.copy()
         return GradientState(params, np.zeros_like(params), np.zeros_like(params), 0)
+
+    def initial_states(self, weights: Sequence[float]) -> StartUp | None:
+        """A run's first warm starts, for slots at ``weights`` (increasing, from 0 to 1): the
+        paper's start-up (:func:`~paretosurf.solvers.gradient_starts`), which a run given no
+        ``init_states`` uses (:func:`paretosurf.surf`; its solves and steps count in the
+        run's ``n_solves`` and ``n_steps``).
+
+        The end slots are first solved with :attr:`warmup_steps` steps each (Adam or SGD as
+        the solver's, fresh moments), and with :attr:`interior_start` ``"endpoint1"`` the
+        interior slots start from the warmed-up ``w = 1`` end's logits. ``None`` where there
+        is nothing to do (no warm-up, interior slots from the default start): every slot then
+        starts cold.
+
+        Examples
+        --------
+        >>> import paretosurf as ps
+        >>> solver = ps.problems.deep_sea_treasure().gradient_solver(steps=100)
+        >>> solver.warmup_steps, solver.interior_start
+        (500, 'endpoint1')
+        >>> start = solver.initial_states([0.0, 0.5, 1.0])
+        >>> start.solves, start.steps
+        (2, 1000)
+        >>> bool((start.states[1].params == start.states[2].params).all())
+        True
+        """
+        if self.warmup_steps == 0 and self.interior_start == "default":
+            return None
+        warm = None
+        if self.warmup_steps > 0:
+            warm = MDPGradientSolver(
+                self.problem,
+                steps=self.warmup_steps,
+                lr=self.rule.lr,
+                optimizer=self.rule.optimizer,
+                betas=self.rule.betas,
+                eps=self.rule.eps,
+                warmup_steps=0,
+                interior_start="default",
+                device=self.device,
+            )
+        return gradient_starts(
+            self.initial_state, weights, warm_up=warm, interior_start=self.interior_start
+        )
 
     def _as_state(self, state: Any, weight: float, slot: int) -> GradientState:
         if state is None:
@@ -191,8 +257,8 @@ class MDPGradientSolver:
                 theta, m, v, t = self.rule.apply(theta, g, m, v, t)
         else:
             theta, m, v, t = self._torch_steps(theta, m, v, t, rewards[:, 0])
-        pis = np.exp(log_softmax(theta, axis=-1))
-        objs = prob.objectives_many(pis)
+        pis = np.exp(exact_log_softmax(theta))
+        objs = prob._objectives_of(pis)
         return [
             Solution(
                 objs[i],

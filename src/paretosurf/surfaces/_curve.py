@@ -1,0 +1,212 @@
+"""Fronts that are curves in three or more objectives: order the points along the curve and
+lay weights out evenly by arc length along it.
+
+Where two objectives never conflict (DTLZ5, DTLZ6) the front of M = 3 objectives is a curve,
+not a surface: whole bands of the weight simplex reach one stretch of it, and no layout of
+the simplex spaces the points evenly along it. Along a curve the problem is SURF's own (one
+parameter, arc length), and the weights that reach it are known from the solves:
+
+- :func:`curve_positions` orders a round's points along the curve they lie on, by the
+  longest path of their minimum spanning tree (the curve's chain of nearest neighbours;
+  scipy's ``minimum_spanning_tree`` and ``shortest_path``), and gives each its arc-length
+  position: the chord lengths summed along that path. A point off the path (a short branch
+  of the tree, or a duplicate) takes the position of the path's point nearest to it.
+- :func:`curve_ends` gives the weights that reached the curve's two ends. On the segment
+  between them (:func:`segment_weights`, :func:`segment_parameter`) every weight reaches
+  the curve, and its point runs from one end to the other as the weight moves along it: one
+  parameter, on which :func:`paretosurf.surf_simplex` runs SURF's own arc-length CDF.
+
+No library orders scattered points along a curve by their spanning tree's longest path,
+hence the code here (scipy gives the tree and the paths).
+
+Examples
+--------
+>>> import numpy as np
+>>> from paretosurf.surfaces import curve_ends, curve_positions
+>>> t = np.array([0.0, 0.1, 0.2, 0.9, 1.0])              # crowded at one end
+>>> points = np.c_[t, t, 1.0 - t]
+>>> weights = np.c_[t, np.zeros(5), 1.0 - t]              # the weight that reached each
+>>> np.round(curve_positions(points) / np.sqrt(3.0), 6)
+array([0. , 0.1, 0.2, 0.9, 1. ])
+>>> curve_ends(weights, points)
+array([[0., 0., 1.],
+       [1., 0., 0.]])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse.csgraph import minimum_spanning_tree, shortest_path
+from scipy.spatial import cKDTree
+from scipy.spatial.distance import pdist, squareform
+
+__all__ = [
+    "CURVE_TIE",
+    "curve_ends",
+    "curve_positions",
+    "segment_parameter",
+    "segment_weights",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Points closer than this share of the curve's extent (the largest distance between two
+#: points) are one point of the curve: their positions are equal.
+CURVE_TIE = 1e-9
+
+
+def _distinct(points: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
+    """The distinct rows of ``points`` (to :data:`CURVE_TIE` of their extent) and, for each
+    row, the index of its distinct row; the first of each group stands for it."""
+    extent = float(np.max(pdist(points))) if len(points) > 1 else 0.0
+    if extent <= 0.0:
+        return points[:1], np.zeros(len(points), dtype=np.intp)
+    tree = cKDTree(points)
+    label = np.full(len(points), -1, dtype=np.intp)
+    kept: list[int] = []
+    for i in range(len(points)):
+        if label[i] >= 0:
+            continue
+        label[tree.query_ball_point(points[i], CURVE_TIE * extent)] = len(kept)
+        kept.append(i)
+    return points[kept], label
+
+
+def curve_positions(points: FloatArray) -> FloatArray:
+    """Arc-length position of each point along the curve the points lie on.
+
+    Parameters
+    ----------
+    points : ndarray, shape (P, M)
+        Points on (or near) a curve, in the coordinates the spacing is measured in.
+
+    Returns
+    -------
+    ndarray, shape (P,)
+        Positions from 0 (one end of the curve) to the length of the chain of points along
+        the longest path of their minimum spanning tree; coincident points share a position,
+        and a point off that path takes the position of the path's point nearest to it.
+        Position 0 is the end of the path whose point comes first in ``points``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surfaces import curve_positions
+    >>> t = np.array([0.5, 0.0, 1.0, 0.25])   # in any order; chords of a helix of speed sqrt(2)
+    >>> np.round(curve_positions(np.c_[np.cos(t), np.sin(t), t]), 3)
+    array([0.706, 0.   , 1.41 , 0.353])
+    """
+    x = np.asarray(points, dtype=np.float64)
+    if x.ndim != 2 or len(x) == 0:
+        raise ValueError(f"points must be a non-empty 2-D array, got shape {np.shape(points)}")
+    distinct, label = _distinct(x)
+    n = len(distinct)
+    if n == 1:
+        return np.zeros(len(x))
+    distances = squareform(pdist(distinct))
+    tree = minimum_spanning_tree(distances)
+    hops = shortest_path(tree, directed=False)
+    # the tree's longest path (its diameter): from the farthest vertex of vertex 0 to the
+    # vertex farthest from that one
+    start = int(np.argmax(hops[0]))
+    end = int(np.argmax(hops[start]))
+    if start > end:  # the same path whatever vertex the search began at
+        start, end = end, start
+    _, predecessors = shortest_path(tree, directed=False, indices=start, return_predecessors=True)
+    path = [end]
+    while path[-1] != start:
+        path.append(int(predecessors[path[-1]]))
+    path.reverse()
+    chain = distinct[path]
+    along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(chain, axis=0), axis=1))])
+    position = np.empty(n)
+    position[path] = along
+    off = np.setdiff1d(np.arange(n), path)
+    if off.size:
+        position[off] = along[cKDTree(chain).query(distinct[off])[1]]
+    return np.asarray(position[label], dtype=np.float64)
+
+
+def curve_ends(weights: FloatArray, points: FloatArray) -> FloatArray:
+    """The weights that reached the two ends of the curve the ``points`` lie on.
+
+    Parameters
+    ----------
+    weights : ndarray, shape (P, M)
+        The weight vectors solved.
+    points : ndarray, shape (P, M)
+        The points they reached (on a curve), in the coordinates the spacing is measured in.
+
+    Returns
+    -------
+    ndarray, shape (2, M)
+        The weight of the point at position 0 of :func:`curve_positions` and the weight of
+        the point at its largest position. Where several weights reached one end (a stretch
+        of the simplex that maps onto it), the one nearest to the weights of the next
+        position inwards is taken: the segment between the two ends then crosses the least
+        of that stretch. Every weight on the segment reaches the curve, and, as the weight
+        moves along it, its point runs from one end to the other (where the solutions move
+        continuously with the weight), which is what :func:`paretosurf.surf_simplex` lays
+        its points out along on such a front.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surfaces import curve_ends
+    >>> t = np.array([0.0, 0.0, 0.5, 1.0])
+    >>> points = np.c_[t, t, 1.0 - t]
+    >>> weights = np.array([[0.0, 0, 1], [0.1, 0, 0.9], [0.5, 0, 0.5], [1.0, 0, 0]])
+    >>> curve_ends(weights, points)       # two weights reached the first end
+    array([[0.1, 0. , 0.9],
+           [1. , 0. , 0. ]])
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    x = np.asarray(points, dtype=np.float64)
+    if w.shape != x.shape or w.ndim != 2 or len(w) == 0:
+        raise ValueError(
+            f"weights and points must be non-empty 2-D arrays of one shape, got {w.shape} "
+            f"and {x.shape}"
+        )
+    position = curve_positions(x)
+    levels = np.unique(position)
+    if levels.size < 2:
+        return np.repeat(w[:1], 2, axis=0)
+    out = np.empty((2, w.shape[1]))
+    for row, (end, inward) in enumerate(((levels[0], levels[1]), (levels[-1], levels[-2]))):
+        at_end = w[position == end]
+        nearest = np.min(
+            np.linalg.norm(at_end[:, None, :] - w[position == inward][None, :, :], axis=2), axis=1
+        )
+        out[row] = at_end[int(np.argmin(nearest))]
+    return out
+
+
+def segment_parameter(weights: FloatArray, ends: FloatArray) -> FloatArray:
+    """Where ``weights`` lie along the segment from ``ends[0]`` (0) to ``ends[1]`` (1): their
+    projections onto it, clipped to [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surfaces import segment_parameter, segment_weights
+    >>> ends = np.array([[0.0, 0.0, 1.0], [0.5, 0.5, 0.0]])
+    >>> segment_parameter(segment_weights(np.array([0.0, 0.25, 1.0]), ends), ends)
+    array([0.  , 0.25, 1.  ])
+    """
+    a, b = np.asarray(ends, dtype=np.float64)
+    span = b - a
+    length = float(span @ span)
+    if length <= 0.0:
+        return np.zeros(len(weights))
+    at = (np.asarray(weights, dtype=np.float64) - a) @ span / length
+    return np.asarray(np.clip(at, 0.0, 1.0), dtype=np.float64)
+
+
+def segment_weights(at: FloatArray, ends: FloatArray) -> FloatArray:
+    """The weight vectors at parameters ``at`` (in [0, 1]) along the segment between the two
+    weight vectors ``ends``: convex combinations, so on the simplex."""
+    a, b = np.asarray(ends, dtype=np.float64)
+    t = np.asarray(at, dtype=np.float64)[:, None]
+    out = np.clip((1.0 - t) * a + t * b, 0.0, None)
+    return np.asarray(out / out.sum(axis=1, keepdims=True), dtype=np.float64)

@@ -1,0 +1,139 @@
+"""SURF-simplex on fronts that are curves in three objectives (DTLZ5's kind, and a curve on
+which every pair of objectives conflicts): once the points of
+``paretosurf.findings.CURVE_ROUNDS`` rounds in a row lie on a curve, the layout runs SURF along
+the segment of weights between the curve's ends, and the points end evenly spaced by arc
+length along it. Truth: the curves' closed forms (arc length by dense quadrature in the
+coordinates the run spaces its points in, normalized by the curve's extremes)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import paretosurf as ps
+from paretosurf.adapters import Scalarization
+from paretosurf.findings import CURVE_ROUNDS, lies_on_curve
+from paretosurf.testing import Interrupt, assert_same_result, interrupt_after
+
+
+def quarter_circle(t: np.ndarray) -> np.ndarray:
+    """DTLZ5's front: objectives 1 and 2 equal, a quarter circle in the plane f1 = f2."""
+    return np.c_[np.cos(t) / np.sqrt(2), np.cos(t) / np.sqrt(2), np.sin(t)]
+
+
+def twisted(t: np.ndarray) -> np.ndarray:
+    """A curve on which every pair of objectives conflicts (no two move together)."""
+    return np.c_[t, 1.0 - t, 4.0 * (t - 0.5) ** 2]
+
+
+class SampledCurve:
+    """The exact Tchebycheff minimizer over a dense sample of a curve (ideal point just below
+    the curve's); the state is the sample's index."""
+
+    def __init__(self, curve, lo: float, hi: float, n: int = 40001) -> None:  # type: ignore[no-untyped-def]
+        self.t = np.linspace(lo, hi, n)
+        self.samples = curve(self.t)
+        self.scalarization = Scalarization("tchebycheff", ideal=self.samples.min(axis=0) - 1e-3)
+
+    def solve(self, w: np.ndarray, state: object) -> ps.Solution:
+        i = int(np.argmin(self.scalarization(self.samples, w)))
+        return ps.Solution(self.samples[i], state=i)
+
+
+def arc_positions(solver: SampledCurve, points: np.ndarray) -> np.ndarray:
+    """Each point's arc-length position along the sampled curve, as a share of its length,
+    in coordinates normalized by the curve's extremes (the run's ``"endpoints"``)."""
+    lo, hi = solver.samples.min(axis=0), solver.samples.max(axis=0)
+    dense = (solver.samples - lo) / (hi - lo)
+    along = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(dense, axis=0), axis=1))])
+    index = [int(np.argmin(np.linalg.norm(solver.samples - p, axis=1))) for p in points]
+    return np.sort(along[index] / along[-1])
+
+
+def run(solver: SampledCurve, n: int, **options: object) -> ps.Result:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ps.ParetoWarning)  # a curve laid out evenly: no warning
+        warnings.filterwarnings("ignore", message=".*degenerate.*", category=ps.ParetoWarning)
+        return ps.surf_simplex(solver, n, 3, **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("curve", "lo", "hi", "n"),
+    [
+        (quarter_circle, 0.0, np.pi / 2, 15),
+        (quarter_circle, 0.0, np.pi / 2, 28),
+        (twisted, 0.0, 1.0, 21),
+    ],
+    ids=["dtlz5-15", "dtlz5-28", "twisted-21"],
+)
+def test_points_end_evenly_spaced_along_the_curve(curve, lo, hi, n) -> None:  # type: ignore[no-untyped-def]
+    solver = SampledCurve(curve, lo, hi)
+    res = run(solver, n)
+    assert res.success, res.message
+    codes = [f.code for f in res.findings]
+    if curve is quarter_circle:
+        assert codes == ["degenerate"]  # named, and nothing else wrong
+        (finding,) = res.findings
+        assert "spaces its points by arc length along the curve" in finding.message
+    else:
+        # the twisted curve bends sharply at its vertex (in normalized coordinates), where
+        # a point's neighbours do not lie along one direction: the shape test may not call
+        # it a curve, and the edges of the simplex reach it anyway
+        assert set(codes) <= {"degenerate"}
+    tolerance = 0.02 if curve is quarter_circle else 0.03  # twisted: a point at the vertex
+    position = arc_positions(solver, res.points)
+    # the whole curve, its ends included, and every point within 2% (3%) of the length of
+    # its even position (the sample's own spacing is 1/40000 of it)
+    np.testing.assert_allclose(position, np.linspace(0.0, 1.0, n), atol=tolerance)
+    # fewer evaluations than a run of the full budget: the layout settled and stopped early
+    assert len(res.history) < 30
+
+
+def test_without_a_curve_the_layout_stays_on_the_simplex() -> None:
+    """DTLZ2's sphere: no round's points lie on a curve, and the run is SURF-simplex's."""
+    problem = ps.problems.many.DTLZ2(n_objectives=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.ParetoWarning)
+        res = ps.surf_simplex(problem.solver(), 15, 3, iterations=6)
+    assert not any(lies_on_curve(r.points) for r in res.history)
+    assert "degenerate" not in [f.code for f in res.findings]
+    # interior weights of the simplex (three non-zero weights) are still solved
+    assert np.any(np.sum(res.weights > 0, axis=1) == 3)
+
+
+def test_a_constant_objective_is_not_a_curve() -> None:
+    """Solves that leave an objective at its best (DTLZ4's variables at their flat start)
+    reach a curve of the front's boundary: not a front that is a curve."""
+    t = np.linspace(0.0, np.pi / 2, 12)
+    edge = np.c_[np.cos(t), np.sin(t), np.zeros(12)]
+    assert not lies_on_curve(edge)
+    assert lies_on_curve(np.c_[np.cos(t), np.sin(t), 0.1 * t])
+
+
+def test_the_switch_comes_after_the_rounds_in_a_row_and_resumes_bit_for_bit(
+    tmp_path: Path,
+) -> None:
+    solver = SampledCurve(quarter_circle, 0.0, np.pi / 2)
+    whole = run(solver, 15, iterations=8, early_stopping=False)
+    # rounds before the switch keep interior weights of the simplex (off the segment);
+    # from the switch on, every weight lies on one segment (rank 2 with the simplex's sum)
+    for record in whole.history[CURVE_ROUNDS + 1 :]:
+        offsets = record.weights - record.weights[0]
+        assert np.linalg.matrix_rank(offsets, tol=1e-9) <= 1
+    assert np.linalg.matrix_rank(whole.history[0].weights - whole.history[0].weights[0]) == 2
+    folder = tmp_path / "run"
+    with pytest.raises(Interrupt):
+        run(
+            solver,
+            15,
+            iterations=8,
+            early_stopping=False,
+            checkpoint=folder,
+            checkpoint_period=0,
+            callback=interrupt_after(CURVE_ROUNDS + 2),
+        )
+    resumed = run(solver, 15, iterations=8, early_stopping=False, checkpoint=folder, resume=True)
+    assert_same_result(resumed, whole)
