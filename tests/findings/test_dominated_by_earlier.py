@@ -60,3 +60,33 @@ def test_one_finding_names_both_kinds() -> None:
     assert "earlier rounds" in dominated[0].message
     n = len(dominated[0].slots)
     assert dominated[0].summary.startswith(f"{n} of 9 points dominated (")
+
+
+def test_points_beaten_by_earlier_rounds_match_a_search_of_every_earlier_point() -> None:
+    """The "dominated" finding searches the earlier rounds' non-dominated points only; a
+    brute-force search of every earlier point names the same slots and the same beaters."""
+    from paretosurf.findings._dominated import _dominated_by_earlier
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        m, n = int(rng.integers(2, 4)), int(rng.integers(3, 30))
+        points = rng.random((n, m))
+        history = [
+            SimpleNamespace(points=rng.random((n, m)) * rng.uniform(0.4, 1.4)) for _ in range(3)
+        ]
+        seen = np.vstack([r.points for r in history])
+        ranges = np.ptp(points, axis=0)
+        expected = {}
+        for i in range(n):
+            better = seen[np.all(seen < points[i] - EARLIER_MARGIN * ranges, axis=1)]
+            if len(better):
+                expected[i] = better[np.argmin(np.sum((better - points[i]) / ranges, axis=1))]
+        found = _dominated_by_earlier(points, history, list(range(n)), None)
+        if not expected:
+            assert found == []
+            continue
+        (finding,) = found
+        shown = sorted(expected)[:3]
+        for i in shown:
+            beater = np.array2string(expected[i], precision=4, separator=", ")
+            assert f"slot {i} by {beater}" in finding.message

@@ -91,6 +91,10 @@ def _dominated_by_earlier(
     if not seen.size or not np.all(ranges > 0):
         return []
     margin = EARLIER_MARGIN * ranges
+    # only the non-dominated points seen can matter: whatever beats a point by the margin
+    # is itself beaten (or equalled) by one of them, and the one nearest in the sum of the
+    # objectives is one of them (moocore's filter keeps their order and duplicates)
+    seen = seen[moocore.is_nondominated(seen, keep_weakly=True)]
     beaten: dict[int, FloatArray] = {}
     for i in candidates:
         better = seen[np.all(seen < points[i] - margin, axis=1)]
