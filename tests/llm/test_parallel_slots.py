@@ -12,7 +12,6 @@ which GPUs each worker was given, not only what the executor meant to give.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import pickle
 import subprocess
@@ -29,7 +28,7 @@ from paretosurf.findings import ParetoWarning
 from paretosurf.llm.config import LLMConfig
 from paretosurf.llm.rewards import WordCount
 
-from .tiny import FAST_OPTIONS, synthetic_texts
+from .tiny import FAST_OPTIONS, fake_gpu_ray, synthetic_texts
 
 #: The repository (the working folder of the fresh process).
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,30 +185,12 @@ def test_ray_tasks_on_fake_gpus_match_the_sequential_run(
     """A local Ray instance declaring two GPUs (``num_gpus=2``; this machine has none):
     each slot's task reserves one, and Ray shows it only that one, in a worker process of
     its own. About 15 s (Ray's start and its workers' imports)."""
-    ray = pytest.importorskip("ray")
-    assert not ray.is_initialized()
-    env = {
-        "PYTHONPATH": import_path(),
-        "OMP_NUM_THREADS": "1",
-        "HF_HUB_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-    }
-    ray.init(
-        address="local",
-        num_cpus=2,
-        num_gpus=2,
-        include_dashboard=False,
-        logging_level=logging.ERROR,
-        runtime_env={"env_vars": env},
-    )
-    try:
+    with fake_gpu_ray():
         cfg = config(lm_dir, posts, tmp_path / "records", {"kind": "ray", "gpus_per_slot": 1})
         executor = cfg.build_executor()
         assert isinstance(executor, ps.RayExecutor) and executor.num_gpus == 1
         res = run(cfg, tmp_path / "work", executor)
         executor.close()
-    finally:
-        ray.shutdown()
     expected, _ = sequential
     np.testing.assert_array_equal(res.weights, expected.weights)
     np.testing.assert_array_equal(res.points, expected.points)

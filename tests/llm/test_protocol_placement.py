@@ -12,9 +12,7 @@ processes without them). A reward records the process that calls it.
 from __future__ import annotations
 
 import json
-import logging
 import os
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from paretosurf.llm import model_loading
 from paretosurf.llm.protocol import Protocol, ProtocolReport, run_protocol
 from paretosurf.llm.rewards import WordCount
 
-from .tiny import FAST_OPTIONS
+from .tiny import FAST_OPTIONS, fake_gpu_ray
 
 #: The smallest protocol with every stage: N = 2, one warm epoch, Uniform-w 2 epochs, SURF one
 #: round (Uniform-w's epoch 2, reused) with reused endpoints, Soup; 9 adapters assessed.
@@ -261,28 +259,10 @@ def test_ray_gpu_tasks_run_every_job_and_the_driver_loads_no_model(
 ) -> None:
     """A local Ray instance declaring two GPUs (this machine has none), one per task: as on
     a cluster whose head has no GPU, nothing of the protocol runs in the driver."""
-    ray = pytest.importorskip("ray")
-    assert not ray.is_initialized()
-    env = {
-        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
-        "OMP_NUM_THREADS": "1",
-        "HF_HUB_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-    }
-    ray.init(
-        address="local",
-        num_cpus=2,
-        num_gpus=2,
-        include_dashboard=False,
-        logging_level=logging.ERROR,
-        runtime_env={"env_vars": env},
-    )
-    try:
+    with fake_gpu_ray():
         executor = ps.RayExecutor(num_gpus=1)
         report = protocol(tiny_solver(lm_dir, prompts, tmp_path), tmp_path / "run", executor)
         executor.close()
-    finally:
-        ray.shutdown()
     assert driver_loads_nothing == []
     workers = callers(tmp_path / "calls")
     assert workers and os.getpid() not in workers

@@ -7,6 +7,11 @@ it would load them by name (``HF_HUB_OFFLINE=1`` keeps the hub out).
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +92,32 @@ def random_adapter_model(
                 noise = torch.randn(param.shape, generator=gen)
                 param.copy_(noise + (2.0 if "magnitude" in name else 0.0))
     return model
+
+
+@contextlib.contextmanager
+def fake_gpu_ray(num_gpus: int = 2) -> Iterator[Any]:
+    """A local Ray instance declaring ``num_gpus`` GPUs (this machine has none), whose workers
+    import the tests' modules by the names pytest gave them (this process's ``sys.path``),
+    with one thread each and the model hub off; shut down on leaving. Yields ``ray``."""
+    import pytest
+
+    ray = pytest.importorskip("ray")
+    assert not ray.is_initialized()
+    env = {
+        "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+        "OMP_NUM_THREADS": "1",
+        "HF_HUB_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    }
+    ray.init(
+        address="local",
+        num_cpus=2,
+        num_gpus=num_gpus,
+        include_dashboard=False,
+        logging_level=logging.ERROR,
+        runtime_env={"env_vars": env},
+    )
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

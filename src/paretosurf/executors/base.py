@@ -19,7 +19,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NoReturn, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -574,19 +574,24 @@ class SolveTraceback(Exception):
     machine): the ``__cause__`` of the :class:`InnerSolverError` that reports it."""
 
 
-def raise_for(outcome: SolveOutcome, attempt: int) -> None:
-    """Raise the :class:`InnerSolverError` of a failed outcome, naming slot, weight, attempt
-    and the original error; the solve's traceback is the error's ``__cause__``."""
+def raise_for(
+    outcome: SolveOutcome, attempt: int, *, what: str | None = None, kind: str = "solve"
+) -> NoReturn:
+    """Raise the :class:`InnerSolverError` of a failed outcome, naming what failed (by
+    default the inner solve of its slot at its weight), the attempt and the original error;
+    the ``kind``'s traceback (``"solve"``, or ``"job"`` for other work an executor ran) is the
+    error's ``__cause__``."""
     how = "was killed" if outcome.killed else "failed"
+    if what is None:
+        what = f"the inner solve of slot {outcome.slot} (weight {format_weight(outcome.weight)})"
     error = InnerSolverError(
-        f"the inner solve of slot {outcome.slot} (weight {format_weight(outcome.weight)}) "
-        f"{how} on attempt {attempt}: {outcome.error}",
+        f"{what} {how} on attempt {attempt}: {outcome.error}",
         slot=outcome.slot,
         weight=outcome.weight,
     )
     if outcome.traceback:
         raise error from SolveTraceback(
-            f"the solve's traceback (host {outcome.host}, pid {outcome.pid}):\n"
+            f"the {kind}'s traceback (host {outcome.host}, pid {outcome.pid}):\n"
             f"{outcome.traceback.rstrip()}"
         )
     raise error

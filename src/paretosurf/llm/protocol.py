@@ -63,12 +63,12 @@ from paretosurf.executors import (
     ManagedExecutor,
     SolveOutcome,
     SolveTask,
-    SolveTraceback,
+    raise_for,
 )
 from paretosurf.llm._scores import score_rows
 from paretosurf.methods import CDFRefinement
 from paretosurf.result import Result
-from paretosurf.solvers import InnerSolverError, Solution
+from paretosurf.solvers import Solution
 from paretosurf.storage import StateFolder, load_state, save_state
 
 __all__ = [
@@ -454,18 +454,7 @@ def _run_jobs(
         if not todo:
             return [solutions[i] for i in range(len(tasks))]
     i, outcome = failed[0]
-    how = "was killed" if outcome.killed else "failed"
-    error = InnerSolverError(
-        f"{names[i]} {how} on attempt {_JOB_TRIES}: {outcome.error}",
-        slot=outcome.slot,
-        weight=outcome.weight,
-    )
-    if outcome.traceback:
-        raise error from SolveTraceback(
-            f"the job's traceback (host {outcome.host}, pid {outcome.pid}):\n"
-            f"{outcome.traceback.rstrip()}"
-        )
-    raise error
+    raise_for(outcome, _JOB_TRIES, what=names[i], kind="job")
 
 
 class _Assessment:
