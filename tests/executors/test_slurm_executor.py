@@ -77,6 +77,17 @@ class Marked(GearKStep):
         return super().solve(w, state)
 
 
+class DiskMarked(Marked):
+    """:class:`Marked` keeping its states on disk (``save_state``/``load_state``), as
+    :class:`~paretosurf.testing.DiskGearKStep` does."""
+
+    def save_state(self, state: float, folder: str | os.PathLike[str]) -> None:
+        np.save(Path(folder) / "x.npy", np.array([state]))
+
+    def load_state(self, folder: str | os.PathLike[str]) -> float:
+        return float(np.load(Path(folder) / "x.npy")[0])
+
+
 def marks_of(folder: Path) -> dict[tuple[str, str], int]:
     """How many solves ``Marked`` began, by (weight, warm start)."""
     out: dict[tuple[str, str], int] = {}
@@ -510,10 +521,73 @@ def test_a_killed_run_resumed_collects_the_round_in_flight(tmp_path: Path) -> No
     assert len(journal(jobs)) == n_points * iterations
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not LINUX, reason="tells a local job's process by /proc")
+def test_disk_states_of_jobs_that_finished_while_no_driver_ran_are_kept(tmp_path: Path) -> None:
+    """A solver with its states on disk: the driver is SIGKILLed while the second round's jobs
+    run, and every one of them finishes before the driver is started again. The resume
+    deletes the run folder's state folders written after its last checkpoint, yet collects
+    each job with its state (kept in the executor's folder) instead of solving it again; the
+    result is the uninterrupted run's, to the last bit."""
+    jobs, marks, run, saved = (tmp_path / n for n in ("jobs", "marks", "run", "res"))
+    n_points, iterations = 4, 3
+    script = f"""
+        import logging, sys
+        logging.basicConfig(level=logging.INFO, stream=sys.stdout)
+        import paretosurf as ps
+        from paretosurf.executors import SlurmExecutor
+        from test_slurm_executor import DiskMarked
+        resume = sys.argv[-1] == "resume"
+        solver = DiskMarked({str(marks)!r}, warm_delay=3.0)
+        ex = SlurmExecutor({str(jobs)!r}, cluster="local", poll_interval=0.1)
+        res = ps.surf(solver, n_points={n_points}, iterations={iterations},
+                      checkpoint={str(run)!r}, checkpoint_period=0, resume=resume,
+                      executor=ex, progress=False)
+        if resume:
+            res.save({str(saved)!r})
+    """
+    first = driver(script, tmp_path / "first.log")
+    try:
+        wait_for("the second round's jobs", lambda: len(journal(jobs)) >= 2 * n_points, 180)
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    second_round = [r["job_id"] for r in journal(jobs)[n_points:]]
+    assert len(second_round) == n_points
+    assert not any(result_file(jobs, j).exists() for j in second_round)  # all in flight
+    for job_id in second_round:  # they all finish while no driver runs
+        wait_for(f"job {job_id}'s result", result_file(jobs, job_id).exists, 120)
+    assert len(list((jobs / "states").iterdir())) >= n_points  # the jobs' own copies
+
+    log = finished(
+        driver(script, tmp_path / "second.log", args=["resume"]), tmp_path / "second.log", 300
+    )
+    assert log.count("collected the result of job") == n_points, log
+    assert "submitting again" not in log
+    counts = marks_of(marks)
+    assert sum(counts.values()) == n_points * iterations and set(counts.values()) == {1}
+    reference = ps.surf(
+        DiskMarked(tmp_path / "reference-marks"),
+        n_points=n_points,
+        iterations=iterations,
+        progress=False,
+    )
+    got = ps.Result.load(saved)
+    np.testing.assert_array_equal(got.points, reference.points)
+    np.testing.assert_array_equal(got.weights, reference.weights)
+    assert got.n_solves == reference.n_solves
+    solver = DiskMarked(tmp_path / "unused")
+    assert [solver.load_state(s) for s in got.states] == reference.states
+    assert not (jobs / "states").exists()  # the run ended: its folder holds the states
+    assert list((run / "states").glob("round-*/slot-*/x.npy"))
+
+
 # ---------------------------------------------------------------------------- a whole run
 @pytest.mark.slow
 def test_a_disk_state_run_gives_the_local_result(tmp_path: Path) -> None:
-    """States as folders of the run folder, written and read by the jobs."""
+    """States as folders of the run folder, saved by the jobs into the executor's folder and
+    placed in the run folder as each result is collected; the executor's copies are deleted
+    when the run ends."""
     kwargs: dict[str, Any] = {"n_points": 4, "iterations": 2, "progress": False}
     with local(tmp_path / "jobs") as ex:
         res = ps.surf(DiskGearKStep(), checkpoint=tmp_path / "run", executor=ex, **kwargs)
@@ -524,6 +598,8 @@ def test_a_disk_state_run_gives_the_local_result(tmp_path: Path) -> None:
     saved = sorted((tmp_path / "run" / "states").glob("round-*/slot-*/x.npy"))
     assert len(saved) >= 4
     assert {r["save_to"] is not None for r in journal(tmp_path / "jobs")} == {True}
+    assert not (tmp_path / "jobs" / "states").exists()
+    assert {p.stat().st_nlink for p in saved} == {1}  # the jobs' links are gone with them
 
 
 # ---------------------------------------------------------------------------- set-up

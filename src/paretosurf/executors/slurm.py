@@ -22,7 +22,12 @@ reached its time limit), asked to solve a task recorded there collects the job i
 submitting it again: its result when it finished meanwhile, or the job itself while it runs.
 A job that failed, ended without a result or is unknown to SLURM is submitted again. A run
 with ``checkpoint=DIR`` resumed with ``resume=True`` (the same call) so picks up the round
-that was in flight. Each decision is logged (``logging.getLogger("paretosurf.executors.slurm")``,
+that was in flight, states on disk included: a job of a solver that keeps its states in folders
+(``save_state``/``load_state``) saves its new state into the executor's folder
+(``FOLDER/states/``), and the executor places it in the run folder (as hard links where the
+filesystem allows) when it collects the result, so a job that finished while no driver ran
+keeps its state through the resume, which deletes the run folder's state folders written after
+its last checkpoint. Each decision is logged (``logging.getLogger("paretosurf.executors.slurm")``,
 level INFO).
 
 submitit is the ``slurm`` extra; it is imported by :meth:`SlurmExecutor.start`, never by
@@ -42,6 +47,7 @@ import pickle
 import shutil
 import signal
 import socket
+import sys
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -72,14 +78,19 @@ from paretosurf.executors.base import (
     seconds_text,
 )
 from paretosurf.solvers import format_weight
-from paretosurf.storage import StateFolder, atomic_write
+from paretosurf.storage import StateFolder, atomic_write, copy_state_folder
 
-__all__ = ["JOURNAL", "KILL_GRACE", "SlurmExecutor"]
+__all__ = ["JOB_STATES", "JOURNAL", "KILL_GRACE", "SlurmExecutor"]
 
 _LOG = logging.getLogger(__name__)
 
 #: The journal of the jobs an executor submitted, in its folder (JSON lines, appended).
 JOURNAL = "jobs.jsonl"
+#: The folder, in the executor's, where each job of a disk-state solver saves its new state
+#: (``JOB_STATES/RUN``, by the job's submission): the executor places it at the task's
+#: ``save_to`` in the run folder when it collects the result, and deletes these folders when a
+#: run closes the executor without an error.
+JOB_STATES = "states"
 #: Seconds the executor waits, after a solve's ``solve_timeout`` ran out, for its job to
 #: interrupt it and return before cancelling the job.
 KILL_GRACE = 2.0
@@ -307,8 +318,10 @@ class SlurmExecutor(BaseExecutor):
         The executor's folder, on a filesystem that the login node and every compute node
         see under the same path (a home or project folder, not ``/tmp``): the pickled solver
         (``solvers/``), submitit's job files and logs (``jobs/JOB_ID/``), the solves' start
-        notes (``started/``) and the journal of the jobs submitted (``jobs.jsonl``). Reuse
-        it to resume a run; it is never emptied (delete it once the run is done).
+        notes (``started/``), the journal of the jobs submitted (``jobs.jsonl``) and, for a
+        solver that keeps its states in folders, the states the jobs saved (``states/``,
+        deleted when a run ends without an error). Reuse it to resume a run; it is never
+        emptied otherwise (delete it once the run is done).
     partition : str, optional
         The SLURM partition (``--partition``); default: the cluster's default.
     gpus_per_solve : int
@@ -375,9 +388,10 @@ class SlurmExecutor(BaseExecutor):
     The driver (the process running ``ps.surf``) only submits and waits, so it may run on a
     login node; when it is killed, its jobs go on. Start it again with ``resume=True`` and the
     same ``folder``: finished jobs are collected, running ones waited for, lost ones
-    submitted again. (With states on disk, the resume deletes the state folders written after
-    the last checkpoint: a job of the round in flight that had finished is then solved again,
-    the log says so.) Ctrl-C leaves the round's jobs running too (the log names them; cancel
+    submitted again. With states on disk, each job saves its state into ``folder`` and the
+    executor places it in the run folder as it collects the job, so the resume (which deletes
+    the run folder's state folders written after its last checkpoint) loses no finished job's
+    state: the rounds replayed after the last checkpoint collect their jobs again. Ctrl-C leaves the round's jobs running too (the log names them; cancel
     them with ``scancel``). A job that SLURM requeues (preemption) keeps its id and is waited
     for; jobs' states come from SLURM's accounting (``sacct``). With ``cluster="local"``, jobs
     are child processes of the driver: they survive a SIGKILL of the driver alone, not a
@@ -532,8 +546,14 @@ class SlurmExecutor(BaseExecutor):
         return True
 
     def close(self) -> None:
-        """Forget submitit's executor (no job is running outside :meth:`solve`)."""
+        """Forget submitit's executor (no job is running outside :meth:`solve`). Closed
+        without an error in flight (a run that ended), also delete the states the jobs saved
+        in the executor's folder (``states/``): the run folder holds those it keeps. Closed
+        while an error propagates (Ctrl-C, a failed run), keep them: a driver started again
+        collects the jobs, states included."""
         self._executor = None
+        if sys.exc_info()[1] is None:
+            shutil.rmtree(self.folder / JOB_STATES, ignore_errors=True)
 
     # ------------------------------------------------------------------ a round
     def solve(
@@ -615,7 +635,7 @@ class SlurmExecutor(BaseExecutor):
             _run_job,
             [solver_file] * n,
             [token] * n,
-            [tasks[i] for i in indices],
+            [self._sent(tasks[i], run) for i, run in zip(indices, runs, strict=True)],
             [self.solve_timeout] * n,
             started,
         )
@@ -790,6 +810,34 @@ class SlurmExecutor(BaseExecutor):
     def _started_file(self, run: str) -> Path:
         return self.folder / "started" / f"{run}.json"
 
+    def _sent(self, task: SolveTask, run: str) -> SolveTask:
+        """``task`` as its job ``run`` gets it: a new state goes to the executor's folder
+        (:data:`JOB_STATES`), from which :meth:`_result` places it at the task's ``save_to``."""
+        if task.save_to is None:
+            return task
+        return dataclasses.replace(task, save_to=str(self.folder / JOB_STATES / run))
+
+    def _placed(self, outcome: SolveOutcome, task: SolveTask) -> SolveOutcome:
+        """``outcome`` with the state its job saved in the executor's folder placed at the
+        task's ``save_to`` (hard links where the filesystem allows; the job's copy stays, so a
+        driver started again can place it again). A job's state folder that is gone is left
+        as it is (:meth:`_states_there` says so)."""
+        sol = outcome.solution
+        state = None if sol is None else sol.state
+        if (
+            sol is None
+            or task.save_to is None
+            or not isinstance(state, StateFolder)
+            or not Path(state.path).is_relative_to(self.folder / JOB_STATES)
+            or not os.path.isdir(state.path)
+        ):
+            return outcome
+        try:
+            placed = copy_state_folder(state, task.save_to, link=True)
+        except OSError as exc:
+            return failure(task, exc, outcome.seconds)
+        return dataclasses.replace(outcome, solution=dataclasses.replace(sol, state=placed))
+
     def _job(self, job_id: str) -> Any:
         """submitit's job ``job_id`` of this executor's folder, rebuilt from its id."""
         folder = self.folder / "jobs" / "%j"
@@ -902,7 +950,7 @@ class SlurmExecutor(BaseExecutor):
                 task.slot,
                 _weight_value(task.weight),
             ):
-                return value
+                return self._placed(value, task)
             value = f"job {entry.job_id} returned the outcome of slot {value.slot}"
         text = str(value)
         return SolveOutcome(

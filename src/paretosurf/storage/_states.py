@@ -198,11 +198,41 @@ def save_state(solver: Any, state: Any, folder: str | os.PathLike[str]) -> State
     return _write_folder(folder, fill)
 
 
-def copy_state_folder(state: StateFolder, folder: str | os.PathLike[str]) -> StateFolder:
+def _link_or_copy(source: str, target: str) -> None:
+    """Hard-link ``source`` at ``target`` where the filesystem allows, else copy it."""
+    try:
+        os.link(source, target)
+    except OSError:  # another filesystem, or one without hard links
+        shutil.copy2(source, target)
+
+
+def copy_state_folder(
+    state: StateFolder, folder: str | os.PathLike[str], *, link: bool = False
+) -> StateFolder:
     """A copy of the state folder ``state`` at ``folder``, made atomically (a run keeps a copy
     of a warm start given as a folder elsewhere, so that its run folder holds every state it
-    names)."""
-    return _write_folder(folder, lambda tmp: shutil.copytree(state.path, tmp, symlinks=True))
+    names).
+
+    ``link``: hard-link the files instead of copying them where the filesystem allows (no
+    second copy on disk; only for a source that no one writes into afterwards: state folders
+    are written once, then only read).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from paretosurf.storage import StateFolder, copy_state_folder
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = Path(tmp, "a").mkdir(), Path(tmp, "a", "x.txt").write_text("0.25")
+    ...     copy = copy_state_folder(StateFolder(Path(tmp, "a")), Path(tmp, "b"), link=True)
+    ...     Path(copy, "x.txt").read_text(), Path(tmp, "b", "x.txt").stat().st_nlink
+    ('0.25', 2)
+    """
+    copy_function = _link_or_copy if link else shutil.copy2
+    return _write_folder(
+        folder,
+        lambda tmp: shutil.copytree(state.path, tmp, symlinks=True, copy_function=copy_function),
+    )
 
 
 def load_state(solver: Any, state: Any) -> Any:
