@@ -1,19 +1,25 @@
-"""The K-step MDP solver's gradient step, today's against the two before it, side by side.
+"""The K-step MDP solver's step in NumPy (the reference) and fused in one numba kernel.
 
-* "older": two dense ``np.linalg.solve`` calls per step and a dense ``P_pi`` rebuild;
-* "previous": one LAPACK ``getrf`` per slot and step (``getrs`` for the values and,
-  transposed, the occupancy), transitions as non-zeros for ``P V``;
-* "new": every slot's ``I - gamma P_pi`` in one banded matrix (absorbing states split off,
-  the rest in reverse Cuthill-McKee order: DST's bandwidth 8), one ``dgbtrf`` and two
-  ``dgbtrs`` per step for the whole batch; sums over actions as slice additions.
+* "numpy": ``MDPModel._policy_gradients`` (every slot's ``I - gamma P_pi`` in one banded
+  matrix, one ``dgbtrf`` and two ``dgbtrs`` per step for the batch) and ``StepRule.apply``
+  (Adam), a few dozen small NumPy calls a step;
+* "fused": ``MDPGradientSolver(..., kernel="numba")`` (the ``fast`` extra): the K steps of all
+  slots in one compiled call: policy, the same LAPACK routines, gradient and Adam.
 
-Prints, in one process (interleaved repeats, medians):
+Prints, in one process (interleaved repeats, medians, 1 thread):
 
-* milliseconds per batched gradient step on Deep Sea Treasure and Fishwood (16 slots), each
-  step, the ratios previous/new and older/new, and the largest gradient difference;
+* milliseconds per batched step (gradient and Adam update) on Deep Sea Treasure and Fishwood
+  (16 slots), each way, the ratio numpy/fused, and the largest differences between the two
+  (one gradient; the logits after the timed steps);
+* one ``solve_many`` (16 slots x 100 steps) with numpy, fused and, where torch is installed,
+  torch on the CPU;
 * the whole DST SURF run of the paper (K = 100 Adam steps, N = 15, 30 rounds, the task's
-  warm-start protocol) with the previous and the new step: wall times, the ratio, and the
-  largest difference between the two runs' final points (the trajectories agree to rounding).
+  warm-start protocol) each way: wall times, the ratio, and the largest difference between
+  the two runs' final points.
+
+Without numba it prints the NumPy figures and says that the fused ones need
+``pip install "paretosurf[fast]"``. The first use of the kernel on a machine compiles it
+(15 s to 30 s, cached on disk); it is compiled before any timing.
 
     python benchmarks/bench_mdp_step.py [--repeats 5] [--runs 3] [--out DIR]
     python benchmarks/bench_mdp_step.py --smoke     # 1 repeat, 1 run of 3 rounds
@@ -28,10 +34,10 @@ from typing import Any
 
 import _bench_io as bench_io
 import numpy as np
-from scipy.linalg import lapack
 from scipy.special import log_softmax
 
 from paretosurf.bench import get_task, run_task
+from paretosurf.solvers import StepRule
 
 
 def previous_policy_gradients(self: Any, logits: np.ndarray, rewards: np.ndarray) -> np.ndarray:
@@ -55,57 +61,6 @@ def previous_policy_gradients(self: Any, logits: np.ndarray, rewards: np.ndarray
     return np.asarray(-self._factor * d_u[:, None, :, None] * pi[:, None] * adv)
 
 
-def _lu_solve_both(
-    flow: np.ndarray, rhs: np.ndarray, rho: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """One ``getrf`` per slot, ``getrs`` for the values and, transposed, the occupancy."""
-    batch, n = flow.shape[0], flow.shape[1]
-    x = np.empty((batch, n, rhs.shape[2]))
-    y = np.empty((batch, n))
-    for b in range(batch):
-        lu, piv, _ = lapack.dgetrf(flow[b])
-        x[b] = lapack.dgetrs(lu, piv, rhs[b])[0]
-        y[b] = lapack.dgetrs(lu, piv, rho, trans=1)[0]
-    return x, y
-
-
-def _expected_next(self: Any, v: np.ndarray) -> np.ndarray:
-    """``P V`` from the non-zeros of a sparse ``P`` (dense ``einsum`` otherwise)."""
-    if not self._sparse:
-        return np.asarray(np.einsum("sat,...t->...sa", self.P, v))
-    s_idx, a_idx, t_idx, p = self._nz
-    n, k = self.n_states * self.n_actions, self.n_actions
-    rows = v.reshape(-1, self.n_states)
-    cells = (np.arange(rows.shape[0])[:, None] * n + (s_idx * k + a_idx)).ravel()
-    out = np.bincount(cells, weights=(rows[:, t_idx] * p).ravel(), minlength=rows.shape[0] * n)
-    return out.reshape(*v.shape[:-1], self.n_states, self.n_actions)
-
-
-def today_policy_gradients(self: Any, logits: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-    """The step before the banded solve: one ``getrf`` per slot from 24 states on (two batched
-    ``np.linalg.solve`` calls below), ``P V`` from the non-zeros."""
-    log_pi = log_softmax(logits, axis=-1)
-    pi = np.exp(log_pi)
-    n = self.n_states
-    flow = np.einsum("bsa,sat->bst", pi, self.P, optimize=True)
-    flow *= -self.gamma
-    flow.reshape(-1, n * n)[:, :: n + 1] += 1.0
-    kl = np.sum(self._kl_terms(pi, log_pi), axis=-1)
-    c = np.sum(pi[:, None] * rewards, axis=-1) - self.beta * kl[:, None]
-    mean = np.mean(c, axis=-1)
-    rhs = np.swapaxes(c - mean[..., None], 1, 2)
-    if n >= 24:
-        u, d_u = _lu_solve_both(flow, rhs, self.rho)
-    else:
-        u = np.linalg.solve(flow, rhs)
-        occupancy_rhs = np.broadcast_to(self.rho, (pi.shape[0], n))[..., None]
-        d_u = np.linalg.solve(np.swapaxes(flow, 1, 2), occupancy_rhs)[..., 0]
-    v = np.swapaxes(u, 1, 2) + (mean / (1.0 - self.gamma))[..., None]
-    q = rewards + self.gamma * _expected_next(self, v)
-    adv = q - self.beta * (log_pi - self._log_ref)[:, None] - v[..., None]
-    return np.asarray(-self._factor * d_u[:, None, :, None] * pi[:, None] * adv)
-
-
 def use_step(problem: Any, step: Any) -> Any:
     problem._policy_gradients = types.MethodType(step, problem)
     return problem
@@ -116,60 +71,118 @@ def use_previous_step(problem: Any) -> Any:
     return use_step(problem, previous_policy_gradients)
 
 
-STEPS = {"older": previous_policy_gradients, "previous": today_policy_gradients}
-#: Steps per timing of the gradient step, and the Adam steps of the torch-against-numpy
-#: solve (``--smoke``: 5 and 10).
+#: Steps per timing of the batched step, and the steps of the ``solve_many`` comparison
+#: (``--smoke``: 5 and 10).
 STEP_CALLS, SOLVE_STEPS = 50, 100
 
 
-def step_seconds(problem: Any, slots: int, repeats: int) -> tuple[dict[str, float], float]:
-    """Seconds per batched step of each step (median of ``repeats`` interleaved rounds of 50
-    steps), and the largest difference between the new and the previous gradients."""
+def numba_missing() -> str | None:
+    """Why the fused kernel cannot run here (numba missing), or None."""
+    from paretosurf.problems.mdp._fused import INSTALL_HINT, numba_available
+
+    return None if numba_available() else f"numba not installed ({INSTALL_HINT})"
+
+
+def numpy_steps(problem: Any, rule: Any, state: tuple[Any, ...], rewards: Any, steps: int) -> Any:
+    """``steps`` steps of the NumPy solver's loop (gradient, then ``rule.apply``)."""
+    theta, m, v, t = state
+    for _ in range(steps):
+        g = problem._policy_gradients(theta, rewards[:, None])[:, 0]
+        theta, m, v, t = rule.apply(theta, g, m, v, t)
+    return theta, m, v, t
+
+
+def fused_steps(problem: Any, rule: Any, state: tuple[Any, ...], rewards: Any, steps: int) -> Any:
+    """The same steps in the fused kernel."""
+    from paretosurf.problems.mdp._fused import fused_steps as kernel
+
+    theta, m, v, t = state
+    return kernel(
+        problem,
+        theta,
+        m,
+        v,
+        t,
+        rewards,
+        steps=steps,
+        adam=rule.optimizer == "adam",
+        lr=rule.lr,
+        betas=rule.betas,
+        eps=rule.eps,
+    )
+
+
+def step_seconds(problem: Any, slots: int, repeats: int) -> tuple[dict[str, float], float, float]:
+    """Seconds per batched step each way (median of ``repeats`` interleaved timings of
+    :data:`STEP_CALLS` steps from the same state), the largest difference between the two
+    gradients at that state, and between the logits after the timed steps."""
+    from paretosurf.problems.mdp._fused import fused_policy_gradients
+
     rng = np.random.default_rng(0)
-    logits = rng.normal(size=(slots, problem.n_states, problem.n_actions))
-    w = np.linspace(0, 1, slots)
-    rewards = (w[:, None, None] * problem.R[0] + (1 - w[:, None, None]) * problem.R[1])[:, None]
-    steps = {name: types.MethodType(f, problem) for name, f in STEPS.items()}
-    steps["new"] = problem._policy_gradients
-    diff = float(np.max(np.abs(steps["new"](logits, rewards) - steps["previous"](logits, rewards))))
-    times: dict[str, list[float]] = {name: [] for name in steps}
+    theta = rng.normal(size=(slots, problem.n_states, problem.n_actions))
+    w = np.linspace(0, 1, slots)[:, None, None]
+    rewards = w * problem.R[0] + (1 - w) * problem.R[1]
+    rule = StepRule(0.02, "adam")
+    start = (theta, np.zeros_like(theta), np.zeros_like(theta), np.zeros(slots))
+    ways = {"numpy": numpy_steps, "fused": fused_steps}
+    if numba_missing():
+        del ways["fused"]
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    ends: dict[str, Any] = {}
     for _ in range(repeats):
-        for name, f in steps.items():
+        for name, run in ways.items():
             tic = time.perf_counter()
-            for _ in range(STEP_CALLS):
-                f(logits, rewards)
+            ends[name] = run(problem, rule, start, rewards, STEP_CALLS)
             times[name].append((time.perf_counter() - tic) / STEP_CALLS)
-    return {name: float(np.median(t)) for name, t in times.items()}, diff
+    grad_diff = theta_diff = float("nan")
+    if "fused" in ways:
+        want = problem._policy_gradients(theta, rewards[:, None])[:, 0]
+        grad_diff = float(np.max(np.abs(fused_policy_gradients(problem, theta, rewards) - want)))
+        theta_diff = float(np.max(np.abs(ends["fused"][0] - ends["numpy"][0])))
+    return {name: float(np.median(t)) for name, t in times.items()}, grad_diff, theta_diff
 
 
-def torch_against_numpy(repeats: int = 3) -> None:
-    """Seconds of one ``solve_many`` (16 slots x 100 steps) with numpy and with torch on the
-    CPU (``device="cpu"``, 1 thread), if torch is installed."""
-    try:
-        import torch
-    except ImportError:
-        print("\ntorch not installed: no torch-against-numpy row")
-        return
+def solve_many_row(repeats: int) -> None:
+    """Seconds of one ``solve_many`` (16 slots x :data:`SOLVE_STEPS` steps) with the NumPy
+    step, the fused kernel and, if torch is installed, torch on the CPU (1 thread)."""
     from paretosurf.problems.mdp.solvers import MDPGradientSolver
 
-    torch.set_num_threads(1)
-    print(f"\nsolve_many, 16 slots x {SOLVE_STEPS} steps (median of interleaved repeats)")
-    print(f"{'problem':<10}{'numpy ms':>10}{'torch-cpu ms':>14}{'torch/numpy':>13}")
+    kinds: dict[str, dict[str, Any]] = {"numpy": {"kernel": "numpy"}}
+    if not numba_missing():
+        kinds["fused"] = {"kernel": "numba"}
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        kinds["torch-cpu"] = {"device": "cpu"}
+    except ImportError:
+        pass
+    print(f"\nsolve_many, 16 slots x {SOLVE_STEPS} steps (median of interleaved repeats), ms")
+    print(f"{'problem':<10}" + "".join(f"{k:>11}" for k in kinds) + f"{'numpy/fused':>13}")
     for name in ("dst", "fishwood"):
         problem = get_task(name).make_problem()
         w = np.linspace(0, 1, 16)
-        solvers = {
-            "numpy": MDPGradientSolver(problem, steps=SOLVE_STEPS),
-            "torch": MDPGradientSolver(problem, steps=SOLVE_STEPS, device="cpu"),
-        }
+        solvers = {k: MDPGradientSolver(problem, steps=SOLVE_STEPS, **o) for k, o in kinds.items()}
         times: dict[str, list[float]] = {k: [] for k in solvers}
         for _ in range(repeats + 1):  # the first round warms up
             for key, solver in solvers.items():
                 tic = time.perf_counter()
                 solver.solve_many(w, [None] * 16)
                 times[key].append(time.perf_counter() - tic)
-        a, b = (float(np.median(times[k][1:])) for k in ("numpy", "torch"))
-        print(f"{name:<10}{a * 1e3:>10.1f}{b * 1e3:>14.1f}{b / a:>12.2f}x")
+        med = {k: float(np.median(t[1:])) for k, t in times.items()}
+        ratio = f"{med['numpy'] / med['fused']:>12.2f}x" if "fused" in med else f"{'-':>13}"
+        print(f"{name:<10}" + "".join(f"{med[k] * 1e3:>11.1f}" for k in kinds) + ratio)
+
+
+def numpy_task(task: Any) -> Any:
+    """``task`` with the NumPy step: its problems get their own step set on the instance,
+    which ``kernel="auto"`` (the solvers' default) leaves to NumPy, warm-up included."""
+
+    def make() -> Any:
+        problem = task.make_problem()
+        return use_step(problem, type(problem)._policy_gradients)
+
+    return type(task)(**{**task.__dict__, "make_problem": make})
 
 
 def main() -> None:
@@ -189,44 +202,61 @@ def main() -> None:
         threadpool_limits(1)
     except ImportError:  # pragma: no cover
         pass
-    print("gradient step, 16 slots (median of interleaved repeats)")
+    missing = numba_missing()
+    if missing is None:  # compile (or load from the disk cache) before any timing
+        tic = time.perf_counter()
+        from paretosurf.problems.mdp._fused import fused_policy_gradients
+
+        small = get_task("fishwood").make_problem()
+        fused_policy_gradients(small, np.zeros((1, 2, 2)), small.R[:1])
+        zeros = (np.zeros((1, 2, 2)), np.zeros((1, 2, 2)), np.zeros((1, 2, 2)), np.zeros(1))
+        fused_steps(small, StepRule(0.02, "adam"), zeros, small.R[:1], 1)
+        print(f"fused kernel compiled or loaded in {time.perf_counter() - tic:.1f} s")
+    else:
+        print(f"{missing}: the NumPy figures only")
+
+    print("\nbatched step (gradient + Adam), 16 slots (median of interleaved repeats)")
     print(
-        f"{'problem':<10}{'older ms':>10}{'prev ms':>9}{'new ms':>8}{'prev/new':>10}"
-        f"{'older/new':>11}{'max |diff|':>12}"
+        f"{'problem':<10}{'numpy ms':>10}{'fused ms':>10}{'numpy/fused':>13}"
+        f"{'max |d grad|':>14}{'max |d theta|':>15}"
     )
     for name in ("dst", "fishwood"):
         problem = get_task(name).make_problem()
-        t, diff = step_seconds(problem, 16, args.repeats)
+        t, grad_diff, theta_diff = step_seconds(problem, 16, args.repeats)
+        fused = t.get("fused", float("nan"))
         print(
-            f"{name:<10}{t['older'] * 1e3:>10.3f}{t['previous'] * 1e3:>9.3f}"
-            f"{t['new'] * 1e3:>8.3f}{t['previous'] / t['new']:>9.2f}x"
-            f"{t['older'] / t['new']:>10.2f}x{diff:>12.1e}"
+            f"{name:<10}{t['numpy'] * 1e3:>10.3f}{fused * 1e3:>10.3f}"
+            f"{t['numpy'] / fused:>12.2f}x{grad_diff:>14.1e}{theta_diff:>15.1e}"
         )
 
-    torch_against_numpy(1 if args.smoke else 3)
+    solve_many_row(1 if args.smoke else 3)
 
     task = get_task("dst")
-    make = task.make_problem
-    previous = type(task)(
-        **{**task.__dict__, "make_problem": lambda: use_step(make(), today_policy_gradients)}
-    )
-    seconds: dict[str, list[float]] = {"previous": [], "new": []}
+    runs = {"numpy": numpy_task(task)}
+    if missing is None:
+        runs["fused"] = task  # "auto": the kernel
+    seconds: dict[str, list[float]] = {k: [] for k in runs}
     points: dict[str, np.ndarray] = {}
     for _ in range(args.runs):  # interleaved
-        for key, tk in (("previous", previous), ("new", task)):
+        for key, tk in runs.items():
             tic = time.perf_counter()
             report = run_task(tk, methods=["surf"], seeds=1, iterations=rounds)
             seconds[key].append(time.perf_counter() - tic)
             points[key] = report.results["surf"][0].points
-    old, new = (float(np.median(seconds[k])) for k in ("previous", "new"))
-    diff = float(np.max(np.abs(points["previous"] - points["new"])))
-    ratios = [a / b for a, b in zip(seconds["previous"], seconds["new"], strict=True)]
-    print(
+    head = (
         f"\nDST SURF, K = 100, N = 15, {rounds or task.iterations} rounds at most (median of "
-        f"{args.runs} interleaved runs): "
-        f"previous {old:.2f} s, new {new:.2f} s, speed-up {old / new:.2f}x "
-        f"(per pair {min(ratios):.2f}x-{max(ratios):.2f}x); largest difference between "
-        f"the final points {diff:.1e}"
+        f"{args.runs} interleaved runs): numpy {np.median(seconds['numpy']):.2f} s"
+    )
+    if missing is not None:
+        print(head)
+        return
+    old, new = (float(np.median(seconds[k])) for k in ("numpy", "fused"))
+    diff = float(np.max(np.abs(points["numpy"] - points["fused"])))
+    ratios = [a / b for a, b in zip(seconds["numpy"], seconds["fused"], strict=True)]
+    print(
+        f"{head}, fused {new:.2f} s, numpy/fused {old / new:.2f}x "
+        f"(per pair {min(ratios):.2f}x-{max(ratios):.2f}x); largest difference between the "
+        f"final points {diff:.1e}"
     )
 
 

@@ -148,9 +148,10 @@ def test_the_method_interface_and_the_run_state_sit_below_the_driver() -> None:
 
 def test_importing_the_package_imports_no_extra() -> None:
     code = (
-        "import sys, paretosurf, paretosurf.loop, paretosurf.methods, paretosurf.bench;"
+        "import sys, paretosurf, paretosurf.loop, paretosurf.methods, paretosurf.bench,"
+        " paretosurf.problems;"
         "print(sorted(m for m in ('torch', 'gymnasium', 'mo_gymnasium', 'ray', "
-        "'transformers', 'matplotlib') if m in sys.modules))"
+        "'transformers', 'matplotlib', 'numba', 'submitit') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

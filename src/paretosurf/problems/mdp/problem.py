@@ -261,9 +261,11 @@ class RegularizedMDP(MDPModel):
         :meth:`MDPGradientSolver.initial_states`), so that ``ps.surf(deep_sea_treasure()
         .gradient_solver(steps=100), 15)`` reaches the whole front. See
         :class:`MDPGradientSolver`, whose constructor also takes Adam's ``betas`` and
-        ``eps``, the start-up's ``warmup_steps`` and ``interior_start``, and ``device``, the
-        torch backend (``MDPGradientSolver(problem, steps=K, device="cuda")``): this method
-        keeps the signature every problem shares.
+        ``eps``, the start-up's ``warmup_steps`` and ``interior_start``, ``kernel`` (the
+        compiled numba step of the ``fast`` extra, used by default where numba is installed,
+        or numpy's) and ``device``, the torch backend
+        (``MDPGradientSolver(problem, steps=K, device="cuda")``): this method keeps the
+        signature every problem shares.
         """
         self._require_two("gradient_solver")
         return MDPGradientSolver(
