@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from paretosurf.curves import median_of
 from paretosurf.findings._common import FloatArray, _Round, _short
 from paretosurf.findings._dominated import TIE_TOL
 from paretosurf.findings._finding import Finding
@@ -180,7 +181,7 @@ def _runaway_ends(
             continue
         rises = d[t - length : t, other]
         ratios = (rises[1:] / rises[:-1])[-4:]
-        rate = float(np.median(ratios))
+        rate = median_of(ratios)  # (np.median's value, without its overhead)
         growth = float(x[t, other] - x[t - length, other])
         # steps shrinking by a steady or falling ratio below 1 converge (geometrically, if
         # slowly); a runaway's ratio is 1 or more, or rises towards 1
@@ -262,7 +263,7 @@ def _flat_ends(
     that such a jump at an end always passes it; an end gap that passes it is no jump)."""
     if gaps.size < 2 or extent <= 0:
         return []
-    median = float(np.median(gaps))
+    median = median_of(np.asarray(gaps, dtype=np.float64))  # (np.median's, to the last bit)
     out = []
     for i, end in ((0, 0), (gaps.size - 1, gaps.size)):
         narrow = weights[i + 1] - weights[i] < 0.01 / gaps.size

@@ -24,7 +24,7 @@ from paretosurf.findings._ends import _flat_ends, _Runaway, _runaway_ends, _tied
 from paretosurf.findings._jumps import STUCK_TOL, _local_minima_of_front
 from paretosurf.findings._local_minima import _local_slots
 from paretosurf.findings._order import ORDER_TOL, SEPARATED_WEIGHTS, _out_of_order
-from paretosurf.findings._stuck import _beaten_at_own_weight
+from paretosurf.findings._stuck import _beaten_at_own_weight, _linear_lagging
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -80,6 +80,14 @@ class Evidence:
     def weak(self) -> NDArray[np.bool_]:
         """Which points another point weakly dominates (beyond a tie)."""
         return _weakly_dominated(self.points, self.ranges)
+
+    @cached_property
+    def own_weight_lagging(self) -> list[int]:
+        """The points another point beats at their own weight in the weighted sum, by more
+        than 1e-3 of its range (:func:`~paretosurf.findings._stuck._linear_lagging`): the
+        ``stuck`` check and :attr:`CurveEvidence.lagging` read it (a comparison of every
+        pair of points, made once)."""
+        return _linear_lagging(self.weights, self.points, self.ranges)
 
     @cached_property
     def runaway(self) -> list[_Runaway]:
@@ -219,7 +227,11 @@ class CurveEvidence(Evidence):
         away."""
         if not (self.ordered and self.weighted_sum):
             return []
-        beaten = _beaten_at_own_weight(self.weights, self.points, self.ranges)
+        beaten = (
+            self.own_weight_lagging  # (the same function for scalar weights)
+            if self.weights.ndim == 1
+            else _beaten_at_own_weight(self.weights, self.points, self.ranges)
+        )
         return [i for i in beaten if i not in self.running]
 
     @cached_property

@@ -5,6 +5,7 @@ the points about; more steps or averaging do not leave a local minimum (:data:`L
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -131,9 +132,18 @@ def _scalarizer(
     return Scalarization(kind, ideal=z, scales=units)
 
 
+@functools.cache
 def _simplex_grid(m: int) -> FloatArray:
     """Weight vectors that cover the simplex of ``m`` objectives: 201 scalar weights for two,
-    a lattice of about 200 vectors otherwise."""
+    a lattice of about 200 vectors otherwise. Made once per ``m`` (read-only): at small N
+    making it cost more than the lags."""
+    grid = _make_simplex_grid(m)
+    grid.setflags(write=False)
+    return grid
+
+
+def _make_simplex_grid(m: int) -> FloatArray:
+    """:func:`_simplex_grid`, made afresh."""
     if m == 2:
         w = np.linspace(0.0, 1.0, 201)
         return np.c_[w, 1.0 - w]
@@ -207,9 +217,15 @@ def _relative_lags(
             ]
         )
         values = grid @ q.T  # [weight, point]
-        spread = values.max(axis=1) - values.min(axis=1)
+        low = values.min(axis=1)
+        spread = values.max(axis=1) - low
         share = np.where(spread > 0, 1.0 / np.where(spread > 0, spread, 1.0), 0.0)[:, None]
-        lag = ((values - values.min(axis=1, keepdims=True)) * share).min(axis=0)
+        # ((values - low) * share).min(axis=0), in place: (weights, points) can be a few
+        # thousand by a thousand at N = 1000, and two temporaries of that size cost more
+        # than the arithmetic
+        np.subtract(values, low[:, None], out=values)
+        np.multiply(values, share, out=values)
+        lag = values.min(axis=0)
         if previous is None:
             return lag, np.zeros(p)
         moved = (np.abs(grid @ ((points - previous) / r).T) * share).max(axis=0)
@@ -291,6 +307,12 @@ def local_minimum_slots(
     if not np.array_equal(np.asarray(rounds[-1].points, dtype=np.float64), points):
         return []  # averaged estimates, not the solves' own points
     sc = _scalarizer(scalarization, ideal, points, history or (), scales)
+    # a slot is beaten only if it lags by more than the margin in the last round too: where
+    # none does (a run that converged), the other rounds' lags and the moves are not needed
+    # (the lags do not depend on the previous points, so this one is the loop's last lag)
+    last, _ = _relative_lags(sc, np.asarray(rounds[-1].weights, dtype=np.float64), points, None)
+    if not np.any(last > LOCAL_MARGIN):
+        return []
     lags, moves = [], []
     previous: FloatArray | None = None
     for r in rounds:

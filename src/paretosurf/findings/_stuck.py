@@ -5,7 +5,7 @@ moved (:func:`frozen_and_beaten`, which also tells the loop that more rounds can
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -47,7 +47,14 @@ def check_one_point(ev: Evidence) -> list[Finding]:
 
 def check_stuck(ev: Evidence) -> list[Finding]:
     """``stuck`` from the history (:func:`_stuck`)."""
-    still = _stuck(ev.weights, ev.points, ev.ranges, ev.history, ev.weighted_sum)
+    still = _stuck(
+        ev.weights,
+        ev.points,
+        ev.ranges,
+        ev.history,
+        ev.weighted_sum,
+        own_lagging=lambda: ev.own_weight_lagging,
+    )
     return [] if still is None else [still]
 
 
@@ -103,8 +110,10 @@ def _stuck(
     ranges: FloatArray,
     history: Sequence[_Round] | None,
     weighted_sum: bool,
+    own_lagging: Callable[[], list[int]] | None = None,
 ) -> Finding | None:
-    """The ``stuck`` finding from the history, or ``None``.
+    """The ``stuck`` finding from the history, or ``None``; ``own_lagging``, where given, gives
+    :func:`_linear_lagging` of the points (the evidence keeps it for the other checks).
 
     - Most slots (``STUCK_SHARE``, at least 3, not all) on one point that is not the best
       point of any objective among the points (no end of the front), that none of them has
@@ -134,7 +143,9 @@ def _stuck(
     never = np.all(np.all(np.abs(x - x[-1]) <= SAME_POINT * level, axis=2), axis=0)
     # points beaten at their own weights, other than those on a point another weight reaches
     # optimally (the ends of a stretch weighted sums skip, where slots stay for good)
-    beaten = set(_linear_lagging(weights, points, ranges))
+    beaten = set(
+        own_lagging() if own_lagging is not None else _linear_lagging(weights, points, ranges)
+    )
     lagging = {
         i
         for i in beaten
@@ -143,15 +154,17 @@ def _stuck(
         )
     }
     best = points.min(axis=0)
-    for i in range(p):
+    # the slots that can head a group of stuck slots: none where no point is beaten (the
+    # group needs one), and only points that are no best of an objective; the tests below
+    # are each slot's own, so leaving the others out first finds the same group, without a
+    # comparison of every pair of points (O(p^2) at a run's end)
+    inside = ~np.any(points <= best + SAME_POINT * level, axis=1)
+    heads = [int(i) for i in np.flatnonzero(inside)] if beaten else []
+    for i in heads:
         on = [int(k) for k in np.flatnonzero(_same_point(points, points[i], level))]
         if on[0] != i or not max(3, math.ceil(STUCK_SHARE * p)) <= len(on) < p:
             continue
-        if (
-            np.any(points[i] <= best + SAME_POINT * level)
-            or not all(never[on])
-            or not beaten & set(on)
-        ):
+        if not all(never[on]) or not beaten & set(on):
             continue
         return Finding(
             "stuck",
@@ -166,7 +179,7 @@ def _stuck(
         )
     if len(rounds) < STUCK_ROUNDS or not bool(np.all(never)):
         return None
-    if all(bool(np.any(points[i] <= best + END_SHARE * ranges)) for i in range(p)):
+    if bool(np.all(np.any(points <= best + END_SHARE * ranges, axis=1))):
         return None  # every point at an end of the front: a stretch weighted sums skip
     w = np.stack([np.asarray(r.weights, dtype=np.float64).reshape(p, -1) for r in rounds])
     moved = float(np.median(np.abs(w[-1] - w[0]).sum(axis=1)))
@@ -243,7 +256,8 @@ def _beaten_at_own_weight(weights: FloatArray, points: FloatArray, ranges: Float
     """Points that another point beats at their own weight, ``w f1 + (1 - w) f2``, by more
     than 1e-3 of that sum's range: an exact solver's point is the best at its weight."""
     w = weights[:, None]
-    values = w * points[None, :, 0] + (1 - w) * points[None, :, 1]  # [i, j]: j at w_i
+    values = w * points[None, :, 0]  # [i, j]: j at w_i (the sum in place: P x P at N = 1000)
+    values += (1 - w) * points[None, :, 1]
     scale = weights * ranges[0] + (1 - weights) * ranges[1]
     lag = np.diag(values) - values.min(axis=1)
     return [int(i) for i in np.flatnonzero(lag > 1e-3 * np.where(scale > 0, scale, 1.0))]

@@ -162,12 +162,16 @@ class RoundSolver:
         while pending:
             attempt += 1
             batch = [tasks[i] for i in pending]
-            outcomes = self.executor.solve(self.solver, batch, self.on_done)
+            # (without a progress bar there is nothing to tick per solve)
+            on_done = self.on_done if self.bar is not None else None
+            outcomes = self.executor.solve(self.solver, batch, on_done)
             if len(outcomes) != len(batch):
                 raise ValueError(
                     f"the executor returned {len(outcomes)} outcomes for {len(batch)} tasks"
                 )
             self.checkpointer.log(outcomes, index, call, attempt)
+            if attempt == 1 and all(outcome.ok for outcome in outcomes):
+                return list(outcomes)  # (every solve of the round succeeded at once)
             failed = []
             for i, outcome in zip(pending, outcomes, strict=True):
                 if outcome.ok:
@@ -258,12 +262,14 @@ class RoundSolver:
             progress.n_steps += count_steps(solutions)
         seconds = time.perf_counter() - start
         sols = [o.solution for o in outcomes if o.solution is not None]
-        wanted = method.n_objectives or (2 if np.ndim(weights) == 1 else None)
-        check_objective_sizes(
-            outcomes, expected=progress.n_objectives or wanted, label=method.label, index=index
-        )
         sizes = {s.objectives.size for s in sols}
         if len(sizes) != 1:
+            # (one size: check_objective_sizes has nothing to say, and would only measure
+            # every solution again)
+            wanted = method.n_objectives or (2 if np.ndim(weights) == 1 else None)
+            check_objective_sizes(
+                outcomes, expected=progress.n_objectives or wanted, label=method.label, index=index
+            )
             raise ValueError(
                 f"the solver returned objective vectors of sizes {sorted(sizes)} in round {index}"
             )
@@ -283,7 +289,13 @@ class RoundSolver:
             sols = [o.solution for o in outcomes if o.solution is not None]
             states = [s.state for s in sols]
             seconds = time.perf_counter() - start
-        points = np.stack([s.objectives for s in sols])
+        points = (
+            # (np.array of vectors of one size, as checked above, is np.stack's array, made in
+            # C: np.stack checks and reshapes each vector in Python, 3 times slower)
+            np.array([s.objectives for s in sols])
+            if self.probes is None
+            else np.stack([s.objectives for s in sols])
+        )
         progress.n_objectives = check_points(points, weights, method, index, progress.n_objectives)
         keys = [pool.add(s) for s in states]
         self.disk.solved(keys, slots, states, index)

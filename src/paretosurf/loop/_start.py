@@ -88,8 +88,12 @@ class RunStart(RunParts):
         self.method = method
         self.solver = solver
         #: The solver's name and public settings, taken before any solve (what ``run.json``
-        #: records and a resume compares).
-        self.solver_identity = solver_identity(solver)
+        #: records and a resume compares); ``None`` without a run folder, where nothing
+        #: reads them (reading a solver's settings, through ``inspect.signature``, cost more
+        #: than a short run's rounds).
+        self.solver_identity: dict[str, Any] | None = (
+            None if folder is None else solver_identity(solver)
+        )
         self.executor: Any = LocalExecutor() if executor is None else executor
         self.folder = folder
         self.spacing = spacing
@@ -168,12 +172,17 @@ class RunStart(RunParts):
             }
         return dict(self._settings)
 
+    def _identity(self) -> dict[str, Any]:
+        """:attr:`solver_identity`, which a run with a folder took at its set-up."""
+        assert self.solver_identity is not None, "a run without a folder has no manifest"
+        return self.solver_identity
+
     def manifest(self) -> dict[str, Any]:
         return manifest(
             self.method,
             self.settings(),
             self.solver,
-            solver_settings=self.solver_identity["solver_settings"],
+            solver_settings=self._identity()["solver_settings"],
         )
 
     def begin(
@@ -327,7 +336,7 @@ class RunStart(RunParts):
         check_same_run(saved_manifest, self.method, self.settings(), where)
         if not (force or reading):
             check_same_solver(
-                saved_manifest, self.solver_identity, label=self.method.label, where=where
+                saved_manifest, self._identity(), label=self.method.label, where=where
             )
         self.folder.prepare_resume()
         saved = self.folder.load() if self.folder.committed() else None

@@ -174,9 +174,31 @@ def local_spacing(weights: FloatArray) -> FloatArray:
     w = np.asarray(weights, dtype=np.float64)
     if len(w) < 2:
         return np.full(len(w), np.inf)
+    if w.ndim == 1:
+        near = _scalar_spacing(w)
+        if near is not None:
+            return near
     rows = w.reshape(len(w), -1)
     nearest, _ = cKDTree(rows).query(rows, k=2)
     return np.asarray(nearest[:, 1], dtype=np.float64)
+
+
+def _scalar_spacing(w: FloatArray) -> FloatArray | None:
+    """:func:`local_spacing` of scalar weights without a k-d tree (whose set-up cost more
+    than a small run's round): in sorted order each weight's nearest other weight is its
+    predecessor or its successor. The tree's distance, ``sqrt((a - b)^2)``, is ``|a - b|``
+    exactly in binary floating point unless the square underflows or overflows: ``None``
+    (use the tree) for weights that are not finite or lie closer than ``1e-150`` but apart."""
+    if not np.all(np.isfinite(w)):
+        return None
+    order = np.argsort(w, kind="stable")
+    gaps = np.diff(w[order])
+    if np.any((gaps > 0) & (gaps < 1e-150)) or np.any(gaps > 1e150):
+        return None
+    near = np.empty(len(w))
+    near[order[0]], near[order[-1]] = gaps[0], gaps[-1]
+    near[order[1:-1]] = np.minimum(gaps[:-1], gaps[1:])
+    return near
 
 
 def check_warm_start(warm_start: object) -> str:

@@ -81,6 +81,10 @@ AUTO_CALM_ROUNDS = 3
 #: round) after which the damping is halved below the minimum, as for AUTO_DRIFT_ROUNDS.
 AUTO_SWING_ROUNDS = 2
 AUTO_GRID = 1025
+#: The rounds whose points SURF merges into the non-dominated points seen before at most this
+#: many rounds late (where no chord breaks sooner): sorting them all every round made a
+#: round's cost grow with the rounds run.
+UNSEEN_ROUNDS = 32
 #: Pieces: an end of a piece that no evidence confirms (a corner solution or points that
 #: coincide there) is probed this share of the way into the gap's weight interval, so that
 #: the piece's points reach its true end.
@@ -324,6 +328,9 @@ class SurfMethod(SlotMethod):
         self.refinement = CDFRefinement(alpha)
         self._next: FloatArray | None = None
         self._guess: FloatArray | None = None
+        #: The last :meth:`full_step_weights` of the one-piece rule, with the estimate and
+        #: the weights it was computed from.
+        self._full_step: tuple[ArcLengthCDF, FloatArray, FloatArray] | None = None
         #: The last round's pieces (empty while the front is one piece), the chords between
         #: them, and per piece whether its first and last points are confirmed ends.
         self.pieces: list[Piece] = []
@@ -350,8 +357,11 @@ class SurfMethod(SlotMethod):
         self._same: NDArray[np.bool_] = np.zeros(0, dtype=bool)  # the last round's zero chords
         #: The non-dominated points of every round so far (two objectives): a chord between
         #: two points whose box holds one crosses no gap (:func:`~paretosurf.curves.
-        #: filled_chords`). Rebuilt from the history on resuming.
+        #: filled_chords`). Rebuilt from the history on resuming. Kept as the non-dominated
+        #: points of the rounds up to some round and the later rounds' points, merged only
+        #: where a chord breaks (:meth:`_seen_points`).
         self._seen: FloatArray = np.zeros((0, 2))
+        self._unseen: list[FloatArray] = []
 
     @property
     def auto(self) -> bool:
@@ -513,9 +523,16 @@ class SurfMethod(SlotMethod):
             return None
         if self.pieces and self.lays_out_pieces:
             return self._piece_weights(estimate)[0]
-        return estimate._inverse(
+        # (kept for the estimate and weights it was computed from: the early stop asks each
+        # round, and the result's findings ask twice more at the end)
+        kept = self._full_step
+        if kept is not None and kept[0] is estimate and kept[1] is self.last_weights:
+            return kept[2].copy()
+        full = estimate._inverse(
             np.arange(self.n_segments + 1) / self.n_segments, self.last_weights
         )
+        self._full_step = (estimate, self.last_weights, full)
+        return full.copy()
 
     def suspected_gaps(self) -> list[int]:
         """The breaks between the pieces its last round found (see
@@ -538,11 +555,25 @@ class SurfMethod(SlotMethod):
             self._ray_ideals = None
         if weights.ndim == 1 and outcome.points.shape[1] == 2:
             points = np.asarray(outcome.points, dtype=np.float64)
+            # (what every round found: a chord whose box holds a point is no gap) The points
+            # found before can only take breaks away (each fills chords, none makes one): where
+            # the round's own points leave none, there is none to take away, and the points
+            # found before are not needed; most rounds break nowhere.
             self._breaks = find_breaks(
-                weights, coords, offsets=offsets, points=points, seen=self._seen, chords=chords
+                weights, coords, offsets=offsets, points=points, chords=chords
             )
-            # (what every round found: a chord whose box holds a point is no gap)
-            self._seen = nondominated(np.concatenate((self._seen, points)))
+            if self._breaks:
+                self._breaks = find_breaks(
+                    weights,
+                    coords,
+                    offsets=offsets,
+                    points=points,
+                    seen=self._seen_points(),
+                    chords=chords,
+                )
+            self._unseen.append(points.copy())
+            if len(self._unseen) >= UNSEEN_ROUNDS:
+                self._seen_points()
         else:
             self._breaks = []
         same = chords <= DUPLICATE_TOL * max(float(chords.sum()), 1e-300)
@@ -597,6 +628,17 @@ class SurfMethod(SlotMethod):
                 )
             )
         self._next = None
+
+    def _seen_points(self) -> FloatArray:
+        """The non-dominated points of every round so far (:attr:`_seen` with the rounds' points
+        not yet merged into it): :func:`~paretosurf.curves.nondominated` of the points of the
+        rounds before and the later rounds' points is that of all the points, to the last bit
+        (the rows it drops from the first are dropped from all, and those it keeps come in the
+        same order), so that merging them late, and a few rounds at a time, changes nothing."""
+        if self._unseen:
+            self._seen = nondominated(np.concatenate((self._seen, *self._unseen)))
+            self._unseen = []
+        return self._seen
 
     def _ray_offsets(
         self,
@@ -690,6 +732,7 @@ class SurfMethod(SlotMethod):
             if np.ndim(r.weights) == 1 and np.shape(r.points)[1:] == (2,)
         ]
         self._seen = nondominated(np.vstack(found)) if found else np.zeros((0, 2))
+        self._unseen = []
         last = history[-1] if history else None
         self.refinement.restore(
             None if last is None else last.cdf,
