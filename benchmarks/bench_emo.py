@@ -42,6 +42,8 @@ pymoo's ``res.F`` (the non-dominated members of the final population).
                                    # the adapters' defaults where plain local solves fail
     python benchmarks/bench_emo.py --problems dtlz5 --budgets 1,5
                                    # a front that is a curve in three objectives
+    python benchmarks/bench_emo.py --problems convex_dtlz2 --budgets 1
+                                   # pymoo's convex DTLZ2 (91 points, "asf")
 
 The table goes to stdout and to ``table.md`` in ``--out`` (default: a folder under the system's
 temporary folder, see ``benchmarks/_bench_io.py``), rewritten after every seed, so an
@@ -85,6 +87,8 @@ PROBLEMS = ("zdt1", "zdt2", "zdt3", "dtlz2")
 #: flat start (two targets seen through a dead zone around the start, 4 variables), all with
 #: the adapters' default scalarization ("auto").
 EXTRA_PROBLEMS = ("zdt4", "zdt6", "flat_start")
+#: A convex surface (`--problems convex_dtlz2`): pymoo's convex DTLZ2, 91 points, ``"asf"``.
+CONVEX_PROBLEMS = ("convex_dtlz2",)
 #: A front of lower dimension (`--problems dtlz5`): DTLZ5's quarter circle in three objectives,
 #: 28 points, ``"asf"``; published as ``degenerate.md``.
 DEGENERATE_PROBLEMS = ("dtlz5",)
@@ -150,6 +154,12 @@ def dtlz2(x: FloatArray) -> FloatArray:
     return np.array([r * math.cos(a) * math.cos(b), r * math.cos(a) * math.sin(b), r * math.sin(a)])
 
 
+def convex_dtlz2(x: FloatArray) -> FloatArray:
+    """pymoo's convex DTLZ2 with three objectives at one decision vector: DTLZ2's objectives
+    to the powers 4, 4 and 2 (front: ``sqrt(f1) + sqrt(f2) + f3 = 1``)."""
+    return np.asarray(dtlz2(x) ** np.array([4.0, 4.0, 2.0]), dtype=np.float64)
+
+
 def dtlz5(x: FloatArray) -> FloatArray:
     """DTLZ5 with three objectives at one decision vector: on its front (``g = 0``) the
     second angle is pi / 4, objectives 1 and 2 are equal and the front is a quarter circle,
@@ -171,6 +181,7 @@ _OBJECTIVES: dict[str, Callable[[FloatArray], FloatArray]] = {
     "zdt6": zdt6,
     "flat_start": flat_start_objectives,
     "dtlz2": dtlz2,
+    "convex_dtlz2": convex_dtlz2,
     "dtlz5": dtlz5,
 }
 _SCALARIZATION = {
@@ -181,6 +192,7 @@ _SCALARIZATION = {
     "zdt6": "auto",
     "flat_start": "auto",
     "dtlz2": "asf",
+    "convex_dtlz2": "asf",
     "dtlz5": "asf",
 }
 #: ZDT4's box: x1 in [0, 1], the others in [-5, 5] (the rest: the unit box).
@@ -203,7 +215,7 @@ class Problem:
     ----------
     name : str
         ``"zdt1"``, ``"zdt2"``, ``"zdt3"``, ``"zdt4"``, ``"zdt6"``, ``"flat_start"`` or
-        ``"dtlz2"`` or ``"dtlz5"``.
+        ``"dtlz2"``, ``"convex_dtlz2"`` or ``"dtlz5"``.
     n_var, n_obj, n_points : int
         Decision variables, objectives, points asked of every method.
     scalarization : str
@@ -262,6 +274,17 @@ class Problem:
                 np.linalg.norm(points[:, None, :] - self.reference[None, :, :], axis=2), axis=1
             )
             return np.where(inside, np.abs(norm - 1.0), dense)
+        if self.name == "convex_dtlz2":
+            # |G - 1| over |grad G| for G = sqrt(f1) + sqrt(f2) + f3 (1 on the front): the
+            # distance to first order, inside the octant; outside, to the sampled surface
+            p = np.clip(points, 1e-300, None)
+            residual = np.abs(np.sqrt(p[:, 0]) + np.sqrt(p[:, 1]) + p[:, 2] - 1.0)
+            grad = np.sqrt(0.25 / p[:, 0] + 0.25 / p[:, 1] + 1.0)
+            inside = np.all(points >= 0.0, axis=1)
+            dense = np.min(
+                np.linalg.norm(points[:, None, :] - self.reference[None, :, :], axis=2), axis=1
+            )
+            return np.where(inside, residual / grad, dense)
         return np.min([metrics.front_distance(points, piece) for piece in self.pieces], axis=0)
 
     def piece_of(self, points: FloatArray) -> NDArray[np.int64]:
@@ -361,6 +384,9 @@ def make_problem(name: str, *, n_var: int | None = None) -> Problem:
         raise ValueError(f"problem must be one of {', '.join(PROBLEMS)}, got {name!r}")
     if name == "dtlz2":
         pieces = [dtlz2_front()]
+        n_obj, n_points, default_var = 3, 91, 12
+    elif name == "convex_dtlz2":
+        pieces = [dtlz2_front() ** np.array([4.0, 4.0, 2.0])]
         n_obj, n_points, default_var = 3, 91, 12
     elif name == "dtlz5":
         pieces = [dtlz5_front()]
@@ -711,7 +737,11 @@ def main(argv: Sequence[str] | None = None) -> str:
     seeds = 1 if args.quick else args.seeds
     if seeds < 1:
         parser.error("--seeds must be at least 1")
-    quick_vars = {"dtlz2": 7, "dtlz5": 7} if not args.smoke else {"dtlz2": 5, "dtlz5": 5}
+    quick_vars = (
+        {"dtlz2": 7, "convex_dtlz2": 7, "dtlz5": 7}
+        if not args.smoke
+        else {"dtlz2": 5, "convex_dtlz2": 5, "dtlz5": 5}
+    )
     problems = [
         make_problem(n, n_var=quick_vars.get(n, 4 if args.smoke else 10) if args.quick else None)
         for n in names

@@ -27,8 +27,9 @@ BEFORE_WORST_RAW = (0.317, 4.66)
 
 
 @pytest.fixture(scope="module")
-def spread() -> dict[tuple[int, str], tuple[float, float]]:
-    """(seed, normalize) -> nn CV and max/min of the result, in that run's coordinates."""
+def spread() -> dict[tuple[int, str], tuple[float, float, bool]]:
+    """(seed, normalize) -> nn CV and max/min of the result, in that run's coordinates, and
+    whether the run says it succeeded."""
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.ParetoWarning)
@@ -41,12 +42,16 @@ def spread() -> dict[tuple[int, str], tuple[float, float]]:
                 pts = (
                     (res.points - ideal) / (nadir - ideal) if mode == "endpoints" else (res.points)
                 )
-                out[seed, mode] = (metrics.nn_cv(pts), metrics.nn_ratio(pts))
+                out[seed, mode] = (metrics.nn_cv(pts), metrics.nn_ratio(pts), res.success)
     return out
 
 
-def _mean(spread: dict[tuple[int, str], tuple[float, float]], mode: str) -> np.ndarray:
-    return np.mean([spread[seed, mode] for seed in SEEDS], axis=0)
+def _mean(spread: dict[tuple[int, str], tuple[float, float, bool]], mode: str) -> np.ndarray:
+    return np.mean([spread[seed, mode][:2] for seed in SEEDS], axis=0)
+
+
+def _worst(spread: dict[tuple[int, str], tuple[float, float, bool]], mode: str) -> np.ndarray:
+    return np.max([spread[seed, mode][:2] for seed in SEEDS], axis=0)
 
 
 def test_the_fronts_are_anisotropic() -> None:
@@ -59,21 +64,28 @@ def test_the_fronts_are_anisotropic() -> None:
 
 
 def test_raw_coordinates_are_spaced_about_as_evenly_as_normalized_ones(
-    spread: dict[tuple[int, str], tuple[float, float]],
+    spread: dict[tuple[int, str], tuple[float, float, bool]],
 ) -> None:
+    """On average as even; seed by seed, a raw run much less even than the normalized ones'
+    worst (seed 21's surface, narrower than the spacing) says so (``success=False``; how
+    uneven it may be at most is :func:`test_neither_is_less_even_than_before`'s). Which
+    normalized run ends least even moves with numpy's version (2.2 and 2.4 differ in the last
+    bits), so the raw runs are not held to it alone."""
     raw, normal = _mean(spread, "none"), _mean(spread, "endpoints")
     assert raw[0] <= 1.2 * normal[0]  # nn CV
     assert raw[1] <= 1.2 * normal[1]  # nn max/min
-    worst = np.max([spread[seed, "none"] for seed in SEEDS], axis=0)
-    worst_normal = np.max([spread[seed, "endpoints"] for seed in SEEDS], axis=0)
-    assert worst[0] <= 1.5 * worst_normal[0] and worst[1] <= 1.5 * worst_normal[1]
+    worst_normal = _worst(spread, "endpoints")
+    for seed in SEEDS:
+        cv, ratio, success = spread[seed, "none"]
+        if cv > 1.5 * worst_normal[0] or ratio > 1.5 * worst_normal[1]:
+            assert not success, (seed, cv, ratio)
 
 
 def test_neither_is_less_even_than_before(
-    spread: dict[tuple[int, str], tuple[float, float]],
+    spread: dict[tuple[int, str], tuple[float, float, bool]],
 ) -> None:
     for mode, (cv, ratio) in BEFORE.items():
         now = _mean(spread, mode)
         assert now[0] <= cv and now[1] <= ratio, (mode, now)
-    worst = np.max([spread[seed, "none"] for seed in SEEDS], axis=0)
+    worst = _worst(spread, "none")
     assert worst[0] <= 0.8 * BEFORE_WORST_RAW[0] and worst[1] <= BEFORE_WORST_RAW[1]

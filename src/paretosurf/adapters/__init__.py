@@ -22,7 +22,11 @@ objectives and a finite box they find the front's ends when made, and take the w
 unless the front is non-convex between them (then ``"tchebycheff"``; ``scalarization_note``
 says why). ``"asf"`` puts each solution on the ray from the ideal point along the weight
 vector: the layout :func:`paretosurf.surf_simplex` needs on fronts where objectives reach their
-ideal values together (DTLZ-like).
+ideal values together (DTLZ-like). With three or more objectives whose scales differ by more
+than a factor 50, :func:`from_scipy` and :func:`from_pymoo` measure them in units of their
+extents, estimated when the solver is made (``scalarization.scales``), so that the weights of
+the simplex act alike on objectives of any units: an objective times 100 gives the same run,
+its points times 100 in that objective.
 
 The ideal point of the last three is given (``ideal=...``: it stays there) or, in
 :func:`from_scipy` and :func:`from_pymoo`, estimated from corner solves; either way the solver

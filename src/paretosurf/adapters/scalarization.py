@@ -223,10 +223,15 @@ class Scalarization:
     floor : float
         Floor in ``(0, 0.5]`` of the zero coefficients at ``w = 0`` and ``w = 1``.
     scales : array_like of shape (M,), optional
-        Positive units the Tchebycheff kinds measure each objective in: their coefficients
-        are divided by them, so that the weights, and the floor, act on objectives of
-        comparable size (the adapters take the ranges between the front's ends, largest 1,
-        where they estimate the ideal point for two objectives). ``"linear"`` ignores them.
+        Positive units the scalarization measures each objective in: the coefficients are
+        divided by them, so that the weights, and the floor, act on objectives of
+        comparable size. The adapters take, for two objectives, the ranges between the
+        front's ends, largest 1, where they estimate the ideal point; for three or more, the
+        ranges of the corner solves (each objective minimized alone), for every kind. The
+        Tchebycheff kinds and ASF always use them; ``"linear"`` uses them for weight vectors
+        (:func:`paretosurf.surf_simplex`) and ignores them for the scalar weight ``w`` of two
+        objectives, which weighs the raw objectives as the paper's weighted sum does (SURF's
+        arc-length CDF adapts to any units).
 
     Examples
     --------
@@ -247,6 +252,9 @@ class Scalarization:
     >>> scaled = Scalarization("tchebycheff", ideal=[0.0, 0.0], rho=0.0, scales=[1.0, 1e-3])
     >>> scaled.coefficients(1.0).tolist()    # the floor on objective 2, in its own units
     [1.0, 0.1]
+    >>> lin = Scalarization("linear", scales=[1.0, 10.0, 100.0])
+    >>> lin.coefficients([0.5, 0.25, 0.25]).tolist()    # weight vectors: in the units
+    [0.5, 0.025, 0.0025]
     """
 
     kind: str
@@ -309,11 +317,13 @@ class Scalarization:
         )
 
     def coefficients(self, w: float | ArrayLike) -> FloatArray:
-        """The coefficient vector ``c(w)``: ``lam = (w, 1 - w)`` (or the weight vector) for
-        ``"linear"``, ``max(lam, floor)`` for ``"tchebycheff"``, ``1 / max(mu, floor)`` for
+        """The coefficient vector ``c(w)``: ``lam = (w, 1 - w)`` (or the weight vector, over
+        the ``scales`` where there are some) for ``"linear"``, ``max(lam, floor)`` for
+        ``"tchebycheff"``, ``1 / max(mu, floor)`` for
         ``"modified_tchebycheff"`` with the ray direction ``mu = (1 - w, w)``, or for a weight
         vector ``mu`` proportional to ``1 / max(lam, floor)`` (the same for two objectives
-        away from the ends), and ``1 / max(lam, floor)`` for ``"asf"`` (weight vectors only).
+        away from the ends), and ``1 / max(lam, floor)`` for ``"asf"`` (weight vectors only);
+        the kinds but ``"linear"`` with a scalar weight then divide by the ``scales``.
 
         Raises
         ------
@@ -327,9 +337,11 @@ class Scalarization:
         [5.0, 2.5, 2.5]
         """
         lam = weight_vector(w)
+        if self.kind == "linear" and (self.scales is None or np.ndim(w) == 0):
+            return lam  # the scalar weight: the paper's weighted sum of the raw objectives
         if self.kind == "linear":
-            return lam
-        if self.kind == "asf":
+            coef = lam
+        elif self.kind == "asf":
             if np.ndim(w) == 0:
                 raise ValueError(
                     "scalarization 'asf' takes weight vectors (its corner e_m is where "

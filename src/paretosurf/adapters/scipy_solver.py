@@ -50,6 +50,12 @@ objective then moves the sum too little to register, and the solve stopped with
 smallest positive coefficient's share of the largest (``LBFGSB_FTOL``; unchanged at
 ``w = 0.5``), so each objective's progress counts alike.
 
+Units of three or more objectives. With weight vectors (:func:`paretosurf.surf_simplex`) every
+kind measures objectives whose scales differ by more than ``UNITS_RATIO`` in units of their
+extents, estimated at construction (``scalarization.scales``; :func:`from_scipy`'s
+``scalarization``): an objective in other units (times 100, or ``1e-3``) gives the same
+scalarized problems, so the same points.
+
 Other problems keep scipy's defaults: scaling the ideal point's corner solves as well changed
 the ideal estimate enough that warm-started ``"asf"`` solves on pymoo's DTLZ1 stopped far from
 the front. A ``ftol`` in ``options`` replaces the default.
@@ -95,6 +101,7 @@ __all__ = [
     "LEXICOGRAPHIC_TOL",
     "LINEAR_METHODS",
     "SLSQP_FTOL",
+    "UNITS_RATIO",
     "ScipySolver",
     "from_scipy",
 ]
@@ -136,6 +143,15 @@ END_PROXY_WEIGHT = 0.1
 #: at other slopes a convex front's weighted sum may stop at an end, ZDT1's at a quarter of
 #: the way, so they tell nothing.)
 CHORD_TOL = 1e-3
+#: Units of three or more objectives (:meth:`ScipySolver._units`): the extreme points' ASF
+#: solves are made again from a lower ideal point, at most this many times in all, where one
+#: of them went below the ideal point by more than this share of the corner solves' range.
+UNIT_PASSES = 3
+UNIT_IDEAL_TOL = 1e-3
+#: ... and the units are taken only where both estimates put the largest objective's scale
+#: more than this factor above the smallest's (:meth:`ScipySolver._units`; DTLZ7's local
+#: solves from the middle of the box put its scales 28 apart, its front's extents 4).
+UNITS_RATIO = 50.0
 #: The most SLSQP solves of an end's second stage, each from the last one's point.
 LEXICOGRAPHIC_RESTARTS = 3
 #: How far past its limit the held objective may end, as a share of the hold's width
@@ -232,11 +248,29 @@ def from_scipy(
         (:meth:`ScipySolver._choose_scalarization`); ``scalarization_note`` says what was
         found. That costs a few full solves when the solver is made (a global search too,
         where an end's problem has several basins); without a box, or with three or more
-        objectives, ``"auto"`` is ``"linear"`` and costs nothing. A :class:`Scalarization`
-        instance carries its own ``ideal`` and ``rho`` (then leave those keywords out). ``"asf"``
+        objectives, ``"auto"`` is ``"linear"``. A :class:`Scalarization`
+        instance carries its own ``ideal``, ``rho`` and ``scales`` (then leave those keywords
+        out) and is solved as given. ``"asf"``
         takes weight vectors and needs M >= 3 objectives (:func:`paretosurf.surf_simplex`);
         with two objectives it is refused: ``"modified_tchebycheff"`` solves the same
         problems for the scalar weight ``w`` that :func:`paretosurf.surf` gives.
+
+        Units with three or more objectives (a kind named by a string, any kind): where the
+        objectives' scales differ by more than ``UNITS_RATIO`` (50), the scalarization
+        measures them in units of their extents (``scalarization.scales``), estimated at
+        construction from the corner solves (each objective minimized alone from ``x0``,
+        shared with the ideal point's estimate) and one ASF solve per objective towards the
+        front's extreme points (:meth:`ScipySolver._units`). A weight vector ``w`` then
+        weighs ``h_m / u_m``: the weighted sum ``sum_m w_m h_m / u_m``, the Tchebycheff terms
+        ``c_m (h_m - z_m) / u_m``, ASF's rays ``z + t w * u``. These solves find the same
+        decisions whatever the units of the objectives, so an objective multiplied by 100
+        gets a unit 100 times larger and the run solves the same problems as without the
+        factor (its points times 100 in that objective); in the raw units the weights of the
+        simplex would all but ignore the small objectives (a run on DTLZ2 with ``f1`` times
+        100 collapsed into one corner). Scales within the factor keep the raw units, which
+        the layout of :func:`paretosurf.surf_simplex` copes with (the estimates are local
+        solves, and can be off by a factor of tens). ``scalarization.scales`` is ``None``
+        then.
     method : str, optional
         scipy method. Default: ``"L-BFGS-B"`` for linear scalarization (``"SLSQP"`` when
         ``constraints`` are given), ``"SLSQP"`` for the Tchebycheff ones (epigraph form). The
@@ -348,7 +382,9 @@ class ScipySolver(FollowsIdealPoint):
     Attributes
     ----------
     scalarization : Scalarization
-        The scalarization solved, with the ideal point in use (estimated or given).
+        The scalarization solved, with the ideal point in use (estimated or given) and, with
+        three or more objectives of scales more than ``UNITS_RATIO`` apart, their units
+        (``scales``: the extents :meth:`_units` estimated).
     ideal : ndarray of shape (M,) or None
         The ideal point of the Tchebycheff scalarizations and ASF (``None`` for linear).
     ideal_given : bool
@@ -442,6 +478,8 @@ class ScipySolver(FollowsIdealPoint):
         self._unreported_calls = 0
         #: Why the scalarization is the one it is (``scalarization="auto"``; ``""`` otherwise).
         self.scalarization_note = ""
+        #: The objectives at the corner solves (:meth:`_corner_values`), once solved.
+        self._corners: FloatArray | None = None
         #: The ideal point's state over the run (None for linear scalarization).
         self._ideal: IdealPoint | None = None
         if sc.needs_ideal:
@@ -451,13 +489,82 @@ class ScipySolver(FollowsIdealPoint):
                 self._ideal = IdealPoint(sc.ideal, given=True)
         if auto:
             self._choose_scalarization(method)
+        if h0.size >= 3 and not isinstance(scalarization, Scalarization):
+            # the simplex's weights in units of the objectives' extents where their scales
+            # differ by more than UNITS_RATIO (any kind; an instance is solved as given)
+            units = self._units()
+            if units is not None:
+                self.scalarization = _with_scales(self.scalarization, units)
+
+    def _units(self) -> FloatArray | None:
+        """The units of three or more objectives, or ``None`` (the raw units) where the
+        objectives' scales agree within a factor :data:`UNITS_RATIO`.
+
+        Two estimates of each objective's extent over the front, both made in a way that
+        gives the same decisions whatever the objectives' units (so both scale with them):
+
+        1. its range over the corner solves (:func:`_corner_units`). A corner solve
+           minimizes one objective alone and may stop anywhere on a flat face of its
+           minimizers, where the other objectives can be far from the front (pymoo's DTLZ1
+           from the middle of the box: ``f3 = 21`` where the front's is at most 0.5);
+        2. how far the front's extreme points reach above the best values found: one ASF
+           solve per objective ``m`` from ``x0`` at the weight ``e_m``, in the units of (1)
+           and from the corner solves' ideal point (every other objective weighted by
+           ``1 / floor``), finds where ``m`` is worst with the others at their best. (Where
+           such a solve goes below the ideal point, a corner solve stopped in a local
+           minimum: the solves are made again from a lower one, :data:`UNIT_PASSES` in
+           all.) On fronts whose objectives reach their best together (DTLZ1 to DTLZ4)
+           this is the front's extent; elsewhere it may fall short (DTLZ7: 0.005 of the
+           extent 0.86 in ``f1``).
+
+        Either can be wrong by a factor of tens where the local solves stop in the wrong
+        place (DTLZ7 from the middle of the box: 27 and 28 where the extents differ by 4),
+        and there the raw units, which the layout of :func:`paretosurf.surf_simplex` copes
+        with, are the better choice. So the units are taken only where both estimates put
+        the objectives' scales more than :data:`UNITS_RATIO` apart (an objective in other
+        units: times 100, or ``1e-3`` and ``1e3``), and then they are (2), (1) where an
+        extreme is not finite or reaches no further. M full solves more than the corner
+        solves (which the ideal point's estimate shares), made once at construction.
+        """
+        corners = self._corner_values()
+        first = _corner_units(corners)
+        if first is None or _spread(first) <= UNITS_RATIO:
+            return None
+        ideal = IdealPoint.from_corners(corners)
+        m = self.n_objectives
+        # (ASF's epigraph form needs a method that takes constraints: SLSQP with its defaults
+        # where the run's method takes none, the linear scalarization's L-BFGS-B)
+        saved = self.method, self.options
+        if self.method not in EPIGRAPH_METHODS:
+            self.method, self.options = "SLSQP", {}
+        try:
+            for _ in range(UNIT_PASSES):
+                assert ideal.value is not None
+                asf = Scalarization("asf", ideal=ideal.value, scales=first)
+                extremes = np.array(
+                    [self._run(asf, np.eye(m)[k], self.x0, None).objectives for k in range(m)]
+                )
+                below = extremes < ideal.value[None, :] - UNIT_IDEAL_TOL * first[None, :]
+                if not np.any(below & np.isfinite(extremes)):
+                    break
+                # a corner solve stopped in a local minimum, above part of the front: the
+                # extremes went below the ideal point, and are solved again from a lower one
+                ideal.observe(extremes)
+        finally:
+            self.method, self.options = saved
+        found = np.vstack([corners, extremes])
+        reach = np.max(extremes, axis=0) - np.min(found, axis=0)
+        usable = np.isfinite(reach) & (reach > 1e-12 * np.max(np.abs(found), axis=0))
+        units = np.asarray(np.where(usable, reach, first), dtype=np.float64)
+        return units if _spread(units) > UNITS_RATIO else None
 
     def _estimate_ideal(self, sc: Scalarization) -> None:
         """Take ``sc`` with an estimated ideal point: below the front's ends (:meth:`solve_end`,
         kept for the run) with two objectives in a finite box, its units then the ends'
         ranges (:func:`_in_units`); else below the corner solves from ``x0`` (each objective
         minimized alone, whose other objective may be anywhere on a flat face, so no
-        units are taken from them)."""
+        units are taken from them for two objectives; with three or more, the constructor
+        takes its units from these corners and more, :meth:`_units`)."""
         if self.n_objectives == 2 and self._boxed():
             corners = self._ends_as_corners()
             self._ideal = IdealPoint.from_corners(self._with_least(corners))
@@ -933,7 +1040,15 @@ class ScipySolver(FollowsIdealPoint):
             best.info["success"] = True
             best.info["message"] += "; a restart from its point found nothing lower"
         if held is not None and _score(parts[0]) < _score(best):
+            released = best
             best = parts[0]  # releasing the held variables found nothing lower
+            if first is parts[0].state and released.info["success"] and not best.info["success"]:
+                # (the held solve stopped at its iteration limit where it was optimal: a
+                # converged solve of every variable from its point found nothing lower)
+                best.info["success"] = True
+                best.info["message"] += (
+                    "; a solve of every variable from its point found nothing lower"
+                )
         # a step overshot into a higher basin (not merely a solver's tolerance above it)
         if _score(best) > _score(at_start) + TRUST_TRIGGER * abs(_score(at_start)):
             near = self._trust_boxed(sc, w, at_start, ev, parts, held)
@@ -1144,12 +1259,18 @@ class ScipySolver(FollowsIdealPoint):
 
     def _corner_values(self) -> FloatArray:
         """The objectives at the minimizers of each objective alone from ``x0`` (full
-        solves, linear scalarization at the corners of the weight simplex), (M, M)."""
-        linear = Scalarization("linear")
-        corners: list[float | FloatArray] = (
-            [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives))
-        )
-        return np.array([self._run(linear, w, self.x0, None).objectives for w in corners])
+        solves, linear scalarization at the corners of the weight simplex), (M, M); solved
+        once, then kept (the ideal point's estimate and the units of three or more
+        objectives share them)."""
+        if self._corners is None:
+            linear = Scalarization("linear")
+            corners: list[float | FloatArray] = (
+                [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives))
+            )
+            self._corners = np.array(
+                [self._run(linear, w, self.x0, None).objectives for w in corners]
+            )
+        return self._corners.copy()
 
     def __repr__(self) -> str:
         return (
@@ -1179,6 +1300,39 @@ def _in_units(sc: Scalarization, corners: FloatArray) -> Scalarization:
     return Scalarization(
         sc.kind, ideal=sc.ideal, rho=sc.rho, floor=sc.floor, scales=ranges / ranges.max()
     )
+
+
+def _corner_units(corners: FloatArray) -> FloatArray | None:
+    """Each objective's range over the corner solves (``corners``, row ``k`` with objective
+    ``k`` minimized alone); ``None`` where one is zero or not finite (the corner solves
+    ended where that objective does not vary: no evidence of its units).
+
+    A corner solve finds the same decision whatever the units of the objectives, so the
+    ranges scale with them: an objective multiplied by 100 has a range 100 times larger.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> corners = np.array([[0.0, 1.0, 1.0], [100.0, 0.0, 1.0], [100.0, 1.0, 0.0]])
+    >>> _corner_units(corners).tolist()
+    [100.0, 1.0, 1.0]
+    """
+    values = np.asarray(corners, dtype=np.float64)
+    units = np.ptp(values, axis=0)
+    flat = units <= 1e-12 * np.max(np.abs(values), axis=0)
+    if np.any(flat) or not np.all(np.isfinite(units) & (units > 0)):
+        return None
+    return np.asarray(units, dtype=np.float64)
+
+
+def _spread(units: FloatArray) -> float:
+    """The largest unit over the smallest."""
+    return float(np.max(units) / np.min(units))
+
+
+def _with_scales(sc: Scalarization, scales: FloatArray) -> Scalarization:
+    """``sc`` measuring the objectives in ``scales``."""
+    return Scalarization(sc.kind, ideal=sc.ideal, rho=sc.rho, floor=sc.floor, scales=scales)
 
 
 #: Relative margin by which a restart must score lower to count as progress.

@@ -35,6 +35,12 @@ spread:
    them). The next round counts them as placed: the allocation spreads the slots over the
    rest of the surface instead of crowding the faces, which have no room along such a
    stretch.
+   **An edge that maps to one point** (weighted sums, the solver's scalarization ``"linear"``
+   or none declared, on a front whose objectives reach their best values together, pymoo's
+   convex DTLZ2: a zero weight leaves its objective free, and the others reach 0 at once at
+   a vertex) has its points, two or more, within 1% of its length of one another, three
+   rounds in a row: it is flat, and from then on holds no points (they go to the faces at
+   once, see :meth:`SurfSimplexMethod._flatten_edges`).
 6. **Safeguards**: a point that landed closer than 0.3 spacings to another restarts in the
    largest hole (in its own slot); a move that would end on another point's weight is not
    made; a slot whose point coincides with another's (a local solver stuck on a flat spot of
@@ -214,8 +220,33 @@ SETTLE_GUARD_FROM = 10
 SETTLE_GUARD_FACTOR = 1.5
 
 
+#: An edge of the weight simplex whose solved points inside it (two or more) lie within this
+#: share of the edge's length (its polyline from corner to corner) of one another maps to one
+#: point of the front, all its length in the jumps from its corners' points: it is flat (see
+#: :meth:`SurfSimplexMethod._flatten_edges`), and holds no points from then on. (Evenly
+#: spread, two points inside an edge lie a third of its length apart; the collapsed ones of
+#: convex DTLZ2 lie within 1e-3, a local solver's tolerance.)
+FLAT_EDGE_SHARE = 0.01
+#: ... in this many rounds in a row (a local solver stalled at a vertex of pymoo's DTLZ2 put
+#: two points of an edge there for a round; :meth:`SurfSimplexMethod.propose` restarts such
+#: slots, the points of a flat edge stay).
+FLAT_EDGE_ROUNDS = 3
+#: ... while the faces' points, at least this many of them more than that share of the
+#: front's extent apart, reach more of the front than the edges do.
+FLAT_FACE_POINTS = 3
+
+
 #: A thinned point: its edge and its position on it (the weight on the edge's first objective).
 CuspKey = tuple[Face, float]
+
+
+def _distinct(points: FloatArray, tol: float) -> int:
+    """How many of ``points`` are more than ``tol`` from every one counted before them."""
+    kept: list[FloatArray] = []
+    for p in points:
+        if all(float(np.linalg.norm(p - q)) > tol for q in kept):
+            kept.append(p)
+    return len(kept)
 
 
 def _edge_names(
@@ -531,6 +562,11 @@ class SurfSimplexMethod(SlotMethod):
         self._memory: list[tuple[FloatArray, FloatArray]] = []
         #: The edge points the last layout thinned at cusps (see :func:`_thin_cusps`).
         self._thinned: set[CuspKey] = set()
+        #: The edges found flat, mapped to one point of the front (see
+        #: :meth:`_flatten_edges`): they hold no points.
+        self.flat_edges: set[Face] = set()
+        #: Per edge, the rounds in a row its points inside it coincided.
+        self._flat_rounds: dict[Face, int] = {}
         #: The last round's pieces where its points fall apart into more than one
         #: (:func:`~paretosurf.surfaces.surface_pieces`, or laid out over the rays the
         #: pieces of the estimate; M >= 3), else empty.
@@ -811,6 +847,8 @@ class SurfSimplexMethod(SlotMethod):
             arrays["next_weights"] = self._next
         meta["memory"] = len(self._memory)
         meta["thinned"] = sorted([*edge, t] for edge, t in self._thinned)
+        meta["flat_edges"] = sorted(list(edge) for edge in self.flat_edges)
+        meta["flat_rounds"] = sorted([*edge, n] for edge, n in self._flat_rounds.items())
         for i, (w, c) in enumerate(self._memory):
             arrays[f"memory/{i}/weights"], arrays[f"memory/{i}/coords"] = w, c
         meta["ray_mode"] = self.ray_mode
@@ -867,6 +905,14 @@ class SurfSimplexMethod(SlotMethod):
             for row in meta.get("thinned", [])
             # an edge and a position (runs saved before held [edge, i, n])
             if len(row) == 3 and all(isinstance(v, numbers.Integral) for v in row[:2])
+        }
+        self.flat_edges = {
+            (int(edge[0]), int(edge[1])) for edge in meta.get("flat_edges", []) if len(edge) == 2
+        }
+        self._flat_rounds = {
+            (int(row[0]), int(row[1])): int(row[2])
+            for row in meta.get("flat_rounds", [])
+            if len(row) == 3
         }
         self._memory = [
             (
@@ -954,6 +1000,8 @@ class SurfSimplexMethod(SlotMethod):
             per_face[face] = (weights[mask][:, list(face)], coords[mask])
             if len(face) > 2 and not first:
                 per_face[face] = self._recall(face, *per_face[face])
+        if not first and m > 2 and self._weighted_sums():
+            self._flatten_edges(weights, coords)
         if not first:
             for edge, refine in self.edges.items():
                 face_w, face_c = per_face[edge]
@@ -1038,6 +1086,49 @@ class SurfSimplexMethod(SlotMethod):
         )
         return self._ordered(np.vstack(placed))
 
+    def _weighted_sums(self) -> bool:
+        """Whether the solver minimizes weighted sums (it declares ``"linear"``, or no
+        scalarization)."""
+        sc = self.current_scalarization()
+        return sc is None or sc.kind == "linear"
+
+    def _flatten_edges(self, weights: FloatArray, coords: FloatArray) -> None:
+        """Mark the edges of the weight simplex whose points inside them (two or more)
+        coincide: the whole edge maps to one point of the front.
+
+        Weighted sums on a front whose objectives reach their best values together (pymoo's
+        convex DTLZ2: ``sqrt(f1) + sqrt(f2) + f3 = 1``) send each edge to a vertex: with
+        ``w_k = 0`` objective ``k`` is free, and the others reach 0 at once where it is
+        worst. The edge's chords then run from its corners' points (anywhere on the flat
+        faces of their single objective) to that vertex and back, and SURF's arc length
+        along it, all in the two jumps, gave the edge points that all landed on the vertex
+        (6 of 28 on convex DTLZ2, reported ``collapsed``). An edge whose points coincide in
+        :data:`FLAT_EDGE_ROUNDS` rounds in a row is flat, and holds no points from then on
+        (its measure in :meth:`_allocate` is zero): its slots go to the faces, whose weights
+        reach the front's interior and, towards the corners, its boundary. Weighted sums
+        only (:meth:`_weighted_sums`): the Tchebycheff kinds floor a zero weight, and their
+        layouts keep the edges (the thinning at cusps, and the rays on a surface in pieces,
+        deal with the points that meet there).
+        """
+        # the faces must reach more of the front than its vertices: where their points
+        # collapse as well (a front of a few points), moving the edges' points there helps
+        # nothing, and the collapse is reported as it is
+        extent = float(np.max(np.ptp(coords, axis=0))) if len(coords) else 0.0
+        face_points = coords[np.sum(weights > ZERO_WEIGHT, axis=1) >= 3]
+        if not extent > 0 or _distinct(face_points, FLAT_EDGE_SHARE * extent) < FLAT_FACE_POINTS:
+            return
+        for edge in self.edges:
+            inside = interior_of(weights, edge)
+            if inside.sum() < 2:
+                continue
+            mask = on_face(weights, edge)
+            length = _edge_length(weights[mask][:, list(edge)], coords[mask])
+            spread = float(np.max(np.ptp(coords[inside], axis=0)))
+            flat = length > 0 and spread <= FLAT_EDGE_SHARE * length
+            self._flat_rounds[edge] = self._flat_rounds.get(edge, 0) + 1 if flat else 0
+            if self._flat_rounds[edge] >= FLAT_EDGE_ROUNDS:
+                self.flat_edges.add(edge)
+
     def _recall(
         self, face: Face, face_w: FloatArray, face_c: FloatArray
     ) -> tuple[FloatArray, FloatArray]:
@@ -1099,7 +1190,7 @@ class SurfSimplexMethod(SlotMethod):
         measures: dict[Face, float] = {}
         for face, (face_w, face_c) in per_face.items():
             if len(face) == 2:
-                measures[face] = _edge_length(face_w, face_c)
+                measures[face] = 0.0 if face in self.flat_edges else _edge_length(face_w, face_c)
             else:
                 measures[face] = self.density * maps[face].measure()
         new = allocate_points(measures, self.n_points + lost, m)
@@ -1108,8 +1199,22 @@ class SurfSimplexMethod(SlotMethod):
             return new
         old = _match_total(old, new)
         if all(abs(new[f] - old[f]) <= max(1.0, ALLOCATION_HYSTERESIS * old[f]) for f in new):
-            return old
-        return _reallocate(old, new, max(1, round(REALLOCATION_SHARE * self.n_points)))
+            return self._off_flat_edges(old, new)
+        return self._off_flat_edges(
+            _reallocate(old, new, max(1, round(REALLOCATION_SHARE * self.n_points))), new
+        )
+
+    def _off_flat_edges(self, counts: dict[Face, int], new: Mapping[Face, int]) -> dict[Face, int]:
+        """``counts`` with the points of the flat edges (:meth:`_flatten_edges`) moved at
+        once, not a few a round, to the faces that ``new`` gives most more than they have
+        (the points there would all land on one point of the front)."""
+        out = dict(counts)
+        inner = [f for f in out if len(f) > 2]
+        for edge in sorted(self.flat_edges):
+            while out.get(edge, 0) > 0 and inner:
+                out[edge] -= 1
+                out[max(inner, key=lambda f: new[f] - out[f])] += 1
+        return out
 
 
 @document_loop_options

@@ -166,10 +166,14 @@ def ray_directions(points: FloatArray, ideal: FloatArray, scale: FloatArray) -> 
     return _on_simplex(_offsets(points, ideal) / scale)
 
 
-def ray_weights(directions: FloatArray, scale: FloatArray, kind: str) -> FloatArray:
+def ray_weights(
+    directions: FloatArray, scale: FloatArray, kind: str, units: FloatArray | None = None
+) -> FloatArray:
     """The weights whose solves land along ``directions`` (rows of :func:`ray_directions`
     with the same ``scale``) under the scalarization ``kind``: proportional to ``1 / r``
-    for the Tchebycheff kinds and to ``r`` for ``"asf"``, where ``r = direction * scale``.
+    for the Tchebycheff kinds and to ``r`` for ``"asf"``, where ``r = direction * scale``,
+    measured in the scalarization's ``units`` (its ``scales``, one per objective) where
+    it has some.
 
     Examples
     --------
@@ -181,8 +185,17 @@ def ray_weights(directions: FloatArray, scale: FloatArray, kind: str) -> FloatAr
     >>> w = ray_weights(ray_directions(q, z, s), s, "tchebycheff")
     >>> bool(np.ptp(w * (q - z)) < 1e-12)
     True
+
+    In units ``u`` the terms ``w_m (q_m - z_m) / u_m`` agree instead:
+
+    >>> u = np.array([10.0, 1.0, 0.1])
+    >>> w = ray_weights(ray_directions(q, z, s), s, "tchebycheff", u)
+    >>> bool(np.ptp(w * (q - z) / u) < 1e-12)
+    True
     """
     r = np.maximum(np.asarray(directions, dtype=np.float64) * scale, TINY * scale)
+    if units is not None:
+        r = r / np.asarray(units, dtype=np.float64)
     return _on_simplex(r if kind == "asf" else 1.0 / r)
 
 
@@ -407,7 +420,8 @@ def ray_layout(
     sample_piece = np.repeat(piece, per)
     # no point where the ray's weight has a component below BOUNDARY_WEIGHT: next to the
     # front's boundary, the solver's floor on the weights sends those rays all to one point
-    reachable = ray_weights(samples.weights, scale, kind).min(axis=1) > BOUNDARY_WEIGHT
+    units = scalarization.scales
+    reachable = ray_weights(samples.weights, scale, kind, units).min(axis=1) > BOUNDARY_WEIGHT
     mass = np.where((sample_piece >= 0) & reachable, samples.mass, 0.0)
     if not np.any(mass > 0):
         return None
@@ -448,7 +462,7 @@ def ray_layout(
         extra = farthest_points(fmap, samples, np.vstack([fixed, chosen]), wanted - len(chosen))
         chosen = np.vstack([chosen, extra])
     free = restricted_cvt(fmap, samples, fixed, chosen)
-    weights = np.vstack([np.eye(m), ray_weights(free, scale, kind)])
+    weights = np.vstack([np.eye(m), ray_weights(free, scale, kind, units)])
     # each vertex of a kept simplex belongs to that simplex's piece (one, as the pieces are
     # the components through shared vertices)
     vertex_piece = np.full(len(chart), -1, dtype=np.intp)
