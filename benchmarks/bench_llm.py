@@ -1,31 +1,39 @@
 """An honest speed table of RLOO fine-tuning: plain TRL ``RLOOTrainer`` (not our wrapper) at its
 defaults and at its best documented settings, beside :class:`paretosurf.llm.LLMSolver`, on the
-same device, in one run: median seconds per RL step over ``--repeats`` trainings of
-``--steps`` steps each, peak memory, and each variant's ratio to plain TRL at its best.
+same device, in one run: seconds per RL step, set-up and evaluation seconds, peak memory, and
+each variant's ratio to plain TRL at its best.
 
-Variants (each runs in a fresh process, so memory peaks and caches are its own):
+Variants:
 
 * ``trl-defaults``: ``trl.RLOOTrainer(model=PATH, reward_funcs=..., args=RLOOConfig(...),
   peft_config=LoraConfig(...))`` with ``RLOOConfig``'s defaults for everything but the
   workload (gradient checkpointing on, bf16 where the device has it, vLLM off);
-* ``trl-best``: the same trainer with TRL's documented speed levers for a 0.5B policy that
-  fits in memory: gradient checkpointing off, bf16 on a GPU, vLLM off (not installed here,
-  and a second process per GPU: see TRL's "Speeding up training" docs), logging every 10
-  steps;
+* ``trl-best``: the same trainer with the speed levers TRL documents for a policy that fits
+  in memory, each where this machine can use it: gradient checkpointing off, bf16 on a GPU
+  that has it, Liger kernels (``use_liger_kernel``: the ``liger-kernel`` package on CUDA) and
+  vLLM generation in the trainer's process (``use_vllm=True, vllm_mode="colocate"``: vLLM on
+  CUDA); the report names the levers that were on and why the others were off;
 * ``paretosurf``: :class:`~paretosurf.llm.LLMSolver` at its defaults (no checkpointing,
   generation with the adapter merged into the base weights), bf16 on a GPU.
 
 Every variant trains the same workload: the same policy, LoRA r16 on all linear layers, reward
-callables, prompts, ``reward_weights`` (0.5, 0.5), ``beta``, learning rate, completions per
-prompt, completions per generation round (``--batch-size``), per optimizer step
-(``--mini-batch-size``) and their length. Each variant first trains one generation round
-(warm-up: model load, kernels, caches), then ``--repeats`` times ``--steps`` steps (rounded
-up to whole generation rounds), each from a fresh trainer, timed around ``trainer.train()``
-(the solver's ``seconds["train"]``). Memory: ``torch.cuda.max_memory_allocated`` over the
-timed trainings on CUDA, the process's peak RSS on a CPU.
+callables, prompts (templated the same way: with a tokenizer that has a chat template, TRL gets
+the prompts as the conversations the library's ``chat_template="auto"`` makes of them),
+``reward_weights`` (0.5, 0.5), ``beta``, learning rate, completions per prompt, completions per
+generation round (``--batch-size``), per optimizer step (``--mini-batch-size``) and their
+length.
 
-A GPU run of the paper's sizes needs a GPU; this file was only run on a CPU with ``--tiny``
-so far. On a GPU (Qwen2.5-0.5B from a local folder or, online, the hub)::
+**Interleaved repeats.** The variants run in turns, A B C A B C ..., ``--repeats`` times, each
+turn in a fresh process (its memory peak and caches its own; the order of runs cannot favour
+one variant). A turn times, separately: its set-up (models loaded, trainer or solver built),
+one warm-up generation round (kernels, caches), one training of ``--steps`` steps (rounded up
+to whole generation rounds; the s/step figure) and an evaluation of ``--mini-batch-size``
+held-out prompts (generation and both rewards: the solver's own, and the same for TRL's trained
+model). The ratio to ``trl-best`` is the median over the repeats of each repeat's ratio.
+Memory: ``torch.cuda.max_memory_allocated`` over the turn on CUDA, the process's peak RSS on a
+CPU.
+
+On a GPU (Qwen2.5-0.5B from a local folder or, online, the hub)::
 
     python benchmarks/bench_llm.py --model Qwen/Qwen2.5-0.5B-Instruct --device cuda \
         --rewards paper --steps 20 --repeats 3 --out bench-output/llm
@@ -36,7 +44,7 @@ no CUDA device is found)::
 
     python benchmarks/bench_llm.py --tiny --device cpu
 
-``--smoke`` runs that CPU check at its smallest: one generation round, one timed training.
+``--smoke`` runs that CPU check at its smallest: one generation round, one turn per variant.
 Results go to ``--out`` (default: a folder under the system's temporary folder):
 ``results.json``, and ``report.txt`` with everything printed.
 
@@ -48,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import math
 import os
@@ -67,10 +76,7 @@ import _bench_io as bench_io
 #: top of the workload's (``None``: TRL's default, left unset).
 VARIANTS: dict[str, dict[str, Any]] = {
     "trl-defaults": {"kind": "trl", "config": {}},
-    "trl-best": {
-        "kind": "trl",
-        "config": {"gradient_checkpointing": False, "use_vllm": False, "logging_steps": 10},
-    },
+    "trl-best": {"kind": "trl", "config": {}},  # the levers: best_levers(device)
     "paretosurf": {"kind": "ours", "config": {}},
 }
 BASELINE = "trl-best"
@@ -186,6 +192,83 @@ def _rounded_steps(args: argparse.Namespace) -> tuple[int, int]:
     return per_round, -(-args.steps // per_round) * per_round
 
 
+def best_levers(device: str) -> tuple[dict[str, Any], list[str]]:
+    """The ``RLOOConfig`` fields of TRL's speed levers that ``device`` can use, and a line per
+    lever saying whether it is on and, if not, why."""
+    import torch
+
+    fields: dict[str, Any] = {"gradient_checkpointing": False, "logging_steps": 10}
+    notes = ["gradient checkpointing off"]
+    cuda = device.startswith("cuda")
+    bf16 = cuda and torch.cuda.is_bf16_supported()
+    fields["bf16"] = bf16
+    notes.append("bf16 on" if bf16 else "bf16 off (no bf16 GPU)")
+    if not cuda:
+        notes.append("Liger kernels off (they need CUDA)")
+    elif importlib.util.find_spec("liger_kernel") is None:
+        notes.append("Liger kernels off (liger-kernel not installed)")
+    else:
+        fields["use_liger_kernel"] = True
+        notes.append("Liger kernels on")
+    if not cuda:
+        notes.append("vLLM off (it needs CUDA)")
+    elif importlib.util.find_spec("vllm") is None:
+        notes.append("vLLM off (vllm not installed)")
+    else:
+        fields.update(use_vllm=True, vllm_mode="colocate")
+        notes.append("vLLM colocate on")
+    return fields, notes
+
+
+def trl_prompts(rows: dict[str, list[str]], tok: Any) -> Any:
+    """The prompts as TRL gets them: templated as :class:`~paretosurf.llm.LLMSolver` templates
+    them at its default ``chat_template="auto"`` (conversations where the tokenizer has a
+    chat template, which TRL then applies), so that both see the same model inputs."""
+    from datasets import Dataset
+
+    from paretosurf.llm import model_loading
+
+    prompts = model_loading.templated_prompts(list(rows["prompt"]), tok, "auto")
+    return Dataset.from_dict({**rows, "prompt": prompts})
+
+
+def _trl_evaluate(
+    trainer: Any, tok: Any, rows: dict[str, list[str]], args: argparse.Namespace
+) -> list[float]:
+    """Generate one completion per held-out prompt with the trained model and score it with
+    both rewards (what the library's solver does after training, to estimate the
+    objectives); returns the rewards' means."""
+    import torch
+
+    from paretosurf.llm import model_loading
+
+    model = trainer.model
+    model.eval()
+    prompts = model_loading.templated_prompts(list(rows["prompt"]), tok, "auto")
+    texts = [
+        tok.apply_chat_template(p, tokenize=False, add_generation_prompt=True)
+        if isinstance(p, list)
+        else p
+        for p in prompts
+    ]
+    tok.padding_side = "left"
+    batch = tok(texts, return_tensors="pt", padding=True).to(model.device)
+    with torch.no_grad():
+        out = model.generate(
+            **batch,
+            max_new_tokens=args.max_new_tokens,
+            min_new_tokens=args.min_new_tokens,
+            do_sample=True,
+            pad_token_id=tok.pad_token_id,
+        )
+    completions = tok.batch_decode(out[:, batch["input_ids"].shape[1] :], skip_special_tokens=True)
+    means = []
+    for reward in trainer.reward_funcs:
+        scores = reward(prompts=prompts, completions=completions, post=rows["post"])
+        means.append(float(sum(scores) / len(scores)))
+    return means
+
+
 def _trl_trainer(
     args: argparse.Namespace,
     variant: dict[str, Any],
@@ -198,7 +281,6 @@ def _trl_trainer(
     outdir: str,
 ) -> Any:
     """A plain ``trl.RLOOTrainer``: the workload's fields, the variant's, TRL's defaults."""
-    import torch
     from peft import LoraConfig
     from trl import RLOOConfig, RLOOTrainer
 
@@ -225,8 +307,7 @@ def _trl_trainer(
     }
     extra = dict(variant["config"])
     if variant is VARIANTS["trl-best"]:
-        on_gpu = device.startswith("cuda") and torch.cuda.is_bf16_supported()
-        extra["bf16"] = on_gpu  # bf16 autocast where the device has it; float32 on a CPU
+        extra.update(best_levers(device)[0])
         extra["model_init_kwargs"] = {"dtype": args.dtype}
     if "activation_checkpointing" in fields and "gradient_checkpointing" in extra:
         extra["activation_checkpointing"] = extra.pop("gradient_checkpointing")
@@ -251,11 +332,9 @@ def _trl_trainer(
 
 
 def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, Any]:
-    """One variant: a warm-up generation round, then ``--repeats`` timed trainings."""
-    import statistics
-
+    """One turn of a variant: set-up, a warm-up generation round, one timed training of
+    ``--steps`` steps and an evaluation, each timed on its own."""
     import torch
-    from datasets import Dataset
 
     from paretosurf.llm import LLMSolver
 
@@ -263,13 +342,18 @@ def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, A
     if device == "cpu":
         torch.set_num_threads(args.threads)
     variant = VARIANTS[args.worker]
-    rewards = _rewards(args, models, device)
-    prompts = Dataset.from_dict(prompt_rows(args.prompts, args.prompt_words, seed=1))
+    if device.startswith("cuda"):
+        torch.cuda.reset_peak_memory_stats()
+    rows = prompt_rows(args.prompts, args.prompt_words, seed=1)
+    held_out = prompt_rows(args.mini_batch_size, args.prompt_words, seed=3)
     per_round, steps = _rounded_steps(args)
-    times: list[float] = []
-    kl = math.nan
+    levers: list[str] = []
     with tempfile.TemporaryDirectory() as work:
+        tic = time.perf_counter()
+        rewards = _rewards(args, models, device)
         if variant["kind"] == "ours":
+            from datasets import Dataset
+
             trainer_args = (
                 {"bf16": True}
                 if (device.startswith("cuda") and torch.cuda.is_bf16_supported())
@@ -278,7 +362,7 @@ def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, A
             solver = LLMSolver(
                 models["policy"],
                 rewards,
-                prompts,
+                Dataset.from_dict(rows),
                 steps=per_round,
                 adapter=args.adapter,
                 rank=16,
@@ -290,6 +374,7 @@ def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, A
                 num_generations=args.num_generations,
                 min_new_tokens=args.min_new_tokens,
                 max_new_tokens=args.max_new_tokens,
+                eval_prompts=Dataset.from_dict(held_out),
                 eval_batches=1,
                 eval_batch_size=args.mini_batch_size,
                 device=device,
@@ -298,55 +383,60 @@ def run_variant(args: argparse.Namespace, models: dict[str, str]) -> dict[str, A
                 trainer_args=trainer_args,
                 seed=args.seed,
             )
-            warm = solver.solve(0.5, None)
+            warm = solver.solve(0.5, None)  # the solver loads its models in its first call
+            times = warm.info["seconds"]
+            setup = time.perf_counter() - tic - times["train"] - times.get("eval", 0.0)
+            warmup = times["train"]
             solver.steps = steps
-            if device.startswith("cuda"):
-                torch.cuda.reset_peak_memory_stats()
-            for _ in range(args.repeats):
-                sol = solver.solve(0.5, warm.state)
-                if int(sol.info["steps"]) != steps:
-                    raise RuntimeError(f"a timed call made {sol.info['steps']} steps, not {steps}")
-                times.append(sol.info["seconds"]["train"] / steps)
-                kl = float(sol.info["kl"])
+            sol = solver.solve(0.5, warm.state)
+            if int(sol.info["steps"]) != steps:
+                raise RuntimeError(f"a timed call made {sol.info['steps']} steps, not {steps}")
+            train = sol.info["seconds"]["train"]
+            evaluate = sol.info["seconds"]["eval"]
+            kl = float(sol.info["kl"])
+            levers = ["its defaults"]
         else:
             tok = _tokenizer(models["policy"])
-            for repeat in range(args.repeats + 1):  # the first trains the warm-up round
-                n = per_round if repeat == 0 else steps
+            prompts = trl_prompts(rows, tok)
+            if variant is VARIANTS["trl-best"]:
+                levers = best_levers(device)[1]
+            made: list[float] = []
+            for n in (per_round, steps):  # a warm-up round, then the timed training
                 trainer = _trl_trainer(
-                    args,
-                    variant,
-                    models,
-                    rewards,
-                    prompts,
-                    tok,
-                    device,
-                    n,
-                    str(Path(work) / f"run-{repeat}"),
+                    args, variant, models, rewards, prompts, tok, device, n, f"{work}/{len(made)}"
                 )
+                if not made:
+                    setup = time.perf_counter() - tic
                 _sync(device)
-                if repeat == 1 and device.startswith("cuda"):
-                    torch.cuda.reset_peak_memory_stats()
-                tic = time.perf_counter()
+                train_tic = time.perf_counter()
                 trainer.train()
                 _sync(device)
-                seconds = time.perf_counter() - tic
+                seconds = time.perf_counter() - train_tic
                 if int(trainer.state.global_step) != n:
                     raise RuntimeError(f"TRL made {trainer.state.global_step} steps, not {n}")
-                if repeat:
-                    times.append(seconds / n)
-                del trainer
-                if device.startswith("cuda"):
-                    torch.cuda.empty_cache()
+                made.append(seconds)
+                if len(made) == 1:
+                    del trainer
+                    if device.startswith("cuda"):
+                        torch.cuda.empty_cache()
+            warmup, train = made
+            tic = time.perf_counter()
+            _trl_evaluate(trainer, tok, held_out, args)
+            _sync(device)
+            evaluate = time.perf_counter() - tic
+            kl = math.nan
     return {
         "variant": args.worker,
         "adapter": args.adapter,
         "device": device,
         "gpu": torch.cuda.get_device_name() if device.startswith("cuda") else None,
         "steps": steps,
-        "repeats": args.repeats,
-        "s_per_step_runs": times,
-        "s_per_step": statistics.median(times),
+        "setup_s": setup,
+        "warmup_s": warmup,
+        "s_per_step": train / steps,
+        "eval_s": evaluate,
         "kl": kl,
+        "levers": levers,
         **_peak_memory(device),
     }
 
@@ -497,14 +587,57 @@ def _run_worker_in(
     return row
 
 
+def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One summary per (variant, adapter) over its turns: medians of s/step, set-up,
+    warm-up, evaluation and peak memory, the s/step range, and the median over the repeats
+    of each repeat's ratio of ``trl-best``'s s/step to the variant's (> 1: faster)."""
+    import statistics
+
+    out: list[dict[str, Any]] = []
+    keys = list(dict.fromkeys((r["variant"], r["adapter"]) for r in rows))
+    for variant, adapter in keys:
+        turns = [r for r in rows if (r["variant"], r["adapter"]) == (variant, adapter)]
+        ok = [r for r in turns if "error" not in r]
+        if not ok:
+            out.append({"variant": variant, "adapter": adapter, "error": turns[-1]["error"]})
+            continue
+        base = {
+            r["repeat"]: r["s_per_step"]
+            for r in rows
+            if (r["variant"], r["adapter"]) == (BASELINE, adapter) and "error" not in r
+        }
+        ratios = [base[r["repeat"]] / r["s_per_step"] for r in ok if r["repeat"] in base]
+        per_step = [r["s_per_step"] for r in ok]
+        out.append(
+            {
+                "variant": variant,
+                "adapter": adapter,
+                "turns": len(ok),
+                "failed_turns": len(turns) - len(ok),
+                "s_per_step": statistics.median(per_step),
+                "s_per_step_range": [min(per_step), max(per_step)],
+                "ratio": statistics.median(ratios) if ratios else math.nan,
+                **{
+                    k: statistics.median(r[k] for r in ok)
+                    for k in ("setup_s", "warmup_s", "eval_s", "peak_gib")
+                },
+                "levers": ok[0]["levers"],
+                "gpu": ok[0].get("gpu"),
+                "device": ok[0]["device"],
+            }
+        )
+    return out
+
+
 def report(
-    rows: list[dict[str, Any]], probes: list[dict[str, Any]], args: argparse.Namespace
+    summary: list[dict[str, Any]], probes: list[dict[str, Any]], args: argparse.Namespace
 ) -> str:
-    """The side-by-side table: median s/step (min-max over the repeats), peak memory, and
-    the ratio of plain TRL-at-its-best's time to each variant's (> 1: faster than it)."""
+    """The side-by-side table: median s/step (min-max over the turns), the median ratio of
+    plain TRL-at-its-best's time to each variant's (> 1: faster than it), set-up, warm-up and
+    evaluation seconds, peak memory."""
     from paretosurf.llm import Protocol
 
-    ok = [r for r in rows if "error" not in r]
+    ok = [r for r in summary if "error" not in r]
     where = (ok[0].get("gpu") or ok[0]["device"]) if ok else args.device
     _, steps = _rounded_steps(args)
     per_epoch = args.epoch_prompts * args.num_generations / args.mini_batch_size
@@ -514,40 +647,44 @@ def report(
         f"workload: {args.batch_size} completions per generation round "
         f"({args.num_generations} per prompt) of {args.min_new_tokens}-"
         f"{args.max_new_tokens} tokens, {args.mini_batch_size} per optimizer step, prompts "
-        f"of ~{args.prompt_words} words, LoRA r16 all-linear; {args.repeats} trainings of "
-        f"{steps} steps per variant after a warm-up round; median (min-max)",
+        f"of ~{args.prompt_words} words, LoRA r16 all-linear; variants interleaved over "
+        f"{args.repeats} repeat(s), each turn a fresh process: set-up, a warm-up round, "
+        f"{steps} timed steps, an evaluation of {args.mini_batch_size} prompts; medians",
         f"min/epoch: {args.epoch_prompts} prompts x {args.num_generations} completions = "
         f"{per_epoch:.0f} steps, training only (no set-up, no evaluation); the protocol "
         f"trains {Protocol().budget_text()} slot-epochs",
         "",
     ]
     head = (
-        f"{'variant':<14}{'adapter':<8}{'s/step':>9}{'(min-max)':>17}{'peak GiB':>10}"
-        f"{'min/epoch':>10}{'vs ' + BASELINE:>14}"
+        f"{'variant':<14}{'adapter':<8}{'s/step':>9}{'(min-max)':>17}"
+        f"{'vs ' + BASELINE:>14}{'set-up s':>10}{'warm-up s':>10}{'eval s':>8}"
+        f"{'peak GiB':>10}{'min/epoch':>10}"
     )
     lines += [head, "-" * len(head)]
-    base = {r["adapter"]: r["s_per_step"] for r in ok if r["variant"] == BASELINE}
-    for row in rows:
+    for row in summary:
         if "error" in row:
             lines.append(
                 f"{row['variant']:<14}{row['adapter']:<8}  failed: "
                 f"{row['error'].strip().splitlines()[-1][:80]}"
             )
             continue
-        runs = row["s_per_step_runs"]
-        spread = f"({min(runs):.3f}-{max(runs):.3f})"
-        ratio = (
-            f"{base[row['adapter']] / row['s_per_step']:.2f}x" if row["adapter"] in base else "-"
-        )
+        low, high = row["s_per_step_range"]
+        ratio = "-" if math.isnan(row["ratio"]) else f"{row['ratio']:.2f}x"
         lines.append(
             f"{row['variant']:<14}{row['adapter']:<8}{row['s_per_step']:>9.4f}"
-            f"{spread:>17}{row['peak_gib']:>10.2f}"
-            f"{row['s_per_step'] * per_epoch / 60:>10.1f}{ratio:>14}"
+            f"{f'({low:.3f}-{high:.3f})':>17}{ratio:>14}{row['setup_s']:>10.1f}"
+            f"{row['warmup_s']:>10.1f}{row['eval_s']:>8.2f}{row['peak_gib']:>10.2f}"
+            f"{row['s_per_step'] * per_epoch / 60:>10.1f}"
         )
+        if row["failed_turns"]:
+            lines.append(f"{'':<22}({row['failed_turns']} turn(s) failed)")
     lines.append("")
+    for row in ok:
+        lines.append(f"{row['variant']} ({row['adapter']}): {', '.join(row['levers'])}")
     lines.append(
-        "peak GiB: torch.cuda.max_memory_allocated over the timed trainings on CUDA; "
-        "the worker process's peak RSS on a CPU (models, data and Python included)"
+        "vs trl-best: the median over the repeats of each repeat's ratio; peak GiB: "
+        "torch.cuda.max_memory_allocated over the turn on CUDA, the process's peak RSS on a "
+        "CPU (models, data and Python included)"
     )
     if probes:
         lines += [
@@ -723,26 +860,34 @@ def main(argv: list[str] | None = None) -> int:
         (models_dir / "models.json").write_text(json.dumps(models))
         print(f"built random models in {time.perf_counter() - tic:.0f} s", flush=True)
     args.device = device
-    rows = [_run_worker(args, name, adapter, models_dir) for adapter in adapters for name in names]
+    rows = []
+    for repeat in range(args.repeats):  # A B C A B C ...: the order favours no variant
+        for adapter in adapters:
+            for name in names:
+                print(f"repeat {repeat + 1}/{args.repeats}:", end=" ", flush=True)
+                row = _run_worker(args, name, adapter, models_dir)
+                rows.append({**row, "repeat": repeat})
+    summary = summarize(rows)
     probes = (
         [_run_worker(args, "probe", adapter, models_dir) for adapter in adapters]
         if args.probe
         else []
     )
-    text = report(rows, probes, args)
+    text = report(summary, probes, args)
     print("\n" + text, flush=True)
     (out / "results.json").write_text(
         json.dumps(
             {
                 "args": {k: str(v) for k, v in vars(args).items()},
-                "variants": rows,
+                "variants": summary,
+                "turns": rows,
                 "generation": probes,
             },
             indent=1,
         )
     )
     print(f"\nresults in {out}")
-    return 0 if all("error" not in r for r in rows) else 1
+    return 0 if all("error" not in r for r in summary) else 1
 
 
 if __name__ == "__main__":

@@ -119,3 +119,41 @@ def fast_solver(
         return LLMSolver(model, rewards, prompts, **settings)
 
     return make
+
+
+@pytest.fixture
+def driver_loads_nothing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """In this process, loading a base model or building any transformers model raises (and
+    is recorded); in a process forked from it both work (:func:`guard_driver`)."""
+    return guard_driver(monkeypatch)
+
+
+def guard_driver(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """From now on (until ``monkeypatch`` is undone), loading a base model or building any
+    transformers model in this process raises and is recorded in the list returned; in a
+    process forked from it both work. This process's cache of loaded models is emptied
+    first, so that forked workers load their own."""
+    from transformers import PreTrainedModel
+
+    from paretosurf.llm import clear_model_cache, model_loading
+
+    clear_model_cache()
+    driver = os.getpid()
+    seen: list[str] = []
+    load, init = model_loading.load_base_model, PreTrainedModel.__init__
+
+    def guarded_load(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() == driver:
+            seen.append(f"load_base_model{args}")
+            raise AssertionError("the driver process loaded a model")
+        return load(*args, **kwargs)
+
+    def guarded_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        if os.getpid() == driver:
+            seen.append(type(self).__name__)
+            raise AssertionError(f"the driver process built a {type(self).__name__}")
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(model_loading, "load_base_model", guarded_load)
+    monkeypatch.setattr(PreTrainedModel, "__init__", guarded_init)
+    return seen

@@ -190,6 +190,60 @@ def test_the_assessment_is_the_solvers(made_run: tuple[Path, Path], tmp_path: Pa
     assert [reward.__name__ for reward in solver.rewards] == ["count_apple", "count_berry"]
 
 
+def test_assessments_on_two_worker_processes_equal_the_in_process_ones(
+    made_run: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``assess_run(..., executor=ProcessExecutor(2))``: every adapter is assessed in the
+    worker processes (the driver loads no model), and the files written equal, byte for byte,
+    those of the assessment in this process; run again, nothing is assessed."""
+    import paretosurf as ps
+
+    from .conftest import guard_driver
+
+    run, config_file = made_run
+    here, there = (Path(shutil.copytree(run, tmp_path / n)) for n in ("here", "there"))
+    methods = ["SURF", "Soup"]
+    solver = load_config(config_file).build_solver(tmp_path / "work-here")
+    assess_run(solver, here, methods=methods, samples=2)
+
+    loaded = guard_driver(monkeypatch)
+    pool = ps.ProcessExecutor(2, threads_per_worker=1)
+    solver = load_config(config_file).build_solver(tmp_path / "work-there")
+    found = assess_run(solver, there, methods=methods, samples=2, executor=pool)
+    assert loaded == []
+    assert found.assessed == 6 and pool._pool is None  # started and closed by the call
+    assert [(r["method"], r["slot"]) for r in found.records] == [
+        (m, k) for m in methods for k in range(3)
+    ]
+    assert files_of(there / "assess") == files_of(here / "assess")
+    again = assess_run(solver, there, methods=methods, samples=2, executor=pool)
+    assert again.assessed == 0 and loaded == []
+    assert files_of(there / "assess") == files_of(here / "assess")
+
+
+def test_the_command_takes_the_executor_options(
+    run_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``paretosurf llm assess DIR --executor processes --workers 2`` hands the pool to
+    ``assess_run``; without the options, the config's executor (here local) means this
+    process."""
+    import paretosurf as ps
+    from paretosurf.llm import assess
+
+    given: list[Any] = []
+
+    def fake(solver: Any, run: Any, **kwargs: Any) -> Any:
+        given.append(kwargs["executor"])
+        raise KeyboardInterrupt  # stops the command before it prints a table
+
+    monkeypatch.setattr(assess, "assess_run", fake)
+    args = ["llm", "assess", str(run_copy)]
+    assert cli.main([*args, "--executor", "processes", "--workers", "2"]) == 130
+    assert cli.main(args) == 130
+    assert isinstance(given[0], ps.ProcessExecutor) and given[0].max_workers == 2
+    assert given[1] is None
+
+
 @pytest.mark.parametrize(
     ("make", "fragment"),
     [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -106,6 +107,11 @@ def test_the_protocol_runs_from_a_config(finished_run) -> None:
     for name in ("table.md", "results.json", "front.png", "training.png"):
         assert (run / name).is_file(), name
     assert done.stdout.strip() == (run / "table.md").read_text().strip()
+    # each solve's plan is said at its start (the solver's INFO lines, shown by the command)
+    assert re.search(
+        r"solve \S+: \d+ optimizer steps, (no checkpoints|a checkpoint every)", done.stderr
+    ), done.stderr[-2000:]
+    assert "training curves: " in done.stderr
     results = json.loads((run / "results.json").read_text())
     methods = results["methods"]
     assert set(methods) == {"Uniform-w", "SURF", "Soup"}

@@ -166,6 +166,25 @@ def test_training_png_has_a_row_per_method_and_weight_paths(protocol_folder: Pat
     plt.close("all")
 
 
+def test_logs_kept_outside_the_run_folder_are_drawn_by_method(
+    protocol_folder: Path, tmp_path: Path
+) -> None:
+    """A solver ``workdir`` kept elsewhere (as a Python caller of ``run_protocol`` may give):
+    its logs drawn with the methods read from the run folder, as from ``work`` inside it."""
+    import shutil
+
+    elsewhere = Path(shutil.move(protocol_folder / "work", tmp_path / "scratch"))
+    logs = read_training_logs(elsewhere)
+    fig = plot_training_curves(protocol_folder, logs=logs)
+    titles = [ax.get_title() for ax in fig.axes]
+    assert [t.split(":")[0] for t in titles[::5]] == ["warm start", "Uniform-w", "SURF"]
+    with pytest.raises(FileNotFoundError, match="holds no training log"):
+        plot_training_curves(protocol_folder)  # nothing under the run folder now
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def test_logs_without_a_run_folder_and_old_reward_names(tmp_path: Path) -> None:
     """Solves with nothing around them are drawn as chains; logs written when the rewards
     were logged as r1 and r2 are still read, with their metrics."""

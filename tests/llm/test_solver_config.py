@@ -162,6 +162,7 @@ SOLVER_ATTRIBUTES = {
     "trainer_args",
     "trust_remote_code",
     "merged_generation",
+    "processes_per_slot",
 }
 
 

@@ -57,7 +57,13 @@ def test_an_installed_tracker_is_accepted() -> None:
 def test_solves_report_as_one_group_with_their_tags(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    names = ("WANDB_RUN_GROUP", "WANDB_TAGS", "MLFLOW_EXPERIMENT_NAME", "TENSORBOARD_LOGGING_DIR")
+    names = (
+        "WANDB_RUN_GROUP",
+        "WANDB_TAGS",
+        "MLFLOW_EXPERIMENT_NAME",
+        "MLFLOW_EXPERIMENT_ID",  # the user's choice of experiment would win over the group
+        "TENSORBOARD_LOGGING_DIR",
+    )
     for name in names:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("MLFLOW_TAGS", '{"mine": "1"}')  # the user's own setting wins

@@ -7,7 +7,10 @@ config file (:mod:`paretosurf.llm.config`), each stage resumable; and after a ru
 from __future__ import annotations
 
 import argparse
+import contextlib
+import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,33 +37,7 @@ def _configure_llm(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="run folder (default: the config's 'out'); run again to resume",
     )
-    parser.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        default=None,
-        help="where the slots of a round run: this process, a pool of "
-        "--workers local processes, or Ray (default: the config's "
-        "[executor] kind, else local)",
-    )
-    parser.add_argument(
-        "--workers",
-        type=_int_at_least(1),
-        default=None,
-        metavar="W",
-        help="slots side by side with --executor processes (default: the "
-        "config's [executor] workers, else one per --gpus-per-slot GPUs "
-        "of this machine, else 2)",
-    )
-    parser.add_argument(
-        "--gpus-per-slot",
-        type=_gpu_count,
-        default=None,
-        metavar="G",
-        help="GPUs each slot gets to itself: each worker process sees its own "
-        "through CUDA_VISIBLE_DEVICES (processes), or each Ray task "
-        "reserves G GPUs (ray; fractions allowed) (default: the config's "
-        "[executor] gpus_per_slot, else 0: no GPU of its own)",
-    )
+    _add_executor_arguments(parser, "the slots of a round", "slots")
     parser.add_argument(
         "--plan", action="store_true", help="print the stages and their training budget, and stop"
     )
@@ -99,6 +76,34 @@ def _configure_llm(parser: argparse.ArgumentParser) -> None:
         child.set_defaults(_run=run, _parser=child)
 
 
+#: The loggers whose INFO lines ``paretosurf llm`` shows on stderr: each solve's plan of steps
+#: and checkpoints (a resume is a warning, shown anyway).
+SHOWN_LOGGERS = ("paretosurf.llm",)
+
+
+@contextlib.contextmanager
+def showing_llm_logs() -> Iterator[None]:
+    """While the command runs, show the INFO lines of :data:`SHOWN_LOGGERS` on stderr, as the
+    command's own lines, unless the program configured logging itself (the root logger has a
+    handler). Worker processes forked meanwhile inherit it."""
+    if logging.getLogger().handlers:
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in SHOWN_LOGGERS]
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+
+
 def _run_llm_command(args: argparse.Namespace) -> int:
     from paretosurf.llm.config import load_config
     from paretosurf.llm.protocol import format_table, run_protocol
@@ -128,7 +133,9 @@ def _run_llm_command(args: argparse.Namespace) -> int:
         return 0
     try:
         config.apply_torch_threads()
-        solver = config.build_solver(out / "work")
+        solver = config.build_solver(
+            out / "work", kind=args.executor, gpus_per_slot=args.gpus_per_slot
+        )
     except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
         raise UsageError(f"{args.config}: {exc}") from None
     from paretosurf.loop import without_interrupt_notice
@@ -136,7 +143,7 @@ def _run_llm_command(args: argparse.Namespace) -> int:
     record_run(out, config, args.config)  # for paretosurf llm assess|export DIR
     try:
         # the command prints its own resume command, not the library's notice (a Python call's)
-        with without_interrupt_notice():
+        with without_interrupt_notice(), showing_llm_logs():
             report = run_protocol(
                 solver,
                 out,
@@ -157,24 +164,7 @@ def _run_llm_command(args: argparse.Namespace) -> int:
         return exit_status(stop)
     table = out / "table.md"  # what the run wrote, notes included
     print(table.read_text().rstrip() if table.is_file() else format_table(report))
-    _plot_llm_training(out)
     return 0
-
-
-def _plot_llm_training(out: Path) -> None:
-    """Save the training curves of every solve of the run (per slot and round) as
-    ``training.png`` beside the front; a run without logs gets a note instead."""
-    from paretosurf.llm.training_log import plot_training_curves
-
-    try:
-        fig = plot_training_curves(out / "work", path=out / "training.png")
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"no training curves: {exc}", file=sys.stderr)
-        return
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    print(f"training curves: {out / 'training.png'}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------- after a run
@@ -226,8 +216,39 @@ def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_executor_arguments(parser: argparse.ArgumentParser, what: str, jobs: str) -> None:
+    """``--executor``, ``--workers`` and ``--gpus-per-slot``: where ``what`` run."""
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default=None,
+        help=f"where {what} run: this process, a pool of --workers local processes, or Ray "
+        "(default: the config's [executor] kind, else local)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_int_at_least(1),
+        default=None,
+        metavar="W",
+        help=f"{jobs} side by side with --executor processes (default: the "
+        "config's [executor] workers, else one per --gpus-per-slot GPUs "
+        "of this machine, else 2)",
+    )
+    parser.add_argument(
+        "--gpus-per-slot",
+        type=_gpu_count,
+        default=None,
+        metavar="G",
+        help="GPUs each slot gets to itself: each worker process sees its own "
+        "through CUDA_VISIBLE_DEVICES (processes), or each Ray task "
+        "reserves G GPUs (ray; fractions allowed) (default: the config's "
+        "[executor] gpus_per_slot, else 0: no GPU of its own)",
+    )
+
+
 def _configure_assess(parser: argparse.ArgumentParser) -> None:
     _add_run_arguments(parser)
+    _add_executor_arguments(parser, "the adapters' assessments", "assessments")
     parser.add_argument(
         "--samples",
         type=_samples,
@@ -288,10 +309,15 @@ def _run_assess_command(args: argparse.Namespace) -> int:
     run, config = _open_run(args)
     source = args.config or run.folder / "run.json"
     try:
+        executor = config.build_executor(
+            kind=args.executor, workers=args.workers, gpus_per_slot=args.gpus_per_slot
+        )
         config.apply_torch_threads()
         solver = config.build_solver(run.folder / "work")
     except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
         raise UsageError(f"{source}: {exc}") from None
+    from paretosurf.executors import LocalExecutor
+
     try:
         assessment = assess_run(
             solver,
@@ -300,6 +326,8 @@ def _run_assess_command(args: argparse.Namespace) -> int:
             samples=args.samples,
             force=args.force,
             log=_progress_to_stderr,
+            # a local executor: one after another in this process, as without one
+            executor=None if isinstance(executor, LocalExecutor) else executor,
         )
     except KeyboardInterrupt:
         print(

@@ -33,6 +33,7 @@ from paretosurf.llm.adapter_state import (
     save_adapter,
 )
 from paretosurf.llm.config import LLMConfig, load_config
+from paretosurf.llm.distributed import RankError
 from paretosurf.llm.model_cache import clear_model_cache
 from paretosurf.llm.prompts import PAPER_TEMPLATE, load_prompts
 from paretosurf.llm.protocol import Protocol, ProtocolReport, run_protocol
@@ -48,6 +49,7 @@ __all__ = [
     "LLMSolverConfig",
     "Protocol",
     "ProtocolReport",
+    "RankError",
     "RewardFunction",
     "RewardModel",
     "WordCount",

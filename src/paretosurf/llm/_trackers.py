@@ -11,8 +11,12 @@ weight as tags:
   next solve of the process starts its own run instead of logging into the last one;
 - **trackio**: the group is the trackio project (``RLOOConfig(project=...)``, unless
   ``trainer_args`` sets it);
-- **mlflow**: the group is the experiment (``MLFLOW_EXPERIMENT_NAME``), the tags
-  ``MLFLOW_TAGS``;
+- **mlflow**: the group is the experiment (``MLFLOW_EXPERIMENT_NAME``, unless the user set
+  ``MLFLOW_EXPERIMENT_ID``), the tags ``MLFLOW_TAGS``; the solver ends the mlflow run a solve
+  started if the solve ends without transformers ending it (an exception: the run is marked
+  ``FAILED``), and puts back mlflow's active experiment and ``MLFLOW_EXPERIMENT_ID`` (which
+  ``mlflow.set_experiment`` sets), so that what the process logs to mlflow after a solve goes
+  where it went before;
 - **tensorboard**: each solve writes into its own folder's ``runs/``, so
   ``tensorboard --logdir WORKDIR/solves`` shows the run's solves side by side;
 - the others get the run name only.
@@ -202,27 +206,37 @@ def tracking(
     if "wandb" in trackers:
         env.update(WANDB_RUN_GROUP=group, WANDB_TAGS=",".join(labels))
     if "mlflow" in trackers:
-        env.update(
-            MLFLOW_EXPERIMENT_NAME=group,
-            MLFLOW_TAGS=json.dumps({"group": group, **{k: str(v) for k, v in tags.items()}}),
-        )
+        env["MLFLOW_TAGS"] = json.dumps({"group": group, **{k: str(v) for k, v in tags.items()}})
+        if os.environ.get("MLFLOW_EXPERIMENT_ID") is None:  # else the user's experiment wins
+            env["MLFLOW_EXPERIMENT_NAME"] = group
     if "tensorboard" in trackers:
         env["TENSORBOARD_LOGGING_DIR"] = os.fspath(logging_dir)
     if "trackio" in trackers and "project" not in (trainer_args or {}):
         extra["project"] = group
-    saved = {key: os.environ.get(key) for key in env}
+    # MLFLOW_EXPERIMENT_ID is set by mlflow.set_experiment (transformers calls it), not here
+    also = ["MLFLOW_EXPERIMENT_ID"] if "mlflow" in trackers else []
+    saved = {key: os.environ.get(key) for key in [*env, *also]}
     for key, value in env.items():
         if saved[key] is None:  # the user's own setting wins
             os.environ[key] = value
     wandb_before = _wandb_run() if "wandb" in trackers else None
+    mlflow_before = _mlflow_state() if "mlflow" in trackers else None
+    failed = False
     try:
         yield extra
+    except BaseException:
+        failed = True
+        raise
     finally:
         for key, before in saved.items():
             if before is None:
                 os.environ.pop(key, None)
+            else:
+                os.environ[key] = before
         if "wandb" in trackers and wandb_before is None:
             _finish_wandb()
+        if mlflow_before is not None:
+            _end_mlflow(mlflow_before, failed=failed)
 
 
 def _wandb_run() -> Any:
@@ -236,3 +250,33 @@ def _finish_wandb() -> None:
     wandb = sys.modules.get("wandb")
     if wandb is not None and getattr(wandb, "run", None) is not None:
         wandb.finish()
+
+
+def _mlflow_state() -> tuple[str | None, Any]:
+    """The id of the mlflow run active now (``None``: none) and mlflow's active experiment
+    (``None`` also where mlflow is not imported yet: the trainer imports it)."""
+    mlflow = sys.modules.get("mlflow")
+    if mlflow is None:
+        return None, None
+    run = mlflow.active_run()
+    fluent = sys.modules.get("mlflow.tracking.fluent")
+    return (None if run is None else run.info.run_id), getattr(
+        fluent, "_active_experiment_id", None
+    )
+
+
+def _end_mlflow(before: tuple[str | None, Any], *, failed: bool) -> None:
+    """End the mlflow run a solve started and left active (transformers ends it when training
+    ends, not when training raises: the next solve would log into it), and put back the
+    experiment that was active before the solve (``mlflow.set_experiment`` keeps the solve's
+    for whatever the process logs next)."""
+    mlflow = sys.modules.get("mlflow")
+    if mlflow is None:
+        return
+    run_before, experiment_before = before
+    run = mlflow.active_run()
+    if run is not None and run.info.run_id != run_before:
+        mlflow.end_run(status="FAILED" if failed else "FINISHED")
+    fluent: Any = sys.modules.get("mlflow.tracking.fluent")  # where set_experiment keeps it
+    if fluent is not None and hasattr(fluent, "_active_experiment_id"):
+        fluent._active_experiment_id = experiment_before

@@ -22,8 +22,10 @@ Written again from the records, the files are the same bytes however often it ru
 
 Samples come from the solver's evaluation itself: while it assesses, its two rewards are
 wrapped in recorders that keep what they score. A solver without ``rewards`` (or whose
-evaluation runs elsewhere) gets its estimates and no samples. Everything runs in this
-process, on the solver's device.
+evaluation runs elsewhere) gets its estimates and no samples. The assessments run in this
+process, on the solver's device, or, given an ``executor``, where it runs solves (its worker
+processes and their GPUs, Ray GPU tasks: the process that calls :func:`assess_run` then loads
+no model), all at once, each record written as its job comes back.
 
 Examples
 --------
@@ -53,6 +55,7 @@ import numpy as np
 from paretosurf.llm._scores import score_rows
 from paretosurf.llm.protocol_run import FrontPoint, ProtocolRun, folder_digest
 from paretosurf.llm.reward_inputs import message_text
+from paretosurf.solvers import Solution
 
 __all__ = ["ASSESS_FOLDER", "Assessment", "assess_run", "format_assessment"]
 
@@ -135,9 +138,13 @@ def _names(solver: Any) -> tuple[list[str], list[str]]:
 
 def _assess_point(solver: Any, point: FrontPoint) -> dict[str, Any]:
     """The estimates of one adapter, and the completions the evaluation scored."""
+    return _assess_state(solver, solver.load_state(point.adapter))
+
+
+def _assess_state(solver: Any, state: Any) -> dict[str, Any]:
+    """The estimates of the adapter ``state``, and the completions the evaluation scored."""
     from paretosurf.llm.rewards import reward_name
 
-    state = solver.load_state(point.adapter)
     rewards = getattr(solver, "rewards", None)
     recorders: list[_Recorder] = []
     if isinstance(rewards, tuple) and len(rewards) == 2:
@@ -169,6 +176,30 @@ def _assess_point(solver: Any, point: FrontPoint) -> dict[str, Any]:
                     }
                 )
     return {"estimates": _plain(found), "samples": samples}
+
+
+class _AdapterAssessor:
+    """A solver whose ``solve(weight, state)`` trains nothing: it assesses the adapter
+    ``state`` (:func:`_assess_state`), so that an executor runs the assessment where it runs
+    solves. The solution holds the record's ``estimates`` and ``samples`` in
+    ``info["assessed"]`` and no state; its objectives are the estimated ones with non-finite
+    values replaced by 0 (the executor's check of a solve's objectives is not for an
+    assessment, whose record keeps them as they are)."""
+
+    def __init__(self, solver: Any) -> None:
+        self.solver = solver
+
+    def solve(self, weight: float, state: Any) -> Solution:
+        found = _assess_state(self.solver, state)
+        objectives = found["estimates"].get("objectives")
+        values = np.nan_to_num(np.asarray(objectives if objectives is not None else [0.0, 0.0]))
+        return Solution(values.astype(np.float64), None, {"assessed": found})
+
+    def save_state(self, state: Any, folder: Path) -> None:
+        self.solver.save_state(state, folder)
+
+    def load_state(self, folder: Path) -> Any:
+        return self.solver.load_state(folder)
 
 
 @dataclass
@@ -265,6 +296,7 @@ def assess_run(
     samples: int | None = None,
     force: bool = False,
     log: Callable[[str], None] | None = None,
+    executor: Any = None,
 ) -> Assessment:
     """Assess every saved adapter of a finished protocol run again and keep sample
     completions (see the module docstring for the files written under ``DIR/assess``).
@@ -286,6 +318,11 @@ def assess_run(
         Assess again even the adapters whose records are up to date.
     log : callable, optional
         Called with a line of text per adapter.
+    executor : Executor, optional
+        Where the assessments run (:class:`paretosurf.executors.Executor`: a
+        :class:`~paretosurf.executors.ProcessExecutor` with a GPU per worker, a
+        :class:`~paretosurf.executors.RayExecutor`), all at once; a failed one is tried once
+        more. Default: one after another in this process.
 
     Returns
     -------
@@ -307,8 +344,29 @@ def assess_run(
     folder = opened.folder / ASSESS_FOLDER
     settings = _settings(solver)
     reward_names, objective_names = _names(solver)
-    records: list[dict[str, Any]] = []
+    records: list[dict[str, Any] | None] = []
+    pending: list[tuple[int, FrontPoint, dict[str, Any], Path]] = []
     assessed = 0
+
+    def keep(i: int, point: FrontPoint, key: dict[str, Any], path: Path, found: Any) -> None:
+        nonlocal assessed
+        record = {
+            "method": point.method,
+            "slot": point.slot,
+            "weight": point.weight,
+            "adapter": point.adapter.relative_to(opened.folder).as_posix(),
+            "key": key,
+            "run_objectives": _plain(point.objectives),
+            "run_objectives_no_kl": _plain(point.objectives_no_kl),
+            "reward_names": reward_names,
+            **found,
+        }
+        _write(path, json.dumps(record, indent=1, sort_keys=True) + "\n")
+        records[i] = record
+        assessed += 1
+        where = f"{point.method} slot {point.slot} (w = {point.weight:.4g})"
+        say(f"assessed {where}: objectives {_short(record['estimates'].get('objectives'))}")
+
     for point in opened.points(methods):
         path = folder / "points" / point.method / f"slot-{point.slot:02d}.json"
         key = {
@@ -324,32 +382,44 @@ def assess_run(
                 kept = None
             if isinstance(kept, dict) and kept.get("key") == key:
                 record = kept
-        where = f"{point.method} slot {point.slot} (w = {point.weight:.4g})"
-        if record is None:
-            found = _assess_point(solver, point)
-            record = {
-                "method": point.method,
-                "slot": point.slot,
-                "weight": point.weight,
-                "adapter": point.adapter.relative_to(opened.folder).as_posix(),
-                "key": key,
-                "run_objectives": _plain(point.objectives),
-                "run_objectives_no_kl": _plain(point.objectives_no_kl),
-                "reward_names": reward_names,
-                **found,
-            }
-            _write(path, json.dumps(record, indent=1, sort_keys=True) + "\n")
-            assessed += 1
-            say(f"assessed {where}: objectives {_short(record['estimates'].get('objectives'))}")
-        else:
-            say(f"{where}: assessed before, kept")
         records.append(record)
+        if record is not None:
+            say(f"{point.method} slot {point.slot} (w = {point.weight:.4g}): assessed before, kept")
+        elif executor is None:
+            keep(len(records) - 1, point, key, path, _assess_point(solver, point))
+        else:
+            pending.append((len(records) - 1, point, key, path))
+    if pending:
+        from paretosurf.executors import ManagedExecutor, SolveOutcome, SolveTask
+        from paretosurf.llm._jobs import run_jobs
+        from paretosurf.storage import StateFolder
+
+        def done(outcome: SolveOutcome) -> None:
+            assert outcome.solution is not None
+            keep(*pending[outcome.slot], outcome.solution.info["assessed"])
+
+        started = executor.start() if isinstance(executor, ManagedExecutor) else False
+        try:
+            run_jobs(
+                executor,
+                _AdapterAssessor(solver),
+                [
+                    SolveTask(k, point.weight, StateFolder(point.adapter))
+                    for k, (_, point, _, _) in enumerate(pending)
+                ],
+                [f"the assessment of {p.method} slot {p.slot}" for _, p, _, _ in pending],
+                on_done=done,
+            )
+        finally:
+            if started:
+                executor.close()
+    kept = [record for record in records if record is not None]
     assessment = Assessment(
         folder,
-        records,
+        kept,
         reward_names,
         objective_names,
-        _front_scores(records, opened.results),
+        _front_scores(kept, opened.results),
         assessed,
     )
     _write_outputs(assessment, samples)

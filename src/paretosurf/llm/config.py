@@ -44,7 +44,10 @@ The ``[executor]`` table (the command line's ``--executor``, ``--workers`` and
 - ``gpus_per_slot``: GPUs each slot gets to itself (default 0: the workers see every GPU,
   as a local run does). With ``processes`` a whole number: each worker process sees only its
   own GPUs through ``CUDA_VISIBLE_DEVICES``; with ``ray`` the GPUs each task reserves (a
-  fraction such as 0.5 puts two slots on a GPU);
+  fraction such as 0.5 puts two slots on a GPU). A whole number ``k > 1`` also trains each
+  slot on its ``k`` GPUs as one data-parallel job of ``k`` processes: the solver's
+  ``processes_per_slot`` is then ``"gpus"`` (one process per GPU the slot sees) unless the
+  ``[solver]`` table sets it (``processes_per_slot = 1`` keeps one process per slot);
 - the executor's other keywords: ``solve_timeout`` (any kind), ``max_retries``,
   ``threads_per_worker`` and ``devices`` (processes), ``address``, ``num_cpus``,
   ``max_retries`` and ``runtime_env`` (ray).
@@ -298,6 +301,38 @@ class LLMConfig:
             )
         return executors.RayExecutor(num_gpus=gpus, **spec)
 
+    def implied_processes(
+        self, *, kind: str | None = None, gpus_per_slot: float | None = None
+    ) -> str | None:
+        """``"gpus"`` when the executor gives each slot several whole GPUs (``[executor]
+        gpus_per_slot``, or ``gpus_per_slot`` given here, a whole number above 1, with kind
+        ``processes`` or ``ray``: the table's, or ``kind`` given here), else ``None``: the
+        ``processes_per_slot`` that :meth:`build_solver` sets unless ``[solver]`` does. An
+        ``[executor]`` table that does not check implies nothing (:meth:`build_executor`
+        reports it).
+
+        Examples
+        --------
+        >>> from paretosurf.llm.config import LLMConfig
+        >>> config = LLMConfig(model="m", executor={"kind": "processes", "gpus_per_slot": 2})
+        >>> config.implied_processes(), config.implied_processes(gpus_per_slot=1)
+        ('gpus', None)
+        """
+        return None if self._slot_gpus(kind, gpus_per_slot) is None else "gpus"
+
+    def _slot_gpus(self, kind: str | None, gpus_per_slot: float | None) -> int | None:
+        """The whole number ``k > 1`` of GPUs the executor gives each slot, else ``None``."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # old key names: said elsewhere
+            try:
+                spec = self.executor_settings(kind=kind, gpus_per_slot=gpus_per_slot)
+            except (ValueError, TypeError):
+                return None
+        gpus = spec.get("gpus_per_slot") or 0
+        if spec["kind"] != "local" and float(gpus).is_integer() and gpus > 1:
+            return int(gpus)
+        return None
+
     def build_prompts(self) -> tuple[Any, Any]:
         """Training and evaluation prompts."""
         spec = dict(self.prompts)
@@ -314,8 +349,16 @@ class LLMConfig:
             )
         return data.select(range(n)), data.select(range(n, len(data)))
 
-    def build_solver(self, workdir: Path) -> Any:
+    def build_solver(
+        self, workdir: Path, *, kind: str | None = None, gpus_per_slot: float | None = None
+    ) -> Any:
         """The solver of the ``[solver]`` table, on the prompts and the rewards.
+
+        With ``[executor] gpus_per_slot`` (or ``gpus_per_slot``, the command line's
+        ``--gpus-per-slot``, with ``kind``, its ``--executor``; ``None``: not given) a whole
+        number above 1 and an executor other than ``local``, the solver trains
+        each slot on its GPUs as one job of a process per GPU (``processes_per_slot =
+        "gpus"``), unless ``[solver]`` sets ``processes_per_slot``.
 
         Raises
         ------
@@ -324,11 +367,16 @@ class LLMConfig:
             say), before the prompts are read.
         """
         from paretosurf.llm.solver import LLMSolver
-        from paretosurf.llm.solver_config import solver_config
+        from paretosurf.llm.solver_config import check_processes, solver_config
 
         options = dict(self.solver)
         options.setdefault("epochs", 1)
-        solver_config(None, {**options, "workdir": workdir}).resolved()  # checked first
+        gpus = self._slot_gpus(kind, gpus_per_slot)
+        if gpus is not None:
+            options.setdefault("processes_per_slot", "gpus")
+        settings = solver_config(None, {**options, "workdir": workdir}).resolved()  # first
+        if settings.processes_per_slot == "gpus" and gpus is not None:
+            check_processes(gpus, settings.mini_batch_size)  # as each slot will find
         train, evaluation = self.build_prompts()
         return LLMSolver(
             self.model,

@@ -58,13 +58,8 @@ from paretosurf._utils.validation import (
     check_non_negative_int,
     check_positive_int,
 )
-from paretosurf.executors import (
-    LocalExecutor,
-    ManagedExecutor,
-    SolveOutcome,
-    SolveTask,
-    raise_for,
-)
+from paretosurf.executors import LocalExecutor, ManagedExecutor, SolveTask
+from paretosurf.llm._jobs import run_jobs
 from paretosurf.llm._scores import score_rows
 from paretosurf.methods import CDFRefinement
 from paretosurf.result import Result
@@ -421,42 +416,6 @@ class ProtocolReport:
         }
 
 
-#: Tries of a warm-start epoch or of an adapter's assessment whose job failed (as the methods'
-#: default ``retries=1``: one more try); an executor also reruns a job whose worker died.
-_JOB_TRIES = 2
-
-
-def _run_jobs(
-    executor: Any, solver: Any, tasks: Sequence[SolveTask], names: Sequence[str]
-) -> list[Solution]:
-    """The solutions of ``tasks``, run by ``executor`` where it runs solves (this process,
-    its worker processes and their GPUs, Ray tasks), all at once; a failed task is tried
-    again, up to :data:`_JOB_TRIES` tries in all.
-
-    Raises
-    ------
-    InnerSolverError
-        Naming the job (its entry in ``names``), the attempt and the error, with the traceback from
-        where it ran as its ``__cause__``, if a task failed every try.
-    """
-    solutions: dict[int, Solution] = {}
-    todo = list(range(len(tasks)))
-    failed: list[tuple[int, SolveOutcome]] = []
-    for _ in range(_JOB_TRIES):
-        outcomes = executor.solve(solver, [tasks[i] for i in todo])
-        failed = []
-        for i, outcome in zip(todo, outcomes, strict=True):
-            if outcome.solution is not None:
-                solutions[i] = outcome.solution
-            else:
-                failed.append((i, outcome))
-        todo = [i for i, _ in failed]
-        if not todo:
-            return [solutions[i] for i in range(len(tasks))]
-    i, outcome = failed[0]
-    raise_for(outcome, _JOB_TRIES, what=names[i], kind="job")
-
-
 class _Assessment:
     """A solver whose ``solve(weight, state)`` trains nothing: it assesses the adapter
     ``state`` with ``solver.assess`` (``solver.evaluate`` for a solver without it), so that an
@@ -502,7 +461,7 @@ def _warm_start(
     state = StateFolder(done[-1]) if done else None
     for epoch in range(len(done), protocol.warm_epochs):
         task = SolveTask(0, 0.5, state, save_to=str(folder / f"epoch-{epoch + 1:03d}"))
-        (sol,) = _run_jobs(executor, solver, [task], [f"the warm start's epoch {epoch + 1}"])
+        (sol,) = run_jobs(executor, solver, [task], [f"the warm start's epoch {epoch + 1}"])
         state = sol.state
         log(
             f"warm start: epoch {epoch + 1}/{protocol.warm_epochs}, objectives "
@@ -594,8 +553,9 @@ def run_protocol(
     progress: bool = False,
 ) -> ProtocolReport:
     """Run the paper's protocol with ``solver`` into ``out`` (resumable: run it again to
-    continue); returns the report and writes ``table.md``, ``results.json``, ``front.png``
-    and every final adapter (``adapters/METHOD/slot-NN``).
+    continue); returns the report and writes ``table.md``, ``results.json``, ``front.png``,
+    ``training.png`` (the training curves the solver logged, per method and slot) and every
+    final adapter (``adapters/METHOD/slot-NN``).
 
     Parameters
     ----------
@@ -753,7 +713,7 @@ def _run_stages(
         + ", ".join(f"{label} {len(states)}" for label, (_, states) in finals.items())
         + ")"
     )
-    assessed = _run_jobs(
+    assessed = run_jobs(
         place,
         _Assessment(solver),
         tasks,
@@ -774,7 +734,27 @@ def _run_stages(
         tuple(names) if names is not None else ("-(reward 1 - beta KL)", "-(reward 2 - beta KL)"),
     )
     say(f"wrote table.md, results.json and front.png to {root}")
+    _plot_training(solver, root, say)
     return report
+
+
+def _plot_training(solver: Any, root: Path, say: Callable[[str], None]) -> None:
+    """``training.png``: the training curves of every solve (per method, slot and round) that
+    the solver logged in its ``workdir``
+    (:func:`~paretosurf.llm.training_log.plot_training_curves`); a solver that logs nothing
+    gets a line instead."""
+    from paretosurf.llm.training_log import plot_training_curves, read_training_logs
+    from paretosurf.plotting import pyplot
+
+    workdir = getattr(solver, "workdir", None)
+    try:
+        logs = read_training_logs(workdir if workdir is not None else root)
+        fig = plot_training_curves(root, path=root / "training.png", logs=logs)
+    except (FileNotFoundError, ValueError) as exc:
+        say(f"no training curves: {exc}")
+        return
+    pyplot().close(fig)
+    say(f"training curves: {root / 'training.png'}")
 
 
 def _assess(weights: FloatArray, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

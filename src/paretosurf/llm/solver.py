@@ -31,6 +31,7 @@ import logging
 import math
 import numbers
 import os
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -63,7 +64,7 @@ from paretosurf.llm.model_cache import (
     clear_model_cache,
 )
 from paretosurf.llm.rewards import reward_log_names, reward_name
-from paretosurf.llm.solver_config import LLMSolverConfig, solver_config
+from paretosurf.llm.solver_config import LLMSolverConfig, check_processes, solver_config
 from paretosurf.llm.training_log import SolveFolder, digest, log_callback, prune_callback
 from paretosurf.solvers import Solution
 
@@ -84,6 +85,10 @@ _KEPT = tuple(
     for f in dataclasses.fields(LLMSolverConfig)
     if f.name not in ("quantization_config", "load_in_4bit", "torch_dtype")
 )
+#: The file of a distributed solve's result (rank 0 writes it, the solve reads it).
+_RESULT = "result.json"
+#: The random stream (beside the solver seed and the rank) of each rank's sampling.
+_RANK_STREAM = 0x52414E4B
 #: RLOOConfig defaults of the solver, which ``trainer_args`` may change.
 _DEFAULTS: dict[str, Any] = {
     "bf16": False,
@@ -93,6 +98,7 @@ _DEFAULTS: dict[str, Any] = {
     "logging_steps": 1,
     "logging_strategy": "steps",
     "disable_tqdm": True,
+    "ddp_find_unused_parameters": False,  # a slot on several processes: every LoRA weight is used
 }
 
 
@@ -187,7 +193,9 @@ class LLMSolver:
       ``train_log.jsonl`` (every TRL log entry, one JSON line each; see
       :mod:`paretosurf.llm.training_log` and its ``plot_training_curves``) and, while it
       runs, its checkpoints; ``"resumed_from"``: the checkpoint step it continued from, if
-      any.
+      any;
+    - ``"processes"``: in a solve trained by several processes (``processes_per_slot``), how
+      many; its ``"seconds"`` are rank 0's, with ``"ranks"``, the job's wall time.
 
     :meth:`evaluate` and :meth:`assess` estimate the same for any adapter without training
     (the Soup baseline's mixtures), :meth:`interpolate` mixes two adapters, and
@@ -195,7 +203,10 @@ class LLMSolver:
 
     Every process loads the base model once and lends it to each call (the adapter layers
     and TRL's patches are removed afterwards and the model checked unchanged, else reloaded);
-    each call builds and drops its own trainer, so nothing accumulates across calls.
+    each call builds and drops its own trainer, so nothing accumulates across calls. With
+    ``processes_per_slot`` above 1 a call trains in that many fresh processes instead (one
+    data-parallel job, :mod:`paretosurf.llm.distributed`), which load the model for the call;
+    the calling process loads none.
 
     Examples
     --------
@@ -250,6 +261,7 @@ class LLMSolver:
     chat_template: bool | str
     report_to: str | list[str]
     save_steps: int | str | None
+    processes_per_slot: int | str
 
     def __init__(
         self,
@@ -291,6 +303,12 @@ class LLMSolver:
             raise ValueError(
                 "dtype, attn_implementation and quantization apply to a model "
                 "loaded by name; a model object is used as it was loaded"
+            )
+        if model_loading.is_model_object(self.model) and settings.processes_per_slot != 1:
+            raise ValueError(
+                f"processes_per_slot={settings.processes_per_slot!r} trains each slot in "
+                "processes of its own, which load the model by name: save the model with "
+                "model.save_pretrained(folder) and pass the folder as model"
             )
         self.__dict__.update({name: getattr(settings, name) for name in _KEPT})
         self.quantization = settings.quantization_config
@@ -388,19 +406,16 @@ class LLMSolver:
             planned_steps=planned,
             save_steps=save_every,
         )
+        processes = self._processes()
+        if processes > 1:
+            return self._solve_ranks(processes, w, start, identity, tag, save_every)
         seconds: dict[str, float] = {}
         with self._session() as sess:
             tic = time.perf_counter()
             folder = SolveFolder.open(self.workdir, identity, tag=tag)
             try:
                 resume = folder.last_checkpoint()
-                with tracking(  # one tracker group per run, a tracker run per solve
-                    self.report_to,
-                    group=run_group(self.workdir),
-                    tags={"epoch": calls + 1, "w": f"{w:.4g}"},
-                    logging_dir=folder.path / "runs",
-                    trainer_args=self.trainer_args,
-                ) as extra:
+                with self._tracking(folder, calls, w) as extra:
                     trainer = self._trainer(
                         sess, w, seed, folder.path, name=tag, save_every=save_every, extra=extra
                     )
@@ -434,6 +449,188 @@ class LLMSolver:
             "resumed_from": None if resume is None else resume[0],
         }
         return Solution(estimate["objectives"], trained, info)
+
+    # ------------------------------------------------------------------ a slot on k processes
+    def _processes(self) -> int:
+        """How many processes train a solve (``processes_per_slot`` resolved on this
+        machine).
+
+        Raises
+        ------
+        ValueError
+            If the solve's device has fewer GPUs than ``processes_per_slot`` asks for, or
+            ``"gpus"`` finds a number of GPUs that does not divide ``mini_batch_size``.
+        """
+        wanted = getattr(self, "processes_per_slot", 1)  # a solver pickled before it existed
+        if wanted == 1:
+            return 1
+        device = self._device()
+        gpus = 0
+        if device.startswith("cuda"):
+            import torch
+
+            gpus = torch.cuda.device_count()
+        if wanted == "gpus":
+            processes = max(gpus, 1)
+            check_processes(processes, self.mini_batch_size)
+            return processes
+        processes = int(wanted)
+        if device.startswith("cuda") and gpus < processes:
+            raise ValueError(
+                f"processes_per_slot={processes} needs {processes} GPUs, one per process, "
+                f"and this solve sees {gpus} (CUDA_VISIBLE_DEVICES="
+                f"{os.environ.get('CUDA_VISIBLE_DEVICES', 'unset')}): give the slot more GPUs "
+                "(the executor's gpus_per_slot), or fewer processes"
+            )
+        return processes
+
+    def _solve_ranks(
+        self,
+        processes: int,
+        weight: float,
+        start: AdapterState | None,
+        identity: dict[str, Any],
+        tag: str,
+        save_every: int | None,
+    ) -> Solution:
+        """:meth:`solve` as one distributed job of ``processes`` processes
+        (:func:`paretosurf.llm.distributed.run_ranks`), each running :meth:`_solve_rank`.
+
+        This process keeps the solve folder (its lock, the start of its log, the finish) and
+        hands the warm start and the result over through files in a private temporary
+        folder; the ranks train, and rank 0 logs, checkpoints and evaluates."""
+        from paretosurf.llm.distributed import run_ranks
+
+        require_llm("LLMSolver")
+        tic = time.perf_counter()
+        cuda = self._device() != "cpu"
+        if cuda:
+            _free_gpu_bases()
+        folder = SolveFolder.open(self.workdir, identity, tag=tag)
+        try:
+            resume = folder.last_checkpoint()
+            folder.start_log(None if resume is None else resume[0])
+            _say_start(folder, identity, tag, resume, self._steps_per_epoch())
+            with tempfile.TemporaryDirectory(prefix="paretosurf-slot-") as tmp:
+                exchange = Path(tmp)
+                if start is not None:
+                    save_adapter(start, exchange / "start")
+                job = {
+                    "weight": weight,
+                    "identity": identity,
+                    "tag": tag,
+                    "folder": str(folder.path),
+                    "private": folder.private,
+                    "save_every": save_every,
+                    "resume": None if resume is None else str(resume[1]),
+                    "start": None if start is None else str(exchange / "start"),
+                    "exchange": str(exchange),
+                    "processes": processes,
+                    "cuda": cuda,
+                }
+                _LOG.info(
+                    "solve %s: training on %d processes (%s)",
+                    tag,
+                    processes,
+                    "NCCL, a GPU each" if cuda else "gloo, on the CPU",
+                )
+                launch = time.perf_counter()
+                run_ranks(self._solve_rank, (job,), processes=processes)
+                result = json.loads((exchange / _RESULT).read_text())
+                trained = load_adapter(exchange / "adapter")
+            folder.finish(adapter_digest(trained), int(result["steps"]))
+        finally:  # a failed solve keeps its checkpoints: a retry continues from them
+            folder.close()
+        seconds = {
+            **result["seconds"],
+            "launch": launch - tic,
+            "ranks": time.perf_counter() - launch,
+        }
+        info = {
+            "steps": int(result["steps"]),
+            **result["info"],
+            "train_log": result["train_log"],
+            "seconds": seconds,
+            "solve_dir": None if folder.private else str(folder.path),
+            "resumed_from": None if resume is None else resume[0],
+            "processes": processes,
+        }
+        return Solution(np.asarray(result["objectives"], dtype=np.float64), trained, info)
+
+    def _solve_rank(self, rank: int, job: Mapping[str, Any]) -> None:
+        """Rank ``rank`` of a distributed solve (in a process of its own, on a copy of the
+        solver): train with the job's share of every batch; rank 0 also logs, evaluates and
+        writes the trained adapter and the result into ``job["exchange"]``."""
+        import torch
+
+        self.device = f"cuda:{rank}" if job["cuda"] else "cpu"
+        if job["cuda"]:
+            torch.cuda.set_device(rank)
+        identity = job["identity"]
+        weight, seed = float(job["weight"]), int(identity["seed"])
+        start = None if job["start"] is None else load_adapter(job["start"])
+        # the launching process holds the folder's lock; the ranks only write into it
+        folder = SolveFolder(Path(job["folder"]), dict(identity), bool(job["private"]))
+        calls = 0 if start is None else start.calls
+        start_steps = 0 if start is None else start.steps
+        seconds: dict[str, float] = {}
+        with self._session() as sess:
+            tic = time.perf_counter()
+            with self._tracking(folder, calls, weight) as extra:
+                trainer = self._trainer(
+                    sess,
+                    weight,
+                    seed,
+                    folder.path,
+                    name=job["tag"],
+                    save_every=job["save_every"],
+                    extra=extra,
+                    processes=int(job["processes"]),
+                )
+                sess.peft = trainer.accelerator.unwrap_model(trainer.model)
+                if start is not None:
+                    load_adapter_into(sess.peft, start)
+                # on every rank: they must agree on when to checkpoint (only rank 0 writes)
+                trainer.add_callback(log_callback(folder.path / "train_log.jsonl", identity))
+                trainer.add_callback(prune_callback(folder, keep=2))
+                if rank:  # the trainer seeded every rank alike: each samples its own
+                    torch.manual_seed(stream_seed(seed, _RANK_STREAM, rank))
+                seconds["setup"] = time.perf_counter() - tic
+                tic = time.perf_counter()
+                trainer.train(resume_from_checkpoint=job["resume"])
+                seconds["train"] = time.perf_counter() - tic
+            steps = int(trainer.state.global_step)
+            log = _train_log(trainer.state.log_history)
+            trainer = None
+            if rank:
+                return
+            trained = adapter_from_model(sess.peft, calls=calls + 1, steps=start_steps + steps)
+            tic = time.perf_counter()
+            estimate = self._evaluate_model(sess)
+            seconds["eval"] = time.perf_counter() - tic
+        exchange = Path(job["exchange"])
+        save_adapter(trained, exchange / "adapter")
+        result = {
+            "steps": steps,
+            "objectives": [float(v) for v in estimate["objectives"]],
+            "info": estimate["info"],
+            "train_log": log,
+            "seconds": {**sess.notes, **seconds},
+        }
+        (exchange / f".{_RESULT}.tmp").write_text(json.dumps(result))
+        os.replace(exchange / f".{_RESULT}.tmp", exchange / _RESULT)
+
+    def _tracking(self, folder: SolveFolder, calls: int, weight: float) -> Any:
+        """The trackers of one solve (``report_to``): one group per run, a tracker run per
+        solve tagged with its slot-epoch (``calls + 1``) and weight (see
+        :func:`~paretosurf.llm._trackers.tracking`)."""
+        return tracking(
+            self.report_to,
+            group=run_group(self.workdir),
+            tags={"epoch": calls + 1, "w": f"{weight:.4g}"},
+            logging_dir=folder.path / "runs",
+            trainer_args=self.trainer_args,
+        )
 
     def _fingerprint(self) -> str:
         """A digest of every setting that determines what a solve trains (not where it runs
@@ -628,6 +825,25 @@ class LLMSolver:
         rounds = len(self.prompts) * self.num_generations // self.batch_size
         return max(rounds, 1) * per_round
 
+    def _rank_batches(self, processes: int = 1) -> tuple[int, int, int]:
+        """``(per_device_train_batch_size, gradient_accumulation_steps,
+        steps_per_generation)`` of each of ``processes`` processes, which keep the
+        generation round (``batch_size``) and the optimizer step (``mini_batch_size``) of
+        one process: each takes ``1/processes`` of both, ``micro_batch_size`` completions
+        per pass at most.
+
+        Examples
+        --------
+        >>> from paretosurf.llm.solver import LLMSolver
+        >>> solver = LLMSolver.__new__(LLMSolver)
+        >>> solver.batch_size, solver.mini_batch_size, solver.micro_batch_size = 64, 16, 8
+        >>> solver._rank_batches(1), solver._rank_batches(2), solver._rank_batches(4)
+        ((8, 2, 8), (8, 1, 4), (4, 1, 4))
+        """
+        mini = self.mini_batch_size // processes
+        micro = math.gcd(self.micro_batch_size, mini)
+        return micro, mini // micro, self.batch_size // processes // micro
+
     def _save_plan(self) -> tuple[int, int | None]:
         """``(steps, save_every)``: the optimizer steps of one call, and the checkpoint
         interval in steps (whole generation rounds) or ``None`` (no checkpoints); see
@@ -661,6 +877,7 @@ class LLMSolver:
         name: str = "solve",
         save_every: int | str | None = "plan",
         extra: Mapping[str, Any] | None = None,
+        processes: int = 1,
     ) -> Any:
         from transformers.trainer_callback import PrinterCallback, ProgressCallback
         from trl import RLOOConfig
@@ -683,7 +900,7 @@ class LLMSolver:
                 "activation_checkpointing", options.pop("gradient_checkpointing", False)
             )
             options.pop("gradient_checkpointing", None)
-        micro = self.micro_batch_size
+        micro, accumulation, per_generation = self._rank_batches(processes)
         if save_every == "plan":
             save_every = self._save_plan()[1]
         saving: dict[str, Any] = {"save_strategy": "no"}
@@ -704,8 +921,8 @@ class LLMSolver:
             "num_generations": self.num_generations,
             "num_iterations": self.num_iterations,
             "per_device_train_batch_size": micro,
-            "gradient_accumulation_steps": self.mini_batch_size // micro,
-            "steps_per_generation": self.batch_size // micro,
+            "gradient_accumulation_steps": accumulation,
+            "steps_per_generation": per_generation,
             "max_completion_length": self.max_new_tokens,
             "generation_kwargs": generation_kwargs,
             "temperature": self.temperature,
@@ -743,6 +960,21 @@ class LLMSolver:
         return evaluation.evaluate_model(
             self._config(), sess, rewards=self.rewards, prompts=self.prompts
         )
+
+
+def _free_gpu_bases() -> None:
+    """Drop the base models this process keeps on a GPU (:meth:`LLMSolver.evaluate` and
+    :meth:`LLMSolver.assess` load one), whose memory the ranks of a distributed solve need
+    (rank 0 shares the first GPU with this process)."""
+    gone = [key for key in _BASES if str(key[2]).startswith("cuda")]
+    if not gone:
+        return
+    for key in gone:
+        del _BASES[key]
+    import torch
+
+    gc.collect()
+    torch.cuda.empty_cache()
 
 
 def _say_start(

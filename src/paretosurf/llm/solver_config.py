@@ -182,6 +182,32 @@ class LLMSolverConfig:
         Each solve says at its start how many steps it trains and where it checkpoints
         (the ``paretosurf.llm`` logger, and ``solve.json``); a ``save_steps`` that leaves a
         solve without a checkpoint gets a warning.
+    processes_per_slot : int or "gpus", default 1
+        How many processes train a slot, as one data-parallel (DDP) job
+        (:mod:`paretosurf.llm.distributed`): ``k > 1`` starts ``k`` fresh processes on the
+        machine of the solve, rank ``r`` on ``cuda:r`` of the GPUs the solve sees (NCCL),
+        or, on the CPU (``device="cpu"``, or no GPU), ``k`` CPU processes (gloo). Each
+        generates and trains on ``1/k`` of every generation round (``batch_size``) and of
+        every optimizer step (``mini_batch_size``, which ``k`` must divide); DDP averages
+        their gradients, so each optimizer step averages over ``mini_batch_size``
+        completions as one process's does (on the same completions, to rounding, when a
+        generation round is one step; with several steps a round, each rank splits its own
+        share of the round into steps). Each rank samples its own completions, and makes
+        passes of at most ``micro_batch_size`` (and ``mini_batch_size / k``) completions.
+        Rank 0 writes the solve folder's log and checkpoints and estimates the objectives;
+        the solve returns its adapter. Each solve starts its processes afresh (they load
+        the base model); a process that fails ends the others, and the solve raises
+        :class:`~paretosurf.llm.distributed.RankError` with its traceback (a retry resumes
+        from the last checkpoint). ``"gpus"``: one process per CUDA GPU the solve sees (one process
+        without GPUs, or with ``device="cpu"``), what ``[executor] gpus_per_slot = k``
+        implies in a config file. FSDP or DeepSpeed (ZeRO) go through ``trainer_args``
+        (``{"fsdp": "full_shard", "fsdp_config": {...}}``, ``{"deepspeed": "ds.json"}``:
+        ``transformers.TrainingArguments`` fields that Accelerate applies), untested here.
+        Not for a model object (each process loads the model by name), and with ``device``
+        only ``None``, ``"cpu"`` or ``"cuda"``. Where it runs, not what it trains: it is not
+        part of a solve folder's key, so a solve killed under one number of processes
+        resumes its checkpoints under another (tested with the same number only; the ranks'
+        random states then start afresh).
 
     Examples
     --------
@@ -235,6 +261,7 @@ class LLMSolverConfig:
     chat_template: bool | str = "auto"
     report_to: str | Sequence[str] = "none"
     save_steps: int | str | None = "auto"
+    processes_per_slot: int | str = 1
 
     def with_settings(self, **settings: Any) -> LLMSolverConfig:
         """A copy with ``settings`` (field names) replaced; an unknown name is refused."""
@@ -307,6 +334,9 @@ class LLMSolverConfig:
         out["report_to"] = check_report_to(self.report_to)
         out["save_steps"] = _save_steps(self.save_steps)
         out["trainer_args"] = _trainer_args(self.trainer_args)
+        out["processes_per_slot"] = _processes_per_slot(
+            self.processes_per_slot, out["device"], out["mini_batch_size"]
+        )
         for name in ("trust_remote_code", "merged_generation"):
             value = getattr(self, name)
             if not isinstance(value, bool):
@@ -473,6 +503,40 @@ def _save_steps(save_steps: object) -> int | str | None:
             f"None (no checkpoints), got {save_steps!r}"
         )
     return check_positive_int(save_steps, name="save_steps")
+
+
+def _processes_per_slot(processes: object, device: str | None, mini_batch_size: int) -> int | str:
+    """``processes_per_slot`` checked: an integer >= 1 that divides ``mini_batch_size``, or
+    ``"gpus"``; for more than one process, a ``device`` of ``None``, ``"cpu"`` or
+    ``"cuda"``."""
+    if processes == "gpus":
+        value: int | str = "gpus"
+    elif isinstance(processes, str):
+        raise ValueError(
+            "processes_per_slot must be an integer >= 1 or 'gpus' (one process per GPU the "
+            f"solve sees), got {processes!r}"
+        )
+    else:
+        value = check_positive_int(processes, name="processes_per_slot")
+    if value != 1 and device not in (None, "cpu", "cuda"):
+        raise ValueError(
+            f"processes_per_slot={value!r} trains a slot on GPUs cuda:0, cuda:1, ... of those "
+            f"the solve sees (or on the CPU): device must be None, 'cpu' or 'cuda', got "
+            f"{device!r} (choose the GPUs with CUDA_VISIBLE_DEVICES, or the executor's "
+            "gpus_per_slot)"
+        )
+    check_processes(value, mini_batch_size)
+    return value
+
+
+def check_processes(processes: int | str, mini_batch_size: int) -> None:
+    """Refuse ``processes`` (an int) that does not divide ``mini_batch_size``: each process
+    takes an equal share of every optimizer step."""
+    if isinstance(processes, int) and mini_batch_size % processes:
+        raise ValueError(
+            f"mini_batch_size ({mini_batch_size}) must be a multiple of processes_per_slot "
+            f"({processes}): each process trains on an equal share of every optimizer step"
+        )
 
 
 def _trainer_args(trainer_args: object) -> dict[str, Any]:

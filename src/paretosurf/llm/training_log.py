@@ -701,6 +701,7 @@ def plot_training_curves(
     *,
     metrics: Sequence[str] | None = None,
     path: str | os.PathLike[str] | None = None,
+    logs: Sequence[SolveLog] | None = None,
 ) -> Any:
     """Training curves of every solve under ``run_dir``, per method and slot: a row of panels
     per method (its name in each panel's title), a panel per metric, a line per slot, against
@@ -718,6 +719,9 @@ def plot_training_curves(
         ``rewards/<name>/mean``, ``kl`` and ``loss``).
     path : path, optional
         Also save the figure there (PNG unless the suffix says otherwise).
+    logs : sequence of SolveLog, optional
+        The solves to draw, when they are not under ``run_dir``: ``read_training_logs`` of the
+        solver's ``workdir`` kept elsewhere (their methods are still read from ``run_dir``).
 
     Returns
     -------
@@ -726,7 +730,7 @@ def plot_training_curves(
     Raises
     ------
     FileNotFoundError
-        If ``run_dir`` holds no training log.
+        If ``run_dir`` (or ``logs``) holds no training log.
     ValueError
         If none of ``metrics`` was logged.
 
@@ -737,7 +741,8 @@ def plot_training_curves(
         from paretosurf.llm.training_log import plot_training_curves
         plot_training_curves("runs/table2", path="runs/table2/training.png")
     """
-    logs = read_training_logs(run_dir)
+    if logs is None:
+        logs = read_training_logs(run_dir)
     if not any(log.rows for log in logs):
         raise FileNotFoundError(f"{run_dir} holds no training log ({TRAIN_LOG} with logged steps)")
     logged = {key for log in logs for row in log.rows for key in row}
