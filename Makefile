@@ -24,7 +24,7 @@ TEST_ENV = $(NUMERIC_ENV) $(THREAD_ENV)
 
 help:
 	@echo "make demo       create $(VENV), install paretosurf, run the demo (writes $(DEMO_OUT)/)"
-	@echo "make test       install with the dev, rl, ray, llm and slurm extras, run the test suite"
+	@echo "make test       install with the dev, rl, ray, llm, slurm and fast extras, run the test suite"
 	@echo "make test-slow  run the slow tests (Table 1 figures, minutes)"
 	@echo "make test-row   run the full MO-MountainCar row (8 seeds, about 45 minutes)"
 	@echo "make test-py310 the default suite on Python 3.10 (a second venv, without the extras)"
@@ -43,7 +43,7 @@ install: venv
 	$(PIP) --quiet -e .
 
 install-dev: venv
-	$(PIP) --quiet -e ".[dev,rl,ray,llm,slurm]"
+	$(PIP) --quiet -e ".[dev,rl,ray,llm,slurm,fast]"
 
 install-docs: venv
 	$(PIP) --quiet -e ".[docs]"
@@ -90,10 +90,16 @@ docs-serve: install-docs
 # files under docs/results are rewritten only by a benchmark's --write-docs (see
 # benchmarks/_bench_io.py).
 BENCH_OUT ?= bench-output
+# bench_authors.py times the paper authors' research code, read from a clone of their
+# repository (https://github.com/Liuyuan999/MOO_Uniform_PF): make bench AUTHORS=PATH runs it.
+AUTHORS ?=
 
 bench: install-dev
-	@for f in benchmarks/bench_*.py; do n=$$(basename $$f .py); echo "== $$f"; \
-	  $(NUMERIC_ENV) $(BIN)/python $$f --out $(BENCH_OUT)/$${n#bench_} || exit 1; done
+	@for f in benchmarks/bench_*.py; do n=$$(basename $$f .py); echo "== $$f"; extra=; \
+	  if [ $$n = bench_authors ]; then \
+	    if [ -z "$(AUTHORS)" ]; then echo "skipped: make bench AUTHORS=PATH (a clone of the authors' code)"; continue; fi; \
+	    extra="--authors $(AUTHORS)"; fi; \
+	  $(NUMERIC_ENV) $(BIN)/python $$f $$extra --out $(BENCH_OUT)/$${n#bench_} || exit 1; done
 
 bench-smoke: install-dev
 	@for f in benchmarks/bench_*.py; do n=$$(basename $$f .py); echo "== $$f --smoke"; \
