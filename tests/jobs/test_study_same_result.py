@@ -169,6 +169,29 @@ def test_a_failed_solve_told_is_retried_by_the_runs_rules(tmp_path: Path) -> Non
     assert '"error":"SolveFailed: diverged"' in log
 
 
+def test_the_solve_log_holds_each_attempt_once_as_in_process(tmp_path: Path) -> None:
+    """The retry's ask replays round 1's first batch, told in the ask before: the study's
+    solve log holds each attempt once, as the solve log of the same run in one process."""
+    keys = ("round", "call", "attempt", "slot", "weight", "objectives", "error")
+
+    def attempts(folder: Path) -> list[tuple[Any, ...]]:
+        from paretosurf.storage import RunFolder
+
+        return [tuple(str(line.get(k)) for k in keys) for line in RunFolder(folder).solves()]
+
+    ps.surf(Flaky(), n_points=5, iterations=3, checkpoint=tmp_path / "surf", progress=False)
+    drive(
+        ps.Study(tmp_path / "study", "surf", n_points=5, iterations=3),
+        Line(),
+        fail=lambda t: (t.round, t.slot, t.ask) == (1, 2, 0),
+    )
+    told = attempts(tmp_path / "study")
+    assert len(told) == 3 * 5 + 1 and len(set(told)) == len(told)
+    in_process = attempts(tmp_path / "surf")
+    assert [t[:5] for t in told] == [t[:5] for t in in_process]
+    assert (tmp_path / "study" / "tells" / "round-000001" / "ask-0" / ".logged").is_file()
+
+
 def test_a_solve_told_failed_beyond_its_retries_stops_the_run(tmp_path: Path) -> None:
     study = ps.Study(tmp_path, "uniform", n_points=3, iterations=2, retries=0)
     for task in study.ask():

@@ -128,6 +128,10 @@ class SolveOutcome:
         :class:`~paretosurf.executors.RayExecutor`), oldest first: each has ``killed=True``,
         the error, and the host and process that ran it (``pid`` 0 where the executor cannot
         tell). A run's solve log has a line for each.
+    logged : bool
+        Whether the run's solve log holds this attempt already: a run driven by ask and tell
+        (:class:`~paretosurf.Study`) replays, in each ask, the batches of the round that an
+        earlier ask returned, and the log does not take them twice.
     """
 
     slot: int
@@ -140,6 +144,7 @@ class SolveOutcome:
     pid: int = 0
     killed: bool = False
     lost: tuple[SolveOutcome, ...] = ()
+    logged: bool = False
 
     @property
     def ok(self) -> bool:

@@ -24,6 +24,7 @@ for each retry, repeated call or probe), so that a replay finds its told results
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,13 @@ from typing import Any
 import numpy as np
 
 from paretosurf.executors import BaseExecutor, OnDone, SolveOutcome, SolveTask
-from paretosurf.jobs._files import as_json_value, read_tell, tell_path, write_asked
+from paretosurf.jobs._files import (
+    as_json_value,
+    batch_folder,
+    read_tell,
+    tell_path,
+    write_asked,
+)
 from paretosurf.result import IterationRecord
 from paretosurf.solvers import TOLD_SOLVER, InnerSolverError, Solution, Weight, format_weight
 from paretosurf.storage import CheckpointError, RunFolder, decode_states, encode_states
@@ -42,6 +49,9 @@ __all__ = ["Answers", "Asked", "AskedTask", "ToldExecutor", "ToldResults"]
 
 #: The error a failed solve that was told as failed reports (``"SolveFailed: message"``).
 FAILED = "SolveFailed"
+#: The file, in a batch's folder of told results, that says the run logged the batch's
+#: attempts in its solve log (``solves.jsonl``): a later ask's replay of it is not logged.
+LOGGED = ".logged"
 
 
 @dataclass(frozen=True, eq=False)
@@ -154,6 +164,10 @@ class Answers:
         self.round: int | None = None
         self.ask = 0
         self.ends_ask = 0
+        #: The folders of the batches this ask returned whole: the run logs their attempts
+        #: as soon as it has them, so the next batch asked marks them logged
+        #: (:data:`LOGGED`), and a later ask's replay of them is not logged again.
+        self._returned: list[Path] = []
 
     def next_round(self, record: IterationRecord) -> None:
         """The run's callback: round ``record.iteration`` is done, the next one begins."""
@@ -193,6 +207,9 @@ class Answers:
         written to the folder and :class:`Asked` raised with the tasks still waiting."""
         if self.study is None:
             self.study = self._study_id()
+        for folder in self._returned:  # the run has logged them since they were returned
+            (folder / LOGGED).touch()
+        self._returned.clear()
         slots = [t.slot for t in tasks]
         if len(set(slots)) != len(slots):
             raise RuntimeError(  # pragma: no cover - the loop asks each slot once per batch
@@ -213,6 +230,10 @@ class Answers:
                     if o is None
                 ]
             )
+        folder = batch_folder(self.root, phase, round, ask)
+        if (folder / LOGGED).exists():  # returned by an earlier ask, which logged it
+            return [dataclasses.replace(o, logged=True) for o in found if o is not None]
+        self._returned.append(folder)
         return [o for o in found if o is not None]
 
     def outcome(

@@ -176,7 +176,8 @@ class Checkpointer:
         once, flushed to the operating system (a process killed afterwards loses none of them;
         the next checkpoint flushes them to the disk): the tries an executor lost to a dying
         worker and ran again (``killed``), then the outcome. ``probe``: the solves of basin
-        probes (:mod:`paretosurf.loop`), whose lines say ``"probe": true``."""
+        probes (:mod:`paretosurf.loop`), whose lines say ``"probe": true``. An outcome the
+        log holds already (``logged``: a study's replayed batch) is left out."""
         if self.folder is None:
             return
         now = time.time()
@@ -199,6 +200,7 @@ class Checkpointer:
                     **({"probe": True} if probe else {}),
                 }
                 for outcome in outcomes
+                if not outcome.logged
                 for o in (*outcome.lost, outcome)
             ]
         )
