@@ -473,6 +473,41 @@ def test_a_driver_started_again_collects_the_jobs_of_a_killed_one(tmp_path: Path
     assert [r["slot"] for r in journal(jobs)] == [0, 1, 2, 2]  # only slot 2 again
 
 
+def surf_script(solver: str, jobs: Path, run: Path, saved: Path, n_points: int, rounds: int) -> str:
+    """A driver running ``ps.surf(SOLVER, ...)`` (``solver``: an expression naming this
+    module's solvers) with a local SlurmExecutor over ``jobs`` and the run folder ``run``,
+    checkpointed every round; with the argument ``resume`` it resumes, and saves the result
+    in ``saved``."""
+    return f"""
+        import logging, sys
+        logging.basicConfig(level=logging.INFO, stream=sys.stdout)
+        import paretosurf as ps
+        from paretosurf.executors import SlurmExecutor
+        from test_slurm_executor import DiskMarked, Marked
+        resume = sys.argv[-1] == "resume"
+        solver = {solver}
+        ex = SlurmExecutor({str(jobs)!r}, cluster="local", poll_interval=0.1)
+        res = ps.surf(solver, n_points={n_points}, iterations={rounds},
+                      checkpoint={str(run)!r}, checkpoint_period=0, resume=resume,
+                      executor=ex, progress=False)
+        if resume:
+            res.save({str(saved)!r})
+    """
+
+
+def killed_in_second_round(script: str, log: Path, jobs: Path, n_points: int) -> list[str]:
+    """Start the driver ``script``, SIGKILL it once its second round's jobs are in the
+    journal, and return their ids."""
+    first = driver(script, log)
+    try:
+        wait_for("the second round's jobs", lambda: len(journal(jobs)) >= 2 * n_points, 180)
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    assert len(journal(jobs)) == 2 * n_points
+    return [r["job_id"] for r in journal(jobs)[n_points:]]
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not LINUX, reason="tells a local job's process by /proc")
 def test_a_killed_run_resumed_collects_the_round_in_flight(tmp_path: Path) -> None:
@@ -481,29 +516,9 @@ def test_a_killed_run_resumed_collects_the_round_in_flight(tmp_path: Path) -> No
     twice) and ends with the uninterrupted run's result, to the last bit."""
     jobs, marks, run, saved = (tmp_path / n for n in ("jobs", "marks", "run", "res"))
     n_points, iterations = 4, 3
-    script = f"""
-        import logging, sys
-        logging.basicConfig(level=logging.INFO, stream=sys.stdout)
-        import paretosurf as ps
-        from paretosurf.executors import SlurmExecutor
-        from test_slurm_executor import Marked
-        resume = sys.argv[-1] == "resume"
-        solver = Marked({str(marks)!r}, warm_delay=4.0)
-        ex = SlurmExecutor({str(jobs)!r}, cluster="local", poll_interval=0.1)
-        res = ps.surf(solver, n_points={n_points}, iterations={iterations},
-                      checkpoint={str(run)!r}, checkpoint_period=0, resume=resume,
-                      executor=ex, progress=False)
-        if resume:
-            res.save({str(saved)!r})
-    """
-    first = driver(script, tmp_path / "first.log")
-    try:
-        wait_for("the second round's jobs", lambda: len(journal(jobs)) >= 2 * n_points, 180)
-    finally:
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-    assert len(journal(jobs)) == 2 * n_points
-    second_round = [r["job_id"] for r in journal(jobs)[n_points:]]
+    solver = f"Marked({str(marks)!r}, warm_delay=4.0)"
+    script = surf_script(solver, jobs, run, saved, n_points, iterations)
+    second_round = killed_in_second_round(script, tmp_path / "first.log", jobs, n_points)
     assert any(not result_file(jobs, j).exists() for j in second_round)  # in flight
     log = finished(
         driver(script, tmp_path / "second.log", args=["resume"]), tmp_path / "second.log", 300
@@ -531,29 +546,9 @@ def test_disk_states_of_jobs_that_finished_while_no_driver_ran_are_kept(tmp_path
     result is the uninterrupted run's, to the last bit."""
     jobs, marks, run, saved = (tmp_path / n for n in ("jobs", "marks", "run", "res"))
     n_points, iterations = 4, 3
-    script = f"""
-        import logging, sys
-        logging.basicConfig(level=logging.INFO, stream=sys.stdout)
-        import paretosurf as ps
-        from paretosurf.executors import SlurmExecutor
-        from test_slurm_executor import DiskMarked
-        resume = sys.argv[-1] == "resume"
-        solver = DiskMarked({str(marks)!r}, warm_delay=3.0)
-        ex = SlurmExecutor({str(jobs)!r}, cluster="local", poll_interval=0.1)
-        res = ps.surf(solver, n_points={n_points}, iterations={iterations},
-                      checkpoint={str(run)!r}, checkpoint_period=0, resume=resume,
-                      executor=ex, progress=False)
-        if resume:
-            res.save({str(saved)!r})
-    """
-    first = driver(script, tmp_path / "first.log")
-    try:
-        wait_for("the second round's jobs", lambda: len(journal(jobs)) >= 2 * n_points, 180)
-    finally:
-        first.send_signal(signal.SIGKILL)
-        first.wait()
-    second_round = [r["job_id"] for r in journal(jobs)[n_points:]]
-    assert len(second_round) == n_points
+    solver = f"DiskMarked({str(marks)!r}, warm_delay=3.0)"
+    script = surf_script(solver, jobs, run, saved, n_points, iterations)
+    second_round = killed_in_second_round(script, tmp_path / "first.log", jobs, n_points)
     assert not any(result_file(jobs, j).exists() for j in second_round)  # all in flight
     for job_id in second_round:  # they all finish while no driver runs
         wait_for(f"job {job_id}'s result", result_file(jobs, job_id).exists, 120)

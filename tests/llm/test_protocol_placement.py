@@ -196,7 +196,7 @@ def test_every_job_goes_through_the_executor(tmp_path: Path) -> None:
     report = protocol(Standin(), tmp_path / "watched", watched)
     names = [name for name, _ in watched.calls]
     assert watched.calls[0] == ("Standin", [0.5])  # the warm start
-    assert names[-1] == "_Assessment" and names.count("_Assessment") == 1
+    assert names[-1] == "AssessmentJob" and names.count("AssessmentJob") == 1
     assert watched.calls[-1][1] == [0.0, 0.5, 1.0] * 3  # Uniform-w, SURF, Soup
     Watched.inside = True  # the same protocol in this process, without executor
     try:
@@ -216,7 +216,10 @@ def test_a_failed_assessment_is_tried_again_and_named(tmp_path: Path) -> None:
     ) as err:
         protocol(Standin(bad_x=0.5), tmp_path / "run", watched)
     assert "no assessment of this adapter" in str(err.value.__cause__)
-    assert watched.calls[-2:] == [("_Assessment", [0.0, 0.5, 1.0] * 3), ("_Assessment", [0.5] * 3)]
+    assert watched.calls[-2:] == [
+        ("AssessmentJob", [0.0, 0.5, 1.0] * 3),
+        ("AssessmentJob", [0.5] * 3),
+    ]
 
 
 @pytest.mark.slow  # local Ray, a fresh worker (importing torch) per GPU task: 4-5 min on 2 cores

@@ -52,10 +52,10 @@ from typing import Any
 
 import numpy as np
 
+from paretosurf.llm._jobs import AssessmentJob, run_jobs, solver_assessment
 from paretosurf.llm._scores import score_rows
 from paretosurf.llm.protocol_run import FrontPoint, ProtocolRun, folder_digest
 from paretosurf.llm.reward_inputs import message_text
-from paretosurf.solvers import Solution
 
 __all__ = ["ASSESS_FOLDER", "Assessment", "assess_run", "format_assessment"]
 
@@ -151,10 +151,7 @@ def _assess_state(solver: Any, state: Any) -> dict[str, Any]:
         recorders = [_Recorder(r, reward_name(r)) for r in rewards]
         solver.rewards = tuple(recorders)
     try:
-        if callable(getattr(solver, "assess", None)):
-            found = dict(solver.assess(state))
-        else:
-            found = {"objectives": np.asarray(solver.evaluate(state), dtype=np.float64)}
+        found = solver_assessment(solver, state)
     finally:
         if recorders:
             solver.rewards = rewards
@@ -178,28 +175,9 @@ def _assess_state(solver: Any, state: Any) -> dict[str, Any]:
     return {"estimates": _plain(found), "samples": samples}
 
 
-class _AdapterAssessor:
-    """A solver whose ``solve(weight, state)`` trains nothing: it assesses the adapter
-    ``state`` (:func:`_assess_state`), so that an executor runs the assessment where it runs
-    solves. The solution holds the record's ``estimates`` and ``samples`` in
-    ``info["assessed"]`` and no state; its objectives are the estimated ones with non-finite
-    values replaced by 0 (the executor's check of a solve's objectives is not for an
-    assessment, whose record keeps them as they are)."""
-
-    def __init__(self, solver: Any) -> None:
-        self.solver = solver
-
-    def solve(self, weight: float, state: Any) -> Solution:
-        found = _assess_state(self.solver, state)
-        objectives = found["estimates"].get("objectives")
-        values = np.nan_to_num(np.asarray(objectives if objectives is not None else [0.0, 0.0]))
-        return Solution(values.astype(np.float64), None, {"assessed": found})
-
-    def save_state(self, state: Any, folder: Path) -> None:
-        self.solver.save_state(state, folder)
-
-    def load_state(self, folder: Path) -> Any:
-        return self.solver.load_state(folder)
+def _estimated_objectives(found: Mapping[str, Any]) -> Any:
+    """The objectives of a record's ``estimates`` (an :class:`AssessmentJob`'s)."""
+    return found["estimates"].get("objectives")
 
 
 @dataclass
@@ -391,18 +369,17 @@ def assess_run(
             pending.append((len(records) - 1, point, key, path))
     if pending:
         from paretosurf.executors import ManagedExecutor, SolveOutcome, SolveTask
-        from paretosurf.llm._jobs import run_jobs
         from paretosurf.storage import StateFolder
 
         def done(outcome: SolveOutcome) -> None:
             assert outcome.solution is not None
-            keep(*pending[outcome.slot], outcome.solution.info["assessed"])
+            keep(*pending[outcome.slot], outcome.solution.info["assessment"])
 
         started = executor.start() if isinstance(executor, ManagedExecutor) else False
         try:
             run_jobs(
                 executor,
-                _AdapterAssessor(solver),
+                AssessmentJob(solver, _assess_state, _estimated_objectives),
                 [
                     SolveTask(k, point.weight, StateFolder(point.adapter))
                     for k, (_, point, _, _) in enumerate(pending)

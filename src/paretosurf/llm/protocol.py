@@ -59,7 +59,7 @@ from paretosurf._utils.validation import (
     check_positive_int,
 )
 from paretosurf.executors import LocalExecutor, ManagedExecutor, SolveTask
-from paretosurf.llm._jobs import run_jobs
+from paretosurf.llm._jobs import AssessmentJob, run_jobs
 from paretosurf.llm._scores import score_rows
 from paretosurf.methods import CDFRefinement
 from paretosurf.result import Result
@@ -416,37 +416,6 @@ class ProtocolReport:
         }
 
 
-class _Assessment:
-    """A solver whose ``solve(weight, state)`` trains nothing: it assesses the adapter
-    ``state`` with ``solver.assess`` (``solver.evaluate`` for a solver without it), so that an
-    executor runs the assessment where it runs solves (a worker's GPU, a Ray GPU task). The
-    solution holds the assessment in ``info["assessment"]`` and no state (nothing to send
-    back); its objectives are the assessed ones with non-finite values replaced by 0 (the
-    executor's check of a solve's objectives is not for an assessment, which reports them as
-    they are)."""
-
-    def __init__(self, solver: Any) -> None:
-        self.solver = solver
-
-    def solve(self, weight: float, state: Any) -> Solution:
-        row = _assessment(self.solver, state)
-        objectives = np.nan_to_num(np.asarray(row["objectives"], dtype=np.float64))
-        return Solution(objectives, None, {"assessment": row})
-
-    def save_state(self, state: Any, folder: Path) -> None:
-        self.solver.save_state(state, folder)
-
-    def load_state(self, folder: Path) -> Any:
-        return self.solver.load_state(folder)
-
-
-def _assessment(solver: Any, state: Any) -> dict[str, Any]:
-    """``solver.assess(state)``, or the objectives of ``solver.evaluate(state)``."""
-    if callable(getattr(solver, "assess", None)):
-        return dict(solver.assess(state))
-    return {"objectives": np.asarray(solver.evaluate(state), dtype=np.float64)}
-
-
 def _warm_start(
     solver: Any,
     protocol: Protocol,
@@ -715,7 +684,7 @@ def _run_stages(
     )
     assessed = run_jobs(
         place,
-        _Assessment(solver),
+        AssessmentJob(solver),
         tasks,
         [f"the assessment of {label}'s slot {slot}" for label, slot in jobs],
     )
@@ -759,7 +728,7 @@ def _plot_training(solver: Any, root: Path, say: Callable[[str], None]) -> None:
 
 def _assess(weights: FloatArray, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """A method's entry of the report: its weights and its adapters' assessments (``rows``,
-    one per slot, from :func:`_assessment`)."""
+    one per slot, from :func:`paretosurf.llm._jobs.solver_assessment`)."""
     out: dict[str, Any] = {
         "weights": weights.tolist(),
         "points": np.stack([r["objectives"] for r in rows]).tolist(),
