@@ -552,7 +552,7 @@ def test_disk_states_of_jobs_that_finished_while_no_driver_ran_are_kept(tmp_path
     assert not any(result_file(jobs, j).exists() for j in second_round)  # all in flight
     for job_id in second_round:  # they all finish while no driver runs
         wait_for(f"job {job_id}'s result", result_file(jobs, job_id).exists, 120)
-    assert len(list((jobs / "states").iterdir())) >= n_points  # the jobs' own copies
+    assert len(list((jobs / "job-states").iterdir())) >= n_points  # the jobs' own copies
 
     log = finished(
         driver(script, tmp_path / "second.log", args=["resume"]), tmp_path / "second.log", 300
@@ -573,7 +573,7 @@ def test_disk_states_of_jobs_that_finished_while_no_driver_ran_are_kept(tmp_path
     assert got.n_solves == reference.n_solves
     solver = DiskMarked(tmp_path / "unused")
     assert [solver.load_state(s) for s in got.states] == reference.states
-    assert not (jobs / "states").exists()  # the run ended: its folder holds the states
+    assert not (jobs / "job-states").exists()  # the run ended: its folder holds the states
     assert list((run / "states").glob("round-*/slot-*/x.npy"))
 
 
@@ -593,8 +593,31 @@ def test_a_disk_state_run_gives_the_local_result(tmp_path: Path) -> None:
     saved = sorted((tmp_path / "run" / "states").glob("round-*/slot-*/x.npy"))
     assert len(saved) >= 4
     assert {r["save_to"] is not None for r in journal(tmp_path / "jobs")} == {True}
-    assert not (tmp_path / "jobs" / "states").exists()
+    assert not (tmp_path / "jobs" / "job-states").exists()
     assert {p.stat().st_nlink for p in saved} == {1}  # the jobs' links are gone with them
+
+
+@pytest.mark.slow
+def test_the_run_folder_may_be_the_executors_folder(tmp_path: Path) -> None:
+    """One folder for the run and the executor: the run's state folders, and a user's file
+    in it, outlive the executor's clean-up of its jobs' states; the saved result names only
+    folders that are there."""
+    folder = tmp_path / "both"
+    (folder / "job-states").mkdir(parents=True)
+    (folder / "job-states" / "mine.txt").write_text("the user's")
+    (folder / "notes.txt").write_text("the user's too")
+    kwargs: dict[str, Any] = {"n_points": 4, "iterations": 2, "progress": False}
+    with local(folder) as ex:
+        res = ps.surf(DiskGearKStep(), checkpoint=folder, executor=ex, **kwargs)
+    reference = ps.surf(DiskGearKStep(), **kwargs)
+    np.testing.assert_array_equal(res.points, reference.points)
+    saved = ps.Result.load(folder)
+    assert saved.states and all(Path(str(state)).is_dir() for state in saved.states)
+    solver = DiskGearKStep()
+    assert [solver.load_state(str(s)) for s in saved.states] == reference.states
+    assert (folder / "job-states" / "mine.txt").read_text() == "the user's"
+    assert sorted(p.name for p in (folder / "job-states").iterdir()) == ["mine.txt"]
+    assert (folder / "notes.txt").read_text() == "the user's too"
 
 
 # ---------------------------------------------------------------------------- set-up

@@ -24,7 +24,7 @@ A job that failed, ended without a result or is unknown to SLURM is submitted ag
 with ``checkpoint=DIR`` resumed with ``resume=True`` (the same call) so picks up the round
 that was in flight, states on disk included: a job of a solver that keeps its states in folders
 (``save_state``/``load_state``) saves its new state into the executor's folder
-(``FOLDER/states/``), and the executor places it in the run folder (as hard links where the
+(``FOLDER/job-states/``), and the executor places it in the run folder (as hard links where the
 filesystem allows) when it collects the result, so a job that finished while no driver ran
 keeps its state through the resume, which deletes the run folder's state folders written after
 its last checkpoint. Each decision is logged (``logging.getLogger("paretosurf.executors.slurm")``,
@@ -88,9 +88,10 @@ _LOG = logging.getLogger(__name__)
 JOURNAL = "jobs.jsonl"
 #: The folder, in the executor's, where each job of a disk-state solver saves its new state
 #: (``JOB_STATES/RUN``, by the job's submission): the executor places it at the task's
-#: ``save_to`` in the run folder when it collects the result, and deletes these folders when a
-#: run closes the executor without an error.
-JOB_STATES = "states"
+#: ``save_to`` in the run folder when it collects the result, and deletes the folders of the
+#: jobs in its journal when a run closes the executor without an error. (Not ``states``: the
+#: executor's folder may be the run folder itself, whose ``states/`` the run keeps.)
+JOB_STATES = "job-states"
 #: Seconds the executor waits, after a solve's ``solve_timeout`` ran out, for its job to
 #: interrupt it and return before cancelling the job.
 KILL_GRACE = 2.0
@@ -319,7 +320,7 @@ class SlurmExecutor(BaseExecutor):
         see under the same path (a home or project folder, not ``/tmp``): the pickled solver
         (``solvers/``), submitit's job files and logs (``jobs/JOB_ID/``), the solves' start
         notes (``started/``), the journal of the jobs submitted (``jobs.jsonl``) and, for a
-        solver that keeps its states in folders, the states the jobs saved (``states/``,
+        solver that keeps its states in folders, the states the jobs saved (``job-states/``,
         deleted when a run ends without an error). Reuse it to resume a run; it is never
         emptied otherwise (delete it once the run is done).
     partition : str, optional
@@ -547,13 +548,20 @@ class SlurmExecutor(BaseExecutor):
 
     def close(self) -> None:
         """Forget submitit's executor (no job is running outside :meth:`solve`). Closed
-        without an error in flight (a run that ended), also delete the states the jobs saved
-        in the executor's folder (``states/``): the run folder holds those it keeps. Closed
-        while an error propagates (Ctrl-C, a failed run), keep them: a driver started again
-        collects the jobs, states included."""
+        without an error in flight (a run that ended), also delete the states the jobs of its
+        journal saved in the executor's folder (``job-states/RUN``; nothing else there): the
+        run folder holds those it keeps. Closed while an error propagates (Ctrl-C, a failed
+        run), keep them: a driver started again collects the jobs, states included."""
         self._executor = None
-        if sys.exc_info()[1] is None:
-            shutil.rmtree(self.folder / JOB_STATES, ignore_errors=True)
+        root = self.folder / JOB_STATES
+        if sys.exc_info()[1] is not None or not root.is_dir():
+            return
+        for record in self._journal.read().values():
+            run = str(record.get("run", ""))
+            if run and Path(run).name == run:  # a token of this executor's, not a path
+                shutil.rmtree(root / run, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            root.rmdir()  # once empty
 
     # ------------------------------------------------------------------ a round
     def solve(
