@@ -67,6 +67,7 @@ same total length.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -74,6 +75,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import Bounds, LinearConstraint, NonlinearConstraint, minimize
+from scipy.stats import qmc
 
 from paretosurf._utils.validation import check_positive_int
 from paretosurf.adapters.global_search import global_minimum
@@ -131,6 +133,12 @@ END_STARTS = 1
 #: global basin in 9 of 10 seeded searches at 12,500).
 END_AGREE_TOL = 1e-3
 GLOBAL_EVALUATIONS_PER_VARIABLE = 1250
+#: :meth:`ScipySolver.solve_end` also screens this many points spread over the box (once per
+#: solver, :meth:`ScipySolver.screen_starts`) and solves the end again from the screened point
+#: of least value where that value is below every local end's: starts on a flat spot (DTLZ4's
+#: ``x^100`` near the box centre) all stop where they start, agree, and would otherwise decide
+#: the end and, through it, the ideal point of every scalarized solve.
+END_SCREEN = 512
 #: Seed of the end solves' starts and global searches (the same problem, the same ends).
 END_SEED = 20261206
 #: The global search minimizes the end's own objective plus this weight times the others,
@@ -467,6 +475,8 @@ class ScipySolver(FollowsIdealPoint):
         #: The ends :meth:`solve_end` found from ``x0`` (per objective), and the objective
         #: calls made here and not yet reported by a solve_end (the "auto" test solves).
         self._ends: dict[int, Solution] = {}
+        #: The box's screened points and their objectives (:meth:`_screened_end`).
+        self._end_screen: tuple[FloatArray, FloatArray] | None = None
         #: The state of the last end :meth:`solve_end` returned, per objective (see
         #: :data:`END_NUDGE`).
         self._end_states: dict[int, FloatArray] = {}
@@ -530,6 +540,16 @@ class ScipySolver(FollowsIdealPoint):
         first = _corner_units(corners)
         if first is None or _spread(first) <= UNITS_RATIO:
             return None
+        screen, _ = self._screen()
+        if screen is not None:
+            # the objectives' ranges over the box scale with their units too: corner solves
+            # that all stopped on a flat spot agree in an objective they never moved (DTLZ4's
+            # third, 1e-30 over every corner), which is no evidence of its units
+            values = screen[1][np.all(np.isfinite(screen[1]), axis=1)]
+            if len(values) >= 2:
+                box = np.ptp(values, axis=0)
+                if np.all(box > 0) and _spread(box) <= UNITS_RATIO:
+                    return None
         ideal = IdealPoint.from_corners(corners)
         m = self.n_objectives
         # (ASF's epigraph form needs a method that takes constraints: SLSQP with its defaults
@@ -746,15 +766,22 @@ class ScipySolver(FollowsIdealPoint):
             calls += global_calls + polished[2]
             if np.all(np.isfinite(polished[1])):
                 ends.append(polished)
+        screened, screen_calls = self._screened_end(k, ends, at_x0)
+        calls += screen_calls
+        if screened is not None:
+            ends.append(screened)
         x_end, h_end, _ = ends[0] if len(ends) == 1 else _best_end(ends, k, at_x0)
         info = {
             "objective_calls": calls,
             "success": bool(np.all(np.isfinite(h_end))),
-            "starts": len(starts),
+            "starts": len(starts) + (screened is not None),
+            "screened": screened is not None,
             "global": searched,
             "message": (
                 f"objective {k + 1} alone, then the others within {LEXICOGRAPHIC_TOL:g}, "
-                f"from {len(starts)} starts" + (" and a global search" if searched else "")
+                f"from {len(starts)} starts"
+                + (" and a screened one" if screened is not None else "")
+                + (" and a global search" if searched else "")
             ),
         }
         found = Solution(h_end.copy(), state=x_end.copy(), info=info)
@@ -763,6 +790,53 @@ class ScipySolver(FollowsIdealPoint):
         if state is None:
             self._ends[k] = found
         return self._report(found, calls)
+
+    def _screen(self) -> tuple[tuple[FloatArray, FloatArray] | None, int]:
+        """The box's screened points and the objectives at each (:data:`END_SCREEN` of
+        them, screened on first use, then kept), and the calls made here; ``None`` without
+        a finite box."""
+        if self._end_screen is None:
+            found = self.screen_starts(np.random.default_rng([END_SEED, 0, 1]), END_SCREEN)
+            if found is None:
+                return None, 0
+            self._end_screen = (found[0], found[1])
+            return self._end_screen, found[2]
+        return self._end_screen, 0
+
+    def _screened_start(
+        self, k: int, local: FloatArray, at_x0: FloatArray
+    ) -> tuple[FloatArray | None, int]:
+        """The screened point of least value in objective ``k`` (:data:`END_SCREEN` points
+        of the box, screened once per solver), where that value lies below every one of the
+        ``local`` solves' values (rows) by more than :data:`END_AGREE_TOL` of how far they
+        moved from ``at_x0``; with the calls the screen made here (on its first use)."""
+        screen, calls = self._screen()
+        if screen is None:
+            return None, 0
+        states, values = screen
+        candidates = np.flatnonzero(np.all(np.isfinite(values), axis=1))
+        if candidates.size == 0:
+            return None, calls
+        unit = _moves(np.asarray(local, dtype=np.float64), at_x0)
+        least = values[candidates, k].min()
+        if not least < np.min(local[:, k]) - END_AGREE_TOL * unit[k]:
+            return None, calls
+        # the least in objective k; among near ties, the least in the others
+        near = candidates[values[candidates, k] <= least + END_AGREE_TOL * unit[k]]
+        others = np.delete(values[near] / unit, k, axis=1).sum(axis=1)
+        return np.array(states[int(near[int(np.argmin(others))])]), calls
+
+    def _screened_end(
+        self, k: int, ends: list[tuple[FloatArray, FloatArray, int]], at_x0: FloatArray
+    ) -> tuple[tuple[FloatArray, FloatArray, int] | None, int]:
+        """The end of objective ``k`` solved from the screened start
+        (:meth:`_screened_start`) where the screen found a lower value than the local
+        ``ends``; with the calls made here (the screen's on its first use, and the solve's)."""
+        start, calls = self._screened_start(k, np.array([h for _, h, _ in ends]), at_x0)
+        if start is None:
+            return None, calls
+        solved = self._lexicographic_end(k, start, at_x0)
+        return (solved if np.all(np.isfinite(solved[1])) else None), calls + solved[2]
 
     def _report(self, end: Solution, calls: int) -> Solution:
         """A copy of ``end`` whose ``objective_calls`` are ``calls`` plus the calls made
@@ -931,6 +1005,101 @@ class ScipySolver(FollowsIdealPoint):
         assert self.bounds is not None
         lb, ub = self.bounds
         return np.asarray(lb + (ub - lb) * rng.random(lb.size), dtype=np.float64)
+
+    def screen_starts(
+        self, rng: np.random.Generator, count: int
+    ) -> tuple[FloatArray, FloatArray, int] | None:
+        """Starts screened for a flat start's probes (:mod:`paretosurf.loop`): ``count``
+        points spread over the box of ``bounds`` (a scrambled Sobol sequence, seeded by
+        ``rng``; ``count`` rounded up to a power of two), with the objectives at each.
+
+        A run whose first round's points all stopped near their start (a flat start: the
+        objectives do not change measurably around it, as DTLZ4's ``x^100`` near the box
+        centre) probes every slot from the screened point that scores best at the slot's
+        weight. Unlike one uniform draw per slot, the sample reaches the thin parts of the
+        box where the objectives do change, and each slot starts from the one nearest its
+        own part of the front.
+
+        Returns
+        -------
+        (states, values, calls) or None
+            The points (shape ``(count, n)``), the objectives at each (shape
+            ``(count, M)``; ``inf`` where they are not finite or the point breaks the
+            user's constraints) and the objective calls made; ``None`` unless every variable
+            has finite bounds.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paretosurf.adapters import from_scipy
+        >>> def objectives(x):
+        ...     return np.array([x[0] ** 2, (x[0] - 1) ** 2 + x[1] ** 2])
+        >>> boxed = from_scipy(objectives, x0=[0.5, 0.0], bounds=[(0, 1), (-2, 2)])
+        >>> states, values, calls = boxed.screen_starts(np.random.default_rng(0), 60)
+        >>> states.shape, values.shape, calls
+        ((64, 2), (64, 2), 64)
+        >>> bool(np.all(states[:, 0] <= 1) and np.all(states[:, 1] >= -2))
+        True
+        """
+        if not self._boxed():
+            return None
+        assert self.bounds is not None
+        lb, ub = self.bounds
+        # scipy's scrambled Sobol points: evenly spread in every low-dimensional
+        # projection, so that a thin band of each variable's range is sampled as often as
+        # its width says (a uniform sample can miss it)
+        power = max(0, math.ceil(math.log2(max(int(count), 1))))
+        sampler = qmc.Sobol(lb.size, scramble=True, seed=rng)
+        unit = sampler.random_base2(power)
+        states = lb + (ub - lb) * unit
+        values = np.full((len(states), self.n_objectives), np.inf)
+        for i, x in enumerate(states):
+            try:
+                raw = _as_values(self.objectives(x), "objectives(x)", self.n_objectives)
+            except (ValueError, ArithmeticError):
+                continue
+            if np.all(np.isfinite(raw)) and (
+                not self.constraints or _satisfies(x, self.constraints)
+            ):
+                values[i] = raw
+        return states, values, len(states)
+
+    def recombine(
+        self, state_a: ArrayLike, state_b: ArrayLike, rng: np.random.Generator
+    ) -> FloatArray | None:
+        """A probe start mixed from two states: each variable taken from ``state_a`` or
+        ``state_b`` with equal chance (drawn with ``rng``), within the box.
+
+        Where the objectives depend on groups of variables apart (DTLZ4's position
+        variables, each flat over most of its range), two points that each moved one group
+        off its flat spot hold between them a start from which a local solve moves both,
+        which neither point nor a uniform draw of the box is likely to give.
+
+        Returns ``None`` where the mix breaks the user's constraints while both states keep
+        them, or where it equals one of them.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from paretosurf.adapters import from_scipy
+        >>> solver = from_scipy(lambda x: np.array([x[0] ** 2, (x[1] - 1) ** 2]), x0=[0.5, 0.5])
+        >>> x = solver.recombine([0.0, 0.0], [1.0, 1.0], np.random.default_rng(0))
+        >>> sorted(x.tolist())
+        [0.0, 1.0]
+        """
+        a = self._as_state(state_a)
+        b = self._as_state(state_b)
+        take_a = rng.random(a.size) < 0.5
+        x = np.where(take_a, a, b)
+        if np.array_equal(x, a) or np.array_equal(x, b):
+            return None
+        if (
+            self.constraints
+            and not _satisfies(x, self.constraints)
+            and _satisfies(a, self.constraints)
+        ):
+            return None
+        return x
 
     def start_between(self, state_a: ArrayLike, state_b: ArrayLike, t: float) -> FloatArray | None:
         """A cold start between two states: ``(1 - t) a + t b``, within the box. The run
@@ -1267,9 +1436,28 @@ class ScipySolver(FollowsIdealPoint):
             corners: list[float | FloatArray] = (
                 [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives))
             )
-            self._corners = np.array(
-                [self._run(linear, w, self.x0, None).objectives for w in corners]
-            )
+            at_x0 = self.evaluate(self.x0)
+            found = []
+            for k, w in enumerate(corners):
+                solved = self._run(linear, w, self.x0, None)
+                values = solved.objectives
+                # a corner solve that did not move from x0 may sit on a flat spot (DTLZ4's
+                # x^100 at the box centre): solved again from the box's screened point of
+                # least value where that is lower (a solve that moved found a minimum, which
+                # the run's ideal point, following the points, corrects where it is local)
+                start = None
+                if (
+                    self.bounds is not None
+                    and self._boxed()
+                    and _still(solved.state, self.x0, self.bounds)
+                ):
+                    start, _ = self._screened_start(k, values[None, :], at_x0)
+                if start is not None:
+                    again = self._run(linear, w, start, None).objectives
+                    if np.all(np.isfinite(again)) and again[k] < values[k]:
+                        values = again
+                found.append(values)
+            self._corners = np.array(found)
         return self._corners.copy()
 
     def __repr__(self) -> str:

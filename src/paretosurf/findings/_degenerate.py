@@ -68,6 +68,11 @@ MIN_POINTS = 6
 CONSTANT_SHARE = 1e-9
 
 
+#: Points lie along a surface's edges (:func:`on_boundary`) rather than on a front that is a
+#: curve when more than this share of them hold some objective at its least.
+BOUNDARY_SHARE = 0.5
+
+
 def _distinct_scaled(points: FloatArray) -> tuple[FloatArray, FloatArray]:
     """The distinct finite rows of ``points`` divided by each objective's range, and those
     ranges (0 for a constant objective, :data:`CONSTANT_SHARE`, whose column is 0)."""
@@ -235,6 +240,28 @@ def _conflict_free_groups(pairs: list[tuple[int, int]]) -> list[set[int]]:
     return groups
 
 
+def on_boundary(scaled: FloatArray) -> bool:
+    """Whether most of the distinct points ``scaled`` (each objective over its range) hold
+    some objective at its least over them (within :data:`CONFLICT_TOL`): points along the
+    edges of a surface, where solves leave one objective at its best (DTLZ4's position
+    variables on their flat spot, one each), not on a front that is a curve, whose points
+    hold an objective at its least only at the curve's ends.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = np.linspace(0, 1, 9)[1:-1]
+    >>> edges = np.r_[np.c_[t, 1 - t, 0 * t], np.c_[t, 0 * t, 1 - t]]
+    >>> bool(on_boundary(edges)), bool(on_boundary(np.c_[t, t, 1 - t]))
+    (True, False)
+    """
+    x = np.asarray(scaled, dtype=np.float64)
+    if len(x) == 0:
+        return False
+    at_least = np.any(x <= x.min(axis=0) + CONFLICT_TOL, axis=1)
+    return bool(np.count_nonzero(at_least) > BOUNDARY_SHARE * len(x))
+
+
 def lies_on_curve(points: FloatArray) -> bool:
     """Whether points of M >= 3 objectives lie on a curve: the objectives that do not
     conflict (:func:`conflict_free_pairs`) leave one dimension, or each point's nearest
@@ -258,7 +285,10 @@ def lies_on_curve(points: FloatArray) -> bool:
     x = np.asarray(points, dtype=np.float64)
     if x.ndim != 2 or x.shape[1] < 3:
         return False
-    if np.any(_distinct_scaled(x)[1] == 0.0):
+    scaled, ranges = _distinct_scaled(x)
+    if np.any(ranges == 0.0):
+        return False
+    if on_boundary(scaled):
         return False
     pairs = conflict_free_pairs(x)
     if pairs and x.shape[1] - 1 - sum(len(g) - 1 for g in _conflict_free_groups(pairs)) <= 1:

@@ -21,8 +21,24 @@ sends a few solves a round from fresh starts instead:
    :attr:`BasinProbes.margin` of the values' scale replaces the slot's solution for the
    round: its point, its state (the slot's next warm start) and its info.
 
+Two more kinds of start, where the solver offers them:
+
+- **Screened starts** (``screen_starts(rng, count)``, :class:`~paretosurf.adapters.
+  ScipySolver`: a scrambled Sobol sample of the box with the objectives at each point). In
+  a flat start's first round each slot starts from the sample's point that scores best at
+  its weight (about the round's evaluations of points, within :data:`SCREEN_LEAST` and
+  :data:`SCREEN_MOST`), rather than from one uniform draw: DTLZ4's ``x^100`` leaves a band
+  of 3% of each position variable's range where the objectives move, which few draws hit.
+- **Recombined starts** (``recombine(a, b, rng)``: each variable from one state or the
+  other). On a surface, a slot whose weight weighs every objective but whose point holds
+  one at its least over the round's (:func:`stopped_on_rim`) is solved from a mix of two
+  other slots' states (:meth:`RoundProbes.mixed_start`), up to :data:`MIX_PROBES` a round
+  on the gap probes' budget. On DTLZ4 screened solves reach the surface's edges, each
+  moving one position variable off its flat spot; a mix of two edges' states starts where
+  both move.
+
 The probes' solves count in the run's ``n_solves``, ``n_steps`` and, added to their slots'
-counts, in the records' ``evaluations``. They spend at most :attr:`BasinProbes.share` times
+counts, in the records' ``evaluations`` (the screens' and mixes' evaluations too). They spend at most :attr:`BasinProbes.share` times
 the objective evaluations of the run's own solves (its solves when the solver does not
 report evaluations; 0.1: a run costs at most about 10% more than without probes): a round
 probes as many of its ``per_round`` slots as keep the probes within that, a probe expected
@@ -88,6 +104,7 @@ __all__ = [
     "probe_finding",
     "probe_hook",
     "resolve_probes",
+    "stopped_on_rim",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -115,8 +132,31 @@ GAP_PROBES = 1
 #: Points within this share of the points' size of one another count as one point.
 DISTINCT_TOL = 1e-9
 
+#: A flat start's probes start from the best of a screened sample of the box (the solver's
+#: ``screen_starts``) of about the first round's objective evaluations (one sweep of the
+#: weights), at least and at most these many points.
+SCREEN_LEAST = 256
+SCREEN_MOST = 8192
+
+#: A recombined probe start (:meth:`RoundProbes.mixed_start`) mixes the state of the point
+#: that scores best at the slot's weight with that of the best-scoring point lower than it by
+#: more than this share of the points' range in some objective.
+MIX_APART = 0.25
+#: ... drawing this many mixes, where the solver evaluates states, and starting from the one
+#: that scores lowest at the slot's weight.
+MIX_TRIES = 32
+#: The partners of a recombined start's mixes at most (the best-scoring ones, in turn).
+MIX_PARTNERS = 4
+#: A point holds an objective at its least (:func:`stopped_on_rim`) within this share of the
+#: objective's range over the round's points.
+RIM_TOL = 1e-3
+#: Recombined probes a round at most (on the gap probes' budget).
+MIX_PROBES = 2
+
 #: ``probe_start(rng) -> state or None``.
 ProbeStart = Callable[[np.random.Generator], Any]
+#: ``screen_starts(rng, count) -> (states, values, calls) or None``.
+ScreenStarts = Callable[[np.random.Generator, int], Any]
 #: Solves probe tasks: ``solve(tasks, round, call) -> outcomes`` (one per task, in order).
 SolveProbes = Callable[[list[SolveTask], int, int], list[SolveOutcome]]
 
@@ -231,6 +271,22 @@ def probe_hook(solver: object) -> ProbeStart | None:
     return None
 
 
+def _hook(solver: object, name: str) -> Callable[..., Any] | None:
+    """The solver's method ``name`` (on the solver, or on the object the user passed when the
+    library wrapped it), or ``None`` when it has none."""
+    for obj in (solver, users_solver(solver)):
+        hook = getattr(obj, name, None)
+        if callable(hook):
+            return hook
+    return None
+
+
+def screen_hook(solver: object) -> ScreenStarts | None:
+    """The solver's ``screen_starts`` (as :func:`probe_hook` finds ``probe_start``), or
+    ``None`` when it has none."""
+    return _hook(solver, "screen_starts")
+
+
 def resolve_probes(probes: BasinProbes | str | bool | None, solver: object) -> BasinProbes | None:
     """The probes a run makes: the settings, or ``None`` for none.
 
@@ -328,6 +384,9 @@ class ProbeTally:
     #: (objective evaluations, or solves where a count is missing).
     gap_rounds: int = 0
     gap_spent: int = 0
+    #: The points of the box a flat start's probes were screened from (their objective
+    #: evaluations are part of ``evaluations``).
+    screened: int = 0
 
     def to_meta(self) -> dict[str, Any]:
         """The tally, JSON-able."""
@@ -338,6 +397,7 @@ class ProbeTally:
             "moved": [list(pair) for pair in self.moved],
             "gap_rounds": self.gap_rounds,
             "gap_spent": self.gap_spent,
+            "screened": self.screened,
         }
 
     @classmethod
@@ -353,6 +413,7 @@ class ProbeTally:
             [(int(r), int(s)) for r, s in meta.get("moved", [])],
             int(meta.get("gap_rounds", 0)),
             int(meta.get("gap_spent", 0)),
+            int(meta.get("screened", 0)),
         )
 
 
@@ -394,6 +455,9 @@ class RoundProbes:
             raise ValueError("probes need a solver with a probe_start(rng) method")
         self.settings = settings
         self.hook = hook
+        self.screen = screen_hook(solver)
+        self.mix = _hook(solver, "recombine")
+        self.evaluate = _hook(solver, "evaluate")
         self.scalarization = solver_scalarization(solver)
         self.ideal_given: Callable[[], bool] = lambda: any(
             getattr(obj, "ideal_given", False) is True for obj in (solver, users_solver(solver))
@@ -543,6 +607,7 @@ class RoundProbes:
             tally, progress.history, spent, progress.n_solves, repeats
         )
         pairs: list[tuple[int, int]] = []
+        k_gap = 0
         if not flat:
             # across the widest gaps, a slot from its neighbour's state: a warm start near
             # the answer, costing about what a slot's solve costs, on a budget of its own
@@ -558,27 +623,65 @@ class RoundProbes:
         # verified before its first round (from several starts, globally where they differ)
         ends = {p for p, w in enumerate(weights) if np.ndim(w) == 0 and float(w) in (0.0, 1.0)}
         pairs = [(p, q) for p, q in pairs if p not in ends]
+        probes: list[tuple[int, Any]] = []
+        mixed_calls: dict[int, int] = {}
+        if not flat and not pairs and k_gap >= 1 and self.mix is not None:
+            # on a surface, a slot from a mix of two other slots' states, on the same
+            # budget: the slots that weigh every objective but whose points hold one at
+            # its least over the round's (on the rim of the points, where solves that
+            # left a group of variables on a flat spot stop)
+            inner = stopped_on_rim(points, weights)
+            if inner:
+                k_mix = min(k_gap, MIX_PROBES, len(inner))
+                turn = self.choose(len(inner), k_mix, ProbeTally(rounds=tally.gap_rounds))
+                tally.gap_rounds += 1
+                for j in turn:
+                    p = inner[j]
+                    start, mixed_calls[p] = self.mixed_start(
+                        p, sols, points, weights, index, slots[p]
+                    )
+                    if start is not None:
+                        probes.append((p, start))
+                        pairs.append((p, p))
+                    else:
+                        tally.gap_spent += mixed_calls.pop(p)
         gap_slots = {p for p, _ in pairs}
         chosen = [c for c in self.choose(n, k, tally) if c not in gap_slots | ends] if k else []
         if not pairs and not chosen:
             return outcomes, spent
-        probes: list[tuple[int, Any]] = []
         for p, q in pairs:
+            if p == q:  # a mixed start, above
+                continue
             neighbour = sols[q]
             assert neighbour is not None
             probes.append((p, copy.deepcopy(neighbour.state)))
-        if pairs:
+        if pairs and any(p != q for p, q in pairs):
             tally.gap_rounds += 1
         if chosen:
             tally.rounds += 1
+        screened: dict[int, Any] = {}
+        screen_calls = 0
+        if flat and chosen:
+            screened, screen_calls = self.screened_starts(
+                index, points, [weights[p] for p in chosen], spent
+            )
+            screened = {chosen[j]: start for j, start in screened.items()}
+            tally.screened += screen_calls
         for p in chosen:
-            start = self.hook(_generator(self.settings.seed, index, slots[p]))
+            start = screened.get(p)
+            if start is None:
+                start = self.hook(_generator(self.settings.seed, index, slots[p]))
             if start is not None:
                 probes.append((p, start))
         if not probes:
             return outcomes, spent
         last: dict[int, SolveOutcome] = {}
         used: dict[int, int | None] = {p: 0 for p, _ in probes}
+        # the screen's evaluations count as the probes', shared out over the probed slots
+        probed = [p for p, _ in probes]
+        for j, p in enumerate(probed):
+            used[p] = screen_calls // len(probed) + (1 if j < screen_calls % len(probed) else 0)
+            used[p] = int(used[p] or 0) + mixed_calls.get(p, 0)
         live = list(probes)
         for call in range(repeats):
             tasks = [SolveTask(slots[p], weights[p], state) for p, state in live]
@@ -610,6 +713,132 @@ class RoundProbes:
             tally.gap_spent += repeats * len(gap_slots)
         spent = _with_probes(spent, used, tally)
         return out, spent
+
+    def mixed_start(
+        self,
+        p: int,
+        sols: Sequence[Solution | None],
+        points: FloatArray,
+        weights: Sequence[Weight],
+        index: int,
+        slot: int,
+    ) -> tuple[Any, int]:
+        """A probe start for position ``p`` recombined (the solver's ``recombine``) from
+        two other slots' states: the one whose point scores lowest at ``p``'s weight, and
+        one of the lowest-scoring ones whose points are lower in some objective by a share
+        of the points' range (:data:`MIX_APART`; :data:`MIX_PARTNERS` in turn).
+
+        Where the solver evaluates states (``evaluate(state) -> objectives``),
+        :data:`MIX_TRIES` mixes are drawn and the one that scores lowest at the weight is
+        the start; else the first.
+
+        Returns
+        -------
+        (start, calls)
+            The start (``None`` where there is none to mix) and the objective evaluations
+            made choosing it.
+        """
+        assert self.mix is not None
+        others = [q for q in range(len(points)) if q != p and sols[q] is not None]
+        if len(others) < 2:
+            return None, 0
+        sc = self.scoring(points)
+        try:
+            scores = np.asarray(sc(points[others], weights[p]), dtype=np.float64)
+        except ValueError:  # a weight this scalarization does not take
+            return None, 0
+        if not np.any(np.isfinite(scores)):
+            return None, 0
+        scores = np.where(np.isfinite(scores), scores, np.inf)
+        best = others[int(np.argmin(scores))]
+        # the partner: the best-scoring point that is better than the best one by a
+        # quarter of the points' range in some objective, which may hold what the best one
+        # lacks (the other edge of a surface whose solves each left one group of variables
+        # on its flat spot)
+        ranges = np.ptp(points, axis=0)
+        ranges = np.where(ranges > 0, ranges, 1.0)
+        apart = np.max((points[best] - points[others]) / ranges, axis=1) > MIX_APART
+        if not np.any(apart):
+            return None, 0
+        ranked = np.argsort(np.where(apart, scores, np.inf), kind="stable")
+        partners = [others[int(i)] for i in ranked[: int(np.count_nonzero(apart))]]
+        evaluate = self.evaluate
+        # the mixes go round the best few partners (the lowest-scoring partner may hold
+        # nothing the best point lacks: another vertex of the surface)
+        partners = partners[: MIX_PARTNERS if evaluate is not None else 1]
+        a = sols[best]
+        assert a is not None
+        rng = np.random.default_rng([self.settings.seed, index + 1, slot + 1, 2])
+        mixes: list[Any] = []
+        for j in range(MIX_TRIES if evaluate is not None else 1):
+            b = sols[partners[j % len(partners)]]
+            assert b is not None
+            try:
+                mixed = self.mix(copy.deepcopy(a.state), copy.deepcopy(b.state), rng)
+            except (TypeError, ValueError):  # states this solver cannot mix
+                return None, 0
+            if mixed is not None:
+                mixes.append(mixed)
+        if evaluate is None or len(mixes) < 2:
+            return (mixes[0] if mixes else None), 0
+        values = []
+        for mixed in mixes:
+            try:
+                values.append(np.asarray(evaluate(mixed), dtype=np.float64))
+            except (ValueError, ArithmeticError):
+                values.append(np.full(points.shape[1], np.inf))
+        found = np.array(values)
+        with np.errstate(invalid="ignore"):
+            mix_scores = np.asarray(sc(found, weights[p]), dtype=np.float64)
+        mix_scores = np.where(np.isfinite(mix_scores), mix_scores, np.inf)
+        if not np.any(np.isfinite(mix_scores)):
+            return None, len(mixes)
+        return mixes[int(np.argmin(mix_scores))], len(mixes)
+
+    def screened_starts(
+        self,
+        index: int,
+        points: FloatArray,
+        weights: Sequence[Weight],
+        spent: Sequence[int] | None,
+    ) -> tuple[dict[int, Any], int]:
+        """A flat start's probe starts, screened: the solver's ``screen_starts`` sample of
+        its box (about the round's evaluations: one sweep of the weights, within
+        :data:`SCREEN_LEAST` and :data:`SCREEN_MOST` points) scored at each of ``weights``
+        under the probes' scalarization, and the best point at each weight taken as its
+        start.
+
+        Returns
+        -------
+        (starts, calls)
+            The start of each weight (by its position in ``weights``; none where the solver
+            screens nothing or no screened point has finite values) and the objective
+            evaluations the screen made.
+        """
+        if self.screen is None:
+            return {}, 0
+        round_cost = sum(int(c) for c in spent) if spent is not None else 0
+        count = min(max(round_cost, SCREEN_LEAST), SCREEN_MOST)
+        found = self.screen(np.random.default_rng([self.settings.seed, index + 1, 0, 1]), count)
+        if found is None:
+            return {}, 0
+        states, values, calls = found
+        values = np.asarray(values, dtype=np.float64)
+        finite = np.all(np.isfinite(values), axis=1)
+        if values.ndim != 2 or values.shape[1] != points.shape[1] or not np.any(finite):
+            return {}, int(calls)
+        kept = np.flatnonzero(finite)
+        sc = self.scoring(np.vstack([points, values[kept]]))
+        starts: dict[int, Any] = {}
+        for j, weight in enumerate(weights):
+            try:
+                scores = np.asarray(sc(values[kept], weight), dtype=np.float64)
+            except ValueError:  # a weight this scalarization does not take
+                continue
+            if np.any(np.isfinite(scores)):
+                best = int(kept[int(np.argmin(np.where(np.isfinite(scores), scores, np.inf)))])
+                starts[j] = np.array(states[best], copy=True)
+        return starts, int(calls)
 
     def scoring(self, found: FloatArray) -> Scalarization:
         """The scalarization probes are scored with, given every point the round ``found``
@@ -655,6 +884,33 @@ class RoundProbes:
         spread = float(np.ptp(round_values)) if np.all(np.isfinite(round_values)) else 0.0
         scale = max(abs(float(values[0])), abs(float(values[1])), spread)
         return bool(values[1] < values[0] - self.settings.margin * scale)
+
+
+def stopped_on_rim(points: FloatArray, weights: Sequence[Weight]) -> list[int]:
+    """The positions of the slots whose weight vectors weigh every objective but whose
+    points hold some objective at its least over the ``points`` (within
+    :data:`RIM_TOL` of its range): on a surface whose every weight vector inside the
+    simplex reaches a point inside the front, such a slot's solve stopped short (DTLZ4:
+    its position variables left on their flat spot, one each). Empty for scalar weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.loop._basin_probes import stopped_on_rim
+    >>> points = np.array([[1.0, 0, 0], [0, 1, 0], [0, 0, 1], [0.6, 0.8, 0.0], [0.5, 0.5, 0.7]])
+    >>> weights = np.array([[1.0, 0, 0], [0, 1, 0], [0, 0, 1], [0.3, 0.3, 0.4], [0.3, 0.3, 0.4]])
+    >>> stopped_on_rim(points, list(weights))
+    [3]
+    """
+    pts = np.asarray(points, dtype=np.float64)
+    if pts.ndim != 2 or len(pts) == 0 or any(np.ndim(w) != 1 for w in weights):
+        return []
+    ranges = np.ptp(pts, axis=0)
+    if not np.all(np.isfinite(ranges)):
+        return []
+    least = pts.min(axis=0)
+    on_rim = np.any(pts <= least + RIM_TOL * ranges, axis=1) & np.any(ranges > 0)
+    return [p for p, w in enumerate(weights) if np.all(np.asarray(w) > 0) and on_rim[p]]
 
 
 def gap_pairs(

@@ -158,6 +158,19 @@ class InnerSolver(Protocol):
       keep a probe whose point scores lower at the slot's weight. A solver without it, or
       whose ``probe_start`` returns ``None`` at the run's start, is not probed.
       :class:`~paretosurf.adapters.ScipySolver` draws a point of its box;
+    - ``screen_starts(rng, count) -> (states, values, calls) | None``: ``count`` starts
+      spread over the solver's domain with the objectives at each (``inf`` rows where
+      they are not finite). A first round whose points collapsed (a flat start) probes
+      each slot from the screened start that scores best at its weight instead of a
+      ``probe_start`` draw. :class:`~paretosurf.adapters.ScipySolver` screens a
+      scrambled Sobol sample of its box;
+    - ``recombine(state_a, state_b, rng) -> state | None``: a start mixed from two
+      states. On a surface (weight vectors) the probes then also solve one or two slots
+      a round whose weight weighs every objective but whose point holds one at its least
+      over the round's points, from mixes of two other slots' states (the best-scoring at
+      the slot's weight and one lower than it in some objective), the lowest-scoring of
+      several mixes where the solver has ``evaluate(state) -> objectives``.
+      :class:`~paretosurf.adapters.ScipySolver` takes each variable from either state;
     - ``initial_states(weights) -> StartUp | None``: the first round's warm starts for a
       two-objective run given no ``init_states`` (``weights``: the first round's places
       ``i / N`` in [0, 1]), made before the first round, with the solves and steps that
