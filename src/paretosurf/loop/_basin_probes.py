@@ -31,16 +31,18 @@ Two more kinds of start, where the solver offers them:
   of 3% of each position variable's range where the objectives move, which few draws hit.
 - **Recombined starts** (``recombine(a, b, rng)``: each variable from one state or the
   other). On a surface, a slot whose weight weighs every objective but whose point holds
-  one at its least over the round's (:func:`stopped_on_rim`) is solved from a mix of two
+  one at its least over the round's (:func:`stopped_on_rim`; not while the points lie on
+  a curve, whose ends whole bands of weights reach) is solved from a mix of two
   other slots' states (:meth:`RoundProbes.mixed_start`), up to :data:`MIX_PROBES` a round
   on the gap probes' budget. On DTLZ4 screened solves reach the surface's edges, each
   moving one position variable off its flat spot; a mix of two edges' states starts where
   both move.
 
 The probes' solves count in the run's ``n_solves``, ``n_steps`` and, added to their slots'
-counts, in the records' ``evaluations`` (the screens' and mixes' evaluations too). They spend at most :attr:`BasinProbes.share` times
-the objective evaluations of the run's own solves (its solves when the solver does not
-report evaluations; 0.1: a run costs at most about 10% more than without probes): a round
+counts, in the records' ``evaluations`` (the screens' and mixes' evaluations too). They
+spend at most :attr:`BasinProbes.share` times the objective evaluations of the run's own
+solves (its solves when the solver does not report evaluations; 0.1: a run costs at most
+about 10% more than without probes): a round
 probes as many of its ``per_round`` slots as keep the probes within that, a probe expected
 to cost what the probes so far cost on average (before the first, what the round's slot
 solves cost), and no round probes while they are over it. A flat start's first round, whose
@@ -86,7 +88,7 @@ from paretosurf.adapters.scalarization import (
     solver_scalarization,
 )
 from paretosurf.executors import SolveOutcome, SolveTask
-from paretosurf.findings import Finding
+from paretosurf.findings import Finding, lies_on_curve
 from paretosurf.solvers import Solution, Weight, count_steps, users_solver
 from paretosurf.storage import has_disk_states
 
@@ -631,7 +633,9 @@ class RoundProbes:
             # its least over the round's (on the rim of the points, where solves that
             # left a group of variables on a flat spot stop)
             inner = stopped_on_rim(points, weights)
-            if inner:
+            # (not on a front that is a curve: whole bands of the simplex reach its ends,
+            # which hold an objective at its least by right)
+            if inner and not lies_on_curve(points):
                 k_mix = min(k_gap, MIX_PROBES, len(inner))
                 turn = self.choose(len(inner), k_mix, ProbeTally(rounds=tally.gap_rounds))
                 tally.gap_rounds += 1
