@@ -33,6 +33,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "bench_disconnected_surface": ("pymoo",),
     "bench_dqn_settings": ("torch",),
     "bench_emo": ("pymoo",),
+    "bench_emo_surfaces": ("pymoo",),
     "bench_endpoints": ("torch",),
     "bench_executors": ("torch",),
     "bench_gpu_rl": ("torch",),
@@ -53,6 +54,7 @@ SLOW = {
 #: Files a benchmark's smoke run writes into --out, beside report.txt.
 WRITES = {
     "bench_emo": ("table.md",),
+    "bench_emo_surfaces": ("surfaces.md",),
     "bench_llm": ("results.json",),
     "bench_surf_simplex": ("table.csv", "quadratic-0.png", "dtlz.png"),
     "bench_table1": ("table1.md", "dst-gradient/results.json", "dst-gradient/table.md"),
