@@ -47,9 +47,11 @@ temporary folder, see ``benchmarks/_bench_io.py``).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import _bench_io as bench_io
@@ -59,23 +61,13 @@ from numpy.typing import NDArray
 import paretosurf as ps
 from paretosurf.problems import DTLZ7, QuadraticM
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_emo import convex_dtlz2, dtlz2  # DTLZ2 as pymoo defines it
+
 FloatArray = NDArray[np.float64]
 PROBLEMS = ("dtlz2", "convex_dtlz2", "dtlz7", "quadratic-0", "quadratic-1")
 #: ``--bank``: the problems above and four more random quadratics (seeds 2 to 5).
 BANK = (*PROBLEMS, "quadratic-2", "quadratic-3", "quadratic-4", "quadratic-5")
-
-
-def _dtlz2(x: FloatArray) -> FloatArray:
-    """DTLZ2 with three objectives at one decision vector (pymoo's definition)."""
-    g = float(np.sum((x[2:] - 0.5) ** 2))
-    a, b = 0.5 * np.pi * x[0], 0.5 * np.pi * x[1]
-    r = 1.0 + g
-    return np.array([r * np.cos(a) * np.cos(b), r * np.cos(a) * np.sin(b), r * np.sin(a)])
-
-
-def _convex_dtlz2(x: FloatArray) -> FloatArray:
-    """pymoo's convex DTLZ2: DTLZ2's objectives to the powers 4, 4 and 2."""
-    return np.asarray(_dtlz2(x) ** np.array([4.0, 4.0, 2.0]), dtype=np.float64)
 
 
 class Counted:
@@ -93,7 +85,7 @@ class Counted:
 def make_solver(name: str) -> tuple[Any, Counted]:
     """A fresh ``from_scipy`` adapter of problem ``name`` and its call counter."""
     if name in ("dtlz2", "convex_dtlz2"):
-        fun = Counted(_dtlz2 if name == "dtlz2" else _convex_dtlz2)
+        fun = Counted(dtlz2 if name == "dtlz2" else convex_dtlz2)
         n = 12
         solver = ps.adapters.from_scipy(
             fun, np.full(n, 0.5), bounds=[(0.0, 1.0)] * n, scalarization="asf"

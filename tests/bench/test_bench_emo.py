@@ -5,27 +5,18 @@ row."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-pytest.importorskip("pymoo")
+from benchmark_modules import benchmark_module
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_emo.py"
+pytest.importorskip("pymoo")
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_emo", _PATH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_emo"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("bench_emo", None)
+    with benchmark_module("bench_emo") as module:
+        yield module
 
 
 @pytest.mark.parametrize("name", ["zdt1", "zdt2", "zdt3", "dtlz2"])

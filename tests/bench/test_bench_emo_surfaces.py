@@ -4,31 +4,18 @@ reads hand-built figures as the docs say, and one small problem runs end to end.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-pytest.importorskip("pymoo")
+from benchmark_modules import benchmark_module
 
-_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
+pytest.importorskip("pymoo")
 
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(_DIR))
-    spec = importlib.util.spec_from_file_location(
-        "bench_emo_surfaces", _DIR / "bench_emo_surfaces.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_emo_surfaces"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    yield module
-    sys.modules.pop("bench_emo_surfaces", None)
-    sys.path.remove(str(_DIR))
+    with benchmark_module("bench_emo_surfaces") as module:
+        yield module
 
 
 def test_reference_fronts_are_the_closed_forms(bench):

@@ -266,11 +266,7 @@ def check_probes(probes: object) -> BasinProbes | str | bool | None:
 def probe_hook(solver: object) -> ProbeStart | None:
     """The solver's ``probe_start`` (on the solver, or on the object the user passed when the
     library wrapped it), or ``None`` when it has none."""
-    for obj in (solver, users_solver(solver)):
-        hook = getattr(obj, "probe_start", None)
-        if callable(hook):
-            return hook
-    return None
+    return _hook(solver, "probe_start")
 
 
 def _hook(solver: object, name: str) -> Callable[..., Any] | None:
@@ -626,7 +622,15 @@ class RoundProbes:
         ends = {p for p, w in enumerate(weights) if np.ndim(w) == 0 and float(w) in (0.0, 1.0)}
         pairs = [(p, q) for p, q in pairs if p not in ends]
         probes: list[tuple[int, Any]] = []
-        mixed_calls: dict[int, int] = {}
+        for p, q in pairs:
+            neighbour = sols[q]
+            assert neighbour is not None
+            probes.append((p, copy.deepcopy(neighbour.state)))
+        if pairs:
+            tally.gap_rounds += 1
+        # objective evaluations spent choosing starts (screens, mixes), by position: the
+        # run's, whether or not a probe solve follows
+        extra: dict[int, int] = {}
         if not flat and not pairs and k_gap >= 1 and self.mix is not None:
             # on a surface, a slot from a mix of two other slots' states, on the same
             # budget: the slots that weigh every objective but whose points hold one at
@@ -641,53 +645,44 @@ class RoundProbes:
                 tally.gap_rounds += 1
                 for j in turn:
                     p = inner[j]
-                    start, mixed_calls[p] = self.mixed_start(
-                        p, sols, points, weights, index, slots[p]
-                    )
+                    start, extra[p] = self.mixed_start(p, sols, points, weights, index, slots[p])
                     if start is not None:
                         probes.append((p, start))
-                        pairs.append((p, p))
-                    else:
-                        tally.gap_spent += mixed_calls.pop(p)
-        gap_slots = {p for p, _ in pairs}
+        gap_slots = {p for p, _ in probes}
+        # (a mix that found no start spent its evaluations on the same budget)
+        tally.gap_spent += sum(c for p, c in extra.items() if p not in gap_slots)
         chosen = [c for c in self.choose(n, k, tally) if c not in gap_slots | ends] if k else []
-        if not pairs and not chosen:
+        if not probes and not extra and not chosen:
             return outcomes, spent
-        for p, q in pairs:
-            if p == q:  # a mixed start, above
-                continue
-            neighbour = sols[q]
-            assert neighbour is not None
-            probes.append((p, copy.deepcopy(neighbour.state)))
-        if pairs and any(p != q for p, q in pairs):
-            tally.gap_rounds += 1
         if chosen:
             tally.rounds += 1
         screened: dict[int, Any] = {}
-        screen_calls = 0
         if flat and chosen:
             screened, screen_calls = self.screened_starts(
                 index, points, [weights[p] for p in chosen], spent
             )
             screened = {chosen[j]: start for j, start in screened.items()}
             tally.screened += screen_calls
+            # the screen's evaluations, shared out over the probed slots
+            for j, p in enumerate(chosen):
+                share = screen_calls // len(chosen) + (j < screen_calls % len(chosen))
+                extra[p] = extra.get(p, 0) + share
         for p in chosen:
             start = screened.get(p)
             if start is None:
                 start = self.hook(_generator(self.settings.seed, index, slots[p]))
             if start is not None:
                 probes.append((p, start))
-        if not probes:
+        if not probes and not extra:
             return outcomes, spent
         last: dict[int, SolveOutcome] = {}
-        used: dict[int, int | None] = {p: 0 for p, _ in probes}
-        # the screen's evaluations count as the probes', shared out over the probed slots
-        probed = [p for p, _ in probes]
-        for j, p in enumerate(probed):
-            used[p] = screen_calls // len(probed) + (1 if j < screen_calls % len(probed) else 0)
-            used[p] = int(used[p] or 0) + mixed_calls.get(p, 0)
+        used: dict[int, int | None] = {
+            p: extra.get(p, 0) for p in {*extra, *(p for p, _ in probes)}
+        }
         live = list(probes)
         for call in range(repeats):
+            if not live:
+                break
             tasks = [SolveTask(slots[p], weights[p], state) for p, state in live]
             done = solve(tasks, index, call)
             progress.n_solves += len(done)
@@ -710,7 +705,7 @@ class RoundProbes:
             if self.better(o.solution, sols[p], points, weights[p], sc):
                 out[p] = o
                 tally.moved.append((index, int(slots[p])))
-        gap_used = [used[p] for p in gap_slots]
+        gap_used = [used.get(p, 0) for p in gap_slots]
         if tally.evaluations is not None and None not in gap_used:
             tally.gap_spent += sum(int(u or 0) for u in gap_used)
         else:
