@@ -483,12 +483,12 @@ def test_allocation_changes_by_at_most_the_budget_per_round() -> None:
     assert max(moves) <= budget and sum(moves) > 0
 
 
-@pytest.mark.parametrize("seed", [21, 33])
+@pytest.mark.parametrize("seed", [21, 39])
 def test_the_result_is_the_most_even_of_the_last_rounds(tmp_path: Path, seed: int) -> None:
     from paretosurf.loop._kept_rounds import KEEP_ROUNDS
 
-    # distorted fronts whose last rounds swing: seed 21 max/min 2.0, 11, 2.6, 18 and 6.8 in
-    # rounds 5-9; seed 33 7.1, 11.9, 5.2, 2.1 and 3.2 (10 rounds: from round
+    # distorted fronts whose last rounds swing: seed 21 max/min 2.0, 10.4, 5.4, 4.0 and 5.4 in
+    # rounds 5-9; seed 39 4.3, 3.2, 2.7, 5.9 and 8.7 (10 rounds: from round
     # SETTLE_GUARD_FROM on, a swing ends the layout's search, see test_surf_simplex_settle.py)
     problem = QuadraticM.random(3, 5, seed=seed)
     bounds = corner_normalization(problem)

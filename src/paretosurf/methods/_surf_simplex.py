@@ -879,12 +879,18 @@ class SurfSimplexMethod(SlotMethod):
 
     def _adapt_density(self, weights: FloatArray, coordinates: FloatArray) -> None:
         """Correct the faces' share of points by the spacing the last round reached inside
-        faces against the spacing along the edges."""
+        faces against the spacing along the edges.
+
+        One point inside the faces is enough to measure: a face left with one or two points
+        (after a first round whose inside points crowded) would otherwise keep a correction
+        that starves it for good, as on pymoo's convex DTLZ2, whose surface rises steeply
+        along two of its edges (27 of 28 points stayed on the edges, one alone in the middle
+        at twice the spacing)."""
         gaps = cKDTree(coordinates).query(coordinates, k=2)[0][:, 1]
         support = np.sum(weights > ZERO_WEIGHT, axis=1)
         inside, edge = gaps[support >= 3], gaps[support == 2]
-        if inside.size < 3 or edge.size < 3 or not (np.mean(inside) > 0 and np.mean(edge) > 0):
-            return  # too few points, or collapsed ones (reported by the diagnostics)
+        if inside.size < 1 or edge.size < 3 or not (np.mean(inside) > 0 and np.mean(edge) > 0):
+            return  # no point inside, or collapsed ones (reported by the diagnostics)
         ratio = float(np.mean(inside) / np.mean(edge))
         lo, hi = DENSITY_RANGE
         self.density = float(np.clip(self.density * ratio**2, lo, hi))
