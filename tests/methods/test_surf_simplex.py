@@ -530,3 +530,23 @@ def test_two_objectives_report_the_last_round() -> None:
     problem = QuadraticM.random(2, 5, seed=1)
     res = ps.surf_simplex(problem.solver(), 11, 2, iterations=6)
     np.testing.assert_array_equal(res.points, res.history[-1].points)
+
+
+def test_the_number_of_objectives_comes_from_the_solver() -> None:
+    """``n_objectives`` left out: the adapters' and the bundled problems' solvers say how
+    many objectives they have, and the run is the one with the count given; a count that
+    differs from the solver's, or none where the solver says nothing, is refused with the
+    remedy."""
+    problem = QuadraticM.random(3, 4, seed=2)
+    given = ps.surf_simplex(problem.solver(), 15, 3, iterations=3)
+    taken = ps.surf_simplex(problem.solver(), 15, iterations=3)
+    np.testing.assert_array_equal(taken.points, given.points)
+    adapter = ps.adapters.from_scipy(problem.objectives, np.zeros(4))
+    assert ps.methods.das_dennis(adapter, 15, iterations=1).weights.shape == (15, 3)
+    with pytest.raises(ValueError, match="the solver has 3 objectives"):
+        ps.surf_simplex(problem.solver(), 15, 4, iterations=1)
+    with pytest.raises(TypeError, match=r"needs n_objectives.*surf_simplex\(solver, 28, 3\)"):
+        ps.surf_simplex(lambda w, state: ps.Solution(1.0 - w), 15)
+    for name in ("random_simplex", "energy"):
+        res = getattr(ps.methods, name)(problem.solver(), 15, iterations=1)
+        assert res.weights.shape == (15, 3)

@@ -22,7 +22,7 @@ from paretosurf.loop import RunOptions, check_options, document_loop_options, ru
 from paretosurf.methods._slots import SlotMethod
 from paretosurf.methods._uniform import FixedWeightsMethod
 from paretosurf.result import Result
-from paretosurf.solvers import SolverLike
+from paretosurf.solvers import SolverLike, solver_objectives
 from paretosurf.surfaces import (
     check_simplex_weights,
     energy_weights,
@@ -135,7 +135,7 @@ def fixed_simplex(
 def das_dennis(
     solver: SolverLike,
     n_points: int,
-    n_objectives: int,
+    n_objectives: int | None = None,
     *,
     iterations: int = 30,
     init_states: Sequence[Any] | None = None,
@@ -151,8 +151,9 @@ def das_dennis(
         Inner solver, as for :func:`paretosurf.surf_simplex`.
     n_points : int
         A lattice size (at least ``n_objectives``).
-    n_objectives : int
-        M >= 2.
+    n_objectives : int, optional
+        M >= 2; by default the solver's own count (its ``n_objectives``, as the adapters
+        declare it).
     iterations, init_states, **options :
         As for :func:`fixed_simplex`.
     <loop options>
@@ -170,6 +171,7 @@ def das_dennis(
     ((10, 3), 'Das-Dennis')
     """
     check_options(das_dennis, options)
+    n_objectives = solver_objectives(solver, n_objectives, caller="das_dennis")
     weights = simplex_lattice(n_objectives, lattice_partitions(n_points, n_objectives))
     method = FixedSimplexMethod(weights, name="das_dennis", label="Das-Dennis")
     return run(
@@ -185,7 +187,7 @@ def das_dennis(
 def random_simplex(
     solver: SolverLike,
     n_points: int,
-    n_objectives: int,
+    n_objectives: int | None = None,
     *,
     iterations: int = 30,
     seed: int | None = None,
@@ -218,6 +220,7 @@ def random_simplex(
     ((12, 3), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     """
     check_options(random_simplex, options)
+    n_objectives = solver_objectives(solver, n_objectives, caller="random_simplex")
     weights = random_simplex_weights(n_points, n_objectives, seed=seed)
     method = FixedSimplexMethod(weights, name="random_simplex", label="Random")
     return run(
@@ -233,7 +236,7 @@ def random_simplex(
 def energy(
     solver: SolverLike,
     n_points: int,
-    n_objectives: int,
+    n_objectives: int | None = None,
     *,
     iterations: int = 30,
     seed: int = 1,
@@ -266,6 +269,7 @@ def energy(
     (12, 3)
     """
     check_options(energy, options)
+    n_objectives = solver_objectives(solver, n_objectives, caller="energy")
     weights = energy_weights(n_points, n_objectives, seed=seed)
     method = FixedSimplexMethod(weights, name="energy", label="Energy")
     return run(

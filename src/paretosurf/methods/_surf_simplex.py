@@ -127,7 +127,7 @@ from paretosurf.methods._slots import (
 )
 from paretosurf.methods._surf import CDFRefinement
 from paretosurf.result import IterationRecord, Result
-from paretosurf.solvers import SolverLike
+from paretosurf.solvers import SolverLike, solver_objectives
 from paretosurf.storage import StatePool
 from paretosurf.surfaces import (
     ARCHIVE_ROUNDS,
@@ -1314,7 +1314,7 @@ class SurfSimplexMethod(SlotMethod):
 def surf_simplex(
     solver: SolverLike,
     n_points: int,
-    n_objectives: int,
+    n_objectives: int | None = None,
     *,
     iterations: int = 30,
     alpha: float | str = "auto",
@@ -1339,11 +1339,13 @@ def surf_simplex(
         21, 28, 36, 45, 55, 66, 78, 91, ...; see
         :func:`paretosurf.surfaces.lattice_size`) start from the Das-Dennis lattice;
         others from an even layout of the flat simplex.
-    n_objectives : int
-        M >= 2. With ``M = 2`` the weights, points and each record's ``cv``, ``gap_ratio``
-        and ``alpha`` are those of :func:`paretosurf.surf` with ``n_segments = n_points - 1``
-        (the solver gets the weights as vectors ``(w, 1 - w)``); the result has no ``cdf``,
-        and its findings come from the surface checks.
+    n_objectives : int, optional
+        M >= 2; by default the solver's own count (its ``n_objectives``, as the adapters
+        and the bundled problems' solvers declare it). With ``M = 2`` the weights, points
+        and each record's ``cv``, ``gap_ratio`` and ``alpha`` are those of
+        :func:`paretosurf.surf` with ``n_segments = n_points - 1`` (the solver gets the
+        weights as vectors ``(w, 1 - w)``); the result has no ``cdf``, and its findings
+        come from the surface checks.
     iterations : int
         Most rounds (each solves every point once; see ``early_stopping``).
     alpha : float or "auto", default "auto"
@@ -1422,6 +1424,7 @@ def surf_simplex(
     (True, True)
     """
     check_options(surf_simplex, options)
+    n_objectives = solver_objectives(solver, n_objectives, caller="surf_simplex")
     method = SurfSimplexMethod(
         n_points,
         n_objectives,

@@ -32,6 +32,7 @@ from paretosurf.solvers._protocol import (
     count_steps,
     format_weight,
     solver_name,
+    solver_objectives,
     users_solver,
     weight_to_json,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "gradient_starts",
     "solver_identity",
     "solver_name",
+    "solver_objectives",
     "solver_settings",
     "users_solver",
     "weight_to_json",

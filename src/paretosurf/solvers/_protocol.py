@@ -282,6 +282,52 @@ def users_solver(solver: object) -> object:
     return solver._fn if isinstance(solver, _CallableSolver) else solver
 
 
+def solver_objectives(solver: object, n_objectives: int | None, *, caller: str) -> int:
+    """The number of objectives a many-objective run solves: ``n_objectives`` where given,
+    else the one the solver declares (its ``n_objectives`` attribute, as the adapters and
+    the bundled problems' solvers have).
+
+    Raises
+    ------
+    TypeError
+        Where ``n_objectives`` is not given and the solver declares none.
+    ValueError
+        Where both are known and differ (weights of one size solved by a solver of
+        another would give points of the wrong shape, or none).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import paretosurf as ps
+    >>> from paretosurf.solvers import solver_objectives
+    >>> solver = ps.adapters.from_scipy(lambda x: np.array([x[0] ** 2, (x[0] - 1) ** 2,
+    ...                                                     x[1] ** 2]), np.zeros(2))
+    >>> solver_objectives(solver, None, caller="surf_simplex")
+    3
+    >>> solver_objectives(lambda w, state: 1 - w, None, caller="surf_simplex")
+    Traceback (most recent call last):
+    ...
+    TypeError: surf_simplex() needs n_objectives: the solver (function) does not say how ...
+    """
+    declared = getattr(users_solver(solver), "n_objectives", None)
+    if isinstance(declared, bool) or not isinstance(declared, numbers.Integral):
+        declared = None
+    if n_objectives is None:
+        if declared is None:
+            raise TypeError(
+                f"{caller}() needs n_objectives: the solver ({type(users_solver(solver)).__name__})"
+                " does not say how many objectives it has (no n_objectives attribute); pass "
+                f"it, as in {caller}(solver, 28, 3)"
+            )
+        return int(declared)
+    if declared is not None and int(declared) != n_objectives:
+        raise ValueError(
+            f"{caller}(): n_objectives={n_objectives!r}, but the solver has {int(declared)} "
+            "objectives (its n_objectives); leave n_objectives out to use the solver's"
+        )
+    return n_objectives
+
+
 def solver_name(solver: object) -> str:
     """``module:qualname`` of the user's solver: of its class, or of the function itself for
     a plain function (a run folder records it, and refuses to continue under another).

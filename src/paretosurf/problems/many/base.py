@@ -205,6 +205,12 @@ class ManyExactSolver:
         self.problem = problem
 
     @property
+    def n_objectives(self) -> int:
+        """The problem's number of objectives (what :func:`paretosurf.surf_simplex` takes
+        where it is not given)."""
+        return self.problem.n_objectives
+
+    @property
     def scalarization(self) -> Scalarization:
         """The scalarization the solver minimizes (the problem's ``scalarization``): the
         weighted sum, or for :class:`DTLZ2` the achievement scalarization with ideal point 0.

@@ -224,6 +224,11 @@ class QuadraticGradientSolver:
         start = problem.bs.mean(axis=0) if init is None else np.array(init, dtype=np.float64)
         self.init = problem._check_x(start)
 
+    @property
+    def n_objectives(self) -> int:
+        """The problem's number of objectives."""
+        return self.problem.n_objectives
+
     def solve(self, weight: ArrayLike, state: Any = None) -> Solution:
         """``steps`` steps at one weight vector from ``state`` (a point, or None)."""
         rows, single = weight_rows(weight, self.problem.n_objectives, name="weight")
