@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -124,3 +125,42 @@ def test_resuming_under_another_normalization_is_refused(tmp_path) -> None:
     ps.surf(gear_solver, 4, iterations=2, checkpoint=tmp_path)
     with pytest.raises(ValueError, match="normalize: 'endpoints' in the checkpoint, 'none' now"):
         ps.surf(gear_solver, 4, iterations=3, checkpoint=tmp_path, resume=True, normalize="none")
+
+
+def test_an_objective_the_anchors_missed_is_measured_by_the_points() -> None:
+    """Corner solves that stopped on a flat spot span 5e-106 of an objective the points span
+    2.9 in: the coordinates took that span and reached 1e106 (a surface run then crashed on
+    an infinite area). The points' extent measures such an objective; the others keep the
+    anchors' ideal and nadir."""
+    front = np.array(
+        [
+            [0.0, 3.6, 0.0],  # the corners: the third objective 0 up to 5e-106
+            [5.1, 0.0, 5e-106],
+            [2.0, 2.0, 0.0],
+            [1.0, 1.0, 2.9],
+            [0.5, 2.5, 1.2],
+        ]
+    )
+    spacing = Spacing("endpoints")
+    spacing.fit(front, anchors=[0, 1, 2])
+    coords = spacing(front)
+    np.testing.assert_allclose(coords[:, 2], front[:, 2] / 2.9)
+    np.testing.assert_allclose(coords[:, :2], front[:, :2] / np.array([5.1, 3.6]))
+    # anchors that span the objective by a thousandth of the points' extent: theirs is kept
+    front[1, 2] = 2.9e-3
+    spacing.fit(front, anchors=[0, 1, 2])
+    assert spacing.scale is not None and spacing.scale[2] == pytest.approx(2.9e-3)
+
+
+def test_convex_dtlz4_by_weighted_sums_fails_with_its_findings() -> None:
+    """pymoo's convex DTLZ4 with the adapter's default scalarization (weighted sums with
+    three objectives): the corner solves stop on DTLZ4's flat spots and the run crashed in
+    its fourth round ("cannot convert float NaN to integer"). It now ends and says why."""
+    problems = pytest.importorskip("pymoo.problems")
+    problem = problems.get_problem("convex_dtlz4", n_obj=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.ParetoWarning)
+        res = ps.surf_simplex(ps.adapters.from_pymoo(problem), 28, iterations=4)
+    assert not res.success
+    assert np.all(np.isfinite(res.points))
+    assert {f.code for f in res.findings} & {"collapsed", "degenerate", "endpoint"}

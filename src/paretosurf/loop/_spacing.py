@@ -16,7 +16,9 @@ the coordinates used instead:
 - a callable ``f(points) -> coordinates`` (rows to rows, the same number of columns or not), for
   example to space the points by the rewards without a regularization term.
 
-An objective whose endpoint values coincide (constant along the front) keeps unit scale.
+An objective whose endpoint values coincide (constant along the front) keeps unit scale; one
+whose endpoints span at most a millionth of the points' own extent in it (the endpoint solves
+stopped without moving it) is measured by that extent.
 
 To space points by quantities that are not functions of the objectives (for example the
 rewards of a KL-regularized policy without the KL term), let the solver report those as its
@@ -37,6 +39,10 @@ __all__ = ["NORMALIZE_OPTIONS", "Spacing"]
 FloatArray = NDArray[np.float64]
 #: The named ``normalize=`` options.
 NORMALIZE_OPTIONS = ("endpoints", "none")
+#: With ``"endpoints"``: an objective over which the anchors (the corner or end solutions)
+#: span at most this share of the points' own extent is measured by that extent instead
+#: (the anchors missed it; their span would put the points a million units out and more).
+ANCHOR_SPAN_SHARE = 1e-6
 
 
 class Spacing:
@@ -139,7 +145,13 @@ class Spacing:
             ends = np.vstack([ends, self.ends])
         ideal, nadir = ends.min(axis=0), ends.max(axis=0)
         span = nadir - ideal
-        self.ideal = ideal
+        # anchors that did not move an objective the front spans (corner solves stopped on
+        # a flat spot: pymoo's convex DTLZ4 by weighted sums, 5e-106 against 2.9) would
+        # blow its coordinates up by that factor: the front's own extent measures it
+        extent = pts.max(axis=0) - pts.min(axis=0)
+        missed = span <= ANCHOR_SPAN_SHARE * extent
+        span = np.where(missed, extent, span)
+        self.ideal = np.where(missed, pts.min(axis=0), ideal)
         self.scale = np.where(span > 0, span, 1.0)
 
     def __call__(self, points: ArrayLike) -> FloatArray:
