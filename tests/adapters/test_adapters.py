@@ -697,13 +697,40 @@ def test_asf_spreads_points_over_dtlz1_where_weighted_sums_collapse() -> None:
     problems = pytest.importorskip("pymoo.problems")
     dtlz1 = problems.get_problem("dtlz1", n_var=5, n_obj=3)
     with pytest.warns(ps.ParetoWarning) as caught:
-        linear = ps.surf_simplex(from_pymoo(dtlz1), 15, 3, iterations=2)
+        linear = ps.surf_simplex(from_pymoo(dtlz1, scalarization="linear"), 15, 3, iterations=2)
     assert not linear.success and "collapsed" in linear.message
     assert any("scalarization='asf'" in str(w.message) for w in caught)
     res = ps.surf_simplex(from_pymoo(dtlz1, scalarization="asf"), 15, 3, iterations=3)
     assert res.success, res.message
     np.testing.assert_allclose(res.points.sum(axis=1), 0.5, atol=1e-4)
     assert ps.metrics.nn_cv(res.points) < 0.1
+    # the default ("auto") sees the flat surface and takes the achievement scalarization
+    auto = from_pymoo(dtlz1)
+    assert auto.scalarization.kind == "asf", auto.scalarization_note
+    same = ps.surf_simplex(auto, 15, 3, iterations=3)
+    np.testing.assert_array_equal(same.points, res.points)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("dtlz2", "asf"), ("c2dtlz2", "asf"), ("convex_dtlz2", "linear"), ("dtlz7", "linear")],
+)
+def test_auto_takes_asf_where_a_surface_is_concave_between_its_extremes(
+    name: str, kind: str
+) -> None:
+    """``scalarization="auto"`` with three objectives: the weighted sum at the normal of the
+    extreme points' plane lands on the plane on DTLZ2's sphere (and constrained C2-DTLZ2's),
+    so the surface is concave there and the achievement scalarization is taken; on convex
+    DTLZ2 (``sqrt(f1) + sqrt(f2) + f3 = 1``, which bulges towards the ideal point) and on
+    DTLZ7 (whose pieces lie below the plane of its extremes) it stays linear. The note says
+    why."""
+    problems = pytest.importorskip("pymoo.problems")
+    solver = from_pymoo(problems.get_problem(name, n_obj=3))
+    assert solver.scalarization.kind == kind, solver.scalarization_note
+    assert solver.scalarization_note.startswith(f"auto: {kind} (")
+    if kind == "asf":
+        # on the sphere the weighted sum at the normal (1/3, 1/3, 1/3) went to a vertex
+        assert "stopped on or above the plane" in solver.scalarization_note
 
 
 def test_asf_on_pymoo_dtlz2_leaves_no_slot_stuck_on_a_vertex() -> None:

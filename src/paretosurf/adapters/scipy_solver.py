@@ -255,8 +255,10 @@ def from_scipy(
         these calls) and the weighted sum is solved once at the chord's slope
         (:meth:`ScipySolver._choose_scalarization`); ``scalarization_note`` says what was
         found. That costs a few full solves when the solver is made (a global search too,
-        where an end's problem has several basins); without a box, or with three or more
-        objectives, ``"auto"`` is ``"linear"``. A :class:`Scalarization`
+        where an end's problem has several basins). With three or more objectives and a
+        finite box it is ``"linear"`` unless the surface is concave or flat between its
+        extreme points, then ``"asf"`` (:meth:`ScipySolver._choose_many`: 2 M + 1 full
+        solves); without a box, ``"auto"`` is ``"linear"``. A :class:`Scalarization`
         instance carries its own ``ideal``, ``rho`` and ``scales`` (then leave those keywords
         out) and is solved as given. ``"asf"``
         takes weight vectors and needs M >= 3 objectives (:func:`paretosurf.surf_simplex`);
@@ -862,8 +864,11 @@ class ScipySolver(FollowsIdealPoint):
         the weighted sum. The calls made here are reported with the first end the run asks
         for. ``scalarization_note`` says what was found.
         """
-        if self.n_objectives != 2 or not self._boxed():
+        if not self._boxed():
             self.scalarization_note = "auto: linear (no finite box to find the ends in)"
+            return
+        if self.n_objectives > 2:
+            self._choose_many(method)
             return
         if method is not None and method not in EPIGRAPH_METHODS:
             self.scalarization_note = f"auto: linear (method {method!r} solves no epigraph form)"
@@ -899,6 +904,70 @@ class ScipySolver(FollowsIdealPoint):
         self.scalarization = _in_units(
             as_scalarization(kind).with_ideal(self._ideal.value), corners
         )
+
+    def _choose_many(self, method: str | None) -> None:
+        """``scalarization="auto"`` with three or more objectives (and a finite box): linear
+        unless the surface is concave or flat between its extreme points, then ``"asf"``.
+
+        The corner solves (:meth:`_corner_values`) give an ideal point; one ASF solve per
+        objective ``m`` at ``e_m`` from ``x0`` finds where ``m`` is worst with the others at
+        their best (the extreme points, in the units of their ranges). The weighted sum is
+        solved once at the normal of the plane through them (the weights that value every
+        extreme point alike). A solution on or above that plane (within :data:`CHORD_TOL`)
+        shows that no point of the surface bulges towards the ideal point at that normal:
+        the surface is concave or flat there, as the DTLZ fronts are, and weighted sums send
+        whole edges of the weight simplex to its vertices, while the achievement
+        scalarization reaches every point of it (each on the ray along its weight). Extreme
+        points that span no plane (a front of lower dimension), or a plane whose normal
+        weighs some objective negatively, leave the weighted sum. ``2 M + 1`` full solves
+        (the corner solves shared with the ideal point's estimate and the units).
+        """
+        if method is not None and method not in EPIGRAPH_METHODS:
+            self.scalarization_note = f"auto: linear (method {method!r} solves no epigraph form)"
+            return
+        m = self.n_objectives
+        # solved with the method "asf" takes, so that where it is chosen the corners (and the
+        # ideal point from them) are those of scalarization="asf" given by name
+        linear_method = self.method
+        self.method = _choose_method("asf", method, True, bool(self.constraints))
+        corners = self._corner_values()
+        ideal = IdealPoint.from_corners(corners)
+        assert ideal.value is not None
+        asf = Scalarization("asf", ideal=ideal.value)
+        extremes = np.array(
+            [self._run(asf, np.eye(m)[k], self.x0, None).objectives for k in range(m)]
+        )
+        low = np.minimum(extremes.min(axis=0), ideal.value)
+        ranges = extremes.max(axis=0) - low
+        kind, why = "linear", "the weighted sum reached below the plane of the extreme points"
+        normal = None
+        if np.all(np.isfinite(extremes)) and np.all(ranges > 1e-12 * np.maximum(1.0, np.abs(low))):
+            unit = (extremes - low) / ranges
+            if np.linalg.cond(unit) < 1e8:
+                normal = np.linalg.solve(unit, np.ones(m))
+        if normal is None or not np.all(normal > 0):
+            why = "the extreme points span no plane the weights can value alike"
+        else:
+            w = normal / ranges
+            w = w / w.sum()
+            self.method = linear_method
+            sol = self._run(Scalarization("linear"), w, self.x0, None)
+            u = (sol.objectives - low) / ranges
+            if np.all(np.isfinite(u)) and float(normal @ u) >= 1.0 - CHORD_TOL:
+                kind = "asf"
+                why = (
+                    f"the weighted sum at the normal of the extreme points' plane, w = "
+                    f"{np.round(w, 4).tolist()}, stopped on or above the plane, at "
+                    f"{np.round(sol.objectives, 6).tolist()}: the surface is concave (or flat) "
+                    "there"
+                )
+        self.scalarization_note = f"auto: {kind} ({why})"
+        if kind == "linear":
+            # (the weighted sum's own corner solves, for its units, are made by its method)
+            self.method, self._corners = linear_method, None
+            return
+        self.method = _choose_method(kind, method, True, bool(self.constraints))
+        self._estimate_ideal(as_scalarization(kind))
 
     def _lexicographic_end(
         self, k: int, start: FloatArray, at_x0: FloatArray
