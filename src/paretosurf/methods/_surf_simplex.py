@@ -187,6 +187,9 @@ APART_SHARE = 1e-3
 #: Range of the correction of the faces' areas in the allocation (the squared ratio of the
 #: mean nearest-neighbour distance inside faces to the one along edges, round after round).
 DENSITY_RANGE = (0.5, 2.0)
+#: The correction measures with three points inside the faces or more, or with one or two
+#: once the faces have held so few for this many rounds in a row (see ``_adapt_density``).
+STARVED_ROUNDS = 3
 
 
 #: The mesh of a face on which its points are laid out has at least this many simplices
@@ -575,6 +578,8 @@ class SurfSimplexMethod(SlotMethod):
         self.trust = TRUST_RADIUS
         #: Correction of the faces' areas in the allocation (see :meth:`_adapt_density`).
         self.density = 1.0
+        #: Rounds in a row with one or two points inside the faces (``_adapt_density``).
+        self._starved = 0
         self._predicted: tuple[FloatArray, FloatArray] | None = None
         self._next: FloatArray | None = None
         #: The layout's next weights before :meth:`_hold_settled` (None: as ``_next``).
@@ -881,16 +886,21 @@ class SurfSimplexMethod(SlotMethod):
         """Correct the faces' share of points by the spacing the last round reached inside
         faces against the spacing along the edges.
 
-        One point inside the faces is enough to measure: a face left with one or two points
-        (after a first round whose inside points crowded) would otherwise keep a correction
-        that starves it for good, as on pymoo's convex DTLZ2, whose surface rises steeply
-        along two of its edges (27 of 28 points stayed on the edges, one alone in the middle
-        at twice the spacing)."""
+        It measures with three points inside the faces or more; with one or two once the
+        faces have held so few :data:`STARVED_ROUNDS` rounds in a row. Faces left with one
+        or two points (after a first round whose inside points crowded) would otherwise
+        keep a correction that starves them for good, as on pymoo's convex DTLZ2, whose
+        surface rises steeply along two of its edges (27 of 28 points stayed on the edges,
+        one alone in the middle at twice the spacing). A round or two with so few (the
+        points of a surface in pieces, DTLZ7's, on their way) is no measure."""
         gaps = cKDTree(coordinates).query(coordinates, k=2)[0][:, 1]
         support = np.sum(weights > ZERO_WEIGHT, axis=1)
         inside, edge = gaps[support >= 3], gaps[support == 2]
-        if inside.size < 1 or edge.size < 3 or not (np.mean(inside) > 0 and np.mean(edge) > 0):
-            return  # no point inside, or collapsed ones (reported by the diagnostics)
+        self._starved = self._starved + 1 if 0 < inside.size < 3 else 0
+        if inside.size < 3 and self._starved < STARVED_ROUNDS:
+            return  # too few points inside (for now)
+        if edge.size < 3 or not (np.mean(inside) > 0 and np.mean(edge) > 0):
+            return  # too few edge points, or collapsed ones (reported by the diagnostics)
         ratio = float(np.mean(inside) / np.mean(edge))
         lo, hi = DENSITY_RANGE
         self.density = float(np.clip(self.density * ratio**2, lo, hi))
@@ -922,6 +932,7 @@ class SurfSimplexMethod(SlotMethod):
         )
         meta["trust"] = self.trust
         meta["density"] = self.density
+        meta["starved"] = self._starved
         if self._predicted is not None:
             arrays["predicted_weights"], arrays["predicted_coords"] = self._predicted
         meta["edges"] = {}
@@ -968,6 +979,7 @@ class SurfSimplexMethod(SlotMethod):
         self.load_slot_state(meta, arrays)
         self.trust = float(meta.get("trust", TRUST_RADIUS))
         self.density = float(meta.get("density", 1.0))
+        self._starved = int(meta.get("starved", 0))
         self._predicted = (
             (
                 np.asarray(arrays["predicted_weights"], dtype=np.float64),
