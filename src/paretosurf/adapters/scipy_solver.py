@@ -553,7 +553,6 @@ class ScipySolver(FollowsIdealPoint):
                 if np.all(box > 0) and _spread(box) <= UNITS_RATIO:
                     return None
         ideal = IdealPoint.from_corners(corners)
-        m = self.n_objectives
         # (ASF's epigraph form needs a method that takes constraints: SLSQP with its defaults
         # where the run's method takes none, the linear scalarization's L-BFGS-B)
         saved = self.method, self.options
@@ -563,9 +562,7 @@ class ScipySolver(FollowsIdealPoint):
             for _ in range(UNIT_PASSES):
                 assert ideal.value is not None
                 asf = Scalarization("asf", ideal=ideal.value, scales=first)
-                extremes = np.array(
-                    [self._run(asf, np.eye(m)[k], self.x0, None).objectives for k in range(m)]
-                )
+                extremes = self._extremes(asf)
                 below = extremes < ideal.value[None, :] - UNIT_IDEAL_TOL * first[None, :]
                 if not np.any(below & np.isfinite(extremes)):
                     break
@@ -579,6 +576,13 @@ class ScipySolver(FollowsIdealPoint):
         usable = np.isfinite(reach) & (reach > 1e-12 * np.max(np.abs(found), axis=0))
         units = np.asarray(np.where(usable, reach, first), dtype=np.float64)
         return units if _spread(units) > UNITS_RATIO else None
+
+    def _extremes(self, asf: Scalarization) -> FloatArray:
+        """The objectives where each objective ``m`` is worst with the others at their best:
+        the ASF solve at ``e_m`` from ``x0``, one per objective, (M, M) (:meth:`_units`,
+        :meth:`_choose_many`)."""
+        m = self.n_objectives
+        return np.array([self._run(asf, np.eye(m)[k], self.x0, None).objectives for k in range(m)])
 
     def _estimate_ideal(self, sc: Scalarization) -> None:
         """Take ``sc`` with an estimated ideal point: below the front's ends (:meth:`solve_end`,
@@ -860,9 +864,9 @@ class ScipySolver(FollowsIdealPoint):
         there, and weighted sums reach only its ends. The solver then minimizes the
         Tchebycheff scalarization, with its ideal point below the ends; otherwise the
         weighted sum, as before (a front convex in the middle and non-convex elsewhere is
-        left to the run's findings). Without a box, or with three or more objectives, it is
-        the weighted sum. The calls made here are reported with the first end the run asks
-        for. ``scalarization_note`` says what was found.
+        left to the run's findings). Without a box it is the weighted sum; with three or more
+        objectives, :meth:`_choose_many` decides. The calls made here are reported with the
+        first end the run asks for. ``scalarization_note`` says what was found.
         """
         if not self._boxed():
             self.scalarization_note = "auto: linear (no finite box to find the ends in)"
@@ -920,7 +924,8 @@ class ScipySolver(FollowsIdealPoint):
         scalarization reaches every point of it (each on the ray along its weight). Extreme
         points that span no plane (a front of lower dimension), or a plane whose normal
         weighs some objective negatively, leave the weighted sum. ``2 M + 1`` full solves
-        (the corner solves shared with the ideal point's estimate and the units).
+        (where ``"asf"`` is taken, its ideal point's estimate reuses the corner solves; the
+        weighted sum solves its corners again with its own method, for its units).
         """
         if method is not None and method not in EPIGRAPH_METHODS:
             self.scalarization_note = f"auto: linear (method {method!r} solves no epigraph form)"
@@ -934,9 +939,7 @@ class ScipySolver(FollowsIdealPoint):
         ideal = IdealPoint.from_corners(corners)
         assert ideal.value is not None
         asf = Scalarization("asf", ideal=ideal.value)
-        extremes = np.array(
-            [self._run(asf, np.eye(m)[k], self.x0, None).objectives for k in range(m)]
-        )
+        extremes = self._extremes(asf)
         low = np.minimum(extremes.min(axis=0), ideal.value)
         ranges = extremes.max(axis=0) - low
         kind, why = "linear", "the weighted sum reached below the plane of the extreme points"
