@@ -1,13 +1,24 @@
 """Fronts that are curves (``paretosurf.surfaces.curve_positions``, ``curve_ends``,
-``segment_parameter``, ``segment_weights``): positions along a curve against its arc length
-in closed form, ends against the weights that reached them, and the segment's invariants."""
+``segment_parameter``, ``segment_weights``, ``merge_curve_rounds``): positions along a curve
+against its arc length in closed form, ends against the weights that reached them, the
+segment's invariants, and the quantiles of SURF's CDF from two rounds' knots against a steep
+map's closed form."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from paretosurf.surfaces import curve_ends, curve_positions, segment_parameter, segment_weights
+from paretosurf.methods._surf import CDFRefinement
+from paretosurf.surfaces import (
+    CURVE_MERGE_SLACK,
+    CURVE_TIE,
+    curve_ends,
+    curve_positions,
+    merge_curve_rounds,
+    segment_parameter,
+    segment_weights,
+)
 
 
 def helix(t: np.ndarray) -> np.ndarray:
@@ -82,3 +93,61 @@ def test_segment_weights_stay_on_the_simplex_and_invert_the_parameter() -> None:
     np.testing.assert_allclose(segment_parameter(ends[[1, 0]] * 2 - ends[[0, 1]], ends), [1, 0])
     same = np.repeat(ends[:1], 2, axis=0)
     np.testing.assert_array_equal(segment_parameter(w, same), np.zeros(50))
+
+
+def steep(t: np.ndarray) -> np.ndarray:
+    """A straight curve reached steeply near ``t = 0``: arc length ``sqrt(t)``."""
+    return np.c_[np.sqrt(t), np.zeros_like(t), np.zeros_like(t)]
+
+
+def quantile_error(at: np.ndarray, points: np.ndarray, n: int) -> float:
+    """Largest relative error of the n - 1 interior quantiles of SURF's CDF estimated (one
+    full step) from the knots ``at`` against the steep map's own, ``t = (k / n)^2``: near
+    ``t = 0``, where the map is steep, the error is a share of the small ``t`` itself."""
+    order = np.argsort(at, kind="stable")
+    refine = CDFRefinement(1.0)
+    refine.update(at[order], points[order])
+    truth = np.linspace(0.0, 1.0, n + 1)[1:-1] ** 2
+    return float(np.max(np.abs(refine.cdf.quantile_weights(n)[1:-1] - truth) / truth))
+
+
+def test_an_earlier_rounds_knots_place_the_quantiles_of_a_steep_map() -> None:
+    # the current round near the fixed point of the damped iteration, the earlier one a
+    # step behind it (inside the steep stretch), as SURF's rounds approach it
+    n = 8
+    now = np.linspace(0.0, 1.0, n + 1) ** 2 * 1.3
+    now[-1] = 1.0
+    before = np.linspace(0.0, 1.0, n + 1) ** 2 * 0.8
+    at, points = merge_curve_rounds(now, steep(now), before, steep(before))
+    # the current knots first, then the earlier ones not tied to them (t = 0 is)
+    np.testing.assert_array_equal(at[: n + 1], now)
+    np.testing.assert_array_equal(np.sort(at[n + 1 :]), before[1:])
+    alone = quantile_error(now, steep(now), n)
+    merged = quantile_error(at, points, n)
+    assert alone > 0.05  # the round alone misplaces the first quantile by 6% of it
+    assert merged < 0.5 * alone, (merged, alone)
+
+
+def test_rounds_that_are_not_one_curve_are_not_merged() -> None:
+    t = np.linspace(0.0, 1.0, 6)
+    before = np.linspace(0.05, 0.95, 5)
+    # a solver's noise: the earlier points zigzag off the current ones' line
+    noisy = steep(before) + np.c_[np.zeros(5), np.resize([0.1, -0.1], 5), np.zeros(5)]
+    at, points = merge_curve_rounds(t, steep(t), before, noisy)
+    np.testing.assert_array_equal(at, t)
+    np.testing.assert_array_equal(points, steep(t))
+    # noise well inside the slack is one curve
+    quiet = steep(before) + np.c_[np.zeros(5), np.resize([1e-4, -1e-4], 5), np.zeros(5)]
+    assert len(merge_curve_rounds(t, steep(t), before, quiet)[0]) == 11
+    # the slack is the share by which the path may lengthen
+    assert 0.0 < CURVE_MERGE_SLACK < 0.5
+
+
+def test_parameters_solved_again_add_no_knot() -> None:
+    t = np.linspace(0.0, 1.0, 5)
+    at, points = merge_curve_rounds(t, steep(t), t + 0.5 * CURVE_TIE, steep(t) + 1e-3)
+    np.testing.assert_array_equal(at, t)
+    np.testing.assert_array_equal(points, steep(t))
+    # fewer than two current knots, or no earlier ones: the round alone
+    assert len(merge_curve_rounds(t[:1], steep(t[:1]), t, steep(t))[0]) == 1
+    assert len(merge_curve_rounds(t, steep(t), t[:0], steep(t[:0]))[0]) == 5

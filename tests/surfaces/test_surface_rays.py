@@ -66,6 +66,9 @@ def test_current_coordinates_maps_earlier_points_affinely_or_gives_up() -> None:
     got = current_coordinates(earlier, raw, (raw - lo) / span)
     assert got is not None and np.allclose(got, (earlier - lo) / span)
     assert current_coordinates(earlier, raw, np.sqrt(raw)) is None
+    # coordinates of another dimension (a callable normalization): no affine map per column
+    assert current_coordinates(earlier, raw, raw[:, :2]) is None
+    assert current_coordinates(earlier, raw, np.c_[raw, raw[:, :1]]) is None
 
 
 class FrontOracle:

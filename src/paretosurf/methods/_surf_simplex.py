@@ -139,6 +139,7 @@ from paretosurf.surfaces import (
     RayLayout,
     SurfacePiece,
     allocate_points,
+    current_coordinates,
     curve_ends,
     embed,
     face_samples,
@@ -146,6 +147,7 @@ from paretosurf.surfaces import (
     farthest_points,
     interior_of,
     lattice_partitions,
+    merge_curve_rounds,
     on_face,
     pieces_of_labels,
     quadratic_pull_back,
@@ -190,6 +192,9 @@ DENSITY_RANGE = (0.5, 2.0)
 #: The correction measures with three points inside the faces or more, or with one or two
 #: once the faces have held so few for this many rounds in a row (see ``_adapt_density``).
 STARVED_ROUNDS = 3
+#: A weight lies on the segment of weights along a curve (curve mode) where it differs from
+#: the segment's weight at its own parameter by at most this (largest absolute difference).
+SEGMENT_TOLERANCE = 1e-12
 
 
 #: The mesh of a face on which its points are laid out has at least this many simplices
@@ -831,7 +836,9 @@ class SurfSimplexMethod(SlotMethod):
         between the two that reached the curve's ends (:func:`~paretosurf.surfaces.curve_ends`)
         the points run along the whole curve, and the layout is SURF's own: the arc-length
         CDF of the points over the segment's parameter, damped as ``alpha`` says, and the
-        next weights at its quantiles."""
+        next weights at its quantiles. The previous round's points on the segment add their
+        knots to the CDF's estimate (:func:`~paretosurf.surfaces.merge_curve_rounds`), where
+        both rounds lie on one curve."""
         on_curve = lies_on_curve(coordinates)
         self._curve_rounds = self._curve_rounds + 1 if on_curve else 0
         if not self.curve_mode and self._curve_rounds < CURVE_ROUNDS:
@@ -842,13 +849,40 @@ class SurfSimplexMethod(SlotMethod):
             self.curve_ends = curve_ends(weights, coordinates)
             self._next = segment_weights(np.linspace(0.0, 1.0, self.n_points), self.curve_ends)
             return True
-        at = segment_parameter(weights, self.curve_ends)
+        at, coordinates = self._with_previous_round(
+            segment_parameter(weights, self.curve_ends), coordinates
+        )
         order = np.argsort(at, kind="stable")
         self.curve_cdf.update(at[order], coordinates[order])
         self._next = segment_weights(
             self.curve_cdf.cdf.quantile_weights(self.n_points - 1), self.curve_ends
         )
         return True
+
+    def _with_previous_round(
+        self, at: FloatArray, coordinates: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """The round's parameters along the curve's segment and its coordinates, with the
+        previous round's added where that round's weights lay on the segment and both
+        rounds lie on one curve (:func:`~paretosurf.surfaces.merge_curve_rounds`). The
+        previous round's raw points are put in this round's coordinates
+        (:func:`~paretosurf.surfaces.current_coordinates`); where the normalization is not
+        affine, the round's points are used alone."""
+        if len(self._archive) < 2 or self._round_points is None or self.curve_ends is None:
+            return at, coordinates
+        raw, weights = self._archive[-2]
+        earlier_at = segment_parameter(weights, self.curve_ends)
+        # weights off the segment (the round that found the curve, a probe) give no knot
+        on_segment = (
+            np.max(np.abs(segment_weights(earlier_at, self.curve_ends) - weights), axis=1)
+            <= SEGMENT_TOLERANCE
+        )
+        if not on_segment.any():
+            return at, coordinates
+        earlier = current_coordinates(raw[on_segment], self._round_points, coordinates)
+        if earlier is None:
+            return at, coordinates
+        return merge_curve_rounds(at, coordinates, earlier_at[on_segment], earlier)
 
     def propose(self) -> Round:
         """The next round; a slot whose warm start would be the state of a point that

@@ -6,9 +6,11 @@ out on it, and the ends and segments of weights along fronts that are curves (:f
 """
 
 from paretosurf.surfaces._curve import (
+    CURVE_MERGE_SLACK,
     CURVE_TIE,
     curve_ends,
     curve_positions,
+    merge_curve_rounds,
     segment_parameter,
     segment_weights,
 )
@@ -65,6 +67,7 @@ __all__ = [
     "ARCHIVE_ROUNDS",
     "BEST_SHARE",
     "BRIDGE_SPACINGS",
+    "CURVE_MERGE_SLACK",
     "CURVE_TIE",
     "EXPLORE_ROUNDS",
     "LAYOUT_KINDS",
@@ -93,6 +96,7 @@ __all__ = [
     "interior_of",
     "lattice_partitions",
     "lattice_size",
+    "merge_curve_rounds",
     "off_ray",
     "on_face",
     "pieces_of_labels",

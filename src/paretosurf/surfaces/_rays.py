@@ -258,7 +258,8 @@ def current_coordinates(
 ) -> FloatArray | None:
     """``raw`` points in the run's current coordinates, by the per-objective affine map from
     the current round's raw points to its coordinates (least squares); ``None`` when the map
-    is not affine (a normalization of another kind) or cannot be read.
+    is not affine (a normalization of another kind, coordinates of another dimension) or
+    cannot be read.
 
     Examples
     --------
@@ -268,6 +269,8 @@ def current_coordinates(
     >>> current_coordinates(np.array([[4.0, 2.0]]), rnd, rnd / [2.0, 4.0]).round(12).tolist()
     [[2.0, 0.5]]
     """
+    if round_coords.shape != round_raw.shape or raw.shape[1:] != round_raw.shape[1:]:
+        return None  # coordinates of another dimension (a callable normalization)
     out = np.empty_like(raw, dtype=np.float64)
     for j in range(raw.shape[1]):
         design = np.c_[round_raw[:, j], np.ones(len(round_raw))]
