@@ -41,6 +41,8 @@ from scipy.sparse.csgraph import minimum_spanning_tree, shortest_path
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import pdist, squareform
 
+from paretosurf.curves import chord_lengths
+
 __all__ = [
     "CURVE_MERGE_SLACK",
     "CURVE_TIE",
@@ -219,8 +221,7 @@ def segment_weights(at: FloatArray, ends: FloatArray) -> FloatArray:
 
 def _path_length(at: FloatArray, points: FloatArray) -> float:
     """Length of the path through ``points`` in the order of their parameters ``at``."""
-    chain = points[np.argsort(at, kind="stable")]
-    return float(np.sum(np.linalg.norm(np.diff(chain, axis=0), axis=1)))
+    return float(np.sum(chord_lengths(points[np.argsort(at, kind="stable")])))
 
 
 def merge_curve_rounds(
