@@ -153,16 +153,14 @@ def test_an_objective_the_anchors_missed_is_measured_by_the_points() -> None:
 
 
 def test_convex_dtlz4_by_weighted_sums_fails_with_its_findings() -> None:
-    """pymoo's convex DTLZ4 with weighted sums (the adapter's default chose them, before
-    it took ``"asf"`` where the extreme points span no plane): the corner solves stop on
-    DTLZ4's flat spots and the run crashed in its fourth round ("cannot convert float NaN to
-    integer"). It now ends and says why."""
+    """pymoo's convex DTLZ4 with the adapter's default scalarization (weighted sums with
+    three objectives): the corner solves stop on DTLZ4's flat spots and the run crashed in
+    its fourth round ("cannot convert float NaN to integer"). It now ends and says why."""
     problems = pytest.importorskip("pymoo.problems")
     problem = problems.get_problem("convex_dtlz4", n_obj=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ps.ParetoWarning)
-        solver = ps.adapters.from_pymoo(problem, scalarization="linear")
-        res = ps.surf_simplex(solver, 28, iterations=4)
+        res = ps.surf_simplex(ps.adapters.from_pymoo(problem), 28, iterations=4)
     assert not res.success
     assert np.all(np.isfinite(res.points))
     assert {f.code for f in res.findings} & {"collapsed", "degenerate", "endpoint"}

@@ -256,11 +256,9 @@ def from_scipy(
         (:meth:`ScipySolver._choose_scalarization`); ``scalarization_note`` says what was
         found. That costs a few full solves when the solver is made (a global search too,
         where an end's problem has several basins). With three or more objectives and a
-        finite box it is ``"linear"`` where the surface bulges towards the ideal point between
-        its extreme points, and ``"asf"`` where it is concave or flat there or the extreme
-        points span no plane (a front of lower dimension, or solves stopped short of it)
-        (:meth:`ScipySolver._choose_many`: 2 M + 1 full solves); without a box, ``"auto"``
-        is ``"linear"``. A :class:`Scalarization`
+        finite box it is ``"linear"`` unless the surface is concave or flat between its
+        extreme points, then ``"asf"`` (:meth:`ScipySolver._choose_many`: 2 M + 1 full
+        solves); without a box, ``"auto"`` is ``"linear"``. A :class:`Scalarization`
         instance carries its own ``ideal``, ``rho`` and ``scales`` (then leave those keywords
         out) and is solved as given. ``"asf"``
         takes weight vectors and needs M >= 3 objectives (:func:`paretosurf.surf_simplex`);
@@ -913,8 +911,7 @@ class ScipySolver(FollowsIdealPoint):
 
     def _choose_many(self, method: str | None) -> None:
         """``scalarization="auto"`` with three or more objectives (and a finite box): linear
-        where the surface bulges towards the ideal point between its extreme points, else
-        ``"asf"``.
+        unless the surface is concave or flat between its extreme points, then ``"asf"``.
 
         The corner solves (:meth:`_corner_values`) give an ideal point; one ASF solve per
         objective ``m`` at ``e_m`` from ``x0`` finds where ``m`` is worst with the others at
@@ -925,15 +922,10 @@ class ScipySolver(FollowsIdealPoint):
         the surface is concave or flat there, as the DTLZ fronts are, and weighted sums send
         whole edges of the weight simplex to its vertices, while the achievement
         scalarization reaches every point of it (each on the ray along its weight). Extreme
-        points that span no plane, or a plane whose normal weighs some objective at zero or
-        below, leave the shape unread: a front of lower dimension (DTLZ5's curve, on which
-        weighted sums reach only its ends where it is concave) or extreme solves that stopped
-        short of the front (DTLZ4's flat start). The achievement scalarization is taken
-        there too, since it reaches every Pareto point whatever the shape; the weighted sum
-        only where the test shows a bulge, every point of which it reaches. ``2 M + 1`` full
-        solves (where ``"asf"`` is taken, its ideal point's estimate reuses the corner
-        solves; the weighted sum solves its corners again with its own method, for its
-        units).
+        points that span no plane (a front of lower dimension), or a plane whose normal
+        weighs some objective negatively, leave the weighted sum. ``2 M + 1`` full solves
+        (where ``"asf"`` is taken, its ideal point's estimate reuses the corner solves; the
+        weighted sum solves its corners again with its own method, for its units).
         """
         if method is not None and method not in EPIGRAPH_METHODS:
             self.scalarization_note = f"auto: linear (method {method!r} solves no epigraph form)"
@@ -957,13 +949,7 @@ class ScipySolver(FollowsIdealPoint):
             if np.linalg.cond(unit) < 1e8:
                 normal = np.linalg.solve(unit, np.ones(m))
         if normal is None or not np.all(normal > 0):
-            # the shape is unread: the scalarization that reaches every shape
-            kind = "asf"
-            why = (
-                "the extreme points span no plane the weights can value alike: a front of "
-                "lower dimension, or extreme solves that stopped short of it; the achievement "
-                "scalarization reaches every point whatever the shape"
-            )
+            why = "the extreme points span no plane the weights can value alike"
         else:
             w = normal / ranges
             w = w / w.sum()
