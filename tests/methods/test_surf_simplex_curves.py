@@ -161,3 +161,58 @@ def test_dtlz6_settles_where_its_weights_reach_the_curve_steeply() -> None:
     cv = [record.cv for record in res.history[15:]]
     assert len(res.history) <= 22
     assert not cv or max(cv) <= 2.0 * min(cv), cv
+
+
+class EndLandsShort(SampledCurve):
+    """DTLZ5's curve solved exactly, except that from call ``after`` on the solves at the
+    weights ``short_at`` (all weights where none are given) that would reach the stretch of
+    the curve beyond ``t = 0.93 pi / 2`` land at its start instead: a solver that, started
+    from another state, stops short of the curve's end (pymoo's DTLZ6 on two BLAS threads)."""
+
+    def __init__(self, after: int, short_at: list[list[float]] | None = None) -> None:
+        super().__init__(quarter_circle, 0.0, np.pi / 2)
+        self.after, self.calls = after, 0
+        self.short_at = None if short_at is None else np.array(short_at, dtype=np.float64)
+        self.short = round(0.93 * (len(self.t) - 1))
+
+    def solve(self, w: np.ndarray, state: object) -> ps.Solution:
+        self.calls += 1
+        i = int(np.argmin(self.scalarization(self.samples, w)))
+        hit = self.short_at is None or bool(np.any(np.all(w == self.short_at, axis=1)))
+        if self.calls > self.after and i > self.short and hit:
+            i = self.short
+        return ps.Solution(self.samples[i], state=i)
+
+
+@pytest.mark.parametrize("after", [60, 100])
+def test_an_end_lost_moves_into_the_band_that_reached_it(after: int) -> None:
+    """Both vertices (1, 0, 0) and (0, 1, 0) reach the curve's end (0, 0, 1); the segment
+    starts at the first. From round 3 or 4 on its solve lands short of the end: the layout
+    moves the segment's end to the other vertex and covers the whole curve evenly. Before,
+    the run failed (points collapsed where the segment's end and its neighbour met)."""
+    solver = EndLandsShort(after, short_at=[[1.0, 0.0, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.ParetoWarning)
+        res = ps.surf_simplex(solver, 28, 3)
+    assert res.success, res.message
+    assert solver.calls > after  # the solver did stop short
+    np.testing.assert_allclose(
+        arc_positions(solver, res.points), np.linspace(0.0, 1.0, 28), atol=0.02
+    )
+
+
+@pytest.mark.parametrize("after", [60, 100])
+def test_an_end_no_weight_reaches_any_more_is_named(after: int) -> None:
+    """From round 3 or 4 on no solve reaches the last 7% of the curve: the points settle
+    evenly over the rest. The run reached the end before, so it says so (``coverage``,
+    success False); before, it reported success with 93% of the curve."""
+    solver = EndLandsShort(after)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.ParetoWarning)
+        res = ps.surf_simplex(solver, 28, 3)
+    assert not res.success
+    (coverage,) = [f for f in res.findings if f.code == "coverage"]
+    assert "short of the curve's end at (0, 0, 1)" in coverage.summary
+    # the points do stop 7% short of the curve (one end at 0.93 of its length by angle)
+    angle = np.arctan2(res.points[:, 2], np.hypot(res.points[:, 0], res.points[:, 1]))
+    assert np.max(angle) == pytest.approx(0.93 * np.pi / 2, abs=1e-4)

@@ -13,6 +13,9 @@ from paretosurf.methods._surf import CDFRefinement
 from paretosurf.surfaces import (
     CURVE_MERGE_SLACK,
     CURVE_TIE,
+    END_TOLERANCE,
+    curve_end_bands,
+    curve_end_status,
     curve_ends,
     curve_positions,
     merge_curve_rounds,
@@ -79,6 +82,52 @@ def test_the_ends_are_the_weights_nearest_the_inside_among_those_that_reached_th
     )
     ends = curve_ends(weights, points)
     np.testing.assert_array_equal(ends, weights[[2, 5]])
+
+
+def test_the_bands_run_from_their_border_into_the_band() -> None:
+    """The same plateau: the band of the end (0, 0, 1) lists its three weights by their
+    distance to the next weight inwards, the border first; the other end's band is its one
+    weight; curve_ends takes each band's first."""
+    t = np.array([0.0, 0.0, 0.0, 0.3, 0.6, 1.0])
+    points = np.c_[t, t, 1.0 - t]
+    weights = np.array(
+        [
+            [0.0, 0.0, 1.0],
+            [0.1, 0.1, 0.8],
+            [0.05, 0.05, 0.9],
+            [0.2, 0.2, 0.6],
+            [0.3, 0.3, 0.4],
+            [0.5, 0.5, 0.0],
+        ]
+    )
+    first, last = curve_end_bands(weights, points)
+    np.testing.assert_array_equal(first, weights[[1, 2, 0]])
+    np.testing.assert_array_equal(last, weights[[5]])
+    np.testing.assert_array_equal(curve_ends(weights, points), np.stack([first[0], last[0]]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_an_end_is_lost_where_the_points_stop_short_of_it_by_a_share_of_their_spacing(
+    seed: int,
+) -> None:
+    """Points along a helix from t = 0 to t = 1 (eleven, in any order; spacing 0.1 in t):
+    a known end at t = -s lies beyond their end by s (in t), so it is reached for
+    s <= END_TOLERANCE * 0.1 and lost beyond; a known end inside their path (t = 0.15)
+    was passed. The arc length is sqrt(2) t at both the points' spacing and the distance."""
+    rng = np.random.default_rng(seed)
+    t = rng.permutation(np.linspace(0.0, 1.0, 11))
+    points = helix(t)
+    for s, status in [
+        (0.0, "reached"),
+        (0.8 * END_TOLERANCE * 0.1, "reached"),
+        (1.2 * END_TOLERANCE * 0.1, "lost"),
+        (0.3, "lost"),
+    ]:
+        assert curve_end_status(points, helix(np.array([-s]))[0]) == status, s
+        assert curve_end_status(points, helix(np.array([1.0 + s]))[0]) == status, s
+    assert curve_end_status(points, helix(np.array([0.15]))[0]) == "passed"
+    with pytest.raises(ValueError, match="end"):
+        curve_end_status(points, np.ones(2))
 
 
 def test_segment_weights_stay_on_the_simplex_and_invert_the_parameter() -> None:

@@ -38,6 +38,7 @@ from paretosurf.findings._collapse import WEIGHT_TOL, coincident_pairs
 from paretosurf.findings._degenerate import (
     CURVE_ROUNDS,
     conflict_free_pairs,
+    curve_coverage_finding,
     curve_share,
     degenerate_finding,
     lies_on_curve,
@@ -117,6 +118,7 @@ __all__ = [
     "conflict_free_pairs",
     "contraction_rate",
     "coverage_finding",
+    "curve_coverage_finding",
     "curve_share",
     "declared_scalarization",
     "degenerate_finding",

@@ -40,6 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.findings._finding import Finding
+from paretosurf.surfaces import curve_end_status, curve_positions
 
 if TYPE_CHECKING:
     from paretosurf.findings._evidence import Evidence
@@ -227,6 +228,64 @@ def degenerate_finding(points: FloatArray) -> Finding | None:
         remedy=remedy,
         fatal=False,
         summary=f"the points lie on {shape}" + (f": {named}" if pairs else ""),
+    )
+
+
+def curve_coverage_finding(
+    points: FloatArray, coords: FloatArray, ends: FloatArray, ends_coords: FloatArray
+) -> Finding | None:
+    """The ``coverage`` finding where points along a curve stop short of an end of it that
+    an earlier round reached; ``None`` where they reach both.
+
+    Parameters
+    ----------
+    points : ndarray, shape (P, M)
+        The reported points (on a curve), raw.
+    coords : ndarray, shape (P, M)
+        The same points in the coordinates their spacing is measured in.
+    ends : ndarray, shape (2, M)
+        The raw points the run reached at the curve's two ends.
+    ends_coords : ndarray, shape (2, M)
+        The same ends in the coordinates of ``coords``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.findings import curve_coverage_finding
+    >>> t = np.linspace(0.0, 1.0, 11)
+    >>> points = np.c_[t, t, 1.0 - t]
+    >>> ends = points[[0, -1]]
+    >>> curve_coverage_finding(points, points, ends, ends) is None
+    True
+    >>> print(curve_coverage_finding(points[:-2], points[:-2], ends, ends).summary)
+    the points stop 2.0 spacings short of the curve's end at (1, 1, 0)
+    """
+    x = np.asarray(coords, dtype=np.float64)
+    if x.ndim != 2 or len(x) < 2:
+        return None
+    spacing = float(np.max(curve_positions(x))) / (len(x) - 1)
+    short = []
+    for end, end_coords in zip(np.asarray(ends), np.asarray(ends_coords), strict=True):
+        if spacing > 0.0 and curve_end_status(x, end_coords) == "lost":
+            distance = float(np.min(np.linalg.norm(x - end_coords, axis=1)))
+            short.append((end, distance / spacing))
+    if not short:
+        return None
+    # the end's coordinates to six digits, rounding-level values shown as 0
+    parts = [
+        f"the points stop {spacings:.1f} spacings short of the curve's end at ("
+        + ", ".join(f"{v if abs(v) > 1e-12 * np.max(np.abs(end)) else 0.0:.6g}" for v in end)
+        + ")"
+        for end, spacings in short
+    ]
+    return Finding(
+        "coverage",
+        "; ".join(parts) + ", which an earlier round reached: the weights at that end of the "
+        "curve's segment stopped reaching it (the solver, started from another state, landed "
+        "short of it), and the stretch beyond is missing",
+        remedy="more steps per call or a tighter tolerance; other starts or a global inner solver",
+        slots=(),
+        summary="; ".join(parts),
     )
 
 

@@ -174,6 +174,13 @@ class Method(ABC):
         added to the diagnosis of its points (default: nothing)."""
         return []
 
+    def known_ends(self) -> FloatArray | None:
+        """Raw points, shape (2, M), that earlier rounds reached at the two ends of a front
+        that is a curve in M >= 3 objectives, which the reported points must still reach
+        (the ``coverage`` finding, :func:`~paretosurf.findings.curve_coverage_finding`);
+        default ``None``: none known."""
+        return None
+
     def suspected_gaps(self) -> list[int]:
         """The chords (``i``: between the ``i``-th and ``i + 1``-th point of its last round,
         in weight order) that the method took for gaps of the front (SURF: the breaks between

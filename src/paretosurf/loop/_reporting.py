@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf.findings import coverage_finding
+from paretosurf.findings import coverage_finding, curve_coverage_finding
 from paretosurf.loop._kept_rounds import ReportedFront
 from paretosurf.loop._spacing_options import anchor_rows
 from paretosurf.loop._state import RunParts, run_parts, run_result
@@ -138,8 +138,18 @@ class RunReporting(RunParts):
 
     def coverage(self, points: FloatArray, coords: FloatArray) -> list[Any]:
         """The ``coverage`` finding of the reported points against the front's ends (see
-        :func:`~paretosurf.findings.coverage_finding`), as a list of none or one."""
-        if self.ends is None or points.ndim != 2 or points.shape[1] != 2 or len(points) < 2:
+        :func:`~paretosurf.findings.coverage_finding`; in three or more objectives, against
+        the ends of a curve the method knows, :func:`~paretosurf.findings.
+        curve_coverage_finding`), as a list of none or one."""
+        if points.ndim != 2 or len(points) < 2:
+            return []
+        if points.shape[1] >= 3:
+            known = self.method.known_ends()
+            if known is None or known.shape[1] != points.shape[1]:
+                return []
+            curve = curve_coverage_finding(points, coords, known, self.spacing(known))
+            return [] if curve is None else [curve]
+        if self.ends is None or points.shape[1] != 2:
             return []
         finding = coverage_finding(
             points,

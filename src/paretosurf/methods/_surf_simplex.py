@@ -140,7 +140,8 @@ from paretosurf.surfaces import (
     SurfacePiece,
     allocate_points,
     current_coordinates,
-    curve_ends,
+    curve_end_bands,
+    curve_end_status,
     embed,
     face_samples,
     faces,
@@ -625,6 +626,12 @@ class SurfSimplexMethod(SlotMethod):
         #: points are laid out along) and SURF's CDF along that segment.
         self.curve_ends: FloatArray | None = None
         self.curve_cdf = CDFRefinement(alpha)
+        #: In curve mode: for each end, the weights that reached it when the curve was found
+        #: (:func:`~paretosurf.surfaces.curve_end_bands`), how deep into each band the
+        #: segment's end lies now, and the raw points the ends reached.
+        self._end_bands: tuple[FloatArray, FloatArray] | None = None
+        self._end_depth = [0, 0]
+        self._end_points: FloatArray | None = None
 
     @property
     def n_points(self) -> int:
@@ -846,8 +853,19 @@ class SurfSimplexMethod(SlotMethod):
         if self.curve_ends is None:
             self.curve_mode = True
             self._predicted = None
-            self.curve_ends = curve_ends(weights, coordinates)
+            self._end_bands = curve_end_bands(weights, coordinates)
+            self._end_depth = [0, 0]
+            self.curve_ends = np.stack([band[0] for band in self._end_bands])
+            if self._round_points is not None:
+                self._end_points = np.stack(
+                    [
+                        self._round_points[np.all(weights == end, axis=1)][0]
+                        for end in self.curve_ends
+                    ]
+                )
             self._next = segment_weights(np.linspace(0.0, 1.0, self.n_points), self.curve_ends)
+            return True
+        if self._moved_lost_ends(weights, coordinates):
             return True
         at, coordinates = self._with_previous_round(
             segment_parameter(weights, self.curve_ends), coordinates
@@ -858,6 +876,44 @@ class SurfSimplexMethod(SlotMethod):
             self.curve_cdf.cdf.quantile_weights(self.n_points - 1), self.curve_ends
         )
         return True
+
+    def _moved_lost_ends(self, weights: FloatArray, coordinates: FloatArray) -> bool:
+        """Move an end of the curve's segment one weight deeper into the band of weights
+        that reached that end, where the round's points no longer reach it
+        (:func:`~paretosurf.surfaces.curve_end_status`), and lay the next round out anew
+        along the new segment. Returns whether an end moved.
+
+        The segment's ends start at the bands' borders (:func:`~paretosurf.surfaces.curve_ends`),
+        where a later solve, started elsewhere, may land short of the end: on pymoo's DTLZ6
+        with two BLAS threads the run settled evenly over the first 92% of its curve and
+        reported success. An end the points run beyond is followed: the round's point there
+        is the end from then on."""
+        if self._end_points is None or self._end_bands is None or self.curve_ends is None:
+            return False
+        assert self._round_points is not None
+        known = current_coordinates(self._end_points, self._round_points, coordinates)
+        if known is None:
+            return False
+        at = segment_parameter(weights, self.curve_ends)
+        moved = False
+        for side in (0, 1):
+            status = curve_end_status(coordinates, known[side])
+            if status == "passed":
+                self._end_points[side] = self._round_points[
+                    np.argmin(at) if side == 0 else np.argmax(at)
+                ]
+            elif status == "lost" and self._end_depth[side] + 1 < len(self._end_bands[side]):
+                self._end_depth[side] += 1
+                self.curve_ends[side] = self._end_bands[side][self._end_depth[side]]
+                moved = True
+        if moved:
+            self.curve_cdf = CDFRefinement(self.curve_cdf.setting())
+            self._next = segment_weights(np.linspace(0.0, 1.0, self.n_points), self.curve_ends)
+        return moved
+
+    def known_ends(self) -> FloatArray | None:
+        """In curve mode, the raw points the rounds reached at the curve's two ends."""
+        return None if self._end_points is None else self._end_points.copy()
 
     def _with_previous_round(
         self, at: FloatArray, coordinates: FloatArray
@@ -995,6 +1051,11 @@ class SurfSimplexMethod(SlotMethod):
         meta["curve_cdf"] = self.curve_cdf.auto_state()
         if self.curve_ends is not None:
             arrays["curve/ends"] = self.curve_ends
+        if self._end_bands is not None:
+            arrays["curve/band0"], arrays["curve/band1"] = self._end_bands
+            meta["curve_end_depth"] = list(self._end_depth)
+        if self._end_points is not None:
+            arrays["curve/end_points"] = self._end_points
         _save_cdfs(self.curve_cdf, "curve/", arrays)
         meta["archive"] = len(self._archive)
         for i, (p, w) in enumerate(self._archive):
@@ -1075,6 +1136,20 @@ class SurfSimplexMethod(SlotMethod):
         self._curve_rounds = int(meta.get("curve_rounds", 0))
         self.curve_ends = (
             np.asarray(arrays["curve/ends"], dtype=np.float64) if "curve/ends" in arrays else None
+        )
+        self._end_bands = (
+            (
+                np.asarray(arrays["curve/band0"], dtype=np.float64),
+                np.asarray(arrays["curve/band1"], dtype=np.float64),
+            )
+            if "curve/band0" in arrays and "curve/band1" in arrays
+            else None
+        )
+        self._end_depth = [int(v) for v in meta.get("curve_end_depth", [0, 0])]
+        self._end_points = (
+            np.asarray(arrays["curve/end_points"], dtype=np.float64)
+            if "curve/end_points" in arrays
+            else None
         )
         _load_cdfs(self.curve_cdf, "curve/", arrays, meta.get("curve_cdf"))
         self._rays = None

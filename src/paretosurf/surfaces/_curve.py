@@ -46,6 +46,9 @@ from paretosurf.curves import chord_lengths
 __all__ = [
     "CURVE_MERGE_SLACK",
     "CURVE_TIE",
+    "END_TOLERANCE",
+    "curve_end_bands",
+    "curve_end_status",
     "curve_ends",
     "curve_positions",
     "merge_curve_rounds",
@@ -61,6 +64,9 @@ CURVE_TIE = 1e-9
 #: :func:`merge_curve_rounds`: the two rounds' points are one curve while the path through
 #: them all is at most this share longer than the path through the current round's alone.
 CURVE_MERGE_SLACK = 0.05
+#: :func:`curve_end_status`: an end the points stop short of by more than this share of
+#: their mean spacing along the curve is lost.
+END_TOLERANCE = 0.25
 
 
 def _distinct(points: FloatArray) -> tuple[FloatArray, NDArray[np.intp]]:
@@ -135,6 +141,59 @@ def curve_positions(points: FloatArray) -> FloatArray:
     return np.asarray(position[label], dtype=np.float64)
 
 
+def curve_end_bands(weights: FloatArray, points: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """For each end of the curve the ``points`` lie on, the weights that reached it.
+
+    Parameters
+    ----------
+    weights : ndarray, shape (P, M)
+        The weight vectors solved.
+    points : ndarray, shape (P, M)
+        The points they reached (on a curve), in the coordinates the spacing is measured in.
+
+    Returns
+    -------
+    tuple of two ndarrays, shapes (K0, M) and (K1, M)
+        The weights whose points lie at position 0 of :func:`curve_positions`, then those at
+        its largest position; each ordered by their distance to the weights of the next
+        position inwards, nearest first. Where a stretch of the simplex maps onto one end (a
+        band), the first weight lies at the band's border and the later ones deeper in it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surfaces import curve_end_bands
+    >>> t = np.array([0.0, 0.0, 0.5, 1.0])
+    >>> points = np.c_[t, t, 1.0 - t]
+    >>> weights = np.array([[0.0, 0, 1], [0.1, 0, 0.9], [0.5, 0, 0.5], [1.0, 0, 0]])
+    >>> first, last = curve_end_bands(weights, points)
+    >>> first                              # the border of the band first
+    array([[0.1, 0. , 0.9],
+           [0. , 0. , 1. ]])
+    >>> last
+    array([[1., 0., 0.]])
+    """
+    w = np.asarray(weights, dtype=np.float64)
+    x = np.asarray(points, dtype=np.float64)
+    if w.shape != x.shape or w.ndim != 2 or len(w) == 0:
+        raise ValueError(
+            f"weights and points must be non-empty 2-D arrays of one shape, got {w.shape} "
+            f"and {x.shape}"
+        )
+    position = curve_positions(x)
+    levels = np.unique(position)
+    if levels.size < 2:
+        return w[:1].copy(), w[:1].copy()
+    bands = []
+    for end, inward in ((levels[0], levels[1]), (levels[-1], levels[-2])):
+        at_end = w[position == end]
+        nearest = np.min(
+            np.linalg.norm(at_end[:, None, :] - w[position == inward][None, :, :], axis=2), axis=1
+        )
+        bands.append(at_end[np.argsort(nearest, kind="stable")])
+    return bands[0], bands[1]
+
+
 def curve_ends(weights: FloatArray, points: FloatArray) -> FloatArray:
     """The weights that reached the two ends of the curve the ``points`` lie on.
 
@@ -151,11 +210,11 @@ def curve_ends(weights: FloatArray, points: FloatArray) -> FloatArray:
         The weight of the point at position 0 of :func:`curve_positions` and the weight of
         the point at its largest position. Where several weights reached one end (a stretch
         of the simplex that maps onto it), the one nearest to the weights of the next
-        position inwards is taken: the segment between the two ends then crosses the least
-        of that stretch. Every weight on the segment reaches the curve, and, as the weight
-        moves along it, its point runs from one end to the other (where the solutions move
-        continuously with the weight), which is what :func:`paretosurf.surf_simplex` lays
-        its points out along on such a front.
+        position inwards is taken (the first of :func:`curve_end_bands`): the segment
+        between the two ends then crosses the least of that stretch. Every weight on the
+        segment reaches the curve, and, as the weight moves along it, its point runs from
+        one end to the other (where the solutions move continuously with the weight), which
+        is what :func:`paretosurf.surf_simplex` lays its points out along on such a front.
 
     Examples
     --------
@@ -168,25 +227,61 @@ def curve_ends(weights: FloatArray, points: FloatArray) -> FloatArray:
     array([[0.1, 0. , 0.9],
            [1. , 0. , 0. ]])
     """
-    w = np.asarray(weights, dtype=np.float64)
+    first, last = curve_end_bands(weights, points)
+    return np.stack([first[0], last[0]])
+
+
+def curve_end_status(points: FloatArray, end: FloatArray) -> str:
+    """Whether the ``points`` on a curve still reach a known ``end`` of it.
+
+    Parameters
+    ----------
+    points : ndarray, shape (P, M)
+        A round's points along the curve, in the coordinates the spacing is measured in.
+    end : ndarray, shape (M,)
+        A point an earlier round reached at one end of the curve, in the same coordinates.
+
+    Returns
+    -------
+    str
+        ``"passed"`` where the points run beyond ``end`` (it lies inside their path) or one
+        of them dominates it (it was no point of the front; the coordinates must order each
+        objective as the objectives do, as an affine normalization does); ``"reached"``
+        where their end lies within :data:`END_TOLERANCE` of their mean spacing of it; and
+        ``"lost"`` where they stop short of it by more: a stretch of the curve they no longer
+        cover.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surfaces import curve_end_status
+    >>> t = np.linspace(0.0, 1.0, 11)
+    >>> points = np.c_[t, t, 1.0 - t]
+    >>> curve_end_status(points, np.array([0.0, 0.0, 1.0]))
+    'reached'
+    >>> curve_end_status(points[2:], np.array([0.0, 0.0, 1.0]))
+    'lost'
+    >>> curve_end_status(points, np.array([0.15, 0.15, 0.85]))
+    'passed'
+    >>> curve_end_status(points, np.array([0.0, 0.0, 1.5]))     # (0, 0, 1) is better
+    'passed'
+    """
     x = np.asarray(points, dtype=np.float64)
-    if w.shape != x.shape or w.ndim != 2 or len(w) == 0:
+    e = np.asarray(end, dtype=np.float64).reshape(1, -1)
+    if x.ndim != 2 or len(x) == 0 or e.shape[1] != x.shape[1]:
         raise ValueError(
-            f"weights and points must be non-empty 2-D arrays of one shape, got {w.shape} "
-            f"and {x.shape}"
+            f"points must be a non-empty (P, M) array and end an (M,) vector, got shapes "
+            f"{np.shape(points)} and {np.shape(end)}"
         )
-    position = curve_positions(x)
-    levels = np.unique(position)
-    if levels.size < 2:
-        return np.repeat(w[:1], 2, axis=0)
-    out = np.empty((2, w.shape[1]))
-    for row, (end, inward) in enumerate(((levels[0], levels[1]), (levels[-1], levels[-2]))):
-        at_end = w[position == end]
-        nearest = np.min(
-            np.linalg.norm(at_end[:, None, :] - w[position == inward][None, :, :], axis=2), axis=1
-        )
-        out[row] = at_end[int(np.argmin(nearest))]
-    return out
+    if np.any(np.all(x <= e, axis=1) & np.any(x < e, axis=1)):
+        return "passed"
+    # the end first: where the path through all of them starts there, position 0 is its own
+    position = curve_positions(np.vstack([e, x]))
+    if position[0] > 0.0:
+        return "passed"
+    short = float(np.min(np.linalg.norm(x - e, axis=1)))
+    spacing = float(np.ptp(position[1:])) / max(len(x) - 1, 1)  # the points' own path
+    return "reached" if short <= END_TOLERANCE * spacing else "lost"
 
 
 def segment_parameter(weights: FloatArray, ends: FloatArray) -> FloatArray:
