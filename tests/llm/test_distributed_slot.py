@@ -138,27 +138,43 @@ def job_ok(rank: int, folder: str) -> None:
     Path(folder, f"{rank}.json").write_text(json.dumps({**env, "pid": os.getpid()}))
 
 
+def _register(rank: int, folder: str) -> None:
+    """Write this rank's pid (whole, by a rename) for the test to check on later."""
+    Path(folder, f"{rank}.tmp").write_text(str(os.getpid()))
+    Path(folder, f"{rank}.tmp").replace(Path(folder, f"{rank}.pid"))
+
+
+def _await_all(folder: str) -> None:
+    """Wait until every rank has written its pid (a loaded machine starts them late)."""
+    deadline = time.monotonic() + 20.0
+    while len(list(Path(folder).glob("*.pid"))) < int(os.environ["WORLD_SIZE"]):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the other ranks did not start")
+        time.sleep(0.01)
+
+
 def job_fails_or_hangs(rank: int, folder: str) -> None:
-    """Rank 1 raises after a moment; the others wait forever, as on a dead peer."""
-    Path(folder, f"{rank}.pid").write_text(str(os.getpid()))
+    """Rank 1 raises once every rank runs; the others wait forever, as on a dead peer."""
+    _register(rank, folder)
     if rank == 1:
-        time.sleep(0.2)
+        _await_all(folder)
         raise KeyError("rank 1 broke")
     while True:
         time.sleep(0.05)
 
 
 def job_dies(rank: int, folder: str) -> None:
-    """Rank 1 ends without a traceback; the others wait forever."""
-    Path(folder, f"{rank}.pid").write_text(str(os.getpid()))
+    """Rank 1 ends without a traceback once every rank runs; the others wait forever."""
+    _register(rank, folder)
     if rank == 1:
+        _await_all(folder)
         os._exit(3)
     while True:
         time.sleep(0.05)
 
 
 def job_sleeps(rank: int, folder: str) -> None:
-    Path(folder, f"{rank}.pid").write_text(str(os.getpid()))
+    _register(rank, folder)
     time.sleep(60)
 
 
