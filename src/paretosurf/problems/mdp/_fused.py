@@ -42,7 +42,13 @@ from numpy.typing import NDArray
 if TYPE_CHECKING:
     from paretosurf.problems.mdp.model import MDPModel
 
-__all__ = ["FusedModel", "fused_policy_gradients", "fused_steps", "numba_available"]
+__all__ = [
+    "FusedModel",
+    "fused_policy_gradients",
+    "fused_policy_iteration",
+    "fused_steps",
+    "numba_available",
+]
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -256,6 +262,66 @@ def fused_steps(
     )
     _check_info(info)
     return out[0], out[1], out[2], out[3]
+
+
+def fused_policy_iteration(
+    model: MDPModel,
+    rewards: FloatArray,
+    log_pi0: FloatArray,
+    *,
+    tol: float,
+    floor: float,
+    max_iter: int,
+) -> tuple[FloatArray, FloatArray, IntArray, FloatArray]:
+    """Soft policy iteration of every slot in one compiled call, and the objectives of the
+    policies it ends at: ``soft_policy_iteration(model, rewards, log_pi0, ...)`` followed by
+    ``model._objectives_of(pi)``, for a model whose transitions are dense (the exact
+    solver's path), to rounding.
+
+    Returns ``(pi, log_pi, iters, objectives)``; raises the NumPy path's RuntimeError where a
+    slot does not converge in ``max_iter`` iterations, and ``LinAlgError`` on a singular
+    system.
+    """
+    require_numba()
+    log_pi = np.array(log_pi0, dtype=np.float64, order="C")
+    pi = np.empty_like(log_pi)
+    r = np.ascontiguousarray(rewards, dtype=np.float64)
+    batch = log_pi.shape[0]
+    iters = np.zeros(batch, dtype=np.int64)
+    deltas = np.zeros(batch)
+    objectives = np.empty((batch, model.R.shape[0]))
+    fused = FusedModel.of(model)
+    info = _policy_iteration_kernel(
+        log_pi,
+        pi,
+        r,
+        np.ascontiguousarray(model.R, dtype=np.float64),
+        objectives,
+        iters,
+        deltas,
+        float(tol),
+        float(floor),
+        int(max_iter),
+        fused.gamma,
+        fused.beta,
+        fused.factor,
+        fused.log_ref,
+        fused.rho,
+        fused.P,
+        fused.sparse,
+        fused.nz_sa,
+        fused.nz_t,
+        fused.nz_p,
+        fused.lapack,
+    )
+    if info < 0:
+        raise RuntimeError(
+            f"soft policy iteration did not converge to a policy change <= {tol:g} in "
+            f"{max_iter} iterations (largest change {float(np.max(deltas)):.3g}); "
+            "check that gamma < 1 and the rewards are finite and moderate"
+        )
+    _check_info(info)
+    return pi, log_pi, iters, objectives
 
 
 # --------------------------------------------------------------------------------- kernels
@@ -782,4 +848,184 @@ if _numba is not None:
                             theta[b, s, a] = theta[b, s, a] - lr * step
                         else:
                             theta[b, s, a] = theta[b, s, a] - lr * g
+        return 0
+
+    @_jit
+    def _dense_solve(  # pragma: no cover - compiled
+        pi: Any,
+        rhs: Any,
+        out: Any,
+        gamma: float,
+        P: Any,
+        flow: Any,
+        piv: Any,
+        ints: Any,
+        trans: Any,
+        lapack: Any,
+        factor_again: bool,
+    ) -> int:
+        """``out = (I - gamma P_pi)^-1 rhs`` for one policy ``pi`` (S, A) by LAPACK's
+        ``dgetrf``/``dgetrs`` (``np.linalg.solve``'s routines), factorizing ``I - gamma P_pi``
+        (column-major) first where ``factor_again``. Returns LAPACK's ``info``."""
+        n, n_actions = pi.shape
+        p_ints = _address(ints)
+        p_n, p_nrhs, p_info = p_ints, p_ints + 12, p_ints + 24
+        ints[0], ints[3] = n, 1
+        if factor_again:
+            for s in range(n):
+                for t in range(n):
+                    acc = pi[s, 0] * P[s, 0, t]
+                    for a in range(1, n_actions):
+                        acc += pi[s, a] * P[s, a, t]
+                    acc *= -gamma
+                    if s == t:
+                        acc += 1.0
+                    flow[t * n + s] = acc
+            _lapack_call(lapack[2], (p_n, p_n, _address(flow), p_n, _address(piv), p_info))
+            if ints[6] != 0:
+                return ints[6]
+        for s in range(n):
+            out[s] = rhs[s]
+        trans[0] = 78  # "N"
+        _lapack_call(
+            lapack[3],
+            (
+                _address(trans),
+                p_n,
+                p_nrhs,
+                _address(flow),
+                p_n,
+                _address(piv),
+                _address(out),
+                p_n,
+                p_info,
+            ),
+        )
+        return ints[6]
+
+    @_jit
+    def _centered_payoff(  # pragma: no cover - compiled
+        pi: Any, log_pi: Any, rewards: Any, beta: float, log_ref: Any, row: Any, c: Any
+    ) -> float:
+        """``_centered_payoff`` of one policy and one reward (S, A): the per-state payoff less
+        its mean into ``c``; returns the mean."""
+        n_states, n_actions = pi.shape
+        for s in range(n_states):
+            for a in range(n_actions):
+                p = pi[s, a]
+                row[a] = p * (log_pi[s, a] - log_ref[s, a]) if p > 0 else 0.0
+            kl = _sum_actions(row)
+            for a in range(n_actions):
+                row[a] = pi[s, a] * rewards[s, a]
+            c[s] = _sum_actions(row) - beta * kl
+        mean = _pairwise(c, 0, n_states) / n_states
+        for s in range(n_states):
+            c[s] = c[s] - mean
+        return mean
+
+    @_jit
+    def _policy_iteration_kernel(  # pragma: no cover - compiled
+        log_pi: Any,
+        pi: Any,
+        rewards: Any,
+        R: Any,
+        objectives: Any,
+        iters: Any,
+        deltas: Any,
+        tol: float,
+        floor: float,
+        max_iter: int,
+        gamma: float,
+        beta: float,
+        factor: float,
+        log_ref: Any,
+        rho: Any,
+        P: Any,
+        sparse: bool,
+        nz_sa: Any,
+        nz_t: Any,
+        nz_p: Any,
+        lapack: Any,
+    ) -> int:
+        """``soft_policy_iteration`` of each slot from ``log_pi`` (updated in place, ``pi``
+        with it), then the objectives of its policy (``_objectives_of``). Returns 0, LAPACK's
+        ``info`` where a system is singular, or -1 where a slot did not converge (its last
+        change in ``deltas``)."""
+        batch, n_states, n_actions = log_pi.shape
+        n_objectives = R.shape[0]
+        row = np.empty(n_actions)
+        c = np.empty(n_states)
+        u = np.empty(n_states)
+        flow = np.empty(n_states * n_states)
+        piv = np.empty(n_states, dtype=np.int32)
+        ints = np.zeros(16, dtype=np.int32)
+        trans = np.empty(1, dtype=np.uint8)
+        new_log = np.empty((n_states, n_actions))
+        next_u = np.empty((n_states, n_actions))
+        safe_log = np.empty((n_states, n_actions))
+        one_minus_gamma = 1.0 - gamma
+        for b in range(batch):
+            for s in range(n_states):
+                for a in range(n_actions):
+                    pi[b, s, a] = math.exp(log_pi[b, s, a])
+            previous = np.inf
+            converged = False
+            for _ in range(max_iter):
+                _centered_payoff(pi[b], log_pi[b], rewards[b], beta, log_ref, row, c)
+                info = _dense_solve(pi[b], c, u, gamma, P, flow, piv, ints, trans, lapack, True)
+                if info != 0:
+                    return info
+                # q = r + gamma P u; the new policy its (reference-weighted) softmax
+                if sparse:
+                    next_u[:] = 0.0
+                    for k in range(nz_sa.shape[0]):
+                        sa_k = nz_sa[k]
+                        next_u[sa_k // n_actions, sa_k % n_actions] += u[nz_t[k]] * nz_p[k]
+                else:
+                    for s in range(n_states):
+                        for a in range(n_actions):
+                            acc = 0.0
+                            for t in range(n_states):
+                                acc += P[s, a, t] * u[t]
+                            next_u[s, a] = acc
+                delta = 0.0
+                for s in range(n_states):
+                    for a in range(n_actions):
+                        q = rewards[b, s, a] + gamma * next_u[s, a]
+                        new_log[s, a] = log_ref[s, a] + q / beta
+                    top = new_log[s, 0]
+                    for a in range(1, n_actions):
+                        top = max(top, new_log[s, a])
+                    for a in range(n_actions):
+                        row[a] = math.exp(new_log[s, a] - top)
+                    lse = math.log(_sum_actions(row))
+                    for a in range(n_actions):
+                        lp = (new_log[s, a] - top) - lse
+                        p = math.exp(lp)
+                        delta = max(delta, abs(p - pi[b, s, a]))
+                        log_pi[b, s, a] = lp
+                        pi[b, s, a] = p
+                iters[b] += 1
+                stalled = delta <= floor and delta > 0.25 * previous
+                previous = delta
+                deltas[b] = delta
+                if delta <= tol or stalled:
+                    converged = True
+                    break
+            if not converged:
+                return -1
+            # the objectives of the policy (``_objectives_of``: the log of ``pi`` itself)
+            for s in range(n_states):
+                for a in range(n_actions):
+                    p = pi[b, s, a]
+                    safe_log[s, a] = math.log(p) if p > 0 else -np.inf
+            for m in range(n_objectives):
+                mean = _centered_payoff(pi[b], safe_log, R[m], beta, log_ref, row, c)
+                info = _dense_solve(pi[b], c, u, gamma, P, flow, piv, ints, trans, lapack, m == 0)
+                if info != 0:
+                    return info
+                acc = 0.0
+                for s in range(n_states):
+                    acc += (u[s] + mean / one_minus_gamma) * rho[s]
+                objectives[b, m] = -factor * acc
         return 0

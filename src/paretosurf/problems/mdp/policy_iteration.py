@@ -29,9 +29,15 @@ from scipy.special import log_softmax
 
 from paretosurf.problems.mdp.model import MDPModel, exact_log_softmax, pair_einsum
 
-__all__ = ["soft_policy_iteration", "solve_weights", "solve_with_iters"]
+__all__ = ["fused_exact_solve", "soft_policy_iteration", "solve_weights", "solve_with_iters"]
 
 FloatArray = NDArray[np.float64]
+
+#: :func:`soft_policy_iteration`'s defaults: the policy change it stops at, the noise floor
+#: below which a change that no longer shrinks stops it, and the most iterations.
+POLICY_TOL = 1e-13
+POLICY_FLOOR = 1e-10
+POLICY_MAX_ITER = 100
 
 # Batches of more scalar weights than this are solved coarse-to-fine, refining by this factor.
 _CONTINUATION_MIN = 16
@@ -43,9 +49,9 @@ def soft_policy_iteration(
     rewards: FloatArray,
     log_pi0: FloatArray,
     *,
-    tol: float = 1e-13,
-    floor: float = 1e-10,
-    max_iter: int = 100,
+    tol: float = POLICY_TOL,
+    floor: float = POLICY_FLOOR,
+    max_iter: int = POLICY_MAX_ITER,
 ) -> tuple[FloatArray, FloatArray, NDArray[np.int64]]:
     """Soft policy iteration for a batch of rewards (B, S, A); returns (pi, log pi, iters).
 
@@ -150,6 +156,34 @@ def solve_with_iters(
         return _solve_by_continuation(mdp, mat[:, 0])
     rewards = np.einsum("bm,msa->bsa", mat, mdp.R)
     return soft_policy_iteration(mdp, rewards, _initial_log_policies(mdp, batch, states))
+
+
+def fused_exact_solve(
+    mdp: MDPModel, weights: FloatArray, states: Sequence[Any], kernel: str
+) -> tuple[FloatArray, NDArray[np.int64], FloatArray] | None:
+    """The exact solve of :class:`~paretosurf.problems.mdp.MDPExactSolver` in the compiled
+    kernel (:func:`~paretosurf.problems.mdp._fused.fused_policy_iteration`): the optimal
+    policies, the iterations each took and their objectives; ``None`` where ``kernel`` is
+    not ``"numba"`` or the batch goes by continuation (see :func:`solve_with_iters`)."""
+    if kernel != "numba":
+        return None
+    mat = mdp._weight_matrix(weights)
+    batch = mat.shape[0]
+    cold = all(st is None for st in states)
+    if cold and mdp.n_objectives == 2 and batch > _CONTINUATION_MIN:
+        return None
+    from paretosurf.problems.mdp._fused import fused_policy_iteration
+
+    rewards = np.einsum("bm,msa->bsa", mat, mdp.R)
+    pi, _, iters, objectives = fused_policy_iteration(
+        mdp,
+        rewards,
+        _initial_log_policies(mdp, batch, states),
+        tol=POLICY_TOL,
+        floor=POLICY_FLOOR,
+        max_iter=POLICY_MAX_ITER,
+    )
+    return pi, iters, objectives
 
 
 def _solve_by_continuation(

@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from paretosurf._utils.validation import check_positive_int, check_torch_device
 from paretosurf.problems.base import InitParams, as_initial_params, as_weight_array
 from paretosurf.problems.mdp.model import MDPModel, exact_log_softmax
-from paretosurf.problems.mdp.policy_iteration import solve_with_iters
+from paretosurf.problems.mdp.policy_iteration import fused_exact_solve, solve_with_iters
 from paretosurf.solvers import (
     GradientState,
     Solution,
@@ -34,6 +34,20 @@ class MDPExactSolver:
     ``solve_many`` solves all slots in one batch. ``info`` holds ``steps = 1`` (one exact solve)
     and ``policy_iterations``.
 
+    Parameters
+    ----------
+    problem : MDPModel
+        The MDP.
+    kernel : {"auto", "numba", "numpy"}
+        What runs soft policy iteration and the objectives of its policies. ``"numba"``: one
+        compiled call for the whole batch (the ``fast`` extra), the same arithmetic as the
+        NumPy path (the same LAPACK routines), equal to it to rounding; on small MDPs, whose
+        NumPy solve is all call overhead, several times faster
+        (``benchmarks/bench_loop_cost.py``). ``"numpy"``: the reference. ``"auto"``
+        (default): numba where it imports and the problem's solve steps are
+        :class:`MDPModel`'s own, NumPy otherwise. Batches of many cold-started scalar
+        weights are solved by continuation in NumPy whatever the kernel.
+
     Examples
     --------
     >>> import numpy as np
@@ -47,19 +61,35 @@ class MDPExactSolver:
     True
     """
 
-    def __init__(self, problem: MDPModel) -> None:
+    def __init__(self, problem: MDPModel, *, kernel: str = "auto") -> None:
         self.problem = problem
+        self.kernel = check_kernel(kernel)
+
+    @property
+    def kernel_in_use(self) -> str:
+        """What runs the next solve: ``"numba"`` or ``"numpy"`` (``kernel="auto"`` resolved)."""
+        kernel = getattr(self, "kernel", "numpy")  # (a solver pickled before the option)
+        if kernel == "auto":
+            standard = _standard(self.problem, EXACT_STEPS)
+            return "numba" if _numba_importable() and standard else "numpy"
+        return str(kernel)
 
     def solve(self, weight: float, state: Any = None) -> Solution:
         return self.solve_many(np.array([weight], dtype=np.float64), [state])[0]
 
     def solve_many(self, weights: ArrayLike, states: Sequence[Any]) -> list[Solution]:
-        w = np.asarray(weights, dtype=np.float64).ravel()
-        pis, _, iters = solve_with_iters(self.problem, w, list(states))
-        objs = self.problem._objectives_of(pis)
+        w = np.asarray(weights, dtype=np.float64)
+        if w.ndim != 2:  # scalar weights (two objectives); weight vectors stay rows
+            w = w.ravel()
+        fused = fused_exact_solve(self.problem, w, list(states), self.kernel_in_use)
+        if fused is not None:
+            pis, iters, objs = fused
+        else:
+            pis, _, iters = solve_with_iters(self.problem, w, list(states))
+            objs = self.problem._objectives_of(pis)
         return [
             Solution(objs[i], state=pis[i], info={"steps": 1, "policy_iterations": int(iters[i])})
-            for i in range(w.size)
+            for i in range(len(w))
         ]
 
     def __repr__(self) -> str:
@@ -385,7 +415,25 @@ def _numba_importable() -> bool:
 def _standard_step(problem: MDPModel) -> bool:
     """Whether ``problem``'s gradient step is :class:`MDPModel`'s own, which the kernel
     reproduces (not replaced on the instance, nor overridden by a subclass)."""
-    return (
-        "_policy_gradients" not in vars(problem)
-        and getattr(type(problem), "_policy_gradients", None) is MDPModel._policy_gradients
+    return _standard(problem, ("_policy_gradients",))
+
+
+#: The methods of :class:`MDPModel` the exact solve runs, which its kernel reproduces.
+EXACT_STEPS = (
+    "_flow_matrices",
+    "_soft_values_centered",
+    "_centered_payoff",
+    "_kl_terms",
+    "_objectives_of",
+    "_soft_values",
+    "_safe_log",
+)
+
+
+def _standard(problem: MDPModel, names: Sequence[str]) -> bool:
+    """Whether each of ``problem``'s methods ``names`` is :class:`MDPModel`'s own (not
+    replaced on the instance, nor overridden by a subclass)."""
+    return all(
+        name not in vars(problem) and getattr(type(problem), name, None) is getattr(MDPModel, name)
+        for name in names
     )
