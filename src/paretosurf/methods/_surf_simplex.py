@@ -865,11 +865,10 @@ class SurfSimplexMethod(SlotMethod):
                 )
             self._next = segment_weights(np.linspace(0.0, 1.0, self.n_points), self.curve_ends)
             return True
-        if self._moved_lost_ends(weights, coordinates):
+        at = segment_parameter(weights, self.curve_ends)
+        if self._moved_lost_ends(at, coordinates):
             return True
-        at, coordinates = self._with_previous_round(
-            segment_parameter(weights, self.curve_ends), coordinates
-        )
+        at, coordinates = self._with_previous_round(at, coordinates)
         order = np.argsort(at, kind="stable")
         self.curve_cdf.update(at[order], coordinates[order])
         self._next = segment_weights(
@@ -877,7 +876,7 @@ class SurfSimplexMethod(SlotMethod):
         )
         return True
 
-    def _moved_lost_ends(self, weights: FloatArray, coordinates: FloatArray) -> bool:
+    def _moved_lost_ends(self, at: FloatArray, coordinates: FloatArray) -> bool:
         """Move an end of the curve's segment one weight deeper into the band of weights
         that reached that end, where the round's points no longer reach it
         (:func:`~paretosurf.surfaces.curve_end_status`), and lay the next round out anew
@@ -887,14 +886,13 @@ class SurfSimplexMethod(SlotMethod):
         where a later solve, started elsewhere, may land short of the end: on pymoo's DTLZ6
         with two BLAS threads the run settled evenly over the first 92% of its curve and
         reported success. An end the points run beyond is followed: the round's point there
-        is the end from then on."""
+        is the end from then on. ``at``: the round's weights' parameters along the segment."""
         if self._end_points is None or self._end_bands is None or self.curve_ends is None:
             return False
         assert self._round_points is not None
         known = current_coordinates(self._end_points, self._round_points, coordinates)
         if known is None:
             return False
-        at = segment_parameter(weights, self.curve_ends)
         moved = False
         for side in (0, 1):
             status = curve_end_status(coordinates, known[side])

@@ -457,6 +457,82 @@ if _numba is not None:
         return acc0 + acc1
 
     @_jit
+    def _log_softmax_row(x: Any, log_out: Any, p_out: Any, row: Any) -> None:  # pragma: no cover
+        """``_log_softmax`` of one state's row ``x`` into ``log_out`` (which may be ``x``) and
+        its exponential into ``p_out``; ``row`` is scratch of the row's length."""
+        n = x.shape[0]
+        top = x[0]
+        for a in range(1, n):
+            top = max(top, x[a])
+        for a in range(n):
+            row[a] = math.exp(x[a] - top)
+        lse = math.log(_sum_actions(row))
+        for a in range(n):
+            lp = (x[a] - top) - lse
+            log_out[a] = lp
+            p_out[a] = math.exp(lp)
+
+    @_jit
+    def _flow_matrix(  # pragma: no cover - compiled
+        pi: Any, P: Any, gamma: float, flow: Any, transposed: bool
+    ) -> None:
+        """``I - gamma P_pi`` of one policy (S, A) into ``flow`` (S * S) in column-major
+        order, or in row-major order (its transpose for LAPACK) where ``transposed``."""
+        n, n_actions = pi.shape
+        for s in range(n):
+            for t in range(n):
+                acc = pi[s, 0] * P[s, 0, t]
+                for a in range(1, n_actions):
+                    acc += pi[s, a] * P[s, a, t]
+                acc *= -gamma
+                if s == t:
+                    acc += 1.0
+                if transposed:
+                    flow[s * n + t] = acc
+                else:
+                    flow[t * n + s] = acc
+
+    @_jit
+    def _expected_next(  # pragma: no cover - compiled
+        u: Any, out: Any, sparse: bool, nz_sa: Any, nz_t: Any, nz_p: Any, P: Any
+    ) -> None:
+        """``(P u)(s, a)`` of values ``u`` (S,) into ``out`` (S, A), from the non-zeros of
+        ``P`` where ``sparse`` (``_expected_next``'s order)."""
+        n_states, n_actions = out.shape
+        if sparse:
+            out_flat = out.reshape(n_states * n_actions)
+            out_flat[:] = 0.0
+            for k in range(nz_sa.shape[0]):
+                out_flat[nz_sa[k]] += u[nz_t[k]] * nz_p[k]
+        else:
+            for s in range(n_states):
+                for a in range(n_actions):
+                    acc = 0.0
+                    for t in range(n_states):
+                        acc += P[s, a, t] * u[t]
+                    out[s, a] = acc
+
+    @_jit
+    def _centered_payoff(  # pragma: no cover - compiled
+        pi: Any, log_pi: Any, rewards: Any, beta: float, log_ref: Any, row: Any, c: Any
+    ) -> float:
+        """``_centered_payoff`` of one policy and one reward (S, A): the per-state payoff less
+        its mean into ``c``; returns the mean."""
+        n_states, n_actions = pi.shape
+        for s in range(n_states):
+            for a in range(n_actions):
+                p = pi[s, a]
+                row[a] = p * (log_pi[s, a] - log_ref[s, a]) if p > 0 else 0.0
+            kl = _sum_actions(row)
+            for a in range(n_actions):
+                row[a] = pi[s, a] * rewards[s, a]
+            c[s] = _sum_actions(row) - beta * kl
+        mean = _pairwise(c, 0, n_states) / n_states
+        for s in range(n_states):
+            c[s] = c[s] - mean
+        return mean
+
+    @_jit
     def _gradient(  # pragma: no cover - compiled
         theta: Any,
         rewards: Any,
@@ -494,31 +570,12 @@ if _numba is not None:
         one_minus_gamma = 1.0 - gamma
         # (state, action) pairs as one index, as the NumPy step's index lists have them
         pi_flat = pi.reshape((batch, n_states * n_actions))
-        grad_flat = grad.reshape((batch, n_states * n_actions))
         a12_flat = a12.reshape((batch, a12.shape[1] * a12.shape[2]))
-        # policy, KL and payoff (``_log_softmax``, ``_centered_payoff``)
+        # policy, KL and payoff (``_log_softmax``, ``_centered_payoff``): the right-hand side
         for b in range(batch):
             for s in range(n_states):
-                top = theta[b, s, 0]
-                for a in range(1, n_actions):
-                    top = max(top, theta[b, s, a])
-                for a in range(n_actions):
-                    row[a] = math.exp(theta[b, s, a] - top)
-                lse = math.log(_sum_actions(row))
-                for a in range(n_actions):
-                    lp = (theta[b, s, a] - top) - lse
-                    log_pi[b, s, a] = lp
-                    pi[b, s, a] = math.exp(lp)
-                for a in range(n_actions):
-                    p = pi[b, s, a]
-                    row[a] = p * (log_pi[b, s, a] - log_ref[s, a]) if p > 0 else 0.0
-                kl = _sum_actions(row)
-                for a in range(n_actions):
-                    row[a] = pi[b, s, a] * rewards[b, s, a]
-                c[b, s] = _sum_actions(row) - beta * kl
-            mean[b] = _pairwise(c[b], 0, n_states) / n_states
-            for s in range(n_states):
-                c[b, s] = c[b, s] - mean[b]  # the right-hand side
+                _log_softmax_row(theta[b, s], log_pi[b, s], pi[b, s], row)
+            mean[b] = _centered_payoff(pi[b], log_pi[b], rewards[b], beta, log_ref, row, c[b])
         info = 0
         p_ints = _address(ints)
         p_n, p_kl, p_ku, p_nrhs, p_ldab, p_ldb, p_info = (
@@ -601,20 +658,9 @@ if _numba is not None:
             ints[0], ints[3] = n, 1
             for b in range(batch):
                 for twice in range(2 if mode == 2 else 1):
-                    # ``I - gamma P_pi`` in column-major order (its transpose for the
-                    # second factorization of the small systems)
-                    for s in range(n):
-                        for t in range(n):
-                            acc = pi[b, s, 0] * P[s, 0, t]
-                            for a in range(1, n_actions):
-                                acc += pi[b, s, a] * P[s, a, t]
-                            acc *= -gamma
-                            if s == t:
-                                acc += 1.0
-                            if twice == 0:
-                                flow[t * n + s] = acc
-                            else:
-                                flow[s * n + t] = acc
+                    # ``I - gamma P_pi`` (its transpose for the second factorization of the
+                    # small systems)
+                    _flow_matrix(pi[b], P, gamma, flow, twice == 1)
                     _lapack_call(lapack[2], (p_n, p_n, _address(flow), p_n, _address(piv), p_info))
                     info = ints[6]
                     if info != 0:
@@ -653,17 +699,7 @@ if _numba is not None:
             shift = mean[b] / one_minus_gamma
             for s in range(n_states):
                 u[b, s] = u[b, s] + shift  # now V
-            if sparse:
-                grad_flat[b] = 0.0
-                for k in range(nz_sa.shape[0]):
-                    grad_flat[b, nz_sa[k]] += u[b, nz_t[k]] * nz_p[k]
-            else:
-                for s in range(n_states):
-                    for a in range(n_actions):
-                        acc = 0.0
-                        for t in range(n_states):
-                            acc += P[s, a, t] * u[b, t]
-                        grad[b, s, a] = acc
+            _expected_next(u[b], grad[b], sparse, nz_sa, nz_t, nz_p, P)
             for s in range(n_states):
                 scale = -factor * d_u[b, s]
                 for a in range(n_actions):
@@ -867,20 +903,12 @@ if _numba is not None:
         """``out = (I - gamma P_pi)^-1 rhs`` for one policy ``pi`` (S, A) by LAPACK's
         ``dgetrf``/``dgetrs`` (``np.linalg.solve``'s routines), factorizing ``I - gamma P_pi``
         (column-major) first where ``factor_again``. Returns LAPACK's ``info``."""
-        n, n_actions = pi.shape
+        n = pi.shape[0]
         p_ints = _address(ints)
         p_n, p_nrhs, p_info = p_ints, p_ints + 12, p_ints + 24
         ints[0], ints[3] = n, 1
         if factor_again:
-            for s in range(n):
-                for t in range(n):
-                    acc = pi[s, 0] * P[s, 0, t]
-                    for a in range(1, n_actions):
-                        acc += pi[s, a] * P[s, a, t]
-                    acc *= -gamma
-                    if s == t:
-                        acc += 1.0
-                    flow[t * n + s] = acc
+            _flow_matrix(pi, P, gamma, flow, False)
             _lapack_call(lapack[2], (p_n, p_n, _address(flow), p_n, _address(piv), p_info))
             if ints[6] != 0:
                 return ints[6]
@@ -902,26 +930,6 @@ if _numba is not None:
             ),
         )
         return ints[6]
-
-    @_jit
-    def _centered_payoff(  # pragma: no cover - compiled
-        pi: Any, log_pi: Any, rewards: Any, beta: float, log_ref: Any, row: Any, c: Any
-    ) -> float:
-        """``_centered_payoff`` of one policy and one reward (S, A): the per-state payoff less
-        its mean into ``c``; returns the mean."""
-        n_states, n_actions = pi.shape
-        for s in range(n_states):
-            for a in range(n_actions):
-                p = pi[s, a]
-                row[a] = p * (log_pi[s, a] - log_ref[s, a]) if p > 0 else 0.0
-            kl = _sum_actions(row)
-            for a in range(n_actions):
-                row[a] = pi[s, a] * rewards[s, a]
-            c[s] = _sum_actions(row) - beta * kl
-        mean = _pairwise(c, 0, n_states) / n_states
-        for s in range(n_states):
-            c[s] = c[s] - mean
-        return mean
 
     @_jit
     def _policy_iteration_kernel(  # pragma: no cover - compiled
@@ -962,6 +970,7 @@ if _numba is not None:
         trans = np.empty(1, dtype=np.uint8)
         new_log = np.empty((n_states, n_actions))
         next_u = np.empty((n_states, n_actions))
+        new_p = np.empty(n_actions)
         safe_log = np.empty((n_states, n_actions))
         one_minus_gamma = 1.0 - gamma
         for b in range(batch):
@@ -976,35 +985,17 @@ if _numba is not None:
                 if info != 0:
                     return info
                 # q = r + gamma P u; the new policy its (reference-weighted) softmax
-                if sparse:
-                    next_u[:] = 0.0
-                    for k in range(nz_sa.shape[0]):
-                        sa_k = nz_sa[k]
-                        next_u[sa_k // n_actions, sa_k % n_actions] += u[nz_t[k]] * nz_p[k]
-                else:
-                    for s in range(n_states):
-                        for a in range(n_actions):
-                            acc = 0.0
-                            for t in range(n_states):
-                                acc += P[s, a, t] * u[t]
-                            next_u[s, a] = acc
+                _expected_next(u, next_u, sparse, nz_sa, nz_t, nz_p, P)
                 delta = 0.0
                 for s in range(n_states):
                     for a in range(n_actions):
                         q = rewards[b, s, a] + gamma * next_u[s, a]
                         new_log[s, a] = log_ref[s, a] + q / beta
-                    top = new_log[s, 0]
-                    for a in range(1, n_actions):
-                        top = max(top, new_log[s, a])
+                    _log_softmax_row(new_log[s], new_log[s], new_p, row)
                     for a in range(n_actions):
-                        row[a] = math.exp(new_log[s, a] - top)
-                    lse = math.log(_sum_actions(row))
-                    for a in range(n_actions):
-                        lp = (new_log[s, a] - top) - lse
-                        p = math.exp(lp)
-                        delta = max(delta, abs(p - pi[b, s, a]))
-                        log_pi[b, s, a] = lp
-                        pi[b, s, a] = p
+                        delta = max(delta, abs(new_p[a] - pi[b, s, a]))
+                        log_pi[b, s, a] = new_log[s, a]
+                        pi[b, s, a] = new_p[a]
                 iters[b] += 1
                 stalled = delta <= floor and delta > 0.25 * previous
                 previous = delta

@@ -151,8 +151,7 @@ def solve_with_iters(
     weights (scalars or simplex vectors) with optional warm-start policies."""
     mat = mdp._weight_matrix(weights)
     batch = mat.shape[0]
-    cold = states is None or all(st is None for st in states)
-    if cold and mdp.n_objectives == 2 and batch > _CONTINUATION_MIN:
+    if _by_continuation(mdp, batch, states):
         return _solve_by_continuation(mdp, mat[:, 0])
     rewards = np.einsum("bm,msa->bsa", mat, mdp.R)
     return soft_policy_iteration(mdp, rewards, _initial_log_policies(mdp, batch, states))
@@ -169,8 +168,7 @@ def fused_exact_solve(
         return None
     mat = mdp._weight_matrix(weights)
     batch = mat.shape[0]
-    cold = all(st is None for st in states)
-    if cold and mdp.n_objectives == 2 and batch > _CONTINUATION_MIN:
+    if _by_continuation(mdp, batch, states):
         return None
     from paretosurf.problems.mdp._fused import fused_policy_iteration
 
@@ -184,6 +182,12 @@ def fused_exact_solve(
         max_iter=POLICY_MAX_ITER,
     )
     return pi, iters, objectives
+
+
+def _by_continuation(mdp: MDPModel, batch: int, states: Sequence[Any] | None) -> bool:
+    """Whether a batch goes by continuation: many scalar weights, none warm-started."""
+    cold = states is None or all(st is None for st in states)
+    return cold and mdp.n_objectives == 2 and batch > _CONTINUATION_MIN
 
 
 def _solve_by_continuation(

@@ -68,11 +68,7 @@ class MDPExactSolver:
     @property
     def kernel_in_use(self) -> str:
         """What runs the next solve: ``"numba"`` or ``"numpy"`` (``kernel="auto"`` resolved)."""
-        kernel = getattr(self, "kernel", "numpy")  # (a solver pickled before the option)
-        if kernel == "auto":
-            standard = _standard(self.problem, EXACT_STEPS)
-            return "numba" if _numba_importable() and standard else "numpy"
-        return str(kernel)
+        return _resolved_kernel(getattr(self, "kernel", "numpy"), self.problem, EXACT_STEPS)
 
     def solve(self, weight: float, state: Any = None) -> Solution:
         return self.solve_many(np.array([weight], dtype=np.float64), [state])[0]
@@ -351,10 +347,7 @@ class MDPGradientSolver:
         ``device``); ``kernel="auto"`` resolved (see the class's ``kernel``)."""
         if self.device is not None:
             return "torch"
-        kernel = getattr(self, "kernel", "numpy")  # (a solver pickled before the option)
-        if kernel == "auto":
-            return "numba" if _numba_importable() and _standard_step(self.problem) else "numpy"
-        return str(kernel)
+        return _resolved_kernel(getattr(self, "kernel", "numpy"), self.problem, GRADIENT_STEPS)
 
     def _torch_steps(
         self, theta: FloatArray, m: FloatArray, v: FloatArray, t: FloatArray, rewards: FloatArray
@@ -412,12 +405,18 @@ def _numba_importable() -> bool:
     return numba_available()
 
 
-def _standard_step(problem: MDPModel) -> bool:
-    """Whether ``problem``'s gradient step is :class:`MDPModel`'s own, which the kernel
-    reproduces (not replaced on the instance, nor overridden by a subclass)."""
-    return _standard(problem, ("_policy_gradients",))
+def _resolved_kernel(kernel: str, problem: MDPModel, steps: Sequence[str]) -> str:
+    """``kernel`` with ``"auto"`` resolved: ``"numba"`` where numba imports and the methods
+    ``steps`` of ``problem`` are :class:`MDPModel`'s own (which the kernel reproduces; a
+    subclass or an instance that replaces one keeps NumPy), ``"numpy"`` otherwise. (A
+    solver pickled before the ``kernel`` option passes ``"numpy"``.)"""
+    if kernel != "auto":
+        return str(kernel)
+    return "numba" if _numba_importable() and _standard(problem, steps) else "numpy"
 
 
+#: The method of :class:`MDPModel` the K-step solver's step runs, which its kernel reproduces.
+GRADIENT_STEPS = ("_policy_gradients",)
 #: The methods of :class:`MDPModel` the exact solve runs, which its kernel reproduces.
 EXACT_STEPS = (
     "_flow_matrices",
