@@ -701,13 +701,21 @@ class ScipySolver(FollowsIdealPoint):
             return start if nudged is None else nudged
         return start
 
-    def solve_end(self, objective: int, state: ArrayLike | None = None) -> Solution | None:
+    def solve_end(
+        self, objective: int, state: ArrayLike | None = None, *, local: bool = False
+    ) -> Solution | None:
         """The front's end where objective ``objective`` (0-based) is at its best:
         that objective minimized alone, then the other objectives' sum minimized with it held
         within :data:`LEXICOGRAPHIC_TOL` of its minimum (SLSQP), so that a flat face of
         minimizers gives its Pareto-optimal end (ZDT1 at ``w = 1``: ``f1 = 0`` whatever the
         other variables, and ``f2`` at its least there). The run calls it before its first
         round (:mod:`paretosurf.findings`).
+
+        ``local=True`` solves the end from ``state`` alone, without other starts or a global
+        search, and keeps nothing for later calls: the end of the basin ``state`` lies in.
+        :func:`paretosurf.surf_simplex` calls it from its reported points where each
+        objective is least, to verify that the front does not reach further
+        (:func:`~paretosurf.findings.verify_extremes`).
 
         The end is solved from ``x0``, from ``state`` and from :data:`END_STARTS` seeded
         starts drawn from the box, the best kept (the end's own objective first, then the
@@ -745,6 +753,26 @@ class ScipySolver(FollowsIdealPoint):
             raise ValueError(f"objective must be in 0..{m - 1}, got {objective!r}")
         k = int(objective)
         assert self.bounds is not None
+        if local:
+            if state is None:
+                raise ValueError("solve_end(local=True) needs the state to solve the end from")
+            start = self._as_state(state)
+            x_end, h_end, calls = self._lexicographic_end(k, start, self.evaluate(start))
+            finite = bool(np.all(np.isfinite(h_end)))
+            local_info = {
+                "objective_calls": calls + 1,
+                "success": finite,
+                "starts": 1,
+                "screened": False,
+                "global": False,
+                "message": (
+                    f"objective {k + 1} alone, then the others within {LEXICOGRAPHIC_TOL:g}, "
+                    "from the given state"
+                ),
+            }
+            return self._report(
+                Solution(h_end.copy(), state=x_end.copy(), info=local_info), calls + 1
+            )
         if state is None and k in self._ends:  # found before (the "auto" test): not again
             return self._report(self._ends[k], 0)
         rng = np.random.default_rng([END_SEED, k])

@@ -45,6 +45,12 @@ from paretosurf.findings._degenerate import (
 )
 from paretosurf.findings._diagnose import diagnose, diagnose_surface
 from paretosurf.findings._dominated import EARLIER_MARGIN, dominated_in_local_minima
+from paretosurf.findings._extremes import (
+    extreme_slots,
+    extremes_finding,
+    solves_local_ends,
+    verify_extremes,
+)
 from paretosurf.findings._finding import (
     LINE_LIMIT,
     MESSAGE_LIMIT,
@@ -126,6 +132,8 @@ __all__ = [
     "diagnose_run",
     "diagnose_surface",
     "dominated_in_local_minima",
+    "extreme_slots",
+    "extremes_finding",
     "find_ends",
     "frozen_and_beaten",
     "ideal_beaten_finding",
@@ -139,11 +147,13 @@ __all__ = [
     "python_spelling",
     "revise",
     "solver_findings",
+    "solves_local_ends",
     "spacing_target",
     "success_and_message",
     "uneven_finding",
     "unsettled_finding",
     "unsuccessful_finding",
+    "verify_extremes",
 ]
 
 #: ``SurfWarning``: the earlier name of :class:`ParetoWarning` (the same class), with a warning.

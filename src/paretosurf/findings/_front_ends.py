@@ -89,13 +89,16 @@ _VERIFIED = ("lexicographic", "approach")
 
 @dataclass
 class FrontEnds:
-    """The front's two ends, as found before the first round.
+    """The front's two ends, as found before the first round; with three or more objectives
+    (:func:`paretosurf.surf_simplex`), the ends the run verified its reported points against
+    (:func:`verify_extremes`).
 
     Attributes
     ----------
-    points : ndarray of shape (2, 2)
+    points : ndarray of shape (2, 2), or (M, M) with M >= 3 objectives
         Row 0: the end at ``w = 0`` (objective 2 alone at its best); row 1: the end at
-        ``w = 1`` (objective 1 alone).
+        ``w = 1`` (objective 1 alone). With M >= 3 objectives row ``k`` is the end where
+        objective ``k`` is at its best.
     how : tuple of str
         Per end: ``"lexicographic"`` (the solver's ``solve_end``), ``"approach"`` (reached
         by shrinking the distance to the end), ``"limit"`` (the solves failed or ran away:
@@ -126,8 +129,8 @@ class FrontEnds:
     """
 
     points: FloatArray
-    how: tuple[str, str]
-    distances: tuple[float, float]
+    how: tuple[str, ...]
+    distances: tuple[float, ...]
     scales: FloatArray
     bounds: tuple[float, float] | None = None
     solves: int = 0
@@ -154,8 +157,8 @@ class FrontEnds:
         bounds = data.get("bounds")
         return cls(
             np.asarray(data["points"], dtype=np.float64),
-            (how[0], how[1]),
-            (distances[0], distances[1]),
+            how,
+            distances,
             np.asarray(data["scales"], dtype=np.float64),
             None if bounds is None else (float(bounds[0]), float(bounds[1])),
             int(data.get("solves", 0)),
@@ -163,9 +166,9 @@ class FrontEnds:
         )
 
     @property
-    def verified(self) -> tuple[bool, bool]:
+    def verified(self) -> tuple[bool, ...]:
         """Per end, whether it is a minimizer the coverage check can hold a run to."""
-        return (self.how[0] in _VERIFIED, self.how[1] in _VERIFIED)
+        return tuple(how in _VERIFIED for how in self.how)
 
 
 def _scales(points: FloatArray, normalize: Any) -> FloatArray:

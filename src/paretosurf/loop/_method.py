@@ -113,6 +113,10 @@ class Method(ABC):
     #: and holds the result to them (:mod:`paretosurf.findings`; ``weight_bounds`` then
     #: act in the run's units, and ``"auto"`` is allowed).
     verifies_ends: ClassVar[bool] = False
+    #: Whether the run holds the method's result (three or more objectives) to each
+    #: objective's end, solved after the run from the reported point where that objective
+    #: is least, where the solver can (:func:`~paretosurf.findings.verify_extremes`).
+    verifies_extremes: ClassVar[bool] = False
 
     @abstractmethod
     def settings(self) -> dict[str, Any]:

@@ -16,11 +16,18 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from paretosurf.findings import coverage_finding, curve_coverage_finding
+from paretosurf.findings import (
+    FrontEnds,
+    coverage_finding,
+    curve_coverage_finding,
+    extremes_finding,
+    verify_extremes,
+)
 from paretosurf.loop._kept_rounds import ReportedFront
 from paretosurf.loop._spacing_options import anchor_rows
 from paretosurf.loop._state import RunParts, run_parts, run_result
 from paretosurf.result import IterationRecord, Result
+from paretosurf.solvers import users_solver
 
 __all__ = ["RunReporting"]
 
@@ -118,11 +125,13 @@ class RunReporting(RunParts):
             if reported is not None or points.ndim != 2
             else self.average.estimates(len(points), points.shape[1])
         )
+        states = [self.pool.get(k) for k in keys]
+        ends = self.verified_ends(points, states)
         return run_result(
             self.method,
             self.progress,
             front=(weights, points, coords),
-            states=[self.pool.get(k) for k in keys],
+            states=states,
             reported=reported,
             averaged=None if averaged is None else (averaged, self.spacing(averaged)),
             solver=self.solver,
@@ -132,23 +141,58 @@ class RunReporting(RunParts):
             infos=self.last_infos,
             unsuccessful=self.unsuccessful,
             target=self.target,
-            front_ends=self.ends,
-            coverage=self.coverage(points, coords),
+            front_ends=ends,
+            coverage=self.coverage(points, coords, ends),
         )
 
-    def coverage(self, points: FloatArray, coords: FloatArray) -> list[Any]:
-        """The ``coverage`` finding of the reported points against the front's ends (see
+    def verified_ends(self, points: FloatArray, states: list[Any]) -> FrontEnds | None:
+        """The front's ends the result is held to: with two objectives, those found before
+        the first round; with three or more, each objective's end solved from the reported
+        point where it is least (:func:`~paretosurf.findings.verify_extremes`, for a method
+        that :attr:`~paretosurf.loop.Method.verifies_extremes` and a solver that poses ends
+        from a state), once per number of rounds: the solves run in this process, count in
+        the run's, and a checkpoint keeps the ends (a run read back does not solve them
+        again)."""
+        if points.ndim != 2 or points.shape[1] < 3:
+            return self.ends
+        rounds = len(self.progress.history)
+        if self.extremes is not None and self.extremes[0] == rounds:
+            return self.extremes[1]
+        if not self.method.verifies_extremes or rounds == 0:
+            return None
+        ends = verify_extremes(users_solver(self.solver), points, states)
+        if ends is None:
+            return None
+        self.extremes = (rounds, ends)
+        self.progress.n_solves += ends.solves
+        return ends
+
+    def coverage(
+        self, points: FloatArray, coords: FloatArray, ends: FrontEnds | None = None
+    ) -> list[Any]:
+        """The ``coverage`` findings of the reported points against the front's ends (see
         :func:`~paretosurf.findings.coverage_finding`; in three or more objectives, against
         the ends of a curve the method knows, :func:`~paretosurf.findings.
-        curve_coverage_finding`), as a list of none or one."""
+        curve_coverage_finding`, and against the ``ends`` verified after the run,
+        :func:`~paretosurf.findings.extremes_finding`)."""
         if points.ndim != 2 or len(points) < 2:
             return []
         if points.shape[1] >= 3:
+            found = []
             known = self.method.known_ends()
-            if known is None or known.shape[1] != points.shape[1]:
-                return []
-            curve = curve_coverage_finding(points, coords, known, self.spacing(known))
-            return [] if curve is None else [curve]
+            curve = known is not None and known.shape[1] == points.shape[1]
+            if curve:
+                assert known is not None
+                short = curve_coverage_finding(points, coords, known, self.spacing(known))
+                if short is not None:
+                    found.append(short)
+            if ends is not None and ends.points.shape[1] == points.shape[1] and not found:
+                beyond = extremes_finding(
+                    points, coords, ends, self.spacing(ends.points), curve=curve
+                )
+                if beyond is not None:
+                    found.append(beyond)
+            return found
         if self.ends is None or points.shape[1] != 2:
             return []
         finding = coverage_finding(
@@ -179,5 +223,6 @@ class RunReporting(RunParts):
             reported_round=None if reported is None else reported.round,
             keeper=self.keeper if self.reports_most_even() else None,
             final=final,
-            front_ends=self.ends,
+            front_ends=self.ends if self.extremes is None else self.extremes[1],
+            extremes_rounds=None if self.extremes is None else self.extremes[0],
         )

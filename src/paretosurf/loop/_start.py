@@ -106,6 +106,7 @@ class RunStart(RunParts):
         self.weight_bounds = weight_bounds
         self.weight_map = WeightMap(weight_bounds if isinstance(weight_bounds, tuple) else None)
         self.ends = None
+        self.extremes = None
         self.allow_pickle = allow_pickle
         self.report = report
         #: The spacing target of the result (``None``: the front's default).
@@ -348,6 +349,9 @@ class RunStart(RunParts):
         meta, arrays = saved.meta, saved.arrays
         ends = saved_manifest.get("front_ends")
         self.use_ends(None if ends is None else FrontEnds.from_json(ends))
+        verified = meta.get("result", {}).get("front_ends")
+        if "extremes_rounds" in meta and verified is not None:
+            self.extremes = (int(meta["extremes_rounds"]), FrontEnds.from_json(verified))
         history = history_from_parts(saved.records)
         self.progress = Progress.from_meta(meta, history)
         self.pool = StatePool.from_parts(

@@ -203,6 +203,7 @@ def run_parts(
     keeper: RoundKeeper | None,
     final: Result | None = None,
     front_ends: FrontEnds | None = None,
+    extremes_rounds: int | None = None,
 ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
     """The run's state as a checkpoint saves it: JSON-able values and named arrays.
 
@@ -226,7 +227,12 @@ def run_parts(
         The finished run's result, whose success, message and findings the saved result then
         carries (an unfinished run's say so).
     front_ends : FrontEnds, optional
-        The front's ends found before the first round, which the saved result carries.
+        The front's ends found before the first round, which the saved result carries
+        (three or more objectives: the ends verified after the run).
+    extremes_rounds : int, optional
+        With three or more objectives: the number of rounds whose reported points
+        ``front_ends`` were verified against (a resumed run that reports the same points
+        takes them back instead of solving them again).
     """
     p = progress
     method_meta, method_arrays = method.state_dict()
@@ -263,6 +269,7 @@ def run_parts(
             view_meta["pieces"] = [piece.to_dict() for piece in final.pieces]
     meta = {
         **p.to_meta(),
+        **({} if extremes_rounds is None else {"extremes_rounds": int(extremes_rounds)}),
         "averages": dict(averages),
         "method_state": method_meta,
         "pool": pool_meta,
@@ -417,6 +424,9 @@ class RunParts:
     weight_map: WeightMap
     #: The front's ends found before the first round (None: none to verify).
     ends: FrontEnds | None
+    #: Three or more objectives: the ends verified after the run, with the number of rounds
+    #: whose reported points they were verified against (None: none yet).
+    extremes: tuple[int, FrontEnds] | None
     report: str
     target: float | None
     allow_pickle: bool

@@ -549,6 +549,7 @@ class SurfSimplexMethod(SlotMethod):
     name = "surf_simplex"
     label = "SURF-simplex"
     aims_even = True
+    verifies_extremes = True
 
     def __init__(
         self,
