@@ -70,7 +70,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -409,6 +409,12 @@ class ScipySolver(FollowsIdealPoint):
     x0 : ndarray of shape (n,)
         The cold start.
     """
+
+    #: Each solve is a function of its weight, its start and the scalarization (the ideal
+    #: point included, which only :meth:`observe` moves): a run reuses a solve that returned
+    #: its start where the same weight and start come back, rather than solve it again
+    #: (:class:`paretosurf.loop.FixedPoints`).
+    deterministic: ClassVar[bool] = True
 
     def __init__(
         self,

@@ -29,11 +29,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.storage import (
     CheckpointError,
+    as_json_value,
     atomic_write,
     check_format,
     from_json_floats,
@@ -228,29 +228,3 @@ def read_tell(path: Path) -> tuple[dict[str, Any], dict[str, NDArray[Any]]] | No
             )
         arrays = unpack_arrays(blob, record["arrays_index"], data_path)
     return record, arrays
-
-
-def as_json_value(value: Any) -> Any:
-    """``value`` as plain JSON (numpy arrays and numbers as lists and numbers), or raise
-    :class:`TypeError` for what JSON cannot hold.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from paretosurf.jobs._files import as_json_value
-    >>> as_json_value({"w": np.array([0.5, 0.5]), "n": np.int64(3), "t": (1, "a")})
-    {'w': [0.5, 0.5], 'n': 3, 't': [1, 'a']}
-    """
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
-        return value.item()
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
-        return value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [as_json_value(v) for v in value]
-    if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
-        return {k: as_json_value(v) for k, v in value.items()}
-    raise TypeError(f"{type(value).__name__} is not a JSON value")

@@ -38,6 +38,11 @@ from paretosurf.loop._driver import (
     run_notes,
     without_interrupt_notice,
 )
+from paretosurf.loop._fixed_points import (
+    FIXED_POINTS,
+    FixedPoints,
+    reuses_fixed_points,
+)
 from paretosurf.loop._interrupts import (
     Terminated,
     exit_status,
@@ -101,6 +106,7 @@ __all__ = [
     "DEFAULT_SHARE",
     "DURABLE_ROUND_SECONDS",
     "FIRST_CHECKPOINT_SECONDS",
+    "FIXED_POINTS",
     "FLAG_OPTIONS",
     "FORCE",
     "LOOP_OPTIONS",
@@ -111,6 +117,7 @@ __all__ = [
     "BasinProbes",
     "Callback",
     "Checkpointer",
+    "FixedPoints",
     "Method",
     "MovingAverage",
     "ProbeTally",
@@ -148,6 +155,7 @@ __all__ = [
     "probe_finding",
     "probe_hook",
     "resolve_probes",
+    "reuses_fixed_points",
     "run",
     "run_notes",
     "run_parts",

@@ -93,7 +93,8 @@ class RunReporting(RunParts):
         observe = getattr(self.solver, "observe", None)
         if not callable(observe) or points.ndim != 2 or points.shape[1] == 0:
             return None
-        observe(np.array(points, dtype=np.float64))
+        if observe(np.array(points, dtype=np.float64)) is not False:
+            self.fixed_points.forget()  # (the solves remembered were made under the old one)
         ideal = getattr(self.solver, "ideal", None)
         return None if ideal is None else np.array(ideal, dtype=np.float64)
 
@@ -225,4 +226,5 @@ class RunReporting(RunParts):
             final=final,
             front_ends=self.ends if self.extremes is None else self.extremes[1],
             extremes_rounds=None if self.extremes is None else self.extremes[0],
+            fixed_points=self.fixed_points.to_parts(),
         )

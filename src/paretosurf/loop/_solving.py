@@ -15,7 +15,9 @@ starts, and a probe that scores lower takes its slot's place (:mod:`paretosurf.l
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +29,7 @@ from paretosurf._utils.validation import check_objective_sizes
 from paretosurf.executors import SolveOutcome, SolveTask, raise_for
 from paretosurf.loop._basin_probes import RoundProbes
 from paretosurf.loop._checkpointing import Checkpointer
+from paretosurf.loop._fixed_points import FixedPoints
 from paretosurf.loop._method import Method, Round, RoundOutcome, check_points, check_round
 from paretosurf.loop._spacing import Spacing
 from paretosurf.loop._spacing_options import MovingAverage, WeightMap, anchor_rows
@@ -150,6 +153,8 @@ class RoundSolver:
         self.slots_done = self.slots_total = 0
         #: The run's basin probes (None: none; see :mod:`paretosurf.loop`).
         self.probes: RoundProbes | None = None
+        #: The solves taken from what the run remembers rather than solved again.
+        self.fixed = FixedPoints(enabled=False)
 
     def run_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
         """Solve ``tasks``, retrying failed ones up to ``retries`` times; every attempt is
@@ -193,6 +198,30 @@ class RoundSolver:
                 raise_for(failed[0][1], attempt)
             pending = [i for i, _ in failed]
         return [results[i] for i in range(len(tasks))]
+
+    def solve_tasks(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
+        """:meth:`run_tasks`, less the tasks whose solve the run remembers (a deterministic
+        solver's fixed points, :class:`~paretosurf.loop.FixedPoints`): those take the
+        remembered solution in this process, spend nothing, and have their line in the solve
+        log (0 seconds); the solves that return their start are remembered."""
+        if not self.fixed.enabled:
+            return self.run_tasks(tasks, index, call)
+        recalled = [self.fixed.recall(task.weight, task.state) for task in tasks]
+        pending = [task for task, found in zip(tasks, recalled, strict=True) if found is None]
+        solved = iter(self.run_tasks(pending, index, call) if pending else [])
+        here = (socket.gethostname(), os.getpid())
+        outcomes, reused = [], []
+        for task, found in zip(tasks, recalled, strict=True):
+            if found is None:
+                outcome = next(solved)
+                self.fixed.remember(task.weight, task.state, outcome.solution)
+            else:
+                outcome = SolveOutcome(task.slot, task.weight, found, host=here[0], pid=here[1])
+                reused.append(outcome)
+            outcomes.append(outcome)
+        if reused:
+            self.checkpointer.log(reused, index, call, 1)
+        return outcomes
 
     def run_probes(self, tasks: list[SolveTask], index: int, call: int) -> list[SolveOutcome]:
         """Solve basin probes' ``tasks`` once each (a failed probe is dropped, not retried);
@@ -254,7 +283,7 @@ class RoundSolver:
                     SolveTask(slot, w, state, None)
                     for slot, w, state in zip(slots, given, states, strict=True)
                 ]
-            outcomes = self.run_tasks(tasks, index, call)
+            outcomes = self.solve_tasks(tasks, index, call)
             solutions = [o.solution for o in outcomes if o.solution is not None]
             states = [s.state for s in solutions]
             spent = add_evaluations(spent, [o.solution for o in outcomes])

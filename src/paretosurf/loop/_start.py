@@ -28,13 +28,21 @@ from paretosurf.executors import LocalExecutor, solves_in
 from paretosurf.findings import FrontEnds, ParetoWarning, find_ends
 from paretosurf.loop._basin_probes import BasinProbes, RoundProbes, resolve_probes
 from paretosurf.loop._checkpointing import Checkpointer
+from paretosurf.loop._fixed_points import FixedPoints, reuses_fixed_points
 from paretosurf.loop._kept_rounds import RoundKeeper
 from paretosurf.loop._method import Method
 from paretosurf.loop._options import FORCE
 from paretosurf.loop._solving import RoundSolver
 from paretosurf.loop._spacing import Spacing
 from paretosurf.loop._spacing_options import MovingAverage, WeightMap
-from paretosurf.loop._state import Progress, RunParts, check_same_run, load_method_state, manifest
+from paretosurf.loop._state import (
+    Progress,
+    RunParts,
+    check_same_run,
+    load_method_state,
+    manifest,
+    part,
+)
 from paretosurf.result import history_from_parts
 from paretosurf.solvers import check_same_solver, check_state_shapes, solver_identity, users_solver
 from paretosurf.storage import (
@@ -120,6 +128,8 @@ class RunStart(RunParts):
         self.solving = RoundSolver(
             self.executor, solver, retries, checkpointer, self.disk, self.weight_map
         )
+        #: The solves the run reuses rather than solve again (a deterministic solver's).
+        self.fixed_points = self.solving.fixed = FixedPoints(reuses_fixed_points(solver))
         #: The run's basin probes (None: none), the ``probes`` option resolved for the solver
         #: (:func:`~paretosurf.loop.resolve_probes`); and whether it was "auto".
         self.probes: BasinProbes | None = None
@@ -375,4 +385,6 @@ class RunStart(RunParts):
         self.average.load_meta(meta.get("averages", {}))
         self.checkpointer.saved_rounds = len(history)
         load_method_state(self.method, self.keeper, meta, arrays, history)
+        if "fixed_points" in meta:
+            self.fixed_points.load_parts(meta["fixed_points"], part(arrays, "fixed_points/"))
         self.disk.resumed(self.pool, saved.fallback)

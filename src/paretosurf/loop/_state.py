@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 from paretosurf._utils.validation import OptionError, SettingsMismatchError
 from paretosurf.findings import STRUCTURAL, Finding, FrontEnds, diagnose_run, success_and_message
 from paretosurf.loop._basin_probes import ProbeTally, probe_finding
+from paretosurf.loop._fixed_points import FixedPoints
 from paretosurf.loop._kept_rounds import ReportedFront, RoundKeeper
 from paretosurf.loop._method import Method
 from paretosurf.result import IterationRecord, Result, view_extras
@@ -204,6 +205,7 @@ def run_parts(
     final: Result | None = None,
     front_ends: FrontEnds | None = None,
     extremes_rounds: int | None = None,
+    fixed_points: tuple[dict[str, Any], dict[str, NDArray[Any]]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, NDArray[Any]]]:
     """The run's state as a checkpoint saves it: JSON-able values and named arrays.
 
@@ -233,6 +235,9 @@ def run_parts(
         With three or more objectives: the number of rounds whose reported points
         ``front_ends`` were verified against (a resumed run that reports the same points
         takes them back instead of solving them again).
+    fixed_points : (meta, arrays), optional
+        The solves the run reuses (:meth:`~paretosurf.loop.FixedPoints.to_parts`), which a
+        resumed run takes back.
     """
     p = progress
     method_meta, method_arrays = method.state_dict()
@@ -284,6 +289,9 @@ def run_parts(
     if keeper is not None:
         meta["kept_rounds"], kept_arrays = keeper.state_dict()
         arrays.update({f"kept/{k}": v for k, v in kept_arrays.items()})
+    if fixed_points is not None:
+        meta["fixed_points"], fixed_arrays = fixed_points
+        arrays.update({f"fixed_points/{k}": v for k, v in fixed_arrays.items()})
     return meta, arrays
 
 
@@ -427,6 +435,8 @@ class RunParts:
     #: Three or more objectives: the ends verified after the run, with the number of rounds
     #: whose reported points they were verified against (None: none yet).
     extremes: tuple[int, FrontEnds] | None
+    #: The solves the run reuses rather than solve again (:mod:`paretosurf.loop`).
+    fixed_points: FixedPoints
     report: str
     target: float | None
     allow_pickle: bool
