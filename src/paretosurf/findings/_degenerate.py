@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.findings._finding import Finding
-from paretosurf.surfaces import curve_end_status, curve_positions
+from paretosurf.surfaces import curve_end_shortfall
 
 if TYPE_CHECKING:
     from paretosurf.findings._evidence import Evidence
@@ -263,12 +263,11 @@ def curve_coverage_finding(
     x = np.asarray(coords, dtype=np.float64)
     if x.ndim != 2 or len(x) < 2:
         return None
-    spacing = float(np.max(curve_positions(x))) / (len(x) - 1)
     short = []
     for end, end_coords in zip(np.asarray(ends), np.asarray(ends_coords), strict=True):
-        if spacing > 0.0 and curve_end_status(x, end_coords) == "lost":
-            distance = float(np.min(np.linalg.norm(x - end_coords, axis=1)))
-            short.append((end, distance / spacing))
+        spacings = curve_end_shortfall(x, end_coords)
+        if spacings is not None:
+            short.append((end, spacings))
     if not short:
         return None
     # the end's coordinates to six digits, rounding-level values shown as 0

@@ -45,8 +45,9 @@ from numpy.typing import NDArray
 
 from paretosurf.findings._finding import Finding
 from paretosurf.findings._front_ends import COVERAGE_TOL, FrontEnds
+from paretosurf.metrics import nn_distances
 from paretosurf.solvers import Solution, add_evaluations
-from paretosurf.surfaces import curve_end_status, curve_positions
+from paretosurf.surfaces import curve_end_shortfall
 
 __all__ = ["extreme_slots", "extremes_finding", "solves_local_ends", "verify_extremes"]
 
@@ -125,14 +126,12 @@ def verify_extremes(solver: Any, points: FloatArray, states: Sequence[Any]) -> F
     slots = extreme_slots(x)
     solved: dict[int, Solution] = {}
     for k, slot in enumerate(slots):
-        if slot in solved or states[slot] is None:
+        if slot in solved:
             continue
-        end = solver.solve_end(k, states[slot], local=True)
+        end = None if states[slot] is None else solver.solve_end(k, states[slot], local=True)
         if end is None:
             return None
         solved[slot] = end
-    if len(solved) < len(set(slots)):
-        return None
     ends = np.stack([np.asarray(solved[slot].objectives, dtype=np.float64) for slot in slots])
     if ends.shape != (x.shape[1], x.shape[1]) or not np.all(np.isfinite(ends)):
         return None
@@ -158,25 +157,11 @@ def _surface_end_missed(coords: FloatArray, end: FloatArray) -> float | None:
     the nearest point, where that is more than :data:`COVERAGE_TOL`; else ``None``."""
     if len(coords) < 2:
         return None
-    gaps = np.linalg.norm(coords[:, None, :] - coords[None, :, :], axis=2)
-    np.fill_diagonal(gaps, np.inf)
-    spacing = float(np.mean(gaps.min(axis=1)))
+    spacing = float(np.mean(nn_distances(coords)))
     distance = float(np.min(np.linalg.norm(coords - end, axis=1)))
     if not spacing > 0.0 or distance <= COVERAGE_TOL * spacing:
         return None
     return distance / spacing
-
-
-def _curve_end_missed(coords: FloatArray, end: FloatArray) -> float | None:
-    """How many spacings (the points' mean gap along their path) ``end`` lies beyond the
-    points along a curve, where they stop short of it (:func:`~paretosurf.surfaces.
-    curve_end_status`); else ``None``."""
-    if len(coords) < 2 or curve_end_status(coords, end) != "lost":
-        return None
-    spacing = float(np.max(curve_positions(coords))) / (len(coords) - 1)
-    if not spacing > 0.0:
-        return None
-    return float(np.min(np.linalg.norm(coords - end, axis=1))) / spacing
 
 
 def extremes_finding(
@@ -213,7 +198,7 @@ def extremes_finding(
         seen.add(key)
         if np.any(np.all(x <= end, axis=1) & np.any(x < end, axis=1)):
             continue  # a point dominates it: the solve stopped off the front
-        spacings = (_curve_end_missed if curve else _surface_end_missed)(c, end_coords)
+        spacings = (curve_end_shortfall if curve else _surface_end_missed)(c, end_coords)
         if spacings is not None:
             missed.append((k, spacings))
     if not missed:

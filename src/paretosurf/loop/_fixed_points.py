@@ -149,8 +149,7 @@ class FixedPoints:
         infos = from_json_floats(meta["infos"])
         for i, (weight, info) in enumerate(zip(meta["weights"], infos, strict=True)):
             state = np.array(arrays[f"{i}/start"])
-            w = np.array(weight, dtype=np.float64)
-            key = _key(w if w.size > 1 else float(w.reshape(-1)[0]), state)
+            key = _key(weight, state)  # (a float and its one-element list: the same bytes)
             if key is not None:
                 self._solves[key] = Solution(
                     np.array(arrays[f"{i}/objectives"], dtype=np.float64),

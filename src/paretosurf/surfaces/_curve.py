@@ -48,6 +48,7 @@ __all__ = [
     "CURVE_TIE",
     "END_TOLERANCE",
     "curve_end_bands",
+    "curve_end_shortfall",
     "curve_end_status",
     "curve_ends",
     "curve_positions",
@@ -282,6 +283,30 @@ def curve_end_status(points: FloatArray, end: FloatArray) -> str:
     short = float(np.min(np.linalg.norm(x - e, axis=1)))
     spacing = float(np.ptp(position[1:])) / max(len(x) - 1, 1)  # the points' own path
     return "reached" if short <= END_TOLERANCE * spacing else "lost"
+
+
+def curve_end_shortfall(points: FloatArray, end: FloatArray) -> float | None:
+    """How far the ``points`` on a curve stop short of its ``end``, in their mean spacing
+    along their path, where they no longer reach it (:func:`curve_end_status` ``"lost"``);
+    ``None`` where they reach it or run beyond it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from paretosurf.surfaces import curve_end_shortfall
+    >>> t = np.linspace(0.0, 0.8, 9)
+    >>> round(curve_end_shortfall(np.c_[t, t, 1.0 - t], np.array([1.0, 1.0, 0.0])), 6)
+    2.0
+    >>> curve_end_shortfall(np.c_[t, t, 1.0 - t], np.array([0.0, 0.0, 1.0])) is None
+    True
+    """
+    x = np.asarray(points, dtype=np.float64)
+    if len(x) < 2 or curve_end_status(x, end) != "lost":
+        return None
+    spacing = float(np.max(curve_positions(x))) / (len(x) - 1)
+    if not spacing > 0.0:
+        return None
+    return float(np.min(np.linalg.norm(x - np.asarray(end, dtype=np.float64), axis=1))) / spacing
 
 
 def segment_parameter(weights: FloatArray, ends: FloatArray) -> FloatArray:
