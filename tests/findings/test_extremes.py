@@ -215,7 +215,7 @@ def test_a_run_read_back_does_not_solve_its_ends_again(tmp_path: Path) -> None:
         counted["calls"] = 0
         again = ps.surf_simplex(reader, 21, checkpoint=tmp_path / "run", resume=True, iterations=0)
     assert counted["calls"] == 0
-    assert [f.code for f in again.findings] == [f.code for f in res.findings]
+    assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in res.findings]
     assert again.front_ends is not None and res.front_ends is not None
     np.testing.assert_array_equal(again.front_ends.points, res.front_ends.points)
     assert again.n_evaluations == res.n_evaluations
@@ -255,3 +255,39 @@ def test_on_dtlz2_the_verified_ends_are_its_corners_and_the_run_succeeds() -> No
     ends = res.front_ends.points
     np.testing.assert_allclose(np.linalg.norm(ends, axis=1), 1.0, atol=1e-4)
     np.testing.assert_allclose(np.diag(ends), 0.0, atol=1e-4)
+
+
+CENTRES = np.eye(3)
+
+
+def three_bowls(x: np.ndarray) -> np.ndarray:
+    """Objective k: (1 + k) |x - e_k|^2; each flattens at its best (its corner of the front,
+    objective k at 0 and each other objective j at (1 + j) * 2)."""
+    return np.array([(1.0 + k) * np.sum((x - c) ** 2) for k, c in enumerate(CENTRES)])
+
+
+def bowls_run(**options: Any) -> ps.Result:
+    solver = ps.adapters.from_scipy(
+        three_bowls, x0=np.full(3, 0.2), bounds=[(-1.0, 2.0)] * 3, scalarization="asf"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ps.ParetoWarning)
+        return ps.surf_simplex(solver, 21, iterations=12, early_stopping=False, **options)
+
+
+def test_a_surface_run_read_back_says_what_the_run_said(tmp_path: Path) -> None:
+    """The corners of three bowls under "asf": the run's points stop short of the corner
+    where objective 1 is at its best, judged against the closed form (the corner (0, 4, 6)
+    in units of the front's ranges (2, 4, 6), more than half a spacing from every point).
+    The run read back from its folder measures in the coordinates the run ended in: before,
+    it measured the same ends in raw objectives and said 1.7 spacings instead of 1.1."""
+    res = bowls_run(checkpoint=tmp_path / "run")
+    again = bowls_run(checkpoint=tmp_path / "run", resume=True)
+    assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in res.findings]
+    (coverage,) = [f for f in res.findings if f.code == "coverage"]
+    assert "objective 1 is at its best" in coverage.summary
+    ranges = np.array([2.0, 4.0, 6.0])
+    scaled = res.points / ranges
+    corner = np.array([0.0, 4.0, 6.0]) / ranges
+    spacing = float(np.mean(ps.metrics.nn_distances(scaled)))
+    assert np.min(np.linalg.norm(scaled - corner, axis=1)) > 0.5 * spacing

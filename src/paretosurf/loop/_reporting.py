@@ -24,7 +24,6 @@ from paretosurf.findings import (
     verify_extremes,
 )
 from paretosurf.loop._kept_rounds import ReportedFront
-from paretosurf.loop._spacing_options import anchor_rows
 from paretosurf.loop._state import RunParts, run_parts, run_result
 from paretosurf.result import IterationRecord, Result
 from paretosurf.solvers import users_solver
@@ -53,11 +52,9 @@ class RunReporting(RunParts):
                 self.spacing(reported.points),
                 reported.keys,
             )
-        weights, points, keys = self.method.front()
+        weights, points, keys = self.fit_spacing()
         coords = points
         if points.ndim == 2 and points.shape[1] > 0:
-            ends = anchor_rows(np.asarray(weights, dtype=np.float64))
-            self.spacing.fit(points, anchors=ends)
             coords = self.spacing(points)
         return (
             self.weight_map(np.array(weights, dtype=np.float64)),

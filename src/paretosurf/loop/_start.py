@@ -385,6 +385,8 @@ class RunStart(RunParts):
         self.average.load_meta(meta.get("averages", {}))
         self.checkpointer.saved_rounds = len(history)
         load_method_state(self.method, self.keeper, meta, arrays, history)
+        if history:  # the coordinates the last round ended in (what the result measures in)
+            self.fit_spacing()
         if "fixed_points" in meta:
             self.fixed_points.load_parts(meta["fixed_points"], part(arrays, "fixed_points/"))
         self.disk.resumed(self.pool, saved.fallback)

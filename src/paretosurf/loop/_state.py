@@ -34,6 +34,7 @@ from paretosurf.loop._basin_probes import ProbeTally, probe_finding
 from paretosurf.loop._fixed_points import FixedPoints
 from paretosurf.loop._kept_rounds import ReportedFront, RoundKeeper
 from paretosurf.loop._method import Method
+from paretosurf.loop._spacing_options import anchor_rows
 from paretosurf.result import IterationRecord, Result, view_extras
 from paretosurf.solvers import solver_name
 from paretosurf.solvers import solver_settings as identify_settings
@@ -449,3 +450,13 @@ class RunParts:
     last_infos: list[dict[str, Any]]
     evaluations: NDArray[Any] | None
     _settings: dict[str, Any] | None
+
+    def fit_spacing(self) -> tuple[Any, FloatArray, list[int | None]]:
+        """Fit the run's coordinates to the method's points (``normalize="endpoints"``: their
+        anchor rows, the single objectives' solutions), as each round ends and as a resumed
+        run starts; returns the method's weights, points and keys."""
+        weights, points, keys = self.method.front()
+        if points.ndim == 2 and points.shape[1] > 0:
+            anchors = anchor_rows(np.asarray(weights, dtype=np.float64))
+            self.spacing.fit(points, anchors=anchors)
+        return weights, points, keys
