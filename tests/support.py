@@ -139,3 +139,20 @@ def _scipy_version() -> tuple[int, int]:
 needs_scipy_116_slsqp = pytest.mark.skipif(
     _scipy_version() < (1, 16), reason="asserts figures of scipy >= 1.16's SLSQP"
 )
+
+
+def scaled_pymoo_problem(base: Any, factors: Any) -> Any:
+    """The pymoo problem ``base`` with its objectives multiplied by ``factors`` (the same
+    problem in other units; needs pymoo)."""
+    from pymoo.core.problem import Problem
+
+    scale = np.asarray(factors, dtype=np.float64)
+
+    class Scaled(Problem):
+        def __init__(self) -> None:
+            super().__init__(n_var=base.n_var, n_obj=base.n_obj, xl=base.xl, xu=base.xu)
+
+        def _evaluate(self, x: Any, out: dict[str, Any], *args: Any, **kwargs: Any) -> None:
+            out["F"] = base.evaluate(x, return_values_of=["F"]) * scale
+
+    return Scaled()

@@ -20,6 +20,7 @@ from scipy.spatial import cKDTree
 import paretosurf as ps
 from paretosurf.adapters import Scalarization, from_pymoo, from_scipy
 from paretosurf.surfaces import ray_directions, ray_weights
+from support import scaled_pymoo_problem
 
 FloatArray = NDArray[np.float64]
 
@@ -147,22 +148,13 @@ def test_pymoo_dtlz2_with_f1_times_100_runs_as_the_unscaled_one() -> None:
     same problems as on the unscaled DTLZ2 (its first round's points equal, times 100 in
     ``f1``) and ends spread evenly over the same front."""
     pytest.importorskip("pymoo")
-    from pymoo.core.problem import Problem
     from pymoo.problems import get_problem
 
     base = get_problem("dtlz2", n_var=N_VAR, n_obj=3)
-
-    class Scaled(Problem):
-        def __init__(self, scale: FloatArray) -> None:
-            super().__init__(n_var=base.n_var, n_obj=3, xl=base.xl, xu=base.xu)
-            self.scale = scale
-
-        def _evaluate(self, x: FloatArray, out: dict[str, Any], *args: Any, **kw: Any) -> None:
-            out["F"] = base.evaluate(x) * self.scale
-
     results = {}
     for name, scale in (("unscaled", np.ones(3)), ("scaled", np.array([100.0, 1.0, 1.0]))):
-        res = quiet_run(from_pymoo(Scaled(scale), scalarization="asf"), 15, 6)
+        problem = scaled_pymoo_problem(base, scale)
+        res = quiet_run(from_pymoo(problem, scalarization="asf"), 15, 6)
         assert res.success, res.message
         results[name] = (check_on_sphere_and_spread(res, scale), res, scale)
     (p0, r0, _), (p1, r1, s1) = results["unscaled"], results["scaled"]
@@ -210,3 +202,36 @@ def test_quadratics_in_units_1e3_apart_spread_over_the_triangle(kind: str) -> No
     # spread over the triangle: in the objectives over their scales, no two points close
     gaps = nn_distances(res.points / scale)
     assert gaps.max() / gaps.min() < 3.0, gaps.round(3).tolist()
+
+
+def dtlz4_scaled(scale: FloatArray) -> Any:
+    """pymoo's DTLZ4 form (``x^100`` in the angles) with its objectives times ``scale``."""
+
+    def objectives(x: FloatArray) -> FloatArray:
+        g = float(np.sum((x[2:] - 0.5) ** 2))
+        a, b = 0.5 * np.pi * x[0] ** 100, 0.5 * np.pi * x[1] ** 100
+        r = 1.0 + g
+        return scale * np.array(
+            [r * np.cos(a) * np.cos(b), r * np.cos(a) * np.sin(b), r * np.sin(a)]
+        )
+
+    return objectives
+
+
+def test_an_extent_out_of_line_with_the_box_takes_the_boxs_ranges() -> None:
+    """DTLZ4's corner solves from the middle of the box stop on its flat spot and never move
+    its second objective (1e-30 at every corner): the extent estimated from them was 1e-29
+    for an objective whose range over the box is 10, every point of the run then went to
+    one corner (``stuck``). Its share of the box far out of line with the others', the
+    units are the box's ranges: in proportion to the scales, as the front's extents are."""
+    scale = np.array([1.0, 10.0, 100.0])
+    solver = from_scipy(
+        dtlz4_scaled(scale),
+        np.full(N_VAR, 0.5),
+        bounds=[(0.0, 1.0)] * N_VAR,
+        scalarization="asf",
+    )
+    units = solver.scalarization.scales
+    assert units is not None and np.all(np.isfinite(units))
+    ratio = (units / units[0]) / (scale / scale[0])
+    assert np.all((ratio > 0.5) & (ratio < 2.0)), units

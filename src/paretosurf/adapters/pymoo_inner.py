@@ -326,7 +326,7 @@ class PymooGlobalSolver(FollowsIdealPoint):
         self._ideal: IdealPoint | None = None
         if sc.needs_ideal:
             if sc.ideal is None:
-                self._ideal = IdealPoint.from_corners(self._corner_values())
+                self._ideal = IdealPoint.for_kind(self._corner_values(), sc.kind)
                 assert self._ideal.value is not None
                 sc = sc.with_ideal(self._ideal.value)
             else:

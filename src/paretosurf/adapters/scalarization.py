@@ -89,7 +89,13 @@ margin below the best value found (the rays are those of the best values found, 
 ``1e-6`` of the observed range; the margin never shrinks); values that improve by less than
 half a margin, or a range that less than doubles, leave it where it is (no drift of the rays,
 round after round, from an inexact solver's last digits). The margin is the corner
-estimate's own, so a corner estimate that is right is left exactly where it is. A *given*
+estimate's own, so a corner estimate that is right is left exactly where it is. For the
+kinds whose coefficients are ``1 / w`` (``"asf"``, ``"modified_tchebycheff"``), an estimate
+from solves of each objective alone counts only each objective's own minimum
+(:meth:`IdealPoint.from_minima`): such a solve may leave the other objectives anywhere on a
+flat face, far above the front, and a margin that grew with them would put the ideal so far
+below the front that the ``1 / floor`` terms decide every corner solve; its margin then comes
+from the run's first round. A *given*
 ideal is never moved; observed values strictly below it are recorded
 (:attr:`IdealPoint.beaten`, :attr:`IdealPoint.excess`) for the run to report.
 
@@ -144,6 +150,8 @@ SIMPLEX_SUM_TOL = 1e-8
 #: ``IDEAL_MARGIN_REL * range + IDEAL_MARGIN_ABS * max(1, |best|)`` (:func:`ideal_margin`).
 IDEAL_MARGIN_REL = 1e-6
 IDEAL_MARGIN_ABS = 1e-8
+#: The kinds whose coefficients are reciprocals of the weights' (``1 / max(w, floor)``).
+RECIPROCAL_KINDS = ("asf", "modified_tchebycheff")
 
 
 def check_weight(w: object, *, name: str = "weight") -> float | FloatArray:
@@ -589,6 +597,46 @@ class IdealPoint:
         ends = np.asarray(values, dtype=np.float64)
         best, worst = ends.min(axis=0), ends.max(axis=0)
         return cls(best - ideal_margin(best, worst), given=False, best=best, worst=worst)
+
+    @classmethod
+    def from_minima(cls, values: ArrayLike) -> IdealPoint:
+        """The estimate from the objective vectors ``values`` (K, M) of solves that each
+        minimized one objective alone: the best value minus :func:`ideal_margin` with no
+        range yet, which the first observation of the run's points gives.
+
+        Such a solve may stop anywhere on a flat face of its objective's minimizers, where
+        the other objectives can lie far above the front (pymoo's DTLZ1 from the middle of
+        its box, its objectives times 100: ``f2 = 13682`` where the front's reaches 50).
+        Those values are no evidence of the front's range, and a margin taken from them
+        grows with them: below an objective's best by more than ``floor`` times the other
+        objectives' extents, ASF's solves at the corners of the weight simplex
+        (``1 / floor`` on every other objective) no longer see the objective they are for,
+        and stop anywhere (on DTLZ1 and DTLZ3 in other units, ``surf_simplex`` failed with
+        ``collapsed`` or ``dominated`` points where the same problems in their own units
+        succeeded). :meth:`from_corners` is for ends on the front (lexicographic solves),
+        whose spread is the front's.
+
+        Examples
+        --------
+        >>> from paretosurf.adapters.scalarization import IdealPoint
+        >>> z = IdealPoint.from_minima([[0.0, 1e4], [5e3, 0.25]])  # far off in f2, f1
+        >>> z.value.tolist()                                       # best - 1e-8 max(1, |best|)
+        [-1e-08, 0.24999999]
+        >>> z.observe([[0.0, 1.25], [1.0, 0.25]]), z.value.round(8).tolist()  # the front's range
+        (True, [-1.01e-06, 0.24999899])
+        """
+        best = np.asarray(values, dtype=np.float64).min(axis=0)
+        return cls(best - ideal_margin(best, best), given=False, best=best, worst=best)
+
+    @classmethod
+    def for_kind(cls, values: ArrayLike, kind: str) -> IdealPoint:
+        """The estimate for scalarization ``kind`` from the objective vectors ``values``
+        (K, M) of solves that each minimized one objective alone: :meth:`from_minima` for
+        the kinds whose coefficients grow as ``1 / floor`` at a weight of zero
+        (:data:`RECIPROCAL_KINDS`), which a margin taken from those solves' spread can
+        blind; :meth:`from_corners` for the others, whose coefficients stay at most 1 and
+        where a wider margin only moves the rays' origin a little further below."""
+        return cls.from_minima(values) if kind in RECIPROCAL_KINDS else cls.from_corners(values)
 
     @property
     def n_objectives(self) -> int | None:

@@ -549,6 +549,7 @@ class ScipySolver(FollowsIdealPoint):
         if first is None or _spread(first) <= UNITS_RATIO:
             return None
         screen, _ = self._screen()
+        box = None
         if screen is not None:
             # the objectives' ranges over the box scale with their units too: corner solves
             # that all stopped on a flat spot agree in an objective they never moved (DTLZ4's
@@ -556,9 +557,11 @@ class ScipySolver(FollowsIdealPoint):
             values = screen[1][np.all(np.isfinite(screen[1]), axis=1)]
             if len(values) >= 2:
                 box = np.ptp(values, axis=0)
-                if np.all(box > 0) and _spread(box) <= UNITS_RATIO:
+                if not np.all(box > 0):
+                    box = None
+                elif _spread(box) <= UNITS_RATIO:
                     return None
-        ideal = IdealPoint.from_corners(corners)
+        ideal = IdealPoint.from_minima(corners)
         # (ASF's epigraph form needs a method that takes constraints: SLSQP with its defaults
         # where the run's method takes none, the linear scalarization's L-BFGS-B)
         saved = self.method, self.options
@@ -581,6 +584,14 @@ class ScipySolver(FollowsIdealPoint):
         reach = np.max(extremes, axis=0) - np.min(found, axis=0)
         usable = np.isfinite(reach) & (reach > 1e-12 * np.max(np.abs(found), axis=0))
         units = np.asarray(np.where(usable, reach, first), dtype=np.float64)
+        if box is not None and _spread(units / box) > UNITS_RATIO:
+            # the extents and the box's ranges both scale with the units, so their ratio is
+            # the front's share of the box, much alike for every objective; one far out of
+            # line is an estimate that never moved that objective (DTLZ4 with its objectives
+            # times 1, 10 and 100: its second's extent 1e-29 where its range over the box is
+            # 10, which put every point of the run at one corner): the box's ranges are then
+            # the units
+            units = box
         return units if _spread(units) > UNITS_RATIO else None
 
     def _extremes(self, asf: Scalarization) -> FloatArray:
@@ -603,7 +614,7 @@ class ScipySolver(FollowsIdealPoint):
             assert self._ideal.value is not None
             self.scalarization = _in_units(sc.with_ideal(self._ideal.value), corners)
             return
-        self._ideal = IdealPoint.from_corners(self._corner_values())
+        self._ideal = IdealPoint.for_kind(self._corner_values(), sc.kind)
         assert self._ideal.value is not None
         self.scalarization = sc.with_ideal(self._ideal.value)
 
@@ -970,7 +981,7 @@ class ScipySolver(FollowsIdealPoint):
         linear_method = self.method
         self.method = _choose_method("asf", method, True, bool(self.constraints))
         corners = self._corner_values()
-        ideal = IdealPoint.from_corners(corners)
+        ideal = IdealPoint.from_minima(corners)
         assert ideal.value is not None
         asf = Scalarization("asf", ideal=ideal.value)
         extremes = self._extremes(asf)
