@@ -42,6 +42,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "bench_pieces": ("pymoo",),
     "bench_report_round": ("torch",),
     "bench_surf_simplex": ("pymoo",),
+    "bench_surface_units": ("pymoo",),
     "bench_table1": ("torch",),
 }
 #: Benchmarks run as a command and marked slow, with the reason.
