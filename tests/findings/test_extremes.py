@@ -128,6 +128,26 @@ def test_a_surface_missing_a_corner_is_named() -> None:
     assert extremes_finding(lattice, lattice, tip, tip.points, curve=False) is None
 
 
+def test_an_end_in_a_hole_of_evenly_spread_points_is_no_finding() -> None:
+    """Evenly spread points leave holes of their own: the middle of a lattice triangle lies
+    d / sqrt(3) = 0.58 spacings from its three points. An end there is covered; one a whole
+    spacing beyond the lattice is not."""
+    lattice = (
+        np.array([(i, j, 8 - i - j) for i in range(9) for j in range(9 - i)], dtype=np.float64)
+        / 8.0
+    )
+    spacing = float(np.mean(ps.metrics.nn_distances(lattice)))
+    middle = np.array([13.0, 10.0, 1.0]) / 24.0  # the middle of (4, 4, 0), (5, 3, 0), (4, 3, 1)
+    assert np.min(np.linalg.norm(lattice - middle, axis=1)) == pytest.approx(spacing / np.sqrt(3.0))
+    inside = lexicographic([[0.0, 0.5, 0.5], [0.5, 0.0, 0.5], middle.tolist()])
+    assert extremes_finding(lattice, lattice, inside, inside.points, curve=False) is None
+    # the lattice less its row f3 = 0: the edge's middle lies one spacing beyond the points
+    short = lattice[lattice[:, 2] > 0.0]
+    edge = lexicographic([[0.0, 0.5, 0.5], [0.5, 0.0, 0.5], [0.5, 0.5, 0.0]])
+    finding = extremes_finding(short, short, edge, edge.points, curve=False)
+    assert finding is not None and "objective 3" in finding.summary
+
+
 # ------------------------------------------------------------------ the adapter's local end
 
 

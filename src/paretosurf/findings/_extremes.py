@@ -16,8 +16,8 @@ objective is least: the objective minimized alone, then the others with it held 
 lexicographic solve). :func:`extremes_finding` then holds the points to those ends: an end
 that no reported point reaches (on a curve, one the points stop short of by more than
 :data:`~paretosurf.surfaces.END_TOLERANCE` of their spacing; on a surface, one further than
-:data:`~paretosurf.findings.COVERAGE_TOL` spacings from every point) and that none of them
-dominates is a stretch of the front the result misses: the ``coverage`` finding.
+:data:`SURFACE_COVERAGE_TOL` spacings from every point) and that none of them dominates is a
+stretch of the front the result misses: the ``coverage`` finding.
 
 Examples
 --------
@@ -44,7 +44,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from paretosurf.findings._finding import Finding
-from paretosurf.findings._front_ends import COVERAGE_TOL, FrontEnds
+from paretosurf.findings._front_ends import FrontEnds
 from paretosurf.metrics import nn_distances
 from paretosurf.solvers import Solution, add_evaluations
 from paretosurf.surfaces import curve_end_shortfall
@@ -52,6 +52,17 @@ from paretosurf.surfaces import curve_end_shortfall
 __all__ = ["extreme_slots", "extremes_finding", "solves_local_ends", "verify_extremes"]
 
 FloatArray = NDArray[np.float64]
+
+#: An objective's end on a surface is missed when it lies further than this many spacings
+#: (the points' mean nearest-neighbour distance) from every point. Evenly spread points leave
+#: holes of their own: a triangular lattice of spacing ``d`` has points of its triangles
+#: ``d / sqrt(3) = 0.58 d`` from the nearest lattice point and the middles of its edges
+#: ``d / 2`` from two. Where an objective is at its best along a whole edge of the surface
+#: (convex DTLZ2's ``f3 = 0``), its lexicographic end is one point of that edge and may fall
+#: between two of the edge's points: at half a spacing, the default run on convex DTLZ2 with
+#: 28 points (``benchmarks/bench_surface_evaluations.py``) took the hole between its edge
+#: points around ``(0.25, 0.25, 0)``, 0.55 spacings from each, for a missed end.
+SURFACE_COVERAGE_TOL = 0.75
 
 
 def solves_local_ends(solver: Any) -> bool:
@@ -154,12 +165,12 @@ def verify_extremes(solver: Any, points: FloatArray, states: Sequence[Any]) -> F
 
 def _surface_end_missed(coords: FloatArray, end: FloatArray) -> float | None:
     """How many spacings (the points' mean nearest-neighbour distance) ``end`` lies from
-    the nearest point, where that is more than :data:`COVERAGE_TOL`; else ``None``."""
+    the nearest point, where that is more than :data:`SURFACE_COVERAGE_TOL`; else ``None``."""
     if len(coords) < 2:
         return None
     spacing = float(np.mean(nn_distances(coords)))
     distance = float(np.min(np.linalg.norm(coords - end, axis=1)))
-    if not spacing > 0.0 or distance <= COVERAGE_TOL * spacing:
+    if not spacing > 0.0 or distance <= SURFACE_COVERAGE_TOL * spacing:
         return None
     return distance / spacing
 
