@@ -26,6 +26,15 @@ def test_the_margin_ignores_the_other_objectives_at_the_minima() -> None:
     np.testing.assert_array_equal(near.value, far.value)
     best = np.array([0.0, 0.5, -1.0])
     np.testing.assert_allclose(far.value, best - IDEAL_MARGIN_ABS * np.maximum(1.0, abs(best)))
+    # with the solves' start, each objective's own descent sets its margin
+    start = [2.0, 3.0, 1.0]
+    near = IdealPoint.from_minima([[0.0, 1.0, 2.0], [1.0, 0.5, 2.0], [1.0, 1.0, -1.0]], start=start)
+    far = IdealPoint.from_minima([[0.0, 1e4, 3e5], [7e3, 0.5, 2e6], [1e5, 4e4, -1.0]], start=start)
+    assert near.value is not None and far.value is not None
+    np.testing.assert_array_equal(near.value, far.value)
+    descent = np.array(start) - best
+    expected = best - (IDEAL_MARGIN_REL * descent + IDEAL_MARGIN_ABS * np.maximum(1.0, abs(best)))
+    np.testing.assert_allclose(far.value, expected, rtol=0, atol=1e-15)
     # corners on the front (lexicographic ends) keep their spread's margin
     ends = IdealPoint.from_corners([[0.0, 1e4], [7e3, 0.5]])
     assert ends.value is not None
@@ -66,8 +75,11 @@ def test_an_asf_adapter_starts_just_below_each_objectives_own_minimum() -> None:
 
     solver = from_scipy(bowls, np.zeros(3), scalarization="asf")
     assert solver.ideal is not None
-    # each objective's minimum is 0: the estimate lies 1e-8 below it, whatever the others
-    np.testing.assert_allclose(solver.ideal, -IDEAL_MARGIN_ABS, atol=1e-10)
+    # each objective's minimum is 0 and its solve started at (0, 1, 1): the margin is the
+    # objective's own descent's, whatever the others reached (1e3 in f1)
+    descent = bowls(np.zeros(3))
+    expected = -(IDEAL_MARGIN_REL * descent + IDEAL_MARGIN_ABS)
+    np.testing.assert_allclose(solver.ideal, expected, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("factors", [(100.0, 100.0, 100.0), (100.0, 10.0, 1.0)])

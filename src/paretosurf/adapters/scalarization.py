@@ -94,8 +94,8 @@ kinds whose coefficients are ``1 / w`` (``"asf"``, ``"modified_tchebycheff"``), 
 from solves of each objective alone counts only each objective's own minimum
 (:meth:`IdealPoint.from_minima`): such a solve may leave the other objectives anywhere on a
 flat face, far above the front, and a margin that grew with them would put the ideal so far
-below the front that the ``1 / floor`` terms decide every corner solve; its margin then comes
-from the run's first round. A *given*
+below the front that the ``1 / floor`` terms decide every corner solve; the range of its margin
+is then each objective's own descent in its solve (from its value at ``x0``). A *given*
 ideal is never moved; observed values strictly below it are recorded
 (:attr:`IdealPoint.beaten`, :attr:`IdealPoint.excess`) for the run to report.
 
@@ -599,10 +599,12 @@ class IdealPoint:
         return cls(best - ideal_margin(best, worst), given=False, best=best, worst=worst)
 
     @classmethod
-    def from_minima(cls, values: ArrayLike) -> IdealPoint:
+    def from_minima(cls, values: ArrayLike, *, start: ArrayLike | None = None) -> IdealPoint:
         """The estimate from the objective vectors ``values`` (K, M) of solves that each
-        minimized one objective alone: the best value minus :func:`ideal_margin` with no
-        range yet, which the first observation of the run's points gives.
+        minimized one objective alone, started from a point whose objectives are ``start``:
+        the best value minus :func:`ideal_margin` over the range from the best value up to
+        ``start`` (each objective's own descent in its solve; none without ``start``, until
+        the first observation of the run's points gives the range).
 
         Such a solve may stop anywhere on a flat face of its objective's minimizers, where
         the other objectives can lie far above the front (pymoo's DTLZ1 from the middle of
@@ -613,30 +615,44 @@ class IdealPoint:
         (``1 / floor`` on every other objective) no longer see the objective they are for,
         and stop anywhere (on DTLZ1 and DTLZ3 in other units, ``surf_simplex`` failed with
         ``collapsed`` or ``dominated`` points where the same problems in their own units
-        succeeded). :meth:`from_corners` is for ends on the front (lexicographic solves),
-        whose spread is the front's.
+        succeeded). The descent of each objective in its own solve is evidence of that
+        objective's scale; without a margin of that size, an estimate from solves that
+        stopped a little above the front's minima (WFG6's, 8e-7 above 0) lies above it for
+        the first round (3 of 5 WFG6 runs failed then, against 1 of 5 with it).
+        :meth:`from_corners` is for ends on the front (lexicographic solves), whose spread
+        is the front's.
 
         Examples
         --------
         >>> from paretosurf.adapters.scalarization import IdealPoint
-        >>> z = IdealPoint.from_minima([[0.0, 1e4], [5e3, 0.25]])  # far off in f2, f1
-        >>> z.value.tolist()                                       # best - 1e-8 max(1, |best|)
+        >>> minima = [[0.0, 1e4], [5e3, 0.25]]                  # far off in f2, in f1
+        >>> IdealPoint.from_minima(minima).value.tolist()       # best - 1e-8 max(1, |best|)
         [-1e-08, 0.24999999]
-        >>> z.observe([[0.0, 1.25], [1.0, 0.25]]), z.value.round(8).tolist()  # the front's range
-        (True, [-1.01e-06, 0.24999899])
+        >>> z = IdealPoint.from_minima(minima, start=[2.0, 1.25])   # descents 2 and 1
+        >>> z.value.round(8).tolist()                           # best - 1e-6 descent - 1e-8
+        [-2.01e-06, 0.24999899]
         """
         best = np.asarray(values, dtype=np.float64).min(axis=0)
-        return cls(best - ideal_margin(best, best), given=False, best=best, worst=best)
+        worst = best
+        if start is not None:
+            at_start = np.asarray(start, dtype=np.float64)
+            worst = np.maximum(best, np.where(np.isfinite(at_start), at_start, best))
+        return cls(best - ideal_margin(best, worst), given=False, best=best, worst=worst)
 
     @classmethod
-    def for_kind(cls, values: ArrayLike, kind: str) -> IdealPoint:
+    def for_kind(
+        cls, values: ArrayLike, kind: str, *, start: ArrayLike | None = None
+    ) -> IdealPoint:
         """The estimate for scalarization ``kind`` from the objective vectors ``values``
         (K, M) of solves that each minimized one objective alone: :meth:`from_minima` for
         the kinds whose coefficients grow as ``1 / floor`` at a weight of zero
         (:data:`RECIPROCAL_KINDS`), which a margin taken from those solves' spread can
         blind; :meth:`from_corners` for the others, whose coefficients stay at most 1 and
-        where a wider margin only moves the rays' origin a little further below."""
-        return cls.from_minima(values) if kind in RECIPROCAL_KINDS else cls.from_corners(values)
+        where a wider margin only moves the rays' origin a little further below. ``start``:
+        the objectives where the solves started (:meth:`from_minima`)."""
+        if kind in RECIPROCAL_KINDS:
+            return cls.from_minima(values, start=start)
+        return cls.from_corners(values)
 
     @property
     def n_objectives(self) -> int | None:

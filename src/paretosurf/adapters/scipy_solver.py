@@ -498,6 +498,8 @@ class ScipySolver(FollowsIdealPoint):
         self.scalarization_note = ""
         #: The objectives at the corner solves (:meth:`_corner_values`), once solved.
         self._corners: FloatArray | None = None
+        #: The objectives at ``x0``, where the corner solves start (kept with them).
+        self._at_x0: FloatArray | None = None
         #: The ideal point's state over the run (None for linear scalarization).
         self._ideal: IdealPoint | None = None
         if sc.needs_ideal:
@@ -561,7 +563,7 @@ class ScipySolver(FollowsIdealPoint):
                     box = None
                 elif _spread(box) <= UNITS_RATIO:
                     return None
-        ideal = IdealPoint.from_minima(corners)
+        ideal = IdealPoint.from_minima(corners, start=self._at_x0)
         # (ASF's epigraph form needs a method that takes constraints: SLSQP with its defaults
         # where the run's method takes none, the linear scalarization's L-BFGS-B)
         saved = self.method, self.options
@@ -614,7 +616,8 @@ class ScipySolver(FollowsIdealPoint):
             assert self._ideal.value is not None
             self.scalarization = _in_units(sc.with_ideal(self._ideal.value), corners)
             return
-        self._ideal = IdealPoint.for_kind(self._corner_values(), sc.kind)
+        corners = self._corner_values()
+        self._ideal = IdealPoint.for_kind(corners, sc.kind, start=self._at_x0)
         assert self._ideal.value is not None
         self.scalarization = sc.with_ideal(self._ideal.value)
 
@@ -981,7 +984,7 @@ class ScipySolver(FollowsIdealPoint):
         linear_method = self.method
         self.method = _choose_method("asf", method, True, bool(self.constraints))
         corners = self._corner_values()
-        ideal = IdealPoint.from_minima(corners)
+        ideal = IdealPoint.from_minima(corners, start=self._at_x0)
         assert ideal.value is not None
         asf = Scalarization("asf", ideal=ideal.value)
         extremes = self._extremes(asf)
@@ -1554,6 +1557,7 @@ class ScipySolver(FollowsIdealPoint):
                 [1.0, 0.0] if self.n_objectives == 2 else list(np.eye(self.n_objectives))
             )
             at_x0 = self.evaluate(self.x0)
+            self._at_x0 = at_x0
             found = []
             for k, w in enumerate(corners):
                 solved = self._run(linear, w, self.x0, None)
