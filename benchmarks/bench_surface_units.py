@@ -103,12 +103,12 @@ def judge(points: FloatArray, front: FloatArray) -> dict[str, float]:
     low, high = front.min(axis=0), front.max(axis=0)
     span = np.where(high - low > 0, high - low, 1.0)
     ref, pts = (front - low) / span, (points - low) / span
-    to_points = cKDTree(pts).query(ref)[0]
-    spacing = cKDTree(pts).query(pts, k=2)[0][:, 1]
+    to_points = cKDTree(pts).query(ref)[0]  # (IGD's distances, each one kept for "far")
+    spacing = float(np.mean(ps.metrics.nn_distances(pts)))
     return {
-        "cv": float(spacing.std() / spacing.mean()),
-        "igd": float(to_points.mean()),
-        "far": float(np.mean(to_points > 1.5 * spacing.mean())),
+        "cv": ps.metrics.nn_cv(pts),
+        "igd": ps.metrics.igd(pts, ref),
+        "far": float(np.mean(to_points > 1.5 * spacing)),
         "off": float(cKDTree(ref).query(pts)[0].max()),
     }
 
